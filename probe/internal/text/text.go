@@ -1,0 +1,62 @@
+// Package text holds the small text routines the built-in probes share:
+// fence stripping, word splitting, pattern counting and previews.
+package text
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// StripFences removes a Markdown code fence around content: when the
+// trimmed content starts with three backticks its first line is dropped, and
+// the last line too when that line, trimmed, is exactly three backticks.
+func StripFences(content string) string {
+	s := strings.TrimSpace(content)
+	if !strings.HasPrefix(s, "```") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	lines = lines[1:]
+	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "```" {
+		lines = lines[:n-1]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// WordCount is the number of words in s: runs of non-whitespace.
+func WordCount(s string) int { return len(strings.Fields(s)) }
+
+// Count returns the number of non-overlapping matches of all patterns in s.
+func Count(s string, patterns []*regexp.Regexp) int {
+	n := 0
+	for _, re := range patterns {
+		n += len(re.FindAllStringIndex(s, -1))
+	}
+	return n
+}
+
+// Compile compiles each pattern with the given flag prefix (for example
+// "(?i)" or "(?im)"), panicking on a bad pattern: the patterns are constants.
+func Compile(flags string, patterns ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(patterns))
+	for i, p := range patterns {
+		out[i] = regexp.MustCompile(flags + p)
+	}
+	return out
+}
+
+// Preview returns the first n characters (code points) of s.
+func Preview(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

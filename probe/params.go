@@ -1,0 +1,245 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// Kind is the type of a probe parameter.
+type Kind int
+
+// The parameter kinds.
+const (
+	String Kind = iota + 1
+	Int
+	Float
+	Bool
+	StringList
+	Map
+)
+
+// String returns the kind's name as shown in `probes show` and errors.
+func (k Kind) String() string {
+	switch k {
+	case String:
+		return "string"
+	case Int:
+		return "integer"
+	case Float:
+		return "number"
+	case Bool:
+		return "boolean"
+	case StringList:
+		return "list of strings"
+	case Map:
+		return "mapping"
+	}
+	return "unknown"
+}
+
+// Param declares one parameter of a probe type.
+type Param struct {
+	Name     string
+	Kind     Kind
+	Required bool
+	// Default is the value used when the parameter is absent; nil means
+	// "unset" (an optional parameter without default).
+	Default any
+	// Enum, when set, lists the accepted values of a string parameter.
+	Enum []string
+	Doc  string
+}
+
+// ParamError is a problem with one parameter of a probe.
+type ParamError struct {
+	Param string
+	Msg   string
+	Hint  string
+}
+
+func (e *ParamError) Error() string {
+	if e.Param == "" {
+		return e.Msg
+	}
+	return e.Param + ": " + e.Msg
+}
+
+// Params holds validated parameter values: string, int, float64, bool,
+// []string or map[string]any. Absent optional parameters without a default
+// are missing from the map.
+type Params map[string]any
+
+// Has reports whether the parameter is set.
+func (p Params) Has(name string) bool { _, ok := p[name]; return ok }
+
+// String returns a string parameter, "" when unset.
+func (p Params) String(name string) string { s, _ := p[name].(string); return s }
+
+// Int returns an integer parameter and whether it is set.
+func (p Params) Int(name string) (int, bool) { v, ok := p[name].(int); return v, ok }
+
+// Float returns a number parameter and whether it is set.
+func (p Params) Float(name string) (float64, bool) { v, ok := p[name].(float64); return v, ok }
+
+// Bool returns a boolean parameter and whether it is set.
+func (p Params) Bool(name string) (bool, bool) { v, ok := p[name].(bool); return v, ok }
+
+// Strings returns a list parameter, nil when unset.
+func (p Params) Strings(name string) []string { v, _ := p[name].([]string); return v }
+
+// Map returns a mapping parameter, nil when unset.
+func (p Params) Map(name string) map[string]any { v, _ := p[name].(map[string]any); return v }
+
+// Check validates raw parameter values against t.Params: unknown names,
+// wrong types, missing required parameters and values outside an enum. It
+// returns the converted values with defaults filled in, or every problem
+// joined, each a *ParamError, in parameter-name order.
+func (t *Type) Check(raw map[string]any) (Params, error) {
+	out := make(Params, len(t.Params))
+	var errs []error
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	known := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		known[i] = p.Name
+	}
+	for _, name := range names {
+		if _, ok := t.Param(name); !ok {
+			hint := ""
+			if len(known) == 0 {
+				hint = t.ID + " takes no parameters"
+			} else if c := suggest.Closest(name, known); c != "" {
+				hint = "did you mean " + c + "?"
+			} else {
+				hint = "known parameters: " + strings.Join(known, ", ")
+			}
+			errs = append(errs, &ParamError{Param: name, Msg: "unknown parameter for " + t.ID, Hint: hint})
+		}
+	}
+	for _, p := range t.Params {
+		v, present := raw[p.Name]
+		if !present || v == nil {
+			if p.Required {
+				errs = append(errs, &ParamError{Param: p.Name, Msg: "required parameter is missing", Hint: p.Doc})
+				continue
+			}
+			if p.Default != nil {
+				out[p.Name] = cloneDefault(p.Default)
+			}
+			continue
+		}
+		cv, err := convert(p.Kind, v)
+		if err != nil {
+			errs = append(errs, &ParamError{Param: p.Name, Msg: err.Error(), Hint: p.Doc})
+			continue
+		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, cv.(string)) {
+			errs = append(errs, &ParamError{Param: p.Name, Msg: fmt.Sprintf("invalid value %q", cv),
+				Hint: "use one of: " + strings.Join(p.Enum, ", ")})
+			continue
+		}
+		out[p.Name] = cv
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func cloneDefault(v any) any {
+	switch d := v.(type) {
+	case []string:
+		return slices.Clone(d)
+	}
+	return v
+}
+
+// convert turns a decoded YAML/JSON value into the Go type of kind k.
+func convert(k Kind, v any) (any, error) {
+	switch k {
+	case String:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case Int:
+		switch n := v.(type) {
+		case int:
+			return n, nil
+		case int64:
+			return int(n), nil
+		case uint64:
+			if n <= math.MaxInt32 {
+				return int(n), nil
+			}
+		case float64:
+			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
+				return int(n), nil
+			}
+			return nil, fmt.Errorf("must be an integer, got %v", n)
+		}
+	case Float:
+		switch n := v.(type) {
+		case int:
+			return float64(n), nil
+		case int64:
+			return float64(n), nil
+		case uint64:
+			return float64(n), nil
+		case float64:
+			return n, nil
+		}
+	case Bool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case StringList:
+		switch l := v.(type) {
+		case []string:
+			return slices.Clone(l), nil
+		case []any:
+			out := make([]string, len(l))
+			for i, e := range l {
+				s, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("item %d must be a string, got %s", i, describe(e))
+				}
+				out[i] = s
+			}
+			return out, nil
+		}
+	case Map:
+		if m, ok := v.(map[string]any); ok {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("must be a %s, got %s", k, describe(v))
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case bool:
+		return fmt.Sprintf("boolean %v", x)
+	case int, int64, uint64:
+		return fmt.Sprintf("integer %v", x)
+	case float64:
+		return fmt.Sprintf("number %v", x)
+	case []any, []string:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,111 @@
+// Package probe defines the Probe contract, the registry of probe types and
+// the parameter schema that canary.yaml is validated against.
+//
+// Built-in probes live in subpackages (probe/format, probe/reasoning, …) and
+// register themselves from init; a program that wants them blank-imports
+// probe/builtin. A Go user adds a probe with Register or RegisterFunc and then
+// uses it from YAML by its id.
+package probe
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// Probe judges one response to one prompt. Implementations must be safe for
+// concurrent use: one instance evaluates many responses at once.
+type Probe interface {
+	// ID is the probe type id, a stable snake_case string.
+	ID() string
+	// Name is the display name.
+	Name() string
+	Category() promptcanary.Category
+	Description() string
+	Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) Result
+}
+
+// Result is a probe's verdict on one response.
+type Result struct {
+	Passed bool
+	// Score is in [0,1]; Evaluate clamps it.
+	Score   float64
+	Details string
+	// Metadata holds the diagnostic values named in the probe's spec.
+	Metadata map[string]any
+}
+
+// Evaluate runs p on one response and never panics: a probe that panics
+// yields a failed result with score 0 and details naming the panic, and a
+// score outside [0,1] (or NaN) is clamped.
+func Evaluate(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
+		}
+	}()
+	res = p.Evaluate(prompt, resp)
+	res.Score = Clamp(res.Score)
+	return res
+}
+
+// Clamp limits s to [0,1]; NaN becomes 0.
+func Clamp(s float64) float64 {
+	switch {
+	case math.IsNaN(s) || s < 0:
+		return 0
+	case s > 1:
+		return 1
+	}
+	return s
+}
+
+// Func adapts a plain function to the Probe interface, for one-off probes.
+type Func struct {
+	TypeID   string
+	Display  string
+	Cat      promptcanary.Category
+	Desc     string
+	Evaluator func(p *promptcanary.Prompt, r *promptcanary.Response) Result
+}
+
+var _ Probe = (*Func)(nil)
+
+// ID returns f.TypeID.
+func (f *Func) ID() string { return f.TypeID }
+
+// Name returns f.Display, or the id when it is empty.
+func (f *Func) Name() string {
+	if f.Display == "" {
+		return f.TypeID
+	}
+	return f.Display
+}
+
+// Category returns f.Cat, or custom when it is empty.
+func (f *Func) Category() promptcanary.Category {
+	if f.Cat == "" {
+		return promptcanary.CategoryCustom
+	}
+	return f.Cat
+}
+
+// Description returns f.Desc.
+func (f *Func) Description() string { return f.Desc }
+
+// Evaluate calls f.Evaluator.
+func (f *Func) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) Result {
+	return f.Evaluator(p, r)
+}
+
+// Instance is a configured probe inside a suite: a probe type with its
+// parameters, known by an instance id that keys its results.
+type Instance struct {
+	// ID is the instance id: the `id:` from YAML, else the type id, with a
+	// numeric suffix for repeats.
+	ID     string
+	Type   string
+	Params Params
+	Probe  Probe
+}

@@ -1,0 +1,132 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// Type describes a probe type: its identity, its parameters and how to build
+// a configured probe from validated parameters.
+type Type struct {
+	ID          string
+	Name        string
+	Category    promptcanary.Category
+	Description string
+	Params      []Param
+	// New builds a probe from parameters already checked against Params and
+	// filled with defaults. It reports invalid values (a bad enum, a
+	// negative length, max < min) as *ParamError.
+	New func(p Params) (Probe, error)
+}
+
+// Param returns the parameter named name.
+func (t *Type) Param(name string) (Param, bool) {
+	for _, p := range t.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+var (
+	mu    sync.RWMutex
+	types = map[string]Type{}
+)
+
+// Register makes a probe type available by its id. It panics when the id is
+// empty, New is nil or the id is already registered: these are programming
+// errors found at start-up.
+func Register(t Type) {
+	mu.Lock()
+	defer mu.Unlock()
+	if t.ID == "" {
+		panic("probe: Register with empty id")
+	}
+	if t.New == nil {
+		panic("probe: Register " + t.ID + " with nil New")
+	}
+	if _, dup := types[t.ID]; dup {
+		panic("probe: Register called twice for " + t.ID)
+	}
+	if t.Name == "" {
+		t.Name = t.ID
+	}
+	if t.Category == "" {
+		t.Category = promptcanary.CategoryCustom
+	}
+	if !t.Category.Valid() {
+		panic(fmt.Sprintf("probe: Register %s with unknown category %q", t.ID, t.Category))
+	}
+	types[t.ID] = t
+}
+
+// RegisterFunc registers a parameterless probe type backed by fn.
+func RegisterFunc(id, name string, cat promptcanary.Category, description string, fn func(p *promptcanary.Prompt, r *promptcanary.Response) Result) {
+	f := &Func{TypeID: id, Display: name, Cat: cat, Desc: description, Evaluator: fn}
+	Register(Type{ID: id, Name: f.Name(), Category: f.Category(), Description: description,
+		New: func(Params) (Probe, error) { return f, nil }})
+}
+
+// ErrUnknown is wrapped by Lookup's error for an unregistered id.
+var ErrUnknown = errors.New("unknown probe type")
+
+// Lookup returns the registered type with the given id. For an unknown id
+// the error names the nearest known id.
+func Lookup(id string) (Type, error) {
+	mu.RLock()
+	t, ok := types[id]
+	mu.RUnlock()
+	if !ok {
+		return Type{}, fmt.Errorf("%w %q%s", ErrUnknown, id, suggest.Hint(id, IDs()))
+	}
+	return t, nil
+}
+
+// IDs returns the registered type ids, sorted.
+func IDs() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	ids := make([]string, 0, len(types))
+	for id := range types {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Types returns every registered type, sorted by id.
+func Types() []Type {
+	ids := IDs()
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Type, len(ids))
+	for i, id := range ids {
+		out[i] = types[id]
+	}
+	return out
+}
+
+// New builds a probe of type id from raw parameter values (as decoded from
+// YAML or JSON). All parameter problems are returned together, each a
+// *ParamError.
+func New(id string, raw map[string]any) (Probe, Params, error) {
+	t, err := Lookup(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	params, err := t.Check(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := t.New(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, params, nil
+}

@@ -1,0 +1,177 @@
+// Package provider defines how PromptCanary talks to a model: the Provider
+// interface, the registry of provider names used in "name/model" strings,
+// and the error type the run engine uses to decide on retries.
+//
+// Clients live in subpackages (provider/sim, provider/replay, …) and
+// register themselves from init.
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// Request is one call: a prompt and the sampling parameters.
+type Request struct {
+	Prompt *promptcanary.Prompt
+	// Config carries temperature, max_tokens, seed and extra parameters.
+	// Config.ModelID is the full "name/model" string.
+	Config promptcanary.ProviderConfig
+	// Sample is the index of this call among the samples of the prompt.
+	Sample int
+}
+
+// System returns the system prompt to send, if any.
+func (r *Request) System() string { return r.Prompt.SystemPrompt }
+
+// Provider answers prompts. Implementations must be safe for concurrent use.
+// Generate fills Content and whatever the API reports (finish reason, token
+// counts, tool calls, served model); the run engine fills prompt id, sample,
+// timestamp and, when the provider leaves it zero, latency.
+type Provider interface {
+	Generate(ctx context.Context, req *Request) (*promptcanary.Response, error)
+}
+
+// Options configure a provider when it is opened.
+type Options struct {
+	// BaseDir resolves relative paths (the directory of canary.yaml).
+	BaseDir string
+	// Settings are the provider's settings from canary.yaml, if any.
+	Settings map[string]any
+	// HTTPClient is used by HTTP clients; nil means a default client.
+	HTTPClient *http.Client
+	// Getenv reads environment variables; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Env reads an environment variable through o.Getenv.
+func (o Options) Env(key string) string {
+	if o.Getenv != nil {
+		return o.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+// Factory opens a provider for one model (the part after the slash).
+type Factory func(model string, opts Options) (Provider, error)
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// Register makes a provider available under name. It panics on an empty
+// name, a nil factory or a duplicate name.
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if name == "" || strings.Contains(name, "/") {
+		panic(fmt.Sprintf("provider: Register with invalid name %q", name))
+	}
+	if f == nil {
+		panic("provider: Register " + name + " with nil factory")
+	}
+	if _, dup := factories[name]; dup {
+		panic("provider: Register called twice for " + name)
+	}
+	factories[name] = f
+}
+
+// Names returns the registered provider names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(factories))
+	for n := range factories {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Split parses "name/model" into its parts. The model may itself contain
+// slashes ("replay/runs/prod.jsonl").
+func Split(spec string) (name, model string, err error) {
+	name, model, ok := strings.Cut(spec, "/")
+	if !ok || name == "" || model == "" {
+		return "", "", fmt.Errorf("invalid provider %q: want NAME/MODEL, for example sim/stable or openai/gpt-4o", spec)
+	}
+	return name, model, nil
+}
+
+// Open opens the provider named by spec ("name/model").
+func Open(spec string, opts Options) (Provider, error) {
+	name, model, err := Split(spec)
+	if err != nil {
+		return nil, err
+	}
+	mu.RLock()
+	f, ok := factories[name]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown provider %q in %q%s; known providers: %s", name, spec,
+			suggest.Hint(name, Names()), strings.Join(Names(), ", "))
+	}
+	p, err := f(model, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open provider %s: %w", spec, err)
+	}
+	return p, nil
+}
+
+// Error is a failed call, classified for the retry policy.
+type Error struct {
+	// StatusCode is the HTTP status, 0 when there was none.
+	StatusCode int
+	// Retryable is set for rate limits, server errors, resets and timeouts.
+	Retryable bool
+	// RetryAfter is the delay the server asked for, 0 when it named none.
+	RetryAfter time.Duration
+	// Message is the provider's message, with secrets redacted.
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, "HTTP %d", e.StatusCode)
+	}
+	if e.Message != "" {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Message)
+	}
+	if e.Err != nil {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Err.Error())
+	}
+	if b.Len() == 0 {
+		return "provider error"
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsRetryable reports whether err is worth another attempt.
+func IsRetryable(err error) bool {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Retryable
+	}
+	return false
+}

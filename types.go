@@ -1,0 +1,380 @@
+package promptcanary
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// SchemaVersion is the version written into runs and baselines produced by
+// this module. Files without a version (the original tool's) read as "0.1".
+const SchemaVersion = "1"
+
+// Category classifies what a probe looks at.
+type Category string
+
+// The probe categories, as in the original tool.
+const (
+	CategoryFormat    Category = "format"
+	CategoryReasoning Category = "reasoning"
+	CategorySafety    Category = "safety"
+	CategoryToolUse   Category = "tool_use"
+	CategoryFactual   Category = "factual"
+	CategoryCustom    Category = "custom"
+)
+
+// Categories lists every category in display order.
+var Categories = []Category{CategoryFormat, CategoryReasoning, CategorySafety, CategoryToolUse, CategoryFactual, CategoryCustom}
+
+// Valid reports whether c is one of Categories.
+func (c Category) Valid() bool {
+	for _, k := range Categories {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Tool is a function a prompt offers to the model, described by a JSON Schema.
+type Tool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters,omitempty"`
+}
+
+// Prompt is one canary prompt of a suite.
+type Prompt struct {
+	ID               string   `json:"id"`
+	Text             string   `json:"text"`
+	Tags             []string `json:"tags,omitempty"`
+	Description      string   `json:"description,omitempty"`
+	SystemPrompt     string   `json:"system_prompt,omitempty"`
+	ExpectedKeywords []string `json:"expected_keywords,omitempty"`
+	// Tools are offered to the model with the prompt; ToolChoice is "auto",
+	// "none", "required" or a tool name.
+	Tools      []Tool `json:"tools,omitempty"`
+	ToolChoice string `json:"tool_choice,omitempty"`
+}
+
+// ToolCall is one structured tool call returned by a provider.
+type ToolCall struct {
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Response is one answer of a provider to one prompt, with what the provider
+// reported about it. Field names follow the original tool's LLMResponse.
+type Response struct {
+	PromptID         string          `json:"prompt_id"`
+	ProviderModelID  string          `json:"provider_model_id"`
+	Content          string          `json:"content"`
+	FinishReason     string          `json:"finish_reason,omitempty"`
+	LatencyMS        float64         `json:"latency_ms"`
+	PromptTokens     int             `json:"prompt_tokens"`
+	CompletionTokens int             `json:"completion_tokens"`
+	TotalTokens      int             `json:"total_tokens"`
+	RawResponse      json.RawMessage `json:"raw_response,omitempty"`
+	Timestamp        time.Time       `json:"timestamp,omitzero"`
+
+	// Sample is the index of this response among the samples of its prompt.
+	Sample int `json:"sample"`
+	// ToolCalls are the structured tool calls the provider returned.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ServedModel is the model the provider says answered (it may differ
+	// from the requested model string).
+	ServedModel       string `json:"served_model,omitempty"`
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
+	ResponseID        string `json:"response_id,omitempty"`
+	// Attempts is how many calls it took to get this response.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// ProbeResult is the verdict of one probe instance on one response.
+// ProbeID is the instance id (the probe type unless the suite names it
+// otherwise), so results of two probes of one type stay apart.
+type ProbeResult struct {
+	ProbeID   string         `json:"probe_id"`
+	ProbeType string         `json:"probe_type,omitempty"`
+	ProbeName string         `json:"probe_name"`
+	Category  Category       `json:"category"`
+	PromptID  string         `json:"prompt_id"`
+	Sample    int            `json:"sample"`
+	Passed    bool           `json:"passed"`
+	Score     float64        `json:"score"`
+	Details   string         `json:"details"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Key returns the (probe instance, prompt) pair the result belongs to.
+func (r *ProbeResult) Key() PairKey { return PairKey{ProbeID: r.ProbeID, PromptID: r.PromptID} }
+
+// PairKey identifies one (probe instance, prompt) pair across runs.
+type PairKey struct {
+	ProbeID  string
+	PromptID string
+}
+
+// String returns "probe_id/prompt_id".
+func (k PairKey) String() string { return k.ProbeID + "/" + k.PromptID }
+
+// CallError records a provider call that failed for good: the prompt was not
+// measured for that sample. Errors are never drift.
+type CallError struct {
+	PromptID string `json:"prompt_id"`
+	Sample   int    `json:"sample"`
+	Provider string `json:"provider,omitempty"`
+	Message  string `json:"message"`
+	Attempts int    `json:"attempts,omitempty"`
+}
+
+// ProviderConfig identifies a provider and model and the sampling parameters
+// of a run. Seed is nil when no seed is sent.
+type ProviderConfig struct {
+	ModelID     string         `json:"model_id"`
+	Temperature float64        `json:"temperature"`
+	MaxTokens   int            `json:"max_tokens"`
+	Seed        *int64         `json:"seed"`
+	ExtraParams map[string]any `json:"extra_params"`
+}
+
+// Run is one execution of a suite against one provider.
+type Run struct {
+	SchemaVersion string         `json:"schema_version,omitempty"`
+	RunID         string         `json:"run_id"`
+	SuiteName     string         `json:"suite_name"`
+	Provider      ProviderConfig `json:"provider"`
+	StartedAt     time.Time      `json:"started_at"`
+	FinishedAt    time.Time      `json:"finished_at,omitzero"`
+	ProbeResults  []ProbeResult  `json:"probe_results"`
+	LLMResponses  []Response     `json:"llm_responses"`
+
+	// Samples is the number of samples requested per prompt (0 or 1 for a
+	// single-sample run).
+	Samples int `json:"samples,omitempty"`
+	// Errors lists the calls that failed for good.
+	Errors []CallError `json:"errors,omitempty"`
+	// ConfigHash fingerprints everything that defines the run's results
+	// (prompts, probes, model, sampling parameters).
+	ConfigHash string `json:"config_hash,omitempty"`
+	// Interrupted is set when the run was cancelled before it finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Tool names the program and version that wrote the run.
+	Tool string `json:"tool,omitempty"`
+}
+
+// OverallScore is the mean score of all probe results, 1 when there are none.
+func (r *Run) OverallScore() float64 {
+	if len(r.ProbeResults) == 0 {
+		return 1
+	}
+	var s float64
+	for i := range r.ProbeResults {
+		s += r.ProbeResults[i].Score
+	}
+	return s / float64(len(r.ProbeResults))
+}
+
+// PassRate is the fraction of probe results that passed, 1 when there are none.
+func (r *Run) PassRate() float64 {
+	if len(r.ProbeResults) == 0 {
+		return 1
+	}
+	n := 0
+	for i := range r.ProbeResults {
+		if r.ProbeResults[i].Passed {
+			n++
+		}
+	}
+	return float64(n) / float64(len(r.ProbeResults))
+}
+
+// Failed returns the probe results that did not pass.
+func (r *Run) Failed() []ProbeResult {
+	var out []ProbeResult
+	for _, pr := range r.ProbeResults {
+		if !pr.Passed {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// Duration is the wall-clock duration of the run, 0 when unfinished.
+func (r *Run) Duration() time.Duration {
+	if r.FinishedAt.IsZero() {
+		return 0
+	}
+	return r.FinishedAt.Sub(r.StartedAt)
+}
+
+// SamplesPerPrompt returns the largest sample count seen for any prompt.
+func (r *Run) SamplesPerPrompt() int {
+	n := 0
+	for i := range r.ProbeResults {
+		if s := r.ProbeResults[i].Sample + 1; s > n {
+			n = s
+		}
+	}
+	for i := range r.LLMResponses {
+		if s := r.LLMResponses[i].Sample + 1; s > n {
+			n = s
+		}
+	}
+	return n
+}
+
+// Baseline is a saved run that later runs are compared against. Field names
+// follow the original tool's BaselineSnapshot, so its files load unchanged.
+type Baseline struct {
+	SnapshotID    string         `json:"snapshot_id"`
+	CreatedAt     time.Time      `json:"created_at"`
+	SuiteName     string         `json:"suite_name"`
+	Provider      ProviderConfig `json:"provider"`
+	SchemaVersion string         `json:"schema_version"`
+	RunResult     Run            `json:"run_result"`
+	Note          string         `json:"_note,omitempty"`
+}
+
+// Severity grades a drift report.
+type Severity string
+
+// The severity levels, from none to critical.
+const (
+	SeverityNone     Severity = "none"
+	SeverityLow      Severity = "low"
+	SeverityMedium   Severity = "medium"
+	SeverityHigh     Severity = "high"
+	SeverityCritical Severity = "critical"
+)
+
+var severityRank = map[Severity]int{SeverityNone: 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}
+
+// Rank orders severities: none 0 … critical 4; an unknown value ranks -1.
+func (s Severity) Rank() int {
+	if r, ok := severityRank[s]; ok {
+		return r
+	}
+	return -1
+}
+
+// ParseSeverity parses a severity name.
+func ParseSeverity(s string) (Severity, error) {
+	if Severity(s).Rank() < 0 {
+		return "", fmt.Errorf("unknown severity %q (want none, low, medium, high or critical)", s)
+	}
+	return Severity(s), nil
+}
+
+// Status says what happened to one pair between baseline and current run.
+type Status string
+
+// The statuses of a compared pair.
+const (
+	StatusRegression  Status = "regression"
+	StatusImprovement Status = "improvement"
+	StatusStable      Status = "stable"
+	// StatusAdded marks a pair present only in the current run.
+	StatusAdded Status = "added"
+	// StatusRemoved marks a pair present only in the baseline.
+	StatusRemoved Status = "removed"
+	// StatusNotMeasured marks a pair whose current calls failed.
+	StatusNotMeasured Status = "not_measured"
+	// StatusStale marks a pair whose baseline was taken with another configuration.
+	StatusStale Status = "stale_baseline"
+	// StatusInsufficient marks a pair with too few samples to decide.
+	StatusInsufficient Status = "insufficient_evidence"
+)
+
+// SampleStats summarises the samples of one side of a pair.
+type SampleStats struct {
+	N         int     `json:"n"`
+	Passes    int     `json:"passes"`
+	MeanScore float64 `json:"mean_score"`
+}
+
+// PassRate is Passes/N, or 0 when N is 0.
+func (s SampleStats) PassRate() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return float64(s.Passes) / float64(s.N)
+}
+
+// Comparison is the side-by-side comparison of one (probe, prompt) pair.
+// The single-value fields keep the original tool's names; Baseline and
+// Current summarise all samples of each side.
+type Comparison struct {
+	ProbeID   string   `json:"probe_id"`
+	ProbeType string   `json:"probe_type,omitempty"`
+	ProbeName string   `json:"probe_name"`
+	Category  Category `json:"category"`
+	PromptID  string   `json:"prompt_id"`
+	Status    Status   `json:"status"`
+
+	BaselineScore   float64 `json:"baseline_score"`
+	CurrentScore    float64 `json:"current_score"`
+	ScoreDelta      float64 `json:"score_delta"`
+	BaselinePassed  bool    `json:"baseline_passed"`
+	CurrentPassed   bool    `json:"current_passed"`
+	Regression      bool    `json:"regression"`
+	Improvement     bool    `json:"improvement"`
+	BaselineDetails string  `json:"baseline_details"`
+	CurrentDetails  string  `json:"current_details"`
+
+	Baseline SampleStats `json:"baseline_stats"`
+	Current  SampleStats `json:"current_stats"`
+	// Severity of this pair's regression, none otherwise.
+	Severity Severity `json:"severity,omitempty"`
+	// Evidence is the one-line statistical evidence, when a test was run.
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// DriftReport is the outcome of comparing a run against a baseline.
+type DriftReport struct {
+	ReportID           string         `json:"report_id"`
+	GeneratedAt        time.Time      `json:"generated_at"`
+	SuiteName          string         `json:"suite_name"`
+	Provider           ProviderConfig `json:"provider"`
+	BaselineSnapshotID string         `json:"baseline_snapshot_id"`
+	BaselineCreatedAt  time.Time      `json:"baseline_created_at"`
+	BaselineModelID    string         `json:"baseline_model_id,omitempty"`
+	CurrentRunID       string         `json:"current_run_id"`
+	Comparisons        []Comparison   `json:"comparisons"`
+
+	// Method names the decision rule: "single_sample" (the original rule)
+	// or "statistical".
+	Method               string   `json:"method"`
+	HasDrift             bool     `json:"has_drift"`
+	Severity             Severity `json:"severity"`
+	Summary              string   `json:"summary"`
+	OverallBaselineScore float64  `json:"overall_baseline_score"`
+	OverallCurrentScore  float64  `json:"overall_current_score"`
+	// Notes are plain-language caveats shown with the report.
+	Notes []string `json:"notes,omitempty"`
+	// Errors are the current run's failed calls, shown apart from drift.
+	Errors []CallError `json:"errors,omitempty"`
+}
+
+// Count returns how many comparisons have status s.
+func (d *DriftReport) Count(s Status) int {
+	n := 0
+	for i := range d.Comparisons {
+		if d.Comparisons[i].Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Regressions returns the comparisons flagged as regressions.
+func (d *DriftReport) Regressions() []Comparison {
+	var out []Comparison
+	for _, c := range d.Comparisons {
+		if c.Regression {
+			out = append(out, c)
+		}
+	}
+	return out
+}
