@@ -355,6 +355,8 @@ type DriftReport struct {
 	Notes []string `json:"notes,omitempty"`
 	// Errors are the current run's failed calls, shown apart from drift.
 	Errors []CallError `json:"errors,omitempty"`
+	// Statistics holds the statistical evidence of a multi-sample comparison.
+	Statistics *DriftStatistics `json:"statistics,omitempty"`
 }
 
 // Count returns how many comparisons have status s.
