@@ -63,10 +63,10 @@ func Clamp(s float64) float64 {
 
 // Func adapts a plain function to the Probe interface, for one-off probes.
 type Func struct {
-	TypeID   string
-	Display  string
-	Cat      promptcanary.Category
-	Desc     string
+	TypeID    string
+	Display   string
+	Cat       promptcanary.Category
+	Desc      string
 	Evaluator func(p *promptcanary.Prompt, r *promptcanary.Response) Result
 }
 
