@@ -1,0 +1,291 @@
+package runner
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// DefaultConcurrency is the number of calls in flight when Options leaves
+// it unset.
+const DefaultConcurrency = 8
+
+// Options tune one execution.
+type Options struct {
+	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
+	Concurrency int
+	// Timeout bounds each call attempt; 0 means no per-call timeout.
+	Timeout time.Duration
+	// MaxAttempts bounds the attempts per call (retries + 1); 0 means 4.
+	MaxAttempts int
+	// BackoffBase is the first retry delay, doubled per attempt with full
+	// jitter and capped at 30 s; 0 means 500 ms.
+	BackoffBase time.Duration
+	// Progress, when set, is called after each call finishes.
+	Progress func(done, total int)
+	// Tool names the program and version recorded in the run.
+	Tool string
+	// Now and NewID make runs reproducible in tests; nil means the clock
+	// and a random id.
+	Now   func() time.Time
+	NewID func() string
+	// Sleep waits between attempts; nil means a timer that honours ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now().UTC()
+}
+
+// NewRunID returns a random 128-bit hex id in UUID layout.
+func NewRunID() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// call is one (prompt, sample) unit of work and what became of it.
+type call struct {
+	item   int
+	sample int
+	resp   *promptcanary.Response
+	err    *promptcanary.CallError
+	probes []promptcanary.ProbeResult
+}
+
+// Execute runs every prompt of the plan for every sample against p and
+// evaluates each response with its probes. Calls that fail for good become
+// CallErrors in the run; the run still completes. When ctx is cancelled,
+// in-flight calls are cancelled and the run returned holds what finished,
+// with Interrupted set; the error is then ctx's.
+func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options) (*promptcanary.Run, error) {
+	samples := max(plan.Samples, 1)
+	run := &promptcanary.Run{
+		SchemaVersion: promptcanary.SchemaVersion,
+		SuiteName:     plan.Suite,
+		Provider:      plan.Config,
+		StartedAt:     opts.now(),
+		Samples:       samples,
+		ConfigHash:    plan.ConfigHash,
+		Tool:          opts.Tool,
+	}
+	if opts.NewID != nil {
+		run.RunID = opts.NewID()
+	} else {
+		run.RunID = NewRunID()
+	}
+
+	calls := make([]call, 0, len(plan.Items)*samples)
+	for s := 0; s < samples; s++ {
+		for i := range plan.Items {
+			calls = append(calls, call{item: i, sample: s})
+		}
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
+	var (
+		progressMu sync.Mutex
+		done       int
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(conc)
+	for ci := range calls {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			c := &calls[ci]
+			item := &plan.Items[c.item]
+			doCall(gctx, plan, item, c, p, &opts)
+			if opts.Progress != nil {
+				progressMu.Lock()
+				done++
+				opts.Progress(done, len(calls))
+				progressMu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+
+	interrupted := ctx.Err() != nil
+	for ci := range calls {
+		c := &calls[ci]
+		switch {
+		case c.resp != nil:
+			run.LLMResponses = append(run.LLMResponses, *c.resp)
+			run.ProbeResults = append(run.ProbeResults, c.probes...)
+		case c.err != nil && !(interrupted && c.err.Message == context.Canceled.Error()):
+			run.Errors = append(run.Errors, *c.err)
+		}
+	}
+	run.FinishedAt = opts.now()
+	if interrupted {
+		run.Interrupted = true
+		return run, ctx.Err()
+	}
+	return run, nil
+}
+
+// doCall performs one call with retries and evaluates the response.
+func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Provider, opts *Options) {
+	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
+	maxAttempts := opts.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = 4
+	}
+	var (
+		resp *promptcanary.Response
+		err  error
+	)
+	attempts := 0
+	for attempts < maxAttempts {
+		attempts++
+		start := time.Now()
+		resp, err = attempt(ctx, p, req, opts.Timeout)
+		if err == nil {
+			if resp.LatencyMS == 0 {
+				resp.LatencyMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
+			}
+			break
+		}
+		if ctx.Err() != nil || attempts == maxAttempts || !retryable(err) {
+			break
+		}
+		if werr := opts.wait(ctx, backoff(opts.BackoffBase, attempts, err)); werr != nil {
+			err = werr
+			break
+		}
+	}
+	if err != nil {
+		msg := err.Error()
+		if ctx.Err() != nil {
+			msg = ctx.Err().Error()
+		}
+		c.err = &promptcanary.CallError{PromptID: item.Prompt.ID, Sample: c.sample, Provider: plan.Config.ModelID, Message: msg, Attempts: attempts}
+		return
+	}
+	resp.PromptID = item.Prompt.ID
+	resp.Sample = c.sample
+	resp.Attempts = attempts
+	if resp.ProviderModelID == "" {
+		resp.ProviderModelID = plan.Config.ModelID
+	}
+	if resp.Timestamp.IsZero() {
+		resp.Timestamp = opts.now()
+	}
+	if resp.TotalTokens == 0 {
+		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	}
+	c.resp = resp
+	c.probes = Evaluate(&item.Prompt, resp, item.Probes)
+}
+
+// Evaluate runs every probe instance on one response and returns their
+// results stamped with instance id, prompt id and sample.
+func Evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance) []promptcanary.ProbeResult {
+	out := make([]promptcanary.ProbeResult, len(probes))
+	for i := range probes {
+		inst := &probes[i]
+		res := probe.Evaluate(inst.Probe, prompt, resp)
+		md := res.Metadata
+		if md == nil {
+			md = map[string]any{}
+		}
+		out[i] = promptcanary.ProbeResult{
+			ProbeID:   inst.ID,
+			ProbeType: inst.Probe.ID(),
+			ProbeName: inst.Probe.Name(),
+			Category:  inst.Probe.Category(),
+			PromptID:  prompt.ID,
+			Sample:    resp.Sample,
+			Passed:    res.Passed,
+			Score:     res.Score,
+			Details:   res.Details,
+			Metadata:  md,
+		}
+	}
+	return out
+}
+
+func attempt(ctx context.Context, p provider.Provider, req *provider.Request, timeout time.Duration) (*promptcanary.Response, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	resp, err := p.Generate(ctx, req)
+	if err == nil && resp == nil {
+		err = errors.New("provider returned no response")
+	}
+	return resp, err
+}
+
+// retryable reports whether a failed attempt is worth repeating: the
+// provider says so (rate limits, 5xx), or the attempt timed out or the
+// connection broke.
+func retryable(err error) bool {
+	if provider.IsRetryable(err) {
+		return true
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return false
+}
+
+// backoff is the delay before attempt n+1: the server's Retry-After when
+// it named one, else exponential with full jitter.
+func backoff(base time.Duration, n int, err error) time.Duration {
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.RetryAfter > 0 {
+		return pe.RetryAfter
+	}
+	if base <= 0 {
+		base = 500 * time.Millisecond
+	}
+	ceiling := min(base<<(n-1), 30*time.Second)
+	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+}
+
+func (o *Options) wait(ctx context.Context, d time.Duration) error {
+	if o.Sleep != nil {
+		return o.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
