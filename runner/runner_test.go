@@ -131,7 +131,7 @@ func TestExecuteBoundsConcurrency(t *testing.T) {
 	// Each call waits until several are in flight, so the bound is reached.
 	f.fail = func(string, int) error {
 		deadline := time.Now().Add(5 * time.Second)
-		for f.inFlight.Load() < 3 && time.Now().Before(deadline) {
+		for f.maxSeen.Load() < 3 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 		return nil
