@@ -1,0 +1,366 @@
+// Package replay is a provider that plays recorded responses from a JSON
+// Lines file instead of calling a model, so logged production answers can be
+// evaluated with the same probes and drift reports as live ones.
+//
+// The model part of "replay/PATH" is the file. Each non-blank line is one
+// JSON object:
+//
+//	{"prompt_id": "capital", "content": "Paris", "sample": 0, "finish_reason": "stop",
+//	 "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+//	 "prompt_tokens": 12, "completion_tokens": 1, "latency_ms": 230,
+//	 "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_abc"}
+//
+// Only prompt_id and content are required. Several lines for one prompt are
+// its samples in file order; an explicit "sample" places a line at that
+// index, and a line without one takes the index after the previous line of
+// the same prompt. The file is read and checked once, when the provider is
+// opened; unknown fields are rejected so that typos surface.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// MaxLineBytes is the longest line a replay file may hold.
+const MaxLineBytes = 16 << 20
+
+// maxErrors bounds how many line errors Open reports at once.
+const maxErrors = 20
+
+func init() { provider.Register("replay", Open) }
+
+// Replay plays the responses of one replay file. It is safe for concurrent
+// use: it is never modified after Open.
+type Replay struct {
+	name      string
+	responses map[key]*promptcanary.Response
+}
+
+var _ provider.Provider = (*Replay)(nil)
+
+type key struct {
+	promptID string
+	sample   int
+}
+
+// Open reads the replay file named by model. A relative path is resolved
+// against opts.BaseDir when it is set, else against the working directory.
+func Open(model string, opts provider.Options) (provider.Provider, error) {
+	return OpenFile(model, opts.BaseDir)
+}
+
+// OpenFile reads the replay file at path, resolved against baseDir when path
+// is relative and baseDir is not empty.
+func OpenFile(path, baseDir string) (*Replay, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, errors.New("replay: missing file path: want replay/PATH, for example replay/logs.jsonl")
+	}
+	full := path
+	if !filepath.IsAbs(full) && baseDir != "" {
+		full = filepath.Join(baseDir, full)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, fmt.Errorf("replay %q: %w", path, err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse reads a replay file from r; name is used in error messages. It
+// reports every malformed line (up to a limit) in one joined error.
+func Parse(r io.Reader, name string) (*Replay, error) {
+	rp := &Replay{name: name, responses: map[key]*promptcanary.Response{}}
+	// firstLine remembers where each (prompt, sample) was recorded, for
+	// duplicate errors; next is the implicit sample index of each prompt.
+	firstLine := map[key]int{}
+	next := map[string]int{}
+
+	var errs []error
+	fail := func(line int, err error) {
+		errs = append(errs, fmt.Errorf("replay %q: line %d: %w", name, line, err))
+	}
+
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			continue
+		}
+		rec, err := parseLine(b)
+		if err != nil {
+			fail(line, err)
+			if len(errs) >= maxErrors {
+				errs = append(errs, fmt.Errorf("replay %q: too many errors, stopped at line %d", name, line))
+				return nil, errors.Join(errs...)
+			}
+			continue
+		}
+		sample := next[rec.promptID]
+		if rec.sample >= 0 {
+			sample = rec.sample
+		}
+		k := key{rec.promptID, sample}
+		if first, dup := firstLine[k]; dup {
+			fail(line, fmt.Errorf("duplicate response for prompt %q sample %d (first recorded on line %d)", rec.promptID, sample, first))
+			continue
+		}
+		firstLine[k] = line
+		next[rec.promptID] = sample + 1
+		rec.resp.PromptID = rec.promptID
+		rec.resp.Sample = sample
+		rp.responses[k] = rec.resp
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			fail(line+1, fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20))
+		} else {
+			errs = append(errs, fmt.Errorf("replay %q: read: %w", name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(rp.responses) == 0 {
+		return nil, fmt.Errorf("replay %q: no recorded responses", name)
+	}
+	return rp, nil
+}
+
+// record is one parsed line; sample is -1 when the line names none.
+type record struct {
+	promptID string
+	sample   int
+	resp     *promptcanary.Response
+}
+
+// fields lists the keys a line may hold, for unknown-field hints.
+var fields = []string{
+	"prompt_id", "content", "sample", "finish_reason", "tool_calls",
+	"prompt_tokens", "completion_tokens", "total_tokens", "latency_ms",
+	"model", "system_fingerprint", "response_id",
+}
+
+var toolCallFields = []string{"id", "name", "arguments"}
+
+func parseLine(b []byte) (record, error) {
+	rec := record{sample: -1, resp: &promptcanary.Response{}}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return rec, fmt.Errorf("want a JSON object, got %s", ute.Value)
+		}
+		return rec, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if obj == nil {
+		return rec, errors.New("want a JSON object, got null")
+	}
+	for _, k := range sortedKeys(obj) {
+		if !slices.Contains(fields, k) {
+			return rec, fmt.Errorf("unknown field %q%s", k, suggest.Hint(k, fields))
+		}
+	}
+	resp := rec.resp
+
+	id, ok := obj["prompt_id"]
+	if !ok {
+		return rec, errors.New("missing prompt_id")
+	}
+	if err := stringField(id, "prompt_id", &rec.promptID); err != nil {
+		return rec, err
+	}
+	if rec.promptID == "" {
+		return rec, errors.New("prompt_id must not be empty")
+	}
+
+	if raw, ok := obj["tool_calls"]; ok && !isNull(raw) {
+		calls, err := parseToolCalls(raw)
+		if err != nil {
+			return rec, err
+		}
+		resp.ToolCalls = calls
+	}
+
+	content, ok := obj["content"]
+	if !ok {
+		return rec, errors.New("missing content")
+	}
+	// Logged tool-call responses often carry a null content.
+	if !(isNull(content) && len(resp.ToolCalls) > 0) {
+		if err := stringField(content, "content", &resp.Content); err != nil {
+			return rec, err
+		}
+	}
+
+	if raw, ok := obj["sample"]; ok && !isNull(raw) {
+		if err := intField(raw, "sample", &rec.sample); err != nil {
+			return rec, err
+		}
+	}
+	for _, sf := range []struct {
+		name string
+		dst  *string
+	}{
+		{"finish_reason", &resp.FinishReason},
+		{"model", &resp.ServedModel},
+		{"system_fingerprint", &resp.SystemFingerprint},
+		{"response_id", &resp.ResponseID},
+	} {
+		if raw, ok := obj[sf.name]; ok && !isNull(raw) {
+			if err := stringField(raw, sf.name, sf.dst); err != nil {
+				return rec, err
+			}
+		}
+	}
+	for _, nf := range []struct {
+		name string
+		dst  *int
+	}{
+		{"prompt_tokens", &resp.PromptTokens},
+		{"completion_tokens", &resp.CompletionTokens},
+		{"total_tokens", &resp.TotalTokens},
+	} {
+		if raw, ok := obj[nf.name]; ok && !isNull(raw) {
+			if err := intField(raw, nf.name, nf.dst); err != nil {
+				return rec, err
+			}
+		}
+	}
+	if raw, ok := obj["latency_ms"]; ok && !isNull(raw) {
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil || v < 0 || math.IsInf(v, 0) {
+			return rec, errors.New("latency_ms must be a non-negative number")
+		}
+		resp.LatencyMS = v
+	}
+	if resp.TotalTokens == 0 {
+		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	}
+	if resp.FinishReason == "" {
+		resp.FinishReason = "stop"
+		if len(resp.ToolCalls) > 0 {
+			resp.FinishReason = "tool_calls"
+		}
+	}
+	return rec, nil
+}
+
+func parseToolCalls(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, errors.New("tool_calls must be an array of objects")
+	}
+	calls := make([]promptcanary.ToolCall, 0, len(items))
+	for i, item := range items {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(item, &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("tool_calls[%d] must be an object", i)
+		}
+		for _, k := range sortedKeys(obj) {
+			if !slices.Contains(toolCallFields, k) {
+				return nil, fmt.Errorf("tool_calls[%d]: unknown field %q%s", i, k, suggest.Hint(k, toolCallFields))
+			}
+		}
+		var tc promptcanary.ToolCall
+		name, ok := obj["name"]
+		if !ok {
+			return nil, fmt.Errorf("tool_calls[%d]: missing name", i)
+		}
+		if err := stringField(name, fmt.Sprintf("tool_calls[%d].name", i), &tc.Name); err != nil {
+			return nil, err
+		}
+		if tc.Name == "" {
+			return nil, fmt.Errorf("tool_calls[%d].name must not be empty", i)
+		}
+		if raw, ok := obj["id"]; ok && !isNull(raw) {
+			if err := stringField(raw, fmt.Sprintf("tool_calls[%d].id", i), &tc.ID); err != nil {
+				return nil, err
+			}
+		}
+		if args, ok := obj["arguments"]; ok && !isNull(args) {
+			tc.Arguments = json.RawMessage(bytes.Clone(args))
+		}
+		calls = append(calls, tc)
+	}
+	return calls, nil
+}
+
+func stringField(raw json.RawMessage, name string, dst *string) error {
+	if len(raw) == 0 || raw[0] != '"' {
+		return fmt.Errorf("%s must be a string", name)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("%s must be a string", name)
+	}
+	return nil
+}
+
+func intField(raw json.RawMessage, name string, dst *int) error {
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil || v < 0 || v != math.Trunc(v) || v > math.MaxInt32 {
+		return fmt.Errorf("%s must be a non-negative integer", name)
+	}
+	*dst = int(v)
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Len returns the number of recorded responses.
+func (r *Replay) Len() int { return len(r.responses) }
+
+// Generate returns the response recorded for the request's prompt and
+// sample. A missing one is a non-retryable *provider.Error.
+func (r *Replay) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req == nil || req.Prompt == nil {
+		return nil, &provider.Error{Message: "replay: request has no prompt"}
+	}
+	rec, ok := r.responses[key{req.Prompt.ID, req.Sample}]
+	if !ok {
+		return nil, &provider.Error{
+			Retryable: false,
+			Message:   fmt.Sprintf("no recorded response for prompt %q sample %d in %q", req.Prompt.ID, req.Sample, r.name),
+		}
+	}
+	resp := *rec
+	resp.ToolCalls = slices.Clone(rec.ToolCalls)
+	for i := range resp.ToolCalls {
+		resp.ToolCalls[i].Arguments = bytes.Clone(resp.ToolCalls[i].Arguments)
+	}
+	return &resp, nil
+}
