@@ -1,0 +1,250 @@
+// Package httpc is the HTTP plumbing the provider clients share: one JSON
+// request, errors classified for the retry policy (429 and 5xx retryable,
+// Retry-After honoured, other 4xx final), bodies size-limited, and secrets
+// redacted from every message.
+package httpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// MaxBody bounds a response body read from a provider (32 MiB).
+const MaxBody = 32 << 20
+
+// Client sends JSON requests to one API.
+type Client struct {
+	HTTP *http.Client
+	// Header is added to every request (keys, versions).
+	Header http.Header
+	// Secrets are redacted from every error message.
+	Secrets []string
+	// ErrorMessage extracts the provider's message from an error body; nil
+	// means the common {"error":{"message":…}} and {"error":"…"} shapes.
+	ErrorMessage func(body []byte) string
+}
+
+// Response is a successful call's body and status.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends method url with body (JSON-encoded unless it is []byte or nil)
+// and returns the body of a 2xx answer (or one of okStatus when given).
+// Failures are *provider.Error with secrets redacted.
+func (c *Client) Do(ctx context.Context, method, url string, body any, okStatus ...int) (*Response, error) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return nil, &provider.Error{Message: "encode request: " + err.Error()}
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, &provider.Error{Message: c.Redact("build request: " + err.Error())}
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, vs := range c.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// Connection refused, resets and timeouts are worth another try.
+		return nil, &provider.Error{Retryable: true, Message: c.Redact(transportMessage(err))}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &provider.Error{StatusCode: resp.StatusCode, Retryable: true, Message: c.Redact("read response: " + err.Error())}
+	}
+	if len(data) > MaxBody {
+		return nil, &provider.Error{StatusCode: resp.StatusCode, Message: fmt.Sprintf("response body larger than %d bytes", MaxBody)}
+	}
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if len(okStatus) > 0 {
+		ok = false
+		for _, s := range okStatus {
+			if resp.StatusCode == s {
+				ok = true
+			}
+		}
+	}
+	if !ok {
+		return nil, c.statusError(resp, data)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
+}
+
+// statusError classifies a non-success answer.
+func (c *Client) statusError(resp *http.Response, body []byte) *provider.Error {
+	msg := ""
+	if c.ErrorMessage != nil {
+		msg = c.ErrorMessage(body)
+	}
+	if msg == "" {
+		msg = ErrorMessage(body)
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	code := resp.StatusCode
+	e := &provider.Error{
+		StatusCode: code,
+		Retryable:  code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code == 409 || code >= 500,
+		RetryAfter: RetryAfter(resp.Header, time.Now()),
+		Message:    c.Redact(msg),
+	}
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		e.Message += " (check the API key)"
+	}
+	return e
+}
+
+// ErrorMessage extracts a message from the common error body shapes:
+// {"error":{"message":…}}, {"error":"…"}, {"message":…}, {"detail":…}.
+// It returns "" when the body has none.
+func ErrorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		s := strings.TrimSpace(string(body))
+		if len(s) > 300 {
+			s = s[:300] + "…"
+		}
+		return s
+	}
+	if len(v.Error) > 0 {
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+		var o struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+		}
+		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
+			if o.Type != "" {
+				return o.Type + ": " + o.Message
+			}
+			if o.Status != "" {
+				return o.Status + ": " + o.Message
+			}
+			return o.Message
+		}
+	}
+	if v.Message != "" {
+		return v.Message
+	}
+	if v.Detail != nil {
+		return fmt.Sprint(v.Detail)
+	}
+	return ""
+}
+
+// RetryAfter parses a Retry-After header (seconds or an HTTP date), also
+// accepting the retry-after-ms header some APIs send. It returns 0 when
+// absent or unparsable, and caps the delay at 5 minutes.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	var d time.Duration
+	if ms := h.Get("Retry-After-Ms"); ms != "" {
+		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
+			d = time.Duration(v * float64(time.Millisecond))
+		}
+	}
+	if d == 0 {
+		if s := strings.TrimSpace(h.Get("Retry-After")); s != "" {
+			if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
+				d = time.Duration(v * float64(time.Second))
+			} else if t, err := http.ParseTime(s); err == nil && t.After(now) {
+				d = t.Sub(now)
+			}
+		}
+	}
+	return min(d, 5*time.Minute)
+}
+
+// transportMessage shortens a transport error: net/http's error names the
+// method and URL, which is noise (and could carry a query-string key).
+func transportMessage(err error) string {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			return "transport: " + inner.Error()
+		}
+	}
+	return "transport: " + err.Error()
+}
+
+var secretPatterns = regexp.MustCompile(`(?i)(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|xai-[A-Za-z0-9]{8,}|gsk_[A-Za-z0-9]{8,}|bearer\s+[A-Za-z0-9._\-]{8,}|([?&](?:key|api[-_]?key|token)=)[^&\s"]+)`)
+
+// Redact removes c.Secrets and anything shaped like an API key from s.
+func (c *Client) Redact(s string) string { return Redact(s, c.Secrets...) }
+
+// Redact removes the given secrets and anything shaped like an API key or
+// bearer token from s.
+func Redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+		}
+	}
+	return secretPatterns.ReplaceAllStringFunc(s, func(m string) string {
+		if i := strings.IndexByte(m, '='); i >= 0 && (m[0] == '?' || m[0] == '&') {
+			return m[:i+1] + "[REDACTED]"
+		}
+		return "[REDACTED]"
+	})
+}
+
+// DecodeJSON unmarshals a provider body, turning malformed or truncated JSON
+// into a retryable *provider.Error (a cut-off body is usually transient).
+func DecodeJSON(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		msg := "malformed JSON response: " + err.Error()
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input") {
+			return &provider.Error{Retryable: true, Message: msg}
+		}
+		return &provider.Error{Message: msg}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package httpc
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+func TestDoClassifiesStatuses(t *testing.T) {
+	const key = "sk-test-SECRETSECRETSECRET"
+	tests := []struct {
+		name          string
+		status        int
+		header        map[string]string
+		body          string
+		wantRetryable bool
+		wantAfter     time.Duration
+		wantMsg       string
+	}{
+		{"rate limited with seconds", 429, map[string]string{"Retry-After": "3"}, `{"error":{"message":"Rate limit reached","type":"requests"}}`, true, 3 * time.Second, "requests: Rate limit reached"},
+		{"rate limited with ms header", 429, map[string]string{"Retry-After-Ms": "250"}, `{"error":"slow down"}`, true, 250 * time.Millisecond, "slow down"},
+		{"server error", 500, nil, `{"error":{"message":"The server had an error"}}`, true, 0, "The server had an error"},
+		{"overloaded", 529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true, 0, "overloaded_error: Overloaded"},
+		{"bad request is final", 400, nil, `{"error":{"message":"Invalid 'messages'"}}`, false, 0, "Invalid 'messages'"},
+		{"wrong key names no key", 401, nil, `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`, false, 0, "Incorrect API key provided: [REDACTED] (check the API key)"},
+		{"plain text body", 502, nil, `<html>bad gateway</html>`, true, 0, "<html>bad gateway</html>"},
+		{"empty body", 503, nil, ``, true, 0, "Service Unavailable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range tc.header {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			c := &Client{Secrets: []string{key}}
+			_, err := c.Do(context.Background(), "POST", srv.URL, map[string]string{"a": "b"})
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want *provider.Error", err)
+			}
+			if pe.StatusCode != tc.status || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter || pe.Message != tc.wantMsg {
+				t.Errorf("got {%d %v %v %q}, want {%d %v %v %q}", pe.StatusCode, pe.Retryable, pe.RetryAfter, pe.Message, tc.status, tc.wantRetryable, tc.wantAfter, tc.wantMsg)
+			}
+			if strings.Contains(err.Error(), key) {
+				t.Errorf("error %q leaks the key", err)
+			}
+		})
+	}
+}
+
+func TestDoSendsJSONAndHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Content-Type") != "application/json" || r.Header.Get("X-Api-Key") != "k" {
+			w.WriteHeader(400)
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	c := &Client{Header: http.Header{"X-Api-Key": {"k"}}}
+	resp, err := c.Do(context.Background(), "POST", srv.URL, map[string]int{"n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != `{"ok":true}` {
+		t.Errorf("got body %q", resp.Body)
+	}
+}
+
+func TestDoTransportErrorIsRetryable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	url := srv.URL + "/v1?key=AIzaSyA-very-secret-key-value-123"
+	srv.Close()
+	_, err := (&Client{}).Do(context.Background(), "GET", url, nil)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || !pe.Retryable {
+		t.Fatalf("got %v, want a retryable provider error", err)
+	}
+	if strings.Contains(err.Error(), "very-secret") {
+		t.Errorf("error %q leaks the key", err)
+	}
+}
+
+func TestDoCancelledReturnsContextError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := (&Client{}).Do(ctx, "GET", srv.URL, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestRetryAfterHTTPDate(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
+	if got := RetryAfter(h, now); got != 90*time.Second {
+		t.Errorf("got %v, want 90s", got)
+	}
+	if got := RetryAfter(http.Header{"Retry-After": {"86400"}}, now); got != 5*time.Minute {
+		t.Errorf("got %v, want the 5m cap", got)
+	}
+	if got := RetryAfter(http.Header{"Retry-After": {"soon"}}, now); got != 0 {
+		t.Errorf("got %v, want 0 for garbage", got)
+	}
+}
+
+func TestDecodeJSON(t *testing.T) {
+	var v map[string]any
+	err := DecodeJSON([]byte(`{"choices":[{"message":`), &v)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || !pe.Retryable || !strings.Contains(pe.Message, "malformed JSON") {
+		t.Errorf("got %v, want a retryable malformed JSON error", err)
+	}
+	err = DecodeJSON([]byte(`{"choices":"x"}`), &struct{ Choices []int }{})
+	if !errors.As(err, &pe) || pe.Retryable {
+		t.Errorf("got %v, want a final error for a well-formed but wrong body", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"key sk-proj-abcdefghijklmnop here", "key [REDACTED] here"},
+		{"Authorization: Bearer abc.def-ghijkl", "Authorization: [REDACTED]"},
+		{"GET /v1?alt=sse&key=AIzaXYZ&x=1", "GET /v1?alt=sse&key=[REDACTED]&x=1"},
+		{"nothing secret", "nothing secret"},
+	}
+	for _, tc := range tests {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Redact("my token is hunter22", "hunter22"); got != "my token is [REDACTED]" {
+		t.Errorf("got %q", got)
+	}
+}
