@@ -8,4 +8,112 @@ type DriftStatistics struct {
 	Seed uint64 `json:"seed"`
 	// Alpha is the false-discovery level of the Benjamini–Hochberg step.
 	Alpha float64 `json:"alpha"`
+	// Permutations is the number of random permutations a Monte Carlo test
+	// draws when its exact null distribution is too large to enumerate.
+	Permutations int `json:"permutations"`
+	// BaselineSamples and CurrentSamples are the largest sample counts of
+	// any compared pair on each side.
+	BaselineSamples int `json:"baseline_samples"`
+	CurrentSamples  int `json:"current_samples"`
+	// Hypotheses counts the units of the drift family; Testable counts those
+	// left after Tarone screening, which dropped every unit whose smallest
+	// achievable p-value exceeds ScreeningLevel.
+	Hypotheses     int     `json:"hypotheses"`
+	Testable       int     `json:"testable"`
+	ScreeningLevel float64 `json:"screening_level"`
+	// Units lists every tested unit, flagged or not.
+	Units []TestedUnit `json:"units"`
+	// MinDetectableDrop is the smallest uniform drop of the pass rate of
+	// every pair (a fraction, 0.05 = 5 points) the suite test would detect
+	// with power 0.8; 0 when it could not be computed.
+	MinDetectableDrop float64 `json:"min_detectable_drop"`
+	// Nondeterminism reports how many distinct outputs each prompt gave.
+	Nondeterminism []PromptNondeterminism `json:"nondeterminism,omitempty"`
+	// Signals are the informational change signals (two-sided tests with
+	// their own Benjamini–Hochberg family); they never raise severity above
+	// low on their own.
+	Signals []ChangeSignal `json:"signals,omitempty"`
+	// Warnings are the flagged change signals in plain words.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// The kinds of tested unit.
+const (
+	UnitPair     = "pair"
+	UnitProbe    = "probe"
+	UnitCategory = "category"
+	UnitSuite    = "suite"
+)
+
+// Interval is a two-sided confidence interval.
+type Interval struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// TestedUnit is one hypothesis of the drift family: a pair, a probe across
+// prompts, a category or the whole suite, with its test and outcome.
+type TestedUnit struct {
+	// Kind is UnitPair, UnitProbe, UnitCategory or UnitSuite.
+	Kind string `json:"kind"`
+	// Key names the unit: "probe/prompt", a probe id, a category or the
+	// suite name.
+	Key string `json:"key"`
+	// Test names the test and how its p-value was obtained, for example
+	// "fisher", "mann_whitney_exact" or "stratified_permutation_exact".
+	Test string `json:"test"`
+	// Statistic is the observed test statistic (current passes, U, …).
+	Statistic float64 `json:"statistic"`
+	// P is the one-sided p-value ("current is worse").
+	P float64 `json:"p"`
+	// MinP is the smallest p-value the unit could reach given its margins.
+	MinP float64 `json:"min_p"`
+	// Screened is set when Tarone screening dropped the unit.
+	Screened bool `json:"screened"`
+	// Q is the Benjamini–Hochberg adjusted p-value (1 when screened).
+	Q float64 `json:"q"`
+	// Rejected is set when the unit is flagged as drift.
+	Rejected bool `json:"rejected"`
+	// Effect is the estimated change (pass-rate difference, current minus
+	// baseline, or the Hodges–Lehmann score shift) with its 95% interval.
+	Effect   float64  `json:"effect"`
+	Interval Interval `json:"interval"`
+	// Severity of the unit when rejected, none otherwise.
+	Severity Severity `json:"severity"`
+	// Evidence is the one-line evidence for the unit.
+	Evidence string `json:"evidence"`
+}
+
+// PromptNondeterminism counts distinct outputs among the samples of one
+// prompt on each side.
+type PromptNondeterminism struct {
+	PromptID         string `json:"prompt_id"`
+	BaselineSamples  int    `json:"baseline_samples"`
+	BaselineDistinct int    `json:"baseline_distinct"`
+	CurrentSamples   int    `json:"current_samples"`
+	CurrentDistinct  int    `json:"current_distinct"`
+}
+
+// ChangeSignal is one informational two-sided test of a change in the
+// responses themselves (length, tokens, finish reasons, lexical similarity,
+// served model), with its own multiplicity control.
+type ChangeSignal struct {
+	// Kind names the signal: "response_length", "completion_tokens",
+	// "finish_reason", "token_f1", "chrf", "energy_distance", "model" or
+	// "system_fingerprint".
+	Kind string `json:"kind"`
+	// PromptID is the prompt the signal is about, empty for run-wide ones.
+	PromptID string `json:"prompt_id,omitempty"`
+	// Baseline and Current summarise each side (means, rates or counts).
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+	// P and Q are the two-sided p-value and its Benjamini–Hochberg
+	// adjustment within the signal family; both are 0 for a fingerprint
+	// change, which is a fact rather than a test.
+	P float64 `json:"p"`
+	Q float64 `json:"q"`
+	// Flagged is set when the signal is shown as a warning.
+	Flagged bool `json:"flagged"`
+	// Detail describes the signal in words.
+	Detail string `json:"detail"`
 }
