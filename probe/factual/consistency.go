@@ -1,0 +1,124 @@
+// Package factual holds the built-in FACTUAL probes. factual_consistency
+// compares a response with a known-correct answer; it registers itself with
+// the probe registry from init.
+package factual
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// MatchMode says how factual_consistency compares the response with the
+// expected value.
+type MatchMode string
+
+// The match modes. The zero MatchMode means Contains.
+const (
+	// Contains passes when the expected value occurs anywhere in the response.
+	Contains MatchMode = "contains"
+	// Exact passes when the trimmed response equals the trimmed expected value.
+	Exact MatchMode = "exact"
+	// StartsWith passes when the trimmed response starts with the expected value.
+	StartsWith MatchMode = "startswith"
+)
+
+// previewChars is how many characters of the response the metadata keeps.
+const previewChars = 200
+
+// Consistency checks a response against a known-correct expected value,
+// ignoring case unless CaseSensitive is set. It passes with score 1 on a
+// match and fails with 0 otherwise.
+type Consistency struct {
+	// ExpectedValue is the correct answer text.
+	ExpectedValue string
+	// MatchMode is how to compare; "" means Contains.
+	MatchMode MatchMode
+	// CaseSensitive compares exactly instead of ignoring case.
+	CaseSensitive bool
+}
+
+var _ probe.Probe = (*Consistency)(nil)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "factual_consistency",
+		Name:        "Factual Consistency",
+		Category:    promptcanary.CategoryFactual,
+		Description: "Checks the response against a known-correct expected value.",
+		Params: []probe.Param{
+			{Name: "expected_value", Kind: probe.String, Required: true,
+				Doc: `the correct answer text; quote numbers, as in expected_value: "4"`},
+			{Name: "match_mode", Kind: probe.String, Default: string(Contains),
+				Enum: []string{string(Contains), string(Exact), string(StartsWith)},
+				Doc:  "contains: anywhere in the response; exact: the whole trimmed response; startswith: at the start of the trimmed response"},
+			{Name: "case_sensitive", Kind: probe.Bool, Default: false,
+				Doc: "compare exactly instead of ignoring case"},
+		},
+		New: newConsistency,
+	})
+}
+
+func newConsistency(p probe.Params) (probe.Probe, error) {
+	c := &Consistency{ExpectedValue: p.String("expected_value"), MatchMode: MatchMode(p.String("match_mode"))}
+	c.CaseSensitive, _ = p.Bool("case_sensitive")
+	if c.ExpectedValue == "" {
+		return nil, &probe.ParamError{Param: "expected_value", Msg: "must not be empty",
+			Hint: "an empty expected value matches every response"}
+	}
+	return c, nil
+}
+
+// ID returns "factual_consistency".
+func (*Consistency) ID() string { return "factual_consistency" }
+
+// Name returns "Factual Consistency".
+func (*Consistency) Name() string { return "Factual Consistency" }
+
+// Category returns the factual category.
+func (*Consistency) Category() promptcanary.Category { return promptcanary.CategoryFactual }
+
+// Description returns a one-sentence description of the probe.
+func (*Consistency) Description() string {
+	return "Checks the response against a known-correct expected value."
+}
+
+// Evaluate compares the response with ExpectedValue. The metadata holds
+// "expected", "match_mode" and "response_preview" (the first 200
+// characters of the response). An unknown MatchMode fails with score 0.
+func (c *Consistency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	mode := c.MatchMode
+	if mode == "" {
+		mode = Contains
+	}
+	meta := map[string]any{
+		"expected":         c.ExpectedValue,
+		"match_mode":       string(mode),
+		"response_preview": text.Preview(r.Content, previewChars),
+	}
+	content, want := r.Content, c.ExpectedValue
+	if !c.CaseSensitive {
+		content, want = strings.ToLower(content), strings.ToLower(want)
+	}
+	var ok bool
+	switch mode {
+	case Contains:
+		ok = strings.Contains(content, want)
+	case Exact:
+		ok = strings.TrimSpace(content) == strings.TrimSpace(want)
+	case StartsWith:
+		ok = strings.HasPrefix(strings.TrimSpace(content), want)
+	default:
+		return probe.Result{Metadata: meta,
+			Details: fmt.Sprintf("Unknown match mode %q; use contains, exact or startswith.", string(mode))}
+	}
+	if ok {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: fmt.Sprintf("Expected value %q found in the response (mode %s).", c.ExpectedValue, mode)}
+	}
+	return probe.Result{Metadata: meta,
+		Details: fmt.Sprintf("Expected value %q not found in the response (mode %s).", c.ExpectedValue, mode)}
+}

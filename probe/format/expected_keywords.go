@@ -1,0 +1,69 @@
+package format
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// ExpectedKeywords checks the keywords a prompt declares in its
+// expected_keywords: each must occur in the response, ignoring case. The
+// score is the fraction found and the result passes when none is missing.
+// A prompt that declares none is skipped and passes with 1. It has no
+// parameters.
+type ExpectedKeywords struct{}
+
+var _ probe.Probe = (*ExpectedKeywords)(nil)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "expected_keywords",
+		Name:        "Expected Keywords (from prompt)",
+		Category:    promptcanary.CategoryFormat,
+		Description: "Checks that the response contains the keywords declared in the prompt's expected_keywords.",
+		New:         func(probe.Params) (probe.Probe, error) { return &ExpectedKeywords{}, nil },
+	})
+}
+
+// ID returns "expected_keywords".
+func (*ExpectedKeywords) ID() string { return "expected_keywords" }
+
+// Name returns "Expected Keywords (from prompt)".
+func (*ExpectedKeywords) Name() string { return "Expected Keywords (from prompt)" }
+
+// Category returns the format category.
+func (*ExpectedKeywords) Category() promptcanary.Category { return promptcanary.CategoryFormat }
+
+// Description returns a one-sentence description of the probe.
+func (*ExpectedKeywords) Description() string {
+	return "Checks that the response contains the keywords declared in the prompt's expected_keywords."
+}
+
+// Evaluate checks p.ExpectedKeywords against the response. The metadata
+// holds "missing", the declared keywords not found.
+func (*ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	var declared []string
+	if p != nil {
+		declared = p.ExpectedKeywords
+	}
+	missing := []string{}
+	if len(declared) == 0 {
+		return probe.Result{Passed: true, Score: 1, Metadata: map[string]any{"missing": missing},
+			Details: "The prompt declares no expected keywords, so the check was skipped."}
+	}
+	content := strings.ToLower(r.Content)
+	for _, kw := range declared {
+		if !strings.Contains(content, strings.ToLower(kw)) {
+			missing = append(missing, kw)
+		}
+	}
+	score := float64(len(declared)-len(missing)) / float64(len(declared))
+	details := fmt.Sprintf("All %d expected keywords were found.", len(declared))
+	if len(missing) > 0 {
+		details = fmt.Sprintf("Missing %d of %d expected keywords: %s.", len(missing), len(declared), quoteList(missing))
+	}
+	return probe.Result{Passed: len(missing) == 0, Score: score, Details: details,
+		Metadata: map[string]any{"missing": missing}}
+}

@@ -1,0 +1,172 @@
+package format_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// evalCase is one row of a probe's table test.
+type evalCase struct {
+	name     string
+	params   map[string]any
+	keywords []string // the prompt's expected_keywords
+	content  string   // "@name" reads testdata/name
+	pass     bool
+	score    float64
+	meta     map[string]any // the exact metadata, nil to skip the check
+	details  string         // a substring the details must contain
+}
+
+// runCases builds probe id through the registry for each case and checks
+// the evaluated result.
+func runCases(t *testing.T, id string, cases []evalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := mustNew(t, id, tc.params)
+			prompt := &promptcanary.Prompt{ID: "p1", ExpectedKeywords: tc.keywords}
+			got := probe.Evaluate(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
+			if got.Passed != tc.pass {
+				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
+			}
+			if !approx(got.Score, tc.score) {
+				t.Errorf("score: got %v, want %v (details %q)", got.Score, tc.score, got.Details)
+			}
+			if tc.meta != nil {
+				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
+					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
+				}
+			}
+			if got.Details == "" {
+				t.Errorf("details: got empty, want a sentence")
+			}
+			if !strings.Contains(got.Details, tc.details) {
+				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
+			}
+		})
+	}
+}
+
+// mustNew builds a probe through the registry, failing the test on error.
+func mustNew(t testing.TB, id string, params map[string]any) probe.Probe {
+	t.Helper()
+	p, _, err := probe.New(id, params)
+	if err != nil {
+		t.Fatalf("probe.New(%q, %v): got error %v, want nil", id, params, err)
+	}
+	return p
+}
+
+// content returns s, or the text of testdata/<name> when s is "@name".
+func content(t testing.TB, s string) string {
+	t.Helper()
+	name, ok := strings.CutPrefix(s, "@")
+	if !ok {
+		return s
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatalf("read fixture: %v", err)
+	}
+	return string(b)
+}
+
+func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// paramErrors returns the Param of every *probe.ParamError in err's tree,
+// sorted, and fails the test if err holds anything else.
+func paramErrors(t *testing.T, err error) []string {
+	t.Helper()
+	var names []string
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *probe.ParamError
+		if !errors.As(e, &pe) {
+			t.Errorf("error %v (%T): want a *probe.ParamError", e, e)
+			return
+		}
+		names = append(names, pe.Param)
+	}
+	walk(err)
+	slices.Sort(names)
+	return names
+}
+
+// configCase is a probe configuration that must be rejected.
+type configCase struct {
+	name   string
+	params map[string]any
+	want   []string // the ParamError params, sorted
+	msg    string   // a substring of the error text
+	hint   string   // a substring of some ParamError's hint
+}
+
+func runConfigCases(t *testing.T, id string, cases []configCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _, err := probe.New(id, tc.params)
+			if err == nil {
+				t.Fatalf("probe.New(%q, %v): got probe %v, want an error", id, tc.params, p)
+			}
+			if got := paramErrors(t, err); !slices.Equal(got, tc.want) {
+				t.Errorf("params in error: got %v, want %v (error %v)", got, tc.want, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error: got %q, want it to contain %q", err, tc.msg)
+			}
+			if tc.hint != "" && !slices.ContainsFunc(hints(err), func(h string) bool { return strings.Contains(h, tc.hint) }) {
+				t.Errorf("hints: got %q, want one containing %q", hints(err), tc.hint)
+			}
+		})
+	}
+}
+
+// list is shorthand for a YAML list of strings as the decoder produces it.
+func list(s ...string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// strs is shorthand for list metadata.
+func strs(s ...string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// hints returns the Hint of every *probe.ParamError in err's tree.
+func hints(err error) []string {
+	var out []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, c := range j.Unwrap() {
+			out = append(out, hints(c)...)
+		}
+		return out
+	}
+	var pe *probe.ParamError
+	if errors.As(err, &pe) {
+		out = append(out, pe.Hint)
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package format
+
+import (
+	"fmt"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// previewChars is how many characters of the response the probes keep as a
+// preview in their metadata.
+const previewChars = 200
+
+// JSONValidity passes when the response, once a surrounding Markdown code
+// fence is removed, is one valid JSON value of any type. It has no
+// parameters.
+type JSONValidity struct{}
+
+var _ probe.Probe = (*JSONValidity)(nil)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "json_validity",
+		Name:        "JSON Validity",
+		Category:    promptcanary.CategoryFormat,
+		Description: "Checks that the response parses as valid JSON.",
+		New:         func(probe.Params) (probe.Probe, error) { return &JSONValidity{}, nil },
+	})
+}
+
+// ID returns "json_validity".
+func (*JSONValidity) ID() string { return "json_validity" }
+
+// Name returns "JSON Validity".
+func (*JSONValidity) Name() string { return "JSON Validity" }
+
+// Category returns the format category.
+func (*JSONValidity) Category() promptcanary.Category { return promptcanary.CategoryFormat }
+
+// Description returns a one-sentence description of the probe.
+func (*JSONValidity) Description() string { return "Checks that the response parses as valid JSON." }
+
+// Evaluate parses the fence-stripped response. Valid JSON passes with score
+// 1; otherwise the result fails with score 0, the details name the parse
+// error and its byte offset (json.SyntaxError.Offset), and the metadata holds "error" and
+// "raw_content_preview" (the first 200 characters of the parsed text).
+func (*JSONValidity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	content := text.StripFences(r.Content)
+	doc := validateJSON(content)
+	if doc.err == nil {
+		return probe.Result{Passed: true, Score: 1,
+			Details:  fmt.Sprintf("Response is valid JSON (%s).", doc.kind),
+			Metadata: map[string]any{}}
+	}
+	details := fmt.Sprintf("Response is not valid JSON: %v.", doc.err)
+	if off, ok := errorOffset(doc.err); ok {
+		// The offset is json.SyntaxError.Offset: the bytes read when the
+		// error was found, so the offending byte is the off-th one.
+		details = fmt.Sprintf("Response is not valid JSON: %v (byte offset %d).", doc.err, off)
+	}
+	return probe.Result{Details: details, Metadata: map[string]any{
+		"error":               doc.err.Error(),
+		"raw_content_preview": text.Preview(content, previewChars),
+	}}
+}

@@ -1,0 +1,132 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// KeywordPresence checks that required keywords appear in the response and
+// forbidden ones do not, as substrings. Each missing required or present
+// forbidden keyword is a violation; the score is 1 − violations/checks
+// (1 when nothing is checked) and the result passes with no violation.
+type KeywordPresence struct {
+	// RequiredKeywords must each occur in the response.
+	RequiredKeywords []string
+	// ForbiddenKeywords must not occur in the response.
+	ForbiddenKeywords []string
+	// CaseSensitive matches exactly instead of ignoring case.
+	CaseSensitive bool
+}
+
+var _ probe.Probe = (*KeywordPresence)(nil)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "keyword_presence",
+		Name:        "Keyword Presence",
+		Category:    promptcanary.CategoryFormat,
+		Description: "Checks that required keywords appear in the response and forbidden ones do not.",
+		Params: []probe.Param{
+			{Name: "required_keywords", Kind: probe.StringList, Default: []string{},
+				Doc: "words or phrases that must appear in the response"},
+			{Name: "forbidden_keywords", Kind: probe.StringList, Default: []string{},
+				Doc: "words or phrases that must not appear in the response"},
+			{Name: "case_sensitive", Kind: probe.Bool, Default: false,
+				Doc: "match keywords exactly instead of ignoring case"},
+		},
+		New: newKeywordPresence,
+	})
+}
+
+func newKeywordPresence(p probe.Params) (probe.Probe, error) {
+	cs, _ := p.Bool("case_sensitive")
+	k := &KeywordPresence{
+		RequiredKeywords:  p.Strings("required_keywords"),
+		ForbiddenKeywords: p.Strings("forbidden_keywords"),
+		CaseSensitive:     cs,
+	}
+	var errs []error
+	for _, f := range k.ForbiddenKeywords {
+		if slices.ContainsFunc(k.RequiredKeywords, func(r string) bool { return k.equal(r, f) }) {
+			errs = append(errs, &probe.ParamError{Param: "forbidden_keywords",
+				Msg:  fmt.Sprintf("keyword %q is also in required_keywords", f),
+				Hint: "a keyword cannot be both required and forbidden; remove it from one list"})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return k, nil
+}
+
+func (k *KeywordPresence) equal(a, b string) bool {
+	if k.CaseSensitive {
+		return a == b
+	}
+	return strings.ToLower(a) == strings.ToLower(b)
+}
+
+// ID returns "keyword_presence".
+func (*KeywordPresence) ID() string { return "keyword_presence" }
+
+// Name returns "Keyword Presence".
+func (*KeywordPresence) Name() string { return "Keyword Presence" }
+
+// Category returns the format category.
+func (*KeywordPresence) Category() promptcanary.Category { return promptcanary.CategoryFormat }
+
+// Description returns a one-sentence description of the probe.
+func (*KeywordPresence) Description() string {
+	return "Checks that required keywords appear in the response and forbidden ones do not."
+}
+
+// Evaluate checks the keywords. The metadata holds "missing_required" and
+// "found_forbidden", as configured and in configuration order.
+func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	content := r.Content
+	if !k.CaseSensitive {
+		content = strings.ToLower(content)
+	}
+	contains := func(kw string) bool {
+		if !k.CaseSensitive {
+			kw = strings.ToLower(kw)
+		}
+		return strings.Contains(content, kw)
+	}
+	missing := []string{}
+	for _, kw := range k.RequiredKeywords {
+		if !contains(kw) {
+			missing = append(missing, kw)
+		}
+	}
+	forbidden := []string{}
+	for _, kw := range k.ForbiddenKeywords {
+		if contains(kw) {
+			forbidden = append(forbidden, kw)
+		}
+	}
+	checks := len(k.RequiredKeywords) + len(k.ForbiddenKeywords)
+	violations := len(missing) + len(forbidden)
+	score := 1 - float64(violations)/float64(max(checks, 1))
+
+	var details string
+	switch {
+	case violations == 0:
+		details = fmt.Sprintf("All %d keyword checks passed.", checks)
+	case len(missing) > 0 && len(forbidden) > 0:
+		details = fmt.Sprintf("Missing required keywords %s and found forbidden keywords %s.", quoteList(missing), quoteList(forbidden))
+	case len(missing) > 0:
+		details = fmt.Sprintf("Missing required keywords %s.", quoteList(missing))
+	default:
+		details = fmt.Sprintf("Found forbidden keywords %s.", quoteList(forbidden))
+	}
+	return probe.Result{Passed: violations == 0, Score: score, Details: details, Metadata: map[string]any{
+		"missing_required": missing,
+		"found_forbidden":  forbidden,
+	}}
+}

@@ -1,0 +1,116 @@
+package format_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/format"
+)
+
+func TestRegistered(t *testing.T) {
+	tests := []struct {
+		id, name string
+		params   map[string]any // enough to build the probe
+	}{
+		{"json_validity", "JSON Validity", nil},
+		{"json_schema", "JSON Schema", map[string]any{"required_keys": list("a")}},
+		{"json_key_order", "JSON Key Order", map[string]any{"expected_order": list("a")}},
+		{"response_length", "Response Length", nil},
+		{"markdown_headers", "Markdown Headers", map[string]any{"expected_headers": list("A")}},
+		{"keyword_presence", "Keyword Presence", nil},
+		{"expected_keywords", "Expected Keywords (from prompt)", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			typ, err := probe.Lookup(tc.id)
+			if err != nil {
+				t.Fatalf("Lookup: got error %v, want nil", err)
+			}
+			if typ.Name != tc.name {
+				t.Errorf("type name: got %q, want %q", typ.Name, tc.name)
+			}
+			if typ.Category != promptcanary.CategoryFormat {
+				t.Errorf("type category: got %q, want %q", typ.Category, promptcanary.CategoryFormat)
+			}
+			p := mustNew(t, tc.id, tc.params)
+			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != promptcanary.CategoryFormat {
+				t.Errorf("probe identity: got (%q, %q, %q), want (%q, %q, %q)",
+					p.ID(), p.Name(), p.Category(), tc.id, tc.name, promptcanary.CategoryFormat)
+			}
+			if p.Description() == "" || p.Description() != typ.Description {
+				t.Errorf("description: got probe %q and type %q, want equal and non-empty", p.Description(), typ.Description)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	tests := []struct {
+		id   string
+		raw  map[string]any
+		want probe.Params
+	}{
+		{"json_validity", nil, probe.Params{}},
+		{"json_schema", map[string]any{"required_keys": list("a")},
+			probe.Params{"required_keys": []string{"a"}, "forbidden_keys": []string{}, "score_per_key": true}},
+		{"json_key_order", map[string]any{"expected_order": list("a", "b")},
+			probe.Params{"expected_order": []string{"a", "b"}}},
+		{"response_length", nil, probe.Params{"min_chars": 1, "tolerance": 0.5}},
+		{"markdown_headers", map[string]any{"expected_headers": list()},
+			probe.Params{"expected_headers": []string{}, "case_sensitive": false}},
+		{"keyword_presence", nil,
+			probe.Params{"required_keywords": []string{}, "forbidden_keywords": []string{}, "case_sensitive": false}},
+		{"expected_keywords", nil, probe.Params{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			_, got, err := probe.New(tc.id, tc.raw)
+			if err != nil {
+				t.Fatalf("probe.New: got error %v, want nil", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("params mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStructsMatchRegistry checks that a probe built directly from its
+// exported type behaves like the one built from YAML parameters.
+func TestStructsMatchRegistry(t *testing.T) {
+	resp := &promptcanary.Response{Content: "```json\n{\"b\": 1, \"a\": 2, \"x\": 3}\n```"}
+	prompt := &promptcanary.Prompt{ID: "p", ExpectedKeywords: []string{"json", "zebra"}}
+	tests := []struct {
+		name   string
+		direct probe.Probe
+		id     string
+		raw    map[string]any
+	}{
+		{"validity", &format.JSONValidity{}, "json_validity", nil},
+		{"schema", &format.JSONSchema{RequiredKeys: []string{"a", "c"}, ForbiddenKeys: []string{"x"}},
+			"json_schema", map[string]any{"required_keys": list("a", "c"), "forbidden_keys": list("x")}},
+		{"schema all or nothing", &format.JSONSchema{RequiredKeys: []string{"a", "c"}, AllOrNothing: true},
+			"json_schema", map[string]any{"required_keys": list("a", "c"), "score_per_key": false}},
+		{"key order", &format.JSONKeyOrder{ExpectedOrder: []string{"a", "b"}},
+			"json_key_order", map[string]any{"expected_order": list("a", "b")}},
+		{"length", &format.ResponseLength{MinChars: 1, BaselineChars: 20},
+			"response_length", map[string]any{"baseline_chars": 20}},
+		{"headers", &format.MarkdownHeaders{ExpectedHeaders: []string{"A"}},
+			"markdown_headers", map[string]any{"expected_headers": list("A")}},
+		{"keywords", &format.KeywordPresence{RequiredKeywords: []string{"JSON"}, ForbiddenKeywords: []string{"x"}},
+			"keyword_presence", map[string]any{"required_keywords": list("JSON"), "forbidden_keywords": list("x")}},
+		{"expected keywords", &format.ExpectedKeywords{}, "expected_keywords", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := probe.Evaluate(mustNew(t, tc.id, tc.raw), prompt, resp)
+			got := probe.Evaluate(tc.direct, prompt, resp)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("direct struct differs from registry probe (-registry +direct):\n%s", diff)
+			}
+		})
+	}
+}

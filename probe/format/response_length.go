@@ -1,0 +1,150 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// DefaultLengthTolerance is the default relative tolerance of
+// response_length around its baseline (±50%).
+const DefaultLengthTolerance = 0.5
+
+// ResponseLength checks the length of the response in characters (Unicode
+// code points), against hard bounds and optionally against a baseline.
+//
+// A response shorter than MinChars, or longer than MaxChars when that is
+// set, fails with 0. With BaselineChars set, dev = |length/BaselineChars − 1|:
+// within Tolerance the result passes with 1 − (dev/Tolerance)×0.2, beyond it
+// fails with max(0, 1 − dev). Otherwise the result passes with 1.
+type ResponseLength struct {
+	// MinChars is the shortest acceptable length (YAML default 1).
+	MinChars int
+	// MaxChars is the longest acceptable length; 0 means no limit.
+	MaxChars int
+	// BaselineChars is the expected length; 0 means no baseline comparison.
+	BaselineChars int
+	// Tolerance is the accepted relative deviation from BaselineChars; 0
+	// means DefaultLengthTolerance.
+	Tolerance float64
+}
+
+var _ probe.Probe = (*ResponseLength)(nil)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "response_length",
+		Name:        "Response Length",
+		Category:    promptcanary.CategoryFormat,
+		Description: "Checks the response length in characters against bounds and an optional baseline.",
+		Params: []probe.Param{
+			{Name: "min_chars", Kind: probe.Int, Default: 1,
+				Doc: "shortest acceptable response, in characters"},
+			{Name: "max_chars", Kind: probe.Int,
+				Doc: "longest acceptable response, in characters; omit for no limit"},
+			{Name: "baseline_chars", Kind: probe.Int,
+				Doc: "expected response length in characters, to score drift against"},
+			{Name: "tolerance", Kind: probe.Float, Default: DefaultLengthTolerance,
+				Doc: "accepted relative deviation from baseline_chars (0.5 = ±50%)"},
+		},
+		New: newResponseLength,
+	})
+}
+
+func newResponseLength(p probe.Params) (probe.Probe, error) {
+	var errs []error
+	l := &ResponseLength{}
+	l.MinChars, _ = p.Int("min_chars")
+	if l.MinChars < 0 {
+		errs = append(errs, &probe.ParamError{Param: "min_chars",
+			Msg: fmt.Sprintf("must be >= 0, got %d", l.MinChars)})
+	}
+	if v, ok := p.Int("max_chars"); ok {
+		switch {
+		case v < 1:
+			errs = append(errs, &probe.ParamError{Param: "max_chars",
+				Msg: fmt.Sprintf("must be > 0, got %d", v), Hint: "omit max_chars for no upper limit"})
+		case v < l.MinChars:
+			errs = append(errs, &probe.ParamError{Param: "max_chars",
+				Msg:  fmt.Sprintf("must be >= min_chars (%d), got %d", l.MinChars, v),
+				Hint: "no response could pass; raise max_chars or lower min_chars"})
+		}
+		l.MaxChars = v
+	}
+	if v, ok := p.Int("baseline_chars"); ok {
+		if v < 1 {
+			errs = append(errs, &probe.ParamError{Param: "baseline_chars",
+				Msg: fmt.Sprintf("must be > 0, got %d", v), Hint: "omit baseline_chars to skip the baseline comparison"})
+		}
+		l.BaselineChars = v
+	}
+	l.Tolerance, _ = p.Float("tolerance")
+	if math.IsNaN(l.Tolerance) || math.IsInf(l.Tolerance, 0) || l.Tolerance <= 0 {
+		errs = append(errs, &probe.ParamError{Param: "tolerance",
+			Msg: fmt.Sprintf("must be a finite number > 0, got %v", l.Tolerance), Hint: "0.5 accepts ±50% around baseline_chars"})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return l, nil
+}
+
+// ID returns "response_length".
+func (*ResponseLength) ID() string { return "response_length" }
+
+// Name returns "Response Length".
+func (*ResponseLength) Name() string { return "Response Length" }
+
+// Category returns the format category.
+func (*ResponseLength) Category() promptcanary.Category { return promptcanary.CategoryFormat }
+
+// Description returns a one-sentence description of the probe.
+func (*ResponseLength) Description() string {
+	return "Checks the response length in characters against bounds and an optional baseline."
+}
+
+// Evaluate measures the untrimmed response. The metadata holds "char_count",
+// plus "baseline_chars" and "ratio_to_baseline" (rounded to 3 decimals) when
+// the length was compared with the baseline.
+func (l *ResponseLength) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	n := utf8.RuneCountInString(r.Content)
+	meta := map[string]any{"char_count": n}
+	if n < l.MinChars {
+		return probe.Result{Metadata: meta,
+			Details: fmt.Sprintf("Response is too short: %d characters, minimum %d.", n, l.MinChars)}
+	}
+	if l.MaxChars > 0 && n > l.MaxChars {
+		return probe.Result{Metadata: meta,
+			Details: fmt.Sprintf("Response is too long: %d characters, maximum %d.", n, l.MaxChars)}
+	}
+	if l.BaselineChars <= 0 {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: fmt.Sprintf("Response length %d characters is within bounds.", n)}
+	}
+	tol := l.Tolerance
+	if tol <= 0 || math.IsNaN(tol) {
+		tol = DefaultLengthTolerance
+	}
+	ratio := float64(n) / float64(l.BaselineChars)
+	dev := math.Abs(ratio - 1)
+	passed := dev <= tol
+	var score float64
+	if passed {
+		score = 1 - (dev/tol)*0.2
+	} else {
+		score = max(0, 1-dev)
+	}
+	meta["baseline_chars"] = l.BaselineChars
+	meta["ratio_to_baseline"] = math.Round(ratio*1000) / 1000
+	verdict := "within"
+	if !passed {
+		verdict = "outside"
+	}
+	return probe.Result{Passed: passed, Score: score, Metadata: meta,
+		Details: fmt.Sprintf("Response length %d characters is %.1f%% of the baseline %d, %s the ±%.0f%% tolerance.",
+			n, ratio*100, l.BaselineChars, verdict, tol*100)}
+}
