@@ -167,8 +167,12 @@ func cloneDefault(v any) any {
 func convert(k Kind, v any) (any, error) {
 	switch k {
 	case String:
-		if s, ok := v.(string); ok {
+		switch s := v.(type) {
+		case string:
 			return s, nil
+		case int, int64, uint64, float64, bool:
+			// A YAML scalar such as `expected_value: 4` means the text "4".
+			return fmt.Sprint(s), nil
 		}
 	case Int:
 		switch n := v.(type) {

@@ -43,6 +43,8 @@ type Options struct {
 	NewID func() string
 	// Sleep waits between attempts; nil means a timer that honours ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Limits pace the calls to the provider.
+	Limits Limits
 }
 
 func (o *Options) now() time.Time {
@@ -107,6 +109,7 @@ func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options)
 		progressMu sync.Mutex
 		done       int
 	)
+	lim := newLimiter(opts.Limits)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
 	for ci := range calls {
@@ -116,7 +119,7 @@ func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options)
 		g.Go(func() error {
 			c := &calls[ci]
 			item := &plan.Items[c.item]
-			doCall(gctx, plan, item, c, p, &opts)
+			doCall(gctx, plan, item, c, p, lim, &opts)
 			if opts.Progress != nil {
 				progressMu.Lock()
 				done++
@@ -148,7 +151,7 @@ func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options)
 }
 
 // doCall performs one call with retries and evaluates the response.
-func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Provider, opts *Options) {
+func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Provider, lim *limiter, opts *Options) {
 	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
 	maxAttempts := opts.MaxAttempts
 	if maxAttempts <= 0 {
@@ -160,6 +163,9 @@ func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Pro
 	)
 	attempts := 0
 	for attempts < maxAttempts {
+		if err = lim.wait(ctx, EstimateTokens(&item.Prompt)+plan.Config.MaxTokens); err != nil {
+			break
+		}
 		attempts++
 		start := time.Now()
 		resp, err = attempt(ctx, p, req, opts.Timeout)
