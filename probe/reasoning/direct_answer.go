@@ -1,0 +1,124 @@
+package reasoning
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// preamblePatterns are filler openings, anchored at the start of the
+// opening (no multi-line flag: ^ is the start of the text).
+var preamblePatterns = text.Compile("(?i)",
+	`^Sure[!,]`,
+	`^Of course[!,]`,
+	`^Certainly[!,]`,
+	`^Great question[!,]`,
+	`^Absolutely[!,]`,
+	`^I'd be happy to`,
+	`^I would be happy to`,
+	`^As an AI`,
+	`^As a language model`,
+	`^I'm glad you asked`,
+	`^Thanks? for (asking|your question)`,
+	`^Happy to help`,
+)
+
+// openingPreviewChars bounds the opening_preview metadata value.
+const openingPreviewChars = 100
+
+const (
+	directAnswerID   = "direct_answer"
+	directAnswerName = "Direct Answer (No Preamble)"
+	directAnswerDesc = "Detects filler preamble (\"Sure!\", \"Great question!\", \"As an AI…\") before the actual answer."
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          directAnswerID,
+		Name:        directAnswerName,
+		Category:    promptcanary.CategoryReasoning,
+		Description: directAnswerDesc,
+		Params: []probe.Param{
+			{Name: "expect_direct", Kind: probe.Bool, Default: true,
+				Doc: "true expects no preamble; false expects one"},
+			{Name: "max_preamble_chars", Kind: probe.Int, Default: 80,
+				Doc: "characters at the start of the response searched for preamble; must be >= 0"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			d := &DirectAnswer{}
+			d.ExpectDirect, _ = p.Bool("expect_direct")
+			d.MaxPreambleChars, _ = p.Int("max_preamble_chars")
+			if err := d.Validate(); err != nil {
+				return nil, err
+			}
+			return d, nil
+		},
+	})
+}
+
+// DirectAnswer looks for a filler preamble at the start of a response.
+type DirectAnswer struct {
+	// ExpectDirect, when true, requires no preamble; when false it
+	// expects one. The YAML default is true.
+	ExpectDirect bool
+	// MaxPreambleChars is how many characters (code points) from the start
+	// of the response form the opening that is searched. The YAML default
+	// is 80.
+	MaxPreambleChars int
+}
+
+var _ probe.Probe = (*DirectAnswer)(nil)
+
+// ID returns "direct_answer".
+func (d *DirectAnswer) ID() string { return directAnswerID }
+
+// Name returns the display name.
+func (d *DirectAnswer) Name() string { return directAnswerName }
+
+// Category returns the reasoning category.
+func (d *DirectAnswer) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
+
+// Description returns a one-sentence description.
+func (d *DirectAnswer) Description() string { return directAnswerDesc }
+
+// Validate reports a negative MaxPreambleChars as a *probe.ParamError.
+func (d *DirectAnswer) Validate() error {
+	if d.MaxPreambleChars < 0 {
+		return &probe.ParamError{Param: "max_preamble_chars", Msg: fmt.Sprintf("must be >= 0, got %d", d.MaxPreambleChars)}
+	}
+	return nil
+}
+
+// Evaluate searches the opening of r's content for a preamble.
+func (d *DirectAnswer) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	opening := strings.TrimSpace(text.Preview(r.Content, max(d.MaxPreambleChars, 0)))
+	found := false
+	for _, re := range preamblePatterns {
+		if re.MatchString(opening) {
+			found = true
+			break
+		}
+	}
+	preview := text.Preview(opening, openingPreviewChars)
+	res := probe.Result{Metadata: map[string]any{
+		"opening_preview": preview,
+		"preamble_found":  found,
+	}}
+	switch {
+	case d.ExpectDirect && !found:
+		res.Passed, res.Score = true, 1
+		res.Details = "Response starts directly, without preamble."
+	case d.ExpectDirect:
+		res.Details = fmt.Sprintf("Preamble found in the first %d characters: %q.", d.MaxPreambleChars, preview)
+	case found:
+		res.Passed, res.Score = true, 1
+		res.Details = fmt.Sprintf("Preamble found as expected: %q.", preview)
+	default:
+		res.Score = 0.5
+		res.Details = "Expected a preamble but the response starts directly."
+	}
+	return res
+}

@@ -1,0 +1,128 @@
+package reasoning
+
+import (
+	"fmt"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+var (
+	positivePatterns = text.Compile("(?i)",
+		`\bexcellent\b`, `\bgreat\b`, `\bwonderful\b`, `\bamazing\b`, `\bhappy\b`,
+		`\bpleased?\b`, `\bdelighted\b`, `\bfantastic\b`, `\bgood\b`, `\bbeneficial\b`,
+		`\bpositive\b`, `\bsuccessful\b`, `\beffective\b`, `\bimpressive\b`, `\boutstanding\b`,
+	)
+	negativePatterns = text.Compile("(?i)",
+		`\bbad\b`, `\bterrible\b`, `\bawful\b`, `\bworse\b`, `\bworst\b`,
+		`\bfail(?:ed|ure)?\b`, `\bproblem\b`, `\berror\b`, `\bwrong\b`, `\bincorrect\b`,
+		`\bunfortunate\b`, `\bnegative\b`, `\bdangerous\b`, `\bharmful\b`,
+	)
+)
+
+// The scores of a sentiment verdict.
+const (
+	sentimentMatch    = 1.0
+	sentimentMismatch = 0.4
+)
+
+const (
+	sentimentID   = "sentiment"
+	sentimentName = "Response Sentiment / Tone"
+	sentimentDesc = "Detects a shift in the response's tone from its rates of positive and negative words."
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          sentimentID,
+		Name:        sentimentName,
+		Category:    promptcanary.CategoryReasoning,
+		Description: sentimentDesc,
+		Params: []probe.Param{
+			{Name: "expect_positive", Kind: probe.Bool,
+				Doc: "true expects a positive tone, false a neutral or negative one; absent only reports the tone"},
+			{Name: "threshold", Kind: probe.Float, Default: 0.02,
+				Doc: "positive rate minus negative rate at or above which the tone is positive; must be a finite number"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			s := &Sentiment{}
+			if b, ok := p.Bool("expect_positive"); ok {
+				s.ExpectPositive = &b
+			}
+			s.Threshold, _ = p.Float("threshold")
+			if err := s.Validate(); err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// Sentiment scores a response's tone by counting positive and negative
+// words, a lightweight heuristic without a model.
+type Sentiment struct {
+	// ExpectPositive is the expected tone: true positive, false neutral or
+	// negative, nil no expectation (the probe then only reports the tone).
+	ExpectPositive *bool
+	// Threshold is the net sentiment (positive rate − negative rate) at or
+	// above which the tone is positive. The YAML default is 0.02.
+	Threshold float64
+}
+
+var _ probe.Probe = (*Sentiment)(nil)
+
+// ID returns "sentiment".
+func (s *Sentiment) ID() string { return sentimentID }
+
+// Name returns the display name.
+func (s *Sentiment) Name() string { return sentimentName }
+
+// Category returns the reasoning category, as in the reference.
+func (s *Sentiment) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
+
+// Description returns a one-sentence description.
+func (s *Sentiment) Description() string { return sentimentDesc }
+
+// Validate reports a Threshold that is NaN or infinite as a
+// *probe.ParamError.
+func (s *Sentiment) Validate() error { return finite("threshold", s.Threshold) }
+
+// tone names a tone for details.
+func tone(positive bool) string {
+	if positive {
+		return "positive"
+	}
+	return "neutral/negative"
+}
+
+// Evaluate counts the positive and negative words of r's content.
+func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	words := float64(max(text.WordCount(r.Content), 1))
+	pos := text.Count(r.Content, positivePatterns)
+	neg := text.Count(r.Content, negativePatterns)
+	posRate, negRate := float64(pos)/words, float64(neg)/words
+	net := posRate - negRate
+	positive := net >= s.Threshold
+	res := probe.Result{Metadata: map[string]any{
+		"positive_word_count": pos,
+		"negative_word_count": neg,
+		"pos_rate":            round(posRate, 4),
+		"neg_rate":            round(negRate, 4),
+		"net_sentiment":       round(net, 4),
+	}}
+	counts := fmt.Sprintf("%s and %s (net %.3f, threshold %.3f)",
+		plural(pos, "positive word"), plural(neg, "negative word"), net, s.Threshold)
+	if s.ExpectPositive == nil {
+		res.Passed, res.Score = true, 1
+		res.Details = fmt.Sprintf("Observed a %s tone: %s.", tone(positive), counts)
+		return res
+	}
+	res.Passed = positive == *s.ExpectPositive
+	res.Score = sentimentMismatch
+	if res.Passed {
+		res.Score = sentimentMatch
+	}
+	res.Details = fmt.Sprintf("Expected a %s tone, observed %s: %s.", tone(*s.ExpectPositive), tone(positive), counts)
+	return res
+}
