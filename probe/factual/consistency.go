@@ -51,7 +51,7 @@ func init() {
 		Description: "Checks the response against a known-correct expected value.",
 		Params: []probe.Param{
 			{Name: "expected_value", Kind: probe.String, Required: true,
-				Doc: `the correct answer text; quote numbers, as in expected_value: "4"`},
+				Doc: "the correct answer text (a number such as 4 means the text \"4\")"},
 			{Name: "match_mode", Kind: probe.String, Default: string(Contains),
 				Enum: []string{string(Contains), string(Exact), string(StartsWith)},
 				Doc:  "contains: anywhere in the response; exact: the whole trimmed response; startswith: at the start of the trimmed response"},

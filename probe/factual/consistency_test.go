@@ -105,6 +105,18 @@ func TestConsistency(t *testing.T) {
 	}
 }
 
+func TestConsistencyNumericExpectedValue(t *testing.T) {
+	// `expected_value: 4` in YAML decodes as a number and means the text "4".
+	p, _, err := probe.New("factual_consistency", map[string]any{"expected_value": 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "2 + 2 = 4"})
+	if !got.Passed || got.Score != 1 {
+		t.Errorf("got %+v, want a pass on content containing 4", got)
+	}
+}
+
 func TestConsistencyConfig(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -114,8 +126,6 @@ func TestConsistencyConfig(t *testing.T) {
 		hint   string
 	}{
 		{name: "missing expected_value", params: nil, want: []string{"expected_value"}, msg: "required parameter is missing"},
-		{name: "number expected_value", params: map[string]any{"expected_value": 4}, want: []string{"expected_value"},
-			msg: "must be a string, got integer 4", hint: `quote numbers`},
 		{name: "empty expected_value", params: map[string]any{"expected_value": ""}, want: []string{"expected_value"},
 			msg: "must not be empty"},
 		{name: "bad match_mode", params: map[string]any{"expected_value": "x", "match_mode": "fuzzy"}, want: []string{"match_mode"},
