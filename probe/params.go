@@ -43,6 +43,14 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// article returns the kind's name with its indefinite article.
+func (k Kind) article() string {
+	if k == Int {
+		return "an integer"
+	}
+	return "a " + k.String()
+}
+
 // Param declares one parameter of a probe type.
 type Param struct {
 	Name     string
@@ -225,7 +233,7 @@ func convert(k Kind, v any) (any, error) {
 			return m, nil
 		}
 	}
-	return nil, fmt.Errorf("must be a %s, got %s", k, describe(v))
+	return nil, fmt.Errorf("must be %s, got %s", k.article(), describe(v))
 }
 
 func describe(v any) string {
