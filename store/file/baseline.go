@@ -1,0 +1,222 @@
+package file
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/atomicfile"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// slugLen is how many characters of the suite name and of the model id go
+// into a baseline's file name, as in the original tool.
+const slugLen = 40
+
+// BaselineName returns the file name the original tool gives b:
+// {suite_slug}__{model_slug}__{YYYYmmddTHHMMSS}_{id8}.json, where the suite
+// slug is the suite name with "/" as "-" and " " as "_", the model slug the
+// model id with "/" and ":" as "-", each cut to 40 characters, the time is
+// b.CreatedAt in UTC and id8 the first 8 characters of the snapshot id.
+// Characters no file system accepts in a name (control characters and
+// \ : * ? " < > |) also become "-", which leaves every ordinary name as the
+// original tool spells it.
+func BaselineName(b *promptcanary.Baseline) string {
+	suite := slug(strings.NewReplacer("/", "-", " ", "_").Replace(b.SuiteName))
+	model := slug(strings.NewReplacer("/", "-", ":", "-").Replace(b.Provider.ModelID))
+	id := []rune(b.SnapshotID)
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return fmt.Sprintf("%s__%s__%s_%s.json", suite, model, b.CreatedAt.UTC().Format("20060102T150405"), slug(string(id)))
+}
+
+// slug cuts s to slugLen characters and replaces those that cannot be part
+// of a file name.
+func slug(s string) string {
+	r := []rune(s)
+	if len(r) > slugLen {
+		r = r[:slugLen]
+	}
+	for i, c := range r {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(`/\:*?"<>|`, c) {
+			r[i] = '-'
+		}
+	}
+	return string(r)
+}
+
+// LoadBaseline reads the baseline file at path, written by this module or
+// by the original Python tool (schema version "0.1", null seeds and finish
+// reasons, raw responses, a "_note" key, pydantic timestamps with or
+// without a zone).
+func LoadBaseline(path string) (*promptcanary.Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load baseline %q: %w", path, err)
+	}
+	b, err := store.UnmarshalBaseline(data)
+	if err != nil {
+		return nil, fmt.Errorf("load baseline %q: %w", path, describeJSONError(data, err))
+	}
+	if b.SnapshotID == "" {
+		hint := ""
+		if b.RunResult.RunID == "" && hasKey(data, "run_id") {
+			hint = " (it looks like a run file)"
+		}
+		return nil, fmt.Errorf("load baseline %q: not a baseline file: no snapshot_id%s", path, hint)
+	}
+	if b.RunResult.RunID == "" {
+		return nil, fmt.Errorf("load baseline %q: not a baseline file: no run_result.run_id", path)
+	}
+	return b, nil
+}
+
+// WriteBaseline atomically writes b to path as indented JSON that both this
+// module and the original Python tool read: timestamps are cut to the
+// microsecond and absent maps and lists are written empty, not null.
+func WriteBaseline(path string, b *promptcanary.Baseline) error {
+	data, err := store.MarshalIndent(portable(b))
+	if err != nil {
+		return fmt.Errorf("write baseline %q: %w", path, err)
+	}
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
+}
+
+// portable returns a copy of b in the form the original tool validates:
+// microsecond timestamps, empty instead of null maps and lists.
+func portable(b *promptcanary.Baseline) *promptcanary.Baseline {
+	c := *b
+	c.CreatedAt = micro(c.CreatedAt)
+	c.Provider.ExtraParams = emptyMap(c.Provider.ExtraParams)
+	r := &c.RunResult
+	r.Provider.ExtraParams = emptyMap(r.Provider.ExtraParams)
+	r.StartedAt = micro(r.StartedAt)
+	r.FinishedAt = micro(r.FinishedAt)
+	r.ProbeResults = append(make([]promptcanary.ProbeResult, 0, len(r.ProbeResults)), r.ProbeResults...)
+	for i := range r.ProbeResults {
+		r.ProbeResults[i].Metadata = emptyMap(r.ProbeResults[i].Metadata)
+	}
+	r.LLMResponses = append(make([]promptcanary.Response, 0, len(r.LLMResponses)), r.LLMResponses...)
+	for i := range r.LLMResponses {
+		r.LLMResponses[i].Timestamp = micro(r.LLMResponses[i].Timestamp)
+	}
+	return &c
+}
+
+func micro(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+
+func emptyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// LoadRun reads the run file at path.
+func LoadRun(path string) (*promptcanary.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load run %q: %w", path, err)
+	}
+	r, err := store.UnmarshalRun(data)
+	if err != nil {
+		return nil, fmt.Errorf("load run %q: %w", path, describeJSONError(data, err))
+	}
+	if r.RunID == "" {
+		hint := ""
+		if hasKey(data, "snapshot_id") {
+			hint = " (it looks like a baseline file)"
+		}
+		return nil, fmt.Errorf("load run %q: not a run file: no run_id%s", path, hint)
+	}
+	return r, nil
+}
+
+// loadDrift reads the drift report file at path.
+func loadDrift(path string) (*promptcanary.DriftReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load drift report %q: %w", path, err)
+	}
+	d, err := store.UnmarshalDrift(data)
+	if err != nil {
+		return nil, fmt.Errorf("load drift report %q: %w", path, describeJSONError(data, err))
+	}
+	if d.ReportID == "" {
+		return nil, fmt.Errorf("load drift report %q: not a drift report: no report_id", path)
+	}
+	return d, nil
+}
+
+// hasKey reports whether the top-level JSON object in data has key.
+func hasKey(data []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
+}
+
+// describeJSONError adds the line of a syntax error, and says when the
+// file ends early, as a write interrupted by another tool would leave it.
+func describeJSONError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		return err
+	}
+	if syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
+		return fmt.Errorf("truncated file: %w", err)
+	}
+	line := 1 + bytes.Count(data[:syn.Offset], []byte("\n"))
+	return fmt.Errorf("line %d: %w", line, err)
+}
+
+// baselineHeader is the part of a baseline file that listings read.
+type baselineHeader struct {
+	SnapshotID string `json:"snapshot_id"`
+	CreatedAt  string `json:"created_at"`
+	SuiteName  string `json:"suite_name"`
+	Provider   struct {
+		ModelID string `json:"model_id"`
+	} `json:"provider"`
+	Note      string `json:"_note"`
+	RunResult struct {
+		RunID string `json:"run_id"`
+	} `json:"run_result"`
+}
+
+// readBaselineInfo reads the listing entry of the baseline file at path,
+// without keeping its run in memory.
+func readBaselineInfo(path string) (store.BaselineInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, err)
+	}
+	var h baselineHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, describeJSONError(data, err))
+	}
+	if h.SnapshotID == "" || h.RunResult.RunID == "" {
+		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: not a baseline file", path)
+	}
+	created, err := store.ParseTime(h.CreatedAt)
+	if err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: created_at: %w", path, err)
+	}
+	return store.BaselineInfo{
+		SnapshotID: h.SnapshotID,
+		RunID:      h.RunResult.RunID,
+		Suite:      h.SuiteName,
+		Model:      h.Provider.ModelID,
+		CreatedAt:  created,
+		Note:       h.Note,
+		Path:       path,
+	}, nil
+}
