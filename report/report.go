@@ -1,0 +1,174 @@
+// Package report renders runs and drift reports for people and programs: a
+// terminal table, GitHub-flavoured Markdown for pull-request comments, one
+// self-contained HTML file, and JSON.
+//
+// Every renderer treats model output, probe details and error messages as
+// untrusted: the terminal renderer escapes control characters, the Markdown
+// renderer escapes everything that could break a table or inject markup, and
+// the HTML renderer uses html/template. Output is deterministic: it is sorted
+// and only uses the times stored in the rendered value.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// Format names an output format.
+type Format string
+
+// The output formats.
+const (
+	Terminal Format = "terminal"
+	Markdown Format = "markdown"
+	HTML     Format = "html"
+	JSON     Format = "json"
+)
+
+// Formats lists every format in display order.
+var Formats = []Format{Terminal, Markdown, HTML, JSON}
+
+// ParseFormat parses a format name, case-insensitively; "md" is accepted for
+// markdown. An unknown name fails with the valid names and the likely intent.
+func ParseFormat(s string) (Format, error) {
+	name := strings.ToLower(strings.TrimSpace(s))
+	if name == "md" {
+		return Markdown, nil
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		if name == string(f) {
+			return f, nil
+		}
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown report format %q%s: want terminal, markdown, html or json", s, suggest.Hint(name, names))
+}
+
+// Options tune the human-readable renderers; JSON ignores them.
+type Options struct {
+	// Color enables ANSI colour in terminal output. The caller decides
+	// (a TTY, NO_COLOR, a flag); other formats ignore it.
+	Color bool
+	// Width is the terminal width in columns; 0 means 100.
+	Width int
+	// Verbose lists every result in terminal output, not only the failures
+	// and changes.
+	Verbose bool
+}
+
+// width returns the terminal width to lay out for.
+func (o Options) width() int {
+	switch {
+	case o.Width <= 0:
+		return 100
+	case o.Width < 40:
+		return 40
+	}
+	return o.Width
+}
+
+// Run writes run in format f to w. Nothing is written when rendering fails.
+func Run(w io.Writer, f Format, run *promptcanary.Run, opts Options) error {
+	if run == nil {
+		return errors.New("render run: nil run")
+	}
+	var buf bytes.Buffer
+	var err error
+	switch f {
+	case Terminal:
+		renderRunTerminal(&buf, newRunModel(run), opts)
+	case Markdown:
+		renderRunMarkdown(&buf, newRunModel(run))
+	case HTML:
+		err = renderHTML(&buf, "run.html.tmpl", newRunModel(run))
+	case JSON:
+		err = writeJSON(&buf, run)
+	default:
+		return fmt.Errorf("render run: unknown format %q", f)
+	}
+	if err != nil {
+		return fmt.Errorf("render run as %s: %w", f, err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	return nil
+}
+
+// Drift writes d in format f to w. Nothing is written when rendering fails.
+func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) error {
+	if d == nil {
+		return errors.New("render drift report: nil report")
+	}
+	var buf bytes.Buffer
+	var err error
+	switch f {
+	case Terminal:
+		renderDriftTerminal(&buf, newDriftModel(d), opts)
+	case Markdown:
+		renderDriftMarkdown(&buf, newDriftModel(d))
+	case HTML:
+		err = renderHTML(&buf, "drift.html.tmpl", newDriftModel(d))
+	case JSON:
+		err = writeJSON(&buf, d)
+	default:
+		return fmt.Errorf("render drift report: unknown format %q", f)
+	}
+	if err != nil {
+		return fmt.Errorf("render drift report as %s: %w", f, err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write drift report: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON followed by a newline.
+func writeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// Decode reads a run, a baseline or a drift report written as JSON, for
+// rendering it again. A baseline yields its run_result as the run. Exactly
+// one of run and drift is non-nil when err is nil.
+func Decode(data []byte) (run *promptcanary.Run, drift *promptcanary.DriftReport, err error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, nil, fmt.Errorf("decode report input: not a JSON object: %w", err)
+	}
+	if fields == nil {
+		return nil, nil, errors.New("decode report input: not a JSON object")
+	}
+	has := func(k string) bool { _, ok := fields[k]; return ok }
+	switch {
+	case has("run_result"):
+		var b promptcanary.Baseline
+		if err := json.Unmarshal(data, &b); err != nil {
+			return nil, nil, fmt.Errorf("decode baseline: %w", err)
+		}
+		return &b.RunResult, nil, nil
+	case has("comparisons"):
+		var d promptcanary.DriftReport
+		if err := json.Unmarshal(data, &d); err != nil {
+			return nil, nil, fmt.Errorf("decode drift report: %w", err)
+		}
+		return nil, &d, nil
+	case has("probe_results") || has("run_id"):
+		var r promptcanary.Run
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, nil, fmt.Errorf("decode run: %w", err)
+		}
+		return &r, nil, nil
+	}
+	return nil, nil, errors.New("decode report input: not a PromptCanary run, baseline or drift report (no probe_results, run_result or comparisons field)")
+}

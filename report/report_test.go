@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// load decodes a fixture from testdata.
+func load(t testing.TB, name string) (*promptcanary.Run, *promptcanary.DriftReport) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, drift, err := Decode(data)
+	if err != nil {
+		t.Fatalf("Decode(%s): %v", name, err)
+	}
+	return run, drift
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run go test ./report -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	variants := []struct {
+		suffix string
+		format Format
+		opts   Options
+	}{
+		{"terminal", Terminal, Options{}},
+		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
+		{"terminal-color", Terminal, Options{Color: true}},
+		{"markdown", Markdown, Options{}},
+		{"html", HTML, Options{}},
+		{"json", JSON, Options{}},
+	}
+	for _, fixture := range []string{"run_failures", "drift_mixed", "drift_clean"} {
+		for _, v := range variants {
+			t.Run(fixture+"/"+v.suffix, func(t *testing.T) {
+				run, drift := load(t, fixture+".json")
+				var buf bytes.Buffer
+				var err error
+				if run != nil {
+					err = Run(&buf, v.format, run, v.opts)
+				} else {
+					err = Drift(&buf, v.format, drift, v.opts)
+				}
+				if err != nil {
+					t.Fatalf("render: %v", err)
+				}
+				golden(t, fixture+"."+v.suffix+".golden", buf.Bytes())
+			})
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json"} {
+		t.Run(fixture, func(t *testing.T) {
+			run, drift := load(t, fixture)
+			var buf bytes.Buffer
+			var err error
+			if run != nil {
+				err = Run(&buf, JSON, run, Options{})
+			} else {
+				err = Drift(&buf, JSON, drift, Options{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
+				t.Errorf("got output ending %q, want a trailing newline after the object", buf.Bytes()[max(0, buf.Len()-5):])
+			}
+			gotRun, gotDrift, err := Decode(buf.Bytes())
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if diff := cmp.Diff(run, gotRun); diff != "" {
+				t.Errorf("run changed in the round trip (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(drift, gotDrift); diff != "" {
+				t.Errorf("drift report changed in the round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name      string
+		fixture   string
+		wantRunID string
+		wantDrift string
+	}{
+		{"run", "run_failures.json", "run-2025-05-01-a1b2", ""},
+		{"baseline yields its run", "baseline.json", "run-2025-05-01-a1b2", ""},
+		{"drift report", "drift_mixed.json", "", "drift-7f3a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run, drift := load(t, tc.fixture)
+			gotRunID, gotDrift := "", ""
+			if run != nil {
+				gotRunID = run.RunID
+			}
+			if drift != nil {
+				gotDrift = drift.ReportID
+			}
+			if gotRunID != tc.wantRunID || gotDrift != tc.wantDrift {
+				t.Errorf("got run %q, drift %q, want run %q, drift %q", gotRunID, gotDrift, tc.wantRunID, tc.wantDrift)
+			}
+		})
+	}
+	t.Run("baseline run keeps its results", func(t *testing.T) {
+		run, _ := load(t, "baseline.json")
+		if got, want := len(run.ProbeResults), 2; got != want {
+			t.Errorf("got %d probe results, want %d", got, want)
+		}
+	})
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"empty", ``, "decode report input: not a JSON object"},
+		{"not JSON", `hello`, "decode report input: not a JSON object"},
+		{"array", `[1, 2]`, "decode report input: not a JSON object"},
+		{"null", `null`, "decode report input: not a JSON object"},
+		{"string", `"run"`, "decode report input: not a JSON object"},
+		{"empty object", `{}`, "not a PromptCanary run, baseline or drift report"},
+		{"other JSON", `{"name": "canary.yaml", "version": 3}`, "not a PromptCanary run, baseline or drift report"},
+		{"bad run", `{"run_id": 7}`, "decode run:"},
+		{"bad baseline", `{"run_result": []}`, "decode baseline:"},
+		{"bad drift report", `{"comparisons": "none"}`, "decode drift report:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run, drift, err := Decode([]byte(tc.in))
+			if err == nil {
+				t.Fatalf("got run %v, drift %v, want error containing %q", run, drift, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %q, want it to contain %q", err, tc.want)
+			}
+			if run != nil || drift != nil {
+				t.Errorf("got run %v, drift %v with an error, want nil", run, drift)
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Format
+		wantErr string
+	}{
+		{"terminal", Terminal, ""},
+		{"markdown", Markdown, ""},
+		{"md", Markdown, ""},
+		{"HTML", HTML, ""},
+		{" json ", JSON, ""},
+		{"markdwn", "", `unknown report format "markdwn" (did you mean markdown?): want terminal, markdown, html or json`},
+		{"jsn", "", `unknown report format "jsn" (did you mean json?): want terminal, markdown, html or json`},
+		{"term", "", `unknown report format "term" (did you mean terminal?): want terminal, markdown, html or json`},
+		{"pdf", "", `unknown report format "pdf": want terminal, markdown, html or json`},
+		{"", "", `unknown report format "": want terminal, markdown, html or json`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseFormat(tc.in)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if got != tc.want || gotErr != tc.wantErr {
+				t.Errorf("got %q, %q, want %q, %q", got, gotErr, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestRenderErrors(t *testing.T) {
+	run, _ := load(t, "run_failures.json")
+	_, drift := load(t, "drift_clean.json")
+	tests := []struct {
+		name   string
+		render func() error
+		want   string
+	}{
+		{"nil run", func() error { return Run(&bytes.Buffer{}, JSON, nil, Options{}) }, "render run: nil run"},
+		{"nil drift", func() error { return Drift(&bytes.Buffer{}, JSON, nil, Options{}) }, "render drift report: nil report"},
+		{"unknown run format", func() error { return Run(&bytes.Buffer{}, "pdf", run, Options{}) }, `render run: unknown format "pdf"`},
+		{"unknown drift format", func() error { return Drift(&bytes.Buffer{}, "", drift, Options{}) }, `render drift report: unknown format ""`},
+		{"run write fails", func() error { return Run(failWriter{}, Markdown, run, Options{}) }, "write run report: disk full"},
+		{"drift write fails", func() error { return Drift(failWriter{}, HTML, drift, Options{}) }, "write drift report: disk full"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.render()
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTerminalFitsWidth checks that no terminal line is wider than asked.
+func TestTerminalFitsWidth(t *testing.T) {
+	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json"} {
+		for _, width := range []int{0, 80, 120} {
+			t.Run(fixture+"/"+string(rune('0'+width/40)), func(t *testing.T) {
+				run, drift := load(t, fixture)
+				var buf bytes.Buffer
+				opts := Options{Width: width, Verbose: true}
+				if run != nil {
+					_ = Run(&buf, Terminal, run, opts)
+				} else {
+					_ = Drift(&buf, Terminal, drift, opts)
+				}
+				limit := opts.width()
+				for i, l := range strings.Split(buf.String(), "\n") {
+					if w := textWidth(l); w > limit {
+						t.Errorf("line %d is %d columns, want at most %d: %q", i+1, w, limit, l)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,581 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// ANSI styles used by the terminal renderer.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// term writes terminal output into a buffer.
+type term struct {
+	b     *bytes.Buffer
+	color bool
+	width int
+}
+
+// paint wraps s in an ANSI style when colour is on.
+func (t *term) paint(style, s string) string {
+	if !t.color || style == "" || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+func (t *term) line(parts ...string) {
+	for _, p := range parts {
+		t.b.WriteString(p)
+	}
+	t.b.WriteByte('\n')
+}
+
+// heading writes a bold section title preceded by a blank line.
+func (t *term) heading(style, title string) {
+	t.line()
+	t.line(t.paint(ansiBold+style, title))
+}
+
+// field writes an aligned "label  value" line of the header block; value is
+// untrusted.
+func (t *term) field(label, value string) {
+	const labelWidth = 13
+	t.line("  ", padRight(label, labelWidth), " ", truncate(termSafe(value), t.width-labelWidth-3))
+}
+
+// para writes untrusted free text wrapped to the width, each line indented.
+func (t *term) para(indent, first, s string) {
+	for i, l := range wrap(termSafe(s), t.width-textWidth(indent)-textWidth(first)) {
+		if i == 0 {
+			t.line(indent, first, l)
+		} else {
+			t.line(indent, strings.Repeat(" ", textWidth(first)), l)
+		}
+	}
+}
+
+// column describes one table column.
+type column struct {
+	head  string
+	right bool
+	max   int // widest the column may be; 0 for no cap
+	min   int // narrowest the column may shrink to when the table is too wide; 0 never shrinks
+}
+
+// cell is one table cell; text is untrusted.
+type cell struct {
+	text  string
+	style string
+}
+
+// trow is one table row with optional "label text" lines under it.
+type trow struct {
+	cells []cell
+	extra [][2]string
+}
+
+const (
+	tableIndent    = "  "
+	lastColumnKeep = 40 // width the last column keeps before other columns shrink
+)
+
+// table writes an aligned table. Cell texts are escaped, then truncated to
+// their column; when the table is wider than the terminal, the shrinkable
+// columns give up width, widest first.
+func (t *term) table(cols []column, rows []trow) {
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = textWidth(c.head)
+	}
+	for ri := range rows {
+		for i := range rows[ri].cells {
+			c := &rows[ri].cells[i]
+			c.text = termSafe(c.text)
+			widths[i] = max(widths[i], textWidth(c.text))
+		}
+	}
+	total := textWidth(tableIndent) + 2*(len(cols)-1)
+	for i, c := range cols {
+		if c.max > 0 {
+			widths[i] = min(widths[i], c.max)
+		}
+		widths[i] = min(widths[i], t.width)
+		total += widths[i]
+	}
+	// The last column (details, messages) gives way first, down to a
+	// readable width; then the widest shrinkable column, down to its minimum.
+	last := len(cols) - 1
+	if cols[last].min > 0 && total > t.width {
+		shrink := min(total-t.width, widths[last]-max(cols[last].min, lastColumnKeep))
+		if shrink > 0 {
+			widths[last] -= shrink
+			total -= shrink
+		}
+	}
+	for total > t.width {
+		widest := -1
+		for i, c := range cols {
+			if c.min > 0 && widths[i] > c.min && (widest < 0 || widths[i] > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		widths[widest]--
+		total--
+	}
+
+	var sb strings.Builder
+	render := func(cells []cell, header bool) {
+		sb.Reset()
+		sb.WriteString(tableIndent)
+		for i, c := range cells {
+			text := truncate(c.text, widths[i])
+			pad := strings.Repeat(" ", widths[i]-textWidth(text))
+			if i == last && !cols[i].right {
+				pad = ""
+			}
+			style := c.style
+			if header {
+				style = ansiBold
+			}
+			if cols[i].right {
+				sb.WriteString(pad)
+				sb.WriteString(t.paint(style, text))
+			} else {
+				sb.WriteString(t.paint(style, text))
+				sb.WriteString(pad)
+			}
+			if i < last {
+				sb.WriteString("  ")
+			}
+		}
+		t.line(strings.TrimRight(sb.String(), " "))
+	}
+	head := make([]cell, len(cols))
+	for i, c := range cols {
+		head[i] = cell{text: c.head}
+	}
+	render(head, true)
+	const extraIndent = tableIndent + "    "
+	for _, r := range rows {
+		render(r.cells, false)
+		for _, x := range r.extra {
+			label := padRight(x[0], 9)
+			t.line(extraIndent, t.paint(ansiDim, label), " ", truncate(termSafe(x[1]), t.width-len(extraIndent)-10))
+		}
+	}
+}
+
+// part is a piece of a summary line.
+type part struct {
+	sep   string // written before the piece, unless it starts a line
+	text  string // trusted, already safe
+	style string
+}
+
+// parts writes the pieces on one line, breaking lines between pieces so that
+// no line is wider than the terminal.
+func (t *term) parts(ps []part) {
+	var sb strings.Builder
+	w := 0
+	for i, p := range ps {
+		pw := textWidth(p.text)
+		if i > 0 {
+			// Keep room for the separator that ends a broken line.
+			if w+textWidth(p.sep)+pw+2 > t.width {
+				t.line(strings.TrimRight(sb.String()+p.sep, " "))
+				sb.Reset()
+				w = 0
+			} else {
+				sb.WriteString(p.sep)
+				w += textWidth(p.sep)
+			}
+		}
+		sb.WriteString(t.paint(p.style, p.text))
+		w += pw
+	}
+	t.line(sb.String())
+}
+
+func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
+	t := &term{b: b, color: opts.Color, width: opts.width()}
+	t.line(t.paint(ansiBold, "PromptCanary run report"), " · ", t.paint(ansiBold, truncate(termSafe(m.Suite), t.width-26)))
+	t.line()
+	t.field("provider", m.Model)
+	t.field("sampling", m.Sampling)
+	t.field("samples", strconv.Itoa(m.Samples)+" per prompt")
+	t.field("started", m.Started)
+	t.field("duration", m.Duration)
+	t.field("tokens used", m.Tokens)
+	t.field("run id", m.RunID)
+	if m.Interrupted {
+		t.line()
+		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
+	}
+	t.line()
+	scoreStyle := ansiGreen
+	if len(m.Failed) > 0 {
+		scoreStyle = ansiRed
+	}
+	t.line(t.paint(ansiBold, "Score "), t.paint(ansiBold+scoreStyle, m.Score), " · pass rate ",
+		t.paint(scoreStyle, m.PassRate), fmt.Sprintf(" (%d/%d results passed)", m.Passed, m.Total))
+
+	if len(m.Categories) > 0 {
+		t.heading("", "By category")
+		rows := make([]trow, len(m.Categories))
+		for i, c := range m.Categories {
+			style := ansiGreen
+			if c.Passed < c.Total {
+				style = ansiRed
+			}
+			rows[i] = trow{cells: []cell{{text: c.Category}, {text: fmt.Sprintf("%d/%d", c.Passed, c.Total)}, {text: c.Rate, style: style}, {text: c.Score}}}
+		}
+		t.table([]column{{head: "CATEGORY"}, {head: "PASSED", right: true}, {head: "RATE", right: true}, {head: "SCORE", right: true}}, rows)
+	}
+
+	if len(m.Failed) > 0 {
+		t.heading(ansiRed, fmt.Sprintf("Failures (%d)", len(m.Failed)))
+		t.resultTable(m.Failed, true)
+	}
+	if len(m.Errors) > 0 {
+		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not probe failures", len(m.Errors)))
+		t.errorTable(m.Errors)
+	}
+	if len(m.Passing) > 0 {
+		if opts.Verbose {
+			t.heading(ansiGreen, fmt.Sprintf("Passing (%d)", len(m.Passing)))
+			t.resultTable(m.Passing, false)
+		} else {
+			t.line()
+			t.line(t.paint(ansiDim, plural(len(m.Passing), "passing result", "passing results")+" not listed (--verbose lists them)"))
+		}
+	}
+
+	t.line()
+	var parts []string
+	if len(m.Failed) == 0 && len(m.Errors) == 0 {
+		parts = append(parts, t.paint(ansiGreen+ansiBold, "✓ all probes passed"))
+	} else {
+		parts = append(parts, t.paint(ansiRed+ansiBold, "✗ "+plural(len(m.Failed), "failure", "failures")))
+		if len(m.Errors) > 0 {
+			parts = append(parts, t.paint(ansiYellow, plural(len(m.Errors), "call error", "call errors")))
+		}
+	}
+	parts = append(parts, "score "+m.Score, "pass rate "+m.PassRate)
+	t.line(strings.Join(parts, " · "))
+}
+
+// resultTable lists probe results. Failures get their details on a line of
+// their own, where they have room; passing results keep them in a column.
+func (t *term) resultTable(rows []resultRow, failures bool) {
+	cols := []column{{head: "PROBE", max: 40, min: 14}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 24, min: 10}, {head: "SAMPLE", right: true}, {head: "SCORE", right: true}}
+	if !failures {
+		cols = append(cols, column{head: "DETAILS", min: 16})
+	}
+	out := make([]trow, len(rows))
+	for i, r := range rows {
+		style := ansiGreen
+		if !r.Passed {
+			style = ansiRed
+		}
+		out[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: strconv.Itoa(r.Sample)}, {text: r.Score, style: style}}
+		switch {
+		case !failures:
+			out[i].cells = append(out[i].cells, cell{text: r.Details})
+		case r.Details != "":
+			out[i].extra = [][2]string{{"details", r.Details}}
+		}
+	}
+	t.table(cols, out)
+}
+
+func (t *term) errorTable(rows []errorRow) {
+	out := make([]trow, len(rows))
+	for i, e := range rows {
+		out[i] = trow{cells: []cell{{text: e.PromptID}, {text: strconv.Itoa(e.Sample)}, {text: orDash(e.Provider)}, {text: e.Attempts}, {text: e.Message, style: ansiYellow}}}
+	}
+	t.table([]column{{head: "PROMPT", max: 24, min: 10}, {head: "SAMPLE", right: true}, {head: "PROVIDER", max: 24, min: 8}, {head: "ATTEMPTS", right: true}, {head: "MESSAGE", min: 16}}, out)
+}
+
+// statusStyle is the colour of a status's heading and marks.
+func statusStyle(s promptcanary.Status) string {
+	switch s {
+	case promptcanary.StatusRegression:
+		return ansiRed
+	case promptcanary.StatusImprovement, promptcanary.StatusStable:
+		return ansiGreen
+	case promptcanary.StatusAdded, promptcanary.StatusRemoved:
+		return ansiCyan
+	}
+	return ansiYellow
+}
+
+// severityStyle is the colour of a severity badge.
+func severityStyle(s string) string {
+	switch s {
+	case "none":
+		return ansiGreen
+	case "low", "medium":
+		return ansiYellow
+	}
+	return ansiRed
+}
+
+func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
+	t := &term{b: b, color: opts.Color, width: opts.width()}
+	t.line(t.paint(ansiBold, "PromptCanary drift report"), " · ", t.paint(ansiBold, truncate(termSafe(m.Suite), t.width-28)))
+	t.line()
+	t.para("", "", m.Summary)
+	t.line()
+	t.line("  ", padRight("severity", 13), " ", t.paint(ansiBold+severityStyle(m.Severity), strings.ToUpper(m.Severity)))
+	t.field("method", m.Method)
+	t.field("score", m.ScoreLine)
+	t.field("provider", m.Model)
+	if m.BaselineModel != "" {
+		t.field("baseline on", m.BaselineModel)
+	}
+	t.field("baseline", m.BaselineID+" ("+m.BaselineAt+")")
+	t.field("current run", m.CurrentRunID)
+	t.field("generated", m.Generated)
+	t.field("report id", m.ReportID)
+	if len(m.Notes) > 0 {
+		t.heading(ansiYellow, "Notes")
+		for _, n := range m.Notes {
+			t.para("  ", "• ", n)
+		}
+	}
+
+	for _, g := range m.Groups {
+		t.heading(statusStyle(g.Status), fmt.Sprintf("%s (%d)", g.Title, len(g.Rows)))
+		if g.Explain != "" {
+			for _, l := range wrap(g.Explain, t.width-2) {
+				t.line("  ", t.paint(ansiDim, l))
+			}
+		}
+		t.comparisonTable(g, true)
+	}
+	if n := len(m.Stable.Rows); n > 0 {
+		if opts.Verbose {
+			t.heading(ansiGreen, fmt.Sprintf("Stable (%d)", n))
+			t.comparisonTable(m.Stable, false)
+		} else {
+			t.line()
+			t.line(t.paint(ansiDim, plural(n, "stable pair", "stable pairs")+" not listed (--verbose lists them)"))
+		}
+	}
+	if len(m.Errors) > 0 {
+		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not drift", len(m.Errors)))
+		t.errorTable(m.Errors)
+	}
+
+	t.line()
+	t.parts(driftSummary(m))
+}
+
+// driftSummary is the closing line: "2 regressions, 1 improvement, 5 stable,
+// … · severity HIGH".
+func driftSummary(m *driftModel) []part {
+	n := make(map[promptcanary.Status]int, len(m.Counts))
+	for _, c := range m.Counts {
+		n[c.Status] = c.N
+	}
+	ps := []part{
+		{"", plural(n[promptcanary.StatusRegression], "regression", "regressions"), statusStyle(promptcanary.StatusRegression)},
+		{", ", plural(n[promptcanary.StatusImprovement], "improvement", "improvements"), statusStyle(promptcanary.StatusImprovement)},
+		{", ", strconv.Itoa(n[promptcanary.StatusStable]) + " stable", ""},
+	}
+	for _, c := range m.Counts {
+		switch c.Status {
+		case promptcanary.StatusRegression, promptcanary.StatusImprovement, promptcanary.StatusStable:
+			continue
+		}
+		if c.N > 0 {
+			ps = append(ps, part{", ", fmt.Sprintf("%d %s", c.N, termSafe(c.Label)), statusStyle(c.Status)})
+		}
+	}
+	if len(m.Errors) > 0 {
+		ps = append(ps, part{" · ", plural(len(m.Errors), "call error", "call errors"), ansiYellow})
+	}
+	return append(ps, part{" · ", "severity " + strings.ToUpper(termSafe(m.Severity)), ansiBold + severityStyle(m.Severity)})
+}
+
+func (t *term) comparisonTable(g statusGroup, withDetails bool) {
+	style := statusStyle(g.Status)
+	rows := make([]trow, len(g.Rows))
+	for i, r := range g.Rows {
+		sev := ""
+		if r.Severity != "—" {
+			sev = severityStyle(r.Severity)
+		}
+		rows[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: r.Baseline}, {text: r.Current, style: style}, {text: r.Delta, style: style}, {text: r.Severity, style: sev}}
+		if !withDetails {
+			continue
+		}
+		if r.Evidence != "" {
+			rows[i].extra = append(rows[i].extra, [2]string{"evidence", r.Evidence})
+		}
+		if r.BaselineDetails != "" {
+			rows[i].extra = append(rows[i].extra, [2]string{"baseline", r.BaselineDetails})
+		}
+		if r.CurrentDetails != "" {
+			rows[i].extra = append(rows[i].extra, [2]string{"current", r.CurrentDetails})
+		}
+	}
+	t.table([]column{{head: "PROBE", max: 32, min: 12}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 20, min: 10}, {head: "BASELINE", right: true}, {head: "CURRENT", right: true}, {head: "Δ", right: true}, {head: "SEVERITY", min: 6}}, rows)
+}
+
+// termSafe makes untrusted text safe for one terminal line: line breaks and
+// tabs become spaces, and control, bidirectional-override and other format
+// characters are shown escaped (\x1b, \u202e) so they cannot move the
+// cursor, change colours or reorder text.
+func termSafe(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; {
+		if c := s[i]; c < utf8.RuneSelf {
+			clean = c >= 0x20 && c != 0x7f
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		clean = r >= 0xa0 && r != utf8.RuneError && !unicode.Is(unicode.Cf, r)
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i, w := 0, 0; i < len(s); i += w {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		w = size
+		switch {
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+			b.WriteByte(' ')
+			w = 2
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// runeWidth is the number of terminal columns r takes.
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return 0
+	case r < 0x300:
+		return 1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || (r >= 0xfe00 && r <= 0xfe0f):
+		return 0
+	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0x303e, r >= 0x3041 && r <= 0x33ff,
+		r >= 0x3400 && r <= 0x4dbf, r >= 0x4e00 && r <= 0x9fff, r >= 0xa000 && r <= 0xa4cf,
+		r >= 0xac00 && r <= 0xd7a3, r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f,
+		r >= 0xff00 && r <= 0xff60, r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f,
+		r >= 0x1f900 && r <= 0x1f9ff, r >= 0x20000 && r <= 0x3fffd:
+		return 2
+	}
+	return 1
+}
+
+// textWidth is the number of terminal columns s takes.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+// truncate cuts s to at most w columns, ending with "…" when cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if len(s) <= w && isASCII(s) {
+		return s
+	}
+	if textWidth(s) <= w {
+		return s
+	}
+	n := 0
+	for i, r := range s {
+		rw := runeWidth(r)
+		if n+rw > w-1 {
+			return s[:i] + "…"
+		}
+		n += rw
+	}
+	return s
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// padRight pads s with spaces to w columns.
+func padRight(s string, w int) string {
+	if n := textWidth(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// wrap breaks s into lines of at most w columns at spaces; a word longer
+// than w is cut.
+func wrap(s string, w int) []string {
+	w = max(w, 20)
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, word := range strings.Fields(s) {
+		ww := textWidth(word)
+		if ww > w {
+			word, ww = truncate(word, w), w
+		}
+		if curW > 0 && curW+1+ww > w {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW > 0 {
+			cur.WriteByte(' ')
+			curW++
+		}
+		cur.WriteString(word)
+		curW += ww
+	}
+	if curW > 0 || len(lines) == 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
