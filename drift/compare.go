@@ -62,6 +62,9 @@ type Options struct {
 	// between the baseline and the run: their pairs are reported as
 	// StatusStale, never as drift.
 	StalePrompts map[string]bool
+	// GateOnSignals makes flagged change signals count as drift of low
+	// severity when no drift test rejects; by default they are warnings.
+	GateOnSignals bool
 	// Now returns the report time; nil means time.Now.
 	Now func() time.Time
 	// NewID returns the report id; nil means 16 random bytes in hex.

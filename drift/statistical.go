@@ -2,81 +2,452 @@ package drift
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/promptcanary/promptcanary"
 )
 
-// compareStatistical tests every pair measured on both sides with Fisher's
-// exact test, screens the family with Tarone's method and flags the pairs
-// the Benjamini–Hochberg step rejects.
-func compareStatistical(rep *promptcanary.DriftReport, idx *index, _ *promptcanary.Baseline, _ *promptcanary.Run, opts *Options) {
+// scoreMargin is the smallest score shift a Mann–Whitney unit may flag: its
+// test compares current scores raised by the margin with the baseline's,
+// and a rejection also needs a Hodges–Lehmann shift of at most −scoreMargin.
+const scoreMargin = 0.05
+
+// Test names recorded in TestedUnit.Test.
+const (
+	testFisher      = "fisher"
+	testMannWhitney = "mann_whitney"
+	testStratified  = "stratified_exact"
+	testSuite       = "stratified_permutation"
+)
+
+// familyUnit is one hypothesis of the drift family with what is needed to
+// act on its outcome.
+type familyUnit struct {
+	promptcanary.TestedUnit
+	pairs []int // indexes into index.pairs
+	score bool  // a Mann–Whitney (score-only) unit
+	// evidence builds the evidence line once p and q are known.
+	evidence func(p, q float64) string
+}
+
+// statRun holds the state of one statistical comparison.
+type statRun struct {
+	idx   *index
+	opts  *Options
+	units []familyUnit
+	buf   []float64
+	buf2  []float64
+}
+
+// compareStatistical runs the one-sided tests of the drift family over the
+// pairs measured on both sides, screens the family with Tarone's method,
+// applies Benjamini–Hochberg at opts.Alpha and fills the report.
+func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *promptcanary.Baseline, current *promptcanary.Run, opts *Options) {
 	st := &promptcanary.DriftStatistics{Seed: opts.Seed, Alpha: opts.Alpha, Permutations: opts.Permutations, BaselineSamples: idx.baseMax, CurrentSamples: idx.curMax}
-	var units []promptcanary.TestedUnit
-	var which []int
+	s := &statRun{idx: idx, opts: opts}
+	var measured []int
 	for i, p := range idx.pairs {
 		if !p.measured() {
 			continue
 		}
-		pv, minP := fisherLess(p.base.passes, p.base.n(), p.cur.passes, p.cur.n())
-		d, lo, hi := newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), z95)
-		units = append(units, promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: "fisher", Statistic: float64(p.cur.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, Severity: promptcanary.SeverityNone})
-		which = append(which, i)
+		measured = append(measured, i)
+		if p.base.n() < 2 || p.cur.n() < 2 {
+			p.status = promptcanary.StatusInsufficient
+			rep.Comparisons[i].Status = promptcanary.StatusInsufficient
+		}
+		s.addPairUnits(i)
 	}
-	minPs := make([]float64, len(units))
-	for i := range units {
-		minPs[i] = units[i].MinP
+	s.addGroupUnits(measured)
+	suiteVar, suiteWeight := s.addSuiteUnit(measured, rep.SuiteName)
+
+	// Tarone screening, then Benjamini–Hochberg over the testable units.
+	minP := make([]float64, len(s.units))
+	for i := range s.units {
+		minP[i] = s.units[i].MinP
 	}
-	k, level := tarone(minPs, opts.Alpha)
-	st.Hypotheses, st.ScreeningLevel = len(units), level
+	k, level := tarone(minP, opts.Alpha)
+	st.Hypotheses, st.ScreeningLevel = len(s.units), level
 	var kept []int
 	var ps []float64
-	for i := range units {
-		units[i].Q = 1
-		if units[i].MinP > level {
-			units[i].Screened = true
+	for i := range s.units {
+		u := &s.units[i]
+		u.Q = 1
+		if u.MinP > level {
+			u.Screened = true
 			continue
 		}
 		kept = append(kept, i)
-		ps = append(ps, units[i].P)
+		ps = append(ps, u.P)
 	}
-	_ = k
 	st.Testable = len(kept)
-	qs := benjaminiHochberg(ps)
-	regressions := 0
+	for j, q := range benjaminiHochberg(ps) {
+		u := &s.units[kept[j]]
+		u.Q = q
+		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
+	}
+
+	// Outcomes: severities, pair statuses, evidence.
 	rep.Severity = promptcanary.SeverityNone
-	for j, i := range kept {
-		units[i].Q = qs[j]
-		if qs[j] <= opts.Alpha {
-			units[i].Rejected = true
-			units[i].Severity = pairSeverity(-units[i].Interval.Upper)
-			c := &rep.Comparisons[which[i]]
-			c.Regression, c.Status, c.Severity = true, promptcanary.StatusRegression, units[i].Severity
-			regressions++
-			if units[i].Severity.Rank() > rep.Severity.Rank() {
-				rep.Severity = units[i].Severity
+	flaggedUnits := 0
+	var broad []string
+	for i := range s.units {
+		u := &s.units[i]
+		u.Severity = promptcanary.SeverityNone
+		u.Evidence = u.evidence(u.P, u.Q)
+		if !u.Rejected {
+			continue
+		}
+		flaggedUnits++
+		u.Severity = unitSeverity(u)
+		if u.Severity.Rank() > rep.Severity.Rank() {
+			rep.Severity = u.Severity
+		}
+		if u.Kind == promptcanary.UnitPair {
+			c := &rep.Comparisons[u.pairs[0]]
+			if !c.Regression || u.Severity.Rank() > c.Severity.Rank() {
+				c.Severity, c.Evidence = u.Severity, u.Evidence
 			}
+			c.Regression, c.Improvement, c.Status = true, false, promptcanary.StatusRegression
+		} else {
+			broad = append(broad, u.Kind+" "+u.Key)
 		}
 	}
-	st.Units = units
+	levelK := opts.Alpha / float64(max(k, 1))
+	regressions := 0
+	for _, i := range measured {
+		c := &rep.Comparisons[i]
+		if c.Regression {
+			regressions++
+			continue
+		}
+		p := idx.pairs[i]
+		c.Evidence = cleanEvidence(p, levelK)
+		if c.Status == promptcanary.StatusInsufficient {
+			continue
+		}
+		if p.cur.rate() > p.base.rate() && fisherGreater(p.base.passes, p.base.n(), p.cur.passes, p.cur.n()) <= levelK {
+			c.Improvement, c.Status = true, promptcanary.StatusImprovement
+		}
+	}
+
+	st.Units = make([]promptcanary.TestedUnit, len(s.units))
+	for i := range s.units {
+		st.Units[i] = s.units[i].TestedUnit
+	}
+	st.MinDetectableDrop = suiteMinDetectableDrop(suiteVar, suiteWeight, levelK)
+	st.Nondeterminism = nondeterminism(&baseline.RunResult, current, idx)
+	st.Signals = changeSignals(&baseline.RunResult, current, idx, opts)
+	for _, sig := range st.Signals {
+		if sig.Flagged {
+			st.Warnings = append(st.Warnings, sig.Detail)
+		}
+	}
 	rep.Statistics = st
 	rep.OverallBaselineScore, rep.OverallCurrentScore = overallScores(idx)
-	rep.HasDrift = regressions > 0
-	if rep.HasDrift {
-		rep.Summary = driftSummary(rep.Severity, rep.SuiteName, fmt.Sprintf("%d regression(s) detected", regressions), rep.OverallBaselineScore, rep.OverallCurrentScore)
-	} else {
+	rep.HasDrift = flaggedUnits > 0
+	if opts.GateOnSignals && len(st.Warnings) > 0 && !rep.HasDrift {
+		rep.HasDrift, rep.Severity = true, promptcanary.SeverityLow
+	}
+	switch {
+	case flaggedUnits > 0:
+		what := fmt.Sprintf("%d regression(s) detected", regressions)
+		if len(broad) > 0 {
+			if len(broad) > 3 {
+				broad = append(broad[:3], fmt.Sprintf("%d more", len(broad)-3))
+			}
+			what += ", worse across " + strings.Join(broad, ", ")
+		}
+		rep.Summary = driftSummary(rep.Severity, rep.SuiteName, what, rep.OverallBaselineScore, rep.OverallCurrentScore)
+	case rep.HasDrift:
+		rep.Summary = driftSummary(rep.Severity, rep.SuiteName, fmt.Sprintf("%d change signal(s) flagged, no regression detected", len(st.Warnings)), rep.OverallBaselineScore, rep.OverallCurrentScore)
+	default:
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
+		if st.MinDetectableDrop > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
+		}
+	}
+	if len(st.Warnings) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d informational change signal(s) flagged (see warnings); they are not drift by themselves", len(st.Warnings)))
+	}
+	if n := rep.Count(promptcanary.StatusInsufficient); n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d pair(s) have a single sample on one side: insufficient evidence for a statistical verdict", n))
 	}
 }
 
-// pairSeverity grades a rejected pair by its conservative drop g.
-func pairSeverity(g float64) promptcanary.Severity {
+// rngFor returns the random source of one unit: the report seed and the
+// unit's key, so a unit's permutations do not depend on the other units.
+func (s *statRun) rngFor(key string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return rand.New(rand.NewPCG(s.opts.Seed, h.Sum64()))
+}
+
+// addPairUnits adds the Fisher unit of pair i and, for continuous scores,
+// its Mann–Whitney unit.
+func (s *statRun) addPairUnits(i int) {
+	p := s.idx.pairs[i]
+	b, c := &p.base, &p.cur
+	pv, minP := fisherLess(b.passes, b.n(), c.passes, c.n())
+	d, lo, hi := newcombe(b.passes, b.n(), c.passes, c.n(), z95)
+	s.units = append(s.units, familyUnit{
+		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testFisher,
+			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+		pairs: []int{i},
+		evidence: func(p, q float64) string {
+			return fmt.Sprintf("%s → %s; Δ %s pts [%s, %s]; Fisher p=%s, q=%s",
+				rateCI(b.passes, b.n()), rateCI(c.passes, c.n()), signed(100*d, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		},
+	})
+	if !b.continuous() && !c.continuous() {
+		return
+	}
+	mw := mannWhitneyLess(b.scores, c.scores, scoreMargin, s.opts.Permutations, s.rngFor("mw/"+p.key.String()))
+	var hl, hlLo, hlHi float64
+	hl, hlLo, hlHi, s.buf = hodgesLehmann(b.scores, c.scores, s.buf)
+	var mb, mc float64
+	mb, s.buf2 = median(b.scores, s.buf2)
+	mc, s.buf2 = median(c.scores, s.buf2)
+	nb, nc := b.n(), c.n()
+	s.units = append(s.units, familyUnit{
+		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testMannWhitney + "_" + mw.how,
+			Statistic: mw.u, P: mw.p, MinP: mw.minP, Effect: hl, Interval: promptcanary.Interval{Lower: hlLo, Upper: hlHi}},
+		pairs: []int{i},
+		score: true,
+		evidence: func(p, q float64) string {
+			return fmt.Sprintf("median score %.2f → %.2f (n %d/%d); HL shift %s [%s, %s]; Mann–Whitney (margin %.2f) p=%s, q=%s",
+				mb, mc, nb, nc, signed(hl, 2), signed(hlLo, 2), signed(hlHi, 2), scoreMargin, fmtP(p), fmtQ(q))
+		},
+	})
+}
+
+// addGroupUnits adds the exact stratified units of every probe across its
+// prompts and every category across its pairs, skipping units that would
+// repeat a pair or another unit.
+func (s *statRun) addGroupUnits(measured []int) {
+	byProbe := map[string][]int{}
+	byCat := map[promptcanary.Category][]int{}
+	var probes []string
+	var cats []promptcanary.Category
+	for _, i := range measured {
+		p := s.idx.pairs[i]
+		if byProbe[p.key.ProbeID] == nil {
+			probes = append(probes, p.key.ProbeID)
+		}
+		byProbe[p.key.ProbeID] = append(byProbe[p.key.ProbeID], i)
+		if byCat[p.category] == nil {
+			cats = append(cats, p.category)
+		}
+		byCat[p.category] = append(byCat[p.category], i)
+	}
+	slices.Sort(probes)
+	slices.Sort(cats)
+	seen := map[string]bool{}
+	for _, id := range probes {
+		if pairs := byProbe[id]; len(pairs) >= 2 {
+			seen[pairSetKey(pairs)] = true
+			s.addStratified(promptcanary.UnitProbe, id, pairs)
+		}
+	}
+	for _, c := range cats {
+		if pairs := byCat[c]; len(pairs) >= 2 && !seen[pairSetKey(pairs)] && len(pairs) < len(measured) {
+			seen[pairSetKey(pairs)] = true
+			s.addStratified(promptcanary.UnitCategory, string(c), pairs)
+		}
+	}
+}
+
+func pairSetKey(pairs []int) string {
+	var b strings.Builder
+	for _, i := range pairs {
+		fmt.Fprintf(&b, "%d,", i)
+	}
+	return b.String()
+}
+
+// addStratified adds one exact stratified unit over the given pairs.
+func (s *statRun) addStratified(kind, key string, pairs []int) {
+	strata := make([]hyper, 0, len(pairs))
+	obs, bp, bn, cp, cn := 0, 0, 0, 0, 0
+	d := make([]float64, len(pairs))
+	l := make([]float64, len(pairs))
+	u := make([]float64, len(pairs))
+	prompts := map[string]bool{}
+	for j, i := range pairs {
+		p := s.idx.pairs[i]
+		b, c := &p.base, &p.cur
+		strata = append(strata, hyper{total: b.n() + c.n(), succ: b.passes + c.passes, n: c.n()})
+		obs += c.passes
+		bp, bn, cp, cn = bp+b.passes, bn+b.n(), cp+c.passes, cn+c.n()
+		d[j], l[j], u[j] = newcombe(b.passes, b.n(), c.passes, c.n(), z95)
+		prompts[p.key.PromptID] = true
+	}
+	pv, minP := stratifiedLess(strata, obs)
+	mean, lo, hi := moverMean(d, l, u)
+	over := fmt.Sprintf("%d pairs", len(pairs))
+	if kind == promptcanary.UnitProbe {
+		over = fmt.Sprintf("%d prompts", len(prompts))
+	}
+	s.units = append(s.units, familyUnit{
+		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: testStratified, Statistic: float64(obs),
+			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+		pairs: pairs,
+		evidence: func(p, q float64) string {
+			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; stratified exact p=%s, q=%s",
+				kind, key, over, rateCI(bp, bn), rateCI(cp, cn), signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		},
+	})
+}
+
+// addSuiteUnit adds the stratified permutation test of the whole suite with
+// the response as unit and returns the null variance of its statistic and
+// the number of current pair observations, for the suite's minimum
+// detectable drop.
+func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight float64) {
+	if len(measured) == 0 {
+		return 0, 0
+	}
+	type acc struct {
+		base, cur map[int]int
+		pairs     int
+	}
+	byPrompt := map[string]*acc{}
+	var prompts []string
+	d := make([]float64, len(measured))
+	l := make([]float64, len(measured))
+	u := make([]float64, len(measured))
+	for j, i := range measured {
+		p := s.idx.pairs[i]
+		a := byPrompt[p.key.PromptID]
+		if a == nil {
+			a = &acc{base: map[int]int{}, cur: map[int]int{}}
+			byPrompt[p.key.PromptID] = a
+			prompts = append(prompts, p.key.PromptID)
+		}
+		a.pairs++
+		for k, smp := range p.base.samples {
+			a.base[smp] += int(b2f(p.base.passed[k]))
+		}
+		for k, smp := range p.cur.samples {
+			a.cur[smp] += int(b2f(p.cur.passed[k]))
+		}
+		d[j], l[j], u[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), z95)
+	}
+	slices.Sort(prompts)
+	strata := make([]stratum, 0, len(prompts))
+	var baseSum, curSum float64
+	var nBase, nCur int
+	maxPairs := 0
+	for _, id := range prompts {
+		a := byPrompt[id]
+		var st stratum
+		for _, v := range a.base {
+			st.base = append(st.base, v)
+			baseSum += float64(v)
+		}
+		for _, v := range a.cur {
+			st.cur = append(st.cur, v)
+			curSum += float64(v)
+		}
+		slices.Sort(st.base)
+		slices.Sort(st.cur)
+		nBase, nCur = nBase+len(st.base), nCur+len(st.cur)
+		weight += float64(len(st.cur) * a.pairs)
+		maxPairs = max(maxPairs, a.pairs)
+		strata = append(strata, st)
+	}
+	mean, lo, hi := moverMean(d, l, u)
+	if len(measured) < 2 {
+		return 0, 0
+	}
+	res := stratifiedPermutationLess(strata, s.opts.Permutations, s.rngFor("suite"))
+	perBase, perCur := baseSum/float64(max(nBase, 1)), curSum/float64(max(nCur, 1))
+	s.units = append(s.units, familyUnit{
+		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitSuite, Key: suite, Test: testSuite + "_" + res.how,
+			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+		pairs: measured,
+		evidence: func(p, q float64) string {
+			return fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses); mean Δ %s pts [%s, %s]; stratified permutation p=%s, q=%s",
+				len(prompts), perBase, perCur, maxPairs, nBase, nCur, signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		},
+	})
+	return res.variance, weight
+}
+
+// unitSeverity grades a rejected unit from its conservative effect g, the
+// bound of the effect's interval nearest zero, scaled by breadth (the
+// interval of the mean drop over the unit's pairs).
+func unitSeverity(u *familyUnit) promptcanary.Severity {
+	if u.score {
+		if u.Effect <= -0.10+tolerance {
+			return promptcanary.SeverityMedium
+		}
+		return promptcanary.SeverityLow
+	}
+	g := max(0, -u.Interval.Upper)
+	var medium, high, critical float64
+	switch u.Kind {
+	case promptcanary.UnitPair:
+		medium, high, critical = 0.10, 0.25, 0.50
+	case promptcanary.UnitProbe, promptcanary.UnitCategory:
+		medium, high, critical = 0.03, 0.10, 0.20
+	default:
+		medium, high, critical = 0.02, 0.05, 0.10
+	}
 	switch {
-	case g >= 0.50:
+	case g >= critical-tolerance:
 		return promptcanary.SeverityCritical
-	case g >= 0.25:
+	case g >= high-tolerance:
 		return promptcanary.SeverityHigh
-	case g >= 0.10:
+	case g >= medium-tolerance:
 		return promptcanary.SeverityMedium
 	}
 	return promptcanary.SeverityLow
+}
+
+// cleanEvidence is the evidence line of a pair that was not flagged: the
+// smallest drop of its pass rate the pair's own test could detect.
+func cleanEvidence(p *pairData, level float64) string {
+	nb, nc := p.base.n(), p.cur.n()
+	if nb < 2 || nc < 2 {
+		return fmt.Sprintf("insufficient evidence: one sample on a side (n %d/%d)", nb, nc)
+	}
+	d := minDetectableDrop(p.base.passes, nb, nc, level)
+	switch {
+	case math.IsNaN(d):
+		return fmt.Sprintf("baseline never passed: no drop possible (n %d/%d)", nb, nc)
+	case math.IsInf(d, 1):
+		return fmt.Sprintf("no drop detectable at this sample size (n %d/%d)", nb, nc)
+	}
+	return fmt.Sprintf("no drop > %.0f pts detectable (n %d/%d)", math.Ceil(100*d-1e-9), nb, nc)
+}
+
+// rateCI formats k/n with its rate and Wilson 95% interval in percent.
+func rateCI(k, n int) string {
+	lo, hi := wilson(k, n, z95)
+	return fmt.Sprintf("%d/%d (%.1f%% [%.1f–%.1f])", k, n, 100*float64(k)/float64(max(n, 1)), 100*lo, 100*hi)
+}
+
+// fmtP formats a p-value: three decimals, or two significant digits in
+// exponent form below 0.001.
+func fmtP(p float64) string {
+	if p >= 0.001 {
+		return fmt.Sprintf("%.3f", p)
+	}
+	return fmt.Sprintf("%.1e", p)
+}
+
+// fmtQ formats a q-value: two decimals, three below 0.01, exponent form
+// below 0.001.
+func fmtQ(q float64) string {
+	switch {
+	case q >= 0.01:
+		return fmt.Sprintf("%.2f", q)
+	case q >= 0.001:
+		return fmt.Sprintf("%.3f", q)
+	}
+	return fmt.Sprintf("%.1e", q)
 }

@@ -1,0 +1,366 @@
+package drift
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestFisherKnownValues(t *testing.T) {
+	tests := []struct {
+		name                 string
+		bPass, bN, cPass, cN int
+		wantP, wantMinP      float64
+	}{
+		{"29/30 vs 6/10", 29, 30, 6, 10, 0.00995732574679943, 0.0003829740671845935},
+		{"identical all-pass", 30, 30, 20, 20, 1, 1},
+		{"all fail now", 30, 30, 0, 20, 1 / 47129212243960.0, 1 / 47129212243960.0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, minP := fisherLess(tc.bPass, tc.bN, tc.cPass, tc.cN)
+			if !relNear(p, tc.wantP, 1e-9) || !relNear(minP, tc.wantMinP, 1e-9) {
+				t.Errorf("got p=%g minP=%g, want %g %g", p, minP, tc.wantP, tc.wantMinP)
+			}
+		})
+	}
+	// The lower and upper tails of a hypergeometric add up to 1 + pmf.
+	h := hyper{total: 50, succ: 41, n: 20}
+	for x := 11; x <= 20; x++ {
+		got := h.lowerTail(x) + h.upperTail(x) - math.Exp(h.logPMF(x))
+		if !relNear(got, 1, 1e-12) {
+			t.Errorf("tails at %d: got %v, want 1", x, got)
+		}
+	}
+	// Log-space pmf stays finite where factorials overflow.
+	big := hyper{total: 3000, succ: 1500, n: 1000}
+	if v := big.logPMF(500); math.IsInf(v, 0) || math.IsNaN(v) || v > 0 {
+		t.Errorf("got log pmf %v for a large table, want a finite negative value", v)
+	}
+	if p := fisherTwoSided(29, 30, 6, 10); !(p > 0.00995 && p < 0.02) {
+		t.Errorf("got two-sided p %v, want between the one-sided p and twice it", p)
+	}
+}
+
+func TestWilsonAndNewcombe(t *testing.T) {
+	lo, hi := wilson(29, 30, z95)
+	if !near(lo, 0.8332960900859082, 1e-12) || !near(hi, 0.9940914096183874, 1e-12) {
+		t.Errorf("wilson 29/30: got [%v, %v], want [0.8333, 0.9941]", lo, hi)
+	}
+	lo, hi = wilson(6, 10, z95)
+	if !near(lo, 0.31267376973365824, 1e-12) || !near(hi, 0.8318196702937638, 1e-12) {
+		t.Errorf("wilson 6/10: got [%v, %v], want [0.3127, 0.8318]", lo, hi)
+	}
+	if lo, hi := wilson(0, 5, z95); lo != 0 || !(hi > 0.43 && hi < 0.44) {
+		t.Errorf("wilson 0/5: got [%v, %v], want [0, 0.435]", lo, hi)
+	}
+	d, lo, hi := newcombe(29, 30, 6, 10, z95)
+	if !near(d, -0.36666666666666664, 1e-12) || !near(lo, -0.6553, 1e-4) || !near(hi, -0.0992, 1e-4) {
+		t.Errorf("newcombe: got %v [%v, %v], want -0.3667 [-0.6553, -0.0992]", d, lo, hi)
+	}
+	// One stratum of MOVER is Newcombe's interval itself.
+	m, ml, mh := moverMean([]float64{d}, []float64{lo}, []float64{hi})
+	if m != d || !near(ml, lo, 1e-15) || !near(mh, hi, 1e-15) {
+		t.Errorf("mover of one stratum: got %v [%v, %v], want %v [%v, %v]", m, ml, mh, d, lo, hi)
+	}
+}
+
+// bruteMW enumerates every subset of the pooled sample as the current one
+// and returns P(U ≤ observed U) and P(U = min U).
+func bruteMW(base, cur []float64) (p, minP float64) {
+	all := append(append([]float64(nil), base...), cur...)
+	n, k := len(all), len(cur)
+	u := func(c, b []float64) float64 {
+		s := 0.0
+		for _, x := range c {
+			for _, y := range b {
+				switch {
+				case x > y:
+					s++
+				case x == y:
+					s += 0.5
+				}
+			}
+		}
+		return s
+	}
+	obs := u(cur, base)
+	var us []float64
+	for mask := 0; mask < 1<<n; mask++ {
+		if popcount(mask) != k {
+			continue
+		}
+		var c, b []float64
+		for i := range n {
+			if mask&(1<<i) != 0 {
+				c = append(c, all[i])
+			} else {
+				b = append(b, all[i])
+			}
+		}
+		us = append(us, u(c, b))
+	}
+	lo := slices.Min(us)
+	for _, v := range us {
+		if v <= obs+1e-9 {
+			p++
+		}
+		if v == lo {
+			minP++
+		}
+	}
+	return p / float64(len(us)), minP / float64(len(us))
+}
+
+func popcount(x int) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+func TestMannWhitneyExact(t *testing.T) {
+	tests := []struct {
+		name      string
+		base, cur []float64
+	}{
+		{"separated", []float64{4, 5, 6}, []float64{1, 2, 3}},
+		{"interleaved", []float64{0.9, 0.8, 0.95, 0.7, 0.85, 0.99}, []float64{0.6, 0.82, 0.75, 0.5, 0.9}},
+		{"heavy ties", []float64{1, 1, 1, 0.8, 0.8, 1, 1}, []float64{0.8, 0.8, 0.6, 1, 0.8}},
+		{"all tied but one", []float64{1, 1, 1, 1, 1, 1}, []float64{1, 1, 1, 1, 0.5, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wantP, wantMin := bruteMW(tc.base, tc.cur)
+			r := mannWhitneyLess(tc.base, tc.cur, 0, 2000, rand.New(rand.NewPCG(1, 1)))
+			if r.how == howExact && !relNear(r.p, wantP, 1e-9) {
+				t.Errorf("got p %v (%s), want %v", r.p, r.how, wantP)
+			}
+			if r.how == howNormal && wantP <= 0.05 {
+				t.Errorf("got a normal approximation for a small exact p %v", wantP)
+			}
+			if !relNear(r.minP, wantMin, 1e-9) {
+				t.Errorf("got min p %v, want %v", r.minP, wantMin)
+			}
+		})
+	}
+	// A separated pair: 1/C(6,3) = 0.05.
+	if r := mannWhitneyLess([]float64{4, 5, 6}, []float64{1, 2, 3}, 0, 0, nil); !relNear(r.p, 0.05, 1e-12) || r.u != 0 {
+		t.Errorf("got p %v U %v, want 0.05 and 0", r.p, r.u)
+	}
+	// The margin: a shift of 0.02 is not a drop beyond 0.05.
+	base := []float64{0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9}
+	cur := []float64{0.88, 0.88, 0.88, 0.88, 0.88}
+	if r := mannWhitneyLess(base, cur, 0.05, 0, nil); r.p < 0.99 {
+		t.Errorf("got p %v for a 0.02 drop with margin 0.05, want at least 0.99", r.p)
+	}
+}
+
+func TestMannWhitneyPermutationMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := make([]float64, 30)
+	cur := make([]float64, 20)
+	for i := range base {
+		base[i] = math.Round(rng.NormFloat64()*10) / 10
+	}
+	for i := range cur {
+		cur[i] = math.Round(rng.NormFloat64()*10-4) / 10
+	}
+	var sizes []int
+	all := append(append([]float64(nil), base...), cur...)
+	slices.Sort(all)
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		sizes = append(sizes, j-i)
+		i = j
+	}
+	r := mannWhitneyLess(base, cur, 0, 0, nil)
+	u2 := int(2 * r.u)
+	exact := mwLowerTail(sizes, len(cur), u2, exactWork)
+	mc := mwPermutation(sizes, len(cur), u2, 20000, rand.New(rand.NewPCG(3, 4)))
+	if se := math.Sqrt(exact * (1 - exact) / 20000); math.Abs(mc-exact) > 4*se+1e-4 {
+		t.Errorf("got permutation p %v, want within 4 s.e. of exact %v", mc, exact)
+	}
+}
+
+func TestHodgesLehmann(t *testing.T) {
+	shift, lo, hi, _ := hodgesLehmann([]float64{2, 3, 4}, []float64{1, 2, 3}, nil)
+	if shift != -1 || lo > shift || hi < shift {
+		t.Errorf("got shift %v [%v, %v], want -1 inside its interval", shift, lo, hi)
+	}
+	shift, _, _, _ = hodgesLehmann([]float64{0.9, 0.9, 0.8, 1}, []float64{0.7, 0.8, 0.75}, nil)
+	if !near(shift, -0.15, 1e-12) {
+		t.Errorf("got shift %v, want -0.15", shift)
+	}
+}
+
+func TestStratifiedExact(t *testing.T) {
+	strata := []hyper{{10, 6, 4}, {8, 3, 5}, {12, 9, 6}}
+	p, minP := stratifiedLess(strata, 8)
+	if !relNear(p, 0.41510126777983913, 1e-9) || !relNear(minP, 7.730364873222016e-06, 1e-9) {
+		t.Errorf("got p %v minP %v, want 0.4151 7.73e-06", p, minP)
+	}
+	// One stratum is Fisher's test.
+	fp, fmin := fisherLess(29, 30, 6, 10)
+	p, minP = stratifiedLess([]hyper{{40, 35, 10}}, 6)
+	if !relNear(p, fp, 1e-9) || !relNear(minP, fmin, 1e-9) {
+		t.Errorf("got p %v minP %v, want Fisher's %v %v", p, minP, fp, fmin)
+	}
+	// Degenerate strata only shift the sum.
+	p, _ = stratifiedLess([]hyper{{50, 50, 20}, {40, 35, 10}}, 26)
+	if !relNear(p, fp, 1e-9) {
+		t.Errorf("got p %v with a degenerate stratum, want %v", p, fp)
+	}
+}
+
+// bruteSuite enumerates every within-stratum relabelling.
+func bruteSuite(strata []stratum) float64 {
+	obs := 0
+	dist := map[int]float64{0: 1}
+	for _, s := range strata {
+		all := append(append([]int(nil), s.base...), s.cur...)
+		for _, v := range s.cur {
+			obs += v
+		}
+		n, k := len(all), len(s.cur)
+		sums := map[int]float64{}
+		total := 0.0
+		for mask := 0; mask < 1<<n; mask++ {
+			if popcount(mask) != k {
+				continue
+			}
+			sum := 0
+			for i := range n {
+				if mask&(1<<i) != 0 {
+					sum += all[i]
+				}
+			}
+			sums[sum]++
+			total++
+		}
+		nd := map[int]float64{}
+		for a, pa := range dist {
+			for b, pb := range sums {
+				nd[a+b] += pa * pb / total
+			}
+		}
+		dist = nd
+	}
+	p := 0.0
+	for s, v := range dist {
+		if s <= obs {
+			p += v
+		}
+	}
+	return p
+}
+
+func TestSuitePermutation(t *testing.T) {
+	strata := []stratum{
+		{base: []int{7, 7, 6, 7, 5, 7}, cur: []int{4, 5, 6, 3}},
+		{base: []int{3, 3, 2, 3, 3}, cur: []int{2, 1, 3}},
+		{base: []int{5, 5, 5}, cur: []int{5, 5}},
+	}
+	want := bruteSuite(strata)
+	got, ok := permExact(strata, 4+5+6+3+2+1+3+10)
+	if !ok || !relNear(got, want, 1e-9) {
+		t.Errorf("got exact p %v (ok %v), want %v", got, ok, want)
+	}
+	r := stratifiedPermutationLess(strata, 0, nil)
+	if r.how != howExact || !relNear(r.p, want, 1e-9) {
+		t.Errorf("got %s p %v, want exact %v", r.how, r.p, want)
+	}
+	mc := permMonteCarlo(strata, int(r.stat), 20000, rand.New(rand.NewPCG(5, 6)))
+	if se := math.Sqrt(want * (1 - want) / 20000); math.Abs(mc-want) > 4*se+1e-4 {
+		t.Errorf("got Monte Carlo p %v, want within 4 s.e. of %v", mc, want)
+	}
+	// Identical responses everywhere: nothing to test.
+	flat := []stratum{{base: []int{7, 7, 7}, cur: []int{7, 7}}}
+	if r := stratifiedPermutationLess(flat, 0, nil); r.p != 1 || r.minP != 1 {
+		t.Errorf("got p %v minP %v for identical responses, want 1 1", r.p, r.minP)
+	}
+}
+
+func TestMultiplicity(t *testing.T) {
+	q := benjaminiHochberg([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.02, 0.04, 0.04, 0.02}
+	for i := range q {
+		if !near(q[i], want[i], 1e-12) {
+			t.Errorf("q[%d]: got %v, want %v", i, q[i], want[i])
+		}
+	}
+	tests := []struct {
+		minP      []float64
+		wantK     int
+		wantLevel float64
+	}{
+		{[]float64{1, 1, 0.001, 0.5, 0.002}, 2, 0.005},
+		{[]float64{1, 1, 1}, 1, 0.01},
+		{[]float64{1e-9, 1e-9, 1e-9}, 3, 0.01 / 3},
+	}
+	for _, tc := range tests {
+		k, level := tarone(tc.minP, 0.01)
+		if k != tc.wantK || !near(level, tc.wantLevel, 1e-15) {
+			t.Errorf("tarone(%v): got %d %v, want %d %v", tc.minP, k, level, tc.wantK, tc.wantLevel)
+		}
+	}
+}
+
+func TestMinDetectableDrop(t *testing.T) {
+	// Exact Fisher power 0.8 at one-sided level 0.05, baseline rate 0.95,
+	// n per side; the spec's normal-approximation figures are 50/32/18.
+	tests := []struct {
+		bPass, n int
+		level    float64
+		want     float64
+	}{
+		{5, 5, 0.05, 0.8313911510410747},
+		{10, 10, 0.05, 0.4836572374148522},
+		{19, 20, 0.05, 0.34606155931340044},
+		{48, 50, 0.05, 0.17465063994505844},
+	}
+	for _, tc := range tests {
+		got := minDetectableDrop(tc.bPass, tc.n, tc.n, tc.level)
+		if !near(got, tc.want, 1e-6) {
+			t.Errorf("mdd(%d/%d): got %v, want %v", tc.bPass, tc.n, got, tc.want)
+		}
+	}
+	if got := minDetectableDrop(30, 30, 20, 0.01); !near(got, 0.3132998786374239, 1e-6) {
+		t.Errorf("mdd 30/30 vs 20: got %v, want 0.3133", got)
+	}
+	if got := minDetectableDrop(0, 30, 20, 0.01); !math.IsNaN(got) {
+		t.Errorf("got %v for a baseline that never passed, want NaN", got)
+	}
+	if got := minDetectableDrop(2, 2, 2, 0.001); !math.IsInf(got, 1) {
+		t.Errorf("got %v for 2 samples at level 0.001, want +Inf", got)
+	}
+}
+
+func TestTextSimilarity(t *testing.T) {
+	a, b := newProfile("The cat sat on the mat"), newProfile("the cat sat")
+	if got := tokenF1(&a, &b); !near(got, 2*3.0/9, 1e-12) {
+		t.Errorf("token F1: got %v, want %v", got, 2*3.0/9)
+	}
+	if got := chrF(&a, &a); !near(got, 1, 1e-12) {
+		t.Errorf("chrF of a text with itself: got %v, want 1", got)
+	}
+	c := newProfile("zzz qqq")
+	if got := chrF(&a, &c); got != 0 {
+		t.Errorf("chrF of disjoint texts: got %v, want 0", got)
+	}
+	if got := chrF(&b, &a); !(got > 0.3 && got < 1) {
+		t.Errorf("chrF of a prefix: got %v, want strictly between 0.3 and 1", got)
+	}
+}
+
+func relNear(a, b, rel float64) bool {
+	if a == b {
+		return true
+	}
+	return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b))
+}

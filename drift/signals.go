@@ -1,0 +1,352 @@
+package drift
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// maxReferences caps how many responses each response is compared with for
+// the lexical similarities and the energy distance.
+const maxReferences = 30
+
+// maxSignalPermutations caps the permutations of the energy-distance test:
+// it is informational, and 999 draws resolve p-values down to 0.001.
+const maxSignalPermutations = 999
+
+// nondeterminism counts the distinct outputs of every prompt measured on
+// both sides.
+func nondeterminism(base, cur *promptcanary.Run, idx *index) []promptcanary.PromptNondeterminism {
+	if len(base.LLMResponses) == 0 && len(cur.LLMResponses) == 0 {
+		return nil
+	}
+	measured := measuredPrompts(idx)
+	type acc struct {
+		bn, cn int
+		b, c   map[string]bool
+	}
+	m := map[string]*acc{}
+	get := func(id string) *acc {
+		a := m[id]
+		if a == nil {
+			a = &acc{b: map[string]bool{}, c: map[string]bool{}}
+			m[id] = a
+		}
+		return a
+	}
+	for _, r := range base.LLMResponses {
+		if measured[r.PromptID] {
+			a := get(r.PromptID)
+			a.bn++
+			a.b[r.Content] = true
+		}
+	}
+	for _, r := range cur.LLMResponses {
+		if measured[r.PromptID] {
+			a := get(r.PromptID)
+			a.cn++
+			a.c[r.Content] = true
+		}
+	}
+	out := make([]promptcanary.PromptNondeterminism, 0, len(m))
+	for id, a := range m {
+		out = append(out, promptcanary.PromptNondeterminism{PromptID: id, BaselineSamples: a.bn, BaselineDistinct: len(a.b), CurrentSamples: a.cn, CurrentDistinct: len(a.c)})
+	}
+	slices.SortFunc(out, func(a, b promptcanary.PromptNondeterminism) int { return strings.Compare(a.PromptID, b.PromptID) })
+	return out
+}
+
+// measuredPrompts returns the prompts with at least one pair measured on
+// both sides.
+func measuredPrompts(idx *index) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range idx.pairs {
+		if p.measured() {
+			m[p.key.PromptID] = true
+		}
+	}
+	return m
+}
+
+// changeSignals runs the informational two-sided tests on the responses of
+// every measured prompt, adjusts them with their own Benjamini–Hochberg
+// step at opts.Alpha and adds the served-model and fingerprint changes.
+func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []promptcanary.ChangeSignal {
+	if len(base.LLMResponses) == 0 || len(cur.LLMResponses) == 0 {
+		return nil
+	}
+	measured := measuredPrompts(idx)
+	group := func(rs []promptcanary.Response) map[string][]*promptcanary.Response {
+		m := map[string][]*promptcanary.Response{}
+		for i := range rs {
+			if measured[rs[i].PromptID] {
+				m[rs[i].PromptID] = append(m[rs[i].PromptID], &rs[i])
+			}
+		}
+		return m
+	}
+	bm, cm := group(base.LLMResponses), group(cur.LLMResponses)
+	var prompts []string
+	for id := range bm {
+		if len(bm[id]) >= 2 && len(cm[id]) >= 2 {
+			prompts = append(prompts, id)
+		}
+	}
+	slices.Sort(prompts)
+	var sigs []promptcanary.ChangeSignal
+	for _, id := range prompts {
+		sigs = append(sigs, promptSignals(id, bm[id], cm[id], opts)...)
+	}
+	q := make([]float64, len(sigs))
+	for i := range sigs {
+		q[i] = sigs[i].P
+	}
+	for i, v := range benjaminiHochberg(q) {
+		sigs[i].Q = v
+		sigs[i].Flagged = v <= opts.Alpha
+	}
+	sigs = append(sigs, fingerprintSignals(base, cur)...)
+	return sigs
+}
+
+// promptSignals tests one prompt's responses.
+func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []promptcanary.ChangeSignal {
+	var out []promptcanary.ChangeSignal
+	numeric := func(kind, unit string, f func(*promptcanary.Response) float64) {
+		xb, xc := make([]float64, len(b)), make([]float64, len(c))
+		for i, r := range b {
+			xb[i] = f(r)
+		}
+		for i, r := range c {
+			xc[i] = f(r)
+		}
+		mb, mc := mean(xb), mean(xc)
+		p := mannWhitneyTwoSided(xb, xc, opts.Permutations)
+		out = append(out, promptcanary.ChangeSignal{Kind: kind, PromptID: id, Baseline: mb, Current: mc, P: p,
+			Detail: fmt.Sprintf("%s of %s: mean %.0f → %.0f %s (Mann–Whitney two-sided p=%s)", strings.ReplaceAll(kind, "_", " "), id, mb, mc, unit, fmtP(p))})
+	}
+	numeric("response_length", "characters", func(r *promptcanary.Response) float64 { return float64(utf8.RuneCountInString(r.Content)) })
+	if anyTokens(b) && anyTokens(c) {
+		numeric("completion_tokens", "tokens", func(r *promptcanary.Response) float64 { return float64(r.CompletionTokens) })
+	}
+	if s, ok := finishSignal(id, b, c); ok {
+		out = append(out, s)
+	}
+	pb := make([]textProfile, len(b))
+	pc := make([]textProfile, len(c))
+	for i, r := range b {
+		pb[i] = newProfile(r.Content)
+	}
+	for i, r := range c {
+		pc[i] = newProfile(r.Content)
+	}
+	for _, sim := range []struct {
+		kind string
+		f    func(a, b *textProfile) float64
+	}{{"token_f1", tokenF1}, {"chrf", chrF}} {
+		within, across := similarities(pb, pc, sim.f)
+		mw, mc := mean(within), mean(across)
+		p := mannWhitneyTwoSided(within, across, opts.Permutations)
+		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: mw, Current: mc, P: p,
+			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (Mann–Whitney two-sided p=%s)", sim.kind, id, mw, mc, fmtP(p))})
+	}
+	e, p := energyTest(pb, pc, min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
+	out = append(out, promptcanary.ChangeSignal{Kind: "energy_distance", PromptID: id, Current: e, P: p,
+		Detail: fmt.Sprintf("response distribution of %s moved: energy distance %.3f on token-F1 distances (permutation p=%s)", id, e, fmtP(p))})
+	return out
+}
+
+func anyTokens(rs []*promptcanary.Response) bool {
+	for _, r := range rs {
+		if r.CompletionTokens > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// mannWhitneyTwoSided is the two-sided Mann–Whitney test without margin.
+func mannWhitneyTwoSided(x, y []float64, perms int) float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lo := mannWhitneyLess(x, y, 0, perms, rng).p
+	hi := mannWhitneyLess(y, x, 0, perms, rng).p
+	return min(1, 2*min(lo, hi))
+}
+
+// finishSignal tests whether the share of the baseline's most common finish
+// reason changed.
+func finishSignal(id string, b, c []*promptcanary.Response) (promptcanary.ChangeSignal, bool) {
+	counts := map[string]int{}
+	for _, r := range b {
+		counts[r.FinishReason]++
+	}
+	top, best := "", -1
+	for k, v := range counts {
+		if v > best || (v == best && k < top) {
+			top, best = k, v
+		}
+	}
+	cc := 0
+	for _, r := range c {
+		if r.FinishReason == top {
+			cc++
+		}
+	}
+	if best == len(b) && cc == len(c) {
+		return promptcanary.ChangeSignal{}, false
+	}
+	p := fisherTwoSided(best, len(b), cc, len(c))
+	rb, rc := float64(best)/float64(len(b)), float64(cc)/float64(len(c))
+	name := top
+	if name == "" {
+		name = "(none)"
+	}
+	return promptcanary.ChangeSignal{Kind: "finish_reason", PromptID: id, Baseline: rb, Current: rc, P: p,
+		Detail: fmt.Sprintf("finish_reason %q of %s: %.0f%% → %.0f%% of responses (Fisher two-sided p=%s)", name, id, 100*rb, 100*rc, fmtP(p))}, true
+}
+
+// similarities returns each baseline response's mean similarity to the
+// other baseline responses and each current response's mean similarity to
+// the baseline responses, each against at most maxReferences of them.
+func similarities(pb, pc []textProfile, f func(a, b *textProfile) float64) (within, across []float64) {
+	refs := pb[:min(len(pb), maxReferences)]
+	for i := range pb {
+		s, n := 0.0, 0
+		for j := range refs {
+			if i != j {
+				s += f(&pb[i], &refs[j])
+				n++
+			}
+		}
+		within = append(within, s/float64(max(n, 1)))
+	}
+	for i := range pc {
+		s := 0.0
+		for j := range refs {
+			s += f(&pc[i], &refs[j])
+		}
+		across = append(across, s/float64(len(refs)))
+	}
+	return within, across
+}
+
+// energyTest is the permutation test of the energy distance between the
+// baseline and current responses, with 1 − token-F1 as the distance. It
+// returns the statistic and the p-value (1 + hits) / (1 + perms).
+func energyTest(pb, pc []textProfile, perms int, rng *rand.Rand) (float64, float64) {
+	pb, pc = pb[:min(len(pb), maxReferences)], pc[:min(len(pc), maxReferences)]
+	all := append(append([]textProfile(nil), pb...), pc...)
+	n, nb := len(all), len(pb)
+	d := make([]float64, n*n)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			v := 1 - tokenF1(&all[i], &all[j])
+			d[i*n+j], d[j*n+i] = v, v
+		}
+	}
+	label := make([]bool, n) // true = current
+	for i := nb; i < n; i++ {
+		label[i] = true
+	}
+	stat := func() float64 {
+		var bb, cc, bc float64
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				v := d[i*n+j]
+				switch {
+				case label[i] != label[j]:
+					bc += v
+				case label[i]:
+					cc += v
+				default:
+					bb += v
+				}
+			}
+		}
+		nc := n - nb
+		return 2*bc/float64(nb*nc) - 2*bb/float64(max(nb*(nb-1), 1)) - 2*cc/float64(max(nc*(nc-1), 1))
+	}
+	obs := stat()
+	hits := 0
+	for range perms {
+		rng.Shuffle(n, func(i, j int) { label[i], label[j] = label[j], label[i] })
+		if stat() >= obs-1e-12 {
+			hits++
+		}
+	}
+	return obs, float64(1+hits) / float64(1+perms)
+}
+
+// fingerprintSignals reports served models and system fingerprints seen in
+// the current run but never in the baseline.
+func fingerprintSignals(base, cur *promptcanary.Run) []promptcanary.ChangeSignal {
+	var out []promptcanary.ChangeSignal
+	for _, f := range []struct {
+		kind string
+		get  func(*promptcanary.Response) string
+	}{
+		{"model", func(r *promptcanary.Response) string { return cmpOr(r.ServedModel, r.ProviderModelID) }},
+		{"system_fingerprint", func(r *promptcanary.Response) string { return r.SystemFingerprint }},
+	} {
+		seen := map[string]bool{}
+		var before []string
+		for i := range base.LLMResponses {
+			if v := f.get(&base.LLMResponses[i]); v != "" && !seen[v] {
+				seen[v] = true
+				before = append(before, v)
+			}
+		}
+		newSet := map[string]bool{}
+		var after []string
+		for i := range cur.LLMResponses {
+			if v := f.get(&cur.LLMResponses[i]); v != "" && !seen[v] && !newSet[v] {
+				newSet[v] = true
+				after = append(after, v)
+			}
+		}
+		if len(after) == 0 || len(before) == 0 {
+			continue
+		}
+		slices.Sort(before)
+		slices.Sort(after)
+		out = append(out, promptcanary.ChangeSignal{Kind: f.kind, Baseline: float64(len(before)), Current: float64(len(after)), Flagged: true,
+			Detail: fmt.Sprintf("%s changed: baseline %s, now also %s", strings.ReplaceAll(f.kind, "_", " "), quoteList(before), quoteList(after))})
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// quoteList quotes at most five values; model output and provider strings
+// are untrusted, so they are quoted, never interpreted.
+func quoteList(v []string) string {
+	q := make([]string, 0, min(len(v), 5)+1)
+	for i, s := range v {
+		if i == 5 {
+			q = append(q, fmt.Sprintf("and %d more", len(v)-5))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", s))
+	}
+	return strings.Join(q, ", ")
+}
