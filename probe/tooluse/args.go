@@ -1,0 +1,152 @@
+package tooluse
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// Args is the tool_call_args probe: it checks that the tool call carries
+// the required argument keys and none of the forbidden ones. The score is
+// the fraction of required keys present, halved when a forbidden key is
+// present.
+type Args struct {
+	// Required are the argument keys that must be present.
+	Required []string
+	// Forbidden are the argument keys that must not be present.
+	Forbidden []string
+}
+
+var _ probe.Probe = (*Args)(nil)
+
+const (
+	argsID   = "tool_call_args"
+	argsName = "Tool Call Arguments"
+	argsDesc = "Verifies required arguments are present in the tool call."
+
+	// forbiddenFactor multiplies the score when a forbidden key is present.
+	forbiddenFactor = 0.5
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          argsID,
+		Name:        argsName,
+		Category:    promptcanary.CategoryToolUse,
+		Description: argsDesc,
+		Params: []probe.Param{
+			{Name: "required_args", Kind: probe.StringList, Required: true,
+				Doc: "argument keys the tool call must carry"},
+			{Name: "forbidden_args", Kind: probe.StringList, Default: []string{},
+				Doc: "argument keys the tool call must not carry"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			a := &Args{Required: p.Strings("required_args"), Forbidden: p.Strings("forbidden_args")}
+			if err := checkOverlap("forbidden_args", "required_args", a.Required, a.Forbidden); err != nil {
+				return nil, err
+			}
+			return a, nil
+		},
+	})
+}
+
+// checkOverlap reports keys that are both required and forbidden: no
+// response could pass such a probe.
+func checkOverlap(param, requiredParam string, required, forbidden []string) error {
+	var both []string
+	for _, f := range forbidden {
+		if slices.Contains(required, f) && !slices.Contains(both, f) {
+			both = append(both, f)
+		}
+	}
+	if len(both) == 0 {
+		return nil
+	}
+	return &probe.ParamError{Param: param, Msg: fmt.Sprintf("%s also listed in %s", quoteList(both), requiredParam),
+		Hint: "an argument cannot be both required and forbidden"}
+}
+
+// ID returns "tool_call_args".
+func (*Args) ID() string { return argsID }
+
+// Name returns "Tool Call Arguments".
+func (*Args) Name() string { return argsName }
+
+// Category returns the tool-use category.
+func (*Args) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
+
+// Description returns a one-line description of the probe.
+func (*Args) Description() string { return argsDesc }
+
+// Evaluate passes when no required key is missing and no forbidden key is
+// present.
+func (p *Args) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	keys, source := newInput(r).argKeys()
+	v := judgeArgs(keys, p.Required, p.Forbidden)
+	return probe.Result{
+		Passed:  v.passed,
+		Score:   v.score,
+		Details: v.details,
+		Metadata: map[string]any{
+			"extracted_keys":  keys,
+			"missing":         v.missing,
+			"forbidden_found": v.forbidden,
+			"source":          source,
+		},
+	}
+}
+
+// argsVerdict is the outcome of checking argument keys.
+type argsVerdict struct {
+	passed    bool
+	score     float64
+	missing   []string
+	forbidden []string
+	details   string
+}
+
+// judgeArgs checks the extracted keys (sorted) against the required and
+// forbidden keys. With no keys and none required it passes with 1.0.
+// Otherwise score = present required / max(len(required), 1), times
+// forbiddenFactor when a forbidden key is present; as in the reference,
+// that makes the score 0 (while passing) when keys are present and none
+// are required.
+func judgeArgs(keys, required, forbidden []string) argsVerdict {
+	v := argsVerdict{missing: []string{}, forbidden: []string{}}
+	if len(keys) == 0 && len(required) == 0 {
+		v.passed, v.score, v.details = true, 1, "No arguments required and none found."
+		return v
+	}
+	for _, k := range required {
+		if _, ok := slices.BinarySearch(keys, k); !ok {
+			v.missing = append(v.missing, k)
+		}
+	}
+	for _, k := range forbidden {
+		if _, ok := slices.BinarySearch(keys, k); ok {
+			v.forbidden = append(v.forbidden, k)
+		}
+	}
+	v.score = float64(len(required)-len(v.missing)) / float64(max(len(required), 1))
+	if len(v.forbidden) > 0 {
+		v.score *= forbiddenFactor
+	}
+	v.passed = len(v.missing) == 0 && len(v.forbidden) == 0
+	var parts []string
+	if len(v.missing) > 0 {
+		parts = append(parts, "missing arguments: "+quoteList(v.missing))
+	}
+	if len(v.forbidden) > 0 {
+		parts = append(parts, "forbidden arguments present: "+quoteList(v.forbidden))
+	}
+	if v.passed {
+		v.details = fmt.Sprintf("All %d required argument(s) present.", len(required))
+	} else {
+		s := strings.Join(parts, "; ")
+		v.details = strings.ToUpper(s[:1]) + s[1:] + "."
+	}
+	return v
+}

@@ -1,0 +1,60 @@
+package tooluse
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+func benchmarkProbe(b *testing.B, p probe.Probe, r *promptcanary.Response) {
+	prompt := &promptcanary.Prompt{ID: "p"}
+	b.ReportAllocs()
+	for b.Loop() {
+		probe.Evaluate(p, prompt, r)
+	}
+}
+
+func benchSchema(b *testing.B) probe.Probe {
+	return build(b, "tool_call_schema", map[string]any{"schema": map[string]any{
+		"name": "search_web", "required_args": []any{"query"}, "forbidden_args": []any{"api_key"},
+		"arg_types": map[string]any{"query": "string", "limit": "integer"}}})
+}
+
+func BenchmarkSchemaOpenAIContent(b *testing.B) {
+	benchmarkProbe(b, benchSchema(b), &promptcanary.Response{Content: fixture(b, "openai_tool_calls.json")})
+}
+
+func BenchmarkSchemaStructured(b *testing.B) {
+	r := &promptcanary.Response{ToolCalls: []promptcanary.ToolCall{call("search_web", `{"query": "go fuzzing", "limit": 5}`)}}
+	benchmarkProbe(b, benchSchema(b), r)
+}
+
+func BenchmarkSchemaProse(b *testing.B) {
+	content := strings.Repeat(fixture(b, "prose.txt"), 40)
+	benchmarkProbe(b, benchSchema(b), &promptcanary.Response{Content: content})
+}
+
+func BenchmarkPresenceText(b *testing.B) {
+	benchmarkProbe(b, build(b, "tool_call_presence", nil), &promptcanary.Response{Content: fixture(b, "anthropic_xml.txt")})
+}
+
+func BenchmarkNameList(b *testing.B) {
+	p := build(b, "tool_call_name", map[string]any{"expected_name": "get_weather"})
+	benchmarkProbe(b, p, &promptcanary.Response{Content: fixture(b, "call_list.json")})
+}
+
+func BenchmarkArgsLargeJSON(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"tool_calls": [`)
+	for i := range 200 {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(`{"function": {"name": "f", "arguments": "{\"query\": \"x\", \"limit\": 5}"}}`)
+	}
+	sb.WriteString(`]}`)
+	p := build(b, "tool_call_args", map[string]any{"required_args": []any{"query"}})
+	benchmarkProbe(b, p, &promptcanary.Response{Content: sb.String()})
+}

@@ -1,0 +1,359 @@
+package tooluse
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// Where tool calls were read from, recorded as metadata "source".
+const (
+	sourceStructured = "structured" // the provider's structured tool calls
+	sourceJSON       = "json"       // the response content parsed as JSON
+	sourceText       = "text"       // a text pattern in the response content
+	sourceNone       = "none"       // nothing found
+)
+
+// argContainers are the keys whose values hold a call's arguments, in the
+// order they are looked up.
+var argContainers = [...]string{"arguments", "parameters", "args", "input"}
+
+var (
+	// presencePatterns detect a tool call in free text.
+	presencePatterns = text.Compile("(?i)",
+		`"function"\s*:\s*"`,
+		`"tool_calls"\s*:\s*\[`,
+		`"name"\s*:\s*"\w+"\s*,\s*"arguments"`,
+		`<tool_call>`,
+		`<function_calls>`,
+		`\bfunctions?\.\w+\(`,
+	)
+	// namePatterns capture function names in free text; all matches of the
+	// first pattern come before those of the second.
+	namePatterns = text.Compile("(?i)",
+		`"(?:function|name)"\s*:\s*"([^"]+)"`,
+		`<function_calls>\s*<invoke>\s*<tool_name>([^<]+)</tool_name>`,
+	)
+	// argKeyPattern captures "key": value pairs in free text (case-sensitive,
+	// as in the reference).
+	argKeyPattern = regexp.MustCompile(`"(\w+)"\s*:\s*(?:"[^"]*"|\d+|true|false|\[|\{)`)
+)
+
+// structuralKeys are the keys the text fallback for argument keys ignores.
+var structuralKeys = map[string]bool{
+	"function": true, "name": true, "arguments": true, "tool_calls": true,
+	"type": true, "id": true, "role": true, "content": true,
+}
+
+// input is one response as the tool-use probes read it: its structured tool
+// calls, which take precedence, or else its content, parsed as JSON at most
+// once.
+type input struct {
+	calls   []promptcanary.ToolCall
+	content string
+
+	parsed bool
+	root   node
+	isJSON bool
+}
+
+func newInput(r *promptcanary.Response) *input {
+	return &input{calls: r.ToolCalls, content: r.Content}
+}
+
+// structured reports whether the provider returned structured tool calls.
+func (in *input) structured() bool { return len(in.calls) > 0 }
+
+// doc returns the trimmed content parsed as JSON, and whether it is JSON.
+func (in *input) doc() (*node, bool) {
+	if !in.parsed {
+		in.parsed = true
+		in.root, in.isJSON = parseJSON(strings.TrimSpace(in.content))
+	}
+	return &in.root, in.isJSON
+}
+
+// detect reports whether the response holds a tool call, and from where.
+// Structured calls count whatever the strategy; the strategy chooses how
+// the content is read.
+func (in *input) detect(s Strategy) (bool, string) {
+	if in.structured() {
+		return true, sourceStructured
+	}
+	if s != StrategyText {
+		if root, ok := in.doc(); ok && jsonHasCall(root) {
+			return true, sourceJSON
+		}
+	}
+	if s != StrategyJSON {
+		for _, re := range presencePatterns {
+			if re.MatchString(in.content) {
+				return true, sourceText
+			}
+		}
+	}
+	return false, sourceNone
+}
+
+// jsonHasCall reports whether a parsed response looks like a tool call: an
+// object with a function, tool_calls or name key, or a list holding an
+// object with a function or name key.
+func jsonHasCall(n *node) bool {
+	switch n.kind {
+	case kindObject:
+		return n.has("function") || n.has("tool_calls") || n.has("name")
+	case kindArray:
+		for i := range n.items {
+			it := &n.items[i]
+			if it.kind == kindObject && (it.has("function") || it.has("name")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// names returns the called function names, deduplicated in order of first
+// appearance, and where they were found.
+func (in *input) names() ([]string, string) {
+	names := []string{}
+	if in.structured() {
+		for _, c := range in.calls {
+			if c.Name != "" && !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+		return names, sourceStructured
+	}
+	if root, ok := in.doc(); ok {
+		names = jsonNames(root, names)
+		if len(names) > 0 {
+			return dedup(names), sourceJSON
+		}
+	}
+	for _, re := range namePatterns {
+		for _, m := range re.FindAllStringSubmatch(in.content, -1) {
+			if n := strings.TrimSpace(m[1]); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return names, sourceNone
+	}
+	return dedup(names), sourceText
+}
+
+// jsonNames appends the names of a parsed response: an object's function
+// (an object) name, else its own name, then each tool_calls[i].function.name;
+// for a list, each item's function.name.
+func jsonNames(root *node, names []string) []string {
+	switch root.kind {
+	case kindObject:
+		if f, ok := root.get("function"); ok && f.kind == kindObject {
+			names = appendName(names, f)
+		} else if n, ok := root.get("name"); ok && n.kind == kindString && n.str != "" {
+			names = append(names, n.str)
+		}
+		if tc, ok := root.get("tool_calls"); ok && tc.kind == kindArray {
+			names = appendItemNames(names, tc)
+		}
+	case kindArray:
+		names = appendItemNames(names, root)
+	}
+	return names
+}
+
+// appendItemNames appends function.name of every object item of list.
+func appendItemNames(names []string, list *node) []string {
+	for i := range list.items {
+		it := &list.items[i]
+		if it.kind != kindObject {
+			continue
+		}
+		if f, ok := it.get("function"); ok && f.kind == kindObject {
+			names = appendName(names, f)
+		}
+	}
+	return names
+}
+
+// appendName appends the non-empty string name of a function object.
+func appendName(names []string, fn *node) []string {
+	if n, ok := fn.get("name"); ok && n.kind == kindString && n.str != "" {
+		names = append(names, n.str)
+	}
+	return names
+}
+
+// dedup removes repeated names, keeping the first of each.
+func dedup(names []string) []string {
+	out := names[:0]
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// argKeys returns the sorted, distinct argument keys of the response's tool
+// calls, and where they were found.
+func (in *input) argKeys() ([]string, string) {
+	keys := []string{}
+	if in.structured() {
+		for _, c := range in.calls {
+			if args, st := callArguments(c.Arguments); st == argsObject {
+				keys = appendKeys(keys, &args)
+			}
+		}
+		return sortedSet(keys), sourceStructured
+	}
+	if root, ok := in.doc(); ok {
+		keys = collectArgKeys(root, keys)
+		if len(keys) > 0 {
+			return sortedSet(keys), sourceJSON
+		}
+	}
+	for _, m := range argKeyPattern.FindAllStringSubmatch(in.content, -1) {
+		if !structuralKeys[m[1]] {
+			keys = append(keys, m[1])
+		}
+	}
+	if len(keys) == 0 {
+		return keys, sourceNone
+	}
+	return sortedSet(keys), sourceText
+}
+
+// collectArgKeys appends the keys of every object found under an argument
+// container anywhere in n; a string value is parsed as JSON first.
+func collectArgKeys(n *node, keys []string) []string {
+	switch n.kind {
+	case kindObject:
+		for _, k := range argContainers {
+			v, ok := n.get(k)
+			if !ok {
+				continue
+			}
+			switch v.kind {
+			case kindObject:
+				keys = appendKeys(keys, v)
+			case kindString:
+				if obj, ok := parseJSON(v.str); ok && obj.kind == kindObject {
+					keys = appendKeys(keys, &obj)
+				}
+			}
+		}
+		for i := range n.members {
+			keys = collectArgKeys(&n.members[i].val, keys)
+		}
+	case kindArray:
+		for i := range n.items {
+			keys = collectArgKeys(&n.items[i], keys)
+		}
+	}
+	return keys
+}
+
+func appendKeys(keys []string, obj *node) []string {
+	for i := range obj.members {
+		keys = append(keys, obj.members[i].key)
+	}
+	return keys
+}
+
+func sortedSet(keys []string) []string {
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// argsState says what a call's arguments hold.
+type argsState int
+
+const (
+	argsNone    argsState = iota // absent, empty, or JSON but not a non-empty object
+	argsInvalid                  // not JSON
+	argsObject                   // a non-empty object
+)
+
+// callArguments parses the arguments of a structured tool call: an object,
+// or a JSON string holding one (as OpenAI sends them).
+func callArguments(raw []byte) (node, argsState) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return node{}, argsNone
+	}
+	n, ok := parseJSONBytes(raw)
+	if !ok {
+		return node{}, argsInvalid
+	}
+	if n.kind == kindString {
+		if n, ok = parseJSON(n.str); !ok {
+			return node{}, argsInvalid
+		}
+	}
+	if n.kind != kindObject || len(n.members) == 0 {
+		return node{}, argsNone
+	}
+	return n, argsObject
+}
+
+// argObject returns the argument object whose values tool_call_schema types:
+// the first structured call's arguments, or else the first non-empty object
+// under an argument container in the parsed content, depth-first in
+// document order.
+func (in *input) argObject() (node, argsState) {
+	if in.structured() {
+		return callArguments(in.calls[0].Arguments)
+	}
+	root, ok := in.doc()
+	if !ok {
+		return node{}, argsInvalid
+	}
+	if obj, ok := findArgs(root); ok {
+		return obj, argsObject
+	}
+	return node{}, argsNone
+}
+
+// findArgs searches n depth-first: an object's own argument containers
+// first (in argContainers order, a string value parsed as JSON), then its
+// values in document order.
+func findArgs(n *node) (node, bool) {
+	switch n.kind {
+	case kindObject:
+		for _, k := range argContainers {
+			v, ok := n.get(k)
+			if !ok {
+				continue
+			}
+			switch v.kind {
+			case kindObject:
+				if len(v.members) > 0 {
+					return *v, true
+				}
+			case kindString:
+				if obj, ok := parseJSON(v.str); ok && obj.kind == kindObject && len(obj.members) > 0 {
+					return obj, true
+				}
+			}
+		}
+		for i := range n.members {
+			if obj, ok := findArgs(&n.members[i].val); ok {
+				return obj, true
+			}
+		}
+	case kindArray:
+		for i := range n.items {
+			if obj, ok := findArgs(&n.items[i]); ok {
+				return obj, true
+			}
+		}
+	}
+	return node{}, false
+}

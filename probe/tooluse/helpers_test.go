@@ -1,0 +1,61 @@
+package tooluse
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// build makes a probe through the registry, as a suite would.
+func build(t testing.TB, id string, raw map[string]any) probe.Probe {
+	t.Helper()
+	p, _, err := probe.New(id, raw)
+	if err != nil {
+		t.Fatalf("probe.New(%s, %v): %v", id, raw, err)
+	}
+	return p
+}
+
+// run evaluates p on a response with the given content and structured calls.
+func run(p probe.Probe, content string, calls ...promptcanary.ToolCall) probe.Result {
+	prompt := &promptcanary.Prompt{ID: "p1", Text: "call a tool"}
+	resp := &promptcanary.Response{PromptID: "p1", Content: content, ToolCalls: calls}
+	return probe.Evaluate(p, prompt, resp)
+}
+
+// fixture reads testdata/name.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// call builds a structured tool call; args is raw JSON.
+func call(name, args string) promptcanary.ToolCall {
+	tc := promptcanary.ToolCall{ID: "call_" + name, Name: name}
+	if args != "" {
+		tc.Arguments = json.RawMessage(args)
+	}
+	return tc
+}
+
+// near reports whether two scores are equal up to rounding.
+func near(a, b float64) bool {
+	d := a - b
+	return d < 1e-9 && d > -1e-9
+}
+
+// checkJSONFriendly fails when metadata does not survive a JSON round trip.
+func checkJSONFriendly(t *testing.T, md map[string]any) {
+	t.Helper()
+	if _, err := json.Marshal(md); err != nil {
+		t.Errorf("metadata is not JSON-friendly: %v", err)
+	}
+}

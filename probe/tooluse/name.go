@@ -1,0 +1,145 @@
+package tooluse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// Name is the tool_call_name probe: it checks that the model calls the
+// expected function. A call to another function scores 0.3 (a drift signal
+// rather than a complete failure); no call at all scores 0.
+type Name struct {
+	// Expected is the function name that must be called.
+	Expected string
+	// CaseSensitive compares names exactly; by default case is ignored.
+	CaseSensitive bool
+	// Aliases are other accepted names (an old API name, for example).
+	Aliases []string
+}
+
+var _ probe.Probe = (*Name)(nil)
+
+const (
+	nameID   = "tool_call_name"
+	nameName = "Tool Call Name"
+	nameDesc = "Verifies the model calls the expected function by name."
+
+	// wrongNameScore is the score of a call to an unexpected function.
+	wrongNameScore = 0.3
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          nameID,
+		Name:        nameName,
+		Category:    promptcanary.CategoryToolUse,
+		Description: nameDesc,
+		Params: []probe.Param{
+			{Name: "expected_name", Kind: probe.String, Required: true,
+				Doc: "the function name the model must call"},
+			{Name: "case_sensitive", Kind: probe.Bool, Default: false,
+				Doc: "compare names exactly instead of ignoring case"},
+			{Name: "allow_aliases", Kind: probe.StringList, Default: []string{},
+				Doc: "other function names that are accepted too"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			expected := p.String("expected_name")
+			if strings.TrimSpace(expected) == "" {
+				return nil, &probe.ParamError{Param: "expected_name", Msg: "must not be empty",
+					Hint: "give the function name the model must call"}
+			}
+			cs, _ := p.Bool("case_sensitive")
+			return &Name{Expected: expected, CaseSensitive: cs, Aliases: p.Strings("allow_aliases")}, nil
+		},
+	})
+}
+
+// ID returns "tool_call_name".
+func (*Name) ID() string { return nameID }
+
+// Name returns "Tool Call Name".
+func (*Name) Name() string { return nameName }
+
+// Category returns the tool-use category.
+func (*Name) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
+
+// Description returns a one-line description of the probe.
+func (*Name) Description() string { return nameDesc }
+
+// Evaluate passes when any called function has the expected name or an
+// alias.
+func (p *Name) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	names, source := newInput(r).names()
+	score, details := p.judge(names)
+	return probe.Result{
+		Passed:  score == 1,
+		Score:   score,
+		Details: details,
+		Metadata: map[string]any{
+			"extracted_names": names,
+			"expected":        p.Expected,
+			"source":          source,
+		},
+	}
+}
+
+// judge scores the extracted names: 1 for a match, wrongNameScore for other
+// names, 0 for none.
+func (p *Name) judge(names []string) (float64, string) {
+	if len(names) == 0 {
+		return 0, "No function call detected in the response."
+	}
+	for _, n := range names {
+		if p.accepts(n) {
+			return 1, "Correct function name found: " + quoteList(names) + "."
+		}
+	}
+	return wrongNameScore, fmt.Sprintf("Wrong function called: %s; expected %q.", quoteList(names), p.Expected)
+}
+
+// accepts reports whether name is the expected name or an alias.
+func (p *Name) accepts(name string) bool {
+	if p.equal(name, p.Expected) {
+		return true
+	}
+	for _, a := range p.Aliases {
+		if p.equal(name, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Name) equal(a, b string) bool {
+	if p.CaseSensitive {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
+}
+
+// Details quote at most this many items, each cut to previewChars: the
+// values come from model output.
+const (
+	maxListed    = 8
+	previewChars = 80
+)
+
+// quoteList renders values for details, quoted and bounded in size.
+func quoteList(values []string) string {
+	var b strings.Builder
+	for i, v := range values {
+		if i == maxListed {
+			fmt.Fprintf(&b, " and %d more", len(values)-maxListed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", text.Preview(v, previewChars))
+	}
+	return b.String()
+}

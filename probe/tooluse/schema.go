@@ -1,0 +1,389 @@
+package tooluse
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// ArgType is the JSON type an argument value must have in a Schema.
+type ArgType string
+
+// The argument types. ParseArgType also accepts the Python names str, int,
+// float, bool, list and dict.
+const (
+	TypeString  ArgType = "string"
+	TypeInteger ArgType = "integer" // an integral number, never a boolean
+	TypeNumber  ArgType = "number"  // any number, integers included
+	TypeBoolean ArgType = "boolean"
+	TypeArray   ArgType = "array"
+	TypeObject  ArgType = "object"
+)
+
+// typeAliases maps every accepted type name to its ArgType.
+var typeAliases = map[string]ArgType{
+	"string": TypeString, "str": TypeString,
+	"integer": TypeInteger, "int": TypeInteger,
+	"number": TypeNumber, "float": TypeNumber,
+	"boolean": TypeBoolean, "bool": TypeBoolean,
+	"array": TypeArray, "list": TypeArray,
+	"object": TypeObject, "dict": TypeObject,
+}
+
+// typeNames lists the accepted type names, for hints.
+var typeNames = []string{"string", "integer", "number", "boolean", "array", "object",
+	"str", "int", "float", "bool", "list", "dict"}
+
+// ParseArgType returns the ArgType named s (a JSON Schema name or its Python
+// alias), and false for an unknown name.
+func ParseArgType(s string) (ArgType, bool) {
+	t, ok := typeAliases[s]
+	return t, ok
+}
+
+// matches reports whether v has type t. An ArgType holding an alias is
+// read as the type it names; an unknown type matches nothing.
+func (t ArgType) matches(v *node) bool {
+	if a, ok := typeAliases[string(t)]; ok {
+		t = a
+	}
+	switch t {
+	case TypeString:
+		return v.kind == kindString
+	case TypeInteger:
+		return v.integral()
+	case TypeNumber:
+		return v.kind == kindNumber
+	case TypeBoolean:
+		return v.kind == kindBool
+	case TypeArray:
+		return v.kind == kindArray
+	case TypeObject:
+		return v.kind == kindObject
+	}
+	return false
+}
+
+// Schema is the tool_call_schema probe: it validates a tool call against an
+// expected shape. score = 0.4×name score + 0.4×args score (as tool_call_args)
+// + 0.2×type score, and the probe passes at 0.85 or more.
+type Schema struct {
+	// ToolName is the expected function name; empty means any name (full
+	// credit for the name component).
+	ToolName string
+	// RequiredArgs and ForbiddenArgs are checked as in tool_call_args.
+	RequiredArgs  []string
+	ForbiddenArgs []string
+	// OptionalArgs documents arguments that may be present; it does not
+	// change the score.
+	OptionalArgs []string
+	// ArgTypes maps an argument name to the type its value must have.
+	ArgTypes map[string]ArgType
+}
+
+var _ probe.Probe = (*Schema)(nil)
+
+const (
+	schemaID   = "tool_call_schema"
+	schemaName = "Tool Call Schema"
+	schemaDesc = "Full structural validation of a tool call against an expected schema."
+
+	// The component weights and the pass mark.
+	nameWeight    = 0.4
+	argsWeight    = 0.4
+	typesWeight   = 0.2
+	schemaPassing = 0.85
+
+	// noArgsTypeScore is the type score when no argument object is found.
+	noArgsTypeScore = 0.5
+)
+
+// schemaKeys are the keys a schema mapping may hold.
+var schemaKeys = []string{"name", "required_args", "optional_args", "forbidden_args", "arg_types"}
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          schemaID,
+		Name:        schemaName,
+		Category:    promptcanary.CategoryToolUse,
+		Description: schemaDesc,
+		Params: []probe.Param{
+			{Name: "schema", Kind: probe.Map, Required: true,
+				Doc: "the expected call: name, required_args, optional_args, forbidden_args, arg_types (argument → type)"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) { return schemaFromMap(p.Map("schema")) },
+	})
+}
+
+// schemaFromMap validates the schema parameter and builds the probe. Every
+// problem is reported, each a *probe.ParamError naming its field path.
+func schemaFromMap(m map[string]any) (*Schema, error) {
+	s := &Schema{RequiredArgs: []string{}, OptionalArgs: []string{}, ForbiddenArgs: []string{},
+		ArgTypes: map[string]ArgType{}}
+	var errs []error
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := m[k]
+		path := "schema." + k
+		switch k {
+		case "name":
+			switch n := v.(type) {
+			case nil:
+			case string:
+				s.ToolName = n
+			default:
+				errs = append(errs, &probe.ParamError{Param: path, Msg: "must be a string, got " + describe(v),
+					Hint: "give the function name the model must call"})
+			}
+		case "required_args", "optional_args", "forbidden_args":
+			list, err := stringList(path, v)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			switch k {
+			case "required_args":
+				s.RequiredArgs = list
+			case "optional_args":
+				s.OptionalArgs = list
+			default:
+				s.ForbiddenArgs = list
+			}
+		case "arg_types":
+			errs = append(errs, s.setArgTypes(path, v)...)
+		default:
+			hint := "known keys: " + strings.Join(schemaKeys, ", ")
+			if c := suggest.Closest(k, schemaKeys); c != "" {
+				hint = "did you mean " + c + "?"
+			}
+			errs = append(errs, &probe.ParamError{Param: path, Msg: "unknown key in schema", Hint: hint})
+		}
+	}
+	if err := checkOverlap("schema.forbidden_args", "schema.required_args", s.RequiredArgs, s.ForbiddenArgs); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// setArgTypes reads the arg_types mapping into s.
+func (s *Schema) setArgTypes(path string, v any) []error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return []error{&probe.ParamError{Param: path, Msg: "must be a mapping of argument name to type, got " + describe(v),
+			Hint: "for example: {query: string, limit: integer}"}}
+	}
+	args := make([]string, 0, len(m))
+	for a := range m {
+		args = append(args, a)
+	}
+	slices.Sort(args)
+	var errs []error
+	for _, a := range args {
+		name, ok := m[a].(string)
+		if !ok {
+			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: "must be a type name, got " + describe(m[a]),
+				Hint: "use one of: " + strings.Join(typeNames, ", ")})
+			continue
+		}
+		t, ok := ParseArgType(name)
+		if !ok {
+			hint := "use one of: " + strings.Join(typeNames, ", ")
+			if c := suggest.Closest(name, typeNames); c != "" {
+				hint = "did you mean " + c + "? " + hint
+			}
+			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: fmt.Sprintf("unknown type %q", name), Hint: hint})
+			continue
+		}
+		s.ArgTypes[a] = t
+	}
+	return errs
+}
+
+// stringList converts a decoded YAML/JSON list of strings.
+func stringList(path string, v any) ([]string, error) {
+	switch l := v.(type) {
+	case nil:
+		return []string{}, nil
+	case []string:
+		return slices.Clone(l), nil
+	case []any:
+		out := make([]string, len(l))
+		for i, e := range l {
+			s, ok := e.(string)
+			if !ok {
+				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + describe(e),
+					Hint: "list argument names as strings"}
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, &probe.ParamError{Param: path, Msg: "must be a list of strings, got " + describe(v),
+		Hint: "for example: [query, limit]"}
+}
+
+// describe names the type of a decoded YAML/JSON value for errors.
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case bool:
+		return fmt.Sprintf("boolean %v", x)
+	case int, int64, uint64:
+		return fmt.Sprintf("integer %v", x)
+	case float64:
+		return fmt.Sprintf("number %v", x)
+	case []any, []string:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// ID returns "tool_call_schema".
+func (*Schema) ID() string { return schemaID }
+
+// Name returns "Tool Call Schema".
+func (*Schema) Name() string { return schemaName }
+
+// Category returns the tool-use category.
+func (*Schema) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
+
+// Description returns a one-line description of the probe.
+func (*Schema) Description() string { return schemaDesc }
+
+// Evaluate scores the tool call's name, argument keys and argument types
+// and passes when the weighted score reaches 0.85.
+func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	in := newInput(r)
+	parts := make([]string, 0, 3)
+
+	// Each weighted component is rounded to float64 on its own (no fused
+	// multiply-add), so sums match the reference's bit for bit at the
+	// pass mark.
+	var nameComponent any // nil when no name is set
+	namePart := float64(nameWeight)
+	nameSource := sourceNone
+	if p.ToolName != "" {
+		var names []string
+		names, nameSource = in.names()
+		score, details := (&Name{Expected: p.ToolName}).judge(names)
+		nameComponent = score
+		namePart = float64(score * nameWeight)
+		parts = append(parts, "name: "+details)
+	}
+
+	keys, keySource := in.argKeys()
+	args := judgeArgs(keys, p.RequiredArgs, p.ForbiddenArgs)
+	argsPart := float64(args.score * argsWeight)
+	parts = append(parts, "args: "+args.details)
+
+	types, typeDetails := p.typeScore(in)
+	typesPart := float64(types * typesWeight)
+	if typeDetails != "" {
+		parts = append(parts, "types: "+typeDetails)
+	}
+
+	total := namePart + argsPart + typesPart
+	return probe.Result{
+		Passed:  total >= schemaPassing,
+		Score:   total,
+		Details: strings.Join(parts, " | "),
+		Metadata: map[string]any{
+			"schema": p.metadata(),
+			"component_scores": map[string]any{
+				"name":  nameComponent,
+				"args":  args.score,
+				"types": types,
+			},
+			"source": schemaSource(in, nameSource, keySource),
+		},
+	}
+}
+
+// typeScore checks the argument types: 1 without ArgTypes, 0 when the
+// content (or a structured call's arguments) is not JSON, noArgsTypeScore
+// when no argument object is found, else the fraction of ArgTypes entries
+// whose value has the type.
+func (p *Schema) typeScore(in *input) (float64, string) {
+	if len(p.ArgTypes) == 0 {
+		return 1, ""
+	}
+	obj, st := in.argObject()
+	switch st {
+	case argsInvalid:
+		if in.structured() {
+			return 0, "the tool call's arguments are not JSON."
+		}
+		return 0, "the response is not JSON."
+	case argsNone:
+		return noArgsTypeScore, "no argument object found to check."
+	}
+	var wrong []string
+	for arg, t := range p.ArgTypes {
+		if v, ok := obj.get(arg); !ok || !t.matches(v) {
+			wrong = append(wrong, arg)
+		}
+	}
+	n := len(p.ArgTypes)
+	score := float64(n-len(wrong)) / float64(n)
+	if len(wrong) == 0 {
+		return score, fmt.Sprintf("all %d argument type(s) correct.", n)
+	}
+	slices.Sort(wrong)
+	return score, fmt.Sprintf("%d of %d argument type(s) correct; missing or wrong: %s.", n-len(wrong), n, quoteList(wrong))
+}
+
+// schemaSource says where the checked call was read from: the structured
+// calls, the content as JSON, a text pattern, or nowhere.
+func schemaSource(in *input, nameSource, keySource string) string {
+	if in.structured() {
+		return sourceStructured
+	}
+	if _, ok := in.doc(); ok {
+		return sourceJSON
+	}
+	if nameSource == sourceText || keySource == sourceText {
+		return sourceText
+	}
+	return sourceNone
+}
+
+// metadata renders the schema as JSON-friendly values, freshly allocated so
+// that no two results share a map.
+func (p *Schema) metadata() map[string]any {
+	types := make(map[string]any, len(p.ArgTypes))
+	for a, t := range p.ArgTypes {
+		types[a] = string(t)
+	}
+	return map[string]any{
+		"name":           p.ToolName,
+		"required_args":  nonNil(p.RequiredArgs),
+		"optional_args":  nonNil(p.OptionalArgs),
+		"forbidden_args": nonNil(p.ForbiddenArgs),
+		"arg_types":      types,
+	}
+}
+
+// nonNil returns a copy of s, empty rather than nil.
+func nonNil(s []string) []string {
+	return append([]string{}, s...)
+}
