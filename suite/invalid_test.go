@@ -1,0 +1,184 @@
+package suite
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// problem is an expected Problem: its Error() text and its hint.
+type problem struct{ msg, hint string }
+
+// TestLoadInvalid loads one fixture per configuration mistake and checks
+// the exact problems reported, in file order, with their hints.
+func TestLoadInvalid(t *testing.T) {
+	const typeHint = "probes need a type: field, for example type: json_validity"
+	tests := []struct {
+		file string
+		want []problem
+	}{
+		{"invalid-unknown-top-key.yaml", []problem{
+			{"2: descripton: unknown field", "did you mean description?"},
+		}},
+		{"invalid-probe-type.yaml", []problem{
+			{`2: probes[0].type: unknown probe type "test_lenght"`, "did you mean test_length? run `promptcanary probes` to list them"},
+			{`4: probes[1]: unknown probe type "test_plian"`, "did you mean test_plain? run `promptcanary probes` to list them"},
+			{`5: probes[2].probe_id: unknown probe type "test_keywrods"`, "did you mean test_keywords? run `promptcanary probes` to list them"},
+		}},
+		{"invalid-enum.yaml", []problem{
+			{`4: probes[0] (test_match).match_mode: invalid value "fuzzy"`, "use one of: contains, exact, startswith"},
+		}},
+		{"invalid-cross-field.yaml", []problem{
+			{"5: probes[1] (test_length).max_chars: must be >= min_chars (5)", "max_chars must be >= min_chars"},
+		}},
+		{"invalid-negative-length.yaml", []problem{
+			{"3: probes[0] (test_length).min_chars: must be >= 0, got -1", "lengths cannot be negative"},
+		}},
+		{"invalid-missing-param.yaml", []problem{
+			{"2: probes[0] (test_match).expected_value: required parameter is missing", "the text the answer must contain"},
+		}},
+		{"invalid-param-type.yaml", []problem{
+			{`3: probes[0] (test_length).min_chars: must be an integer, got string "ten"`, "for example min_chars: 3"},
+			{"4: probes[0] (test_length).tolerance: must be a number, got a list", "for example tolerance: 0.5"},
+		}},
+		{"invalid-unknown-param.yaml", []problem{
+			{"4: probes[0] (test_match).match_mod: unknown parameter for test_match", "did you mean match_mode?"},
+		}},
+		{"invalid-nested-param.yaml", []problem{
+			{"6: probes[0] (test_schema).schema.arg_types.city: unknown type text", "use one of: string, integer"},
+		}},
+		{"invalid-duplicate-prompt-id.yaml", []problem{
+			{`5: prompts[1].id: duplicate prompt id "geo" (also at line 3)`, "give each prompt a distinct id:"},
+		}},
+		{"invalid-duplicate-derived-id.yaml", []problem{
+			{`4: prompts[1]: duplicate prompt id "what-is-the-capital-of-fb8d6970" (also at line 3)`, "give the prompts distinct texts or id: fields"},
+		}},
+		{"invalid-duplicate-probe-id.yaml", []problem{
+			{`6: probes[1] (test_match).id: duplicate probe id "capital" (also at line 3)`, "give each probe a distinct id:"},
+		}},
+		{"invalid-prompt-probe-clash.yaml", []problem{
+			{`9: prompts[0].probes[0] (test_length).id: duplicate probe id "short" (also at line 3)`, "give each probe a distinct id:"},
+		}},
+		{"invalid-probe-id-charset.yaml", []problem{
+			{`3: probes[0] (test_plain).id: invalid probe id "my probe"`, "use only letters, digits, '_', '.' and '-'"},
+			{`5: prompts[0].id: invalid prompt id "geo/france"`, "use only letters, digits, '_', '.' and '-'"},
+		}},
+		{"invalid-empty-text.yaml", []problem{
+			{"3: prompts[0].text: must not be empty", "write the prompt to send"},
+			{"4: prompts[1]: prompt text must not be empty", "write the prompt to send"},
+			{"5: prompts[2]: missing text", "prompts need a text: field"},
+		}},
+		{"invalid-no-prompts.yaml", []problem{
+			{"4: prompts: at least one prompt is required", `add a prompts: list, for example prompts: ["What is the capital of France?"]`},
+		}},
+		{"invalid-no-probes.yaml", []problem{
+			{"1: probes: at least one probe is required", "add a probes: list, or probes: under a prompt"},
+		}},
+		{"invalid-yaml-syntax.yaml", []problem{
+			{"5: invalid YAML: found unexpected end of stream", "check the indentation and quoting on this line and the one before"},
+		}},
+		{"invalid-unknown-prompt-key.yaml", []problem{
+			{"4: prompts[0].expected_keyword: unknown field", "did you mean expected_keywords?"},
+			{"5: prompts[0].sytem_prompt: unknown field", "did you mean system_prompt?"},
+		}},
+		{"invalid-tool-no-name.yaml", []problem{
+			{"5: prompts[0].tools[0]: missing name", "tools need a name: field"},
+			{"9: prompts[0].tools[1].parameters: must be a mapping (a JSON Schema), got a list", "write key: value lines indented under it"},
+		}},
+		{"invalid-tool-choice.yaml", []problem{
+			{`6: prompts[0].tool_choice: invalid tool_choice "get_wether"`, "did you mean get_weather? use one of: auto, none, required, get_weather"},
+			{`8: prompts[1].tool_choice: tool_choice "required" needs tools`, "add tools: to this prompt"},
+		}},
+		{"invalid-temperature.yaml", []problem{
+			{"1: temperature: must be between 0 and 2, got 3", "0 is the most repeatable"},
+			{"2: max_tokens: must be >= 1, got 0", "max_tokens must be a whole number of at least 1"},
+			{"3: seed: must be an integer, got a number", "write a whole number, for example 3"},
+			{"4: samples: must be an integer, got a string", "write a whole number, for example 3"},
+			{`5: provider: must be NAME/MODEL, got "openai"`, "for example sim/stable or openai/gpt-4o"},
+		}},
+		{"invalid-wrong-type.yaml", []problem{
+			{"1: name: must be a string, got a list", "write a single text value, quoted if it contains ': '"},
+			{"2: tags: must be a list of strings, got a string", "write a list: [production]"},
+			{"3: probes: must be a list of probes, got a mapping", "write one entry per line, each starting with '- '"},
+			{"6: prompts[0].expected_keywords[1]: must be a string, got an integer", "quote the value to make it a string"},
+			{"7: prompts[0].tags: must be a list of strings, got a mapping", "write a list of texts, for example [a, b]"},
+		}},
+		{"invalid-type-and-probe-id.yaml", []problem{
+			{"3: probes[0].probe_id: type: and probe_id: both set", "use either type: or probe_id:, not both"},
+			{"4: probes[1]: missing type", "did you mean type: instead of tpye:?"},
+			{"5: probes[2]: must be a probe type id or a mapping with type:, got an integer", typeHint},
+		}},
+		{"invalid-duplicate-key.yaml", []problem{
+			{"3: name: duplicate key (also at line 1)", "remove one of them"},
+		}},
+		{"invalid-multi-doc.yaml", []problem{
+			{"4: only one YAML document is allowed", "remove the --- separator and what follows"},
+		}},
+		{"invalid-empty.yaml", []problem{
+			{"1: file is empty", "a suite needs prompts: and probes:"},
+		}},
+		{"invalid-several.yaml", []problem{
+			{"2: descripton: unknown field", "did you mean description?"},
+			{"3: temperature: must be between 0 and 2, got -1", "0 is the most repeatable"},
+			{`5: probes[0].type: unknown probe type "test_lenght"`, "did you mean test_length? run `promptcanary probes` to list them"},
+			{"8: probes[1] (test_length).max_chars: must be >= min_chars (10)", "max_chars must be >= min_chars"},
+			{"9: probes[2] (test_match).expected_value: required parameter is missing", "the text the answer must contain"},
+			{`10: probes[2] (test_match).match_mode: invalid value "fuzzy"`, "use one of: contains, exact, startswith"},
+			{"14: prompts[0].expected_keywords[1]: must be a string, got an integer", "quote the value to make it a string"},
+			{`15: prompts[1].id: duplicate prompt id "geo" (also at line 12)`, "give each prompt a distinct id:"},
+			{"16: prompts[1].text: must not be empty", "write the prompt to send"},
+			{`18: prompts[2].tool_choice: tool_choice "required" needs tools`, "add tools: to this prompt"},
+			{`21: prompts[2].probes[0] (test_keywords).required_keywords: must be a list of strings, got string "yes"`, "for example required_keywords: [a, b]"},
+		}},
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		seen[tc.file] = true
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			s, err := Load(path)
+			if s != nil {
+				t.Errorf("got suite %q, want nil", s.Name)
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("got error %v, want a *ValidationError", err)
+			}
+			var want []string
+			for i, w := range tc.want {
+				want = append(want, path+":"+w.msg)
+				if i >= len(ve.Problems) {
+					t.Errorf("problem %d: missing, want %q", i, path+":"+w.msg)
+					continue
+				}
+				p := ve.Problems[i]
+				if got := p.Error(); got != path+":"+w.msg {
+					t.Errorf("problem %d: got %q, want %q", i, got, path+":"+w.msg)
+				}
+				if p.Hint != w.hint {
+					t.Errorf("problem %d hint: got %q, want %q", i, p.Hint, w.hint)
+				}
+				if p.File != path || p.Line <= 0 {
+					t.Errorf("problem %d location: got %s:%d, want %s:>0", i, p.File, p.Line, path)
+				}
+			}
+			if len(ve.Problems) != len(tc.want) {
+				t.Errorf("got %d problems, want %d:\n%v", len(ve.Problems), len(tc.want), err)
+			}
+			if got, w := err.Error(), strings.Join(want, "\n"); got != w {
+				t.Errorf("Error():\ngot  %s\nwant %s", got, w)
+			}
+		})
+	}
+	// Every invalid fixture is in the table.
+	files, err := filepath.Glob("testdata/invalid-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("fixture %s has no expectations", f)
+		}
+	}
+}

@@ -1,0 +1,1053 @@
+package suite
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// The keys each kind of mapping accepts.
+var (
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "probes", "prompts"}
+	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
+	toolKeys   = []string{"name", "description", "parameters"}
+)
+
+// idRE is the charset of explicit prompt and probe ids.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// yamlErrRE extracts the line from a YAML syntax error.
+var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// maxVisits bounds the YAML nodes visited, aliases expanded, so that a small
+// file full of nested aliases ("billion laughs") cannot exhaust memory or time.
+const maxVisits = 1 << 18
+
+// maxDepth bounds the nesting of values and merge keys, which aliases can
+// make cyclic.
+const maxDepth = 64
+
+const (
+	tooLarge = "document too large: too many nodes or aliases"
+	tooDeep  = "too deeply nested (aliases that refer to themselves?)"
+)
+
+const (
+	idHint       = "use only letters, digits, '_', '.' and '-'"
+	probesHint   = "run `promptcanary probes` to list them"
+	quoteHint    = "quote the value to make it a string"
+	textHint     = "prompts need a text: field"
+	probeTypeTip = "probes need a type: field, for example type: json_validity"
+)
+
+type parser struct {
+	file     string
+	problems []*Problem
+	visits   int
+	depth    int
+	overrun  bool
+}
+
+// kv is one key/value pair of a mapping, both resolved.
+type kv struct {
+	key, val *yaml.Node
+}
+
+// probeSpec is a probe entry being validated.
+type probeSpec struct {
+	inst     probe.Instance
+	node     *yaml.Node // the entry
+	idNode   *yaml.Node // the id: value, nil when the id is automatic
+	field    string     // "probes[2] (refusal)" once the type is known
+	explicit bool
+}
+
+// promptSpec is a prompt entry being validated.
+type promptSpec struct {
+	prompt     promptcanary.Prompt
+	node       *yaml.Node
+	idNode     *yaml.Node
+	field      string
+	idOK       bool
+	probes     []*probeSpec
+	probeCount int
+}
+
+func (p *parser) add(n *yaml.Node, field, msg, hint string) {
+	if p.overrun {
+		return
+	}
+	pr := &Problem{File: p.file, Field: field, Msg: msg, Hint: hint}
+	if n != nil {
+		pr.Line, pr.Column = n.Line, n.Column
+	}
+	p.problems = append(p.problems, pr)
+}
+
+func (p *parser) sortProblems() {
+	slices.SortStableFunc(p.problems, func(a, b *Problem) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+}
+
+// resolve follows an alias and counts the visit. Past the visit budget it
+// reports one problem and returns a null node, which stops any descent.
+func (p *parser) resolve(n *yaml.Node) *yaml.Node {
+	p.visits++
+	if p.visits > maxVisits {
+		if !p.overrun {
+			p.add(n, "", tooLarge, "expand fewer aliases")
+			p.overrun = true
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
+	}
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// decode parses data into its single document's root node.
+func (p *parser) decode(data []byte) (root *yaml.Node) {
+	defer func() {
+		if v := recover(); v != nil {
+			root = nil
+			p.add(nil, "", fmt.Sprintf("invalid YAML: %v", v), "check the YAML syntax")
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", "a suite needs prompts: and probes:")
+			return nil
+		}
+		p.yamlError(err)
+		return nil
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		p.add(&next, "", "only one YAML document is allowed", "remove the --- separator and what follows")
+	} else if !errors.Is(err, io.EOF) {
+		p.yamlError(err)
+	}
+	if len(doc.Content) == 0 {
+		p.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", "a suite needs prompts: and probes:")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+func (p *parser) yamlError(err error) {
+	msg := err.Error()
+	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		p.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], "check the indentation and quoting on this line and the one before")
+		return
+	}
+	p.add(nil, "", "invalid YAML: "+strings.TrimPrefix(msg, "yaml: "), "check the YAML syntax")
+}
+
+// describe names the type of a node for "must be X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	switch t := n.ShortTag(); t {
+	case "!!str":
+		return "a string"
+	case "!!int":
+		return "an integer"
+	case "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	case "!!timestamp":
+		return "a timestamp"
+	default:
+		return "a value tagged " + t
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func isString(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str"
+}
+
+func (p *parser) wrongType(n *yaml.Node, field, want string) {
+	p.add(n, field, "must be "+want+", got "+describe(n), typeHint(n, want))
+}
+
+// typeHint shows how to write a value of the wanted type.
+func typeHint(n *yaml.Node, want string) string {
+	switch want {
+	case "a string":
+		if n.Kind == yaml.ScalarNode {
+			return quoteHint
+		}
+		return "write a single text value, quoted if it contains ': '"
+	case "a list of strings":
+		if n.Kind == yaml.ScalarNode && !isNull(n) {
+			return "write a list: [" + n.Value + "]"
+		}
+		return "write a list of texts, for example [a, b]"
+	case "a number":
+		return "write a number, for example 0.5"
+	case "an integer":
+		return "write a whole number, for example 3"
+	case "a list of probes", "a list of prompts", "a list of tools":
+		return "write one entry per line, each starting with '- '"
+	}
+	return "write key: value lines indented under it"
+}
+
+// str returns the value of a string field. Null yields ok false without a
+// problem; any other non-string is a problem.
+func (p *parser) str(n *yaml.Node, field string) (string, bool) {
+	if isString(n) {
+		return n.Value, true
+	}
+	if !isNull(n) {
+		p.wrongType(n, field, "a string")
+	}
+	return "", false
+}
+
+// strList returns the value of a list-of-strings field; null yields nil.
+func (p *parser) strList(n *yaml.Node, field string) []string {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.wrongType(n, field, "a list of strings")
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, item := range n.Content {
+		item = p.resolve(item)
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if isString(item) {
+			out = append(out, item.Value)
+		} else {
+			p.wrongType(item, f, "a string")
+		}
+	}
+	return out
+}
+
+// items returns the resolved items of a list field; null yields nil.
+func (p *parser) items(n *yaml.Node, field, what string) []*yaml.Node {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.wrongType(n, field, what)
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = p.resolve(c)
+	}
+	return out
+}
+
+// pairs returns the key/value pairs of a mapping, expanding merge keys
+// (explicit keys win over merged ones) and reporting duplicate and
+// non-scalar keys.
+func (p *parser) pairs(n *yaml.Node, field string) []kv {
+	if !p.enter(n, field) {
+		return nil
+	}
+	defer p.leave()
+	out := make([]kv, 0, len(n.Content)/2)
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
+	var merged []kv
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := p.resolve(n.Content[i]), p.resolve(n.Content[i+1])
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merged = append(merged, p.mergePairs(v, field)...)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			p.add(k, field, "keys must be plain names, got "+describe(k), "use a plain word as the key")
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			p.add(k, join(field, k.Value), fmt.Sprintf("duplicate key (also at line %d)", first.Line), "remove one of them")
+			continue
+		}
+		seen[k.Value] = k
+		out = append(out, kv{k, v})
+	}
+	for _, m := range merged {
+		if _, ok := seen[m.key.Value]; !ok {
+			seen[m.key.Value] = m.key
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (p *parser) mergePairs(v *yaml.Node, field string) []kv {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return p.pairs(v, field)
+	case yaml.SequenceNode:
+		var out []kv
+		for _, c := range v.Content {
+			c = p.resolve(c)
+			if c.Kind != yaml.MappingNode {
+				p.wrongType(c, join(field, "<<"), "a mapping")
+				continue
+			}
+			out = append(out, p.pairs(c, field)...)
+		}
+		return out
+	}
+	p.wrongType(v, join(field, "<<"), "a mapping or a list of mappings")
+	return nil
+}
+
+// enter descends one nesting level; past maxDepth it reports one problem
+// and stops the walk, as an exhausted visit budget does.
+func (p *parser) enter(n *yaml.Node, field string) bool {
+	if p.depth >= maxDepth {
+		if !p.overrun {
+			p.add(n, field, tooDeep, "nest values at most 64 levels deep")
+			p.overrun = true
+		}
+		return false
+	}
+	p.depth++
+	return true
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// join appends a key to a field path.
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+func (p *parser) unknownKey(k *yaml.Node, field string, known []string) {
+	hint := "known fields: " + strings.Join(known, ", ")
+	if c := suggest.Closest(k.Value, known); c != "" {
+		hint = "did you mean " + c + "?"
+	}
+	p.add(k, join(field, k.Value), "unknown field", hint)
+}
+
+// value converts a node to a plain Go value: string, int (int64 or uint64
+// when large), float64, bool, []any, map[string]any or nil.
+func (p *parser) value(n *yaml.Node, field string) (any, bool) {
+	if !p.enter(n, field) {
+		return nil, false
+	}
+	defer p.leave()
+	n = p.resolve(n)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		ok := true
+		for i, c := range n.Content {
+			v, cok := p.value(c, fmt.Sprintf("%s[%d]", field, i))
+			out[i], ok = v, ok && cok
+		}
+		return out, ok
+	case yaml.MappingNode:
+		ps := p.pairs(n, field)
+		out := make(map[string]any, len(ps))
+		ok := true
+		for _, e := range ps {
+			v, cok := p.value(e.val, join(field, e.key.Value))
+			out[e.key.Value], ok = v, ok && cok
+		}
+		return out, ok
+	case yaml.ScalarNode:
+		switch t := n.ShortTag(); t {
+		case "!!null":
+			return nil, true
+		case "!!str", "!!timestamp", "!!binary":
+			return n.Value, true
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				p.add(n, field, fmt.Sprintf("invalid %s %q", strings.TrimPrefix(strings.TrimPrefix(describe(n), "an "), "a "), n.Value), quoteHint)
+				return nil, false
+			}
+			if f, isF := v.(float64); isF && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				p.add(n, field, "must be a finite number, got "+n.Value, "write a number, for example 0.5")
+				return nil, false
+			}
+			return v, true
+		default:
+			p.add(n, field, "unsupported YAML tag "+t, "remove the tag")
+			return nil, false
+		}
+	}
+	p.add(n, field, "unsupported YAML node", "check the YAML syntax")
+	return nil, false
+}
+
+// parse walks the document and builds the suite; problems accumulate in p.
+func (p *parser) parse(data []byte) *Suite {
+	root := p.decode(data)
+	if root == nil {
+		return nil
+	}
+	doc := p.resolve(root)
+	if doc.Kind != yaml.MappingNode {
+		p.add(doc, "", "top level must be a mapping, got "+describe(doc), "a suite has name:, probes: and prompts: keys")
+		return nil
+	}
+	s := &Suite{Name: DefaultName, PromptProbes: map[string][]probe.Instance{}}
+	var probesKey, probesVal, promptsKey, promptsVal *yaml.Node
+	for _, e := range p.pairs(doc, "") {
+		k, v := e.key, e.val
+		switch k.Value {
+		case "name":
+			if name, ok := p.str(v, "name"); ok && name != "" {
+				s.Name = name
+			}
+		case "description":
+			s.Description, _ = p.str(v, "description")
+		case "tags":
+			s.Tags = p.strList(v, "tags")
+		case "default_system_prompt":
+			s.DefaultSystemPrompt, _ = p.str(v, "default_system_prompt")
+		case "provider":
+			if spec, ok := p.str(v, "provider"); ok {
+				if _, _, err := provider.Split(spec); err != nil {
+					p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), "for example sim/stable or openai/gpt-4o")
+				} else {
+					s.Defaults.Provider = spec
+				}
+			}
+		case "temperature":
+			s.Defaults.Temperature = p.temperature(v)
+		case "max_tokens":
+			s.Defaults.MaxTokens = p.positiveInt(v, "max_tokens", 1)
+		case "samples":
+			s.Defaults.Samples = p.positiveInt(v, "samples", 1)
+		case "seed":
+			s.Defaults.Seed = p.seed(v)
+		case "probes":
+			probesKey, probesVal = k, v
+		case "prompts":
+			promptsKey, promptsVal = k, v
+		default:
+			p.unknownKey(k, "", topKeys)
+		}
+	}
+
+	suiteProbes, probeCount := p.probeList(probesVal, "probes")
+	suiteIDs := p.assignProbeIDs(suiteProbes, nil)
+	for _, ps := range suiteProbes {
+		s.Probes = append(s.Probes, ps.inst)
+	}
+
+	// Prompts.
+	var prompts []*promptSpec
+	if promptsVal != nil {
+		for i, n := range p.items(promptsVal, "prompts", "a list of prompts") {
+			if ps := p.prompt(n, fmt.Sprintf("prompts[%d]", i), s.DefaultSystemPrompt); ps != nil {
+				prompts = append(prompts, ps)
+			}
+		}
+	}
+	if promptsVal == nil || (isNull(promptsVal) || promptsVal.Kind == yaml.SequenceNode) && len(promptsVal.Content) == 0 {
+		where := promptsKey
+		if where == nil {
+			where = doc
+		}
+		p.add(where, "prompts", "at least one prompt is required", "add a prompts: list, for example prompts: [\"What is the capital of France?\"]")
+	}
+	for _, ps := range prompts {
+		probeCount += ps.probeCount
+		p.assignProbeIDs(ps.probes, suiteIDs)
+	}
+	p.addPrompts(s, prompts)
+	if probeCount == 0 {
+		where := probesKey
+		if where == nil {
+			where = doc
+		}
+		p.add(where, "probes", "at least one probe is required", "add a probes: list, or probes: under a prompt")
+	}
+	return s
+}
+
+// probeList validates a list of probes (suite-wide or a prompt's own). It
+// returns the valid entries and how many entries there were, counting a
+// value of the wrong type as one so that "no probes" is not reported on top.
+func (p *parser) probeList(n *yaml.Node, field string) ([]*probeSpec, int) {
+	if n == nil {
+		return nil, 0
+	}
+	count := 0
+	if !isNull(n) && n.Kind != yaml.SequenceNode {
+		count++
+	}
+	var specs []*probeSpec
+	for i, c := range p.items(n, field, "a list of probes") {
+		count++
+		if ps := p.probe(c, fmt.Sprintf("%s[%d]", field, i)); ps != nil {
+			specs = append(specs, ps)
+		}
+	}
+	return specs, count
+}
+
+// addPrompts adds the valid prompts to s in file order, reporting duplicate
+// ids, and binds each prompt's own probes to its id.
+func (p *parser) addPrompts(s *Suite, prompts []*promptSpec) {
+	promptLines := map[string]int{}
+	for _, ps := range prompts {
+		if !ps.idOK {
+			continue
+		}
+		id := ps.prompt.ID
+		if line, dup := promptLines[id]; dup {
+			field, at, hint := ps.field, ps.node, "give the prompts distinct texts or id: fields"
+			if ps.idNode != nil {
+				field, at, hint = ps.field+".id", ps.idNode, "give each prompt a distinct id:"
+			}
+			p.add(at, field, fmt.Sprintf("duplicate prompt id %q (also at line %d)", id, line), hint)
+			continue
+		}
+		promptLines[id] = ps.node.Line
+		if ps.idNode != nil {
+			promptLines[id] = ps.idNode.Line
+		}
+		s.Prompts = append(s.Prompts, ps.prompt)
+		if len(ps.probes) > 0 {
+			own := make([]probe.Instance, len(ps.probes))
+			for i, pp := range ps.probes {
+				own[i] = pp.inst
+			}
+			s.PromptProbes[id] = own
+		}
+	}
+}
+
+func (p *parser) temperature(n *yaml.Node) *float64 {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") {
+		p.wrongType(n, "temperature", "a number")
+		return nil
+	}
+	var t float64
+	if err := n.Decode(&t); err != nil || !(t >= 0 && t <= 2) {
+		p.add(n, "temperature", "must be between 0 and 2, got "+n.Value, "0 is the most repeatable")
+		return nil
+	}
+	return &t
+}
+
+func (p *parser) integer(n *yaml.Node, field string) (int64, bool) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		p.wrongType(n, field, "an integer")
+		return 0, false
+	}
+	var v int64
+	if err := n.Decode(&v); err != nil {
+		p.add(n, field, "integer out of range: "+n.Value, "write a smaller whole number")
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) positiveInt(n *yaml.Node, field string, minimum int64) *int {
+	if isNull(n) {
+		return nil
+	}
+	v, ok := p.integer(n, field)
+	if !ok {
+		return nil
+	}
+	if v < minimum || v > math.MaxInt32 {
+		p.add(n, field, fmt.Sprintf("must be >= %d, got %s", minimum, n.Value), fmt.Sprintf("%s must be a whole number of at least %d", field, minimum))
+		return nil
+	}
+	i := int(v)
+	return &i
+}
+
+func (p *parser) seed(n *yaml.Node) *int64 {
+	if isNull(n) {
+		return nil
+	}
+	v, ok := p.integer(n, "seed")
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// probe validates one probe entry, a bare type id or a mapping with type:
+// (or probe_id:), an optional id: and the parameters inline. It returns nil
+// when the entry cannot become an instance.
+func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
+	ps := &probeSpec{node: n, field: field}
+	var typeNode *yaml.Node
+	typeField := field
+	raw := map[string]any{}
+	params := map[string]kv{}
+	ok := true
+	switch {
+	case isString(n):
+		typeNode = n
+	case n.Kind == yaml.MappingNode:
+		var probeIDNode *yaml.Node
+		var others []string
+		for _, e := range p.pairs(n, field) {
+			switch e.key.Value {
+			case "type":
+				typeNode = e.val
+			case "probe_id":
+				probeIDNode = e.val
+			case "id":
+				ps.idNode = e.val
+			default:
+				others = append(others, e.key.Value)
+				params[e.key.Value] = e
+			}
+		}
+		if typeNode != nil && probeIDNode != nil {
+			p.add(probeIDNode, field+".probe_id", "type: and probe_id: both set", "use either type: or probe_id:, not both")
+		} else if typeNode == nil {
+			typeNode, typeField = probeIDNode, field+".probe_id"
+		}
+		if typeNode != nil && typeField == field {
+			typeField = field + ".type"
+		}
+		if typeNode == nil {
+			hint := probeTypeTip
+			for _, o := range others {
+				if suggest.Closest(o, []string{"type"}) != "" {
+					hint = "did you mean type: instead of " + o + ":?"
+					break
+				}
+			}
+			p.add(n, field, "missing type", hint)
+			return nil
+		}
+	default:
+		p.add(n, field, "must be a probe type id or a mapping with type:, got "+describe(n), probeTypeTip)
+		return nil
+	}
+
+	typeID, isStr := p.str(typeNode, typeField)
+	if !isStr || typeID == "" {
+		if isStr || isNull(typeNode) {
+			p.add(typeNode, typeField, "probe type must not be empty", probeTypeTip)
+		}
+		return nil
+	}
+	t, err := probe.Lookup(typeID)
+	if err != nil {
+		hint := probesHint
+		if c := suggest.Closest(typeID, probe.IDs()); c != "" {
+			hint = "did you mean " + c + "? " + probesHint
+		}
+		p.add(typeNode, typeField, fmt.Sprintf("unknown probe type %q", typeID), hint)
+		return nil
+	}
+	label := fmt.Sprintf("%s (%s)", field, typeID)
+	ps.field = label
+	ps.inst.Type = typeID
+	if ps.idNode != nil {
+		id, isStr := p.str(ps.idNode, label+".id")
+		switch {
+		case !isStr && isNull(ps.idNode):
+			ps.idNode = nil
+		case !isStr:
+			ok = false
+		case !idRE.MatchString(id):
+			p.add(ps.idNode, label+".id", fmt.Sprintf("invalid probe id %q", id), idHint)
+			ok = false
+		default:
+			ps.inst.ID, ps.explicit = id, true
+		}
+	}
+
+	for name, e := range params {
+		v, vok := p.value(e.val, label+"."+name)
+		if !vok {
+			ok = false
+			continue
+		}
+		raw[name] = v
+	}
+	if !ok {
+		return nil
+	}
+	checked, err := t.Check(raw)
+	if err == nil {
+		var pr probe.Probe
+		pr, err = t.New(checked)
+		if err == nil && pr == nil {
+			err = fmt.Errorf("probe type %s built no probe", typeID)
+		}
+		ps.inst.Params, ps.inst.Probe = checked, pr
+	}
+	if err != nil {
+		p.paramProblems(err, n, label, &t, params)
+		return nil
+	}
+	return ps
+}
+
+// paramProblems maps the errors of Check or New to problems at the line of
+// the parameter they name.
+func (p *parser) paramProblems(err error, n *yaml.Node, label string, t *probe.Type, params map[string]kv) {
+	var leaves []error
+	var flatten func(error)
+	flatten = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				flatten(c)
+			}
+			return
+		}
+		leaves = append(leaves, e)
+	}
+	flatten(err)
+	for _, e := range leaves {
+		var pe *probe.ParamError
+		if !errors.As(e, &pe) {
+			p.add(n, label, e.Error(), probesHint+" and their parameters")
+			continue
+		}
+		field := label
+		if pe.Param != "" {
+			field = label + "." + pe.Param
+		}
+		hint := pe.Hint
+		if hint == "" {
+			hint = paramHint(t, pe)
+		}
+		p.add(paramNode(n, params, pe.Param), field, pe.Msg, hint)
+	}
+}
+
+// paramHint makes a hint for a parameter problem that came without one.
+func paramHint(t *probe.Type, pe *probe.ParamError) string {
+	param, known := t.Param(pe.Param)
+	switch {
+	case known && pe.Msg == "required parameter is missing":
+		return "add " + pe.Param + ": to this probe"
+	case known && strings.HasPrefix(pe.Msg, "must be a"):
+		return "for example " + pe.Param + ": " + kindExample[param.Kind]
+	}
+	return probesHint + " and their parameters"
+}
+
+// kindExample is a sample YAML value of each parameter kind.
+var kindExample = map[probe.Kind]string{
+	probe.String:     `"text"`,
+	probe.Int:        "3",
+	probe.Float:      "0.5",
+	probe.Bool:       "true",
+	probe.StringList: "[a, b]",
+	probe.Map:        "{key: value}",
+}
+
+// paramNode finds the deepest node a parameter path such as "max_chars",
+// "schema.arg_types.city" or "required_keywords[1]" points at, falling back
+// to the probe entry.
+func paramNode(fallback *yaml.Node, params map[string]kv, path string) *yaml.Node {
+	end := strings.IndexAny(path, ".[")
+	if end < 0 {
+		end = len(path)
+	}
+	e, ok := params[path[:end]]
+	if !ok {
+		return fallback
+	}
+	at, cur := e.key, deref(e.val)
+	rest := path[end:]
+	for rest != "" {
+		if rest[0] == '[' {
+			close := strings.IndexByte(rest, ']')
+			if close < 0 {
+				break
+			}
+			i, err := strconv.Atoi(rest[1:close])
+			if err != nil || cur.Kind != yaml.SequenceNode || i < 0 || i >= len(cur.Content) {
+				break
+			}
+			cur = deref(cur.Content[i])
+			at, rest = cur, rest[close+1:]
+			continue
+		}
+		rest = rest[1:]
+		end := strings.IndexAny(rest, ".[")
+		if end < 0 {
+			end = len(rest)
+		}
+		name := rest[:end]
+		if cur.Kind != yaml.MappingNode {
+			break
+		}
+		found := false
+		for i := 0; i+1 < len(cur.Content); i += 2 {
+			if cur.Content[i].Value == name {
+				at, cur, found = cur.Content[i], deref(cur.Content[i+1]), true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+		rest = rest[end:]
+	}
+	return at
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// assignProbeIDs gives every probe of one scope its instance id: explicit ids
+// first (a clash is a problem), then the type id with _2, _3… for automatic
+// ones. taken holds the ids already in use in the scope (the suite-wide ids
+// for a prompt's own probes) and is not modified; the ids of the scope are
+// returned.
+func (p *parser) assignProbeIDs(specs []*probeSpec, taken map[string]int) map[string]int {
+	ids := make(map[string]int, len(taken)+len(specs))
+	for id, line := range taken {
+		ids[id] = line
+	}
+	for _, ps := range specs {
+		if !ps.explicit {
+			continue
+		}
+		if line, dup := ids[ps.inst.ID]; dup {
+			p.add(ps.idNode, ps.field+".id", fmt.Sprintf("duplicate probe id %q (also at line %d)", ps.inst.ID, line), "give each probe a distinct id:")
+			continue
+		}
+		ids[ps.inst.ID] = ps.idNode.Line
+	}
+	for _, ps := range specs {
+		if ps.explicit {
+			continue
+		}
+		id := ps.inst.Type
+		for k := 2; ; k++ {
+			if _, used := ids[id]; !used {
+				break
+			}
+			id = ps.inst.Type + "_" + strconv.Itoa(k)
+		}
+		ps.inst.ID = id
+		ids[id] = ps.node.Line
+	}
+	return ids
+}
+
+// prompt validates one prompt entry, a bare text or a mapping.
+func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
+	ps := &promptSpec{node: n, field: field}
+	pr := &ps.prompt
+	var textNode, systemNode, choiceNode *yaml.Node
+	var toolNames []string
+	switch {
+	case isString(n):
+		textNode = n
+	case n.Kind == yaml.MappingNode:
+		for _, e := range p.pairs(n, field) {
+			k, v := e.key, e.val
+			f := join(field, k.Value)
+			switch k.Value {
+			case "id":
+				ps.idNode = v
+			case "text":
+				textNode = v
+			case "tags":
+				pr.Tags = p.strList(v, f)
+			case "description":
+				pr.Description, _ = p.str(v, f)
+			case "system_prompt":
+				systemNode = v
+			case "expected_keywords":
+				pr.ExpectedKeywords = p.strList(v, f)
+			case "probes":
+				ps.probes, ps.probeCount = p.probeList(v, f)
+			case "tools":
+				pr.Tools, toolNames = p.tools(v, f)
+			case "tool_choice":
+				choiceNode = v
+			default:
+				p.unknownKey(k, field, promptKeys)
+			}
+		}
+	default:
+		p.add(n, field, "must be a prompt text or a mapping with text:, got "+describe(n), textHint)
+		return nil
+	}
+
+	textOK := false
+	switch {
+	case textNode == nil:
+		p.add(n, field, "missing text", textHint)
+	default:
+		textField := join(field, "text")
+		if textNode == n {
+			textField = field
+		}
+		if text, ok := p.str(textNode, textField); ok && strings.TrimSpace(text) != "" {
+			pr.Text, textOK = text, true
+		} else if ok || isNull(textNode) {
+			msg := "must not be empty"
+			if textNode == n {
+				msg = "prompt text must not be empty"
+			}
+			p.add(textNode, textField, msg, "write the prompt to send")
+		}
+	}
+	if systemNode != nil {
+		pr.SystemPrompt, _ = p.str(systemNode, join(field, "system_prompt"))
+	}
+	if pr.SystemPrompt == "" {
+		pr.SystemPrompt = defaultSystem
+	}
+	if choiceNode != nil {
+		p.toolChoice(choiceNode, join(field, "tool_choice"), pr, toolNames)
+	}
+
+	if ps.idNode != nil {
+		f := join(field, "id")
+		id, ok := p.str(ps.idNode, f)
+		switch {
+		case !ok && isNull(ps.idNode):
+			p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
+		case !ok:
+		case id == "":
+			p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
+		case !idRE.MatchString(id):
+			p.add(ps.idNode, f, fmt.Sprintf("invalid prompt id %q", id), idHint)
+		default:
+			pr.ID, ps.idOK = id, true
+		}
+	} else if textOK {
+		pr.ID, ps.idOK = deriveID(pr.Text, pr.SystemPrompt), true
+	}
+	return ps
+}
+
+// tools validates a prompt's tools: list.
+func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []string) {
+	var out []promptcanary.Tool
+	var names []string
+	lines := map[string]int{}
+	for i, c := range p.items(n, field, "a list of tools") {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if c.Kind != yaml.MappingNode {
+			p.wrongType(c, f, "a mapping with name:")
+			continue
+		}
+		var tool promptcanary.Tool
+		var nameNode *yaml.Node
+		for _, e := range p.pairs(c, f) {
+			kf := join(f, e.key.Value)
+			switch e.key.Value {
+			case "name":
+				nameNode = e.val
+				tool.Name, _ = p.str(e.val, kf)
+			case "description":
+				tool.Description, _ = p.str(e.val, kf)
+			case "parameters":
+				if isNull(e.val) {
+					continue
+				}
+				if e.val.Kind != yaml.MappingNode {
+					p.wrongType(e.val, kf, "a mapping (a JSON Schema)")
+					continue
+				}
+				if v, ok := p.value(e.val, kf); ok {
+					tool.Parameters = v.(map[string]any)
+				}
+			default:
+				p.unknownKey(e.key, f, toolKeys)
+			}
+		}
+		switch {
+		case nameNode == nil:
+			p.add(c, f, "missing name", "tools need a name: field")
+			continue
+		case tool.Name == "":
+			if isString(nameNode) || isNull(nameNode) {
+				p.add(nameNode, f+".name", "must not be empty", "tools need a name: field")
+			}
+			continue
+		}
+		if line, dup := lines[tool.Name]; dup {
+			p.add(nameNode, f+".name", fmt.Sprintf("duplicate tool name %q (also at line %d)", tool.Name, line), "give each tool a distinct name")
+			continue
+		}
+		lines[tool.Name] = nameNode.Line
+		names = append(names, tool.Name)
+		out = append(out, tool)
+	}
+	return out, names
+}
+
+// toolChoice validates tool_choice against the prompt's tools.
+func (p *parser) toolChoice(n *yaml.Node, field string, pr *promptcanary.Prompt, names []string) {
+	choice, ok := p.str(n, field)
+	if !ok {
+		return
+	}
+	switch {
+	case choice == "auto" || choice == "none" || slices.Contains(names, choice):
+	case choice == "required" && len(names) == 0:
+		p.add(n, field, `tool_choice "required" needs tools`, "add tools: to this prompt")
+		return
+	case choice == "required":
+	default:
+		known := append([]string{"auto", "none", "required"}, names...)
+		hint := "use one of: " + strings.Join(known, ", ")
+		if len(names) == 0 {
+			hint += ", or add tools: and name one of them"
+		}
+		if c := suggest.Closest(choice, known); c != "" {
+			hint = "did you mean " + c + "? " + hint
+		}
+		p.add(n, field, fmt.Sprintf("invalid tool_choice %q", choice), hint)
+		return
+	}
+	pr.ToolChoice = choice
+}

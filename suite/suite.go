@@ -1,0 +1,113 @@
+// Package suite loads and validates canary.yaml: the prompts to send and the
+// probes that judge the answers.
+//
+// The file format is the original PromptCanary's, read unchanged, plus a few
+// additions: per-prompt probes, probe instance ids, tools offered with a
+// prompt and run defaults (provider, temperature, max_tokens, seed, samples).
+// Validation is strict and complete: every unknown key, wrong type, bad
+// probe parameter and duplicate id is reported at once, each with its file,
+// line, field path and a hint, before any provider is called.
+package suite
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/runner"
+)
+
+// DefaultName is the suite name used when the file sets none, as in the
+// original tool.
+const DefaultName = "unnamed-suite"
+
+// Suite is a loaded, validated canary.yaml.
+type Suite struct {
+	// Path is the file the suite came from.
+	Path string
+	// Name is the suite's name, DefaultName when the file sets none.
+	Name                string
+	Description         string
+	Tags                []string
+	DefaultSystemPrompt string
+	// Prompts are in file order. Each SystemPrompt is already resolved: the
+	// prompt's own, else DefaultSystemPrompt.
+	Prompts []promptcanary.Prompt
+	// Probes are the suite-wide probe instances, in file order.
+	Probes []probe.Instance
+	// PromptProbes maps a prompt id to the prompt's own probe instances,
+	// which run on that prompt only, after the suite-wide ones.
+	PromptProbes map[string][]probe.Instance
+	// Defaults are the run settings the file sets.
+	Defaults Defaults
+}
+
+// Defaults are run settings the file may set; nil or "" means "not set in the
+// file", leaving the choice to the command line or built-in defaults.
+type Defaults struct {
+	// Provider is the top-level `provider:`, such as "sim/stable", checked
+	// for NAME/MODEL shape only.
+	Provider string
+	// Temperature is `temperature:`, in [0, 2].
+	Temperature *float64
+	// MaxTokens is `max_tokens:`, > 0.
+	MaxTokens *int
+	// Seed is `seed:`.
+	Seed *int64
+	// Samples is `samples:`, >= 1.
+	Samples *int
+}
+
+// Load reads and parses the suite file at path. A configuration mistake is
+// reported as a *ValidationError; a file that cannot be read as a plain
+// wrapped error.
+func Load(path string) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read suite %q: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a suite from data; filename names it in
+// problems and becomes Suite.Path. Every problem found is returned together
+// as a *ValidationError. Probe types are looked up in the probe registry, so
+// the probes used must be registered before Parse is called.
+func Parse(filename string, data []byte) (*Suite, error) {
+	p := &parser{file: filename}
+	s := p.parse(data)
+	if len(p.problems) > 0 {
+		p.sortProblems()
+		return nil, &ValidationError{Problems: p.problems}
+	}
+	s.Path = filename
+	return s, nil
+}
+
+// ProbesFor returns the probe instances that judge the prompt with the given
+// id: the suite-wide ones followed by the prompt's own. The slice is fresh;
+// callers may modify it.
+func (s *Suite) ProbesFor(promptID string) []probe.Instance {
+	own := s.PromptProbes[promptID]
+	out := make([]probe.Instance, 0, len(s.Probes)+len(own))
+	out = append(out, s.Probes...)
+	return append(out, own...)
+}
+
+// Plan turns the suite into a run plan for the given provider configuration
+// and sample count. cfg is used as given: merging the file's Defaults with
+// command-line settings is the caller's job.
+func (s *Suite) Plan(cfg promptcanary.ProviderConfig, samples int) *runner.Plan {
+	items := make([]runner.Item, len(s.Prompts))
+	for i, pr := range s.Prompts {
+		items[i] = runner.Item{Prompt: pr, Probes: s.ProbesFor(pr.ID)}
+	}
+	return &runner.Plan{
+		Suite:      s.Name,
+		Items:      items,
+		Config:     cfg,
+		Samples:    samples,
+		ConfigHash: s.Hash(cfg),
+	}
+}
