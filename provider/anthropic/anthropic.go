@@ -1,0 +1,169 @@
+// Package anthropic is the provider client for Anthropic's Messages API,
+// used by "anthropic/MODEL" (for example anthropic/claude-sonnet-4-5).
+//
+// One call is one POST {base_url}/v1/messages with the headers x-api-key
+// and anthropic-version. The system prompt goes into the top-level "system"
+// field, the prompt text into a single user message. max_tokens is required
+// by the API and always sent: the run's max_tokens, or 1024 when it is 0.
+// temperature is always sent. The Messages API has no seed parameter, so a
+// configured seed is not sent: runs against Anthropic are never seeded.
+//
+// Tools are sent as {name, description, input_schema}; the prompt's
+// tool_choice maps to {"type":"auto"}, {"type":"none"}, {"type":"any"} for
+// "required", and {"type":"tool","name":NAME} for a tool name. tool_choice
+// is only sent with tools. tool_use content blocks come back as tool calls;
+// text blocks are concatenated into the content.
+//
+// Extra parameters (top_p, top_k, stop_sequences, metadata, thinking, …)
+// are merged into the top level of the request body and override the fields
+// this client sets.
+//
+// A refusal (stop_reason "refusal") or a cut-off answer ("max_tokens") is a
+// response, not an error: the finish reason carries the API's value and the
+// probes judge the content. An answer with no content at all and an
+// ordinary stop reason is a final error.
+//
+// Settings (the provider's block in canary.yaml):
+//
+//	base_url           API root, default https://api.anthropic.com
+//	api_key_env        variable holding the key, default ANTHROPIC_API_KEY
+//	headers            extra request headers (for example anthropic-beta)
+//	anthropic_version  anthropic-version header, default 2023-06-01
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+// Defaults of the client.
+const (
+	// DefaultBaseURL is the root of Anthropic's API.
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultVersion is the anthropic-version header sent when none is configured.
+	DefaultVersion = "2023-06-01"
+	// DefaultKeyEnv is the environment variable holding the API key.
+	DefaultKeyEnv = "ANTHROPIC_API_KEY"
+	// DefaultMaxTokens is sent as max_tokens when the run sets none; the
+	// Messages API requires the field.
+	DefaultMaxTokens = 1024
+)
+
+func init() { provider.Register("anthropic", Open) }
+
+// Config configures a Client built with New.
+type Config struct {
+	// Model is the model name sent in every request, for example
+	// "claude-sonnet-4-5".
+	Model string
+	// APIKey is sent in the x-api-key header. It is required.
+	APIKey string
+	// BaseURL is the API root; empty means DefaultBaseURL. A trailing
+	// "/v1" is accepted and not doubled.
+	BaseURL string
+	// Version is the anthropic-version header; empty means DefaultVersion.
+	Version string
+	// Header holds extra headers added to every request.
+	Header http.Header
+	// HTTPClient sends the requests; nil means a client without a global
+	// timeout (the caller's context bounds each call).
+	HTTPClient *http.Client
+}
+
+// Client calls the Messages API for one model. It is safe for concurrent use.
+type Client struct {
+	model string
+	url   string
+	http  *httpc.Client
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New returns a client for cfg.Model. It makes no network call.
+func New(cfg Config) (*Client, error) {
+	if err := checkModel(cfg.Model); err != nil {
+		return nil, err
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("empty API key")
+	}
+	base, err := baseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	version := cfg.Version
+	if version == "" {
+		version = DefaultVersion
+	}
+	if !validHeaderValue(version) {
+		return nil, errors.New("invalid anthropic-version: it holds a control character")
+	}
+	h := http.Header{}
+	secrets := []string{cfg.APIKey}
+	for k, vs := range cfg.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+			if sensitiveHeader(k) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if base.User != nil {
+		if p, ok := base.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
+	h.Set("x-api-key", cfg.APIKey)
+	h.Set("anthropic-version", version)
+	return &Client{
+		model: cfg.Model,
+		url:   base.String() + "/v1/messages",
+		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets},
+	}, nil
+}
+
+// Open opens "anthropic/MODEL" from canary.yaml settings and the
+// environment; it reads the key through opts.Env and makes no network call.
+func Open(model string, opts provider.Options) (provider.Provider, error) {
+	s, err := readSettings(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	keyEnv := s.keyEnv
+	if keyEnv == "" {
+		keyEnv = DefaultKeyEnv
+	}
+	key := strings.TrimSpace(opts.Env(keyEnv))
+	if key == "" {
+		return nil, fmt.Errorf("%s is not set (export the Anthropic API key, or name another variable with the api_key_env setting)", httpc.Redact(keyEnv))
+	}
+	return New(Config{
+		Model:      model,
+		APIKey:     key,
+		BaseURL:    s.baseURL,
+		Version:    s.version,
+		Header:     s.header,
+		HTTPClient: opts.HTTPClient,
+	})
+}
+
+// Generate sends one prompt and returns the model's answer with what the API
+// reported about it. Failures are *provider.Error (or the context's error)
+// and never contain the API key.
+func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	if req == nil || req.Prompt == nil {
+		return nil, &provider.Error{Message: "request has no prompt"}
+	}
+	resp, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req))
+	if err != nil {
+		return nil, err
+	}
+	return decode(resp.Body)
+}
