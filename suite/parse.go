@@ -21,7 +21,7 @@ import (
 
 // The keys each kind of mapping accepts.
 var (
-	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "probes", "prompts"}
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "prices", "probes", "prompts"}
 	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
@@ -458,6 +458,12 @@ func (p *parser) parse(data []byte) *Suite {
 			s.Defaults.Samples = p.positiveInt(v, "samples", 1)
 		case "seed":
 			s.Defaults.Seed = p.seed(v)
+		case "base_url":
+			s.Defaults.BaseURL, _ = p.str(v, "base_url")
+		case "providers":
+			s.Providers = p.providers(v)
+		case "prices":
+			s.Prices = p.prices(v)
 		case "probes":
 			probesKey, probesVal = k, v
 		case "prompts":

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/runner"
 )
 
@@ -41,6 +42,12 @@ type Suite struct {
 	PromptProbes map[string][]probe.Instance
 	// Defaults are the run settings the file sets.
 	Defaults Defaults
+	// Providers are the `providers:` entries: what to run when no provider
+	// is given on the command line, and each provider's settings.
+	Providers []ProviderSpec
+	// Prices override the built-in price table, keyed by model or
+	// NAME/MODEL (USD per million tokens).
+	Prices map[string]provider.Price
 }
 
 // Defaults are run settings the file may set; nil or "" means "not set in the
@@ -57,6 +64,9 @@ type Defaults struct {
 	Seed *int64
 	// Samples is `samples:`, >= 1.
 	Samples *int
+	// BaseURL is `base_url:`, the API base URL for the provider given by
+	// `provider:` or --provider (an OpenAI-compatible server, say).
+	BaseURL string
 }
 
 // Load reads and parses the suite file at path. A configuration mistake is

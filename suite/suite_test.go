@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
 )
 
 func load(t *testing.T, name string) *Suite {
@@ -348,5 +349,34 @@ func TestPlan(t *testing.T) {
 	got[0].ID = "changed"
 	if s.Probes[0].ID == "changed" {
 		t.Error("ProbesFor aliases the suite's probes")
+	}
+}
+
+func TestLoadProvidersAndPrices(t *testing.T) {
+	s := load(t, "valid-providers.yaml")
+	if got, want := s.Defaults.BaseURL, "http://localhost:8000/v1"; got != want {
+		t.Errorf("BaseURL: got %q, want %q", got, want)
+	}
+	want := []ProviderSpec{
+		{Spec: "openai/gpt-4o-mini", Line: 5, Field: "providers[0] (openai/gpt-4o-mini)", RPM: 500, TPM: 200000,
+			Settings: map[string]any{"api_key_env": "MY_KEY"}},
+		{Spec: "http/checkout-bot", Line: 9, Field: "providers[1] (http/checkout-bot)", Settings: map[string]any{
+			"url":      "https://bot.example.com/chat",
+			"headers":  map[string]any{"Authorization": "Bearer ${BOT_TOKEN}"},
+			"body":     map[string]any{"message": "{{prompt}}", "temperature": "{{temperature}}"},
+			"response": map[string]any{"text": "reply.text"},
+		}},
+	}
+	if diff := cmp.Diff(want, s.Providers); diff != "" {
+		t.Errorf("Providers (-want +got):\n%s", diff)
+	}
+	if got := s.Provider("http/checkout-bot"); got == nil || got.Settings["url"] != "https://bot.example.com/chat" {
+		t.Errorf("Provider(http/checkout-bot): got %+v", got)
+	}
+	if got := s.Provider("openai/gpt-4o"); got != nil {
+		t.Errorf("Provider(openai/gpt-4o): got %+v, want nil", got)
+	}
+	if got, want := s.Prices["my-finetune"], (provider.Price{Input: 1.5, Output: 6}); got != want {
+		t.Errorf("Prices: got %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,160 @@
+package suite
+
+import (
+	"fmt"
+	"math"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// ProviderSpec is one entry of `providers:`: a provider to run (when no
+// --provider is given) and its settings.
+type ProviderSpec struct {
+	// Spec is the NAME/MODEL string from `id:`.
+	Spec string
+	// Line is where the entry starts in the file, for error messages.
+	Line int
+	// Field names the entry in error messages: "providers[1] (http/bot)".
+	Field string
+	// RPM and TPM are the rate limits (`rpm:`, `tpm:`), 0 for none.
+	RPM, TPM int
+	// Settings are the entry's other keys, passed to the provider as
+	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
+	Settings map[string]any
+}
+
+// providerKeys are the keys of a providers: entry that the suite itself
+// reads; every other key is a provider setting, checked when the provider
+// is opened.
+var providerKeys = []string{"id", "rpm", "tpm"}
+
+// Provider returns the providers: entry for spec, or nil.
+func (s *Suite) Provider(spec string) *ProviderSpec {
+	for i := range s.Providers {
+		if s.Providers[i].Spec == spec {
+			return &s.Providers[i]
+		}
+	}
+	return nil
+}
+
+// providers parses the `providers:` list.
+func (p *parser) providers(n *yaml.Node) []ProviderSpec {
+	var out []ProviderSpec
+	seen := map[string]int{}
+	for i, item := range p.items(n, "providers", "a list of providers") {
+		field := fmt.Sprintf("providers[%d]", i)
+		if item.Kind != yaml.MappingNode {
+			p.wrongType(item, field, "a mapping with id: NAME/MODEL")
+			continue
+		}
+		ps := ProviderSpec{Line: item.Line, Field: field, Settings: map[string]any{}}
+		var idNode *yaml.Node
+		for _, e := range p.pairs(item, field) {
+			switch e.key.Value {
+			case "id":
+				idNode = e.val
+			case "rpm", "tpm":
+				if v := p.positiveInt(e.val, join(field, e.key.Value), 1); v != nil {
+					if e.key.Value == "rpm" {
+						ps.RPM = *v
+					} else {
+						ps.TPM = *v
+					}
+				}
+			default:
+				if v, ok := p.value(e.val, join(field, e.key.Value)); ok {
+					ps.Settings[e.key.Value] = v
+				}
+			}
+		}
+		if idNode == nil {
+			p.add(item, field+".id", "required field is missing", "name the provider, for example id: openai/gpt-4o-mini or id: http/my-app")
+			continue
+		}
+		spec, ok := p.str(idNode, field+".id")
+		if !ok {
+			continue
+		}
+		if _, _, err := provider.Split(spec); err != nil {
+			p.add(idNode, field+".id", fmt.Sprintf("must be NAME/MODEL, got %q", spec), "for example openai/gpt-4o-mini or http/my-app")
+			continue
+		}
+		if line, dup := seen[spec]; dup {
+			p.add(idNode, field+".id", fmt.Sprintf("duplicate provider %q (also at line %d)", spec, line), "list each provider once")
+			continue
+		}
+		seen[spec] = idNode.Line
+		ps.Spec = spec
+		ps.Field = fmt.Sprintf("%s (%s)", field, spec)
+		out = append(out, ps)
+	}
+	return out
+}
+
+// prices parses `prices:`, a mapping of model (or NAME/MODEL) to
+// {input, output} in US dollars per million tokens.
+func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.wrongType(n, "prices", "a mapping of model to {input, output}")
+		return nil
+	}
+	out := map[string]provider.Price{}
+	for _, e := range p.pairs(n, "prices") {
+		field := join("prices", e.key.Value)
+		if e.val.Kind != yaml.MappingNode {
+			p.wrongType(e.val, field, "a mapping with input: and output: (USD per million tokens)")
+			continue
+		}
+		var pr provider.Price
+		have := 0
+		for _, f := range p.pairs(e.val, field) {
+			var dst *float64
+			switch f.key.Value {
+			case "input":
+				dst = &pr.Input
+			case "output":
+				dst = &pr.Output
+			default:
+				p.unknownKey(f.key, field, []string{"input", "output"})
+				continue
+			}
+			v, ok := p.value(f.val, join(field, f.key.Value))
+			if !ok {
+				continue
+			}
+			x, isNum := toFloat(v)
+			if !isNum || x < 0 || math.IsNaN(x) {
+				p.add(f.val, join(field, f.key.Value), "must be a non-negative number, got "+f.val.Value, "USD per million tokens, for example 2.5")
+				continue
+			}
+			*dst = x
+			have++
+		}
+		if have == 2 {
+			out[e.key.Value] = pr
+		} else if have < 2 && len(e.val.Content) < 4 {
+			p.add(e.val, field, "needs both input: and output:", "for example {input: 2.5, output: 10}")
+		}
+	}
+	return out
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
