@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+)
+
+func TestLoadMigrations(t *testing.T) {
+	sql := &fstest.MapFile{Data: []byte("CREATE TABLE t (x INTEGER);")}
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		want    []int
+		wantErr string
+	}{
+		{"ordered", fstest.MapFS{"migrations/0002_more.sql": sql, "migrations/0001_init.sql": sql}, []int{1, 2}, ""},
+		{"gap", fstest.MapFS{"migrations/0001_init.sql": sql, "migrations/0003_skip.sql": sql}, nil,
+			`migration "0003_skip.sql": got version 3, want 2`},
+		{"not starting at 1", fstest.MapFS{"migrations/0002_init.sql": sql}, nil, `migration "0002_init.sql": got version 2, want 1`},
+		{"bad name", fstest.MapFS{"migrations/1_init.sql": sql}, nil, `migration "1_init.sql": name must be NNNN_name.sql`},
+		{"none", fstest.MapFS{}, nil, "no migrations"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := loadMigrations(tc.files)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("got %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.version)
+			}
+			if len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
+				t.Errorf("got versions %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbeddedMigrations(t *testing.T) {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].name != "init" || !strings.Contains(ms[0].sql, "CREATE TABLE runs") {
+		t.Errorf("got first migration %q, want init creating runs", ms[0].name)
+	}
+}
+
+// migrationRows returns the recorded migrations of the database at path.
+func migrationRows(t *testing.T, s *Store) []int {
+	t.Helper()
+	rows, err := s.db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestMigrationVersionRecordedOnce(t *testing.T) {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "history.db")
+	for i := range 3 { // reopening applies nothing twice
+		s, err := Open(path)
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		v, err := s.SchemaVersion(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != len(ms) {
+			t.Errorf("open %d: got schema version %d, want %d", i, v, len(ms))
+		}
+		if got := migrationRows(t, s); len(got) != len(ms) {
+			t.Errorf("open %d: got migrations %v, want %d rows", i, got, len(ms))
+		}
+		s.Close()
+	}
+}
+
+func TestConcurrentOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new", "history.db")
+	const n = 8
+	stores := make([]*Store, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { stores[i], errs[i] = Open(path) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	ms, _ := loadMigrations(migrationFiles)
+	if got := migrationRows(t, stores[0]); len(got) != len(ms) {
+		t.Errorf("got migrations %v, want each of %d once", got, len(ms))
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', '')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(path)
+	if err == nil {
+		t.Fatal("got nil error, want the schema refused")
+	}
+	if want := "schema version 99 is newer than this program's"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+		t.Errorf("got %q, want it to contain %q and the path", err, want)
+	}
+}

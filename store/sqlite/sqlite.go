@@ -1,0 +1,583 @@
+// Package sqlite is the default store.Store: one SQLite database file
+// (modernc.org/sqlite, no cgo) in WAL mode, safe for several processes
+// writing at once.
+//
+// Every run is saved in one immediate transaction, so a crashed or
+// interrupted save leaves nothing behind. The schema is created and
+// upgraded by the numbered migrations embedded from migrations/, recorded
+// in the schema_migrations table.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// BusyTimeout is how long a write waits for another writer to finish.
+const BusyTimeout = 10 * time.Second
+
+// timeLayout stores times as fixed-width UTC text that sorts in time order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Store is a SQLite store. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	// now is the clock of Promote.
+	now func() time.Time
+	// beforeCommit, when set by tests, runs inside SaveRun's transaction
+	// once every row is written.
+	beforeCommit func(ctx context.Context)
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens the database at path, creating it and its parent directories
+// if needed, and applies the pending schema migrations.
+func Open(path string) (*Store, error) {
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("open store %q: the path must not contain '?'", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open store %q: %w", path, err)
+		}
+	}
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	dsn := path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+		BusyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	if err := migrate(context.Background(), db, ms); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	return &Store{db: db, path: path, now: time.Now}, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// SchemaVersion returns the newest migration applied to the database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close store %q: %w", s.path, err)
+	}
+	return nil
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// finite maps NaN and infinities to NULL.
+func finite(f float64) sql.NullFloat64 {
+	return sql.NullFloat64{Float64: f, Valid: !math.IsNaN(f) && !math.IsInf(f, 0)}
+}
+
+// orNaN maps NULL back to NaN.
+func orNaN(f sql.NullFloat64) float64 {
+	if !f.Valid {
+		return math.NaN()
+	}
+	return f.Float64
+}
+
+// where joins the conditions that are set.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, arg any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, arg)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// limit returns a LIMIT value: n when positive, else no limit.
+func limit(n int) int {
+	if n > 0 {
+		return n
+	}
+	return -1
+}
+
+// resolve finds the id in column col of table that id names: itself, or
+// the only id starting with it.
+func (s *Store) resolve(ctx context.Context, kind, table, col, id string) (string, error) {
+	// Ids starting with id sort right after it: read the first few.
+	rows, err := s.db.QueryContext(ctx, `SELECT `+col+` FROM `+table+` WHERE `+col+` >= ? ORDER BY `+col+` LIMIT 6`, id)
+	if err != nil {
+		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
+	}
+	defer rows.Close()
+	var matches []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return "", fmt.Errorf("find %s %q: %w", kind, id, err)
+		}
+		if strings.HasPrefix(m, id) {
+			matches = append(matches, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
+	}
+	return store.Resolve(kind, id, matches)
+}
+
+// SaveRun stores r in one transaction, replacing a run with the same id.
+func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
+	if err := store.CheckID("run", r.RunID); err != nil {
+		return fmt.Errorf("save run: %w", err)
+	}
+	body, err := store.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("save run %q: %w", r.RunID, err)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := saveRun(ctx, tx, r, body); err != nil {
+			return err
+		}
+		if s.beforeCommit != nil {
+			s.beforeCommit(ctx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save run %q: %w", r.RunID, err)
+	}
+	return nil
+}
+
+// inTx runs fn in an immediate transaction and commits it when fn
+// succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, sql.ErrTxDone) {
+			return ctxErr
+		}
+		return err
+	}
+	return nil
+}
+
+// saveRun writes the rows of r, whose JSON is body, in tx.
+func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte) error {
+	sum := store.Summarize(r)
+	_, err := tx.ExecContext(ctx, `INSERT INTO runs
+		(run_id, suite, model, started_at, finished_at, samples, results, passed, errors, score, pass_rate, interrupted, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET
+			suite = excluded.suite, model = excluded.model, started_at = excluded.started_at,
+			finished_at = excluded.finished_at, samples = excluded.samples, results = excluded.results,
+			passed = excluded.passed, errors = excluded.errors, score = excluded.score,
+			pass_rate = excluded.pass_rate, interrupted = excluded.interrupted, body = excluded.body`,
+		sum.RunID, sum.Suite, sum.Model, formatTime(sum.StartedAt), formatTime(sum.FinishedAt), sum.Samples,
+		sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.PassRate, sum.Interrupted, body)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM run_probes WHERE run_id = ?`, r.RunID); err != nil {
+		return err
+	}
+	scores := store.ProbeScoresOf(r)
+	if len(scores) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO run_probes (run_id, probe_id, mean, pass_rate, n) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, p := range scores {
+		if _, err := stmt.ExecContext(ctx, r.RunID, p.ProbeID, finite(p.Mean), p.PassRate, p.N); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run loads the run id names.
+func (s *Store) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
+	full, err := s.resolve(ctx, "run", "runs", "run_id", id)
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	if err := s.db.QueryRowContext(ctx, `SELECT body FROM runs WHERE run_id = ?`, full).Scan(&body); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			err = store.ErrNotFound // removed meanwhile
+		}
+		return nil, fmt.Errorf("load run %q: %w", full, err)
+	}
+	r, err := store.UnmarshalRun(body)
+	if err != nil {
+		return nil, fmt.Errorf("load run %q: %w", full, err)
+	}
+	return r, nil
+}
+
+// runsQuery returns the query of Runs and its arguments.
+func runsQuery(f store.RunFilter) (string, []any) {
+	var w where
+	if f.Suite != "" {
+		w.add("r.suite = ?", f.Suite)
+	}
+	if f.Model != "" {
+		w.add("r.model = ?", f.Model)
+	}
+	if !f.Since.IsZero() {
+		w.add("r.started_at >= ?", formatTime(f.Since))
+	}
+	if f.BaselinesOnly {
+		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id)")
+	}
+	q := `SELECT r.run_id, r.suite, r.model, r.started_at, r.finished_at, r.samples, r.results, r.passed,
+			r.errors, r.score, r.pass_rate, r.interrupted,
+			EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id),
+			COALESCE((SELECT d.severity FROM drift_reports d WHERE d.current_run_id = r.run_id
+				ORDER BY d.generated_at DESC, d.report_id DESC LIMIT 1), '')
+		FROM runs r` + w.String() + ` ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?`
+	return q, append(w.args, limit(f.Limit))
+}
+
+// Runs lists the runs f selects, newest first.
+func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, error) {
+	q, args := runsQuery(f)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []store.RunSummary
+	for rows.Next() {
+		var (
+			sum               store.RunSummary
+			started, finished string
+			score             sql.NullFloat64
+		)
+		if err := rows.Scan(&sum.RunID, &sum.Suite, &sum.Model, &started, &finished, &sum.Samples, &sum.Results,
+			&sum.Passed, &sum.Errors, &score, &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.Verdict); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if sum.StartedAt, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if sum.FinishedAt, err = parseTime(finished); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		sum.Score = orNaN(score)
+		out = append(out, sum)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// SaveBaseline stores b, and b's run unless one with its id is stored, in
+// one transaction.
+func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (store.BaselineInfo, error) {
+	if err := store.CheckBaseline(b); err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("save baseline: %w", err)
+	}
+	body, err := store.Marshal(b)
+	if err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE run_id = ?`, b.RunResult.RunID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			runBody, err := store.Marshal(&b.RunResult)
+			if err != nil {
+				return err
+			}
+			if err := saveRun(ctx, tx, &b.RunResult, runBody); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO baselines (snapshot_id, run_id, suite, model, created_at, note, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (snapshot_id) DO UPDATE SET
+				run_id = excluded.run_id, suite = excluded.suite, model = excluded.model,
+				created_at = excluded.created_at, note = excluded.note, body = excluded.body`,
+			b.SnapshotID, b.RunResult.RunID, b.SuiteName, b.Provider.ModelID, formatTime(b.CreatedAt), b.Note, body)
+		return err
+	})
+	if err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
+	}
+	return store.Info(b), nil
+}
+
+// Promote saves a baseline taken from the stored run runID names.
+func (s *Store) Promote(ctx context.Context, runID, note string) (*promptcanary.Baseline, error) {
+	r, err := s.Run(ctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("promote: %w", err)
+	}
+	b := store.NewBaseline(r, note, s.now())
+	if _, err := s.SaveBaseline(ctx, b); err != nil {
+		return nil, fmt.Errorf("promote: %w", err)
+	}
+	return b, nil
+}
+
+// Baseline loads the baseline whose snapshot id id names.
+func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline, error) {
+	full, err := s.resolve(ctx, "baseline", "baselines", "snapshot_id", id)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadBaseline(ctx, `SELECT body FROM baselines WHERE snapshot_id = ?`, full)
+}
+
+func (s *Store) loadBaseline(ctx context.Context, q string, args ...any) (*promptcanary.Baseline, error) {
+	var body []byte
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&body); err != nil {
+		return nil, err
+	}
+	b, err := store.UnmarshalBaseline(body)
+	if err != nil {
+		return nil, fmt.Errorf("load baseline: %w", err)
+	}
+	return b, nil
+}
+
+// LatestBaseline loads the newest baseline of suite and model.
+func (s *Store) LatestBaseline(ctx context.Context, suite, model string) (*promptcanary.Baseline, error) {
+	var w where
+	if suite != "" {
+		w.add("suite = ?", suite)
+	}
+	if model != "" {
+		w.add("model = ?", model)
+	}
+	b, err := s.loadBaseline(ctx, `SELECT body FROM baselines`+w.String()+` ORDER BY created_at DESC, snapshot_id DESC LIMIT 1`, w.args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
+	}
+	return b, nil
+}
+
+// Baselines lists the baselines of suite ("" for all), newest first.
+func (s *Store) Baselines(ctx context.Context, suite string) ([]store.BaselineInfo, error) {
+	var w where
+	if suite != "" {
+		w.add("suite = ?", suite)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT snapshot_id, run_id, suite, model, created_at, note FROM baselines`+
+		w.String()+` ORDER BY created_at DESC, snapshot_id DESC`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list baselines: %w", err)
+	}
+	defer rows.Close()
+	var out []store.BaselineInfo
+	for rows.Next() {
+		var (
+			in      store.BaselineInfo
+			created string
+		)
+		if err := rows.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, &created, &in.Note); err != nil {
+			return nil, fmt.Errorf("list baselines: %w", err)
+		}
+		if in.CreatedAt, err = parseTime(created); err != nil {
+			return nil, fmt.Errorf("list baselines: %w", err)
+		}
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list baselines: %w", err)
+	}
+	return out, nil
+}
+
+// SaveDrift stores d, replacing a report with the same id.
+func (s *Store) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
+	if err := store.CheckID("report", d.ReportID); err != nil {
+		return fmt.Errorf("save drift report: %w", err)
+	}
+	body, err := store.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
+	}
+	sum := store.SummarizeDrift(d)
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO drift_reports
+			(report_id, suite, model, baseline_id, current_run_id, generated_at, severity, has_drift, regressions, summary, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (report_id) DO UPDATE SET
+				suite = excluded.suite, model = excluded.model, baseline_id = excluded.baseline_id,
+				current_run_id = excluded.current_run_id, generated_at = excluded.generated_at,
+				severity = excluded.severity, has_drift = excluded.has_drift,
+				regressions = excluded.regressions, summary = excluded.summary, body = excluded.body`,
+			sum.ReportID, sum.Suite, sum.Model, sum.BaselineID, sum.CurrentRunID, formatTime(sum.GeneratedAt),
+			string(sum.Severity), sum.HasDrift, sum.Regressions, sum.Summary, body)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
+	}
+	return nil
+}
+
+// Drift loads the drift report id names.
+func (s *Store) Drift(ctx context.Context, id string) (*promptcanary.DriftReport, error) {
+	full, err := s.resolve(ctx, "drift report", "drift_reports", "report_id", id)
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	if err := s.db.QueryRowContext(ctx, `SELECT body FROM drift_reports WHERE report_id = ?`, full).Scan(&body); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			err = store.ErrNotFound
+		}
+		return nil, fmt.Errorf("load drift report %q: %w", full, err)
+	}
+	d, err := store.UnmarshalDrift(body)
+	if err != nil {
+		return nil, fmt.Errorf("load drift report %q: %w", full, err)
+	}
+	return d, nil
+}
+
+// Drifts lists the drift reports of suite and model, newest first.
+func (s *Store) Drifts(ctx context.Context, suite, model string, n int) ([]store.DriftSummary, error) {
+	var w where
+	if suite != "" {
+		w.add("suite = ?", suite)
+	}
+	if model != "" {
+		w.add("model = ?", model)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT report_id, suite, model, baseline_id, current_run_id, generated_at,
+			severity, has_drift, regressions, summary
+		FROM drift_reports`+w.String()+` ORDER BY generated_at DESC, report_id DESC LIMIT ?`, append(w.args, limit(n))...)
+	if err != nil {
+		return nil, fmt.Errorf("list drift reports: %w", err)
+	}
+	defer rows.Close()
+	var out []store.DriftSummary
+	for rows.Next() {
+		var (
+			d         store.DriftSummary
+			generated string
+		)
+		if err := rows.Scan(&d.ReportID, &d.Suite, &d.Model, &d.BaselineID, &d.CurrentRunID, &generated,
+			&d.Severity, &d.HasDrift, &d.Regressions, &d.Summary); err != nil {
+			return nil, fmt.Errorf("list drift reports: %w", err)
+		}
+		if d.GeneratedAt, err = parseTime(generated); err != nil {
+			return nil, fmt.Errorf("list drift reports: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list drift reports: %w", err)
+	}
+	return out, nil
+}
+
+// probeScoresQuery returns the query of ProbeScores and its arguments.
+func probeScoresQuery(suite, model string, n int) (string, []any) {
+	var w where
+	if suite != "" {
+		w.add("suite = ?", suite)
+	}
+	if model != "" {
+		w.add("model = ?", model)
+	}
+	q := `WITH sel AS (
+			SELECT run_id, started_at FROM runs` + w.String() + ` ORDER BY started_at DESC, run_id DESC LIMIT ?
+		)
+		SELECT sel.run_id, sel.started_at, p.probe_id, p.mean, p.pass_rate, p.n
+		FROM sel JOIN run_probes p ON p.run_id = sel.run_id
+		ORDER BY sel.started_at DESC, sel.run_id DESC, p.probe_id`
+	return q, append(w.args, limit(n))
+}
+
+// ProbeScores returns the per-probe aggregates of the newest n runs of
+// suite and model.
+func (s *Store) ProbeScores(ctx context.Context, suite, model string, n int) ([]store.ProbeScore, error) {
+	q, args := probeScoresQuery(suite, model, n)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("probe scores: %w", err)
+	}
+	defer rows.Close()
+	var out []store.ProbeScore
+	for rows.Next() {
+		var (
+			p       store.ProbeScore
+			started string
+			mean    sql.NullFloat64
+		)
+		if err := rows.Scan(&p.RunID, &started, &p.ProbeID, &mean, &p.PassRate, &p.N); err != nil {
+			return nil, fmt.Errorf("probe scores: %w", err)
+		}
+		if p.StartedAt, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("probe scores: %w", err)
+		}
+		p.Mean = orNaN(mean)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("probe scores: %w", err)
+	}
+	return out, nil
+}
