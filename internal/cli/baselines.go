@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/promptcanary/promptcanary/store/file"
+)
+
+type baselinesOptions struct {
+	dir   string
+	suite string
+}
+
+func (a *app) baselinesCmd() *cobra.Command {
+	o := &baselinesOptions{}
+	c := &cobra.Command{
+		Use:     "baselines",
+		Short:   "List saved baseline files",
+		Example: "  promptcanary baselines --dir baselines --suite checkout-agent",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			fs, err := file.Open(o.dir)
+			if err != nil {
+				return usageErr(err)
+			}
+			list, err := fs.Baselines(c.Context(), o.suite)
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines in %q", o.dir)
+				if o.suite != "" {
+					fmt.Fprintf(a.stdio.Err, " for suite %q", o.suite)
+				}
+				fmt.Fprintln(a.stdio.Err)
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CREATED\tSUITE\tMODEL\tSNAPSHOT\tFILE")
+			for _, b := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.CreatedAt.UTC().Format("2006-01-02 15:04:05"), b.Suite, b.Model, short(b.SnapshotID), b.Path)
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().StringVar(&o.dir, "dir", "baselines", "directory of baseline files")
+	c.Flags().StringVar(&o.suite, "suite", "", "only baselines of this suite")
+	return c
+}
+
+// short abbreviates an id to 8 characters.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,11 @@
+// Package builtin registers every built-in provider. Import it for its
+// side effect:
+//
+//	import _ "github.com/promptcanary/promptcanary/provider/builtin"
+package builtin
+
+import (
+	// Each provider registers itself in init.
+	_ "github.com/promptcanary/promptcanary/provider/replay"
+	_ "github.com/promptcanary/promptcanary/provider/sim"
+)
