@@ -125,7 +125,7 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 			xc[i] = f(r)
 		}
 		mb, mc := mean(xb), mean(xc)
-		p := mannWhitneyTwoSided(xb, xc, opts.Permutations)
+		p := mannWhitneyTwoSided(xb, xc, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(kind+"/"+id))))
 		out = append(out, promptcanary.ChangeSignal{Kind: kind, PromptID: id, Baseline: mb, Current: mc, P: p,
 			Detail: fmt.Sprintf("%s of %s: mean %.0f → %.0f %s (Mann–Whitney two-sided p=%s)", strings.ReplaceAll(kind, "_", " "), id, mb, mc, unit, fmtP(p))})
 	}
@@ -150,7 +150,7 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 	}{{"token_f1", tokenF1}, {"chrf", chrF}} {
 		within, across := similarities(pb, pc, sim.f)
 		mw, mc := mean(within), mean(across)
-		p := mannWhitneyTwoSided(within, across, opts.Permutations)
+		p := mannWhitneyTwoSided(within, across, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
 		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: mw, Current: mc, P: p,
 			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (Mann–Whitney two-sided p=%s)", sim.kind, id, mw, mc, fmtP(p))})
 	}
@@ -180,9 +180,9 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
-// mannWhitneyTwoSided is the two-sided Mann–Whitney test without margin.
-func mannWhitneyTwoSided(x, y []float64, perms int) float64 {
-	rng := rand.New(rand.NewPCG(1, 2))
+// mannWhitneyTwoSided is the two-sided Mann–Whitney test without margin;
+// rng drives its permutations when the exact program is too large.
+func mannWhitneyTwoSided(x, y []float64, perms int, rng *rand.Rand) float64 {
 	lo := mannWhitneyLess(x, y, 0, perms, rng).p
 	hi := mannWhitneyLess(y, x, 0, perms, rng).p
 	return min(1, 2*min(lo, hi))
