@@ -303,34 +303,24 @@ func (q *query) findTopic() string {
 	return lowerFirst(t)
 }
 
-// lowerFirst lower-cases the first letter unless the first word looks like
-// a name or an acronym.
+// lowerFirst lower-cases the first letter of a topic when its first word is
+// a common word that is capitalised only because it starts the prompt
+// ("The water cycle" → "the water cycle"); names and acronyms keep theirs.
 func lowerFirst(s string) string {
 	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' {
 		return s
 	}
 	word, _, _ := strings.Cut(s, " ")
-	if len(word) > 1 && (word[1] >= 'A' && word[1] <= 'Z') {
-		return s
-	}
-	if word == "I" {
-		return s
-	}
-	// Keep capitals on words that are usually proper nouns; a lower-case
-	// second letter and a common first word is enough of a signal.
-	if _, common := commonFirstWords[strings.ToLower(word)]; !common {
+	if !commonFirstWords[asciiLower(word)] {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-var commonFirstWords = map[string]struct{}{
-	"the": {}, "a": {}, "an": {}, "how": {}, "why": {}, "what": {}, "this": {}, "that": {},
-	"these": {}, "those": {}, "its": {}, "their": {}, "our": {}, "my": {}, "your": {},
-	"difference": {}, "differences": {}, "benefits": {}, "process": {}, "role": {}, "history": {},
-	"photosynthesis": {}, "recursion": {}, "gravity": {}, "inflation": {}, "machine": {},
-	"rainbows": {}, "rainbow": {}, "water": {}, "plants": {}, "climate": {}, "computers": {},
-}
+var commonFirstWords = set("the", "a", "an", "how", "why", "what", "this", "that", "these", "those",
+	"its", "their", "our", "my", "your", "difference", "differences", "benefits", "process", "role",
+	"history", "photosynthesis", "recursion", "gravity", "inflation", "machine", "rainbows", "rainbow",
+	"water", "plants", "climate", "computers")
 
 // upperFirst capitalises the first letter of s.
 func upperFirst(s string) string {

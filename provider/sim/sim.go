@@ -68,10 +68,17 @@ var models = map[string]*model{
 	"drifted": {name: "drifted", drift: true, served: driftServed, fingerprint: driftFingerprint},
 }
 
-// Models lists the simulated models, sorted, as "sim/NAME" strings.
-var Models = []string{"sim/drifted", "sim/noisy", "sim/stable", "sim/subtle"}
-
+// modelNames lists the models, sorted.
 var modelNames = []string{"drifted", "noisy", "stable", "subtle"}
+
+// Models returns the simulated models, sorted, as "sim/NAME" strings.
+func Models() []string {
+	out := make([]string, len(modelNames))
+	for i, n := range modelNames {
+		out[i] = "sim/" + n
+	}
+	return out
+}
 
 // Sim is one simulated model. It is safe for concurrent use.
 type Sim struct {
@@ -94,7 +101,7 @@ func New(model string) (*Sim, error) {
 		if c := suggest.Closest(model, modelNames); c != "" {
 			hint = " (did you mean sim/" + c + "?)"
 		}
-		return nil, fmt.Errorf("unknown sim model %q%s; known models: %s", model, hint, strings.Join(Models, ", "))
+		return nil, fmt.Errorf("unknown sim model %q%s; known models: %s", model, hint, strings.Join(Models(), ", "))
 	}
 	return &Sim{m: m}, nil
 }

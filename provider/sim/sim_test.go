@@ -121,7 +121,7 @@ func TestOpenUnknownModel(t *testing.T) {
 }
 
 func TestOpenKnownModels(t *testing.T) {
-	for _, spec := range Models {
+	for _, spec := range Models() {
 		t.Run(spec, func(t *testing.T) {
 			p, err := provider.Open(spec, provider.Options{})
 			if err != nil {
