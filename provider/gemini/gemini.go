@@ -1,0 +1,180 @@
+// Package gemini is the provider client for the Gemini API's
+// generateContent method, used by "gemini/MODEL" (for example
+// gemini/gemini-2.5-flash).
+//
+// One call is one POST {base_url}/v1beta/models/MODEL:generateContent with
+// the key in the x-goog-api-key header (never in the URL). The prompt is a
+// single user turn in "contents", the system prompt goes into
+// "systemInstruction", and temperature, max_tokens (as maxOutputTokens,
+// when not 0) and the seed go into "generationConfig". The seed must fit in
+// 32 bits, as the API's field does.
+//
+// Tools are sent as one Tool holding every functionDeclaration. A tool's
+// JSON Schema is sent as "parameters" when it stays within the OpenAPI
+// subset that field accepts, and as "parametersJsonSchema" otherwise (for
+// example with additionalProperties or a list of types), so any schema the
+// other providers accept works here too. The prompt's tool_choice maps to
+// functionCallingConfig mode AUTO, NONE, ANY for "required", and ANY with
+// allowedFunctionNames [NAME] for a tool name. functionCall parts come back
+// as tool calls; text parts (not thought summaries) are concatenated.
+//
+// Extra parameters are passed through. Keys are written in the API's
+// lowerCamelCase (top_p becomes topP; the API itself accepts both). A key
+// that names a GenerationConfig field (topP, topK, stopSequences,
+// responseMimeType, thinkingConfig, …) goes into generationConfig, a
+// "generationConfig" map is merged into it, and any other key (for
+// example safetySettings) goes to the top level. Extra parameters override
+// the fields this client sets.
+//
+// Blocked answers are responses, not errors, so that the probes can judge
+// them: when the prompt itself is blocked (no candidates and a
+// promptFeedback.blockReason) the finish reason is "blocked:REASON" and
+// the content is empty; a candidate stopped for SAFETY, RECITATION, … keeps
+// that finish reason and whatever text it has. A candidate with no content
+// and an ordinary finish reason (STOP) is a final error.
+//
+// The key comes from GEMINI_API_KEY or GOOGLE_API_KEY; as in Google's own
+// libraries, GOOGLE_API_KEY takes precedence when both are set. Settings
+// (the provider's block in canary.yaml):
+//
+//	base_url     API root, default https://generativelanguage.googleapis.com
+//	api_key_env  variable holding the key, instead of the two above
+//	headers      extra request headers
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+// Defaults of the client.
+const (
+	// DefaultBaseURL is the root of the Gemini API.
+	DefaultBaseURL = "https://generativelanguage.googleapis.com"
+	// DefaultKeyEnv is the environment variable documented for the key.
+	DefaultKeyEnv = "GEMINI_API_KEY"
+	// GoogleKeyEnv is also read; it takes precedence when both are set.
+	GoogleKeyEnv = "GOOGLE_API_KEY"
+)
+
+// apiVersion is the path segment of the API version in use.
+const apiVersion = "v1beta"
+
+func init() { provider.Register("gemini", Open) }
+
+// Config configures a Client built with New.
+type Config struct {
+	// Model is the model name, for example "gemini-2.5-flash"; a
+	// "models/" or "tunedModels/" prefix is accepted.
+	Model string
+	// APIKey is sent in the x-goog-api-key header. It is required.
+	APIKey string
+	// BaseURL is the API root; empty means DefaultBaseURL. A trailing
+	// "/v1beta" is accepted and not doubled.
+	BaseURL string
+	// Header holds extra headers added to every request.
+	Header http.Header
+	// HTTPClient sends the requests; nil means a client without a global
+	// timeout (the caller's context bounds each call).
+	HTTPClient *http.Client
+}
+
+// Client calls generateContent for one model. It is safe for concurrent use.
+type Client struct {
+	url  string
+	http *httpc.Client
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New returns a client for cfg.Model. It makes no network call.
+func New(cfg Config) (*Client, error) {
+	path, err := modelPath(cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("empty API key")
+	}
+	base, err := baseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	secrets := []string{cfg.APIKey}
+	for k, vs := range cfg.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+			if sensitiveHeader(k) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if base.User != nil {
+		if p, ok := base.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
+	h.Set("x-goog-api-key", cfg.APIKey)
+	collection, name, _ := strings.Cut(path, "/")
+	return &Client{
+		url:  base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent",
+		http: &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets, ErrorMessage: errorMessage},
+	}, nil
+}
+
+// Open opens "gemini/MODEL" from canary.yaml settings and the environment;
+// it reads the key through opts.Env and makes no network call.
+func Open(model string, opts provider.Options) (provider.Provider, error) {
+	s, err := readSettings(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var key string
+	if s.keyEnv != "" {
+		key = strings.TrimSpace(opts.Env(s.keyEnv))
+		if key == "" {
+			return nil, fmt.Errorf("%s is not set (export the Gemini API key, or name another variable with the api_key_env setting)", httpc.Redact(s.keyEnv))
+		}
+	} else {
+		key = strings.TrimSpace(opts.Env(GoogleKeyEnv))
+		if key == "" {
+			key = strings.TrimSpace(opts.Env(DefaultKeyEnv))
+		}
+		if key == "" {
+			return nil, fmt.Errorf("%s is not set (export the Gemini API key as %s or %s, or name another variable with the api_key_env setting)", DefaultKeyEnv, DefaultKeyEnv, GoogleKeyEnv)
+		}
+	}
+	return New(Config{Model: model, APIKey: key, BaseURL: s.baseURL, Header: s.header, HTTPClient: opts.HTTPClient})
+}
+
+// Generate sends one prompt and returns the model's answer with what the API
+// reported about it. Failures are *provider.Error (or the context's error)
+// and never contain the API key.
+func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	if req == nil || req.Prompt == nil {
+		return nil, &provider.Error{Message: "request has no prompt"}
+	}
+	if s := req.Config.Seed; s != nil && (*s < math.MinInt32 || *s > math.MaxInt32) {
+		return nil, &provider.Error{Message: fmt.Sprintf("seed %d does not fit the Gemini API's 32-bit seed field", *s)}
+	}
+	// A 429 body is read here rather than in httpc: Gemini names its delay
+	// in the body's RetryInfo, not in a Retry-After header.
+	resp, err := c.http.Do(ctx, http.MethodPost, c.url, body(req), http.StatusOK, http.StatusTooManyRequests)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status == http.StatusTooManyRequests {
+		return nil, c.rateLimited(resp)
+	}
+	return decode(resp.Body)
+}

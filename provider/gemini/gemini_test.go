@@ -1,0 +1,526 @@
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// testKey is shaped like no known key pattern, so only the client's own
+// secret list can keep it out of errors.
+const testKey = "gk-test-5e1d9a7c3b2f8e6d4a01"
+
+// captured is what the fake API saw of the last request.
+type captured struct {
+	mu     sync.Mutex
+	method string
+	path   string
+	query  string
+	header http.Header
+	body   map[string]any
+}
+
+func (c *captured) get() captured {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return captured{method: c.method, path: c.path, query: c.query, header: c.header, body: c.body}
+}
+
+// fakeAPI starts a server that records each request and answers with
+// status, headers and body.
+func fakeAPI(t *testing.T, status int, header map[string]string, body string) (*httptest.Server, *captured) {
+	t.Helper()
+	c := &captured{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(data, &m)
+		c.mu.Lock()
+		c.method, c.path, c.query, c.header, c.body = r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), m
+		c.mu.Unlock()
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, c
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func newClient(t *testing.T, baseURL string) *Client {
+	t.Helper()
+	c, err := New(Config{Model: "gemini-2.5-flash", APIKey: testKey, BaseURL: baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func request(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
+	return &provider.Request{Prompt: &p, Config: cfg}
+}
+
+func asJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad expected JSON %s: %v", s, err)
+	}
+	return m
+}
+
+var weatherTool = promptcanary.Tool{
+	Name:        "get_weather",
+	Description: "Get the current weather",
+	Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"location": map[string]any{"type": "string", "enum": []any{"Paris", "Rome"}}},
+		"required":   []any{"location"},
+	},
+}
+
+// strictTool uses JSON Schema keywords outside the OpenAPI subset.
+var strictTool = promptcanary.Tool{
+	Name: "lookup",
+	Parameters: map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{"id": map[string]any{"type": []any{"string", "null"}}},
+		"additionalProperties": false,
+	},
+}
+
+func TestRequestBody(t *testing.T) {
+	seed := int64(42)
+	tests := []struct {
+		name   string
+		prompt promptcanary.Prompt
+		cfg    promptcanary.ProviderConfig
+		want   string
+	}{
+		{
+			name:   "plain prompt without max tokens or seed",
+			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
+			cfg:    promptcanary.ProviderConfig{},
+			want: `{"contents":[{"role":"user","parts":[{"text":"What is the capital of France?"}]}],
+				"generationConfig":{"temperature":0}}`,
+		},
+		{
+			name:   "system instruction, max tokens and seed",
+			prompt: promptcanary.Prompt{Text: "Hi", SystemPrompt: "You are terse."},
+			cfg:    promptcanary.ProviderConfig{Temperature: 0.4, MaxTokens: 256, Seed: &seed},
+			want: `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],
+				"systemInstruction":{"parts":[{"text":"You are terse."}]},
+				"generationConfig":{"temperature":0.4,"maxOutputTokens":256,"seed":42}}`,
+		},
+		{
+			name:   "tools with required choice",
+			prompt: promptcanary.Prompt{Text: "Weather?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time", Description: "Now"}}, ToolChoice: "required"},
+			want: `{"contents":[{"role":"user","parts":[{"text":"Weather?"}]}],"generationConfig":{"temperature":0},
+				"tools":[{"functionDeclarations":[
+					{"name":"get_weather","description":"Get the current weather",
+					 "parameters":{"type":"object","properties":{"location":{"type":"string","enum":["Paris","Rome"]}},"required":["location"]}},
+					{"name":"get_time","description":"Now"}]}],
+				"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}}`,
+		},
+		{
+			name:   "named tool choice and a full JSON Schema",
+			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{strictTool}, ToolChoice: "lookup"},
+			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
+				"tools":[{"functionDeclarations":[{"name":"lookup","parametersJsonSchema":
+					{"type":"object","properties":{"id":{"type":["string","null"]}},"additionalProperties":false}}]}],
+				"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["lookup"]}}}`,
+		},
+		{
+			name:   "auto and none choices",
+			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{{Name: "t"}}, ToolChoice: "none"},
+			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
+				"tools":[{"functionDeclarations":[{"name":"t"}]}],
+				"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}}`,
+		},
+		{
+			name:   "extra parameters are routed and override",
+			prompt: promptcanary.Prompt{Text: "x"},
+			cfg: promptcanary.ProviderConfig{Temperature: 1, MaxTokens: 50, ExtraParams: map[string]any{
+				"top_p": 0.9, "topK": 20, "max_output_tokens": 99,
+				"generation_config": map[string]any{"response_mime_type": "application/json"},
+				"safetySettings":    []any{map[string]any{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}},
+			}},
+			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],
+				"generationConfig":{"temperature":1,"maxOutputTokens":99,"topP":0.9,"topK":20,"responseMimeType":"application/json"},
+				"safetySettings":[{"category":"HARM_CATEGORY_HATE_SPEECH","threshold":"BLOCK_NONE"}]}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			if _, err := newClient(t, srv.URL).Generate(context.Background(), request(tc.prompt, tc.cfg)); err != nil {
+				t.Fatal(err)
+			}
+			seen := got.get()
+			if diff := cmp.Diff(asJSON(t, tc.want), seen.body); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+			if seen.method != http.MethodPost || seen.path != "/v1beta/models/gemini-2.5-flash:generateContent" {
+				t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.method, seen.path)
+			}
+			if seen.query != "" {
+				t.Errorf("got query %q, want none (the key goes in a header)", seen.query)
+			}
+			if v := seen.header.Get("X-Goog-Api-Key"); v != testKey {
+				t.Errorf("got x-goog-api-key %q, want the key", v)
+			}
+			if v := seen.header.Get("Content-Type"); v != "application/json" {
+				t.Errorf("got content-type %q, want application/json", v)
+			}
+		})
+	}
+}
+
+func TestSeedOutOfRange(t *testing.T) {
+	srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+	seed := int64(1) << 40
+	_, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{Seed: &seed}))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "32-bit") {
+		t.Errorf("got %v, want a final error about the 32-bit seed", err)
+	}
+	if got.get().method != "" {
+		t.Error("got a request sent, want none")
+	}
+}
+
+func TestModelPath(t *testing.T) {
+	tests := []struct{ model, path string }{
+		{"gemini-2.5-flash", "/v1beta/models/gemini-2.5-flash:generateContent"},
+		{"models/gemini-2.0-flash-001", "/v1beta/models/gemini-2.0-flash-001:generateContent"},
+		{"tunedModels/my-tuned-abc", "/v1beta/tunedModels/my-tuned-abc:generateContent"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model, func(t *testing.T) {
+			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			c, err := New(Config{Model: tc.model, APIKey: testKey, BaseURL: srv.URL + "/v1beta/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+				t.Fatal(err)
+			}
+			if p := got.get().path; p != tc.path {
+				t.Errorf("got path %q, want %q", p, tc.path)
+			}
+		})
+	}
+	for _, bad := range []string{"", "a/b", "models/", "x?key=1", "gemini 2", "m#f", "other/m"} {
+		t.Run("invalid "+bad, func(t *testing.T) {
+			if _, err := New(Config{Model: bad, APIKey: testKey}); err == nil {
+				t.Errorf("got nil error for model %q, want one", bad)
+			}
+		})
+	}
+}
+
+func TestOpenKeyPrecedence(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		settings map[string]any
+		wantKey  string
+		wantErr  string
+	}{
+		{"gemini key", map[string]string{"GEMINI_API_KEY": "gem-key-1234"}, nil, "gem-key-1234", ""},
+		{"google key", map[string]string{"GOOGLE_API_KEY": "goo-key-1234"}, nil, "goo-key-1234", ""},
+		{"google key wins when both are set", map[string]string{"GEMINI_API_KEY": "gem-key-1234", "GOOGLE_API_KEY": "goo-key-1234"}, nil, "goo-key-1234", ""},
+		{"api_key_env replaces both", map[string]string{"GEMINI_API_KEY": "gem-key-1234", "TEAM_KEY": "team-key-1234"}, map[string]any{"api_key_env": "TEAM_KEY"}, "team-key-1234", ""},
+		{"no key names both variables", map[string]string{}, nil, "", "GEMINI_API_KEY is not set (export the Gemini API key as GEMINI_API_KEY or GOOGLE_API_KEY"},
+		{"configured variable unset", map[string]string{"GEMINI_API_KEY": "gem-key-1234"}, map[string]any{"api_key_env": "TEAM_KEY"}, "", "TEAM_KEY is not set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			settings := map[string]any{"base_url": srv.URL}
+			for k, v := range tc.settings {
+				settings[k] = v
+			}
+			p, err := Open("gemini-2.5-flash", provider.Options{Settings: settings, Getenv: func(k string) string { return tc.env[k] }})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got %v, want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+				t.Fatal(err)
+			}
+			if k := got.get().header.Get("X-Goog-Api-Key"); k != tc.wantKey {
+				t.Errorf("got key %q, want %q", k, tc.wantKey)
+			}
+		})
+	}
+}
+
+func TestOpenAppliesHeaders(t *testing.T) {
+	srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+	p, err := provider.Open("gemini/gemini-2.5-pro", provider.Options{
+		Settings: map[string]any{"base_url": srv.URL, "headers": map[string]string{"x-goog-user-project": "canary-ci"}},
+		Getenv:   func(k string) string { return map[string]string{"GEMINI_API_KEY": testKey}[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+		t.Fatal(err)
+	}
+	seen := got.get()
+	if v := seen.header.Get("X-Goog-User-Project"); v != "canary-ci" {
+		t.Errorf("got x-goog-user-project %q, want canary-ci", v)
+	}
+	if seen.path != "/v1beta/models/gemini-2.5-pro:generateContent" {
+		t.Errorf("got path %q", seen.path)
+	}
+}
+
+func TestResponses(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		want    promptcanary.Response
+	}{
+		{
+			name:    "text parts are concatenated",
+			fixture: "text.json",
+			want: promptcanary.Response{
+				Content: "The capital of France is Paris.", FinishReason: "STOP",
+				PromptTokens: 9, CompletionTokens: 7, TotalTokens: 16,
+				ServedModel: "gemini-2.0-flash-001", ResponseID: "mO1BaPbNHsWW1MkPpK2z4Qk",
+			},
+		},
+		{
+			name:    "thought summaries are left out and thinking tokens counted as output",
+			fixture: "thinking.json",
+			want: promptcanary.Response{
+				Content: "Paris.", FinishReason: "STOP",
+				PromptTokens: 10, CompletionTokens: 122, TotalTokens: 132,
+				ServedModel: "gemini-2.5-flash", ResponseID: "Xk5BaOW2Lq3WgLUPxdTgsAo",
+			},
+		},
+		{
+			name:    "function calls become tool calls",
+			fixture: "function_call.json",
+			want: promptcanary.Response{
+				FinishReason: "STOP", PromptTokens: 70, CompletionTokens: 20, TotalTokens: 90,
+				ServedModel: "gemini-2.5-flash", ResponseID: "aE5BaNn7KpGVgLUP9tHk2Q0",
+				ToolCalls: []promptcanary.ToolCall{
+					{Name: "get_weather", Arguments: json.RawMessage(`{"location":"Paris","unit":"celsius"}`)},
+					{ID: "call-2", Name: "get_time", Arguments: json.RawMessage(`{}`)},
+				},
+			},
+		},
+		{
+			name:    "a safety stop is a response with that finish reason",
+			fixture: "safety.json",
+			want: promptcanary.Response{
+				FinishReason: "SAFETY", PromptTokens: 14, TotalTokens: 14,
+				ServedModel: "gemini-2.0-flash-001", ResponseID: "cU5BaM6eFKOWgLUPpe3x8Q4",
+			},
+		},
+		{
+			name:    "a blocked prompt is a response marked blocked",
+			fixture: "prompt_blocked.json",
+			want: promptcanary.Response{
+				FinishReason: "blocked:SAFETY", PromptTokens: 8, TotalTokens: 8,
+				ServedModel: "gemini-2.0-flash-001", ResponseID: "dU5BaKLqNM2WgLUPr9_y6Q0",
+			},
+		},
+		{
+			name:    "a max tokens cut-off keeps its text",
+			fixture: "max_tokens.json",
+			want: promptcanary.Response{
+				Content: "Once upon a time", FinishReason: "MAX_TOKENS",
+				PromptTokens: 5, CompletionTokens: 4, TotalTokens: 9,
+				ServedModel: "gemini-2.5-flash-lite", ResponseID: "eU5BaJ2nO8WWgLUPv6Xr2Q4",
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := fixture(t, tc.fixture)
+			srv, _ := fakeAPI(t, 200, nil, body)
+			got, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.RawResponse) != body {
+				t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
+			}
+			got.RawResponse = nil
+			if diff := cmp.Diff(tc.want, *got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name          string
+		status        int
+		header        map[string]string
+		body          string
+		wantStatus    int
+		wantRetryable bool
+		wantAfter     time.Duration
+		wantMsg       string
+	}{
+		{"rate limited with RetryInfo", 429, nil, fixture(t, "error_rate_limit.json"), 429, true, 17 * time.Second, "RESOURCE_EXHAUSTED: You exceeded your current quota"},
+		{"rate limited with Retry-After", 429, map[string]string{"Retry-After": "3"}, fixture(t, "error_rate_limit.json"), 429, true, 3 * time.Second, "RESOURCE_EXHAUSTED"},
+		{"rate limited with a plain body", 429, nil, `slow down`, 429, true, 0, "slow down"},
+		{"server error", 500, nil, fixture(t, "error_internal.json"), 500, true, 0, "INTERNAL: An internal error has occurred"},
+		{"overloaded", 503, nil, fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE: The model is overloaded"},
+		{"wrong key is reported as such", 400, nil, fixture(t, "error_key_invalid.json"), 400, false, 0, "INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (check the API key)"},
+		{"permission denied", 403, nil, fixture(t, "error_permission.json"), 403, false, 0, "PERMISSION_DENIED: Method doesn't allow unregistered callers"},
+		{"unknown model is final", 404, nil, fixture(t, "error_not_found.json"), 404, false, 0, "NOT_FOUND: models/gemini-9.9-ultra is not found"},
+		{"key echoed back is redacted", 400, nil, `{"error":{"code":400,"message":"bad key ` + testKey + `","status":"INVALID_ARGUMENT"}}`, 400, false, 0, "bad key [REDACTED]"},
+		{"key echoed in a 429 is redacted", 429, nil, `{"error":{"code":429,"message":"quota for ` + testKey + `","status":"RESOURCE_EXHAUSTED"}}`, 429, true, 0, "quota for [REDACTED]"},
+		{"malformed JSON is retryable", 200, nil, `{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]]`, 0, true, 0, "malformed JSON"},
+		{"truncated JSON is retryable", 200, nil, fixture(t, "text.json")[:150], 0, true, 0, "malformed JSON"},
+		{"wrong shape is final", 200, nil, `{"candidates":{"text":"hi"}}`, 0, false, 0, "malformed JSON"},
+		{"no candidates is final", 200, nil, fixture(t, "no_candidates.json"), 0, false, 0, "response has no candidates"},
+		{"empty candidate is final", 200, nil, fixture(t, "stop_no_parts.json"), 0, false, 0, `candidate has no text or functionCall parts (finishReason "STOP")`},
+		{"error passed through with 200", 200, nil, fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := fakeAPI(t, tc.status, tc.header, tc.body)
+			resp, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			if err == nil {
+				t.Fatalf("got response %+v, want an error", resp)
+			}
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %T %v, want *provider.Error", err, err)
+			}
+			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter {
+				t.Errorf("got status %d retryable %v after %v, want %d %v %v", pe.StatusCode, pe.Retryable, pe.RetryAfter, tc.wantStatus, tc.wantRetryable, tc.wantAfter)
+			}
+			if !strings.Contains(pe.Message, tc.wantMsg) {
+				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Errorf("error %q leaks the API key", err)
+			}
+		})
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := newClient(t, srv.URL).Generate(ctx, request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
+		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
+	}
+	if err != nil && strings.Contains(err.Error(), testKey) {
+		t.Errorf("error %q leaks the API key", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	env := map[string]string{"GEMINI_API_KEY": testKey}
+	tests := []struct {
+		name     string
+		settings map[string]any
+		want     []string
+	}{
+		{"unknown setting suggests the nearest", map[string]any{"header": map[string]any{}}, []string{`unknown setting "header" (did you mean headers?)`}},
+		{"provider-specific keys of others are unknown", map[string]any{"anthropic_version": "x"}, []string{`unknown setting "anthropic_version"`}},
+		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"not the key itself"}},
+		{"base_url with a key in the query", map[string]any{"base_url": "https://generativelanguage.googleapis.com/?key=AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"must not carry a query string"}},
+		{"several problems at once", map[string]any{"base_url": "", "api_key_env": 1, "headers": []any{"a"}}, []string{"api_key_env: want a string", "headers: want a map"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open("gemini-2.5-flash", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return env[k] }})
+			if err == nil {
+				t.Fatal("got nil error, want one")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want it to contain %q", err, w)
+				}
+			}
+			for _, secret := range []string{testKey, "AIzaSyD"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %q leaks %q", err, secret)
+				}
+			}
+		})
+	}
+}
+
+func TestCamel(t *testing.T) {
+	for in, want := range map[string]string{"top_p": "topP", "topK": "topK", "response_mime_type": "responseMimeType", "_x": "x", "safety_settings": "safetySettings"} {
+		if got := camel(in); got != want {
+			t.Errorf("camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestOpenAPISchema(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema map[string]any
+		want   bool
+	}{
+		{"simple object", weatherTool.Parameters, true},
+		{"nested items", map[string]any{"type": "object", "properties": map[string]any{"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}}, true},
+		{"additionalProperties", map[string]any{"type": "object", "additionalProperties": false}, false},
+		{"type list", strictTool.Parameters, false},
+		{"numeric enum", map[string]any{"type": "integer", "enum": []any{1, 2}}, false},
+		{"$ref deep inside", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/defs/a"}}}, false},
+		{"anyOf", map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := openAPISchema(tc.schema); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,398 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+// content is one turn of the conversation, or the system instruction.
+type content struct {
+	Role  string `json:"role,omitempty"`
+	Parts []part `json:"parts"`
+}
+
+// part is one piece of a turn. Only text is sent; text, thought summaries
+// and function calls are read.
+type part struct {
+	Text         string        `json:"text,omitempty"`
+	Thought      bool          `json:"thought,omitempty"`
+	FunctionCall *functionCall `json:"functionCall,omitempty"`
+}
+
+type functionCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// functionDeclaration is a tool in the Gemini format. Exactly one of
+// Parameters and ParametersJSONSchema is set for a tool with parameters.
+type functionDeclaration struct {
+	Name                 string         `json:"name"`
+	Description          string         `json:"description,omitempty"`
+	Parameters           map[string]any `json:"parameters,omitempty"`
+	ParametersJSONSchema map[string]any `json:"parametersJsonSchema,omitempty"`
+}
+
+type toolSet struct {
+	FunctionDeclarations []functionDeclaration `json:"functionDeclarations"`
+}
+
+type functionCallingConfig struct {
+	Mode                 string   `json:"mode"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+}
+
+type toolConfig struct {
+	FunctionCallingConfig functionCallingConfig `json:"functionCallingConfig"`
+}
+
+// generationConfigFields are the GenerationConfig fields an extra
+// parameter may name; they are routed into generationConfig.
+var generationConfigFields = map[string]bool{
+	"stopSequences": true, "responseMimeType": true, "responseSchema": true,
+	"responseJsonSchema": true, "responseModalities": true, "candidateCount": true,
+	"maxOutputTokens": true, "temperature": true, "topP": true, "topK": true,
+	"seed": true, "presencePenalty": true, "frequencyPenalty": true,
+	"responseLogprobs": true, "logprobs": true, "enableEnhancedCivicAnswers": true,
+	"speechConfig": true, "thinkingConfig": true, "imageConfig": true,
+	"mediaResolution": true,
+}
+
+// body builds the request body of one call.
+func body(req *provider.Request) map[string]any {
+	p := req.Prompt
+	b := make(map[string]any, 5)
+	b["contents"] = []content{{Role: "user", Parts: []part{{Text: p.Text}}}}
+	if p.SystemPrompt != "" {
+		b["systemInstruction"] = content{Parts: []part{{Text: p.SystemPrompt}}}
+	}
+	gc := map[string]any{"temperature": req.Config.Temperature}
+	if req.Config.MaxTokens > 0 {
+		gc["maxOutputTokens"] = req.Config.MaxTokens
+	}
+	if req.Config.Seed != nil {
+		gc["seed"] = *req.Config.Seed
+	}
+	if len(p.Tools) > 0 {
+		decls := make([]functionDeclaration, len(p.Tools))
+		for i, t := range p.Tools {
+			decls[i] = functionDeclaration{Name: t.Name, Description: t.Description}
+			switch {
+			case len(t.Parameters) == 0:
+			case openAPISchema(t.Parameters):
+				decls[i].Parameters = t.Parameters
+			default:
+				decls[i].ParametersJSONSchema = t.Parameters
+			}
+		}
+		b["tools"] = []toolSet{{FunctionDeclarations: decls}}
+		if tc := toolChoice(p.ToolChoice); tc != nil {
+			b["toolConfig"] = tc
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Config.ExtraParams)) {
+		v := req.Config.ExtraParams[k]
+		key := camel(k)
+		switch m, isMap := v.(map[string]any); {
+		case key == "generationConfig" && isMap:
+			for gk, gv := range m {
+				gc[camel(gk)] = gv
+			}
+		case generationConfigFields[key]:
+			gc[key] = v
+		default:
+			b[key] = v
+		}
+	}
+	if _, replaced := b["generationConfig"]; !replaced {
+		b["generationConfig"] = gc
+	}
+	return b
+}
+
+// toolChoice maps a prompt's tool_choice to a toolConfig; nil means none
+// is sent (the API's default is AUTO).
+func toolChoice(choice string) *toolConfig {
+	var fc functionCallingConfig
+	switch choice {
+	case "":
+		return nil
+	case "auto":
+		fc.Mode = "AUTO"
+	case "none":
+		fc.Mode = "NONE"
+	case "required":
+		fc.Mode = "ANY"
+	default:
+		fc.Mode, fc.AllowedFunctionNames = "ANY", []string{choice}
+	}
+	return &toolConfig{FunctionCallingConfig: fc}
+}
+
+// camel turns snake_case into lowerCamelCase; other keys are unchanged.
+func camel(k string) string {
+	if !strings.Contains(k, "_") {
+		return k
+	}
+	var b strings.Builder
+	up := false
+	for _, r := range k {
+		switch {
+		case r == '_':
+			up = b.Len() > 0
+		case up && r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+			up = false
+		default:
+			b.WriteRune(r)
+			up = false
+		}
+	}
+	return b.String()
+}
+
+// openAPIKeys are the Schema fields of the "parameters" field (a subset of
+// OpenAPI 3.0).
+var openAPIKeys = map[string]bool{
+	"type": true, "format": true, "title": true, "description": true, "nullable": true,
+	"enum": true, "maxItems": true, "minItems": true, "properties": true, "required": true,
+	"minProperties": true, "maxProperties": true, "minLength": true, "maxLength": true,
+	"pattern": true, "example": true, "anyOf": true, "propertyOrdering": true,
+	"default": true, "items": true, "minimum": true, "maximum": true,
+}
+
+var openAPITypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
+
+// openAPISchema reports whether s stays within what "parameters" accepts.
+func openAPISchema(s map[string]any) bool {
+	for k, v := range s {
+		if !openAPIKeys[k] {
+			return false
+		}
+		switch k {
+		case "type":
+			t, ok := v.(string)
+			if !ok || !openAPITypes[strings.ToLower(t)] {
+				return false
+			}
+		case "enum":
+			list, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			for _, e := range list {
+				if _, ok := e.(string); !ok {
+					return false
+				}
+			}
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok {
+				return false
+			}
+			for _, ps := range props {
+				sub, ok := ps.(map[string]any)
+				if !ok || !openAPISchema(sub) {
+					return false
+				}
+			}
+		case "items":
+			sub, ok := v.(map[string]any)
+			if !ok || !openAPISchema(sub) {
+				return false
+			}
+		case "anyOf":
+			list, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			for _, e := range list {
+				sub, ok := e.(map[string]any)
+				if !ok || !openAPISchema(sub) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// response is the part of a GenerateContentResponse this client reads.
+type response struct {
+	Candidates     []candidate `json:"candidates"`
+	PromptFeedback *struct {
+		BlockReason string `json:"blockReason"`
+	} `json:"promptFeedback"`
+	UsageMetadata struct {
+		PromptTokenCount     int `json:"promptTokenCount"`
+		CandidatesTokenCount int `json:"candidatesTokenCount"`
+		ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
+		TotalTokenCount      int `json:"totalTokenCount"`
+	} `json:"usageMetadata"`
+	ModelVersion string    `json:"modelVersion"`
+	ResponseID   string    `json:"responseId"`
+	Error        *apiError `json:"error"`
+}
+
+type candidate struct {
+	Content *struct {
+		Parts []part `json:"parts"`
+	} `json:"content"`
+	FinishReason string `json:"finishReason"`
+}
+
+// apiError is the body of a failed call: {"error": {...}}.
+type apiError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+	Details []struct {
+		Type       string `json:"@type"`
+		Reason     string `json:"reason"`
+		RetryDelay string `json:"retryDelay"`
+	} `json:"details"`
+}
+
+// decode turns a 200 body into a response.
+func decode(body []byte) (*promptcanary.Response, error) {
+	var r response
+	if err := httpc.DecodeJSON(body, &r); err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, &provider.Error{StatusCode: r.Error.Code, Retryable: r.Error.Code == 429 || r.Error.Code >= 500, Message: httpc.Redact(r.Error.text())}
+	}
+	u := &r.UsageMetadata
+	out := &promptcanary.Response{
+		PromptTokens: u.PromptTokenCount,
+		// Thinking tokens are output tokens, billed as such.
+		CompletionTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
+		TotalTokens:      u.TotalTokenCount,
+		ServedModel:      r.ModelVersion,
+		ResponseID:       r.ResponseID,
+		RawResponse:      json.RawMessage(body),
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.PromptTokens + out.CompletionTokens
+	}
+	if len(r.Candidates) == 0 {
+		if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
+			out.FinishReason = "blocked:" + r.PromptFeedback.BlockReason
+			return out, nil
+		}
+		return nil, &provider.Error{Message: "response has no candidates"}
+	}
+	c := &r.Candidates[0]
+	out.FinishReason = c.FinishReason
+	var text strings.Builder
+	if c.Content != nil {
+		for i := range c.Content.Parts {
+			pt := &c.Content.Parts[i]
+			if fc := pt.FunctionCall; fc != nil {
+				out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: arguments(fc.Args)})
+				continue
+			}
+			if !pt.Thought {
+				text.WriteString(pt.Text)
+			}
+		}
+	}
+	out.Content = text.String()
+	if out.Content == "" && len(out.ToolCalls) == 0 && (c.FinishReason == "" || c.FinishReason == "STOP") {
+		return nil, &provider.Error{Message: fmt.Sprintf("candidate has no text or functionCall parts (finishReason %q)", c.FinishReason)}
+	}
+	return out, nil
+}
+
+// text renders an API error as "STATUS: message".
+func (e *apiError) text() string {
+	msg := e.Message
+	if e.Status != "" {
+		msg = strings.TrimSuffix(e.Status+": "+msg, ": ")
+	}
+	for _, d := range e.Details {
+		if d.Reason == "API_KEY_INVALID" {
+			return msg + " (check the API key)"
+		}
+	}
+	return msg
+}
+
+// errorMessage extracts the message of an error body for httpc; "" lets
+// httpc fall back to its common shapes.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error *apiError `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil || v.Error.Message == "" {
+		return ""
+	}
+	return v.Error.text()
+}
+
+// rateLimited builds the retryable error of a 429 answer, taking the delay
+// from a Retry-After header or else from the body's RetryInfo.
+func (c *Client) rateLimited(resp *httpc.Response) *provider.Error {
+	e := &provider.Error{StatusCode: resp.Status, Retryable: true, RetryAfter: httpc.RetryAfter(resp.Header, time.Now())}
+	var v struct {
+		Error *apiError `json:"error"`
+	}
+	if json.Unmarshal(resp.Body, &v) == nil && v.Error != nil {
+		e.Message = c.http.Redact(v.Error.text())
+		if e.RetryAfter == 0 {
+			for _, d := range v.Error.Details {
+				if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
+					e.RetryAfter = min(delay, 5*time.Minute)
+					break
+				}
+			}
+		}
+	}
+	if e.Message == "" {
+		e.Message = c.http.Redact(httpc.ErrorMessage(resp.Body))
+	}
+	if e.Message == "" {
+		e.Message = "Too Many Requests"
+	}
+	return e
+}
+
+// arguments normalises a tool call's arguments to a JSON value: an object
+// as given, "{}" when absent, a JSON-encoded string decoded, and a string
+// that is not JSON kept as a JSON string.
+func arguments(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			t := strings.TrimSpace(s)
+			if t == "" {
+				return json.RawMessage("{}")
+			}
+			if json.Valid([]byte(t)) {
+				raw = []byte(t)
+			} else {
+				return raw
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		s, _ := json.Marshal(string(raw))
+		return s
+	}
+	return buf.Bytes()
+}
