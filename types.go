@@ -158,10 +158,26 @@ type Run struct {
 	// ConfigHash fingerprints everything that defines the run's results
 	// (prompts, probes, model, sampling parameters).
 	ConfigHash string `json:"config_hash,omitempty"`
+	// PromptHashes fingerprint each prompt with its probes, system prompt,
+	// tools and sampling parameters (not the model or seed); a prompt whose
+	// hash differs from the baseline's is compared as "stale baseline".
+	PromptHashes map[string]string `json:"prompt_hashes,omitempty"`
 	// Interrupted is set when the run was cancelled before it finished.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Tool names the program and version that wrote the run.
 	Tool string `json:"tool,omitempty"`
+	// CostUSD is the estimated cost of the run's calls from the price
+	// table; nil when the model's price is unknown.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+}
+
+// Tokens returns the prompt and completion tokens of all responses.
+func (r *Run) Tokens() (prompt, completion int) {
+	for i := range r.LLMResponses {
+		prompt += r.LLMResponses[i].PromptTokens
+		completion += r.LLMResponses[i].CompletionTokens
+	}
+	return prompt, completion
 }
 
 // OverallScore is the mean score of all probe results, 1 when there are none.

@@ -25,4 +25,8 @@ type Plan struct {
 	Samples int
 	// ConfigHash fingerprints the plan (see suite.Suite.Hash).
 	ConfigHash string
+	// PromptHashes fingerprint each prompt with its probes and sampling
+	// parameters, so a comparison can tell a changed prompt ("stale
+	// baseline") from drift.
+	PromptHashes map[string]string
 }

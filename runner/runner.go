@@ -79,6 +79,39 @@ type call struct {
 // in-flight calls are cancelled and the run returned holds what finished,
 // with Interrupted set; the error is then ctx's.
 func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options) (*promptcanary.Run, error) {
+	return ExecuteAdaptive(ctx, plan, p, opts, nil)
+}
+
+// Adaptive makes a run sample in stages and stop sampling a prompt early
+// once Accept says its results are clearly fine. Stopping early only ever
+// accepts; a prompt that looks worse is sampled up to the plan's Samples.
+type Adaptive struct {
+	// Stages are cumulative samples per prompt, such as 5, 10, 20; stages at
+	// or above the plan's Samples are replaced by Samples itself.
+	Stages []int
+	// Accept reports whether sampling of a prompt may stop, given all its
+	// results so far.
+	Accept func(promptID string, results []promptcanary.ProbeResult) bool
+}
+
+// stages returns the cumulative sample counts to run for samples.
+func (a *Adaptive) stages(samples int) []int {
+	if a == nil || a.Accept == nil {
+		return []int{samples}
+	}
+	var out []int
+	for _, s := range a.Stages {
+		if s > 0 && s < samples && (len(out) == 0 || s > out[len(out)-1]) {
+			out = append(out, s)
+		}
+	}
+	return append(out, samples)
+}
+
+// ExecuteAdaptive is Execute with staged sampling: after each stage, the
+// prompts that ad accepts are not sampled further. A nil ad samples every
+// prompt Samples times.
+func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts Options, ad *Adaptive) (*promptcanary.Run, error) {
 	samples := max(plan.Samples, 1)
 	run := &promptcanary.Run{
 		SchemaVersion: promptcanary.SchemaVersion,
@@ -87,19 +120,13 @@ func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options)
 		StartedAt:     opts.now(),
 		Samples:       samples,
 		ConfigHash:    plan.ConfigHash,
+		PromptHashes:  plan.PromptHashes,
 		Tool:          opts.Tool,
 	}
 	if opts.NewID != nil {
 		run.RunID = opts.NewID()
 	} else {
 		run.RunID = NewRunID()
-	}
-
-	calls := make([]call, 0, len(plan.Items)*samples)
-	for s := 0; s < samples; s++ {
-		for i := range plan.Items {
-			calls = append(calls, call{item: i, sample: s})
-		}
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {
@@ -109,31 +136,64 @@ func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options)
 		progressMu sync.Mutex
 		done       int
 	)
+	total := len(plan.Items) * samples
 	lim := newLimiter(opts.Limits)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(conc)
-	for ci := range calls {
-		if gctx.Err() != nil {
+
+	active := make([]int, len(plan.Items))
+	for i := range active {
+		active[i] = i
+	}
+	var calls []*call
+	prev := 0
+	for _, stage := range ad.stages(samples) {
+		if ctx.Err() != nil || len(active) == 0 {
 			break
 		}
-		g.Go(func() error {
-			c := &calls[ci]
-			item := &plan.Items[c.item]
-			doCall(gctx, plan, item, c, p, lim, &opts)
-			if opts.Progress != nil {
-				progressMu.Lock()
-				done++
-				opts.Progress(done, len(calls))
-				progressMu.Unlock()
+		batch := make([]*call, 0, len(active)*(stage-prev))
+		for s := prev; s < stage; s++ {
+			for _, i := range active {
+				batch = append(batch, &call{item: i, sample: s})
 			}
-			return nil
-		})
+		}
+		prev = stage
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(conc)
+		for _, c := range batch {
+			if gctx.Err() != nil {
+				break
+			}
+			g.Go(func() error {
+				doCall(gctx, plan, &plan.Items[c.item], c, p, lim, &opts)
+				if opts.Progress != nil {
+					progressMu.Lock()
+					done++
+					opts.Progress(done, total)
+					progressMu.Unlock()
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		calls = append(calls, batch...)
+		if stage == samples || ctx.Err() != nil {
+			break
+		}
+		// Keep sampling only the prompts that are not yet clearly fine.
+		results := map[int][]promptcanary.ProbeResult{}
+		for _, c := range calls {
+			results[c.item] = append(results[c.item], c.probes...)
+		}
+		kept := active[:0]
+		for _, i := range active {
+			if !ad.Accept(plan.Items[i].Prompt.ID, results[i]) {
+				kept = append(kept, i)
+			}
+		}
+		active = kept
 	}
-	_ = g.Wait()
 
 	interrupted := ctx.Err() != nil
-	for ci := range calls {
-		c := &calls[ci]
+	for _, c := range calls {
 		switch {
 		case c.resp != nil:
 			run.LLMResponses = append(run.LLMResponses, *c.resp)

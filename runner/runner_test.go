@@ -259,3 +259,56 @@ func TestEvaluateContainsProbePanics(t *testing.T) {
 		t.Errorf("got %+v, want the next probe still evaluated", res[1])
 	}
 }
+
+func TestExecuteAdaptiveStopsOnlyAcceptedPrompts(t *testing.T) {
+	var asked []string
+	ad := &Adaptive{
+		Stages: []int{2, 4, 9},
+		Accept: func(id string, results []promptcanary.ProbeResult) bool {
+			asked = append(asked, fmt.Sprintf("%s:%d", id, len(results)))
+			return id == "p0"
+		},
+	}
+	plan := testPlan(2, 5)
+	run, err := ExecuteAdaptive(context.Background(), plan, &fakeProvider{}, fixedOpts(), ad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range run.LLMResponses {
+		count[r.PromptID]++
+	}
+	if count["p0"] != 2 || count["p1"] != 5 {
+		t.Errorf("got samples %v, want p0 stopped after the first stage (2) and p1 sampled to 5", count)
+	}
+	// Stages at or above Samples collapse into Samples: 2, 4, then 5.
+	if got, want := strings.Join(asked, " "), "p0:4 p1:4 p1:8"; got != want {
+		t.Errorf("got accept calls %q, want %q (results counted per prompt, 2 probes each)", got, want)
+	}
+	if run.Samples != 5 {
+		t.Errorf("got Samples %d, want 5", run.Samples)
+	}
+}
+
+func TestAdaptiveStages(t *testing.T) {
+	accept := func(string, []promptcanary.ProbeResult) bool { return false }
+	tests := []struct {
+		stages  []int
+		samples int
+		want    string
+	}{
+		{[]int{5, 10, 20}, 20, "[5 10 20]"},
+		{[]int{5, 10, 20}, 30, "[5 10 20 30]"},
+		{[]int{5, 10, 20}, 5, "[5]"},
+		{[]int{5, 10, 20}, 12, "[5 10 12]"},
+		{nil, 7, "[7]"},
+	}
+	for _, tc := range tests {
+		if got := fmt.Sprint((&Adaptive{Stages: tc.stages, Accept: accept}).stages(tc.samples)); got != tc.want {
+			t.Errorf("stages(%v, %d) = %s, want %s", tc.stages, tc.samples, got, tc.want)
+		}
+	}
+	if got := fmt.Sprint((*Adaptive)(nil).stages(3)); got != "[3]" {
+		t.Errorf("nil Adaptive: got %s, want [3]", got)
+	}
+}

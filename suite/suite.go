@@ -110,14 +110,21 @@ func (s *Suite) ProbesFor(promptID string) []probe.Instance {
 // command-line settings is the caller's job.
 func (s *Suite) Plan(cfg promptcanary.ProviderConfig, samples int) *runner.Plan {
 	items := make([]runner.Item, len(s.Prompts))
+	hashes := make(map[string]string, len(s.Prompts))
+	// A baseline stays valid across models and seeds: comparing another
+	// model, or the same one with a new seed, is what drift checks are for.
+	staleCfg := cfg
+	staleCfg.ModelID, staleCfg.Seed = "", nil
 	for i, pr := range s.Prompts {
 		items[i] = runner.Item{Prompt: pr, Probes: s.ProbesFor(pr.ID)}
+		hashes[pr.ID] = s.PromptHash(pr.ID, staleCfg)
 	}
 	return &runner.Plan{
-		Suite:      s.Name,
-		Items:      items,
-		Config:     cfg,
-		Samples:    samples,
-		ConfigHash: s.Hash(cfg),
+		Suite:        s.Name,
+		Items:        items,
+		Config:       cfg,
+		Samples:      samples,
+		ConfigHash:   s.Hash(cfg),
+		PromptHashes: hashes,
 	}
 }

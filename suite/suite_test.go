@@ -344,6 +344,23 @@ func TestPlan(t *testing.T) {
 			t.Errorf("%s probes (-want +got):\n%s", it.Prompt.ID, diff)
 		}
 	}
+	// Prompt hashes ignore the model and seed, so comparing another model or
+	// seed against a baseline is never "stale", but follow temperature.
+	other := cfg
+	other.ModelID, other.Seed = "sim/drifted", nil
+	if diff := cmp.Diff(plan.PromptHashes, s.Plan(other, 1).PromptHashes); diff != "" {
+		t.Errorf("prompt hashes changed with model/seed (-first +second):\n%s", diff)
+	}
+	hot := cfg
+	hot.Temperature = 0.7
+	for id, h := range s.Plan(hot, 3).PromptHashes {
+		if h == plan.PromptHashes[id] {
+			t.Errorf("prompt %s: hash unchanged by temperature", id)
+		}
+	}
+	if len(plan.PromptHashes) != 2 {
+		t.Errorf("got %d prompt hashes, want 2", len(plan.PromptHashes))
+	}
 	// ProbesFor returns a fresh slice.
 	got := s.ProbesFor("fr")
 	got[0].ID = "changed"
