@@ -1,0 +1,496 @@
+// Package httpapi is the provider for the user's own deployed application:
+// "http/NAME" calls the endpoint described under providers: NAME in
+// canary.yaml, so a suite canaries the product (its prompts, retrieval,
+// guardrails and post-processing), not only the raw model. It registers
+// itself as "http".
+//
+//	provider: http/support-bot
+//	providers:
+//	  support-bot:
+//	    url: https://bot.example.com/api/chat
+//	    method: POST                      # default POST
+//	    headers:
+//	      Authorization: Bearer ${BOT_TOKEN}
+//	    body:                             # default {"prompt": "{{prompt}}", "system": "{{system}}"}
+//	      question: "{{prompt}}"
+//	      context: {instructions: "{{system}}", ref: "canary-{{prompt_id}}"}
+//	      options: {temperature: "{{temperature}}", max_tokens: "{{max_tokens}}"}
+//	    response:
+//	      text: data.answer               # required
+//	      prompt_tokens: usage.input
+//	      completion_tokens: usage.output
+//	      finish_reason: data.stop_reason
+//	      model: meta.model
+//	      tool_calls: data.actions
+//	    status: [200, 201]                # default [200]
+//
+// # Request
+//
+// ${NAME} in the url and in header values is replaced by the environment
+// variable NAME when the provider is opened; an unset variable is an error
+// naming it. Header values that used a variable are redacted from every
+// error message.
+//
+// The body is a JSON template given as any YAML structure. Its string
+// values may contain the placeholders {{prompt}}, {{system}},
+// {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}} and {{seed}}
+// (spaces inside the braces are allowed). Substitution works on the
+// structure, never on JSON text: the values are encoded as JSON strings,
+// so quotes, newlines or braces in a prompt cannot break or inject into the
+// body. A string that is exactly "{{sample}}", "{{temperature}}",
+// "{{max_tokens}}" or "{{seed}}" becomes a JSON number (an unset seed
+// becomes null). An unknown placeholder is an error when the provider is
+// opened. Map keys are not substituted. When the body is an object, the
+// run's extra_params are merged into its top level, replacing keys of the
+// template. GET and HEAD requests send no body; the url may hold
+// placeholders too, escaped for the path or the query string.
+//
+// # Response paths
+//
+// A response path names a value in the JSON response body: dot-separated
+// object keys, where a segment that is an integer indexes an array
+// (negative integers count from the end). "choices.0.message.content"
+// reads {"choices": [{"message": {"content": "…"}}]}. Write "\." for a dot
+// inside a key and "\\" for a backslash. "." or "" is the whole body; a
+// leading "." is ignored, so ".data.answer" is "data.answer".
+//
+// The text path must resolve: a string is the answer, null is an empty
+// answer, a number or boolean is its JSON text, and an object or array is
+// the answer as JSON text (for probes that check structured output). When
+// the text path is "." and the body is not JSON, the whole body is the
+// answer, less one trailing newline. The optional paths may name a field
+// the response leaves out (the last key is absent from its object, or the
+// value is null); any other path that does not resolve is an error naming
+// the missing segment. Token counts are non-negative integers (numbers or
+// digit strings); tool_calls is an array of {"name", "arguments", "id"}
+// objects or of OpenAI-style {"id", "function": {"name", "arguments"}}
+// objects, with arguments as an object or a JSON-encoded string.
+//
+// # Errors
+//
+// A status code outside status is a *provider.Error: 429, 408, 409 and 5xx
+// are retryable and honour Retry-After, other codes are final. A response
+// that is not valid JSON when a path needs JSON is retryable (a truncated
+// body is usually transient); a path that does not resolve is final.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+func init() { provider.Register("http", Open) }
+
+// Config describes one endpoint of the user's application.
+type Config struct {
+	// URL is the endpoint. ${NAME} is replaced by the environment variable
+	// NAME; placeholders such as {{prompt}} are replaced, escaped, per call.
+	URL string
+	// Method is the HTTP method; "" means POST.
+	Method string
+	// Headers are sent with every request. ${NAME} in a value is replaced
+	// by the environment variable NAME, and the result is kept out of
+	// errors.
+	Headers map[string]string
+	// Body is the JSON body template: any value encoding/json can encode,
+	// whose strings may hold placeholders. Nil means DefaultBody(). GET and
+	// HEAD requests send no body.
+	Body any
+	// Response says where the answer is in the response body.
+	Response Paths
+	// Status lists the accepted status codes; empty means 200 only.
+	Status []int
+	// HTTPClient sends the requests; nil means a client without a global
+	// timeout (the run engine bounds each call through its context).
+	HTTPClient *http.Client
+}
+
+// Paths are the response paths of a Config (see the package documentation
+// for the syntax). An empty optional path is not read.
+type Paths struct {
+	// Text is the path to the answer text; "" and "." are the whole body.
+	Text string
+	// PromptTokens and CompletionTokens are the paths to the token counts.
+	PromptTokens, CompletionTokens string
+	// FinishReason, Model and ToolCalls are the paths to the stop reason,
+	// the model that answered and the array of tool calls.
+	FinishReason, Model, ToolCalls string
+}
+
+// DefaultBody returns the body template used when a Config has none:
+// {"prompt": "{{prompt}}", "system": "{{system}}"}.
+func DefaultBody() map[string]any {
+	return map[string]any{"prompt": "{{prompt}}", "system": "{{system}}"}
+}
+
+// Client calls one endpoint of the user's application. It is safe for
+// concurrent use: it is never modified after New.
+type Client struct {
+	name   string
+	method string
+	url    *urlTemplate
+	body   *template // nil: no body
+	status []int
+	hc     *httpc.Client
+	paths  compiledPaths
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// compiledPaths are the parsed response paths; set records which optional
+// paths were configured.
+type compiledPaths struct {
+	text                             respPath
+	promptTokens, completionTokens   respPath
+	finishReason, model, toolCalls   respPath
+	hasPromptTokens, hasCompletion   bool
+	hasFinish, hasModel, hasToolCall bool
+}
+
+// Open opens "http/NAME" from the settings of providers: NAME.
+func Open(model string, opts provider.Options) (provider.Provider, error) {
+	if opts.Settings == nil {
+		return nil, fmt.Errorf("no settings for %q: describe the endpoint under providers: %s: in canary.yaml, with at least url and response.text", model, model)
+	}
+	cfg, err := ParseSettings(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HTTPClient = opts.HTTPClient
+	return newClient(model, cfg, opts.Env)
+}
+
+// New returns a client for the endpoint cfg describes; name identifies it
+// in errors. getenv reads the variables named by ${NAME}; nil means
+// os.Getenv. New makes no network calls.
+func New(name string, cfg Config, getenv func(string) string) (*Client, error) {
+	c, err := newClient(name, cfg, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("http provider %q: %w", name, err)
+	}
+	return c, nil
+}
+
+func newClient(name string, cfg Config, getenv func(string) string) (*Client, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var (
+		errs    []error
+		secrets []string
+	)
+	c := &Client{name: name, hc: &httpc.Client{}}
+
+	// URL.
+	if cfg.URL == "" {
+		errs = append(errs, errors.New("url is required"))
+	} else if ut, _, err := compileURL(cfg.URL, getenv); err != nil {
+		errs = append(errs, fmt.Errorf("url: %w", err))
+	} else {
+		c.url = ut
+		u, err := url.Parse(ut.render(&vars{}))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("url %q: want an absolute http:// or https:// URL", httpc.Redact(cfg.URL)))
+		}
+	}
+
+	// Method.
+	c.method = strings.ToUpper(strings.TrimSpace(cfg.Method))
+	if c.method == "" {
+		c.method = http.MethodPost
+	}
+	if !isToken(c.method) {
+		errs = append(errs, fmt.Errorf("method %q: want an HTTP method such as POST or GET", cfg.Method))
+	}
+
+	// Headers.
+	header := http.Header{}
+	override := http.Header{}
+	for _, k := range sortedKeys(cfg.Headers) {
+		if !isToken(k) {
+			errs = append(errs, fmt.Errorf("header %q: invalid header name", k))
+			continue
+		}
+		v, used, err := expandEnv(cfg.Headers[k], getenv)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("header %q: %w", k, err))
+			continue
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			errs = append(errs, fmt.Errorf("header %q: value contains a line break or NUL", k))
+			continue
+		}
+		secrets = append(secrets, used...)
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Type", "Accept", "Host":
+			// httpc sets these itself; they replace its values instead.
+			override.Set(k, v)
+		default:
+			header.Set(k, v)
+		}
+	}
+	c.hc.Header = header
+	c.hc.Secrets = secrets
+	c.hc.HTTP = cfg.HTTPClient
+	if len(override) > 0 && c.url != nil {
+		base := cfg.HTTPClient
+		if base == nil {
+			base = &http.Client{}
+		}
+		hc := *base
+		rt := hc.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		u, _ := url.Parse(c.url.render(&vars{}))
+		hc.Transport = &overrideTransport{base: rt, host: u.Host, header: override}
+		c.hc.HTTP = &hc
+	}
+
+	// Body.
+	switch {
+	case c.method == http.MethodGet || c.method == http.MethodHead:
+		if cfg.Body != nil {
+			errs = append(errs, fmt.Errorf("body: a %s request sends no body; put placeholders such as {{prompt}} in the url instead", c.method))
+		}
+	default:
+		body := cfg.Body
+		if body == nil {
+			body = DefaultBody()
+		}
+		t, err := compileTemplate(body)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.body = t
+	}
+
+	// Response paths.
+	p := &c.paths
+	for _, f := range []struct {
+		key string
+		src string
+		dst *respPath
+		set *bool
+	}{
+		{"text", cfg.Response.Text, &p.text, nil},
+		{"prompt_tokens", cfg.Response.PromptTokens, &p.promptTokens, &p.hasPromptTokens},
+		{"completion_tokens", cfg.Response.CompletionTokens, &p.completionTokens, &p.hasCompletion},
+		{"finish_reason", cfg.Response.FinishReason, &p.finishReason, &p.hasFinish},
+		{"model", cfg.Response.Model, &p.model, &p.hasModel},
+		{"tool_calls", cfg.Response.ToolCalls, &p.toolCalls, &p.hasToolCall},
+	} {
+		if f.set != nil && f.src == "" {
+			continue
+		}
+		rp, err := parsePath(f.src)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("response.%s: %w", f.key, err))
+			continue
+		}
+		*f.dst = rp
+		if f.set != nil {
+			*f.set = true
+		}
+	}
+
+	// Accepted status codes.
+	c.status = []int{http.StatusOK}
+	if len(cfg.Status) > 0 {
+		c.status = slices.Clone(cfg.Status)
+		for _, s := range cfg.Status {
+			if s < 100 || s > 599 {
+				errs = append(errs, fmt.Errorf("status %d: want an HTTP status code from 100 to 599", s))
+			}
+		}
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// Name returns the name the client was opened with.
+func (c *Client) Name() string { return c.name }
+
+// Generate sends one request built from req and reads the answer from the
+// response. Failures are *provider.Error with secrets redacted, or the
+// context's error.
+func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	if req == nil || req.Prompt == nil {
+		return nil, &provider.Error{Message: "http: request has no prompt"}
+	}
+	v := vars{
+		prompt:      req.Prompt.Text,
+		system:      req.Prompt.SystemPrompt,
+		promptID:    req.Prompt.ID,
+		sample:      req.Sample,
+		temperature: req.Config.Temperature,
+		maxTokens:   req.Config.MaxTokens,
+		seed:        req.Config.Seed,
+	}
+	var body any
+	if c.body != nil {
+		buf := make([]byte, 0, 128+len(v.prompt)+len(v.system))
+		b, err := c.body.render(buf, &v, req.Config.ExtraParams)
+		if err != nil {
+			return nil, &provider.Error{Message: c.hc.Redact(err.Error())}
+		}
+		body = b
+	}
+	resp, err := c.hc.Do(ctx, c.method, c.url.render(&v), body, c.status...)
+	if err != nil {
+		return nil, err
+	}
+	return c.decode(resp.Body)
+}
+
+// decode reads the answer and what the response reports about it.
+func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
+	p := &c.paths
+	optional := p.hasPromptTokens || p.hasCompletion || p.hasFinish || p.hasModel || p.hasToolCall
+	if !json.Valid(body) {
+		if p.text.isRoot() && !optional {
+			return &promptcanary.Response{Content: trimNewline(string(body))}, nil
+		}
+		var raw json.RawMessage
+		if err := httpc.DecodeJSON(body, &raw); err != nil {
+			return nil, err
+		}
+	}
+	final := func(err error) error { return &provider.Error{Message: c.hc.Redact(err.Error())} }
+
+	resp := &promptcanary.Response{RawResponse: json.RawMessage(body)}
+	raw, err := p.text.resolve(body)
+	if err != nil {
+		return nil, final(err)
+	}
+	if resp.Content, err = textValue(raw); err != nil {
+		return nil, final(fmt.Errorf("response path %q: %w", p.text.src, err))
+	}
+
+	// optional resolves an optional path: nil when the field is absent.
+	optionalRaw := func(rp respPath) (json.RawMessage, error) {
+		raw, err := rp.resolve(body)
+		if err != nil {
+			if errLeafMissing(err) {
+				return nil, nil
+			}
+			return nil, final(err)
+		}
+		return raw, nil
+	}
+	type intField struct {
+		set bool
+		rp  respPath
+		dst *int
+	}
+	for _, f := range []intField{
+		{p.hasPromptTokens, p.promptTokens, &resp.PromptTokens},
+		{p.hasCompletion, p.completionTokens, &resp.CompletionTokens},
+	} {
+		if !f.set {
+			continue
+		}
+		raw, err := optionalRaw(f.rp)
+		if err != nil {
+			return nil, err
+		}
+		if *f.dst, err = intValue(raw); err != nil {
+			return nil, final(fmt.Errorf("response path %q: %w", f.rp.src, err))
+		}
+	}
+	resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	type strField struct {
+		set bool
+		rp  respPath
+		dst *string
+	}
+	for _, f := range []strField{
+		{p.hasFinish, p.finishReason, &resp.FinishReason},
+		{p.hasModel, p.model, &resp.ServedModel},
+	} {
+		if !f.set {
+			continue
+		}
+		raw, err := optionalRaw(f.rp)
+		if err != nil {
+			return nil, err
+		}
+		if *f.dst, err = stringValue(raw); err != nil {
+			return nil, final(fmt.Errorf("response path %q: %w", f.rp.src, err))
+		}
+	}
+	if p.hasToolCall {
+		raw, err := optionalRaw(p.toolCalls)
+		if err != nil {
+			return nil, err
+		}
+		if resp.ToolCalls, err = toolCallsValue(raw); err != nil {
+			return nil, final(fmt.Errorf("response path %q: %w", p.toolCalls.src, err))
+		}
+	}
+	return resp, nil
+}
+
+// trimNewline removes one trailing "\n" or "\r\n".
+func trimNewline(s string) string {
+	s, ok := strings.CutSuffix(s, "\n")
+	if ok {
+		s = strings.TrimSuffix(s, "\r")
+	}
+	return s
+}
+
+// isToken reports whether s is an HTTP token (a method or header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// overrideTransport replaces headers that httpc sets itself (Content-Type,
+// Accept) and the Host, on requests to the configured host only, so a
+// redirect elsewhere does not carry them.
+type overrideTransport struct {
+	base   http.RoundTripper
+	host   string
+	header http.Header
+}
+
+func (t *overrideTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host != t.host {
+		return t.base.RoundTrip(r)
+	}
+	r2 := r.Clone(r.Context())
+	for k, vs := range t.header {
+		if k == "Host" {
+			r2.Host = vs[0]
+			continue
+		}
+		r2.Header[k] = vs
+	}
+	return t.base.RoundTrip(r2)
+}

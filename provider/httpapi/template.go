@@ -1,0 +1,485 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// Placeholders lists the names a body template or URL may reference as
+// {{name}}.
+var Placeholders = []string{"prompt", "system", "prompt_id", "sample", "temperature", "max_tokens", "seed"}
+
+// placeholderRE matches {{name}}, allowing spaces inside the braces.
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// slot identifies one placeholder; 0 is no placeholder.
+type slot uint8
+
+const (
+	slotNone slot = iota
+	slotPrompt
+	slotSystem
+	slotPromptID
+	slotSample
+	slotTemperature
+	slotMaxTokens
+	slotSeed
+)
+
+func slotOf(name string) slot {
+	switch name {
+	case "prompt":
+		return slotPrompt
+	case "system":
+		return slotSystem
+	case "prompt_id":
+		return slotPromptID
+	case "sample":
+		return slotSample
+	case "temperature":
+		return slotTemperature
+	case "max_tokens":
+		return slotMaxTokens
+	case "seed":
+		return slotSeed
+	}
+	return slotNone
+}
+
+// numeric reports whether a leaf that is exactly this placeholder becomes
+// a JSON number (or null for an unset seed) rather than a string.
+func (s slot) numeric() bool {
+	return s == slotSample || s == slotTemperature || s == slotMaxTokens || s == slotSeed
+}
+
+// vars are the values of one call.
+type vars struct {
+	prompt, system, promptID string
+	sample, maxTokens        int
+	temperature              float64
+	seed                     *int64
+}
+
+// appendText appends the text of placeholder s to b, unescaped.
+func (v *vars) appendText(b []byte, s slot) []byte {
+	switch s {
+	case slotPrompt:
+		return append(b, v.prompt...)
+	case slotSystem:
+		return append(b, v.system...)
+	case slotPromptID:
+		return append(b, v.promptID...)
+	case slotSample:
+		return strconv.AppendInt(b, int64(v.sample), 10)
+	case slotTemperature:
+		return appendFloat(b, v.temperature)
+	case slotMaxTokens:
+		return strconv.AppendInt(b, int64(v.maxTokens), 10)
+	case slotSeed:
+		if v.seed != nil {
+			return strconv.AppendInt(b, *v.seed, 10)
+		}
+	}
+	return b
+}
+
+// appendJSON appends placeholder s as a whole JSON value: a number for the
+// numeric placeholders (null for an unset seed), a string otherwise.
+func (v *vars) appendJSON(b []byte, s slot) []byte {
+	switch s {
+	case slotPrompt:
+		return appendString(b, v.prompt)
+	case slotSystem:
+		return appendString(b, v.system)
+	case slotPromptID:
+		return appendString(b, v.promptID)
+	case slotSeed:
+		if v.seed == nil {
+			return append(b, "null"...)
+		}
+	case slotTemperature:
+		if math.IsNaN(v.temperature) || math.IsInf(v.temperature, 0) {
+			return append(b, "null"...)
+		}
+	}
+	return v.appendText(b, s)
+}
+
+// appendFloat formats f like encoding/json does.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b
+	}
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.AppendFloat(b, f, 'e', -1, 64)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// part is a literal run of text or one placeholder.
+type part struct {
+	lit  string
+	slot slot
+}
+
+// parseParts splits s into literal text and placeholders. Unknown
+// placeholder names are errors with a did-you-mean hint.
+func parseParts(s string) ([]part, error) {
+	locs := placeholderRE.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return []part{{lit: s}}, nil
+	}
+	var (
+		parts []part
+		errs  []error
+		prev  int
+	)
+	for _, loc := range locs {
+		name := s[loc[2]:loc[3]]
+		sl := slotOf(name)
+		if sl == slotNone {
+			hint := ""
+			if c := suggest.Closest(name, Placeholders); c != "" {
+				hint = " (did you mean {{" + c + "}}?)"
+			}
+			errs = append(errs, fmt.Errorf("unknown placeholder {{%s}}%s; known: {{%s}}", name, hint, strings.Join(Placeholders, "}}, {{")))
+			continue
+		}
+		if loc[0] > prev {
+			parts = append(parts, part{lit: s[prev:loc[0]]})
+		}
+		parts = append(parts, part{slot: sl})
+		prev = loc[1]
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if prev < len(s) {
+		parts = append(parts, part{lit: s[prev:]})
+	}
+	return parts, nil
+}
+
+// nodeKind says what a template node is.
+type nodeKind uint8
+
+const (
+	kindRaw    nodeKind = iota // pre-encoded JSON without placeholders
+	kindString                 // a string with placeholders
+	kindExact                  // a string that is exactly one placeholder
+	kindObject
+	kindArray
+)
+
+// node is one compiled value of a body template. Values without
+// placeholders are encoded once, at compile time.
+type node struct {
+	kind  nodeKind
+	raw   []byte   // kindRaw
+	parts []part   // kindString
+	slot  slot     // kindExact
+	keys  []string // kindObject, sorted
+	ekeys [][]byte // kindObject: encoded keys
+	elems []*node  // kindObject values, kindArray elements
+}
+
+// template is a compiled JSON body template.
+type template struct {
+	root *node
+}
+
+// compileTemplate compiles body (any JSON-encodable value) into a
+// template. The value is first normalised through encoding/json, so any
+// structure that encodes to JSON works, not only decoded YAML.
+func compileTemplate(body any) (*template, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	var errs []error
+	root := compileNode(v, "body", &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &template{root: root}, nil
+}
+
+func compileNode(v any, where string, errs *[]error) *node {
+	switch v := v.(type) {
+	case string:
+		parts, err := parseParts(v)
+		if err != nil {
+			*errs = append(*errs, fmt.Errorf("%s: %w", where, err))
+			return nil
+		}
+		switch {
+		case len(parts) == 1 && parts[0].slot != slotNone:
+			return &node{kind: kindExact, slot: parts[0].slot}
+		case len(parts) == 1:
+			return &node{kind: kindRaw, raw: appendString(nil, v)}
+		}
+		return &node{kind: kindString, parts: parts}
+	case map[string]any:
+		n := &node{kind: kindObject, keys: make([]string, 0, len(v))}
+		for k := range v {
+			n.keys = append(n.keys, k)
+		}
+		slices.Sort(n.keys)
+		for _, k := range n.keys {
+			n.ekeys = append(n.ekeys, appendString(nil, k))
+			n.elems = append(n.elems, compileNode(v[k], where+"."+k, errs))
+		}
+		return n
+	case []any:
+		n := &node{kind: kindArray}
+		for i, e := range v {
+			n.elems = append(n.elems, compileNode(e, fmt.Sprintf("%s[%d]", where, i), errs))
+		}
+		return n
+	case json.Number:
+		return &node{kind: kindRaw, raw: []byte(v)}
+	case bool:
+		return &node{kind: kindRaw, raw: strconv.AppendBool(nil, v)}
+	case nil:
+		return &node{kind: kindRaw, raw: []byte("null")}
+	}
+	*errs = append(*errs, fmt.Errorf("%s: unsupported value of type %T", where, v))
+	return nil
+}
+
+// render appends the body for one call to b. extra is merged into the top
+// level when the template is an object: a key given there replaces the
+// template's.
+func (t *template) render(b []byte, v *vars, extra map[string]any) ([]byte, error) {
+	if len(extra) == 0 || t.root.kind != kindObject {
+		return t.root.append(b, v), nil
+	}
+	n := t.root
+	b = append(b, '{')
+	first := true
+	for i, k := range n.keys {
+		if _, over := extra[k]; over {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, n.ekeys[i]...)
+		b = append(b, ':')
+		b = n.elems[i].append(b, v)
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		val, err := json.Marshal(extra[k])
+		if err != nil {
+			return nil, fmt.Errorf("encode extra_params %q: %w", k, err)
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = append(b, val...)
+	}
+	return append(b, '}'), nil
+}
+
+func (n *node) append(b []byte, v *vars) []byte {
+	switch n.kind {
+	case kindRaw:
+		return append(b, n.raw...)
+	case kindExact:
+		return v.appendJSON(b, n.slot)
+	case kindString:
+		b = append(b, '"')
+		for _, p := range n.parts {
+			if p.slot == slotNone {
+				b = appendStringBody(b, p.lit)
+				continue
+			}
+			switch p.slot {
+			case slotPrompt:
+				b = appendStringBody(b, v.prompt)
+			case slotSystem:
+				b = appendStringBody(b, v.system)
+			case slotPromptID:
+				b = appendStringBody(b, v.promptID)
+			default:
+				// Numbers formatted by strconv: digits, sign, point and
+				// exponent only, nothing to escape.
+				b = v.appendText(b, p.slot)
+			}
+		}
+		return append(b, '"')
+	case kindObject:
+		b = append(b, '{')
+		for i := range n.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, n.ekeys[i]...)
+			b = append(b, ':')
+			b = n.elems[i].append(b, v)
+		}
+		return append(b, '}')
+	case kindArray:
+		b = append(b, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.append(b, v)
+		}
+		return append(b, ']')
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s to b as a JSON string. Invalid UTF-8 bytes become
+// U+FFFD, as with encoding/json; HTML characters are not escaped.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendStringBody(b, s)
+	return append(b, '"')
+}
+
+// appendStringBody appends the escaped contents of a JSON string, without
+// the quotes.
+func appendStringBody(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but break JavaScript parsers.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}
+
+// urlTemplate is a URL with placeholders: values are path-escaped before
+// the query and query-escaped inside it.
+type urlTemplate struct {
+	parts   []part
+	inQuery []bool
+}
+
+// compileURL compiles raw, expanding ${NAME} references in its literal
+// text (never in substituted values). It returns the values used.
+func compileURL(raw string, getenv func(string) string) (*urlTemplate, []string, error) {
+	parts, err := parseParts(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		used []string
+		errs []error
+	)
+	t := &urlTemplate{parts: parts, inQuery: make([]bool, len(parts))}
+	query := false
+	for i := range t.parts {
+		p := &t.parts[i]
+		t.inQuery[i] = query
+		if p.slot != slotNone {
+			continue
+		}
+		lit, vals, err := expandEnv(p.lit, getenv)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p.lit = lit
+		used = append(used, vals...)
+		// The query starts at the first '?' of the configured text; a '?'
+		// inside an environment value counts too, as it would in a browser.
+		if strings.Contains(lit, "?") {
+			query = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return t, used, nil
+}
+
+// render returns the URL for one call.
+func (t *urlTemplate) render(v *vars) string {
+	if len(t.parts) == 1 && t.parts[0].slot == slotNone {
+		return t.parts[0].lit
+	}
+	var b strings.Builder
+	var scratch []byte
+	for i, p := range t.parts {
+		if p.slot == slotNone {
+			b.WriteString(p.lit)
+			continue
+		}
+		scratch = v.appendText(scratch[:0], p.slot)
+		if t.inQuery[i] {
+			b.WriteString(url.QueryEscape(string(scratch)))
+		} else {
+			b.WriteString(url.PathEscape(string(scratch)))
+		}
+	}
+	return b.String()
+}
