@@ -1,0 +1,446 @@
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// testKey is a bearer token for servers behind authentication.
+const testKey = "ot-test-9a8b7c6d5e4f3a2b1c0d"
+
+// captured is what the fake server saw of the last request.
+type captured struct {
+	mu     sync.Mutex
+	method string
+	path   string
+	header http.Header
+	body   map[string]any
+}
+
+func (c *captured) get() captured {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return captured{method: c.method, path: c.path, header: c.header, body: c.body}
+}
+
+// fakeOllama starts a server that records each request and answers with
+// status and body.
+func fakeOllama(t *testing.T, status int, body string) (*httptest.Server, *captured) {
+	t.Helper()
+	c := &captured{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(data, &m)
+		c.mu.Lock()
+		c.method, c.path, c.header, c.body = r.Method, r.URL.Path, r.Header.Clone(), m
+		c.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, c
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func newClient(t *testing.T, baseURL, key string) *Client {
+	t.Helper()
+	c, err := New(Config{Model: "llama3.2", BaseURL: baseURL, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func request(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
+	return &provider.Request{Prompt: &p, Config: cfg}
+}
+
+func asJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad expected JSON %s: %v", s, err)
+	}
+	return m
+}
+
+var weatherTool = promptcanary.Tool{
+	Name:        "get_current_weather",
+	Description: "Get the current weather for a location",
+	Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"location": map[string]any{"type": "string"}},
+		"required":   []any{"location"},
+	},
+}
+
+const weatherJSON = `{"type":"function","function":{"name":"get_current_weather","description":"Get the current weather for a location",
+	"parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}}`
+
+const timeJSON = `{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{}}}}`
+
+func TestRequestBody(t *testing.T) {
+	seed := int64(101)
+	tools := []promptcanary.Tool{weatherTool, {Name: "get_time"}}
+	tests := []struct {
+		name   string
+		prompt promptcanary.Prompt
+		cfg    promptcanary.ProviderConfig
+		want   string
+	}{
+		{
+			name:   "plain prompt",
+			prompt: promptcanary.Prompt{Text: "why is the sky blue?"},
+			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"why is the sky blue?"}],
+				"options":{"temperature":0}}`,
+		},
+		{
+			name:   "system message, seed and num_predict",
+			prompt: promptcanary.Prompt{Text: "Hello!", SystemPrompt: "Answer in French."},
+			cfg:    promptcanary.ProviderConfig{Temperature: 0.8, MaxTokens: 64, Seed: &seed},
+			want: `{"model":"llama3.2","stream":false,
+				"messages":[{"role":"system","content":"Answer in French."},{"role":"user","content":"Hello!"}],
+				"options":{"temperature":0.8,"num_predict":64,"seed":101}}`,
+		},
+		{
+			name:   "tools with auto choice",
+			prompt: promptcanary.Prompt{Text: "Weather in Paris?", Tools: tools, ToolChoice: "auto"},
+			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"Weather in Paris?"}],
+				"options":{"temperature":0},"tools":[` + weatherJSON + `,` + timeJSON + `]}`,
+		},
+		{
+			name:   "required choice offers every tool",
+			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "required"},
+			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+				"options":{"temperature":0},"tools":[` + weatherJSON + `,` + timeJSON + `]}`,
+		},
+		{
+			name:   "named choice offers only that tool",
+			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "get_time"},
+			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+				"options":{"temperature":0},"tools":[` + timeJSON + `]}`,
+		},
+		{
+			name:   "none choice offers no tools",
+			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "none"},
+			want:   `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],"options":{"temperature":0}}`,
+		},
+		{
+			name:   "extra parameters are routed and override",
+			prompt: promptcanary.Prompt{Text: "x"},
+			cfg: promptcanary.ProviderConfig{Temperature: 0.5, MaxTokens: 10, ExtraParams: map[string]any{
+				"top_k": 40, "num_ctx": 8192, "num_predict": 20,
+				"options":    map[string]any{"repeat_penalty": 1.1},
+				"format":     "json",
+				"keep_alive": "10m",
+			}},
+			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+				"options":{"temperature":0.5,"num_predict":20,"top_k":40,"num_ctx":8192,"repeat_penalty":1.1},
+				"format":"json","keep_alive":"10m"}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, got := fakeOllama(t, 200, fixture(t, "chat.json"))
+			if _, err := newClient(t, srv.URL, "").Generate(context.Background(), request(tc.prompt, tc.cfg)); err != nil {
+				t.Fatal(err)
+			}
+			seen := got.get()
+			if diff := cmp.Diff(asJSON(t, tc.want), seen.body); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+			if seen.method != http.MethodPost || seen.path != "/api/chat" {
+				t.Errorf("got %s %s, want POST /api/chat", seen.method, seen.path)
+			}
+			if v := seen.header.Get("Authorization"); v != "" {
+				t.Errorf("got Authorization %q, want none without a key", v)
+			}
+			if v := seen.header.Get("Content-Type"); v != "application/json" {
+				t.Errorf("got content-type %q, want application/json", v)
+			}
+		})
+	}
+}
+
+func TestHostURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "http://localhost:11434"},
+		{"0.0.0.0:11434", "http://0.0.0.0:11434"},
+		{"0.0.0.0", "http://0.0.0.0:11434"},
+		{"example.com", "http://example.com:11434"},
+		{":8080", "http://127.0.0.1:8080"},
+		{"::1", "http://[::1]:11434"},
+		{"[::1]:9000", "http://[::1]:9000"},
+		{`"127.0.0.1:11434"`, "http://127.0.0.1:11434"},
+		{"https://ollama.example.com", "https://ollama.example.com"},
+		{"http://gpu-box:11434/", "http://gpu-box:11434"},
+		{"https://proxy.example/ollama/api", "https://proxy.example/ollama"},
+		{"gpu-box:11434/ollama", "http://gpu-box:11434/ollama"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			u, err := hostURL("OLLAMA_HOST", tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := u.String(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{"ftp://x", "host:99999", "host:port", "http://x/?key=1", "http://"} {
+		t.Run("invalid "+bad, func(t *testing.T) {
+			if _, err := hostURL("OLLAMA_HOST", bad); err == nil || !strings.HasPrefix(err.Error(), "OLLAMA_HOST: ") {
+				t.Errorf("got %v, want an error naming OLLAMA_HOST", err)
+			}
+		})
+	}
+}
+
+func TestOpenServerAndKey(t *testing.T) {
+	srv, got := fakeOllama(t, 200, fixture(t, "chat.json"))
+	hostport := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name     string
+		settings map[string]any
+		env      map[string]string
+		wantAuth string
+	}{
+		{"OLLAMA_HOST without a scheme", nil, map[string]string{"OLLAMA_HOST": hostport}, ""},
+		{"base_url wins over OLLAMA_HOST", map[string]any{"base_url": srv.URL}, map[string]string{"OLLAMA_HOST": "127.0.0.1:1"}, ""},
+		{"api_key_env sends a bearer token", map[string]any{"base_url": srv.URL, "api_key_env": "OLLAMA_API_KEY"}, map[string]string{"OLLAMA_API_KEY": testKey}, "Bearer " + testKey},
+		{"headers are sent", map[string]any{"base_url": srv.URL, "headers": map[string]any{"X-Team": "canary"}}, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := provider.Open("ollama/qwen3:8b", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+				t.Fatal(err)
+			}
+			seen := got.get()
+			if m := seen.body["model"]; m != "qwen3:8b" {
+				t.Errorf("got model %v, want qwen3:8b", m)
+			}
+			if a := seen.header.Get("Authorization"); a != tc.wantAuth {
+				t.Errorf("got Authorization %q, want %q", a, tc.wantAuth)
+			}
+			if h, ok := tc.settings["headers"].(map[string]any); ok {
+				if v := seen.header.Get("X-Team"); v != h["X-Team"] {
+					t.Errorf("got X-Team %q, want %q", v, h["X-Team"])
+				}
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings map[string]any
+		env      map[string]string
+		want     []string
+	}{
+		{"key variable named but unset", map[string]any{"api_key_env": "OLLAMA_API_KEY"}, nil, []string{"OLLAMA_API_KEY is not set"}},
+		{"bad OLLAMA_HOST", nil, map[string]string{"OLLAMA_HOST": "gpu:notaport"}, []string{"OLLAMA_HOST: want a server address"}},
+		{"bad base_url", map[string]any{"base_url": "ftp://x"}, nil, []string{"setting base_url: want a server address"}},
+		{"unknown setting suggests the nearest", map[string]any{"base_urll": "x"}, nil, []string{`unknown setting "base_urll" (did you mean base_url?)`}},
+		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "ot-test-9a8b7c6d5e4f3a2b1c0d"}, nil, []string{"not the key itself"}},
+		{"several problems at once", map[string]any{"headers": map[string]any{"x": 1}, "base_url": true}, nil, []string{"headers: x: want a string", "base_url: want a string"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open("llama3.2", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
+			if err == nil {
+				t.Fatal("got nil error, want one")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want it to contain %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Errorf("error %q leaks the key", err)
+			}
+		})
+	}
+}
+
+func TestResponses(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		want    promptcanary.Response
+	}{
+		{
+			name:    "chat answer",
+			fixture: "chat.json",
+			want: promptcanary.Response{
+				Content: "Hello! How are you today?", FinishReason: "stop",
+				PromptTokens: 26, CompletionTokens: 298, TotalTokens: 324, ServedModel: "llama3.2",
+			},
+		},
+		{
+			name:    "tool calls with object and string arguments",
+			fixture: "tool_calls.json",
+			want: promptcanary.Response{
+				FinishReason: "stop", PromptTokens: 122, CompletionTokens: 33, TotalTokens: 155, ServedModel: "llama3.2",
+				ToolCalls: []promptcanary.ToolCall{
+					{Name: "get_current_weather", Arguments: json.RawMessage(`{"format":"celsius","location":"Paris, FR"}`)},
+					{ID: "call_k4x9m2", Name: "get_time", Arguments: json.RawMessage(`{"zone":"Europe/Paris"}`)},
+				},
+			},
+		},
+		{
+			name:    "thinking is left out of the content",
+			fixture: "thinking.json",
+			want: promptcanary.Response{
+				Content: "Paris.", FinishReason: "stop",
+				PromptTokens: 18, CompletionTokens: 40, TotalTokens: 58, ServedModel: "qwen3:8b",
+			},
+		},
+		{
+			name:    "a length cut-off keeps its text",
+			fixture: "length.json",
+			want: promptcanary.Response{
+				Content: "Once upon a time, in a", FinishReason: "length",
+				PromptTokens: 11, CompletionTokens: 8, TotalTokens: 19, ServedModel: "llama3.2:latest",
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := fixture(t, tc.fixture)
+			srv, _ := fakeOllama(t, 200, body)
+			got, err := newClient(t, srv.URL, "").Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.RawResponse) != body {
+				t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
+			}
+			got.RawResponse = nil
+			if diff := cmp.Diff(tc.want, *got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name          string
+		status        int
+		body          string
+		wantStatus    int
+		wantRetryable bool
+		wantMsg       string
+	}{
+		{"unknown model is final", 404, fixture(t, "error_not_found.json"), 404, false, `model "llama9" not found, try pulling it first`},
+		{"model without tool support is final", 400, fixture(t, "error_tools_unsupported.json"), 400, false, "does not support tools"},
+		{"runner crash is retryable", 500, fixture(t, "error_runner.json"), 500, true, "llama runner process has terminated"},
+		{"busy server is retryable", 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`, 503, true, "server busy"},
+		{"error after the answer began is retryable", 200, fixture(t, "error_midstream.json"), 0, true, "an error was encountered while running the model"},
+		{"wrong key", 401, `{"error":"unauthorized"}`, 401, false, "unauthorized (check the API key)"},
+		{"key echoed back is redacted", 401, `{"error":"bad token ` + testKey + `"}`, 401, false, "bad token [REDACTED]"},
+		{"malformed JSON is retryable", 200, `{"model":"llama3.2","message":{"content":"hi"}}}`, 0, true, "malformed JSON"},
+		{"truncated JSON is retryable", 200, fixture(t, "chat.json")[:90], 0, true, "malformed JSON"},
+		{"wrong shape is final", 200, `{"message":"hi"}`, 0, false, "malformed JSON"},
+		{"empty content is final", 200, fixture(t, "empty.json"), 0, false, `response has no message content or tool calls (done_reason "stop")`},
+		{"a load-only answer is final", 200, fixture(t, "load.json"), 0, false, `(done_reason "load")`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := fakeOllama(t, tc.status, tc.body)
+			resp, err := newClient(t, srv.URL, testKey).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			if err == nil {
+				t.Fatalf("got response %+v, want an error", resp)
+			}
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %T %v, want *provider.Error", err, err)
+			}
+			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable {
+				t.Errorf("got status %d retryable %v, want %d %v", pe.StatusCode, pe.Retryable, tc.wantStatus, tc.wantRetryable)
+			}
+			if !strings.Contains(pe.Message, tc.wantMsg) {
+				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Errorf("error %q leaks the key", err)
+			}
+		})
+	}
+}
+
+func TestRateLimited(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "4")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":"too many requests"}`)
+	}))
+	defer srv.Close()
+	_, err := newClient(t, srv.URL, testKey).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || !pe.Retryable || pe.RetryAfter != 4*time.Second || pe.StatusCode != 429 {
+		t.Errorf("got %v, want a retryable 429 asking for 4s", err)
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := newClient(t, srv.URL, testKey).Generate(ctx, request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
+		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
+	}
+	if err != nil && strings.Contains(err.Error(), testKey) {
+		t.Errorf("error %q leaks the key", err)
+	}
+}
+
+func TestServerDownIsRetryable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	url := srv.URL
+	srv.Close()
+	_, err := newClient(t, url, "").Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	if !provider.IsRetryable(err) {
+		t.Errorf("got %v, want a retryable error", err)
+	}
+}

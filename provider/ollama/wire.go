@@ -1,0 +1,193 @@
+package ollama
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+// message is one chat message of the request.
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// tool is a tool definition in Ollama's (OpenAI-like) format.
+type tool struct {
+	Type     string       `json:"type"`
+	Function toolFunction `json:"function"`
+}
+
+type toolFunction struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// emptySchema is sent for a tool without parameters.
+var emptySchema = map[string]any{"type": "object", "properties": map[string]any{}}
+
+// optionKeys are Ollama's model options (the Modelfile parameters and
+// runner settings); an extra parameter with one of these names goes into
+// "options".
+var optionKeys = map[string]bool{
+	"num_keep": true, "seed": true, "num_predict": true, "top_k": true, "top_p": true,
+	"min_p": true, "typical_p": true, "repeat_last_n": true, "temperature": true,
+	"repeat_penalty": true, "presence_penalty": true, "frequency_penalty": true,
+	"penalize_newline": true, "stop": true, "numa": true, "num_ctx": true,
+	"num_batch": true, "num_gpu": true, "main_gpu": true, "low_vram": true,
+	"vocab_only": true, "use_mmap": true, "use_mlock": true, "num_thread": true,
+	"mirostat": true, "mirostat_tau": true, "mirostat_eta": true, "tfs_z": true,
+}
+
+// body builds the request body of one call.
+func (c *Client) body(req *provider.Request) map[string]any {
+	p := req.Prompt
+	b := make(map[string]any, 5+len(req.Config.ExtraParams))
+	b["model"] = c.model
+	b["stream"] = false
+	msgs := make([]message, 0, 2)
+	if p.SystemPrompt != "" {
+		msgs = append(msgs, message{Role: "system", Content: p.SystemPrompt})
+	}
+	b["messages"] = append(msgs, message{Role: "user", Content: p.Text})
+	opts := map[string]any{"temperature": req.Config.Temperature}
+	if req.Config.MaxTokens > 0 {
+		opts["num_predict"] = req.Config.MaxTokens
+	}
+	if req.Config.Seed != nil {
+		opts["seed"] = *req.Config.Seed
+	}
+	if tools := offeredTools(p.Tools, p.ToolChoice); len(tools) > 0 {
+		out := make([]tool, len(tools))
+		for i, t := range tools {
+			schema := t.Parameters
+			if len(schema) == 0 {
+				schema = emptySchema
+			}
+			out[i] = tool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: schema}}
+		}
+		b["tools"] = out
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Config.ExtraParams)) {
+		v := req.Config.ExtraParams[k]
+		switch m, isMap := v.(map[string]any); {
+		case k == "options" && isMap:
+			maps.Copy(opts, m)
+		case optionKeys[k]:
+			opts[k] = v
+		default:
+			b[k] = v
+		}
+	}
+	if _, replaced := b["options"]; !replaced {
+		b["options"] = opts
+	}
+	return b
+}
+
+// offeredTools approximates tool_choice, which Ollama lacks: "none" offers
+// no tool, a tool's name offers only that tool, anything else all of them.
+func offeredTools(tools []promptcanary.Tool, choice string) []promptcanary.Tool {
+	switch choice {
+	case "", "auto", "required":
+		return tools
+	case "none":
+		return nil
+	}
+	for i := range tools {
+		if tools[i].Name == choice {
+			return tools[i : i+1]
+		}
+	}
+	return tools
+}
+
+// response is the part of an /api/chat answer this client reads.
+type response struct {
+	Model   string `json:"model"`
+	Message struct {
+		Content   string `json:"content"`
+		ToolCalls []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"message"`
+	DoneReason      string `json:"done_reason"`
+	PromptEvalCount int    `json:"prompt_eval_count"`
+	EvalCount       int    `json:"eval_count"`
+	Error           string `json:"error"`
+}
+
+// decode turns a 2xx body into a response.
+func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
+	var r response
+	if err := httpc.DecodeJSON(body, &r); err != nil {
+		return nil, err
+	}
+	if r.Error != "" {
+		// The server failed after it had started answering (a model crash,
+		// running out of memory): worth another attempt.
+		return nil, &provider.Error{Retryable: true, Message: c.http.Redact(r.Error)}
+	}
+	out := &promptcanary.Response{
+		Content:          r.Message.Content,
+		FinishReason:     r.DoneReason,
+		PromptTokens:     r.PromptEvalCount,
+		CompletionTokens: r.EvalCount,
+		TotalTokens:      r.PromptEvalCount + r.EvalCount,
+		ServedModel:      r.Model,
+		RawResponse:      json.RawMessage(body),
+	}
+	for i := range r.Message.ToolCalls {
+		tc := &r.Message.ToolCalls[i]
+		out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+	}
+	if out.Content == "" && len(out.ToolCalls) == 0 {
+		switch r.DoneReason {
+		case "", "stop", "load", "unload":
+			return nil, &provider.Error{Message: fmt.Sprintf("response has no message content or tool calls (done_reason %q)", r.DoneReason)}
+		}
+	}
+	return out, nil
+}
+
+// arguments normalises a tool call's arguments to a JSON value: an object
+// as given, "{}" when absent, a JSON-encoded string decoded, and a string
+// that is not JSON kept as a JSON string.
+func arguments(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			t := strings.TrimSpace(s)
+			if t == "" {
+				return json.RawMessage("{}")
+			}
+			if json.Valid([]byte(t)) {
+				raw = []byte(t)
+			} else {
+				return raw
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		s, _ := json.Marshal(string(raw))
+		return s
+	}
+	return buf.Bytes()
+}
