@@ -127,8 +127,8 @@ func decode(body []byte) (*promptcanary.Response, error) {
 	out := &promptcanary.Response{
 		FinishReason: r.StopReason,
 		// Cached prompt tokens are counted apart from input_tokens.
-		PromptTokens:     r.Usage.InputTokens + r.Usage.CacheCreationInputTokens + r.Usage.CacheReadInputTokens,
-		CompletionTokens: r.Usage.OutputTokens,
+		PromptTokens:     max(0, r.Usage.InputTokens) + max(0, r.Usage.CacheCreationInputTokens) + max(0, r.Usage.CacheReadInputTokens),
+		CompletionTokens: max(0, r.Usage.OutputTokens),
 		ServedModel:      r.Model,
 		ResponseID:       r.ID,
 		RawResponse:      json.RawMessage(body),

@@ -274,10 +274,10 @@ func decode(body []byte) (*promptcanary.Response, error) {
 	}
 	u := &r.UsageMetadata
 	out := &promptcanary.Response{
-		PromptTokens: u.PromptTokenCount,
+		PromptTokens: max(0, u.PromptTokenCount),
 		// Thinking tokens are output tokens, billed as such.
-		CompletionTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
-		TotalTokens:      u.TotalTokenCount,
+		CompletionTokens: max(0, u.CandidatesTokenCount) + max(0, u.ThoughtsTokenCount),
+		TotalTokens:      max(0, u.TotalTokenCount),
 		ServedModel:      r.ModelVersion,
 		ResponseID:       r.ResponseID,
 		RawResponse:      json.RawMessage(body),

@@ -334,6 +334,13 @@ func TestResponses(t *testing.T) {
 				PromptTokens: 11, CompletionTokens: 8, TotalTokens: 19, ServedModel: "llama3.2:latest",
 			},
 		},
+		{
+			name:    "negative counts from a broken server read as 0",
+			fixture: "negative_counts.json",
+			want: promptcanary.Response{
+				Content: "ok", FinishReason: "stop", CompletionTokens: 3, TotalTokens: 3, ServedModel: "llama3.2",
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -143,9 +143,9 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 	out := &promptcanary.Response{
 		Content:          r.Message.Content,
 		FinishReason:     r.DoneReason,
-		PromptTokens:     r.PromptEvalCount,
-		CompletionTokens: r.EvalCount,
-		TotalTokens:      r.PromptEvalCount + r.EvalCount,
+		PromptTokens:     max(0, r.PromptEvalCount),
+		CompletionTokens: max(0, r.EvalCount),
+		TotalTokens:      max(0, r.PromptEvalCount) + max(0, r.EvalCount),
 		ServedModel:      r.Model,
 		RawResponse:      json.RawMessage(body),
 	}
