@@ -21,7 +21,7 @@ import (
 
 // The keys each kind of mapping accepts.
 var (
-	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "prices", "probes", "prompts"}
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "prices", "store", "probes", "prompts"}
 	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
@@ -462,6 +462,8 @@ func (p *parser) parse(data []byte) *Suite {
 			s.Defaults.BaseURL, _ = p.str(v, "base_url")
 		case "providers":
 			s.Providers = p.providers(v)
+		case "store":
+			s.Defaults.Store, _ = p.str(v, "store")
 		case "prices":
 			s.Prices = p.prices(v)
 		case "probes":

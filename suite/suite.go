@@ -67,6 +67,9 @@ type Defaults struct {
 	// BaseURL is `base_url:`, the API base URL for the provider given by
 	// `provider:` or --provider (an OpenAI-compatible server, say).
 	BaseURL string
+	// Store is `store:`, the run history database, relative to the file's
+	// directory; "" means .promptcanary/history.db beside the file.
+	Store string
 }
 
 // Load reads and parses the suite file at path. A configuration mistake is

@@ -374,10 +374,13 @@ func TestLoadProvidersAndPrices(t *testing.T) {
 	if got, want := s.Defaults.BaseURL, "http://localhost:8000/v1"; got != want {
 		t.Errorf("BaseURL: got %q, want %q", got, want)
 	}
+	if got, want := s.Defaults.Store, "history/runs.db"; got != want {
+		t.Errorf("Store: got %q, want %q", got, want)
+	}
 	want := []ProviderSpec{
-		{Spec: "openai/gpt-4o-mini", Line: 5, Field: "providers[0] (openai/gpt-4o-mini)", RPM: 500, TPM: 200000,
+		{Spec: "openai/gpt-4o-mini", Line: 6, Field: "providers[0] (openai/gpt-4o-mini)", RPM: 500, TPM: 200000,
 			Settings: map[string]any{"api_key_env": "MY_KEY"}},
-		{Spec: "http/checkout-bot", Line: 9, Field: "providers[1] (http/checkout-bot)", Settings: map[string]any{
+		{Spec: "http/checkout-bot", Line: 10, Field: "providers[1] (http/checkout-bot)", Settings: map[string]any{
 			"url":      "https://bot.example.com/chat",
 			"headers":  map[string]any{"Authorization": "Bearer ${BOT_TOKEN}"},
 			"body":     map[string]any{"message": "{{prompt}}", "temperature": "{{temperature}}"},
