@@ -8,13 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
-	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -115,6 +114,20 @@ func (o *outputs) flags(c *cobra.Command) {
 	c.Flags().StringVar(&o.html, "output-html", "", "write a self-contained HTML report to this file")
 }
 
+// suffixed returns the outputs with a provider slug before each file's
+// extension (drift.md → drift.openai-gpt-4o.md), for one report per provider.
+func (o outputs) suffixed(spec string) outputs {
+	slug := strings.NewReplacer("/", "-", ":", "-", " ", "_").Replace(spec)
+	add := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		ext := filepath.Ext(p)
+		return strings.TrimSuffix(p, ext) + "." + slug + ext
+	}
+	return outputs{json: add(o.json), md: add(o.md), html: add(o.html)}
+}
+
 // write renders every requested file with render(format).
 func (o *outputs) write(render func(w io.Writer, f report.Format) error) error {
 	for _, out := range []struct {
@@ -129,92 +142,4 @@ func (o *outputs) write(render func(w io.Writer, f report.Format) error) error {
 		}
 	}
 	return nil
-}
-
-// settings are the provider flags shared by run and compare.
-type settings struct {
-	provider    string
-	temperature float64
-	maxTokens   int
-	seed        int64
-	noSeed      bool
-	samples     int
-	concurrency int
-	maxErrors   int
-	noProgress  bool
-}
-
-func (s *settings) flags(c *cobra.Command) {
-	f := c.Flags()
-	f.StringVarP(&s.provider, "provider", "p", "", "provider as NAME/MODEL, e.g. sim/stable, replay/logs.jsonl (default: provider: in canary.yaml)")
-	f.Float64VarP(&s.temperature, "temperature", "t", 0, "sampling temperature (default: canary.yaml, else 0)")
-	f.IntVar(&s.maxTokens, "max-tokens", 0, "maximum tokens per answer (default: canary.yaml, else 1024)")
-	f.Int64Var(&s.seed, "seed", 0, "seed sent to providers that support one (default: canary.yaml, else 42)")
-	f.BoolVar(&s.noSeed, "no-seed", false, "send no seed")
-	f.IntVar(&s.samples, "samples", 0, "independent samples per prompt (default: canary.yaml, else 1)")
-	f.IntVar(&s.concurrency, "concurrency", 0, "calls in flight at once (default 8)")
-	f.IntVar(&s.maxErrors, "max-errors", 0, "provider errors tolerated before exiting with code 3")
-	f.BoolVar(&s.noProgress, "no-progress", false, "do not show a progress bar")
-}
-
-// resolve merges flags, canary.yaml defaults and built-in defaults into the
-// provider configuration, and says where the provider string came from.
-func (s *settings) resolve(c *cobra.Command, st *suite.Suite) (cfg promptcanary.ProviderConfig, samples int, baseDir string, err error) {
-	f := c.Flags()
-	d := st.Defaults
-	cfg = promptcanary.ProviderConfig{Temperature: 0, MaxTokens: 1024, ExtraParams: map[string]any{}}
-	seed := int64(42)
-	cfg.Seed = &seed
-	switch {
-	case s.provider != "":
-		cfg.ModelID = s.provider
-	case d.Provider != "":
-		cfg.ModelID = d.Provider
-		baseDir = filepath.Dir(st.Path)
-	default:
-		return cfg, 0, "", usageErr(errors.New("no provider given"),
-			"pass --provider NAME/MODEL (for example --provider sim/stable) or set provider: in "+st.Path)
-	}
-	if _, _, err := provider.Split(cfg.ModelID); err != nil {
-		return cfg, 0, "", usageErr(err)
-	}
-	if f.Changed("temperature") {
-		cfg.Temperature = s.temperature
-	} else if d.Temperature != nil {
-		cfg.Temperature = *d.Temperature
-	}
-	if cfg.Temperature < 0 || cfg.Temperature > 2 {
-		return cfg, 0, "", usageErr(fmt.Errorf("--temperature %v is out of range", cfg.Temperature), "use a value from 0 to 2")
-	}
-	if f.Changed("max-tokens") {
-		cfg.MaxTokens = s.maxTokens
-	} else if d.MaxTokens != nil {
-		cfg.MaxTokens = *d.MaxTokens
-	}
-	if cfg.MaxTokens <= 0 {
-		return cfg, 0, "", usageErr(fmt.Errorf("--max-tokens %d must be positive", cfg.MaxTokens))
-	}
-	switch {
-	case s.noSeed:
-		cfg.Seed = nil
-	case f.Changed("seed"):
-		v := s.seed
-		cfg.Seed = &v
-	case d.Seed != nil:
-		v := *d.Seed
-		cfg.Seed = &v
-	}
-	samples = 1
-	if f.Changed("samples") {
-		samples = s.samples
-	} else if d.Samples != nil {
-		samples = *d.Samples
-	}
-	if samples < 1 {
-		return cfg, 0, "", usageErr(fmt.Errorf("--samples %d must be at least 1", samples))
-	}
-	if s.maxErrors < 0 {
-		return cfg, 0, "", usageErr(fmt.Errorf("--max-errors %d must not be negative", s.maxErrors))
-	}
-	return cfg, samples, baseDir, nil
 }

@@ -97,6 +97,8 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 type app struct {
 	stdio  Stdio
 	getenv func(string) string
+	// store is the --store flag: the run history database.
+	store string
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -121,6 +123,7 @@ Quick start (offline, on the built-in simulated model):
 		return &exitError{code: ExitUsage, err: err, hints: []string{"run '" + c.CommandPath() + " --help' for usage"}}
 	})
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentFlags().StringVar(&a.store, "store", "", "run history database (default: store: in canary.yaml, else "+defaultStore+" beside it)")
 	root.AddCommand(
 		a.initCmd(),
 		a.runCmd(),
@@ -130,6 +133,10 @@ Quick start (offline, on the built-in simulated model):
 		a.probesCmd(),
 		a.validateCmd(),
 		a.versionCmd(),
+		a.historyCmd(),
+		a.showCmd(),
+		a.baselineCmd(),
+		a.trendsCmd(),
 	)
 	return root
 }
