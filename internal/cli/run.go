@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -181,7 +182,7 @@ func (a *app) open(st *suite.Suite, targets []target) ([]provider.Provider, erro
 			if entry := st.Provider(t.spec); entry != nil {
 				err = fmt.Errorf("%s:%d: %s: %w", st.Path, entry.Line, entry.Field, err)
 			}
-			return nil, usageErr(err, "providers: "+providerList())
+			return nil, usageErr(err)
 		}
 		out[i] = p
 	}
@@ -248,8 +249,13 @@ func estimateCost(r *promptcanary.Run, prices map[string]provider.Price) *float6
 
 // dryRun prints what a run would call and cost, and calls nothing.
 func (a *app) dryRun(st *suite.Suite, targets []target, samples int) error {
-	if _, err := a.open(st, targets); err != nil {
-		return err
+	// Providers are not opened: a dry run needs no API key.
+	for _, t := range targets {
+		name, _, _ := provider.Split(t.spec)
+		if !slices.Contains(provider.Names(), name) {
+			_, err := provider.Open(t.spec, t.opts)
+			return usageErr(err)
+		}
 	}
 	promptTokens := 0
 	for i := range st.Prompts {
@@ -300,15 +306,4 @@ func newBaseline(run *promptcanary.Run) *promptcanary.Baseline {
 		SchemaVersion: promptcanary.SchemaVersion,
 		RunResult:     *run,
 	}
-}
-
-func providerList() string {
-	out := ""
-	for i, n := range provider.Names() {
-		if i > 0 {
-			out += ", "
-		}
-		out += n + "/…"
-	}
-	return out
 }
