@@ -1,0 +1,504 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// sideKind is the "kind" of a side-by-side report written as JSON.
+const sideKind = "side_by_side"
+
+// sideJSON is the JSON shape of a side-by-side report.
+type sideJSON struct {
+	Kind string              `json:"kind"`
+	Runs []*promptcanary.Run `json:"runs"`
+}
+
+// Side renders several runs of the same suite, one per provider, side by
+// side: a summary with one column per provider, a matrix of every (probe
+// instance, prompt) pair with the providers' verdicts, where pairs on which
+// providers disagree come first, pass rates per category, and each
+// provider's call errors apart. Columns follow the order of runs.
+//
+// A provider passes a pair when every sample of it passed. The matrix shows,
+// in order: disagreements (some providers pass, others fail), differences
+// (the same verdict with other scores or pass counts, or a provider without
+// a result), pairs every provider fails alike, and pairs every provider
+// passes alike. The last are collapsed: listed in terminal output only with
+// opts.Verbose, and in a <details> element in Markdown and HTML.
+//
+// In JSON the output is {"kind": "side_by_side", "runs": [...]}. It is not a
+// report input: Decode does not read it back. Nothing is written when
+// rendering fails; runs must hold at least one run and no nil run.
+func Side(w io.Writer, f Format, runs []*promptcanary.Run, opts Options) error {
+	if len(runs) == 0 {
+		return errors.New("render side-by-side report: no runs")
+	}
+	for i, r := range runs {
+		if r == nil {
+			return fmt.Errorf("render side-by-side report: run %d is nil", i+1)
+		}
+	}
+	var buf bytes.Buffer
+	var err error
+	switch f {
+	case Terminal:
+		renderSideTerminal(&buf, newSideModel(runs), opts)
+	case Markdown:
+		renderSideMarkdown(&buf, newSideModel(runs))
+	case HTML:
+		err = renderHTML(&buf, "sidebyside.html.tmpl", newSideModel(runs))
+	case JSON:
+		err = writeJSON(&buf, sideJSON{Kind: sideKind, Runs: runs})
+	default:
+		return fmt.Errorf("render side-by-side report: unknown format %q", f)
+	}
+	if err != nil {
+		return fmt.Errorf("render side-by-side report as %s: %w", f, err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write side-by-side report: %w", err)
+	}
+	return nil
+}
+
+// sideModel is a set of runs prepared for display side by side.
+type sideModel struct {
+	Suite     string
+	Providers int
+	Samples   string // "5 per prompt", or "1–5 per prompt" when runs differ
+	Started   string // the earliest start
+	Notes     []string
+	Columns   []sideColumn
+	Summary   []sideMetric
+	Pairs     int
+	Disagree  []sideRow // some providers pass, others fail
+	Differ    []sideRow // same verdict, different scores or missing results
+	FailAll   []sideRow // every provider fails the pair alike
+	Identical []sideRow // every provider passes the pair alike
+	// FailAllExplain and IdenticalExplain explain the last two groups.
+	FailAllExplain   string
+	IdenticalExplain string
+	// AllPass is set when every result of every run passed and no call failed.
+	AllPass    bool
+	Categories []sideCatRow
+	Errors     []sideErrors
+	ErrorCount int
+	RunIDs     []string
+	Tool       string
+}
+
+// sideColumn is one provider of the report.
+type sideColumn struct {
+	Name  string // the model id, made unique among the columns
+	RunID string
+}
+
+// sideCell is one provider's value in a row; Class is "pass", "fail",
+// "warn" or "".
+type sideCell struct {
+	Text  string
+	Class string
+	// untrusted marks text from the input; other cells hold only numbers,
+	// marks and fixed words.
+	untrusted bool
+}
+
+// sideMetric is one row of the summary table.
+type sideMetric struct {
+	Label string
+	Cells []sideCell
+}
+
+// sideRow is one (probe instance, prompt) pair across providers.
+type sideRow struct {
+	Probe    string
+	Category string
+	PromptID string
+	Cells    []sideCell
+	// Details are the failing providers' details.
+	Details []sideDetail
+
+	probeID string
+	spread  float64 // highest minus lowest mean score
+}
+
+// sideDetail is the details of one provider's failing verdict on a pair.
+type sideDetail struct {
+	Provider string
+	Text     string
+	col      int // the provider's column
+}
+
+// sideCatRow is the pass rate of one category per provider.
+type sideCatRow struct {
+	Category string
+	Cells    []sideCell
+}
+
+// sideErrors is the call errors of one provider.
+type sideErrors struct {
+	Provider string
+	Rows     []errorRow
+}
+
+// sideMatrix is the data of the HTML matrix template.
+type sideMatrix struct {
+	Columns []sideColumn
+	Rows    []sideRow
+	Class   string // of every row: "warn" highlights
+	Details bool   // show the failing providers' details
+}
+
+// DisagreeMatrix is the HTML matrix of the disagreements, highlighted.
+func (m *sideModel) DisagreeMatrix() sideMatrix {
+	return sideMatrix{Columns: m.Columns, Rows: m.Disagree, Class: "warn", Details: true}
+}
+
+// DifferMatrix is the HTML matrix of the differences.
+func (m *sideModel) DifferMatrix() sideMatrix {
+	return sideMatrix{Columns: m.Columns, Rows: m.Differ, Details: true}
+}
+
+// FailAllMatrix is the HTML matrix of the pairs every provider fails alike.
+func (m *sideModel) FailAllMatrix() sideMatrix {
+	return sideMatrix{Columns: m.Columns, Rows: m.FailAll, Details: true}
+}
+
+// IdenticalMatrix is the HTML matrix of the identical passing rows.
+func (m *sideModel) IdenticalMatrix() sideMatrix {
+	return sideMatrix{Columns: m.Columns, Rows: m.Identical}
+}
+
+// sidePairStats accumulates the results of one pair in one run.
+type sidePairStats struct {
+	n, passes    int
+	sum          float64
+	details      string // of the first failing sample
+	detailSample int
+}
+
+// sidePairInfo is what the rows show about a pair, from the first run that has it.
+type sidePairInfo struct {
+	name     string
+	category promptcanary.Category
+}
+
+func newSideModel(runs []*promptcanary.Run) *sideModel {
+	m := &sideModel{
+		Suite:     orDash(runs[0].SuiteName),
+		Providers: len(runs),
+		Columns:   sideColumns(runs),
+	}
+	if len(runs) == 1 {
+		m.Notes = append(m.Notes, "Only one provider: there is nothing to compare side by side.")
+	}
+	var suites []string
+	minSamples, maxSamples := math.MaxInt, 0
+	var started time.Time
+	for _, r := range runs {
+		if !slices.Contains(suites, r.SuiteName) {
+			suites = append(suites, r.SuiteName)
+		}
+		n := max(r.Samples, r.SamplesPerPrompt(), 1)
+		minSamples, maxSamples = min(minSamples, n), max(maxSamples, n)
+		if !r.StartedAt.IsZero() && (started.IsZero() || r.StartedAt.Before(started)) {
+			started = r.StartedAt
+		}
+		m.RunIDs = append(m.RunIDs, orDash(r.RunID))
+		if m.Tool == "" {
+			m.Tool = r.Tool
+		}
+	}
+	if len(suites) > 1 {
+		quoted := make([]string, len(suites))
+		for i, s := range suites {
+			quoted[i] = strconv.Quote(s)
+		}
+		m.Notes = append(m.Notes, "The runs come from different suites ("+strings.Join(quoted, ", ")+"): only pairs they share compare like for like.")
+	}
+	for i, r := range runs {
+		if r.Interrupted {
+			m.Notes = append(m.Notes, "The run of "+m.Columns[i].Name+" was interrupted: its results are incomplete.")
+		}
+	}
+	m.FailAllExplain = "Every provider fails these pairs alike: look at the prompt or the probe rather than at a provider."
+	m.IdenticalExplain = "Every provider passes these pairs with the same score and pass count."
+	if len(runs) == 1 {
+		m.FailAllExplain = "The provider fails these pairs."
+		m.IdenticalExplain = "The provider passes these pairs."
+	}
+	m.Samples = strconv.Itoa(maxSamples) + " per prompt"
+	if minSamples != maxSamples {
+		m.Samples = fmt.Sprintf("%d–%d per prompt", minSamples, maxSamples)
+	}
+	m.Started = timestamp(started)
+	m.Summary = sideSummary(runs)
+	m.sideRows(runs)
+	m.Categories = sideCategories(runs)
+	for i, r := range runs {
+		if len(r.Errors) > 0 {
+			m.Errors = append(m.Errors, sideErrors{Provider: m.Columns[i].Name, Rows: errorRows(r.Errors)})
+			m.ErrorCount += len(r.Errors)
+		}
+	}
+	m.AllPass = m.ErrorCount == 0
+	for _, r := range runs {
+		m.AllPass = m.AllPass && len(r.Failed()) == 0
+	}
+	return m
+}
+
+// sideColumns names each run's column after its model id, numbering model
+// ids that appear more than once ("gpt-4o #2") and naming missing ones
+// after their position.
+func sideColumns(runs []*promptcanary.Run) []sideColumn {
+	cols := make([]sideColumn, len(runs))
+	count := make(map[string]int, len(runs))
+	for i, r := range runs {
+		name := r.Provider.ModelID
+		if strings.TrimSpace(name) == "" {
+			name = "provider " + strconv.Itoa(i+1)
+		}
+		cols[i] = sideColumn{Name: name, RunID: orDash(r.RunID)}
+		count[name]++
+	}
+	seen := make(map[string]int, len(runs))
+	for i := range cols {
+		name := cols[i].Name
+		if count[name] > 1 {
+			seen[name]++
+			cols[i].Name = name + " #" + strconv.Itoa(seen[name])
+		}
+	}
+	return cols
+}
+
+// sideSummary is the summary table: one metric per row, one cell per run.
+func sideSummary(runs []*promptcanary.Run) []sideMetric {
+	labels := []string{"Score", "Pass rate", "Results passed", "Call errors", "Tokens prompt/completion", "Tokens total",
+		"Latency mean", "Latency p95", "Duration", "Run ID"}
+	rows := make([]sideMetric, len(labels))
+	for i, l := range labels {
+		rows[i] = sideMetric{Label: l, Cells: make([]sideCell, len(runs))}
+	}
+	var latencies []float64
+	for j, r := range runs {
+		passed := 0
+		for k := range r.ProbeResults {
+			if r.ProbeResults[k].Passed {
+				passed++
+			}
+		}
+		verdict := "pass"
+		if passed < len(r.ProbeResults) {
+			verdict = "fail"
+		}
+		errClass := ""
+		if len(r.Errors) > 0 {
+			errClass = "warn"
+		}
+		var prompt, completion, total int
+		latencies = latencies[:0]
+		for k := range r.LLMResponses {
+			resp := &r.LLMResponses[k]
+			prompt += resp.PromptTokens
+			completion += resp.CompletionTokens
+			t := resp.TotalTokens
+			if t == 0 {
+				t = resp.PromptTokens + resp.CompletionTokens
+			}
+			total += t
+			if l := resp.LatencyMS; l > 0 && !math.IsInf(l, 0) {
+				latencies = append(latencies, l)
+			}
+		}
+		mean, p95 := sideLatencyStats(latencies)
+		values := []sideCell{
+			{Text: score(r.OverallScore()), Class: verdict},
+			{Text: percent(r.PassRate()), Class: verdict},
+			{Text: fmt.Sprintf("%d/%d", passed, len(r.ProbeResults))},
+			{Text: strconv.Itoa(len(r.Errors)), Class: errClass},
+			{Text: thousands(prompt) + " / " + thousands(completion)},
+			{Text: thousands(total)},
+			{Text: sideLatency(mean)},
+			{Text: sideLatency(p95)},
+			{Text: duration(r.Duration())},
+			{Text: orDash(r.RunID), untrusted: true},
+		}
+		for i := range rows {
+			rows[i].Cells[j] = values[i]
+		}
+	}
+	return rows
+}
+
+// sideLatencyStats returns the mean and the 95th percentile (nearest rank) of
+// ms, sorting it; both are 0 when ms is empty.
+func sideLatencyStats(ms []float64) (mean, p95 float64) {
+	if len(ms) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ms)
+	var sum float64
+	for _, v := range ms {
+		sum += v
+	}
+	rank := int(math.Ceil(0.95 * float64(len(ms))))
+	return sum / float64(len(ms)), ms[max(rank, 1)-1]
+}
+
+// sideLatency formats milliseconds like a duration, "—" when unknown.
+func sideLatency(ms float64) string {
+	return duration(time.Duration(ms * float64(time.Millisecond)))
+}
+
+// sideRows fills the matrix: every pair of every run, grouped and sorted.
+func (m *sideModel) sideRows(runs []*promptcanary.Run) {
+	stats := make([]map[promptcanary.PairKey]*sidePairStats, len(runs))
+	failedPrompts := make([]map[string]bool, len(runs))
+	info := make(map[promptcanary.PairKey]sidePairInfo)
+	var keys []promptcanary.PairKey
+	for i, r := range runs {
+		stats[i] = make(map[promptcanary.PairKey]*sidePairStats)
+		failedPrompts[i] = make(map[string]bool, len(r.Errors))
+		for _, e := range r.Errors {
+			failedPrompts[i][e.PromptID] = true
+		}
+		for k := range r.ProbeResults {
+			pr := &r.ProbeResults[k]
+			key := pr.Key()
+			s := stats[i][key]
+			if s == nil {
+				s = &sidePairStats{}
+				stats[i][key] = s
+			}
+			if _, ok := info[key]; !ok {
+				info[key] = sidePairInfo{name: pr.ProbeName, category: pr.Category}
+				keys = append(keys, key)
+			}
+			s.n++
+			s.sum += pr.Score
+			if pr.Passed {
+				s.passes++
+			} else if pr.Details != "" && (s.details == "" || pr.Sample < s.detailSample) {
+				s.details, s.detailSample = pr.Details, pr.Sample
+			}
+		}
+	}
+	m.Pairs = len(keys)
+	for _, key := range keys {
+		in := info[key]
+		row := sideRow{
+			Probe:    probeLabel(key.ProbeID, in.name),
+			Category: string(in.category),
+			PromptID: key.PromptID,
+			Cells:    make([]sideCell, len(runs)),
+			probeID:  key.ProbeID,
+		}
+		var anyPass, anyFail, allPresent = false, false, true
+		alike := true
+		var first *sidePairStats
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range runs {
+			s := stats[i][key]
+			if s == nil {
+				allPresent = false
+				row.Cells[i] = sideCell{Text: "—"}
+				if failedPrompts[i][key.PromptID] {
+					row.Cells[i] = sideCell{Text: "error", Class: "warn"}
+				}
+				continue
+			}
+			mean := s.sum / float64(s.n)
+			passed := s.passes == s.n
+			row.Cells[i] = sideCell{Text: side(mean, passed, promptcanary.SampleStats{N: s.n, Passes: s.passes, MeanScore: mean}), Class: "fail"}
+			if passed {
+				row.Cells[i].Class = "pass"
+				anyPass = true
+			} else {
+				anyFail = true
+				if s.details != "" {
+					row.Details = append(row.Details, sideDetail{Provider: m.Columns[i].Name, Text: s.details, col: i})
+				}
+			}
+			lo, hi = min(lo, mean), max(hi, mean)
+			if first == nil {
+				first = s
+			} else if score(mean) != score(first.sum/float64(first.n)) || s.passes*first.n != first.passes*s.n {
+				alike = false
+			}
+		}
+		row.spread = hi - lo
+		switch {
+		case anyPass && anyFail:
+			m.Disagree = append(m.Disagree, row)
+		case !allPresent || !alike:
+			m.Differ = append(m.Differ, row)
+		case anyFail:
+			m.FailAll = append(m.FailAll, row)
+		default:
+			m.Identical = append(m.Identical, row)
+		}
+	}
+	byKey := func(a, b sideRow) int {
+		return cmp.Or(cmp.Compare(a.probeID, b.probeID), cmp.Compare(a.PromptID, b.PromptID))
+	}
+	bySpread := func(a, b sideRow) int {
+		return cmp.Or(cmp.Compare(b.spread, a.spread), byKey(a, b))
+	}
+	slices.SortFunc(m.Disagree, bySpread)
+	slices.SortFunc(m.Differ, bySpread)
+	slices.SortFunc(m.FailAll, byKey)
+	slices.SortFunc(m.Identical, byKey)
+}
+
+// sideCategories is the pass rate of each category per run.
+func sideCategories(runs []*promptcanary.Run) []sideCatRow {
+	type tally struct{ passed, total int }
+	per := make([]map[promptcanary.Category]*tally, len(runs))
+	all := make(map[promptcanary.Category]bool)
+	for i, r := range runs {
+		per[i] = make(map[promptcanary.Category]*tally)
+		for k := range r.ProbeResults {
+			pr := &r.ProbeResults[k]
+			t := per[i][pr.Category]
+			if t == nil {
+				t = &tally{}
+				per[i][pr.Category] = t
+			}
+			t.total++
+			if pr.Passed {
+				t.passed++
+			}
+			all[pr.Category] = true
+		}
+	}
+	var rows []sideCatRow
+	for _, c := range categoryOrder(all) {
+		row := sideCatRow{Category: string(c), Cells: make([]sideCell, len(runs))}
+		for i := range runs {
+			t := per[i][c]
+			if t == nil {
+				row.Cells[i] = sideCell{Text: "—"}
+				continue
+			}
+			row.Cells[i] = sideCell{Text: fmt.Sprintf("%s %d/%d", percent(float64(t.passed)/float64(t.total)), t.passed, t.total), Class: "pass"}
+			if t.passed < t.total {
+				row.Cells[i].Class = "fail"
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}

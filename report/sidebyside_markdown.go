@@ -1,0 +1,154 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
+	w := md{b}
+	icon := "✅"
+	switch {
+	case len(m.Disagree) > 0:
+		icon = "⚖️"
+	case !m.AllPass:
+		icon = "❌"
+	}
+	w.line("## ", icon, " PromptCanary side-by-side report: ", mdText(m.Suite, 200))
+	w.line()
+	line := fmt.Sprintf("**%s** · samples %s · started %s · %s: **%s**, %s",
+		plural(m.Providers, "provider", "providers"), m.Samples, m.Started, plural(m.Pairs, "pair", "pairs"),
+		plural(len(m.Disagree), "disagreement", "disagreements"), plural(len(m.Differ), "difference", "differences"))
+	if len(m.FailAll) > 0 {
+		line += fmt.Sprintf(", %d failing everywhere", len(m.FailAll))
+	}
+	line += fmt.Sprintf(", %d identical", len(m.Identical))
+	if m.ErrorCount > 0 {
+		line += " · " + plural(m.ErrorCount, "call error", "call errors")
+	}
+	w.line(line)
+	if len(m.Notes) > 0 {
+		w.line()
+		for _, n := range m.Notes {
+			w.line("- ⚠️ ", mdText(n, 1000))
+		}
+	}
+	w.line()
+	names := make([]string, len(m.Columns))
+	for i, c := range m.Columns {
+		names[i] = mdText(c.Name, 100)
+	}
+	rows := make([][]string, len(m.Summary))
+	for i, s := range m.Summary {
+		rows[i] = append([]string{s.Label}, mdCells(s.Cells, false)...)
+	}
+	w.table(append([]string{"Provider"}, names...), "l"+strings.Repeat("r", len(names)), rows)
+
+	if len(m.Disagree) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### ⚠️ Disagreements (%d)", len(m.Disagree)))
+		w.line()
+		w.line("Some providers pass these pairs and others fail them; failing verdicts are in bold.")
+		w.line()
+		w.sideMatrix(names, m.Disagree, true, true)
+	} else if len(m.Columns) > 1 {
+		w.line()
+		w.line("✅ No disagreements: the providers give the same verdict on every pair.")
+	}
+	if len(m.Differ) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### 🔎 Differences (%d)", len(m.Differ)))
+		w.line()
+		w.line("Same verdict from every provider that answered, with different scores or pass counts, or a provider without a result.")
+		w.line()
+		w.sideMatrix(names, m.Differ, false, true)
+	}
+	if len(m.FailAll) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### ❌ Failing everywhere (%d)", len(m.FailAll)))
+		w.line()
+		w.line(m.FailAllExplain)
+		w.line()
+		w.sideMatrix(names, m.FailAll, false, true)
+	}
+	if n := len(m.Identical); n > 0 {
+		w.details(fmt.Sprintf("✅ Passing identically everywhere (%d)", n))
+		w.sideMatrix(names, m.Identical, false, false)
+		w.endDetails()
+	}
+
+	if len(m.Categories) > 0 {
+		w.line()
+		w.line("### By category")
+		w.line()
+		rows := make([][]string, len(m.Categories))
+		for i, c := range m.Categories {
+			rows[i] = append([]string{mdText(c.Category, 100)}, mdCells(c.Cells, false)...)
+		}
+		w.table(append([]string{"Category"}, names...), "l"+strings.Repeat("r", len(names)), rows)
+	}
+
+	if len(m.Errors) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### ⚠️ Errors (%d)", m.ErrorCount))
+		w.line()
+		w.line("Calls that failed for good: their prompts were not measured for those samples. These are not probe failures.")
+		for _, e := range m.Errors {
+			w.line()
+			w.line("**", mdText(e.Provider, 200), fmt.Sprintf("** (%d)", len(e.Rows)))
+			w.line()
+			rows := make([][]string, len(e.Rows))
+			for i, r := range e.Rows {
+				rows[i] = []string{mdText(r.PromptID, 200), strconv.Itoa(r.Sample), mdText(orDash(r.Provider), 200), r.Attempts, mdText(r.Message, mdDetailRunes)}
+			}
+			w.table([]string{"Prompt", "Sample", "Provider", "Attempts", "Message"}, "lrlr", rows)
+		}
+	}
+
+	ids := make([]string, len(m.RunIDs))
+	for i, id := range m.RunIDs {
+		ids[i] = mdText(id, 200)
+	}
+	w.footer(m.Tool, "runs "+strings.Join(ids, ", "), "")
+}
+
+// sideMatrix writes matrix rows with one column per provider; bold marks
+// failing cells, details adds the failing providers' details.
+func (w md) sideMatrix(names []string, rows []sideRow, bold, details bool) {
+	head := append([]string{"Probe", "Category", "Prompt"}, names...)
+	align := "lll" + strings.Repeat("r", len(names))
+	if details {
+		head = append(head, "Details")
+	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append([]string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200)}, mdCells(r.Cells, bold)...)
+		if !details {
+			continue
+		}
+		parts := make([]string, len(r.Details))
+		for j, d := range r.Details {
+			parts[j] = "**" + mdText(d.Provider, 100) + ":** " + mdText(d.Text, mdDetailRunes)
+		}
+		out[i] = append(out[i], orDash(strings.Join(parts, "<br>")))
+	}
+	w.table(head, align, out)
+}
+
+// mdCells formats provider cells, escaping those with untrusted text; bold
+// marks failing cells.
+func mdCells(cells []sideCell, bold bool) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = c.Text
+		if c.untrusted {
+			out[i] = mdText(c.Text, 200)
+		}
+		if bold && c.Class == "fail" {
+			out[i] = "**" + out[i] + "**"
+		}
+	}
+	return out
+}
