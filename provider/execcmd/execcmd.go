@@ -1,0 +1,410 @@
+// Package execcmd is the provider that runs a command for every call:
+// "exec/COMMAND" canaries an application that is easiest to reach as a
+// program (an agent script, a CLI, a test harness). It registers itself
+// as "exec".
+//
+//	provider: exec/python3 agent.py --mode 'strict json'
+//	providers:
+//	  exec:                 # optional settings
+//	    args: [--verbose]   # appended to the command line
+//	    dir: app            # working directory, relative to canary.yaml
+//	    env:                # added to the inherited environment
+//	      AGENT_KEY: ${AGENT_KEY}
+//
+// COMMAND is split into arguments with shell-like quoting (see
+// SplitCommand) but never run through a shell. A command path with a slash
+// is resolved against the directory of canary.yaml; a bare name is looked
+// up in PATH. A missing command is an error when the provider is opened.
+// The working directory is inherited unless dir is set.
+//
+// Each call runs the command once and writes the request to its stdin as
+// one line of JSON, then closes stdin:
+//
+//	{"prompt_id": "capital", "prompt": "Capital of France?", "system": "",
+//	 "tools": [], "tool_choice": "", "temperature": 0, "max_tokens": 256,
+//	 "seed": null, "sample": 0, "extra_params": {}}
+//
+// When stdout holds a JSON object with a "content" key it is read like a
+// replay line: content, finish_reason, tool_calls ([{"name", "arguments",
+// "id"}]), prompt_tokens, completion_tokens, total_tokens, model,
+// system_fingerprint and response_id, other keys being ignored; a missing
+// finish_reason is "stop", or "tool_calls" when there are tool calls.
+// Otherwise the whole of stdout, less one trailing newline, is the answer.
+// Stdout is limited to MaxOutput bytes.
+//
+// A non-zero exit is a final *provider.Error naming the exit status and
+// the last lines of stderr, with the env values and anything shaped like
+// an API key redacted. When the context is cancelled or its deadline
+// passes, the command and its process group are killed and Generate
+// returns the context's error.
+package execcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+)
+
+// MaxOutput bounds the stdout of one call (32 MiB).
+const MaxOutput = 32 << 20
+
+// stderrTail is how much of the end of stderr is kept for error messages.
+const stderrTail = 4 << 10
+
+// waitDelay bounds how long a call waits for the command's output pipes
+// to close after it exits or is killed (a leftover child may hold them).
+const waitDelay = 2 * time.Second
+
+func init() { provider.Register("exec", Open) }
+
+// Config holds the optional settings of an exec provider.
+type Config struct {
+	// Args are appended to the arguments of the command line.
+	Args []string
+	// Dir is the working directory; a relative path is resolved against
+	// the base directory. "" inherits the working directory.
+	Dir string
+	// Env is added to the inherited environment. ${NAME} in a value is
+	// replaced by the variable NAME, and the result is kept out of errors.
+	Env map[string]string
+}
+
+// settingKeys are the keys of the settings; "timeout" belongs to the run
+// engine and is accepted here without being read.
+var settingKeys = []string{"args", "dir", "env", "timeout"}
+
+// Client runs one command per call. It is safe for concurrent use: it is
+// never modified after New.
+type Client struct {
+	path    string   // resolved executable
+	argv    []string // argv[0] as written, then the arguments
+	dir     string
+	env     []string // nil: inherit
+	secrets []string
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// Open opens "exec/COMMAND".
+func Open(model string, opts provider.Options) (provider.Provider, error) {
+	argv, err := SplitCommand(model)
+	if err != nil {
+		return nil, fmt.Errorf("parse command: %w", err)
+	}
+	cfg, err := ParseSettings(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return New(argv, cfg, opts.BaseDir, opts.Env)
+}
+
+// ParseSettings reads the optional settings of an exec provider (decoded
+// YAML): args, dir and env. It reports every problem at once.
+func ParseSettings(settings map[string]any) (Config, error) {
+	var (
+		cfg  Config
+		errs []error
+	)
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(settingKeys, k) {
+			errs = append(errs, fmt.Errorf("unknown key %q%s", k, suggest.Hint(k, settingKeys)))
+		}
+	}
+	if v, ok := settings["args"]; ok && v != nil {
+		items, ok := v.([]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("args: want a list, such as [--flag, value], got %s", typeName(v)))
+		}
+		for i, item := range items {
+			s, err := scalarString(item)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("args[%d]: %w", i, err))
+				continue
+			}
+			cfg.Args = append(cfg.Args, s)
+		}
+	}
+	if v, ok := settings["dir"]; ok && v != nil {
+		s, err := scalarString(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dir: %w", err))
+		}
+		cfg.Dir = s
+	}
+	if v, ok := settings["env"]; ok && v != nil {
+		m, ok := v.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("env: want a mapping of names to values, got %s", typeName(v)))
+		}
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			s, err := scalarString(m[k])
+			if err != nil {
+				errs = append(errs, fmt.Errorf("env.%s: %w", k, err))
+				continue
+			}
+			if cfg.Env == nil {
+				cfg.Env = make(map[string]string, len(m))
+			}
+			cfg.Env[k] = s
+		}
+	}
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+// New returns a client running argv (the command and its arguments) with
+// cfg.Args appended. A relative command path with a slash and a relative
+// cfg.Dir are resolved against baseDir when it is set; a bare command name
+// is looked up in PATH. getenv reads the variables named by ${NAME} in
+// cfg.Env; nil means os.Getenv.
+func New(argv []string, cfg Config, baseDir string, getenv func(string) string) (*Client, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("empty command")
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var errs []error
+	c := &Client{argv: append(slices.Clip(argv), cfg.Args...)}
+
+	path, err := resolveCommand(argv[0], baseDir)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.path = path
+
+	if cfg.Dir != "" {
+		dir := cfg.Dir
+		if !filepath.IsAbs(dir) && baseDir != "" {
+			dir = filepath.Join(baseDir, dir)
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if fi, err := os.Stat(dir); err != nil {
+			errs = append(errs, fmt.Errorf("dir %q: no such directory", cfg.Dir))
+		} else if !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("dir %q: not a directory", cfg.Dir))
+		}
+		c.dir = dir
+	}
+
+	if len(cfg.Env) > 0 {
+		names := make([]string, 0, len(cfg.Env))
+		for k := range cfg.Env {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		extra := make([]string, 0, len(names))
+		for _, k := range names {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				errs = append(errs, fmt.Errorf("env %q: invalid variable name", k))
+				continue
+			}
+			v, used, err := expandEnv(cfg.Env[k], getenv)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("env %s: %w", k, err))
+				continue
+			}
+			if strings.ContainsRune(v, 0) {
+				errs = append(errs, fmt.Errorf("env %s: value contains NUL", k))
+				continue
+			}
+			c.secrets = append(c.secrets, used...)
+			extra = append(extra, k+"="+v)
+		}
+		c.env = append(os.Environ(), extra...)
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// resolveCommand finds the executable for name.
+func resolveCommand(name, baseDir string) (string, error) {
+	hasSep := strings.ContainsRune(name, '/') || (runtime.GOOS == "windows" && strings.ContainsRune(name, '\\'))
+	if !hasSep {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			if errors.Is(err, exec.ErrDot) {
+				return "", fmt.Errorf("command %q is found only through a relative PATH entry; write ./%s", name, name)
+			}
+			return "", fmt.Errorf("command %q not found in PATH", name)
+		}
+		return p, nil
+	}
+	p := name
+	if !filepath.IsAbs(p) && baseDir != "" {
+		p = filepath.Join(baseDir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("command %q: no such file (looked for %s)", name, p)
+	case fi.IsDir():
+		return "", fmt.Errorf("command %q is a directory", name)
+	case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
+		return "", fmt.Errorf("command %q is not executable (chmod +x %s)", name, p)
+	}
+	if _, err := exec.LookPath(p); err != nil {
+		return "", fmt.Errorf("command %q: %w", name, err)
+	}
+	return p, nil
+}
+
+// Argv returns the command and arguments each call runs.
+func (c *Client) Argv() []string { return slices.Clone(c.argv) }
+
+// request is what the command reads on stdin.
+type request struct {
+	PromptID    string              `json:"prompt_id"`
+	Prompt      string              `json:"prompt"`
+	System      string              `json:"system"`
+	Tools       []promptcanary.Tool `json:"tools"`
+	ToolChoice  string              `json:"tool_choice"`
+	Temperature float64             `json:"temperature"`
+	MaxTokens   int                 `json:"max_tokens"`
+	Seed        *int64              `json:"seed"`
+	Sample      int                 `json:"sample"`
+	ExtraParams map[string]any      `json:"extra_params"`
+}
+
+// Generate runs the command once for req. A non-zero exit is a final
+// *provider.Error; cancellation returns the context's error.
+func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	if req == nil || req.Prompt == nil {
+		return nil, &provider.Error{Message: "exec: request has no prompt"}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in := request{
+		PromptID:    req.Prompt.ID,
+		Prompt:      req.Prompt.Text,
+		System:      req.Prompt.SystemPrompt,
+		Tools:       req.Prompt.Tools,
+		ToolChoice:  req.Prompt.ToolChoice,
+		Temperature: req.Config.Temperature,
+		MaxTokens:   req.Config.MaxTokens,
+		Seed:        req.Config.Seed,
+		Sample:      req.Sample,
+		ExtraParams: req.Config.ExtraParams,
+	}
+	if in.Tools == nil {
+		in.Tools = []promptcanary.Tool{}
+	}
+	if in.ExtraParams == nil {
+		in.ExtraParams = map[string]any{}
+	}
+	var stdin bytes.Buffer
+	enc := json.NewEncoder(&stdin)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
+		return nil, &provider.Error{Message: c.redact("encode request: " + err.Error())}
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, c.path, c.argv[1:]...)
+	cmd.Args[0] = c.argv[0]
+	cmd.Dir = c.dir
+	cmd.Env = c.env
+	cmd.Stdin = &stdin
+	stdout := &limitedBuffer{max: MaxOutput, full: cancel}
+	stderr := &tailBuffer{max: stderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = waitDelay
+	setProcessGroup(cmd)
+
+	err := cmd.Run()
+	switch {
+	case stdout.overflow:
+		return nil, &provider.Error{Message: fmt.Sprintf("output larger than %d MiB", MaxOutput>>20)}
+	case err == nil, errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
+		// A leftover child holding stdout open does not fail a call whose
+		// command succeeded.
+		return parseOutput(stdout.buf.Bytes())
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		msg := ee.ProcessState.String()
+		if tail := lastLines(string(stderr.buf), 3); tail != "" {
+			msg += ": " + tail
+		}
+		return nil, &provider.Error{Message: c.redact(msg)}
+	}
+	return nil, &provider.Error{Message: c.redact("run " + strconv.Quote(c.argv[0]) + ": " + err.Error())}
+}
+
+// redact removes the substituted env values and key-shaped strings.
+func (c *Client) redact(s string) string { return httpc.Redact(s, c.secrets...) }
+
+// scalarString reads a YAML scalar as a string.
+func scalarString(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case int:
+		return strconv.Itoa(v), nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	return "", fmt.Errorf("want a string, got %s", typeName(v))
+}
+
+// typeName names the YAML type of a decoded value for error messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case int, int64, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}

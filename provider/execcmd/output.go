@@ -1,0 +1,195 @@
+package execcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// errTooLarge is returned by limitedBuffer once it is full.
+var errTooLarge = errors.New("output limit reached")
+
+// limitedBuffer keeps up to max bytes and calls full, once, when more
+// arrive.
+type limitedBuffer struct {
+	buf      bytes.Buffer
+	max      int
+	full     func()
+	overflow bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.overflow {
+		return 0, errTooLarge
+	}
+	if b.buf.Len()+len(p) > b.max {
+		b.overflow = true
+		b.full()
+		return 0, errTooLarge
+	}
+	return b.buf.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
+	}
+	if drop := len(t.buf) + len(p) - t.max; drop > 0 {
+		t.buf = append(t.buf[:0], t.buf[drop:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// lastLines returns up to n last non-blank lines of s, joined by "; ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
+		keep[i], keep[j] = keep[j], keep[i]
+	}
+	return strings.ToValidUTF8(strings.Join(keep, "; "), "\uFFFD")
+}
+
+// parseOutput reads the command's stdout: a JSON object with a "content"
+// key is a response object, anything else is the answer text.
+func parseOutput(out []byte) (*promptcanary.Response, error) {
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &obj) == nil {
+			if _, ok := obj["content"]; ok {
+				resp, err := responseObject(obj)
+				if err != nil {
+					return nil, &provider.Error{Message: "stdout: " + err.Error()}
+				}
+				resp.RawResponse = json.RawMessage(trimmed)
+				return resp, nil
+			}
+		}
+	}
+	s := string(out)
+	if t, ok := strings.CutSuffix(s, "\n"); ok {
+		s = strings.TrimSuffix(t, "\r")
+	}
+	return &promptcanary.Response{Content: s}, nil
+}
+
+// responseObject reads a response object like a replay line; keys it does
+// not know are ignored, since an application may print more.
+func responseObject(obj map[string]json.RawMessage) (*promptcanary.Response, error) {
+	resp := &promptcanary.Response{}
+	if raw, ok := obj["tool_calls"]; ok && !isNull(raw) {
+		calls, err := toolCalls(raw)
+		if err != nil {
+			return nil, err
+		}
+		resp.ToolCalls = calls
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{
+		{"content", &resp.Content},
+		{"finish_reason", &resp.FinishReason},
+		{"model", &resp.ServedModel},
+		{"system_fingerprint", &resp.SystemFingerprint},
+		{"response_id", &resp.ResponseID},
+	} {
+		if raw, ok := obj[f.name]; ok && !isNull(raw) {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return nil, fmt.Errorf("%s must be a string", f.name)
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{
+		{"prompt_tokens", &resp.PromptTokens},
+		{"completion_tokens", &resp.CompletionTokens},
+		{"total_tokens", &resp.TotalTokens},
+	} {
+		if raw, ok := obj[f.name]; ok && !isNull(raw) {
+			var v float64
+			if err := json.Unmarshal(raw, &v); err != nil || v < 0 || v != math.Trunc(v) || v > math.MaxInt32 {
+				return nil, fmt.Errorf("%s must be a non-negative integer", f.name)
+			}
+			*f.dst = int(v)
+		}
+	}
+	if resp.TotalTokens == 0 {
+		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	}
+	if resp.FinishReason == "" {
+		resp.FinishReason = "stop"
+		if len(resp.ToolCalls) > 0 {
+			resp.FinishReason = "tool_calls"
+		}
+	}
+	return resp, nil
+}
+
+// toolCalls reads [{"name", "arguments", "id"}]; arguments given as a
+// JSON-encoded string are decoded, and a string that is not JSON is kept
+// as a JSON string value.
+func toolCalls(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
+	var items []struct {
+		ID        *string         `json:"id"`
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, errors.New("tool_calls must be an array of {name, arguments} objects")
+	}
+	calls := make([]promptcanary.ToolCall, 0, len(items))
+	for i, it := range items {
+		if it.Name == nil || *it.Name == "" {
+			return nil, fmt.Errorf("tool_calls[%d]: missing name", i)
+		}
+		tc := promptcanary.ToolCall{Name: *it.Name}
+		if it.ID != nil {
+			tc.ID = *it.ID
+		}
+		tc.Arguments = normalizeArguments(it.Arguments)
+		calls = append(calls, tc)
+	}
+	return calls, nil
+}
+
+func normalizeArguments(raw json.RawMessage) json.RawMessage {
+	v := bytes.TrimSpace(raw)
+	if len(v) == 0 || isNull(v) {
+		return nil
+	}
+	if v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && json.Valid(inner) {
+				return json.RawMessage(inner)
+			}
+		}
+	}
+	return json.RawMessage(bytes.Clone(v))
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
