@@ -3,12 +3,11 @@
 // program (an agent script, a CLI, a test harness). It registers itself
 // as "exec".
 //
-//	provider: exec/python3 agent.py --mode 'strict json'
 //	providers:
-//	  exec:                 # optional settings
-//	    args: [--verbose]   # appended to the command line
-//	    dir: app            # working directory, relative to canary.yaml
-//	    env:                # added to the inherited environment
+//	  - id: exec/python3 agent.py --mode 'strict json'
+//	    args: [--verbose]   # optional: appended to the command line
+//	    dir: app            # optional: working directory, relative to canary.yaml
+//	    env:                # optional: added to the inherited environment
 //	      AGENT_KEY: ${AGENT_KEY}
 //
 // COMMAND is split into arguments with shell-like quoting (see

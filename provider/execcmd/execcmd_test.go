@@ -148,7 +148,10 @@ func TestOutput(t *testing.T) {
 				{Name: "obj", Arguments: json.RawMessage(`{"a":1}`)},
 			}}},
 		{name: "content not a string", out: `{"content":5}`, wantErr: "stdout: content must be a string"},
-		{name: "negative tokens", out: `{"content":"x","prompt_tokens":-1}`, wantErr: "stdout: prompt_tokens must be a non-negative integer"},
+		{name: "negative tokens read as 0", out: `{"content":"x","prompt_tokens":-1,"completion_tokens":2}`, wantRaw: true,
+			want: &promptcanary.Response{Content: "x", FinishReason: "stop", CompletionTokens: 2, TotalTokens: 2}},
+		{name: "fractional tokens", out: `{"content":"x","prompt_tokens":1.5}`, wantErr: "stdout: prompt_tokens must be a non-negative integer"},
+		{name: "string tokens", out: `{"content":"x","completion_tokens":"3"}`, wantErr: "stdout: completion_tokens must be a non-negative integer"},
 		{name: "tool call without name", out: `{"content":"x","tool_calls":[{"arguments":{}}]}`, wantErr: "stdout: tool_calls[0]: missing name"},
 		{name: "tool calls not an array", out: `{"content":"x","tool_calls":{"name":"f"}}`, wantErr: "stdout: tool_calls must be an array of {name, arguments} objects"},
 	}

@@ -131,10 +131,12 @@ func responseObject(obj map[string]json.RawMessage) (*promptcanary.Response, err
 	} {
 		if raw, ok := obj[f.name]; ok && !isNull(raw) {
 			var v float64
-			if err := json.Unmarshal(raw, &v); err != nil || v < 0 || v != math.Trunc(v) || v > math.MaxInt32 {
+			if err := json.Unmarshal(raw, &v); err != nil || v != math.Trunc(v) || v > math.MaxInt32 {
 				return nil, fmt.Errorf("%s must be a non-negative integer", f.name)
 			}
-			*f.dst = int(v)
+			// A negative count from a broken program reads as 0, as in the
+			// HTTP clients.
+			*f.dst = max(0, int(v))
 		}
 	}
 	if resp.TotalTokens == 0 {

@@ -1,12 +1,11 @@
 // Package httpapi is the provider for the user's own deployed application:
-// "http/NAME" calls the endpoint described under providers: NAME in
-// canary.yaml, so a suite canaries the product (its prompts, retrieval,
+// "http/NAME" calls the endpoint described by the providers: entry with
+// id http/NAME in canary.yaml, so a suite canaries the product (its prompts, retrieval,
 // guardrails and post-processing), not only the raw model. It registers
 // itself as "http".
 //
-//	provider: http/support-bot
 //	providers:
-//	  support-bot:
+//	  - id: http/support-bot
 //	    url: https://bot.example.com/api/chat
 //	    method: POST                      # default POST
 //	    headers:
@@ -158,10 +157,10 @@ type compiledPaths struct {
 	hasFinish, hasModel, hasToolCall bool
 }
 
-// Open opens "http/NAME" from the settings of providers: NAME.
+// Open opens "http/NAME" from the settings of its providers: entry.
 func Open(model string, opts provider.Options) (provider.Provider, error) {
 	if opts.Settings == nil {
-		return nil, fmt.Errorf("no settings for %q: describe the endpoint under providers: %s: in canary.yaml, with at least url and response.text", model, model)
+		return nil, fmt.Errorf("no settings for %q: describe the endpoint in canary.yaml under providers: with id: http/%s, url: and response: {text: …}", model, model)
 	}
 	cfg, err := ParseSettings(opts.Settings)
 	if err != nil {

@@ -347,7 +347,9 @@ func TestResponsePaths(t *testing.T) {
 		{name: "key on null", paths: Paths{Text: "data.answer"}, body: `{"data":null}`, wantErr: `response path "data.answer": no key "answer": "data" is null, not an object`},
 		{name: "key on root array", paths: Paths{Text: "answer"}, body: `["x"]`, wantErr: `response path "answer": "answer" is not an array index, and the response is an array`},
 		{name: "optional parent missing", paths: Paths{Text: "a", PromptTokens: "usage.prompt_tokens"}, body: `{"a":"x"}`, wantErr: `response path "usage.prompt_tokens": no key "usage"`},
-		{name: "bad token count", paths: Paths{Text: "a", PromptTokens: "n"}, body: `{"a":"x","n":-3}`, wantErr: `response path "n": want a non-negative integer, got -3`},
+		{name: "negative token count reads as 0", paths: Paths{Text: "a", PromptTokens: "n", CompletionTokens: "m"}, body: `{"a":"x","n":-3,"m":4}`,
+			want: &promptcanary.Response{Content: "x", CompletionTokens: 4, TotalTokens: 4}},
+		{name: "bad token count", paths: Paths{Text: "a", PromptTokens: "n"}, body: `{"a":"x","n":"many"}`, wantErr: `response path "n": want a non-negative integer, got "many"`},
 		{name: "fractional token count", paths: Paths{Text: "a", CompletionTokens: "n"}, body: `{"a":"x","n":"1.5"}`, wantErr: `response path "n": want a non-negative integer, got "1.5"`},
 		{name: "finish reason object", paths: Paths{Text: "a", FinishReason: "f"}, body: `{"a":"x","f":{"r":1}}`, wantErr: `response path "f": want a string, got an object`},
 		{name: "tool calls not an array", paths: Paths{Text: "a", ToolCalls: "c"}, body: `{"a":"x","c":{"name":"f"}}`, wantErr: `response path "c": want an array of tool calls, got an object`},
@@ -503,7 +505,7 @@ func TestOpenInvalid(t *testing.T) {
 
 func TestOpenWithoutSettings(t *testing.T) {
 	_, err := provider.Open("http/support-bot", provider.Options{})
-	want := `open provider http/support-bot: no settings for "support-bot": describe the endpoint under providers: support-bot: in canary.yaml, with at least url and response.text`
+	want := `open provider http/support-bot: no settings for "support-bot": describe the endpoint in canary.yaml under providers: with id: http/support-bot, url: and response: {text: …}`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}

@@ -170,8 +170,8 @@ func stringValue(raw json.RawMessage) (string, error) {
 	return textValue(v)
 }
 
-// intValue converts a resolved token count: a non-negative integer, given
-// as a number or a string of digits; null is 0.
+// intValue converts a resolved token count: an integer, given as a number
+// or a string of digits; null and negative counts are 0.
 func intValue(raw json.RawMessage) (int, error) {
 	v := bytes.TrimSpace(raw)
 	if len(v) == 0 || string(v) == "null" {
@@ -185,10 +185,12 @@ func intValue(raw json.RawMessage) (int, error) {
 		v = []byte(strings.TrimSpace(s))
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+	if err != nil || f != math.Trunc(f) || f > math.MaxInt32 {
 		return 0, fmt.Errorf("want a non-negative integer, got %s", clip(string(bytes.TrimSpace(raw)), 40))
 	}
-	return int(f), nil
+	// A negative count from a broken server reads as 0, as in the other
+	// clients.
+	return max(0, int(f)), nil
 }
 
 // toolCallsValue converts a resolved array of tool calls. Each element is
