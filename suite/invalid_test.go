@@ -20,13 +20,14 @@ func TestLoadInvalid(t *testing.T) {
 	}{
 		{"invalid-providers.yaml", []problem{
 			{"4: providers[0].rpm: must be >= 1, got 0", "providers[0].rpm must be a whole number of at least 1"},
-			{"5: providers[1].id: required field is missing", "name the provider, for example id: openai/gpt-4o-mini or id: http/my-app"},
-			{`6: providers[2].id: must be NAME/MODEL, got "nomodel"`, "for example openai/gpt-4o-mini or http/my-app"},
-			{`7: providers[3].id: duplicate provider "openai/gpt-4o-mini" (also at line 3)`, "list each provider once"},
-			{`8: providers[4]: must be a mapping with id: NAME/MODEL, got a string`, "write key: value lines indented under it"},
-			{"10: prices.my-model: needs both input: and output:", "for example {input: 2.5, output: 10}"},
-			{"11: prices.other.input: must be a non-negative number, got -2", "USD per million tokens, for example 2.5"},
-			{"11: prices.other.cached: unknown field", "known fields: input, output"},
+			{`5: providers[0].timeout: invalid duration "soon"`, "a positive duration such as 30s or 2m"},
+			{"6: providers[1].id: required field is missing", "name the provider, for example id: openai/gpt-4o-mini or id: http/my-app"},
+			{`7: providers[2].id: must be NAME/MODEL, got "nomodel"`, "for example openai/gpt-4o-mini or http/my-app"},
+			{`8: providers[3].id: duplicate provider "openai/gpt-4o-mini" (also at line 3)`, "list each provider once"},
+			{`9: providers[4]: must be a mapping with id: NAME/MODEL, got a string`, "write key: value lines indented under it"},
+			{"11: prices.my-model: needs both input: and output:", "for example {input: 2.5, output: 10}"},
+			{"12: prices.other.input: must be a non-negative number, got -2", "USD per million tokens, for example 2.5"},
+			{"12: prices.other.cached: unknown field", "known fields: input, output"},
 		}},
 		{"invalid-unknown-top-key.yaml", []problem{
 			{"2: descripton: unknown field", "did you mean description?"},

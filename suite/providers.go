@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,15 +21,13 @@ type ProviderSpec struct {
 	Field string
 	// RPM and TPM are the rate limits (`rpm:`, `tpm:`), 0 for none.
 	RPM, TPM int
+	// Timeout bounds each call attempt (`timeout:`, e.g. 30s), 0 for the
+	// command line's --timeout.
+	Timeout time.Duration
 	// Settings are the entry's other keys, passed to the provider as
 	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
 	Settings map[string]any
 }
-
-// providerKeys are the keys of a providers: entry that the suite itself
-// reads; every other key is a provider setting, checked when the provider
-// is opened.
-var providerKeys = []string{"id", "rpm", "tpm"}
 
 // Provider returns the providers: entry for spec, or nil.
 func (s *Suite) Provider(spec string) *ProviderSpec {
@@ -40,7 +39,9 @@ func (s *Suite) Provider(spec string) *ProviderSpec {
 	return nil
 }
 
-// providers parses the `providers:` list.
+// providers parses the `providers:` list. The suite reads id, rpm, tpm and
+// timeout; every other key is a provider setting, checked by the provider
+// when it is opened.
 func (p *parser) providers(n *yaml.Node) []ProviderSpec {
 	var out []ProviderSpec
 	seen := map[string]int{}
@@ -62,6 +63,16 @@ func (p *parser) providers(n *yaml.Node) []ProviderSpec {
 						ps.RPM = *v
 					} else {
 						ps.TPM = *v
+					}
+				}
+			case "timeout":
+				f := join(field, "timeout")
+				if str, ok := p.str(e.val, f); ok {
+					d, err := time.ParseDuration(str)
+					if err != nil || d <= 0 {
+						p.add(e.val, f, fmt.Sprintf("invalid duration %q", str), "a positive duration such as 30s or 2m")
+					} else {
+						ps.Timeout = d
 					}
 				}
 			default:

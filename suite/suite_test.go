@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -378,9 +379,9 @@ func TestLoadProvidersAndPrices(t *testing.T) {
 		t.Errorf("Store: got %q, want %q", got, want)
 	}
 	want := []ProviderSpec{
-		{Spec: "openai/gpt-4o-mini", Line: 6, Field: "providers[0] (openai/gpt-4o-mini)", RPM: 500, TPM: 200000,
+		{Spec: "openai/gpt-4o-mini", Line: 6, Field: "providers[0] (openai/gpt-4o-mini)", RPM: 500, TPM: 200000, Timeout: 30 * time.Second,
 			Settings: map[string]any{"api_key_env": "MY_KEY"}},
-		{Spec: "http/checkout-bot", Line: 10, Field: "providers[1] (http/checkout-bot)", Settings: map[string]any{
+		{Spec: "http/checkout-bot", Line: 11, Field: "providers[1] (http/checkout-bot)", Settings: map[string]any{
 			"url":      "https://bot.example.com/chat",
 			"headers":  map[string]any{"Authorization": "Bearer ${BOT_TOKEN}"},
 			"body":     map[string]any{"message": "{{prompt}}", "temperature": "{{temperature}}"},

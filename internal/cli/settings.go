@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,11 +53,16 @@ func (s *settings) flags(c *cobra.Command) {
 
 // target is one provider to run, with everything needed to open and pace it.
 type target struct {
-	spec   string
-	cfg    promptcanary.ProviderConfig
-	opts   provider.Options
-	limits runner.Limits
+	spec    string
+	cfg     promptcanary.ProviderConfig
+	opts    provider.Options
+	limits  runner.Limits
+	timeout time.Duration
 }
+
+// noBaseURL are the providers that call no remote API, so a base URL means
+// nothing to them.
+var noBaseURL = []string{"sim", "replay", "http", "exec"}
 
 // resolve merges flags, canary.yaml and built-in defaults into the
 // providers to run and the samples per prompt.
@@ -148,18 +154,25 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, getenv func(string
 			return nil, 0, usageErr(fmt.Errorf("provider %q is given twice", p.spec))
 		}
 		seen[p.spec] = true
-		t := target{spec: p.spec, cfg: base, opts: provider.Options{BaseDir: p.baseDir, Getenv: getenv}}
+		t := target{spec: p.spec, cfg: base, opts: provider.Options{BaseDir: p.baseDir, Getenv: getenv}, timeout: s.timeout}
 		t.cfg.ModelID = p.spec
 		t.cfg.ExtraParams = map[string]any{}
 		settings := map[string]any{}
 		if entry := st.Provider(p.spec); entry != nil {
 			maps.Copy(settings, entry.Settings)
 			t.limits = runner.Limits{RPM: entry.RPM, TPM: entry.TPM}
+			if entry.Timeout > 0 && !c.Flags().Changed("timeout") {
+				t.timeout = entry.Timeout
+			}
 		}
+		name, _, _ := provider.Split(p.spec)
+		takesURL := !slices.Contains(noBaseURL, name)
 		switch {
+		case s.baseURL != "" && !takesURL:
+			return nil, 0, usageErr(fmt.Errorf("--base-url does not apply to %s", p.spec), "it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers")
 		case s.baseURL != "":
 			settings["base_url"] = s.baseURL
-		case d.BaseURL != "" && len(picks) == 1 && settings["base_url"] == nil:
+		case d.BaseURL != "" && len(picks) == 1 && takesURL && settings["base_url"] == nil:
 			settings["base_url"] = d.BaseURL
 		}
 		if len(settings) > 0 {
@@ -180,7 +193,7 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, getenv func(string
 func (s *settings) engine(t target) runner.Options {
 	return runner.Options{
 		Concurrency: s.concurrency,
-		Timeout:     s.timeout,
+		Timeout:     t.timeout,
 		MaxAttempts: s.retries + 1,
 		Limits:      t.limits,
 		Tool:        toolName(),
