@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"time"
@@ -154,7 +155,8 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, getenv func(string
 			return nil, 0, usageErr(fmt.Errorf("provider %q is given twice", p.spec))
 		}
 		seen[p.spec] = true
-		t := target{spec: p.spec, cfg: base, opts: provider.Options{BaseDir: p.baseDir, Getenv: getenv}, timeout: s.timeout}
+		t := target{spec: p.spec, cfg: base, timeout: s.timeout,
+			opts: provider.Options{BaseDir: p.baseDir, Getenv: getenv, HTTPClient: httpClient(s.concurrency)}}
 		t.cfg.ModelID = p.spec
 		t.cfg.ExtraParams = map[string]any{}
 		settings := map[string]any{}
@@ -187,6 +189,17 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, getenv func(string
 		targets = append(targets, t)
 	}
 	return targets, samples, nil
+}
+
+// httpClient keeps one idle connection per call in flight, so a run at
+// concurrency C reuses C connections (TLS handshakes included) instead of
+// re-dialling past net/http's default of two idle connections per host.
+// Deadlines come from the run engine's per-call context.
+func httpClient(concurrency int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(concurrency, 2)
+	tr.MaxIdleConns = max(tr.MaxIdleConns, concurrency)
+	return &http.Client{Transport: tr}
 }
 
 // engine returns the run engine options for one target.
