@@ -364,3 +364,57 @@ func relNear(a, b, rel float64) bool {
 	}
 	return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b))
 }
+
+// bruteWeighted enumerates every combination of per-stratum counts.
+func bruteWeighted(strata []hyper, w []int, obs int) float64 {
+	p := 0.0
+	var rec func(i, sum int, pr float64)
+	rec = func(i, sum int, pr float64) {
+		if i == len(strata) {
+			if sum <= obs {
+				p += pr
+			}
+			return
+		}
+		lo, hi := strata[i].support()
+		for x := lo; x <= hi; x++ {
+			rec(i+1, sum+w[i]*x, pr*math.Exp(strata[i].logPMF(x)))
+		}
+	}
+	rec(0, 0, 1)
+	return p
+}
+
+func TestWeightedStratifiedExact(t *testing.T) {
+	strata := []hyper{{10, 6, 4}, {8, 3, 5}, {12, 9, 6}, {50, 49, 20}, {50, 50, 20}}
+	w := []int{1, 3, 2, 13, 1}
+	_, wantMin := stratifiedLess(strata, 0)
+	for _, obs := range []int{273, 280, 290, 295, 300, 304} {
+		want := bruteWeighted(strata, w, obs)
+		got, minP := weightedStratifiedLess(strata, w, obs, false)
+		if !relNear(got, want, 1e-9) && math.Abs(got-want) > 1e-15 {
+			t.Errorf("obs %d: got p %v, want %v", obs, got, want)
+		}
+		if !relNear(minP, wantMin, 1e-9) {
+			t.Errorf("obs %d: got minP %v, want %v (weights do not change it)", obs, minP, wantMin)
+		}
+	}
+}
+
+func TestPairWeight(t *testing.T) {
+	tests := []struct {
+		succ, total, res, want int
+	}{
+		{25, 50, 2, 2},  // p̂ 0.5: the resolution itself
+		{45, 50, 2, 6},  // p̂ 0.9: 2/(4·0.09) = 5.6
+		{49, 50, 2, 26}, // one failure in 50: 2/(4·0.0196) = 25.5
+		{49, 50, 1, 13},
+		{50, 50, 2, 1}, // constant pairs cannot vary
+		{0, 50, 2, 1},
+	}
+	for _, tc := range tests {
+		if got := pairWeight(tc.succ, tc.total, tc.res); got != tc.want {
+			t.Errorf("pairWeight(%d, %d, %d): got %d, want %d", tc.succ, tc.total, tc.res, got, tc.want)
+		}
+	}
+}

@@ -275,17 +275,20 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 	d := make([]float64, len(pairs))
 	l := make([]float64, len(pairs))
 	u := make([]float64, len(pairs))
+	w := make([]int, len(pairs))
 	prompts := map[string]bool{}
 	for j, i := range pairs {
 		p := s.idx.pairs[i]
 		b, c := &p.base, &p.cur
-		strata = append(strata, hyper{total: b.n() + c.n(), succ: b.passes + c.passes, n: c.n()})
-		obs += c.passes
+		h := hyper{total: b.n() + c.n(), succ: b.passes + c.passes, n: c.n()}
+		strata = append(strata, h)
+		w[j] = pairWeight(h.succ, h.total, stratumResolution)
+		obs += w[j] * c.passes
 		bp, bn, cp, cn = bp+b.passes, bn+b.n(), cp+c.passes, cn+c.n()
 		d[j], l[j], u[j] = newcombe(b.passes, b.n(), c.passes, c.n(), z95)
 		prompts[p.key.PromptID] = true
 	}
-	pv, minP := stratifiedLess(strata, obs)
+	pv, minP := weightedStratifiedLess(strata, w, obs, true)
 	mean, lo, hi := moverMean(d, l, u)
 	over := fmt.Sprintf("%d pairs", len(pairs))
 	if kind == promptcanary.UnitProbe {
@@ -296,7 +299,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
 		pairs: pairs,
 		evidence: func(p, q float64) string {
-			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; stratified exact p=%s, q=%s",
+			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; weighted stratified exact p=%s, q=%s",
 				kind, key, over, rateCI(bp, bn), rateCI(cp, cn), signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
 		},
 	})
@@ -304,7 +307,8 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 
 // addSuiteUnit adds the stratified permutation test of the whole suite with
 // the response as unit and returns the null variance of its statistic and
-// the number of current pair observations, for the suite's minimum
+// the weighted number of current pair observations (each counting its
+// pair's weight), for the suite's minimum
 // detectable drop.
 func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight float64) {
 	if len(measured) == 0 {
@@ -319,6 +323,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 	d := make([]float64, len(measured))
 	l := make([]float64, len(measured))
 	u := make([]float64, len(measured))
+	var baseSum, curSum float64
 	for j, i := range measured {
 		p := s.idx.pairs[i]
 		a := byPrompt[p.key.PromptID]
@@ -328,17 +333,22 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 			prompts = append(prompts, p.key.PromptID)
 		}
 		a.pairs++
+		baseSum += float64(p.base.passes)
+		curSum += float64(p.cur.passes)
+		// A pair's passes weigh by its pooled pass rate (see pairWeight);
+		// a pair that never varies adds the same to every response.
+		wt := pairWeight(p.base.passes+p.cur.passes, p.base.n()+p.cur.n(), responseResolution)
 		for k, smp := range p.base.samples {
-			a.base[smp] += int(b2f(p.base.passed[k]))
+			a.base[smp] += wt * int(b2f(p.base.passed[k]))
 		}
 		for k, smp := range p.cur.samples {
-			a.cur[smp] += int(b2f(p.cur.passed[k]))
+			a.cur[smp] += wt * int(b2f(p.cur.passed[k]))
 		}
+		weight += float64(wt * p.cur.n())
 		d[j], l[j], u[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), z95)
 	}
 	slices.Sort(prompts)
 	strata := make([]stratum, 0, len(prompts))
-	var baseSum, curSum float64
 	var nBase, nCur int
 	maxPairs := 0
 	for _, id := range prompts {
@@ -346,16 +356,13 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		var st stratum
 		for _, v := range a.base {
 			st.base = append(st.base, v)
-			baseSum += float64(v)
 		}
 		for _, v := range a.cur {
 			st.cur = append(st.cur, v)
-			curSum += float64(v)
 		}
 		slices.Sort(st.base)
 		slices.Sort(st.cur)
 		nBase, nCur = nBase+len(st.base), nCur+len(st.cur)
-		weight += float64(len(st.cur) * a.pairs)
 		maxPairs = max(maxPairs, a.pairs)
 		strata = append(strata, st)
 	}
@@ -370,7 +377,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
 		pairs: measured,
 		evidence: func(p, q float64) string {
-			return fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses); mean Δ %s pts [%s, %s]; stratified permutation p=%s, q=%s",
+			return fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses); mean Δ %s pts [%s, %s]; weighted stratified permutation p=%s, q=%s",
 				len(prompts), perBase, perCur, maxPairs, nBase, nCur, signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
 		},
 	})

@@ -2,48 +2,107 @@ package drift
 
 import "math"
 
+// Weight resolutions of pairWeight: the stratified unit of a probe or a
+// category weighs its strata finely; the suite's response scores use a
+// coarser grid, which keeps its exact permutation program small.
+const (
+	stratumResolution  = 2
+	responseResolution = 1
+)
+
+// pairWeight is the integer weight of one pair's current passes in a broad
+// unit, from the pooled margins only (succ passes of total samples, both
+// sides), so the exact conditional null distribution is unchanged. It is
+// proportional to 1/(p̂(1−p̂)) with p̂ = succ/total, the locally most powerful
+// weight against a drop of the same number of points in every pair: a new
+// failure in a pair that nearly always passes is far stronger evidence than
+// one more failure in a pair that passes 60% of the time. The weight is
+// res × 1/(4p̂(1−p̂)) rounded, at least 1 (res at p̂ = 0.5); a constant pair
+// (p̂ 0 or 1) gets weight 1, which does not matter since it cannot vary.
+func pairWeight(succ, total, res int) int {
+	if succ <= 0 || succ >= total {
+		return 1
+	}
+	p := float64(succ) / float64(total)
+	return max(1, int(math.Round(float64(res)/(4*p*(1-p)))))
+}
+
 // stratifiedLess is the exact stratified test that the current passes of a
 // unit (a probe across prompts, a category) are fewer than the margins of
-// its strata predict. Under the null each stratum's current passes follow
-// its hypergeometric distribution independently; the distribution of their
-// sum is the convolution of the per-stratum distributions, computed by a
-// dynamic program over integer counts. It returns P(S ≤ observed) and the
-// smallest achievable p-value P(S = smallest sum).
+// its strata predict, with every stratum weighing the same.
 func stratifiedLess(strata []hyper, observed int) (p, minP float64) {
-	dist := []float64{1}
-	base := 0 // the sum that dist[0] stands for
-	var buf []float64
-	for _, h := range strata {
+	w := make([]int, len(strata))
+	for i := range w {
+		w[i] = 1
+	}
+	return weightedStratifiedLess(strata, w, observed, false)
+}
+
+// weightedStratifiedLess is the exact stratified test of the weighted sum
+// S = Σ w_i X_i of the current passes X_i of each stratum. Under the null
+// each X_i follows its hypergeometric distribution independently given the
+// margins; the distribution of S is their convolution, computed by a
+// dynamic program over integer sums truncated at the observed value (no
+// larger partial sum can come back below it). It returns P(S ≤ observed)
+// and the smallest achievable p-value P(S = smallest sum), which does not
+// depend on the weights. With skip set, a tie-corrected normal
+// approximation above normalSkip is returned without the program.
+func weightedStratifiedLess(strata []hyper, w []int, observed int, skip bool) (p, minP float64) {
+	base := 0 // the smallest possible sum
+	minP = 1.0
+	var mean, variance float64
+	for i, h := range strata {
 		lo, hi := h.support()
+		base += w[i] * lo
 		if lo == hi {
-			base += lo
 			continue
 		}
-		var pm []float64
-		pm, _ = h.pmfs(buf)
-		buf = pm
-		next := make([]float64, len(dist)+hi-lo)
-		for i, a := range dist {
-			if a == 0 {
-				continue
-			}
-			for j, b := range pm {
-				next[i+j] += a * b
-			}
-		}
-		dist = next
-		base += lo
+		minP *= math.Exp(h.logPMF(lo))
+		t, s, n := float64(h.total), float64(h.succ), float64(h.n)
+		mean += float64(w[i]) * n * s / t
+		variance += float64(w[i]*w[i]) * n * (s / t) * (1 - s/t) * (t - n) / (t - 1)
 	}
-	minP = dist[0]
 	x := observed - base
-	if x < 0 {
+	switch {
+	case x < 0:
 		return 0, minP
-	}
-	if x >= len(dist)-1 {
+	case variance <= 1e-12:
 		return 1, minP
 	}
-	for i := 0; i <= x; i++ {
-		p += dist[i]
+	if skip {
+		if pn := normalCDF((float64(observed) - mean + 0.5) / math.Sqrt(variance)); pn > normalSkip {
+			return pn, minP
+		}
+	}
+	dist := make([]float64, 1, x+1)
+	dist[0] = 1
+	next := make([]float64, 0, x+1)
+	var buf []float64
+	for i, h := range strata {
+		lo, hi := h.support()
+		if lo == hi {
+			continue
+		}
+		buf, _ = h.pmfs(buf)
+		size := min(len(dist)+w[i]*(hi-lo), x+1)
+		next = next[:size]
+		clear(next)
+		for a, pa := range dist {
+			if pa == 0 {
+				continue
+			}
+			for j, pb := range buf {
+				t := a + w[i]*j
+				if t >= size {
+					break
+				}
+				next[t] += pa * pb
+			}
+		}
+		dist, next = next, dist
+	}
+	for _, v := range dist {
+		p += v
 	}
 	return math.Min(1, p), minP
 }

@@ -480,6 +480,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers")
 	alpha := fs.Float64("alpha", drift.DefaultAlpha, "Benjamini–Hochberg level")
 	only := fs.String("worlds", "", "comma-separated worlds to run (default all)")
+	onlySc := fs.String("scenarios", "", "comma-separated scenario name prefixes to run (default all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -509,6 +510,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "| scenario | trials | alarm % [95% CI] | severity none/low/med/high/crit % | localised % | false-discovery share % | calls/prompt | original rule alarm % | original rule critical % |")
 		fmt.Fprintln(stdout, "|---|---:|---|---|---:|---:|---:|---:|---:|")
 		for _, sc := range scenarios {
+			if !selected(sc.name, *onlySc) {
+				continue
+			}
 			n := *scTrials
 			if !sc.drift && sc.name == "none" {
 				n = *trials
@@ -535,6 +539,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	printTargets(stdout, results, ws)
 	fmt.Fprintf(stdout, "\nElapsed %s on %d workers.\n", time.Since(start).Round(time.Second), *workers)
 	return nil
+}
+
+// selected reports whether a scenario is among the comma-separated name
+// prefixes of list; an empty list selects every scenario.
+func selected(name, list string) bool {
+	if list == "" {
+		return true
+	}
+	for _, pre := range strings.Split(list, ",") {
+		if pre = strings.TrimSpace(pre); pre != "" && strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
 }
 
 // check is one target of the spec.
