@@ -57,6 +57,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // MaxOutput bounds the stdout of one call (32 MiB).
@@ -227,7 +228,7 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 				errs = append(errs, fmt.Errorf("env %q: invalid variable name", k))
 				continue
 			}
-			v, used, err := expandEnv(cfg.Env[k], getenv)
+			v, used, err := setting.ExpandEnv(cfg.Env[k], getenv)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("env %s: %w", k, err))
 				continue

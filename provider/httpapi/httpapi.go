@@ -87,6 +87,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 func init() { provider.Register("http", Open) }
@@ -221,7 +222,7 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 			errs = append(errs, fmt.Errorf("header %q: invalid header name", k))
 			continue
 		}
-		v, used, err := expandEnv(cfg.Headers[k], getenv)
+		v, used, err := setting.ExpandEnv(cfg.Headers[k], getenv)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("header %q: %w", k, err))
 			continue

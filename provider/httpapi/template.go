@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // Placeholders lists the names a body template or URL may reference as
@@ -443,7 +444,7 @@ func compileURL(raw string, getenv func(string) string) (*urlTemplate, []string,
 		if p.slot != slotNone {
 			continue
 		}
-		lit, vals, err := expandEnv(p.lit, getenv)
+		lit, vals, err := setting.ExpandEnv(p.lit, getenv)
 		if err != nil {
 			errs = append(errs, err)
 			continue

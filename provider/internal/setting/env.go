@@ -1,4 +1,4 @@
-package httpapi
+package setting
 
 import (
 	"errors"
@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// expandEnv replaces every ${NAME} in s with getenv(NAME). It returns the
+// ExpandEnv replaces every ${NAME} in s with getenv(NAME). It returns the
 // substituted values (so they can be redacted) and an error naming each
 // variable that is unset or empty. Values never appear in errors.
-func expandEnv(s string, getenv func(string) string) (string, []string, error) {
+func ExpandEnv(s string, getenv func(string) string) (string, []string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil, nil
 	}
@@ -27,7 +27,7 @@ func expandEnv(s string, getenv func(string) string) (string, []string, error) {
 		b.WriteString(s[:i])
 		rest := s[i+2:]
 		j := strings.IndexByte(rest, '}')
-		if j < 0 || !isEnvName(rest[:j]) {
+		if j < 0 || !IsEnvName(rest[:j]) {
 			return "", nil, errors.New("invalid ${…} reference: want ${NAME} with NAME made of letters, digits and underscores")
 		}
 		name := rest[:j]
@@ -46,8 +46,9 @@ func expandEnv(s string, getenv func(string) string) (string, []string, error) {
 	return b.String(), values, nil
 }
 
-// isEnvName reports whether s is a valid environment variable name.
-func isEnvName(s string) bool {
+// IsEnvName reports whether s is a valid environment variable name:
+// letters, digits and underscores, not starting with a digit.
+func IsEnvName(s string) bool {
 	if s == "" {
 		return false
 	}
