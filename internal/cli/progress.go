@@ -16,17 +16,18 @@ type progressBar struct {
 	mu    sync.Mutex
 	last  time.Time
 	drawn bool
+	now   func() time.Time
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
-	return &progressBar{w: w, label: label}
+	return &progressBar{w: w, label: label, now: time.Now}
 }
 
 // update is a runner.Options.Progress callback.
 func (p *progressBar) update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
+	now := p.now()
 	if done < total && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
