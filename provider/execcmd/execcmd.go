@@ -120,12 +120,7 @@ func ParseSettings(settings map[string]any) (Config, error) {
 		cfg  Config
 		errs []error
 	)
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range setting.Keys(settings) {
 		if !slices.Contains(settingKeys, k) {
 			errs = append(errs, fmt.Errorf("unknown key %q%s", k, suggest.Hint(k, settingKeys)))
 		}
@@ -133,10 +128,10 @@ func ParseSettings(settings map[string]any) (Config, error) {
 	if v, ok := settings["args"]; ok && v != nil {
 		items, ok := v.([]any)
 		if !ok {
-			errs = append(errs, fmt.Errorf("args: want a list, such as [--flag, value], got %s", typeName(v)))
+			errs = append(errs, fmt.Errorf("args: want a list, such as [--flag, value], got %s", setting.YAMLWords.TypeName(v)))
 		}
 		for i, item := range items {
-			s, err := scalarString(item)
+			s, err := setting.YAMLWords.Scalar(item)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("args[%d]: %w", i, err))
 				continue
@@ -145,7 +140,7 @@ func ParseSettings(settings map[string]any) (Config, error) {
 		}
 	}
 	if v, ok := settings["dir"]; ok && v != nil {
-		s, err := scalarString(v)
+		s, err := setting.YAMLWords.Scalar(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dir: %w", err))
 		}
@@ -154,15 +149,10 @@ func ParseSettings(settings map[string]any) (Config, error) {
 	if v, ok := settings["env"]; ok && v != nil {
 		m, ok := v.(map[string]any)
 		if !ok {
-			errs = append(errs, fmt.Errorf("env: want a mapping of names to values, got %s", typeName(v)))
+			errs = append(errs, fmt.Errorf("env: want a mapping of names to values, got %s", setting.YAMLWords.TypeName(v)))
 		}
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for _, k := range names {
-			s, err := scalarString(m[k])
+		for _, k := range setting.Keys(m) {
+			s, err := setting.YAMLWords.Scalar(m[k])
 			if err != nil {
 				errs = append(errs, fmt.Errorf("env.%s: %w", k, err))
 				continue
@@ -217,13 +207,8 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 	}
 
 	if len(cfg.Env) > 0 {
-		names := make([]string, 0, len(cfg.Env))
-		for k := range cfg.Env {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		extra := make([]string, 0, len(names))
-		for _, k := range names {
+		extra := make([]string, 0, len(cfg.Env))
+		for _, k := range setting.Keys(cfg.Env) {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
 				errs = append(errs, fmt.Errorf("env %q: invalid variable name", k))
 				continue
@@ -372,39 +357,3 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 
 // redact removes the substituted env values and key-shaped strings.
 func (c *Client) redact(s string) string { return httpc.Redact(s, c.secrets...) }
-
-// scalarString reads a YAML scalar as a string.
-func scalarString(v any) (string, error) {
-	switch v := v.(type) {
-	case string:
-		return v, nil
-	case int:
-		return strconv.Itoa(v), nil
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(v), nil
-	}
-	return "", fmt.Errorf("want a string, got %s", typeName(v))
-}
-
-// typeName names the YAML type of a decoded value for error messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case int, int64, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return fmt.Sprintf("%T", v)
-}

@@ -217,7 +217,7 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 	// Headers.
 	header := http.Header{}
 	override := http.Header{}
-	for _, k := range sortedKeys(cfg.Headers) {
+	for _, k := range setting.Keys(cfg.Headers) {
 		if !isToken(k) {
 			errs = append(errs, fmt.Errorf("header %q: invalid header name", k))
 			continue

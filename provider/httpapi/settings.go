@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // settingKeys are the keys of a providers: entry; "timeout" belongs to the
@@ -26,7 +27,7 @@ func ParseSettings(settings map[string]any) (Config, error) {
 		errs []error
 	)
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	for _, k := range sortedKeys(settings) {
+	for _, k := range setting.Keys(settings) {
 		if !slices.Contains(settingKeys, k) {
 			fail("unknown key %q%s", k, suggest.Hint(k, settingKeys))
 		}
@@ -62,9 +63,9 @@ func ParseSettings(settings map[string]any) (Config, error) {
 	if v, ok := settings["response"]; ok && v != nil {
 		m, ok := v.(map[string]any)
 		if !ok {
-			fail("response: want a mapping with text and optional prompt_tokens, completion_tokens, finish_reason, model, tool_calls, got %s", typeName(v))
+			fail("response: want a mapping with text and optional prompt_tokens, completion_tokens, finish_reason, model, tool_calls, got %s", setting.YAMLWords.TypeName(v))
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range setting.Keys(m) {
 			if !slices.Contains(responseKeys, k) {
 				fail("response: unknown key %q%s", k, suggest.Hint(k, responseKeys))
 				continue
@@ -106,23 +107,14 @@ func ParseSettings(settings map[string]any) (Config, error) {
 	return cfg, nil
 }
 
-// scalarString reads a YAML scalar as a string.
+// scalarString reads a YAML scalar as a string. Unlike the exec
+// provider's args and env, a null here (a url, a header value, a response
+// path) reads as "", so that a required one is reported as missing.
 func scalarString(v any) (string, error) {
-	switch v := v.(type) {
-	case string:
-		return v, nil
-	case int:
-		return strconv.Itoa(v), nil
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(v), nil
-	case nil:
+	if v == nil {
 		return "", nil
 	}
-	return "", fmt.Errorf("want a string, got %s", typeName(v))
+	return setting.YAMLWords.Scalar(v)
 }
 
 // stringMap reads a mapping of scalars.
@@ -133,7 +125,7 @@ func stringMap(v any) (map[string]string, error) {
 	case map[string]any:
 		out := make(map[string]string, len(m))
 		var errs []error
-		for _, k := range sortedKeys(m) {
+		for _, k := range setting.Keys(m) {
 			s, err := scalarString(m[k])
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", k, err))
@@ -143,7 +135,7 @@ func stringMap(v any) (map[string]string, error) {
 		}
 		return out, errors.Join(errs...)
 	}
-	return nil, fmt.Errorf("want a mapping of names to values, got %s", typeName(v))
+	return nil, fmt.Errorf("want a mapping of names to values, got %s", setting.YAMLWords.TypeName(v))
 }
 
 // statusList reads one status code or a list of them.
@@ -178,32 +170,4 @@ func toInt(v any) (int, bool) {
 		return n, err == nil
 	}
 	return 0, false
-}
-
-// typeName names the YAML type of a decoded value for error messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case int, int64, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
