@@ -106,7 +106,20 @@ func mannWhitneyLess(base, cur []float64, margin float64, perms int, rng *rand.R
 		res.p, res.minP, res.how = 1, 1, howExact
 		return res
 	}
-	res.minP = mwLowerTail(sizes, nc, u2min, exactWork)
+	// The smallest achievable p-value, for Tarone screening, comes from the
+	// pooled scores as observed (without the margin), which any relabelling
+	// of the samples leaves unchanged: a pair whose scores never vary cannot
+	// show a drop, whatever the margin does to the ties.
+	if margin != 0 {
+		sizes2 := pooledTieSizes(base, cur)
+		if len(sizes2) < 2 {
+			res.p, res.minP, res.how = 1, 1, howExact
+			return res
+		}
+		res.minP = mwLowerTail(sizes2, nc, minU2(sizes2, nc), exactWork)
+	} else {
+		res.minP = mwLowerTail(sizes, nc, u2min, exactWork)
+	}
 	if math.IsNaN(res.minP) {
 		res.minP = 1 / float64(perms+1)
 	}
@@ -121,6 +134,42 @@ func mannWhitneyLess(base, cur []float64, margin float64, perms int, rng *rand.R
 	}
 	res.p, res.how = mwPermutation(sizes, nc, u2, perms, rng), howPermutation
 	return res
+}
+
+// pooledTieSizes returns the sizes of the ascending tie groups of the
+// pooled scores of both samples.
+func pooledTieSizes(base, cur []float64) []int {
+	keys := make([]int64, 0, len(base)+len(cur))
+	for _, v := range base {
+		keys = append(keys, quantKey(v))
+	}
+	for _, v := range cur {
+		keys = append(keys, quantKey(v))
+	}
+	slices.Sort(keys)
+	var sizes []int
+	for i := 0; i < len(keys); {
+		j := i
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		sizes = append(sizes, j-i)
+		i = j
+	}
+	return sizes
+}
+
+// minU2 returns the smallest 2U of nc current items among tie groups of the
+// given sizes: the current sample on the lowest items.
+func minU2(sizes []int, nc int) int {
+	u2, seen, left := 0, 0, nc
+	for _, s := range sizes {
+		k := min(left, s)
+		u2 += k * (2*(seen-(nc-left)) + s - k)
+		left -= k
+		seen += s
+	}
+	return u2
 }
 
 func sumInts(v []int) int {

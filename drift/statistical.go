@@ -30,6 +30,11 @@ type familyUnit struct {
 	promptcanary.TestedUnit
 	pairs []int // indexes into index.pairs
 	score bool  // a Mann–Whitney (score-only) unit
+	// varying is the key of the set of pairs whose pooled passes are not
+	// constant, for a pass-count unit whose test depends on nothing else;
+	// empty when the unit's test is its own.
+	varying string
+	dup     int // index of the unit whose test this one repeats, or -1
 	// evidence builds the evidence line once p and q are known.
 	evidence func(p, q float64) string
 }
@@ -64,10 +69,27 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 	s.addGroupUnits(measured)
 	suiteVar, suiteWeight := s.addSuiteUnit(measured, rep.SuiteName)
 
-	// Tarone screening, then Benjamini–Hochberg over the testable units.
-	minP := make([]float64, len(s.units))
+	// Units that repeat an earlier unit's test exactly are tested once.
+	first := map[string]int{}
 	for i := range s.units {
-		minP[i] = s.units[i].MinP
+		u := &s.units[i]
+		u.dup = -1
+		if u.varying == "" {
+			continue
+		}
+		if j, ok := first[u.varying]; ok {
+			u.dup = j
+			u.SameTestAs = s.units[j].Kind + " " + s.units[j].Key
+			continue
+		}
+		first[u.varying] = i
+	}
+	// Tarone screening, then Benjamini–Hochberg over the testable units.
+	minP := make([]float64, 0, len(s.units))
+	for i := range s.units {
+		if s.units[i].dup < 0 {
+			minP = append(minP, s.units[i].MinP)
+		}
 	}
 	k, level := tarone(minP, opts.Alpha)
 	st.Hypotheses, st.ScreeningLevel = len(s.units), level
@@ -80,6 +102,9 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 			u.Screened = true
 			continue
 		}
+		if u.dup >= 0 {
+			continue
+		}
 		kept = append(kept, i)
 		ps = append(ps, u.P)
 	}
@@ -88,6 +113,11 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		u := &s.units[kept[j]]
 		u.Q = q
 		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
+	}
+	for i := range s.units {
+		if u := &s.units[i]; u.dup >= 0 && !u.Screened {
+			u.Q, u.Rejected = s.units[u.dup].Q, s.units[u.dup].Rejected
+		}
 	}
 
 	// Outcomes: severities, pair statuses, evidence.
@@ -193,10 +223,12 @@ func (s *statRun) addPairUnits(i int) {
 	b, c := &p.base, &p.cur
 	pv, minP := fisherLess(b.passes, b.n(), c.passes, c.n())
 	d, lo, hi := newcombe(b.passes, b.n(), c.passes, c.n(), z95)
+	vk, _ := s.varyingKey([]int{i})
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testFisher,
 			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
-		pairs: []int{i},
+		pairs:   []int{i},
+		varying: vk,
 		evidence: func(p, q float64) string {
 			return fmt.Sprintf("%s → %s; Δ %s pts [%s, %s]; Fisher p=%s, q=%s",
 				rateCI(b.passes, b.n()), rateCI(c.passes, c.n()), signed(100*d, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
@@ -260,6 +292,24 @@ func (s *statRun) addGroupUnits(measured []int) {
 	}
 }
 
+// varyingKey returns the key of the pairs among the given ones whose pooled
+// passes vary (neither all passed nor all failed, on both sides together)
+// and how many there are: the other pairs add a constant to any pass-count
+// statistic, so units with the same varying pairs run the same test.
+func (s *statRun) varyingKey(pairs []int) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, i := range pairs {
+		p := s.idx.pairs[i]
+		succ, total := p.base.passes+p.cur.passes, p.base.n()+p.cur.n()
+		if succ > 0 && succ < total {
+			fmt.Fprintf(&b, "%d,", i)
+			n++
+		}
+	}
+	return b.String(), n
+}
+
 func pairSetKey(pairs []int) string {
 	var b strings.Builder
 	for _, i := range pairs {
@@ -289,6 +339,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 		prompts[p.key.PromptID] = true
 	}
 	pv, minP := weightedStratifiedLess(strata, w, obs, true)
+	vk, _ := s.varyingKey(pairs)
 	mean, lo, hi := moverMean(d, l, u)
 	over := fmt.Sprintf("%d pairs", len(pairs))
 	if kind == promptcanary.UnitProbe {
@@ -297,7 +348,8 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: testStratified, Statistic: float64(obs),
 			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
-		pairs: pairs,
+		pairs:   pairs,
+		varying: vk,
 		evidence: func(p, q float64) string {
 			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; weighted stratified exact p=%s, q=%s",
 				kind, key, over, rateCI(bp, bn), rateCI(cp, cn), signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
@@ -372,10 +424,17 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 	}
 	res := stratifiedPermutationLess(strata, s.opts.Permutations, s.rngFor("suite"))
 	perBase, perCur := baseSum/float64(max(nBase, 1)), curSum/float64(max(nCur, 1))
+	// With a single varying pair the suite test is that pair's Fisher test;
+	// with more, its response-level statistic is its own.
+	vk, nv := s.varyingKey(measured)
+	if nv != 1 {
+		vk = ""
+	}
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitSuite, Key: suite, Test: testSuite + "_" + res.how,
 			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
-		pairs: measured,
+		pairs:   measured,
+		varying: vk,
 		evidence: func(p, q float64) string {
 			return fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses); mean Δ %s pts [%s, %s]; weighted stratified permutation p=%s, q=%s",
 				len(prompts), perBase, perCur, maxPairs, nBase, nCur, signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
