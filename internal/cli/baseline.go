@@ -22,7 +22,7 @@ func (a *app) baselineCmd() *cobra.Command {
 		Long: `A baseline is a recorded run marked as the reference for its suite and
 provider/model. Promote a run, list baselines, and export them to (or import
 them from) the JSON baseline files that CI shares through git.`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.PersistentFlags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
@@ -32,7 +32,7 @@ them from) the JSON baseline files that CI shares through git.`,
 		Use:     "promote RUN_ID",
 		Short:   "Mark a recorded run as the baseline for its suite and model",
 		Example: "  promptcanary baseline promote 3f2a --note 'reviewed after the June model update' --export baselines",
-		Args:    cobra.ExactArgs(1),
+		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -64,7 +64,7 @@ them from) the JSON baseline files that CI shares through git.`,
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the baselines in the run history",
-		Args:  cobra.NoArgs,
+		Args:  argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -94,7 +94,7 @@ them from) the JSON baseline files that CI shares through git.`,
 		Use:     "export SNAPSHOT_ID",
 		Short:   "Write a baseline from the history to a JSON baseline file",
 		Example: "  promptcanary baseline export 9c1e --dir baselines",
-		Args:    cobra.ExactArgs(1),
+		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -123,7 +123,7 @@ them from) the JSON baseline files that CI shares through git.`,
 		Use:     "import FILE...",
 		Short:   "Load JSON baseline files (ours or the Python tool's) into the history",
 		Example: "  promptcanary baseline import baselines/*.json",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			st, err := a.openHistoryForWrite(config)
 			if err != nil {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -20,8 +22,12 @@ func (a *app) baselinesCmd() *cobra.Command {
 		Use:     "baselines",
 		Short:   "List saved baseline files",
 		Example: "  promptcanary baselines --dir baselines --suite checkout-agent",
-		Args:    cobra.NoArgs,
+		Args:    argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if _, err := os.Stat(o.dir); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines: %q does not exist\n", o.dir)
+				return nil
+			}
 			fs, err := file.Open(o.dir)
 			if err != nil {
 				return usageErr(err)

@@ -50,7 +50,7 @@ drift.
 		Example: `  promptcanary compare -p sim/stable
   promptcanary compare -p sim/drifted --baseline-provider sim/stable --fail-on-drift
   promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.compare(c, o) },
 	}
 	f := c.Flags()

@@ -28,7 +28,7 @@ samples per prompt, score, pass rate and the verdict of the latest drift
 comparison of that run (B marks runs that are baselines).`,
 		Example: `  promptcanary history --limit 10
   promptcanary history --suite checkout-agent --model openai/gpt-4o --since 168h`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -98,7 +98,7 @@ func (a *app) showCmd() *cobra.Command {
 		Long: `Print a recorded run by its id or a unique prefix of at least 4 characters.
 A drift report id prints that report.`,
 		Example: "  promptcanary show 3f2a --format markdown",
-		Args:    cobra.ExactArgs(1),
+		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(format)
 			if err != nil {
@@ -149,7 +149,7 @@ sparklines, a probe × run heatmap (worst probes first) and a timeline of
 drift verdicts. --format html writes the same as inline SVG charts.`,
 		Example: `  promptcanary trends --model sim/stable
   promptcanary trends --format html --output trends.html`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			f, err := report.ParseFormat(format)
 			if err != nil {

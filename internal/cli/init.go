@@ -30,7 +30,7 @@ probe), baselines/, README.md and .env.example. With NAME the suite goes
 into a new directory NAME; without, into the current directory, named after
 it. Existing files are kept unless --force is given.`,
 		Example: "  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline",
-		Args:    cobra.MaximumNArgs(1),
+		Args:    argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir, name := ".", ""
 			if len(args) == 1 {

@@ -14,7 +14,7 @@ func (a *app) probesCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "probes",
 		Short: "List the available probe types",
-		Args:  cobra.NoArgs,
+		Args:  argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tCATEGORY\tDESCRIPTION")
@@ -27,7 +27,7 @@ func (a *app) probesCmd() *cobra.Command {
 	c.AddCommand(&cobra.Command{
 		Use:   "show ID",
 		Short: "Show a probe type's parameters, types and defaults",
-		Args:  cobra.ExactArgs(1),
+		Args:  argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := probe.Lookup(args[0])
 			if err != nil {

@@ -27,7 +27,7 @@ func (a *app) reportCmd() *cobra.Command {
 the kind is recognised from its content. Use - to read standard input.`,
 		Example: `  promptcanary report run.json --format html --output run.html
   promptcanary report drift.json --format markdown`,
-		Args: cobra.ExactArgs(1),
+		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := report.ParseFormat(o.format)
 			if err != nil {

@@ -141,6 +141,17 @@ Quick start (offline, on the built-in simulated model):
 	return root
 }
 
+// argsUsage makes a wrong number of arguments a usage error that points
+// at the command's own help.
+func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return usageErr(err, "run '"+c.CommandPath()+" --help' for usage")
+		}
+		return nil
+	}
+}
+
 // report prints err and its hints and returns the exit code it carries.
 func (a *app) report(err error) int {
 	code := ExitUsage
@@ -150,8 +161,7 @@ func (a *app) report(err error) int {
 		if ee.err == nil {
 			return code
 		}
-	} else if strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") ||
-		strings.Contains(err.Error(), "arg(s)") {
+	} else if strings.HasPrefix(err.Error(), "unknown command") {
 		ee = &exitError{code: ExitUsage, err: err, hints: []string{"run 'promptcanary --help' for usage"}}
 	}
 	var pe problemsErr

@@ -54,7 +54,7 @@ calls nothing.
   promptcanary run -p openai/gpt-4o-mini -p anthropic/claude-haiku-4-5 --output-html side.html
   promptcanary run -c suites/agent.yaml -p replay/prod-logs.jsonl --output-md run.md
   promptcanary run -p openai/gpt-4o --samples 5 --dry-run`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.run(c, o) },
 	}
 	f := c.Flags()

@@ -14,7 +14,7 @@ func (a *app) validateCmd() *cobra.Command {
 		Long: `Check canary.yaml: unknown keys, wrong types, unknown probe types, missing or
 invalid parameters and duplicate ids are all reported at once, each with
 file:line, the field and a hint. Nothing is called. Exit code 2 on problems.`,
-		Args: cobra.NoArgs,
+		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			st, err := loadSuite(config)
 			if err != nil {

@@ -10,7 +10,7 @@ func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  argsUsage(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			_, err := fmt.Fprintln(a.stdio.Out, version())
 			return err
