@@ -57,3 +57,18 @@ func benjaminiHochberg(p []float64) []float64 {
 	}
 	return q
 }
+
+// weightedBH returns the q-values of weighted Benjamini–Hochberg (Genovese,
+// Roeder and Wasserman): the BH step applied to p_i/w_i, with weights w
+// averaging 1, so unit i is rejected at level q when p_i ≤ q w_i r/m.
+func weightedBH(p, w []float64) []float64 {
+	r := make([]float64, len(p))
+	for i := range p {
+		r[i] = p[i] / w[i]
+	}
+	q := benjaminiHochberg(r)
+	for i := range q {
+		q[i] = min(1, q[i])
+	}
+	return q
+}

@@ -418,3 +418,23 @@ func TestPairWeight(t *testing.T) {
 		}
 	}
 }
+
+func TestWeightedBH(t *testing.T) {
+	p := []float64{0.01, 0.04, 0.03, 0.005}
+	// Equal weights are plain Benjamini–Hochberg.
+	plain, eq := benjaminiHochberg(p), weightedBH(p, []float64{1, 1, 1, 1})
+	for i := range p {
+		if !near(plain[i], eq[i], 1e-15) {
+			t.Errorf("unit %d: got %v with equal weights, want %v", i, eq[i], plain[i])
+		}
+	}
+	// Halving a unit's weight doubles its ordering value: 0.04/0.5 = 0.08 is
+	// last of four, so its q is 0.08; the others share 0.4/3 more weight.
+	q := weightedBH(p, []float64{1.1666666666666667, 0.5, 1.1666666666666667, 1.1666666666666667})
+	if !near(q[1], 0.08, 1e-12) {
+		t.Errorf("got q %v for the down-weighted unit, want 0.08", q[1])
+	}
+	if want := 0.005 / 1.1666666666666667 * 4; !near(q[3], want, 1e-12) {
+		t.Errorf("got q %v for the smallest p, want %v", q[3], want)
+	}
+}

@@ -16,6 +16,10 @@ import (
 // and a rejection also needs a Hodges–Lehmann shift of at most −scoreMargin.
 const scoreMargin = 0.05
 
+// scoreUnitWeight is the weight of a Mann–Whitney unit in the weighted
+// Benjamini–Hochberg step, relative to 1 for a pass-count unit.
+const scoreUnitWeight = 0.25
+
 // Test names recorded in TestedUnit.Test.
 const (
 	testFisher      = "fisher"
@@ -109,7 +113,23 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		ps = append(ps, u.P)
 	}
 	st.Testable = len(kept)
-	for j, q := range benjaminiHochberg(ps) {
+	// Weighted Benjamini–Hochberg: a score-only unit gets a fixed smaller
+	// share of the level than a pass-count unit (weights averaging 1 over
+	// the testable units), because a score shift shows on every
+	// prompt of a probe while a broken pair shows only on its own.
+	ws := make([]float64, len(kept))
+	sum := 0.0
+	for j, i := range kept {
+		ws[j] = 1
+		if s.units[i].score {
+			ws[j] = scoreUnitWeight
+		}
+		sum += ws[j]
+	}
+	for j := range ws {
+		ws[j] *= float64(len(ws)) / sum
+	}
+	for j, q := range weightedBH(ps, ws) {
 		u := &s.units[kept[j]]
 		u.Q = q
 		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
