@@ -46,6 +46,72 @@ func hostileDrift() *promptcanary.DriftReport {
 		ReportID: "r", SuiteName: hostile[:80], Provider: promptcanary.ProviderConfig{ModelID: hostile[:30]},
 		Comparisons: cs, Method: "statistical", HasDrift: true, Severity: "high\"><script>",
 		Summary: hostile, Notes: []string{hostile, "- not a list"}, Errors: []promptcanary.CallError{{PromptID: "q", Message: hostile}},
+		Statistics: hostileStats(),
+	}
+}
+
+// hostileKey is a unit key with markup, control and bidirectional
+// characters, as a hostile report file could hold.
+var hostileKey = "probe<script>x</script>|k|\\x1b\x1b[31mRED\u202e`code`@all"
+
+// hostileStats is the statistical evidence of a report whose unit keys,
+// test names, evidence, signals, warnings and prompt ids are hostile.
+func hostileStats() *promptcanary.DriftStatistics {
+	return &promptcanary.DriftStatistics{Seed: 1, Alpha: 0.01, Permutations: 10, BaselineSamples: 5, CurrentSamples: 5,
+		Hypotheses: 2, Testable: 2, ScreeningLevel: 0.005, MinDetectableDrop: 0.2,
+		Units: []promptcanary.TestedUnit{
+			{Kind: promptcanary.UnitProbe, Key: hostileKey, Test: "fisher<script>", P: 0.001, Q: 0.002, Rejected: true, Severity: "high", Evidence: hostile},
+			{Kind: "suite<b>|\x1b[2J", Key: hostile[:120], Test: "stratified_exact", P: 0.004, Q: 0.008, Rejected: true, Severity: "low\x1b[5m", Evidence: hostile},
+			{Kind: promptcanary.UnitPair, Key: hostile[:90], Test: "mann_whitney_exact", P: 0.5, Q: 1, Screened: true, Evidence: hostile},
+		},
+		Signals:        []promptcanary.ChangeSignal{{Kind: "model<script>", PromptID: hostile[:50], P: 0.001, Q: 0.001, Flagged: true, Detail: hostile}},
+		Warnings:       []string{"warning " + hostileKey, hostile, "| not | a | table |"},
+		Nondeterminism: []promptcanary.PromptNondeterminism{{PromptID: hostile[:70], BaselineSamples: 5, BaselineDistinct: 5, CurrentSamples: 5, CurrentDistinct: 1}},
+	}
+}
+
+// TestStatisticsEscaped checks that hostile unit keys and warnings reach
+// every format escaped, in the statistical sections themselves.
+func TestStatisticsEscaped(t *testing.T) {
+	d := &promptcanary.DriftReport{ReportID: "r", SuiteName: "s", Method: "statistical", HasDrift: true, Severity: "high", Statistics: hostileStats()}
+	tests := []struct {
+		f       Format
+		want    []string
+		notWant []string
+	}{
+		{Terminal, []string{
+			"HIGH      probe     probe<script>x</script>|k|\\x1b\\x1b[31mRED\\u202e`code`@all",
+			"• warning probe<script>x</script>|k|\\x1b\\x1b[31mRED\\u202e`code`@all",
+		}, []string{"\x1b", "\u202e"}},
+		{Markdown, []string{
+			"| 🔴 high | probe | probe&lt;script&gt;x&lt;/script&gt;&#124;k&#124;\\\\x1b\ufffd\\[31mRED\ufffd&#96;code&#96;@\u2060all |",
+			"- warning probe&lt;script&gt;x&lt;/script&gt;&#124;k&#124;\\\\x1b\ufffd\\[31mRED\ufffd&#96;code&#96;@\u2060all",
+			"- &#124; not &#124; a &#124; table &#124;",
+		}, []string{"<script", "\x1b", "\u202e", "@all", "`"}},
+		{HTML, []string{
+			"<td class=\"id\">probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED\ufffd`code`@all</td>",
+			"<li>warning probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED\ufffd`code`@all</li>",
+			"<td>model&lt;script&gt;</td>", "<td>fisher&lt;script&gt;</td>",
+		}, []string{"<script", "\x1b", "\u202e", "<b>"}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.f), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Drift(&buf, tc.f, d, Options{Width: 100}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("got output without %q, want it:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("got raw %q in %s output, want it escaped", w, tc.f)
+				}
+			}
+		})
 	}
 }
 

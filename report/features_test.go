@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -79,5 +82,328 @@ func TestNoColorByDefault(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "\x1b") {
 		t.Errorf("got ANSI in Markdown with Color set, want colour only in terminal output")
+	}
+}
+
+// evidenceBlocks returns the evidence of a terminal drift report as the
+// renderer wrapped it: the "evidence" lines under regression rows and the
+// indented lines under each flagged unit, each block with its lines.
+func evidenceBlocks(out string) [][]string {
+	var blocks [][]string
+	lines := strings.Split(out, "\n")
+	inFlagged := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "Flagged units ("):
+			inFlagged = true
+			continue
+		case l == "":
+			inFlagged = false
+			continue
+		}
+		var block []string
+		switch {
+		case strings.HasPrefix(l, "      evidence  "):
+			block = append(block, l)
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], strings.Repeat(" ", 16)) {
+				i++
+				block = append(block, lines[i])
+			}
+		case inFlagged && isEvidenceLine(l):
+			block = append(block, l)
+			for i+1 < len(lines) && isEvidenceLine(lines[i+1]) {
+				i++
+				block = append(block, lines[i])
+			}
+		default:
+			continue
+		}
+		blocks = append(blocks, block)
+	}
+	return blocks
+}
+
+// isEvidenceLine reports whether l is a line of a flagged unit's evidence:
+// indented by six spaces, where a wrapped unit name is indented further.
+func isEvidenceLine(l string) bool {
+	return strings.HasPrefix(l, "      ") && len(l) > 6 && l[6] != ' '
+}
+
+// noSpace removes every space, so that text wrapped anywhere, even inside a
+// word, compares equal to the original.
+func noSpace(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// TestTerminalEvidenceWhole checks that every flagged unit's evidence line is
+// in the terminal output whole, wrapped within the width at any width.
+func TestTerminalEvidenceWhole(t *testing.T) {
+	_, flagged := load(t, "drift_stats_flagged.json")
+	longKey := strings.Repeat("very_long_probe_name_", 8)
+	long := &promptcanary.DriftReport{ReportID: "d", SuiteName: "s", Method: "statistical", HasDrift: true, Severity: "high",
+		Statistics: &promptcanary.DriftStatistics{Alpha: 0.01, Units: []promptcanary.TestedUnit{{
+			Kind: promptcanary.UnitProbe, Key: longKey, Test: "stratified_exact", P: 1e-6, Q: 1e-5, Rejected: true, Severity: "high",
+			Evidence: "probe " + longKey + " over 3 prompts: 90/90 (100.0% [95.9–100.0]) → 10/30 (33.3% [19.2–51.2]); mean Δ −66.7 pts [−81.0, −48.1]; stratified exact p=1.0e-06, q=1.0e-05",
+		}}}}
+	tests := []struct {
+		name string
+		d    *promptcanary.DriftReport
+	}{
+		{"fixture", flagged},
+		{"unbreakable key", long},
+	}
+	for _, tc := range tests {
+		// The flagged units come first, then the regression rows.
+		var want []string
+		for _, u := range newStatsModel(tc.d.Statistics, tc.d.Comparisons).Flagged {
+			want = append(want, noSpace(u.Evidence))
+		}
+		for _, c := range tc.d.Comparisons {
+			if c.Regression {
+				want = append(want, noSpace("evidence"+c.Evidence))
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: got no flagged evidence, want some to check", tc.name)
+		}
+		for _, width := range []int{40, 60, 80, 100, 120} {
+			t.Run(fmt.Sprint(tc.name, width), func(t *testing.T) {
+				var buf bytes.Buffer
+				if err := Drift(&buf, Terminal, tc.d, Options{Width: width}); err != nil {
+					t.Fatal(err)
+				}
+				blocks := evidenceBlocks(buf.String())
+				var got []string
+				for _, b := range blocks {
+					got = append(got, noSpace(strings.Join(b, " ")))
+					for _, l := range b {
+						if w := textWidth(l); w > width {
+							t.Errorf("evidence line is %d columns, want at most %d: %q", w, width, l)
+						}
+						if strings.Contains(l, "…") {
+							t.Errorf("evidence line cut: %q", l)
+						}
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("evidence in the output differs from the report's (-want +got):\n%s\noutput:\n%s", diff, buf.String())
+				}
+			})
+		}
+	}
+}
+
+// TestStatisticsSections checks the statistical sections in every
+// human-readable format, and that a single-sample report has none.
+func TestStatisticsSections(t *testing.T) {
+	_, flagged := load(t, "drift_stats_flagged.json")
+	_, clean := load(t, "drift_stats_clean.json")
+	_, single := load(t, "drift_mixed.json")
+	fs, cs := flagged.Statistics, clean.Statistics
+	var mw, sameAs promptcanary.TestedUnit
+	for _, u := range fs.Units {
+		if u.Rejected && u.Test == "mann_whitney_exact" {
+			mw = u
+		}
+		if u.SameTestAs != "" && !u.Screened {
+			sameAs = u
+		}
+	}
+	if mw.Key == "" || sameAs.Key == "" {
+		t.Fatalf("got no flagged Mann–Whitney unit or unit repeating a test in the fixture, want both")
+	}
+	noMDD := *clean
+	st := *clean.Statistics
+	st.MinDetectableDrop = 0
+	noMDD.Statistics = &st
+	tests := []struct {
+		name    string
+		d       *promptcanary.DriftReport
+		f       Format
+		want    []string
+		notWant []string
+	}{
+		{"flagged terminal", flagged, Terminal, []string{
+			"refund_policy 6/30 → 4/10 ·\n  math_word_problem 3/30 → 2/10\n",
+			"Flagged units (3)", "CRITICAL  probe     json_validity", "HIGH      suite     support-bot",
+			"tests         Fisher exact ×16 · Mann–Whitney (normal approximation) ×3",
+			fmt.Sprintf("Benjamini–Hochberg at q = 0.01 over %d of %d hypotheses left testable by Tarone", fs.Testable, fs.Hypotheses),
+			"seed          20250502 · 2000 permutations", "samples       30 baseline / 10 current per pair (largest)",
+			fmt.Sprintf("detectable    a drop of %.1f points in every pair's pass rate is caught with power 0.8", 100*fs.MinDetectableDrop),
+			"Warnings (informational) (8)", `• system fingerprint changed: baseline "fp_44709d6fcb", now also "fp_b28b39ffa8"`,
+			"summarise_doc 15/30 → 7/10 · order_json 11/30 → 5/10",
+		}, []string{"would have gone unnoticed"}},
+		{"clean terminal", clean, Terminal, []string{
+			fmt.Sprintf("✓ no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)", 100*cs.MinDetectableDrop),
+			"4 of 4\n  prompts gave more than one distinct output",
+		}, []string{"Flagged units", "Warnings (informational)", "detectable    "}},
+		{"clean without a detectable drop", &noMDD, Terminal, []string{"detectable    the smallest detectable drop could not be computed"},
+			[]string{"would have gone unnoticed"}},
+		{"flagged markdown", flagged, Markdown, []string{
+			"### 🚩 Flagged units (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
+			"<summary>All tested units (26: 5 flagged, 16 screened out)</summary>",
+			fmt.Sprintf("| pair | tone/summarise\\_doc | Mann–Whitney (exact) | %s | %s | HL −0.12 \\[−0.14, −0.10\\] | 🟠 flagged (medium) |", pValue(mw.P), qValue(mw.Q)),
+			fmt.Sprintf("| %s | %s | stratified exact | %s | %s |", sameAs.Kind, mdText(sameAs.Key, 100), pValue(sameAs.P), qValue(sameAs.Q)),
+			"not flagged, same test as " + mdText(sameAs.SameTestAs, 100) + " |",
+			"### ⚠️ Warnings (informational) (8)", "<summary>Change signals (21)</summary>",
+			"| system fingerprint | — | 1 | 1 | — | — | ⚠️ yes |", "| energy distance | summarise\\_doc | — | 1.5 | 0.001 | 0.003 | ⚠️ yes |",
+			"| summarise\\_doc | 15/30 | 7/10 |",
+		}, nil},
+		{"clean markdown", clean, Markdown, []string{
+			fmt.Sprintf("✅ **no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)**", 100*cs.MinDetectableDrop),
+		}, []string{"Flagged units", "Warnings"}},
+		{"flagged html", flagged, HTML, []string{
+			`<h2>Flagged units <span class="badge st-regression">3</span></h2>`,
+			`<td class="num">HL −0.12 [−0.14, −0.10]</td><td><span class="badge sev-medium">medium</span></td>`,
+			"<summary>All tested units (26: 5 flagged, 16 screened out)</summary>", "<h2>Nondeterminism</h2>",
+			`<li>system fingerprint changed: baseline &#34;fp_44709d6fcb&#34;, now also &#34;fp_b28b39ffa8&#34;</li>`,
+		}, nil},
+		{"clean html", clean, HTML, []string{fmt.Sprintf("no drop larger than %.1f points in every pair&#39;s pass rate would have gone unnoticed", 100*cs.MinDetectableDrop)},
+			[]string{"Flagged units", "Warnings"}},
+		{"single-sample terminal", single, Terminal, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
+		{"single-sample markdown", single, Markdown, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
+		{"single-sample html", single, HTML, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Drift(&buf, tc.f, tc.d, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("got output without %q, want it:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("got %q in the output, want it absent", w)
+				}
+			}
+		})
+	}
+}
+
+// TestStatsModel checks which units are listed apart, the order of units
+// and prompts, and the formatting of the statistics.
+func TestStatsModel(t *testing.T) {
+	pairEv := "29/30 → 3/10; Fisher p=4.7e-05, q=9.5e-05"
+	scoreEv := "median score 0.86 → 0.73; Mann–Whitney p=1.2e-09, q=3.9e-09"
+	st := &promptcanary.DriftStatistics{Alpha: 0.01, Seed: 7, Permutations: 100, MinDetectableDrop: 0.0566,
+		Units: []promptcanary.TestedUnit{
+			{Kind: "pair", Key: "a/p", Test: "fisher", P: 0.5, Q: 1, Screened: true, Effect: 0.1, Interval: promptcanary.Interval{Lower: -0.05, Upper: 0.2}},
+			{Kind: "pair", Key: "b/p", Test: "fisher", P: 4.7e-5, Q: 9.5e-5, Rejected: true, Severity: "high", Evidence: pairEv},
+			{Kind: "pair", Key: "b/p", Test: "mann_whitney_exact", P: 1.2e-9, Q: 3.9e-9, Rejected: true, Severity: "medium", Effect: -0.12,
+				Interval: promptcanary.Interval{Lower: -0.14, Upper: -0.1}, Evidence: scoreEv},
+			{Kind: "probe", Key: "b", Test: "stratified_exact", P: 0.0004, Q: 0.003, Rejected: true, Severity: "medium"},
+			{Kind: "suite", Key: "s", Test: "stratified_permutation_permutation", P: 0.0001, Q: 0.002, Rejected: true, Severity: "critical"},
+			{Kind: "category", Key: "format", Test: "brand_new_test", P: 0.02, Q: 0.04},
+		},
+		Signals: []promptcanary.ChangeSignal{
+			{Kind: "response_length", PromptID: "p", Baseline: 55.25, Current: 1234.4, P: 2.4e-9, Q: 1.2e-8, Flagged: true},
+			{Kind: "system_fingerprint", Baseline: 1, Current: 2, Flagged: true},
+		},
+	}
+	for i := range 12 {
+		st.Nondeterminism = append(st.Nondeterminism, promptcanary.PromptNondeterminism{PromptID: fmt.Sprintf("p%02d", i),
+			BaselineSamples: 30, BaselineDistinct: 1 + i%4, CurrentSamples: 10, CurrentDistinct: 1 + i%3})
+	}
+	cs := []promptcanary.Comparison{{ProbeID: "b", PromptID: "p", Regression: true, Evidence: pairEv}}
+	m := newStatsModel(st, cs)
+
+	var flagged, units, nondet []string
+	for _, u := range m.Flagged {
+		flagged = append(flagged, u.Kind+" "+u.Key+" "+u.Test)
+	}
+	for _, u := range m.Units {
+		units = append(units, u.Kind+" "+u.Key+" "+u.Outcome+" "+u.Q)
+	}
+	for _, r := range m.Nondet {
+		nondet = append(nondet, r.PromptID+" "+r.Baseline+" "+r.Current)
+	}
+	tests := []struct {
+		name string
+		got  any
+		want any
+	}{
+		{"flagged apart: broad units and the pair test no row shows", flagged, []string{
+			"suite s stratified permutation (Monte Carlo)", "probe b stratified exact", "pair b/p Mann–Whitney (exact)"}},
+		{"units: flagged by severity, then the rest", units, []string{
+			"suite s flagged 0.002", "pair b/p flagged 9.5e-05", "probe b flagged 0.003", "pair b/p flagged 3.9e-09",
+			"category format not flagged 0.04", "pair a/p screened out —"}},
+		{"counts", [2]int{m.Rejected, m.Screened}, [2]int{4, 1}},
+		{"clean", m.Clean, false},
+		{"tests in order of appearance", m.Tests,
+			"Fisher exact ×2 · Mann–Whitney (exact) ×1 · stratified exact ×1 · stratified permutation (Monte Carlo) ×1 · brand new test ×1"},
+		{"detectable", m.DetectableLine(), "a drop of 5.7 points in every pair's pass rate is caught with power 0.8"},
+		{"pair effect", m.Units[len(m.Units)-1].Effect, "+10.0 pts [−5.0, +20.0]"},
+		{"score effect", m.Units[3].Effect, "HL −0.12 [−0.14, −0.10]"},
+		{"signal values", [4]string{m.Signals[0].Baseline, m.Signals[0].Current, m.Signals[0].P, m.Signals[0].Q}, [4]string{"55.2", "1234", "2.4e-09", "1.2e-08"}},
+		{"fingerprint is a fact", [3]string{m.Signals[1].Kind, m.Signals[1].PromptID, m.Signals[1].P + m.Signals[1].Q}, [3]string{"system fingerprint", "—", "——"}},
+		{"nondeterminism worst first, top ten", nondet, []string{
+			"p11 4/30 3/10", "p02 3/30 3/10", "p05 2/30 3/10", "p08 1/30 3/10", "p07 4/30 2/10",
+			"p10 3/30 2/10", "p01 2/30 2/10", "p04 1/30 2/10", "p03 4/30 1/10", "p06 3/30 1/10"}},
+		{"nondeterminism counts", [3]int{m.NondetMore, m.NondetVaried, m.NondetTotal}, [3]int{2, 11, 12}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("got %v, want %v (-want +got):\n%s", tc.got, tc.want, diff)
+			}
+		})
+	}
+}
+
+func TestStatisticsNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"p large", pValue(0.0258), "0.026"},
+		{"p small", pValue(4.7e-5), "4.7e-05"},
+		{"p one", pValue(1), "1.000"},
+		{"q large", qValue(0.0369), "0.04"},
+		{"q between", qValue(0.0034), "0.003"},
+		{"q small", qValue(9.5e-5), "9.5e-05"},
+		{"signed negative", signedFixed(-36.66, 1), "−36.7"},
+		{"signed negative zero", signedFixed(-0.004, 2), "+0.00"},
+		{"signed positive", signedFixed(3.33, 1), "+3.3"},
+		{"measure", measure(0.91234), "0.912"},
+		{"measure large", measure(425.6), "426"},
+		{"test label", testLabel("mann_whitney_normal"), "Mann–Whitney (normal approximation)"},
+		{"test label unknown how", testLabel("fisher_mid_p"), "Fisher exact (mid p)"},
+		{"test label unknown", testLabel("chi_square"), "chi square"},
+		{"test label empty", testLabel(""), "—"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWrapWhole(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		width int
+		want  []string
+	}{
+		{"short", "a b c", 20, []string{"a b c"}},
+		{"wraps at spaces", "aaaa bbbb cccc dddd eeee", 20, []string{"aaaa bbbb cccc dddd", "eeee"}},
+		{"breaks a long word", strings.Repeat("x", 45) + " end", 20, []string{strings.Repeat("x", 20), strings.Repeat("x", 20), "xxxxx end"}},
+		{"wide runes", strings.Repeat("你", 15), 20, []string{strings.Repeat("你", 10), strings.Repeat("你", 5)}},
+		{"empty", "", 20, []string{""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := wrapWhole(tc.in, tc.width)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("wrapWhole(%q, %d) got %q, want %q", tc.in, tc.width, got, tc.want)
+			}
+		})
 	}
 }

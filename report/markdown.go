@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -210,6 +211,9 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 		[]string{"Generated", m.Generated},
 	)
 	w.table([]string{"Comparison", ""}, "", meta)
+	if m.Stats != nil && len(m.Stats.Flagged) > 0 {
+		w.flaggedUnits(m.Stats)
+	}
 
 	for _, g := range m.Groups {
 		w.line()
@@ -229,13 +233,117 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	if len(m.Errors) > 0 {
 		w.mdErrors(m.Errors, "not drift")
 	}
+	if m.Stats != nil {
+		w.statistics(m.Stats)
+	}
 	w.footer("", "report "+mdText(m.ReportID, 200), "")
 }
 
+// flaggedUnits lists the rejected units that no regression row shows.
+func (w md) flaggedUnits(s *statsModel) {
+	w.line()
+	w.line(fmt.Sprintf("### 🚩 Flagged units (%d)", len(s.Flagged)))
+	w.line()
+	w.line(s.FlaggedExplain())
+	w.line()
+	rows := make([][]string, len(s.Flagged))
+	for i, u := range s.Flagged {
+		rows[i] = []string{severityIcon(u.Severity) + " " + mdText(u.Severity, 50), mdText(u.Kind, 50), mdText(u.Key, 200), mdText(u.Evidence, evidenceRunes)}
+	}
+	w.table([]string{"Severity", "Unit", "Name", "Evidence"}, "", rows)
+}
+
+// statistics writes the method, what a clean run could have detected, every
+// tested unit, the change warnings and signals, and the nondeterminism.
+func (w md) statistics(s *statsModel) {
+	w.line()
+	w.line("### 📐 Statistics")
+	w.line()
+	if s.Clean && s.Detectable != "" {
+		w.line("✅ **", mdText(s.CleanLine(), 500), "**")
+		w.line()
+	}
+	rows := [][]string{
+		{"Tests", mdText(s.Tests, 1000)},
+		{"Multiplicity", mdText(s.MultiplicityLine(), 500)},
+		{"Seed", mdText(s.Seed, 50) + " · " + strconv.Itoa(s.Permutations) + " permutations"},
+		{"Samples", mdText(s.SamplesLine(), 200)},
+	}
+	if s.Detectable == "" || !s.Clean {
+		rows = append(rows, []string{"Detectable drop", mdText(s.DetectableLine(), 200)})
+	}
+	w.table([]string{"Method", ""}, "", rows)
+
+	if len(s.Units) > 0 {
+		w.details(fmt.Sprintf("All tested units (%d: %d flagged, %d screened out)", len(s.Units), s.Rejected, s.Screened))
+		w.line(s.UnitsExplain())
+		w.line()
+		rows := make([][]string, len(s.Units))
+		for i, u := range s.Units {
+			outcome := mdText(u.Outcome, 300)
+			if u.Flagged {
+				outcome = severityIcon(u.Severity) + " " + outcome + " (" + mdText(u.Severity, 50) + ")"
+			}
+			rows[i] = []string{mdText(u.Kind, 50), mdText(u.Key, 200), mdText(u.Test, 100), u.P, u.Q, mdText(u.Effect, 100), outcome}
+		}
+		w.table([]string{"Unit", "Name", "Test", "p", "q", "Effect [95% CI]", "Outcome"}, "lllrrr", rows)
+		w.endDetails()
+	}
+
+	if len(s.Warnings) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### ⚠️ Warnings (informational) (%d)", len(s.Warnings)))
+		w.line()
+		w.line(s.WarningsExplain())
+		w.line()
+		for _, warn := range s.Warnings {
+			w.line("- ", mdText(warn, evidenceRunes))
+		}
+	}
+	if len(s.Signals) > 0 {
+		w.details(fmt.Sprintf("Change signals (%d)", len(s.Signals)))
+		rows := make([][]string, len(s.Signals))
+		for i, g := range s.Signals {
+			flag := "—"
+			if g.Flagged {
+				flag = "⚠️ yes"
+			}
+			rows[i] = []string{mdText(g.Kind, 100), mdText(g.PromptID, 200), g.Baseline, g.Current, g.P, g.Q, flag}
+		}
+		w.table([]string{"Signal", "Prompt", "Baseline", "Current", "p", "q", "Flagged"}, "llrrrr", rows)
+		w.endDetails()
+	}
+
+	if len(s.Nondet) > 0 {
+		w.line()
+		w.line("### 🎲 Nondeterminism")
+		w.line()
+		w.line(mdText(s.NondetLine(), 500))
+		w.line()
+		rows := make([][]string, len(s.Nondet))
+		for i, r := range s.Nondet {
+			rows[i] = []string{mdText(r.PromptID, 200), r.Baseline, r.Current}
+		}
+		w.table([]string{"Prompt", "Baseline distinct", "Current distinct"}, "lrr", rows)
+		if s.NondetMore > 0 {
+			w.line()
+			w.line(fmt.Sprintf("…and %s, listed in the JSON report.", plural(s.NondetMore, "more prompt", "more prompts")))
+		}
+	}
+}
+
+// comparisonTable writes comparisons; withDetails adds their evidence and
+// details, and without them a table still shows the evidence (for a stable
+// pair of a statistical report, the smallest drop it could show) when a row
+// has some.
 func (w md) comparisonTable(rows []compRow, withDetails bool) {
 	head := []string{"Probe", "Category", "Prompt", "Baseline", "Current", "Δ", "Severity"}
+	evidenceOnly := false
 	if withDetails {
 		head = append(head, "Details")
+	} else if slices.ContainsFunc(rows, func(r compRow) bool { return r.Evidence != "" }) {
+		evidenceOnly = true
+		head = append(head, "Evidence")
 	}
 	out := make([][]string, len(rows))
 	for i, r := range rows {
@@ -244,12 +352,15 @@ func (w md) comparisonTable(rows []compRow, withDetails bool) {
 			sev = severityIcon(sev) + " " + mdText(sev, 50)
 		}
 		out[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Baseline, r.Current, r.Delta, sev}
+		if evidenceOnly {
+			out[i] = append(out[i], orDash(mdText(r.Evidence, evidenceRunes)))
+		}
 		if !withDetails {
 			continue
 		}
 		var parts []string
 		if r.Evidence != "" {
-			parts = append(parts, "**evidence:** "+mdText(r.Evidence, mdDetailRunes))
+			parts = append(parts, "**evidence:** "+mdText(r.Evidence, evidenceRunes))
 		}
 		if r.BaselineDetails != "" {
 			parts = append(parts, "**baseline:** "+mdText(r.BaselineDetails, mdDetailRunes))

@@ -218,6 +218,8 @@ type driftModel struct {
 	Counts        []statusCount
 	Errors        []errorRow
 	HasDrift      bool
+	// Stats is the statistical evidence; nil for a single-sample report.
+	Stats *statsModel
 }
 
 // statusGroup is the comparisons with one status.
@@ -293,6 +295,9 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 	}
 	if m.Summary == "" {
 		m.Summary = "No summary."
+	}
+	if d.Statistics != nil {
+		m.Stats = newStatsModel(d.Statistics, d.Comparisons)
 	}
 
 	byStatus := make(map[promptcanary.Status][]*promptcanary.Comparison)
@@ -500,4 +505,350 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// Limits of the statistical sections.
+const (
+	// evidenceRunes bounds an evidence line or a warning in terminal and
+	// Markdown output. Real evidence is a few hundred characters and is
+	// shown whole; the bound only stops a hostile report file.
+	evidenceRunes = 1000
+	// nondetTop is how many prompts the nondeterminism section lists.
+	nondetTop = 10
+)
+
+// statsModel is the statistical evidence of a drift report prepared for
+// display.
+type statsModel struct {
+	// Clean is set when no unit was flagged.
+	Clean bool
+	// Detectable is the minimum detectable uniform drop in points ("2.7"),
+	// empty when it could not be computed.
+	Detectable     string
+	Tests          string // "Fisher exact ×16 · exact stratified ×5 · …"
+	Alpha          string
+	Testable       int
+	Hypotheses     int
+	ScreeningLevel string
+	Seed           string
+	Permutations   int
+	BaselineN      int
+	CurrentN       int
+	// Flagged are the rejected units whose evidence no regression row
+	// shows: probes, categories, the suite, and a pair's second test.
+	Flagged []unitRow
+	// Units is every tested unit, flagged ones first.
+	Units    []unitRow
+	Rejected int
+	Screened int
+	Warnings []string
+	Signals  []signalRow
+	// Nondet lists the most nondeterministic prompts, worst first; NondetMore
+	// counts those left out and NondetVaried those with more than one
+	// distinct output on either side, out of NondetTotal.
+	Nondet       []nondetRow
+	NondetMore   int
+	NondetVaried int
+	NondetTotal  int
+}
+
+// unitRow is one tested unit.
+type unitRow struct {
+	Kind     string
+	Key      string
+	Test     string // readable test name
+	P        string
+	Q        string
+	Effect   string // "−66.7 pts [−86.1, −33.5]" or "HL −0.12 [−0.14, −0.10]"
+	Outcome  string // "flagged", "not flagged" or "screened out", and the unit whose test it repeats
+	Severity string // lower case; "none" when not flagged
+	Flagged  bool
+	Evidence string
+}
+
+// signalRow is one informational change signal.
+type signalRow struct {
+	Kind     string
+	PromptID string
+	Baseline string
+	Current  string
+	P        string // "—" for a change that is a fact, not a test
+	Q        string
+	Flagged  bool
+	Detail   string
+}
+
+// nondetRow is the number of distinct outputs among one prompt's samples.
+type nondetRow struct {
+	PromptID string
+	Baseline string // "11/30"
+	Current  string
+}
+
+// unitKindOrder orders the kinds of unit from broadest to narrowest.
+var unitKindOrder = map[string]int{promptcanary.UnitSuite: 0, promptcanary.UnitCategory: 1, promptcanary.UnitProbe: 2, promptcanary.UnitPair: 3}
+
+func kindRank(k string) int {
+	if r, ok := unitKindOrder[k]; ok {
+		return r
+	}
+	return len(unitKindOrder)
+}
+
+func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Comparison) *statsModel {
+	m := &statsModel{
+		Clean:          true,
+		Alpha:          strconv.FormatFloat(st.Alpha, 'g', -1, 64),
+		Testable:       st.Testable,
+		Hypotheses:     st.Hypotheses,
+		ScreeningLevel: pValue(st.ScreeningLevel),
+		Seed:           strconv.FormatUint(st.Seed, 10),
+		Permutations:   st.Permutations,
+		BaselineN:      st.BaselineSamples,
+		CurrentN:       st.CurrentSamples,
+		Warnings:       st.Warnings,
+	}
+	if d := st.MinDetectableDrop; d > 0 && !math.IsInf(d, 0) {
+		m.Detectable = strconv.FormatFloat(100*d, 'f', 1, 64)
+	}
+
+	// Evidence already shown in a regression row is not repeated.
+	shown := make(map[string]bool)
+	for i := range cs {
+		if cs[i].Regression && cs[i].Evidence != "" {
+			shown[promptcanary.PairKey{ProbeID: cs[i].ProbeID, PromptID: cs[i].PromptID}.String()+"\x00"+cs[i].Evidence] = true
+		}
+	}
+	var tests []string
+	testCount := make(map[string]int)
+	units := make([]*promptcanary.TestedUnit, len(st.Units))
+	for i := range st.Units {
+		u := &st.Units[i]
+		units[i] = u
+		if testCount[u.Test] == 0 {
+			tests = append(tests, u.Test)
+		}
+		testCount[u.Test]++
+	}
+	labels := make([]string, len(tests))
+	for i, name := range tests {
+		labels[i] = testLabel(name) + " ×" + strconv.Itoa(testCount[name])
+	}
+	m.Tests = orDash(strings.Join(labels, " · "))
+
+	slices.SortStableFunc(units, func(a, b *promptcanary.TestedUnit) int {
+		return cmp.Or(-cmp.Compare(b2i(a.Rejected), b2i(b.Rejected)), cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+			cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.Q, b.Q), cmp.Compare(a.Key, b.Key))
+	})
+	m.Units = make([]unitRow, len(units))
+	for i, u := range units {
+		r := unitRow{
+			Kind: orDash(u.Kind), Key: orDash(u.Key), Test: testLabel(u.Test), P: pValue(u.P), Q: qValue(u.Q),
+			Effect: effect(u), Outcome: "not flagged", Severity: "none", Flagged: u.Rejected, Evidence: u.Evidence,
+		}
+		switch {
+		case u.Rejected:
+			r.Outcome, r.Severity = "flagged", severity(u.Severity)
+			m.Rejected++
+			m.Clean = false
+			if u.Kind != promptcanary.UnitPair || !shown[u.Key+"\x00"+u.Evidence] {
+				m.Flagged = append(m.Flagged, r)
+			}
+		case u.Screened:
+			r.Outcome, r.Q = "screened out", "—"
+			m.Screened++
+		}
+		if u.SameTestAs != "" {
+			r.Outcome += ", same test as " + u.SameTestAs
+		}
+		m.Units[i] = r
+	}
+
+	m.Signals = make([]signalRow, len(st.Signals))
+	for i, s := range st.Signals {
+		r := signalRow{Kind: orDash(strings.ReplaceAll(s.Kind, "_", " ")), PromptID: orDash(s.PromptID), Baseline: measure(s.Baseline),
+			Current: measure(s.Current), P: pValue(s.P), Q: qValue(s.Q), Flagged: s.Flagged, Detail: s.Detail}
+		if s.P == 0 && s.Q == 0 {
+			r.P, r.Q = "—", "—" // a fact (a new fingerprint), not a test
+		}
+		if s.Kind == "energy_distance" {
+			r.Baseline = "—" // the distance is one number between the sides
+		}
+		m.Signals[i] = r
+	}
+
+	nd := slices.Clone(st.Nondeterminism)
+	slices.SortStableFunc(nd, func(a, b promptcanary.PromptNondeterminism) int {
+		return cmp.Or(cmp.Compare(distinctShare(b), distinctShare(a)),
+			cmp.Compare(b.BaselineDistinct+b.CurrentDistinct, a.BaselineDistinct+a.CurrentDistinct), cmp.Compare(a.PromptID, b.PromptID))
+	})
+	m.NondetTotal = len(nd)
+	for i, p := range nd {
+		if p.BaselineDistinct > 1 || p.CurrentDistinct > 1 {
+			m.NondetVaried++
+		}
+		if i < nondetTop {
+			m.Nondet = append(m.Nondet, nondetRow{PromptID: orDash(p.PromptID),
+				Baseline: fmt.Sprintf("%d/%d", p.BaselineDistinct, p.BaselineSamples), Current: fmt.Sprintf("%d/%d", p.CurrentDistinct, p.CurrentSamples)})
+		}
+	}
+	m.NondetMore = len(nd) - len(m.Nondet)
+	return m
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// distinctShare is the larger share of distinct outputs among the samples
+// of either side of a prompt.
+func distinctShare(p promptcanary.PromptNondeterminism) float64 {
+	share := func(d, n int) float64 {
+		if n <= 0 {
+			return 0
+		}
+		return float64(d) / float64(n)
+	}
+	return max(share(p.BaselineDistinct, p.BaselineSamples), share(p.CurrentDistinct, p.CurrentSamples))
+}
+
+// testBases names the tests of the drift family; a recorded test name is a
+// base, optionally followed by "_" and how its p-value was obtained.
+var testBases = []struct{ id, label string }{
+	{"stratified_permutation", "stratified permutation"},
+	{"stratified_exact", "stratified exact"},
+	{"mann_whitney", "Mann–Whitney"},
+	{"fisher", "Fisher exact"},
+}
+
+// testHows names how a p-value was obtained.
+var testHows = map[string]string{"exact": "exact", "normal": "normal approximation", "permutation": "Monte Carlo"}
+
+// testLabel is the readable name of a recorded test: "mann_whitney_exact"
+// reads "Mann–Whitney (exact)"; an unknown name has its underscores
+// replaced.
+func testLabel(name string) string {
+	for _, b := range testBases {
+		if name == b.id {
+			return b.label
+		}
+		if how, ok := strings.CutPrefix(name, b.id+"_"); ok {
+			if h, ok := testHows[how]; ok {
+				how = h
+			}
+			return b.label + " (" + strings.ReplaceAll(how, "_", " ") + ")"
+		}
+	}
+	return orDash(strings.ReplaceAll(name, "_", " "))
+}
+
+// effect formats a unit's estimated change with its 95% interval: points of
+// pass rate, or the Hodges–Lehmann score shift of a Mann–Whitney unit.
+func effect(u *promptcanary.TestedUnit) string {
+	if strings.HasPrefix(u.Test, "mann_whitney") {
+		return fmt.Sprintf("HL %s [%s, %s]", signedFixed(u.Effect, 2), signedFixed(u.Interval.Lower, 2), signedFixed(u.Interval.Upper, 2))
+	}
+	return fmt.Sprintf("%s pts [%s, %s]", signedFixed(100*u.Effect, 1), signedFixed(100*u.Interval.Lower, 1), signedFixed(100*u.Interval.Upper, 1))
+}
+
+// signedFixed formats f with a sign and prec decimals: "+3.3", "−36.7",
+// "+0.0".
+func signedFixed(f float64, prec int) string {
+	if math.IsNaN(f) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(math.Abs(f), 'f', prec, 64)
+	if f < 0 && strings.Trim(s, "0.") != "" {
+		return "−" + s
+	}
+	return "+" + s
+}
+
+// pValue formats a p-value as the drift evidence does: three decimals, or
+// two significant digits in exponent form below 0.001.
+func pValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "n/a"
+	case p >= 0.001 || p == 0:
+		return strconv.FormatFloat(p, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(p, 'e', 1, 64)
+}
+
+// qValue formats a q-value: two decimals, three below 0.01, exponent form
+// below 0.001.
+func qValue(q float64) string {
+	switch {
+	case math.IsNaN(q):
+		return "n/a"
+	case q >= 0.01 || q == 0:
+		return strconv.FormatFloat(q, 'f', 2, 64)
+	case q >= 0.001:
+		return strconv.FormatFloat(q, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(q, 'e', 1, 64)
+}
+
+// measure formats a signal's summary of one side: whole numbers from 100
+// up, three significant digits below.
+func measure(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return "n/a"
+	case math.Abs(f) >= 100:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64)
+}
+
+// The texts of the statistical sections are methods, so that every format,
+// the HTML templates included, says the same.
+
+// FlaggedExplain introduces the flagged units.
+func (s *statsModel) FlaggedExplain() string {
+	return "Groups of pairs that got worse together (a probe across prompts, a category, the whole suite), with the evidence of each test."
+}
+
+// WarningsExplain introduces the change warnings.
+func (s *statsModel) WarningsExplain() string {
+	return "Changes in the responses themselves (length, tokens, finish reasons, wording, served model), tested two-sided with their own false-discovery control; they are not drift on their own."
+}
+
+// UnitsExplain introduces the list of every tested unit.
+func (s *statsModel) UnitsExplain() string {
+	return "Every hypothesis of the drift family: pairs, probes across prompts, categories and the suite. Screened-out units could not reach significance given their sample sizes (Tarone)."
+}
+
+// CleanLine says what a clean run could have detected.
+func (s *statsModel) CleanLine() string {
+	return "no drop larger than " + s.Detectable + " points in every pair's pass rate would have gone unnoticed (power 0.8)"
+}
+
+// DetectableLine says what a run with drift could have detected.
+func (s *statsModel) DetectableLine() string {
+	if s.Detectable == "" {
+		return "the smallest detectable drop could not be computed"
+	}
+	return "a drop of " + s.Detectable + " points in every pair's pass rate is caught with power 0.8"
+}
+
+// MultiplicityLine describes the false-discovery control of the family.
+func (s *statsModel) MultiplicityLine() string {
+	return fmt.Sprintf("Benjamini–Hochberg at q = %s over %d of %d hypotheses left testable by Tarone screening (level %s); %s",
+		s.Alpha, s.Testable, s.Hypotheses, s.ScreeningLevel, plural(s.Rejected, "unit flagged", "units flagged"))
+}
+
+// SamplesLine gives the largest sample counts of a pair on each side.
+func (s *statsModel) SamplesLine() string {
+	return fmt.Sprintf("%d baseline / %d current per pair (largest)", s.BaselineN, s.CurrentN)
+}
+
+// NondetLine introduces the nondeterminism list.
+func (s *statsModel) NondetLine() string {
+	return fmt.Sprintf("Distinct outputs among the samples of a prompt, baseline → current, most varied first; %d of %s gave more than one distinct output.",
+		s.NondetVaried, plural(s.NondetTotal, "prompt", "prompts"))
 }

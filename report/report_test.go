@@ -62,7 +62,7 @@ func TestGolden(t *testing.T) {
 		{"html", HTML, Options{}},
 		{"json", JSON, Options{}},
 	}
-	for _, fixture := range []string{"run_failures", "drift_mixed", "drift_clean"} {
+	for _, fixture := range []string{"run_failures", "drift_mixed", "drift_clean", "drift_stats_flagged", "drift_stats_clean"} {
 		for _, v := range variants {
 			t.Run(fixture+"/"+v.suffix, func(t *testing.T) {
 				run, drift := load(t, fixture+".json")
@@ -83,7 +83,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestJSONRoundTrip(t *testing.T) {
-	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json"} {
+	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json", "drift_stats_flagged.json", "drift_stats_clean.json"} {
 		t.Run(fixture, func(t *testing.T) {
 			run, drift := load(t, fixture)
 			var buf bytes.Buffer
@@ -242,7 +242,7 @@ func TestRenderErrors(t *testing.T) {
 
 // TestTerminalFitsWidth checks that no terminal line is wider than asked.
 func TestTerminalFitsWidth(t *testing.T) {
-	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json"} {
+	for _, fixture := range []string{"run_failures.json", "drift_mixed.json", "drift_clean.json", "drift_stats_flagged.json", "drift_stats_clean.json"} {
 		for _, width := range []int{0, 80, 120} {
 			t.Run(fixture+"/"+string(rune('0'+width/40)), func(t *testing.T) {
 				run, drift := load(t, fixture)

@@ -68,6 +68,28 @@ func (t *term) para(indent, first, s string) {
 	}
 }
 
+// wfield writes an aligned "label  value" line like field, wrapping a long
+// value onto continuation lines under the value column instead of cutting it.
+func (t *term) wfield(label, value string) {
+	lab := padRight(label, 13)
+	t.whole("  "+lab+" ", 3+textWidth(lab), value)
+}
+
+// whole writes untrusted text wrapped to the width without dropping any of
+// it: the first line starts with prefix, which is safe, may hold colour and
+// takes prefixWidth columns; the following lines are indented to line up
+// with the text. Words wider than a line are broken, not cut.
+func (t *term) whole(prefix string, prefixWidth int, s string) {
+	pad := strings.Repeat(" ", prefixWidth)
+	for i, l := range wrapWhole(termSafe(s), t.width-prefixWidth) {
+		if i == 0 {
+			t.line(prefix, l)
+		} else {
+			t.line(pad, l)
+		}
+	}
+}
+
 // column describes one table column.
 type column struct {
 	head  string
@@ -82,9 +104,12 @@ type cell struct {
 	style string
 }
 
-// trow is one table row with optional "label text" lines under it.
+// trow is one table row with optional "label text" lines under it: extra
+// lines are cut to the width, whole lines (evidence) are wrapped onto
+// continuation lines and never cut.
 type trow struct {
 	cells []cell
+	whole [][2]string
 	extra [][2]string
 }
 
@@ -175,6 +200,10 @@ func (t *term) table(cols []column, rows []trow) {
 	const extraIndent = tableIndent + "    "
 	for _, r := range rows {
 		render(r.cells, false)
+		for _, x := range r.whole {
+			label := padRight(x[0], 9)
+			t.whole(extraIndent+t.paint(ansiDim, label)+" ", len(extraIndent)+textWidth(label)+1, x[1])
+		}
 		for _, x := range r.extra {
 			label := padRight(x[0], 9)
 			t.line(extraIndent, t.paint(ansiDim, label), " ", truncate(termSafe(x[1]), t.width-len(extraIndent)-10))
@@ -360,6 +389,9 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 			t.para("  ", "• ", n)
 		}
 	}
+	if m.Stats != nil && len(m.Stats.Flagged) > 0 {
+		t.flaggedUnits(m.Stats)
+	}
 
 	for _, g := range m.Groups {
 		t.heading(statusStyle(g.Status), fmt.Sprintf("%s (%d)", g.Title, len(g.Rows)))
@@ -383,9 +415,93 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not drift", len(m.Errors)))
 		t.errorTable(m.Errors)
 	}
+	if m.Stats != nil {
+		t.statistics(m.Stats)
+	}
 
 	t.line()
 	t.parts(driftSummary(m))
+}
+
+// flaggedUnits lists the rejected units that no regression row shows, each
+// with its whole evidence line.
+func (t *term) flaggedUnits(s *statsModel) {
+	t.heading(ansiRed, fmt.Sprintf("Flagged units (%d)", len(s.Flagged)))
+	for _, l := range wrap(s.FlaggedExplain(), t.width-2) {
+		t.line("  ", t.paint(ansiDim, l))
+	}
+	for _, u := range s.Flagged {
+		sev := padRight(strings.ToUpper(termSafe(u.Severity)), 9)
+		kind := padRight(truncate(termSafe(u.Kind), 12), 9)
+		t.whole("  "+t.paint(ansiBold+severityStyle(u.Severity), sev)+" "+kind+" ", 2+textWidth(sev)+1+textWidth(kind)+1, u.Key)
+		t.whole("      ", 6, cut(u.Evidence, evidenceRunes))
+	}
+}
+
+// statistics writes the method of a statistical comparison, what a clean
+// run could have detected, the change warnings and the nondeterminism.
+func (t *term) statistics(s *statsModel) {
+	t.heading("", "Statistics")
+	if s.Clean && s.Detectable != "" {
+		t.whole("  "+t.paint(ansiGreen, "✓")+" ", 4, s.CleanLine())
+	}
+	t.wfield("tests", s.Tests)
+	t.wfield("multiplicity", s.MultiplicityLine())
+	t.wfield("seed", fmt.Sprintf("%s · %d permutations", s.Seed, s.Permutations))
+	t.wfield("samples", s.SamplesLine())
+	if s.Detectable == "" || !s.Clean {
+		t.wfield("detectable", s.DetectableLine())
+	}
+
+	if len(s.Warnings) > 0 {
+		t.heading(ansiYellow, fmt.Sprintf("Warnings (informational) (%d)", len(s.Warnings)))
+		for _, l := range wrap(s.WarningsExplain(), t.width-2) {
+			t.line("  ", t.paint(ansiDim, l))
+		}
+		for _, w := range s.Warnings {
+			t.whole("  • ", 4, cut(w, evidenceRunes))
+		}
+	}
+
+	if len(s.Nondet) > 0 {
+		t.heading("", "Nondeterminism")
+		for _, l := range wrap(s.NondetLine(), t.width-2) {
+			t.line("  ", t.paint(ansiDim, l))
+		}
+		items := make([]string, 0, len(s.Nondet)+1)
+		for _, r := range s.Nondet {
+			items = append(items, truncate(termSafe(r.PromptID), t.width/2)+" "+r.Baseline+" → "+r.Current)
+		}
+		if s.NondetMore > 0 {
+			items = append(items, fmt.Sprintf("and %d more", s.NondetMore))
+		}
+		t.flow("  ", " · ", items)
+	}
+}
+
+// flow writes safe items separated by sep, breaking lines between items so
+// that no line is wider than the terminal; each line starts with indent.
+func (t *term) flow(indent, sep string, items []string) {
+	var sb strings.Builder
+	w := 0
+	limit := t.width - textWidth(indent)
+	for _, it := range items {
+		iw := textWidth(it)
+		if w > 0 && w+textWidth(sep)+iw > limit {
+			t.line(indent, strings.TrimRight(sb.String()+sep, " "))
+			sb.Reset()
+			w = 0
+		}
+		if w > 0 {
+			sb.WriteString(sep)
+			w += textWidth(sep)
+		}
+		sb.WriteString(it)
+		w += iw
+	}
+	if w > 0 {
+		t.line(indent, sb.String())
+	}
 }
 
 // driftSummary is the closing line: "2 regressions, 1 improvement, 5 stable,
@@ -424,11 +540,13 @@ func (t *term) comparisonTable(g statusGroup, withDetails bool) {
 			sev = severityStyle(r.Severity)
 		}
 		rows[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: r.Baseline}, {text: r.Current, style: style}, {text: r.Delta, style: style}, {text: r.Severity, style: sev}}
+		// Evidence is shown for every listed pair: for a stable pair of a
+		// statistical report it is the smallest drop the pair could show.
+		if r.Evidence != "" {
+			rows[i].whole = append(rows[i].whole, [2]string{"evidence", cut(r.Evidence, evidenceRunes)})
+		}
 		if !withDetails {
 			continue
-		}
-		if r.Evidence != "" {
-			rows[i].extra = append(rows[i].extra, [2]string{"evidence", r.Evidence})
 		}
 		if r.BaselineDetails != "" {
 			rows[i].extra = append(rows[i].extra, [2]string{"baseline", r.BaselineDetails})
@@ -548,6 +666,29 @@ func padRight(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s
+}
+
+// wrapWhole breaks s into lines of at most w columns at spaces, like wrap,
+// but breaks a word longer than w across lines instead of cutting it.
+func wrapWhole(s string, w int) []string {
+	w = max(w, 20)
+	var words []string
+	for _, word := range strings.Fields(s) {
+		for textWidth(word) > w {
+			n, end := 0, 0
+			for i, r := range word {
+				if n+runeWidth(r) > w {
+					end = i
+					break
+				}
+				n += runeWidth(r)
+			}
+			words = append(words, word[:end])
+			word = word[end:]
+		}
+		words = append(words, word)
+	}
+	return wrap(strings.Join(words, " "), w)
 }
 
 // wrap breaks s into lines of at most w columns at spaces; a word longer
