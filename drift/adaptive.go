@@ -13,8 +13,8 @@ const (
 // AcceptEarly reports whether a run may stop sampling a prompt after a stage
 // of Stages: baseline and current are all the results of that one prompt.
 // It is true only when every baseline pair of the prompt has current samples
-// and is clearly fine (current pass rate ≥ baseline − 0.05 and mean score ≥
-// baseline − 0.03). Stopping early only ever accepts: a prompt that looks
+// and is clearly fine (current pass rate ≥ baseline − 0.05 and, for a probe
+// with graded scores, mean score ≥ baseline − 0.03). Stopping early only ever accepts: a prompt that looks
 // worse keeps sampling, so AcceptEarly never raises an alarm.
 func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.ProbeResult) bool {
 	if len(baseline) == 0 || len(current) == 0 {
@@ -23,6 +23,7 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 	type acc struct {
 		bn, bp, cn, cp int
 		bs, cs         float64
+		graded         bool // a score strictly between 0 and 1 was seen
 	}
 	var small [16]acc
 	var keys [16]string
@@ -59,6 +60,7 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 		a := find(baseline[i].ProbeID)
 		a.bn++
 		a.bs += baseline[i].Score
+		a.graded = a.graded || (baseline[i].Score > 0 && baseline[i].Score < 1)
 		if baseline[i].Passed {
 			a.bp++
 		}
@@ -67,6 +69,7 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 		a := find(current[i].ProbeID)
 		a.cn++
 		a.cs += current[i].Score
+		a.graded = a.graded || (current[i].Score > 0 && current[i].Score < 1)
 		if current[i].Passed {
 			a.cp++
 		}
@@ -80,7 +83,12 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 		}
 		bRate, cRate := float64(a.bp)/float64(a.bn), float64(a.cp)/float64(a.cn)
 		bMean, cMean := a.bs/float64(a.bn), a.cs/float64(a.cn)
-		return cRate >= bRate-acceptRate-tolerance && cMean >= bMean-acceptScore-tolerance
+		if cRate < bRate-acceptRate-tolerance {
+			return false
+		}
+		// A pass/fail probe's mean score is its pass rate: the score margin
+		// applies to graded scores only, or it would override the rate's.
+		return !a.graded || cMean >= bMean-acceptScore-tolerance
 	}
 	if big != nil {
 		for _, a := range big {

@@ -286,7 +286,9 @@ func TestAcceptEarly(t *testing.T) {
 	}{
 		{"all fine", append(binarySamples("x", "a", 5, 5), binarySamples("y", "a", 5, 5)...), true},
 		{"binary mean within 0.03", append(binarySamples("x", "a", 87, 100), binarySamples("y", "a", 20, 20)...), true},
-		{"binary mean 0.05 lower", append(binarySamples("x", "a", 17, 20), binarySamples("y", "a", 20, 20)...), false},
+		// A pass/fail probe's mean is its rate: only the rate margin applies.
+		{"binary rate exactly 0.05 lower", append(binarySamples("x", "a", 17, 20), binarySamples("y", "a", 20, 20)...), true},
+		{"binary rate 0.06 lower", append(binarySamples("x", "a", 84, 100), binarySamples("y", "a", 20, 20)...), false},
 		{"rate 0.10 lower", append(binarySamples("x", "a", 16, 20), binarySamples("y", "a", 20, 20)...), false},
 		{"one failure in five", append(binarySamples("x", "a", 5, 5), binarySamples("y", "a", 4, 5)...), false},
 		{"pair missing", binarySamples("x", "a", 5, 5), false},
