@@ -94,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("empty API key")
 	}
-	base, err := baseURL(cfg.BaseURL)
+	base, err := root.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func New(cfg Config) (*Client, error) {
 	if version == "" {
 		version = DefaultVersion
 	}
-	if !validHeaderValue(version) {
+	if !httpc.ValidHeaderValue(version) {
 		return nil, errors.New("invalid anthropic-version: it holds a control character")
 	}
 	h := http.Header{}
@@ -110,7 +110,7 @@ func New(cfg Config) (*Client, error) {
 	for k, vs := range cfg.Header {
 		for _, v := range vs {
 			h.Add(k, v)
-			if sensitiveHeader(k) {
+			if httpc.SensitiveHeader(k) {
 				secrets = append(secrets, v)
 			}
 		}

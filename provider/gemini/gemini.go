@@ -105,7 +105,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("empty API key")
 	}
-	base, err := baseURL(cfg.BaseURL)
+	base, err := root.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func New(cfg Config) (*Client, error) {
 	for k, vs := range cfg.Header {
 		for _, v := range vs {
 			h.Add(k, v)
-			if sensitiveHeader(k) {
+			if httpc.SensitiveHeader(k) {
 				secrets = append(secrets, v)
 			}
 		}

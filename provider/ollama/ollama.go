@@ -104,7 +104,7 @@ func New(cfg Config) (*Client, error) {
 	for k, vs := range cfg.Header {
 		for _, v := range vs {
 			h.Add(k, v)
-			if sensitiveHeader(k) {
+			if httpc.SensitiveHeader(k) {
 				secrets = append(secrets, v)
 			}
 		}
@@ -115,7 +115,7 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	if cfg.APIKey != "" {
-		if !validHeaderValue(cfg.APIKey) {
+		if !httpc.ValidHeaderValue(cfg.APIKey) {
 			return nil, errors.New("invalid API key: it holds a control character")
 		}
 		h.Set("Authorization", "Bearer "+cfg.APIKey)

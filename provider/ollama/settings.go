@@ -3,17 +3,13 @@ package ollama
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // settings are the provider's settings from canary.yaml.
@@ -26,133 +22,34 @@ type settings struct {
 // knownSettings are the setting keys Open accepts, sorted.
 var knownSettings = []string{"api_key_env", "base_url", "headers"}
 
-var (
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	// tokenRE is an HTTP header field name (RFC 9110 token).
-	tokenRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-)
-
 // readSettings validates m and reports every problem at once.
 func readSettings(m map[string]any) (settings, error) {
-	var (
-		s    settings
-		errs []error
-	)
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v := m[k]
+	var s settings
+	err := setting.Read(m, knownSettings, func(k string, v any) error {
 		var err error
 		switch k {
 		case "base_url":
-			s.baseURL, err = stringSetting(k, v)
+			s.baseURL, err = setting.String(k, v)
 			if err == nil {
 				_, err = hostURL("setting base_url", s.baseURL)
 			}
 		case "api_key_env":
-			s.keyEnv, err = stringSetting(k, v)
-			if err == nil && !envNameRE.MatchString(s.keyEnv) {
-				// Never echo the value: a key pasted here by mistake must not
-				// end up in an error message.
-				err = errors.New("setting api_key_env: want the name of an environment variable (letters, digits and _), not the key itself")
-			}
+			s.keyEnv, err = setting.EnvName(k, v)
 		case "headers":
-			s.header, err = headerSetting(v)
-		default:
-			err = fmt.Errorf("unknown setting %q%s; known settings: %s", k, suggest.Hint(k, knownSettings), strings.Join(knownSettings, ", "))
+			s.header, err = setting.Header(k, v)
 		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return s, errors.Join(errs...)
-}
-
-func stringSetting(key string, v any) (string, error) {
-	s, ok := v.(string)
-	if !ok {
-		return "", fmt.Errorf("setting %s: want a string, got %s", key, typeName(v))
-	}
-	return strings.TrimSpace(s), nil
-}
-
-// headerSetting reads a map of header names to string values.
-func headerSetting(v any) (http.Header, error) {
-	var m map[string]any
-	switch t := v.(type) {
-	case map[string]any:
-		m = t
-	case map[string]string:
-		m = make(map[string]any, len(t))
-		for k, s := range t {
-			m[k] = s
-		}
-	default:
-		return nil, fmt.Errorf("setting headers: want a map of header names to strings, got %s", typeName(v))
-	}
-	h := http.Header{}
-	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		s, ok := m[k].(string)
-		switch {
-		case !tokenRE.MatchString(k):
-			errs = append(errs, fmt.Errorf("setting headers: invalid header name %q", k))
-		case !ok:
-			errs = append(errs, fmt.Errorf("setting headers: %s: want a string, got %s", k, typeName(m[k])))
-		case !validHeaderValue(s):
-			errs = append(errs, fmt.Errorf("setting headers: %s: value holds a line break or control character", k))
-		default:
-			h.Add(k, s)
-		}
-	}
-	return h, errors.Join(errs...)
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "nothing"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int, int64, float64, uint64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// validHeaderValue rejects control characters, which would split or
-// corrupt the request.
-func validHeaderValue(s string) bool {
-	for _, r := range s {
-		if (r < ' ' && r != '\t') || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// sensitiveHeader reports whether a header's value is likely a credential,
-// so it is redacted from error messages.
-func sensitiveHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"auth", "key", "token", "secret", "cookie", "signature", "password"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+		return err
+	})
+	return s, err
 }
 
 // hostURL parses an Ollama server address the way Ollama reads
 // OLLAMA_HOST: without a scheme it is http, and without a port it is 11434
 // ("0.0.0.0:11434" → http://0.0.0.0:11434, "example.com" →
 // http://example.com:11434); with a scheme the scheme's default port
-// applies. Empty means DefaultHost. A trailing slash or "/api" is dropped.
-// source names the setting or variable in errors.
+// applies. Empty means DefaultHost. A trailing slash or "/api" is dropped,
+// and a port outside 1-65535 is rejected. source names the setting or
+// variable in errors.
 func hostURL(source, raw string) (*url.URL, error) {
 	raw = strings.Trim(strings.TrimSpace(raw), `"'`)
 	if raw == "" {
@@ -172,22 +69,13 @@ func hostURL(source, raw string) (*url.URL, error) {
 			raw += "/" + path
 		}
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Port() != "" && !validPort(u.Port()) {
-		// The value is not echoed: it may carry credentials.
-		return nil, errors.New(source + ": want a server address such as http://localhost:11434 or 0.0.0.0:11434")
+	r := setting.Root{
+		Source:    source,
+		Want:      "a server address such as http://localhost:11434 or 0.0.0.0:11434",
+		Suffix:    "/api",
+		CheckPort: true,
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New(source + ": must not carry a query string or fragment (put credentials in headers)")
-	}
-	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/api")
-	u.RawPath = ""
-	return u, nil
-}
-
-func validPort(p string) bool {
-	n, err := strconv.Atoi(p)
-	return err == nil && n > 0 && n <= 65535
+	return r.Parse(raw)
 }
 
 // checkModel rejects an empty model name or one with whitespace.
