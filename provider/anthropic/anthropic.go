@@ -105,21 +105,8 @@ func New(cfg Config) (*Client, error) {
 	if !httpc.ValidHeaderValue(version) {
 		return nil, errors.New("invalid anthropic-version: it holds a control character")
 	}
-	h := http.Header{}
-	secrets := []string{cfg.APIKey}
-	for k, vs := range cfg.Header {
-		for _, v := range vs {
-			h.Add(k, v)
-			if httpc.SensitiveHeader(k) {
-				secrets = append(secrets, v)
-			}
-		}
-	}
-	if base.User != nil {
-		if p, ok := base.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
-	}
+	h, extraSecrets := httpc.ExtraHeader(cfg.Header, base)
+	secrets := append([]string{cfg.APIKey}, extraSecrets...)
 	h.Set("x-api-key", cfg.APIKey)
 	h.Set("anthropic-version", version)
 	return &Client{

@@ -109,21 +109,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
-	secrets := []string{cfg.APIKey}
-	for k, vs := range cfg.Header {
-		for _, v := range vs {
-			h.Add(k, v)
-			if httpc.SensitiveHeader(k) {
-				secrets = append(secrets, v)
-			}
-		}
-	}
-	if base.User != nil {
-		if p, ok := base.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
-	}
+	h, extraSecrets := httpc.ExtraHeader(cfg.Header, base)
+	secrets := append([]string{cfg.APIKey}, extraSecrets...)
 	h.Set("x-goog-api-key", cfg.APIKey)
 	collection, name, _ := strings.Cut(path, "/")
 	return &Client{

@@ -99,21 +99,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
-	var secrets []string
-	for k, vs := range cfg.Header {
-		for _, v := range vs {
-			h.Add(k, v)
-			if httpc.SensitiveHeader(k) {
-				secrets = append(secrets, v)
-			}
-		}
-	}
-	if host.User != nil {
-		if p, ok := host.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
-	}
+	h, secrets := httpc.ExtraHeader(cfg.Header, host)
 	if cfg.APIKey != "" {
 		if !httpc.ValidHeaderValue(cfg.APIKey) {
 			return nil, errors.New("invalid API key: it holds a control character")
