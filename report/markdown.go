@@ -86,15 +86,19 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.line("⚠️ **The run was interrupted: results are incomplete.**")
 	}
 	w.line()
-	w.table([]string{"Run", ""}, "", [][]string{
+	rows := [][]string{
 		{"Provider", mdText(m.Model, 200)},
 		{"Sampling", mdText(m.Sampling, 200)},
 		{"Samples per prompt", strconv.Itoa(m.Samples)},
 		{"Started", m.Started},
 		{"Duration", m.Duration},
 		{"Tokens used", m.Tokens},
-		{"Run ID", mdText(m.RunID, 200)},
-	})
+	}
+	if m.Cost != "" {
+		rows = append(rows, []string{"Cost", mdText(m.Cost, 200)})
+	}
+	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
+	w.table([]string{"Run", ""}, "", rows)
 
 	if len(m.Categories) > 0 {
 		w.line()

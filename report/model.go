@@ -28,6 +28,8 @@ type runModel struct {
 	Started     string
 	Duration    string
 	Tokens      string
+	// Cost is the estimated cost of the run's calls, "" when unknown.
+	Cost string
 	Score       string
 	PassRate    string
 	Passed      int
@@ -106,6 +108,12 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		}
 	}
 	m.Tokens = thousands(tokens)
+	if in, out := r.Tokens(); in+out > 0 {
+		m.Tokens += " (" + thousands(in) + " prompt + " + thousands(out) + " completion)"
+	}
+	if r.CostUSD != nil {
+		m.Cost = fmt.Sprintf("$%.4f (estimate from list prices)", *r.CostUSD)
+	}
 
 	order := make([]*promptcanary.ProbeResult, len(r.ProbeResults))
 	for i := range r.ProbeResults {

@@ -252,6 +252,9 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t.field("started", m.Started)
 	t.field("duration", m.Duration)
 	t.field("tokens used", m.Tokens)
+	if m.Cost != "" {
+		t.field("cost", m.Cost)
+	}
 	t.field("run id", m.RunID)
 	if m.Interrupted {
 		t.line()
