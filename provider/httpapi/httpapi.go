@@ -210,7 +210,7 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 	if c.method == "" {
 		c.method = http.MethodPost
 	}
-	if !isToken(c.method) {
+	if !httpc.IsToken(c.method) {
 		errs = append(errs, fmt.Errorf("method %q: want an HTTP method such as POST or GET", cfg.Method))
 	}
 
@@ -218,7 +218,7 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 	header := http.Header{}
 	override := http.Header{}
 	for _, k := range setting.Keys(cfg.Headers) {
-		if !isToken(k) {
+		if !httpc.IsToken(k) {
 			errs = append(errs, fmt.Errorf("header %q: invalid header name", k))
 			continue
 		}
@@ -452,23 +452,6 @@ func trimNewline(s string) string {
 		s = strings.TrimSuffix(s, "\r")
 	}
 	return s
-}
-
-// isToken reports whether s is an HTTP token (a method or header name).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // overrideTransport replaces headers that httpc sets itself (Content-Type,

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 func init() {
@@ -158,11 +157,6 @@ func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 	if ep.azure {
 		known = append(known, settingAPIVersion)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	str := func(k string, v any, dst *string) {
 		if v == nil {
 			return
@@ -174,7 +168,7 @@ func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 		}
 		*dst = strings.TrimSpace(sv)
 	}
-	for _, k := range keys {
+	for _, k := range setting.Keys(m) {
 		v := m[k]
 		switch {
 		case k == settingBaseURL:
@@ -197,7 +191,7 @@ func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 		case k == settingAPIVersion:
 			errs = append(errs, fmt.Errorf("%s: setting %s is only for azure", ep.name, k))
 		default:
-			errs = append(errs, fmt.Errorf("%s: unknown setting %q%s; known settings: %s", ep.name, k, suggest.Hint(k, known), strings.Join(known, ", ")))
+			errs = append(errs, fmt.Errorf("%s: %w", ep.name, setting.Unknown(k, known)))
 		}
 	}
 	return s, errs
