@@ -156,6 +156,18 @@ func TestMannWhitneyExact(t *testing.T) {
 	if r := mannWhitneyLess(base, cur, 0.05, 0, nil); r.p < 0.99 {
 		t.Errorf("got p %v for a 0.02 drop with margin 0.05, want at least 0.99", r.p)
 	}
+	// Scores that never vary cannot show a drop: the margin must not make
+	// the pair look testable.
+	same := []float64{0.9, 0.9, 0.9, 0.9, 0.9}
+	if r := mannWhitneyLess(base, same, 0.05, 0, nil); r.minP != 1 || r.p != 1 {
+		t.Errorf("got p %v min p %v for constant scores, want 1 1", r.p, r.minP)
+	}
+	// With a margin, the smallest p-value is that of the pooled scores as
+	// observed: here that of the unshifted test.
+	_, wantMin := bruteMW([]float64{0.9, 0.8, 0.95, 0.7}, []float64{0.6, 0.82, 0.75})
+	if r := mannWhitneyLess([]float64{0.9, 0.8, 0.95, 0.7}, []float64{0.6, 0.82, 0.75}, 0.05, 0, nil); !relNear(r.minP, wantMin, 1e-9) {
+		t.Errorf("got min p %v with a margin, want %v", r.minP, wantMin)
+	}
 }
 
 func TestMannWhitneyPermutationMatchesExact(t *testing.T) {

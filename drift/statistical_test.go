@@ -311,3 +311,40 @@ func TestAcceptEarly(t *testing.T) {
 		t.Errorf("got no accept for a mean drop of 0.02, want accept")
 	}
 }
+
+func TestRepeatedUnitsTestedOnce(t *testing.T) {
+	// Every pair always passes except probe1/prompt2, which fails 5 of 20
+	// times: p = C(20,5)/C(50,5) ≈ 0.0073. Its probe and the suite run the
+	// same test; counted three times, no unit could reach alpha/2.
+	cur := func(pr, pm int) int {
+		if pr == 1 && pm == 2 {
+			return 15
+		}
+		return 20
+	}
+	run := makeRun("s", suiteResults(3, 4, 20, cur))
+	rep, err := Compare(makeBaseline("s", suiteResults(3, 4, 30, func(int, int) int { return 30 })), &run, fixedOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.HasDrift {
+		t.Fatalf("got no drift (summary %q), want the broken pair flagged", rep.Summary)
+	}
+	if got := rep.Statistics.Testable; got != 1 {
+		t.Errorf("got %d testable units, want 1", got)
+	}
+	want := map[string]string{"probe1": "pair probe1/prompt2", "s": "pair probe1/prompt2"}
+	for _, u := range rep.Statistics.Units {
+		w, ok := want[u.Key]
+		if !ok {
+			continue
+		}
+		delete(want, u.Key)
+		if u.SameTestAs != w || !u.Rejected {
+			t.Errorf("unit %s %s: got same_test_as %q rejected %v, want %q true", u.Kind, u.Key, u.SameTestAs, u.Rejected, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("got no units %v, want them listed", want)
+	}
+}
