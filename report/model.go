@@ -20,16 +20,16 @@ const (
 
 // runModel is a run prepared for display: sorted, counted and formatted.
 type runModel struct {
-	Run         *promptcanary.Run
-	Suite       string
-	Model       string
-	Sampling    string
-	Samples     int
-	Started     string
-	Duration    string
-	Tokens      string
+	Run      *promptcanary.Run
+	Suite    string
+	Model    string
+	Sampling string
+	Samples  int
+	Started  string
+	Duration string
+	Tokens   string
 	// Cost is the estimated cost of the run's calls, "" when unknown.
-	Cost string
+	Cost        string
 	Score       string
 	PassRate    string
 	Passed      int

@@ -287,7 +287,7 @@ func sideColumns(runs []*promptcanary.Run) []sideColumn {
 // sideSummary is the summary table: one metric per row, one cell per run.
 func sideSummary(runs []*promptcanary.Run) []sideMetric {
 	labels := []string{"Score", "Pass rate", "Results passed", "Call errors", "Tokens prompt/completion", "Tokens total",
-		"Latency mean", "Latency p95", "Duration", "Run ID"}
+		"Estimated cost", "Latency mean", "Latency p95", "Duration", "Run ID"}
 	rows := make([]sideMetric, len(labels))
 	for i, l := range labels {
 		rows[i] = sideMetric{Label: l, Cells: make([]sideCell, len(runs))}
@@ -324,6 +324,10 @@ func sideSummary(runs []*promptcanary.Run) []sideMetric {
 			}
 		}
 		mean, p95 := sideLatencyStats(latencies)
+		cost := "—"
+		if r.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
+		}
 		values := []sideCell{
 			{Text: score(r.OverallScore()), Class: verdict},
 			{Text: percent(r.PassRate()), Class: verdict},
@@ -331,6 +335,7 @@ func sideSummary(runs []*promptcanary.Run) []sideMetric {
 			{Text: strconv.Itoa(len(r.Errors)), Class: errClass},
 			{Text: thousands(prompt) + " / " + thousands(completion)},
 			{Text: thousands(total)},
+			{Text: cost},
 			{Text: sideLatency(mean)},
 			{Text: sideLatency(p95)},
 			{Text: duration(r.Duration())},

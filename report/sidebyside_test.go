@@ -35,9 +35,10 @@ func sideRuns() []*promptcanary.Run {
 		format, factual, safety, custom = promptcanary.CategoryFormat, promptcanary.CategoryFactual, promptcanary.CategorySafety, promptcanary.CategoryCustom
 	)
 	seed := int64(42)
+	openaiCost := 0.00042
 
 	openai := &promptcanary.Run{
-		RunID: "run-openai-01", SuiteName: "support-bot", Tool: "promptcanary 0.3.0", Samples: 1,
+		RunID: "run-openai-01", SuiteName: "support-bot", Tool: "promptcanary 0.3.0", Samples: 1, CostUSD: &openaiCost,
 		Provider:  promptcanary.ProviderConfig{ModelID: "openai/gpt-4o-mini", Temperature: 0.2, MaxTokens: 512, Seed: &seed},
 		StartedAt: sideStart, FinishedAt: sideStart.Add(8400 * time.Millisecond),
 		ProbeResults: []promptcanary.ProbeResult{
