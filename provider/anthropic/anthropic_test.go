@@ -438,22 +438,3 @@ func TestNewValidates(t *testing.T) {
 		})
 	}
 }
-
-func TestArguments(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a": 1}`, `{"a":1}`},
-		{``, `{}`},
-		{`null`, `{}`},
-		{`"{\"city\": \"Paris\"}"`, `{"city":"Paris"}`},
-		{`"not json"`, `"not json"`},
-		{`"  "`, `{}`},
-		{`[1, 2]`, `[1,2]`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := string(arguments(json.RawMessage(tc.in))); got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
-	}
-}

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // message is one entry of the request's messages.
@@ -141,7 +141,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: b.ID, Name: b.Name, Arguments: arguments(b.Input)})
+			out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: b.ID, Name: b.Name, Arguments: toolcall.Arguments(b.Input)})
 		}
 	}
 	out.Content = text.String()
@@ -163,34 +163,4 @@ func ordinaryStop(reason string) bool {
 		return true
 	}
 	return false
-}
-
-// arguments normalises a tool call's arguments to a JSON value: an object
-// as given, "{}" when absent, a JSON-encoded string decoded, and a string
-// that is not JSON kept as a JSON string.
-func arguments(raw json.RawMessage) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}")
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			t := strings.TrimSpace(s)
-			if t == "" {
-				return json.RawMessage("{}")
-			}
-			if json.Valid([]byte(t)) {
-				raw = []byte(t)
-			} else {
-				return raw
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		s, _ := json.Marshal(string(raw))
-		return s
-	}
-	return buf.Bytes()
 }

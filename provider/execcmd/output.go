@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // errTooLarge is returned by limitedBuffer once it is full.
@@ -172,26 +173,10 @@ func toolCalls(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
 		if it.ID != nil {
 			tc.ID = *it.ID
 		}
-		tc.Arguments = normalizeArguments(it.Arguments)
+		tc.Arguments = toolcall.AsWritten(it.Arguments)
 		calls = append(calls, tc)
 	}
 	return calls, nil
-}
-
-func normalizeArguments(raw json.RawMessage) json.RawMessage {
-	v := bytes.TrimSpace(raw)
-	if len(v) == 0 || isNull(v) {
-		return nil
-	}
-	if v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && json.Valid(inner) {
-				return json.RawMessage(inner)
-			}
-		}
-	}
-	return json.RawMessage(bytes.Clone(v))
 }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }

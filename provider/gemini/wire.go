@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // content is one turn of the conversation, or the system instruction.
@@ -299,7 +299,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		for i := range c.Content.Parts {
 			pt := &c.Content.Parts[i]
 			if fc := pt.FunctionCall; fc != nil {
-				out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: arguments(fc.Args)})
+				out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: toolcall.Arguments(fc.Args)})
 				continue
 			}
 			if !pt.Thought {
@@ -365,34 +365,4 @@ func (c *Client) rateLimited(resp *httpc.Response) *provider.Error {
 		e.Message = "Too Many Requests"
 	}
 	return e
-}
-
-// arguments normalises a tool call's arguments to a JSON value: an object
-// as given, "{}" when absent, a JSON-encoded string decoded, and a string
-// that is not JSON kept as a JSON string.
-func arguments(raw json.RawMessage) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}")
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			t := strings.TrimSpace(s)
-			if t == "" {
-				return json.RawMessage("{}")
-			}
-			if json.Valid([]byte(t)) {
-				raw = []byte(t)
-			} else {
-				return raw
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		s, _ := json.Marshal(string(raw))
-		return s
-	}
-	return buf.Bytes()
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // respPath is a compiled response path (see the package documentation for
@@ -232,29 +233,10 @@ func toolCallsValue(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
 				return nil, fmt.Errorf("tool call %d: want a string id", i)
 			}
 		}
-		call.Arguments = normalizeArguments(args)
+		call.Arguments = toolcall.AsWritten(args)
 		calls = append(calls, call)
 	}
 	return calls, nil
-}
-
-// normalizeArguments returns tool call arguments as JSON: an object as
-// given, a string holding JSON decoded, any other string kept as a JSON
-// string value, and null or absent as nil.
-func normalizeArguments(raw json.RawMessage) json.RawMessage {
-	v := bytes.TrimSpace(raw)
-	if len(v) == 0 || string(v) == "null" {
-		return nil
-	}
-	if v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && json.Valid(inner) {
-				return json.RawMessage(inner)
-			}
-		}
-	}
-	return json.RawMessage(bytes.Clone(v))
 }
 
 // clip shortens s to at most n bytes for an error message.

@@ -1,16 +1,15 @@
 package ollama
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // message is one chat message of the request.
@@ -151,7 +150,7 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 	}
 	for i := range r.Message.ToolCalls {
 		tc := &r.Message.ToolCalls[i]
-		out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+		out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
 	}
 	if out.Content == "" && len(out.ToolCalls) == 0 {
 		switch r.DoneReason {
@@ -160,34 +159,4 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 		}
 	}
 	return out, nil
-}
-
-// arguments normalises a tool call's arguments to a JSON value: an object
-// as given, "{}" when absent, a JSON-encoded string decoded, and a string
-// that is not JSON kept as a JSON string.
-func arguments(raw json.RawMessage) json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}")
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			t := strings.TrimSpace(s)
-			if t == "" {
-				return json.RawMessage("{}")
-			}
-			if json.Valid([]byte(t)) {
-				raw = []byte(t)
-			} else {
-				return raw
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		s, _ := json.Marshal(string(raw))
-		return s
-	}
-	return buf.Bytes()
 }

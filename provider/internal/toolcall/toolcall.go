@@ -1,0 +1,63 @@
+// Package toolcall normalises the arguments of the tool calls a provider
+// returns, so that the tool-use probes see JSON whichever way a model or
+// API wrote them (an object, a JSON-encoded string, nothing).
+package toolcall
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Arguments normalises the arguments of a call returned by a model API
+// (anthropic, gemini, ollama) to a compact JSON value: an object as given,
+// "{}" when absent, null or a blank string, a JSON-encoded string decoded,
+// and a string that is not JSON kept as a JSON string. The result is
+// always valid JSON.
+func Arguments(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			t := strings.TrimSpace(s)
+			if t == "" {
+				return json.RawMessage("{}")
+			}
+			if json.Valid([]byte(t)) {
+				raw = []byte(t)
+			} else {
+				return raw
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		s, _ := json.Marshal(string(raw))
+		return s
+	}
+	return buf.Bytes()
+}
+
+// AsWritten normalises the arguments of a call read from a user's program
+// or endpoint (the exec and http providers), keeping them as written: a
+// string holding JSON is decoded, any other value (a string that is not
+// JSON included) is kept as it is, and null or absent is nil, so that a
+// call without arguments is told apart from one with "{}".
+func AsWritten(raw json.RawMessage) json.RawMessage {
+	v := bytes.TrimSpace(raw)
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	if v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && json.Valid(inner) {
+				return json.RawMessage(inner)
+			}
+		}
+	}
+	return json.RawMessage(bytes.Clone(v))
+}

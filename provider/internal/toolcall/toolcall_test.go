@@ -1,0 +1,71 @@
+package toolcall
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestArguments(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a": 1}`, `{"a":1}`},
+		{``, `{}`},
+		{`null`, `{}`},
+		{`"{\"city\": \"Paris\"}"`, `{"city":"Paris"}`},
+		{`"not json"`, `"not json"`},
+		{`"  "`, `{}`},
+		{`[1, 2]`, `[1,2]`},
+		{`  {"b" : [true]}  `, `{"b":[true]}`},
+		{`{"a":`, `"{\"a\":"`},
+		{`"{\"a\":"`, `"{\"a\":"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got := Arguments(json.RawMessage(tc.in))
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("got %s, want valid JSON", got)
+			}
+		})
+	}
+}
+
+func TestAsWritten(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string // "" means nil
+	}{
+		{"object kept as written", `{"a": 1}`, `{"a": 1}`},
+		{"absent is nil", ``, ``},
+		{"null is nil", ` null `, ``},
+		{"string holding JSON decoded", `"{\"city\": \"Paris\"}"`, `{"city": "Paris"}`},
+		{"string holding JSON trimmed", `" [1] "`, `[1]`},
+		{"string not JSON kept", `"not json"`, `"not json"`},
+		{"blank string kept", `"  "`, `"  "`},
+		{"number kept", `42`, `42`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AsWritten(json.RawMessage(tc.in))
+			if tc.want == "" {
+				if got != nil {
+					t.Errorf("got %s, want nil", got)
+				}
+				return
+			}
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAsWrittenDoesNotAlias(t *testing.T) {
+	raw := json.RawMessage(`{"a":1}`)
+	got := AsWritten(raw)
+	raw[2] = 'b'
+	if string(got) != `{"a":1}` {
+		t.Errorf("got %s after changing the input, want a copy", got)
+	}
+}
