@@ -123,7 +123,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyEnv := s.keyEnv
+	keyEnv := s.KeyEnv
 	if keyEnv == "" {
 		keyEnv = DefaultKeyEnv
 	}
@@ -134,9 +134,9 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	return New(Config{
 		Model:      model,
 		APIKey:     key,
-		BaseURL:    s.baseURL,
+		BaseURL:    s.BaseURL,
 		Version:    s.version,
-		Header:     s.header,
+		Header:     s.Header,
 		HTTPClient: opts.HTTPClient,
 	})
 }

@@ -3,23 +3,18 @@ package anthropic
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
-// settings are the provider's settings from canary.yaml.
+// settings are the provider's settings from canary.yaml: the common ones
+// and anthropic_version.
 type settings struct {
-	baseURL string
-	keyEnv  string
+	setting.Common
 	version string
-	header  http.Header
 }
-
-// knownSettings are the setting keys Open accepts, sorted.
-var knownSettings = []string{"anthropic_version", "api_key_env", "base_url", "headers"}
 
 // root is how base_url (and Config.BaseURL) is read, defaulting to
 // DefaultBaseURL: a trailing "/v1" is dropped so that paths are not
@@ -34,25 +29,16 @@ var root = setting.Root{
 // readSettings validates m and reports every problem at once.
 func readSettings(m map[string]any) (settings, error) {
 	var s settings
-	err := setting.Read(m, knownSettings, func(k string, v any) error {
-		var err error
-		switch k {
-		case "base_url":
-			s.baseURL, err = setting.String(k, v)
-			if err == nil {
-				_, err = root.Parse(s.baseURL)
-			}
-		case "api_key_env":
-			s.keyEnv, err = setting.EnvName(k, v)
-		case "anthropic_version":
-			s.version, err = setting.String(k, v)
+	var err error
+	s.Common, err = setting.ReadCommon(m, root.Parse, map[string]func(any) error{
+		"anthropic_version": func(v any) error {
+			var err error
+			s.version, err = setting.String("anthropic_version", v)
 			if err == nil && (s.version == "" || !httpc.ValidHeaderValue(s.version)) {
 				err = errors.New("setting anthropic_version: want a version such as 2023-06-01")
 			}
-		case "headers":
-			s.header, err = setting.Header(k, v)
-		}
-		return err
+			return err
+		},
 	})
 	return s, err
 }

@@ -54,6 +54,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // Defaults of the client.
@@ -122,15 +123,15 @@ func New(cfg Config) (*Client, error) {
 // Open opens "gemini/MODEL" from canary.yaml settings and the environment;
 // it reads the key through opts.Env and makes no network call.
 func Open(model string, opts provider.Options) (provider.Provider, error) {
-	s, err := readSettings(opts.Settings)
+	s, err := setting.ReadCommon(opts.Settings, root.Parse, nil)
 	if err != nil {
 		return nil, err
 	}
 	var key string
-	if s.keyEnv != "" {
-		key = strings.TrimSpace(opts.Env(s.keyEnv))
+	if s.KeyEnv != "" {
+		key = strings.TrimSpace(opts.Env(s.KeyEnv))
 		if key == "" {
-			return nil, fmt.Errorf("%s is not set (export the Gemini API key, or name another variable with the api_key_env setting)", httpc.Redact(s.keyEnv))
+			return nil, fmt.Errorf("%s is not set (export the Gemini API key, or name another variable with the api_key_env setting)", httpc.Redact(s.KeyEnv))
 		}
 	} else {
 		key = strings.TrimSpace(opts.Env(GoogleKeyEnv))
@@ -141,7 +142,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 			return nil, fmt.Errorf("%s is not set (export the Gemini API key as %s or %s, or name another variable with the api_key_env setting)", DefaultKeyEnv, DefaultKeyEnv, GoogleKeyEnv)
 		}
 	}
-	return New(Config{Model: model, APIKey: key, BaseURL: s.baseURL, Header: s.header, HTTPClient: opts.HTTPClient})
+	return New(Config{Model: model, APIKey: key, BaseURL: s.BaseURL, Header: s.Header, HTTPClient: opts.HTTPClient})
 }
 
 // Generate sends one prompt and returns the model's answer with what the API

@@ -3,22 +3,11 @@ package gemini
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
-
-// settings are the provider's settings from canary.yaml.
-type settings struct {
-	baseURL string
-	keyEnv  string
-	header  http.Header
-}
-
-// knownSettings are the setting keys Open accepts, sorted.
-var knownSettings = []string{"api_key_env", "base_url", "headers"}
 
 // root is how base_url (and Config.BaseURL) is read, defaulting to
 // DefaultBaseURL: a trailing "/v1beta" is dropped so that paths are not
@@ -28,27 +17,6 @@ var root = setting.Root{
 	Default: DefaultBaseURL,
 	Want:    "an http or https URL such as " + DefaultBaseURL,
 	Suffix:  "/" + apiVersion,
-}
-
-// readSettings validates m and reports every problem at once.
-func readSettings(m map[string]any) (settings, error) {
-	var s settings
-	err := setting.Read(m, knownSettings, func(k string, v any) error {
-		var err error
-		switch k {
-		case "base_url":
-			s.baseURL, err = setting.String(k, v)
-			if err == nil {
-				_, err = root.Parse(s.baseURL)
-			}
-		case "api_key_env":
-			s.keyEnv, err = setting.EnvName(k, v)
-		case "headers":
-			s.header, err = setting.Header(k, v)
-		}
-		return err
-	})
-	return s, err
 }
 
 // modelPath turns a model name into its resource name: "gemini-2.5-flash"

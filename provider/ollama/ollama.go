@@ -122,7 +122,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := s.baseURL
+	base := s.BaseURL
 	if base == "" {
 		if env := strings.TrimSpace(opts.Env(HostEnv)); env != "" {
 			if _, err := hostURL(HostEnv, env); err != nil {
@@ -132,13 +132,13 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		}
 	}
 	var key string
-	if s.keyEnv != "" {
-		key = strings.TrimSpace(opts.Env(s.keyEnv))
+	if s.KeyEnv != "" {
+		key = strings.TrimSpace(opts.Env(s.KeyEnv))
 		if key == "" {
-			return nil, fmt.Errorf("%s is not set (it is named by the api_key_env setting; a local Ollama needs no key, so drop the setting or export the variable)", httpc.Redact(s.keyEnv))
+			return nil, fmt.Errorf("%s is not set (it is named by the api_key_env setting; a local Ollama needs no key, so drop the setting or export the variable)", httpc.Redact(s.KeyEnv))
 		}
 	}
-	return New(Config{Model: model, BaseURL: base, APIKey: key, Header: s.header, HTTPClient: opts.HTTPClient})
+	return New(Config{Model: model, BaseURL: base, APIKey: key, Header: s.Header, HTTPClient: opts.HTTPClient})
 }
 
 // Generate sends one prompt and returns the model's answer with what the

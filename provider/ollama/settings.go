@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -12,35 +11,9 @@ import (
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
-// settings are the provider's settings from canary.yaml.
-type settings struct {
-	baseURL string
-	keyEnv  string
-	header  http.Header
-}
-
-// knownSettings are the setting keys Open accepts, sorted.
-var knownSettings = []string{"api_key_env", "base_url", "headers"}
-
 // readSettings validates m and reports every problem at once.
-func readSettings(m map[string]any) (settings, error) {
-	var s settings
-	err := setting.Read(m, knownSettings, func(k string, v any) error {
-		var err error
-		switch k {
-		case "base_url":
-			s.baseURL, err = setting.String(k, v)
-			if err == nil {
-				_, err = hostURL("setting base_url", s.baseURL)
-			}
-		case "api_key_env":
-			s.keyEnv, err = setting.EnvName(k, v)
-		case "headers":
-			s.header, err = setting.Header(k, v)
-		}
-		return err
-	})
-	return s, err
+func readSettings(m map[string]any) (setting.Common, error) {
+	return setting.ReadCommon(m, func(raw string) (*url.URL, error) { return hostURL("setting base_url", raw) }, nil)
 }
 
 // hostURL parses an Ollama server address the way Ollama reads
