@@ -3,14 +3,8 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,58 +12,17 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // testKey is shaped like no known key pattern, so only the client's own
 // secret list can keep it out of errors.
 const testKey = "ak-test-7f3e9c1b5d2a8e4f6071"
 
-// captured is what the fake API saw of the last request.
-type captured struct {
-	mu     sync.Mutex
-	method string
-	path   string
-	query  string
-	header http.Header
-	body   map[string]any
-}
-
-func (c *captured) get() captured {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return captured{method: c.method, path: c.path, query: c.query, header: c.header, body: c.body}
-}
-
 // fakeAPI starts a server that records each request and answers with
 // status, headers and body.
-func fakeAPI(t *testing.T, status int, header map[string]string, body string) (*httptest.Server, *captured) {
-	t.Helper()
-	c := &captured{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(data, &m)
-		c.mu.Lock()
-		c.method, c.path, c.query, c.header, c.body = r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), m
-		c.mu.Unlock()
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, c
-}
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+func fakeAPI(t *testing.T, status int, header map[string]string, body string) *providertest.Server {
+	return providertest.Serve(t, providertest.Answer{Status: status, Header: header, Body: body})
 }
 
 func newClient(t *testing.T, baseURL string) *Client {
@@ -79,20 +32,6 @@ func newClient(t *testing.T, baseURL string) *Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func request(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
-	return &provider.Request{Prompt: &p, Config: cfg}
-}
-
-// asJSON round-trips v through JSON so it compares with a decoded body.
-func asJSON(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("bad expected JSON %s: %v", s, err)
-	}
-	return m
 }
 
 var weatherTool = promptcanary.Tool{
@@ -172,24 +111,24 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 			c := newClient(t, srv.URL)
-			if _, err := c.Generate(context.Background(), request(tc.prompt, tc.cfg)); err != nil {
+			if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
 				t.Fatal(err)
 			}
-			seen := got.get()
-			if diff := cmp.Diff(asJSON(t, tc.want), seen.body); diff != "" {
+			seen := srv.Last(t)
+			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
 				t.Errorf("request body (-want +got):\n%s", diff)
 			}
-			if seen.method != http.MethodPost || seen.path != "/v1/messages" || seen.query != "" {
-				t.Errorf("got %s %s?%s, want POST /v1/messages", seen.method, seen.path, seen.query)
+			if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
+				t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
 			}
 			for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"} {
-				if v := seen.header.Get(k); v != want {
+				if v := seen.Header.Get(k); v != want {
 					t.Errorf("header %s: got %q, want %q", k, v, want)
 				}
 			}
-			if v := seen.header.Get("Authorization"); v != "" {
+			if v := seen.Header.Get("Authorization"); v != "" {
 				t.Errorf("got Authorization %q, want none", v)
 			}
 		})
@@ -197,7 +136,7 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestOpenAppliesSettings(t *testing.T) {
-	srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 	p, err := provider.Open("anthropic/claude-haiku-4-5", provider.Options{
 		Settings: map[string]any{
 			"base_url":          srv.URL + "/v1/",
@@ -215,19 +154,19 @@ func TestOpenAppliesSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+	if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
 		t.Fatal(err)
 	}
-	seen := got.get()
-	if seen.path != "/v1/messages" {
-		t.Errorf("got path %q, want /v1/messages", seen.path)
+	seen := srv.Last(t)
+	if seen.URL.Path != "/v1/messages" {
+		t.Errorf("got path %q, want /v1/messages", seen.URL.Path)
 	}
 	for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2024-01-01", "Anthropic-Beta": "tools-2024-05-16"} {
-		if v := seen.header.Get(k); v != want {
+		if v := seen.Header.Get(k); v != want {
 			t.Errorf("header %s: got %q, want %q", k, v, want)
 		}
 	}
-	if m := seen.body["model"]; m != "claude-haiku-4-5" {
+	if m := seen.JSON(t)["model"]; m != "claude-haiku-4-5" {
 		t.Errorf("got model %v, want claude-haiku-4-5", m)
 	}
 }
@@ -280,19 +219,13 @@ func TestResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			body := fixture(t, tc.fixture)
-			srv, _ := fakeAPI(t, 200, nil, body)
-			got, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			body := providertest.Fixture(t, tc.fixture)
+			srv := fakeAPI(t, 200, nil, body)
+			got, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(got.RawResponse) != body {
-				t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
-			}
-			got.RawResponse = nil
-			if diff := cmp.Diff(tc.want, *got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
+			providertest.CheckResponse(t, got, body, tc.want)
 		})
 	}
 }
@@ -308,73 +241,44 @@ func TestErrors(t *testing.T) {
 		wantAfter     time.Duration
 		wantMsg       string
 	}{
-		{"rate limited with retry-after", 429, map[string]string{"Retry-After": "20"}, fixture(t, "error_rate_limit.json"), 429, true, 20 * time.Second, "rate_limit_error: This request would exceed"},
-		{"server error", 500, nil, fixture(t, "error_api.json"), 500, true, 0, "api_error: Internal server error"},
-		{"overloaded", 529, nil, fixture(t, "error_overloaded.json"), 529, true, 0, "overloaded_error: Overloaded"},
-		{"wrong key", 401, nil, fixture(t, "error_auth.json"), 401, false, 0, "authentication_error: invalid x-api-key (check the API key)"},
+		{"rate limited with retry-after", 429, map[string]string{"Retry-After": "20"}, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 20 * time.Second, "rate_limit_error: This request would exceed"},
+		{"server error", 500, nil, providertest.Fixture(t, "error_api.json"), 500, true, 0, "api_error: Internal server error"},
+		{"overloaded", 529, nil, providertest.Fixture(t, "error_overloaded.json"), 529, true, 0, "overloaded_error: Overloaded"},
+		{"wrong key", 401, nil, providertest.Fixture(t, "error_auth.json"), 401, false, 0, "authentication_error: invalid x-api-key (check the API key)"},
 		{"wrong key echoed back is redacted", 401, nil, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`, 401, false, 0, "invalid x-api-key [REDACTED]"},
-		{"bad request is final", 400, nil, fixture(t, "error_invalid_request.json"), 400, false, 0, "invalid_request_error: max_tokens: Field required"},
+		{"bad request is final", 400, nil, providertest.Fixture(t, "error_invalid_request.json"), 400, false, 0, "invalid_request_error: max_tokens: Field required"},
 		{"malformed JSON is retryable", 200, nil, `{"id":"msg_1","content":[{"type":"text","text":"hi"}]]`, 0, true, 0, "malformed JSON"},
-		{"truncated JSON is retryable", 200, nil, fixture(t, "text.json")[:120], 0, true, 0, "malformed JSON"},
+		{"truncated JSON is retryable", 200, nil, providertest.Fixture(t, "text.json")[:120], 0, true, 0, "malformed JSON"},
 		{"empty body is retryable", 200, nil, ``, 0, true, 0, "malformed JSON"},
 		{"wrong shape is final", 200, nil, `{"content":"hello"}`, 0, false, 0, "malformed JSON"},
-		{"empty content is final", 200, nil, fixture(t, "empty_content.json"), 0, false, 0, `response has no content blocks (stop_reason "end_turn")`},
+		{"empty content is final", 200, nil, providertest.Fixture(t, "empty_content.json"), 0, false, 0, `response has no content blocks (stop_reason "end_turn")`},
 		{"only thinking is final", 200, nil, `{"type":"message","content":[{"type":"thinking","thinking":"hmm"}],"stop_reason":"end_turn"}`, 0, false, 0, "no text or tool_use content"},
-		{"error passed through with 200", 200, nil, fixture(t, "error_overloaded.json"), 0, true, 0, "overloaded_error: Overloaded"},
+		{"error passed through with 200", 200, nil, providertest.Fixture(t, "error_overloaded.json"), 0, true, 0, "overloaded_error: Overloaded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := fakeAPI(t, tc.status, tc.header, tc.body)
-			resp, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			srv := fakeAPI(t, tc.status, tc.header, tc.body)
+			resp, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err == nil {
 				t.Fatalf("got response %+v, want an error", resp)
 			}
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %T %v, want *provider.Error", err, err)
-			}
-			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter {
-				t.Errorf("got status %d retryable %v after %v, want %d %v %v", pe.StatusCode, pe.Retryable, pe.RetryAfter, tc.wantStatus, tc.wantRetryable, tc.wantAfter)
-			}
-			if !strings.Contains(pe.Message, tc.wantMsg) {
-				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q leaks the API key", err)
-			}
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
 		})
 	}
 }
 
 func TestDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err := newClient(t, srv.URL).Generate(ctx, request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
-		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
-	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the API key", err)
-	}
+	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
+		_, err := newClient(t, url).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		return err
+	}, testKey)
 }
 
 func TestTransportErrorIsRetryable(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	url := srv.URL
-	srv.Close()
-	_, err := newClient(t, url).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	if !provider.IsRetryable(err) {
-		t.Errorf("got %v, want a retryable error", err)
-	}
+	providertest.CheckServerDown(t, func(url string) error {
+		_, err := newClient(t, url).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		return err
+	}, testKey)
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -401,19 +305,7 @@ func TestOpenErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open("claude-sonnet-4-5", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			if err == nil {
-				t.Fatal("got nil error, want one")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("got %q, want it to contain %q", err, w)
-				}
-			}
-			for _, secret := range []string{testKey, "sk-ant-api03", "key=abc"} {
-				if strings.Contains(err.Error(), secret) {
-					t.Errorf("error %q leaks %q", err, secret)
-				}
-			}
+			providertest.ErrorContains(t, err, tc.want, testKey, "sk-ant-api03", "key=abc")
 		})
 	}
 }

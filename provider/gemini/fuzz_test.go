@@ -1,44 +1,19 @@
 package gemini
 
 import (
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // FuzzDecode feeds arbitrary bodies to the response decoder: it must never
 // panic, must fail only with a *provider.Error, and on success must return
 // tool-call arguments that are valid JSON.
 func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":"{\"a\":"}}]}}]}`))
-	f.Add([]byte(`{"candidates":[{"content":null,"finishReason":"OTHER"}],"promptFeedback":{}}`))
-	f.Add([]byte(`null`))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		resp, err := decode(body)
-		if err != nil {
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %T, want *provider.Error", err)
-			}
-			return
-		}
-		for _, tc := range resp.ToolCalls {
-			if !json.Valid(tc.Arguments) {
-				t.Fatalf("tool call arguments %q are not valid JSON", tc.Arguments)
-			}
-		}
-	})
+	providertest.FuzzDecode(f, decode,
+		`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":"{\"a\":"}}]}}]}`,
+		`{"candidates":[{"content":null,"finishReason":"OTHER"}],"promptFeedback":{}}`,
+		`null`,
+		`[]`,
+	)
 }

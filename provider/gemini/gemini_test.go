@@ -4,13 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,58 +13,17 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // testKey is shaped like no known key pattern, so only the client's own
 // secret list can keep it out of errors.
 const testKey = "gk-test-5e1d9a7c3b2f8e6d4a01"
 
-// captured is what the fake API saw of the last request.
-type captured struct {
-	mu     sync.Mutex
-	method string
-	path   string
-	query  string
-	header http.Header
-	body   map[string]any
-}
-
-func (c *captured) get() captured {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return captured{method: c.method, path: c.path, query: c.query, header: c.header, body: c.body}
-}
-
 // fakeAPI starts a server that records each request and answers with
 // status, headers and body.
-func fakeAPI(t *testing.T, status int, header map[string]string, body string) (*httptest.Server, *captured) {
-	t.Helper()
-	c := &captured{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(data, &m)
-		c.mu.Lock()
-		c.method, c.path, c.query, c.header, c.body = r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), m
-		c.mu.Unlock()
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, c
-}
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+func fakeAPI(t *testing.T, status int, header map[string]string, body string) *providertest.Server {
+	return providertest.Serve(t, providertest.Answer{Status: status, ContentType: "application/json; charset=UTF-8", Header: header, Body: body})
 }
 
 func newClient(t *testing.T, baseURL string) *Client {
@@ -79,19 +33,6 @@ func newClient(t *testing.T, baseURL string) *Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func request(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
-	return &provider.Request{Prompt: &p, Config: cfg}
-}
-
-func asJSON(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("bad expected JSON %s: %v", s, err)
-	}
-	return m
 }
 
 var weatherTool = promptcanary.Tool{
@@ -177,24 +118,24 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
-			if _, err := newClient(t, srv.URL).Generate(context.Background(), request(tc.prompt, tc.cfg)); err != nil {
+			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
+			if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
 				t.Fatal(err)
 			}
-			seen := got.get()
-			if diff := cmp.Diff(asJSON(t, tc.want), seen.body); diff != "" {
+			seen := srv.Last(t)
+			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
 				t.Errorf("request body (-want +got):\n%s", diff)
 			}
-			if seen.method != http.MethodPost || seen.path != "/v1beta/models/gemini-2.5-flash:generateContent" {
-				t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.method, seen.path)
+			if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
+				t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
 			}
-			if seen.query != "" {
-				t.Errorf("got query %q, want none (the key goes in a header)", seen.query)
+			if seen.URL.RawQuery != "" {
+				t.Errorf("got query %q, want none (the key goes in a header)", seen.URL.RawQuery)
 			}
-			if v := seen.header.Get("X-Goog-Api-Key"); v != testKey {
+			if v := seen.Header.Get("X-Goog-Api-Key"); v != testKey {
 				t.Errorf("got x-goog-api-key %q, want the key", v)
 			}
-			if v := seen.header.Get("Content-Type"); v != "application/json" {
+			if v := seen.Header.Get("Content-Type"); v != "application/json" {
 				t.Errorf("got content-type %q, want application/json", v)
 			}
 		})
@@ -202,15 +143,15 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestSeedOutOfRange(t *testing.T) {
-	srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 	seed := int64(1) << 40
-	_, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{Seed: &seed}))
+	_, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{Seed: &seed}))
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "32-bit") {
 		t.Errorf("got %v, want a final error about the 32-bit seed", err)
 	}
-	if got.get().method != "" {
-		t.Error("got a request sent, want none")
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("got %d requests sent, want none", n)
 	}
 }
 
@@ -222,15 +163,15 @@ func TestModelPath(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.model, func(t *testing.T) {
-			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 			c, err := New(Config{Model: tc.model, APIKey: testKey, BaseURL: srv.URL + "/v1beta/"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := c.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
 				t.Fatal(err)
 			}
-			if p := got.get().path; p != tc.path {
+			if p := srv.Last(t).URL.EscapedPath(); p != tc.path {
 				t.Errorf("got path %q, want %q", p, tc.path)
 			}
 		})
@@ -261,7 +202,7 @@ func TestOpenKeyPrecedence(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 			settings := map[string]any{"base_url": srv.URL}
 			for k, v := range tc.settings {
 				settings[k] = v
@@ -276,10 +217,10 @@ func TestOpenKeyPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
 				t.Fatal(err)
 			}
-			if k := got.get().header.Get("X-Goog-Api-Key"); k != tc.wantKey {
+			if k := srv.Last(t).Header.Get("X-Goog-Api-Key"); k != tc.wantKey {
 				t.Errorf("got key %q, want %q", k, tc.wantKey)
 			}
 		})
@@ -287,7 +228,7 @@ func TestOpenKeyPrecedence(t *testing.T) {
 }
 
 func TestOpenAppliesHeaders(t *testing.T) {
-	srv, got := fakeAPI(t, 200, nil, fixture(t, "text.json"))
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
 	p, err := provider.Open("gemini/gemini-2.5-pro", provider.Options{
 		Settings: map[string]any{"base_url": srv.URL, "headers": map[string]string{"x-goog-user-project": "canary-ci"}},
 		Getenv:   func(k string) string { return map[string]string{"GEMINI_API_KEY": testKey}[k] },
@@ -295,15 +236,15 @@ func TestOpenAppliesHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+	if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
 		t.Fatal(err)
 	}
-	seen := got.get()
-	if v := seen.header.Get("X-Goog-User-Project"); v != "canary-ci" {
+	seen := srv.Last(t)
+	if v := seen.Header.Get("X-Goog-User-Project"); v != "canary-ci" {
 		t.Errorf("got x-goog-user-project %q, want canary-ci", v)
 	}
-	if seen.path != "/v1beta/models/gemini-2.5-pro:generateContent" {
-		t.Errorf("got path %q", seen.path)
+	if seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-pro:generateContent" {
+		t.Errorf("got path %q", seen.URL.EscapedPath())
 	}
 }
 
@@ -371,19 +312,13 @@ func TestResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			body := fixture(t, tc.fixture)
-			srv, _ := fakeAPI(t, 200, nil, body)
-			got, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			body := providertest.Fixture(t, tc.fixture)
+			srv := fakeAPI(t, 200, nil, body)
+			got, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(got.RawResponse) != body {
-				t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
-			}
-			got.RawResponse = nil
-			if diff := cmp.Diff(tc.want, *got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
+			providertest.CheckResponse(t, got, body, tc.want)
 		})
 	}
 }
@@ -399,66 +334,40 @@ func TestErrors(t *testing.T) {
 		wantAfter     time.Duration
 		wantMsg       string
 	}{
-		{"rate limited with RetryInfo", 429, nil, fixture(t, "error_rate_limit.json"), 429, true, 17 * time.Second, "RESOURCE_EXHAUSTED: You exceeded your current quota"},
-		{"rate limited with Retry-After", 429, map[string]string{"Retry-After": "3"}, fixture(t, "error_rate_limit.json"), 429, true, 3 * time.Second, "RESOURCE_EXHAUSTED"},
+		{"rate limited with RetryInfo", 429, nil, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 17 * time.Second, "RESOURCE_EXHAUSTED: You exceeded your current quota"},
+		{"rate limited with Retry-After", 429, map[string]string{"Retry-After": "3"}, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 3 * time.Second, "RESOURCE_EXHAUSTED"},
 		{"rate limited with a plain body", 429, nil, `slow down`, 429, true, 0, "slow down"},
-		{"server error", 500, nil, fixture(t, "error_internal.json"), 500, true, 0, "INTERNAL: An internal error has occurred"},
-		{"overloaded", 503, nil, fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE: The model is overloaded"},
-		{"wrong key is reported as such", 400, nil, fixture(t, "error_key_invalid.json"), 400, false, 0, "INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (check the API key)"},
-		{"permission denied", 403, nil, fixture(t, "error_permission.json"), 403, false, 0, "PERMISSION_DENIED: Method doesn't allow unregistered callers"},
-		{"unknown model is final", 404, nil, fixture(t, "error_not_found.json"), 404, false, 0, "NOT_FOUND: models/gemini-9.9-ultra is not found"},
+		{"server error", 500, nil, providertest.Fixture(t, "error_internal.json"), 500, true, 0, "INTERNAL: An internal error has occurred"},
+		{"overloaded", 503, nil, providertest.Fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE: The model is overloaded"},
+		{"wrong key is reported as such", 400, nil, providertest.Fixture(t, "error_key_invalid.json"), 400, false, 0, "INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (check the API key)"},
+		{"permission denied", 403, nil, providertest.Fixture(t, "error_permission.json"), 403, false, 0, "PERMISSION_DENIED: Method doesn't allow unregistered callers"},
+		{"unknown model is final", 404, nil, providertest.Fixture(t, "error_not_found.json"), 404, false, 0, "NOT_FOUND: models/gemini-9.9-ultra is not found"},
 		{"key echoed back is redacted", 400, nil, `{"error":{"code":400,"message":"bad key ` + testKey + `","status":"INVALID_ARGUMENT"}}`, 400, false, 0, "bad key [REDACTED]"},
 		{"key echoed in a 429 is redacted", 429, nil, `{"error":{"code":429,"message":"quota for ` + testKey + `","status":"RESOURCE_EXHAUSTED"}}`, 429, true, 0, "quota for [REDACTED]"},
 		{"malformed JSON is retryable", 200, nil, `{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]]`, 0, true, 0, "malformed JSON"},
-		{"truncated JSON is retryable", 200, nil, fixture(t, "text.json")[:150], 0, true, 0, "malformed JSON"},
+		{"truncated JSON is retryable", 200, nil, providertest.Fixture(t, "text.json")[:150], 0, true, 0, "malformed JSON"},
 		{"wrong shape is final", 200, nil, `{"candidates":{"text":"hi"}}`, 0, false, 0, "malformed JSON"},
-		{"no candidates is final", 200, nil, fixture(t, "no_candidates.json"), 0, false, 0, "response has no candidates"},
-		{"empty candidate is final", 200, nil, fixture(t, "stop_no_parts.json"), 0, false, 0, `candidate has no text or functionCall parts (finishReason "STOP")`},
-		{"error passed through with 200", 200, nil, fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE"},
+		{"no candidates is final", 200, nil, providertest.Fixture(t, "no_candidates.json"), 0, false, 0, "response has no candidates"},
+		{"empty candidate is final", 200, nil, providertest.Fixture(t, "stop_no_parts.json"), 0, false, 0, `candidate has no text or functionCall parts (finishReason "STOP")`},
+		{"error passed through with 200", 200, nil, providertest.Fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := fakeAPI(t, tc.status, tc.header, tc.body)
-			resp, err := newClient(t, srv.URL).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			srv := fakeAPI(t, tc.status, tc.header, tc.body)
+			resp, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err == nil {
 				t.Fatalf("got response %+v, want an error", resp)
 			}
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %T %v, want *provider.Error", err, err)
-			}
-			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter {
-				t.Errorf("got status %d retryable %v after %v, want %d %v %v", pe.StatusCode, pe.Retryable, pe.RetryAfter, tc.wantStatus, tc.wantRetryable, tc.wantAfter)
-			}
-			if !strings.Contains(pe.Message, tc.wantMsg) {
-				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q leaks the API key", err)
-			}
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
 		})
 	}
 }
 
 func TestDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err := newClient(t, srv.URL).Generate(ctx, request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
-		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
-	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the API key", err)
-	}
+	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
+		_, err := newClient(t, url).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		return err
+	}, testKey)
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -477,19 +386,7 @@ func TestOpenErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open("gemini-2.5-flash", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return env[k] }})
-			if err == nil {
-				t.Fatal("got nil error, want one")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("got %q, want it to contain %q", err, w)
-				}
-			}
-			for _, secret := range []string{testKey, "AIzaSyD"} {
-				if strings.Contains(err.Error(), secret) {
-					t.Errorf("error %q leaks %q", err, secret)
-				}
-			}
+			providertest.ErrorContains(t, err, tc.want, testKey, "AIzaSyD")
 		})
 	}
 }

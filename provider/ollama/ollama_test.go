@@ -3,14 +3,8 @@ package ollama
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,53 +12,16 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // testKey is a bearer token for servers behind authentication.
 const testKey = "ot-test-9a8b7c6d5e4f3a2b1c0d"
 
-// captured is what the fake server saw of the last request.
-type captured struct {
-	mu     sync.Mutex
-	method string
-	path   string
-	header http.Header
-	body   map[string]any
-}
-
-func (c *captured) get() captured {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return captured{method: c.method, path: c.path, header: c.header, body: c.body}
-}
-
 // fakeOllama starts a server that records each request and answers with
 // status and body.
-func fakeOllama(t *testing.T, status int, body string) (*httptest.Server, *captured) {
-	t.Helper()
-	c := &captured{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		_ = json.Unmarshal(data, &m)
-		c.mu.Lock()
-		c.method, c.path, c.header, c.body = r.Method, r.URL.Path, r.Header.Clone(), m
-		c.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, c
-}
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+func fakeOllama(t *testing.T, status int, body string) *providertest.Server {
+	return providertest.Serve(t, providertest.Answer{Status: status, ContentType: "application/json; charset=utf-8", Body: body})
 }
 
 func newClient(t *testing.T, baseURL, key string) *Client {
@@ -74,19 +31,6 @@ func newClient(t *testing.T, baseURL, key string) *Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func request(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
-	return &provider.Request{Prompt: &p, Config: cfg}
-}
-
-func asJSON(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("bad expected JSON %s: %v", s, err)
-	}
-	return m
 }
 
 var weatherTool = promptcanary.Tool{
@@ -166,21 +110,21 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, got := fakeOllama(t, 200, fixture(t, "chat.json"))
-			if _, err := newClient(t, srv.URL, "").Generate(context.Background(), request(tc.prompt, tc.cfg)); err != nil {
+			srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
+			if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
 				t.Fatal(err)
 			}
-			seen := got.get()
-			if diff := cmp.Diff(asJSON(t, tc.want), seen.body); diff != "" {
+			seen := srv.Last(t)
+			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
 				t.Errorf("request body (-want +got):\n%s", diff)
 			}
-			if seen.method != http.MethodPost || seen.path != "/api/chat" {
-				t.Errorf("got %s %s, want POST /api/chat", seen.method, seen.path)
+			if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
+				t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
 			}
-			if v := seen.header.Get("Authorization"); v != "" {
+			if v := seen.Header.Get("Authorization"); v != "" {
 				t.Errorf("got Authorization %q, want none without a key", v)
 			}
-			if v := seen.header.Get("Content-Type"); v != "application/json" {
+			if v := seen.Header.Get("Content-Type"); v != "application/json" {
 				t.Errorf("got content-type %q, want application/json", v)
 			}
 		})
@@ -223,7 +167,7 @@ func TestHostURL(t *testing.T) {
 }
 
 func TestOpenServerAndKey(t *testing.T) {
-	srv, got := fakeOllama(t, 200, fixture(t, "chat.json"))
+	srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
 	hostport := strings.TrimPrefix(srv.URL, "http://")
 	tests := []struct {
 		name     string
@@ -242,18 +186,18 @@ func TestOpenServerAndKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
 				t.Fatal(err)
 			}
-			seen := got.get()
-			if m := seen.body["model"]; m != "qwen3:8b" {
+			seen := srv.Last(t)
+			if m := seen.JSON(t)["model"]; m != "qwen3:8b" {
 				t.Errorf("got model %v, want qwen3:8b", m)
 			}
-			if a := seen.header.Get("Authorization"); a != tc.wantAuth {
+			if a := seen.Header.Get("Authorization"); a != tc.wantAuth {
 				t.Errorf("got Authorization %q, want %q", a, tc.wantAuth)
 			}
 			if h, ok := tc.settings["headers"].(map[string]any); ok {
-				if v := seen.header.Get("X-Team"); v != h["X-Team"] {
+				if v := seen.Header.Get("X-Team"); v != h["X-Team"] {
 					t.Errorf("got X-Team %q, want %q", v, h["X-Team"])
 				}
 			}
@@ -278,17 +222,7 @@ func TestOpenErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open("llama3.2", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			if err == nil {
-				t.Fatal("got nil error, want one")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("got %q, want it to contain %q", err, w)
-				}
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q leaks the key", err)
-			}
+			providertest.ErrorContains(t, err, tc.want, testKey)
 		})
 	}
 }
@@ -344,19 +278,13 @@ func TestResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			body := fixture(t, tc.fixture)
-			srv, _ := fakeOllama(t, 200, body)
-			got, err := newClient(t, srv.URL, "").Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			body := providertest.Fixture(t, tc.fixture)
+			srv := fakeOllama(t, 200, body)
+			got, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(got.RawResponse) != body {
-				t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
-			}
-			got.RawResponse = nil
-			if diff := cmp.Diff(tc.want, *got); diff != "" {
-				t.Errorf("response (-want +got):\n%s", diff)
-			}
+			providertest.CheckResponse(t, got, body, tc.want)
 		})
 	}
 }
@@ -370,84 +298,47 @@ func TestErrors(t *testing.T) {
 		wantRetryable bool
 		wantMsg       string
 	}{
-		{"unknown model is final", 404, fixture(t, "error_not_found.json"), 404, false, `model "llama9" not found, try pulling it first`},
-		{"model without tool support is final", 400, fixture(t, "error_tools_unsupported.json"), 400, false, "does not support tools"},
-		{"runner crash is retryable", 500, fixture(t, "error_runner.json"), 500, true, "llama runner process has terminated"},
+		{"unknown model is final", 404, providertest.Fixture(t, "error_not_found.json"), 404, false, `model "llama9" not found, try pulling it first`},
+		{"model without tool support is final", 400, providertest.Fixture(t, "error_tools_unsupported.json"), 400, false, "does not support tools"},
+		{"runner crash is retryable", 500, providertest.Fixture(t, "error_runner.json"), 500, true, "llama runner process has terminated"},
 		{"busy server is retryable", 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`, 503, true, "server busy"},
-		{"error after the answer began is retryable", 200, fixture(t, "error_midstream.json"), 0, true, "an error was encountered while running the model"},
+		{"error after the answer began is retryable", 200, providertest.Fixture(t, "error_midstream.json"), 0, true, "an error was encountered while running the model"},
 		{"wrong key", 401, `{"error":"unauthorized"}`, 401, false, "unauthorized (check the API key)"},
 		{"key echoed back is redacted", 401, `{"error":"bad token ` + testKey + `"}`, 401, false, "bad token [REDACTED]"},
 		{"malformed JSON is retryable", 200, `{"model":"llama3.2","message":{"content":"hi"}}}`, 0, true, "malformed JSON"},
-		{"truncated JSON is retryable", 200, fixture(t, "chat.json")[:90], 0, true, "malformed JSON"},
+		{"truncated JSON is retryable", 200, providertest.Fixture(t, "chat.json")[:90], 0, true, "malformed JSON"},
 		{"wrong shape is final", 200, `{"message":"hi"}`, 0, false, "malformed JSON"},
-		{"empty content is final", 200, fixture(t, "empty.json"), 0, false, `response has no message content or tool calls (done_reason "stop")`},
-		{"a load-only answer is final", 200, fixture(t, "load.json"), 0, false, `(done_reason "load")`},
+		{"empty content is final", 200, providertest.Fixture(t, "empty.json"), 0, false, `response has no message content or tool calls (done_reason "stop")`},
+		{"a load-only answer is final", 200, providertest.Fixture(t, "load.json"), 0, false, `(done_reason "load")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := fakeOllama(t, tc.status, tc.body)
-			resp, err := newClient(t, srv.URL, testKey).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+			srv := fakeOllama(t, tc.status, tc.body)
+			resp, err := newClient(t, srv.URL, testKey).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
 			if err == nil {
 				t.Fatalf("got response %+v, want an error", resp)
 			}
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %T %v, want *provider.Error", err, err)
-			}
-			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable {
-				t.Errorf("got status %d retryable %v, want %d %v", pe.StatusCode, pe.Retryable, tc.wantStatus, tc.wantRetryable)
-			}
-			if !strings.Contains(pe.Message, tc.wantMsg) {
-				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q leaks the key", err)
-			}
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, Msg: tc.wantMsg}, testKey)
 		})
 	}
 }
 
 func TestRateLimited(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Retry-After", "4")
-		w.WriteHeader(http.StatusTooManyRequests)
-		io.WriteString(w, `{"error":"too many requests"}`)
-	}))
-	defer srv.Close()
-	_, err := newClient(t, srv.URL, testKey).Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	var pe *provider.Error
-	if !errors.As(err, &pe) || !pe.Retryable || pe.RetryAfter != 4*time.Second || pe.StatusCode != 429 {
-		t.Errorf("got %v, want a retryable 429 asking for 4s", err)
-	}
+	srv := providertest.Serve(t, providertest.Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "4"}, Body: `{"error":"too many requests"}`})
+	_, err := newClient(t, srv.URL, testKey).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	providertest.CheckError(t, err, providertest.WantError{Status: 429, Retryable: true, After: 4 * time.Second, Msg: "too many requests"}, testKey)
 }
 
 func TestDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err := newClient(t, srv.URL, testKey).Generate(ctx, request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
-		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
-	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the key", err)
-	}
+	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
+		_, err := newClient(t, url, testKey).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		return err
+	}, testKey)
 }
 
 func TestServerDownIsRetryable(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	url := srv.URL
-	srv.Close()
-	_, err := newClient(t, url, "").Generate(context.Background(), request(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-	if !provider.IsRetryable(err) {
-		t.Errorf("got %v, want a retryable error", err)
-	}
+	providertest.CheckServerDown(t, func(url string) error {
+		_, err := newClient(t, url, "").Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		return err
+	}, testKey)
 }

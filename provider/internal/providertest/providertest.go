@@ -1,0 +1,297 @@
+// Package providertest holds what the provider clients' tests share: a
+// fake API on loopback that records every request, fixtures from
+// testdata/, and the checks every client must pass (failures classified
+// for the retry policy, deadlines honoured, no key in any error, a decoder
+// that survives any body).
+package providertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// Answer is what a fake API answers to every request.
+type Answer struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// ContentType is the Content-Type header; "" means application/json.
+	ContentType string
+	// Header holds other response headers, such as Retry-After.
+	Header map[string]string
+	// Body is the response body.
+	Body string
+}
+
+// Request is what a fake API saw of one request.
+type Request struct {
+	Method string
+	// URL is the request URL as the server saw it: Path, EscapedPath(),
+	// RawQuery and Query() tell what the client asked for.
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the request body as a JSON object, failing the test when
+// it is not one.
+func (r Request) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("request body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// Server is a fake API that records every request and gives the same
+// Answer to each. It is closed when the test ends.
+type Server struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// Serve starts a Server answering a.
+func Serve(t testing.TB, a Answer) *Server {
+	t.Helper()
+	if a.Status == 0 {
+		a.Status = http.StatusOK
+	}
+	if a.ContentType == "" {
+		a.ContentType = "application/json"
+	}
+	s := &Server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u := *r.URL
+		s.mu.Lock()
+		s.reqs = append(s.reqs, Request{Method: r.Method, URL: &u, Header: r.Header.Clone(), Body: body})
+		s.mu.Unlock()
+		for k, v := range a.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", a.ContentType)
+		w.WriteHeader(a.Status)
+		io.WriteString(w, a.Body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Requests returns every request the server saw, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Last returns the last request the server saw, failing the test when
+// there was none.
+func (s *Server) Last(t testing.TB) Request {
+	t.Helper()
+	reqs := s.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("server saw no request")
+	}
+	return reqs[len(reqs)-1]
+}
+
+// Hang starts a server that answers no request until the client gives up
+// (or the test ends), for deadline tests.
+func Hang(t testing.TB) *httptest.Server {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return srv
+}
+
+// ClosedURL returns the URL of a server that is no longer listening, so
+// that a call to it fails in the transport.
+func ClosedURL(t testing.TB) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	u := srv.URL
+	srv.Close()
+	return u
+}
+
+// Fixture returns the content of testdata/name.
+func Fixture(t testing.TB, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// JSONObject decodes an expected JSON object written in a test, so that
+// it compares with Request.JSON.
+func JSONObject(t testing.TB, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad expected JSON %s: %v", s, err)
+	}
+	return m
+}
+
+// NewRequest returns a request for prompt p with cfg.
+func NewRequest(p promptcanary.Prompt, cfg promptcanary.ProviderConfig) *provider.Request {
+	return &provider.Request{Prompt: &p, Config: cfg}
+}
+
+// CheckResponse checks that got carries the API's body, unchanged, as its
+// RawResponse and is otherwise want.
+func CheckResponse(t testing.TB, got *promptcanary.Response, body string, want promptcanary.Response) {
+	t.Helper()
+	if string(got.RawResponse) != body {
+		t.Errorf("got raw response %q, want the body as returned", got.RawResponse)
+	}
+	rest := *got
+	rest.RawResponse = nil
+	if diff := cmp.Diff(want, rest); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}
+
+// NoLeak fails the test when err's message holds any of secrets. A nil
+// err holds none.
+func NoLeak(t testing.TB, err error, secrets ...string) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	for _, s := range secrets {
+		if strings.Contains(err.Error(), s) {
+			t.Errorf("error %q leaks %q", err, s)
+		}
+	}
+}
+
+// ErrorContains checks that err is not nil, that its message holds every
+// string of want, and none of secrets.
+func ErrorContains(t testing.TB, err error, want []string, secrets ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("got nil error, want one")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("got %q, want it to contain %q", err, w)
+		}
+	}
+	NoLeak(t, err, secrets...)
+}
+
+// WantError is how a failed call must be classified.
+type WantError struct {
+	Status    int
+	Retryable bool
+	After     time.Duration
+	// Msg is a part of the message.
+	Msg string
+}
+
+// CheckError checks that err is a *provider.Error classified as want and
+// that its message holds none of secrets.
+func CheckError(t testing.TB, err error, want WantError, secrets ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("got no error, want one")
+	}
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %T %v, want *provider.Error", err, err)
+	}
+	if pe.StatusCode != want.Status || pe.Retryable != want.Retryable || pe.RetryAfter != want.After {
+		t.Errorf("got status %d retryable %v after %v, want %d %v %v", pe.StatusCode, pe.Retryable, pe.RetryAfter, want.Status, want.Retryable, want.After)
+	}
+	if !strings.Contains(pe.Message, want.Msg) {
+		t.Errorf("got message %q, want it to contain %q", pe.Message, want.Msg)
+	}
+	NoLeak(t, err, secrets...)
+}
+
+// CheckDeadline calls call with the URL of a server that never answers
+// and a context whose deadline passes, and checks that the call returns
+// the context's error or a retryable one that holds none of secrets.
+func CheckDeadline(t testing.TB, timeout time.Duration, call func(ctx context.Context, baseURL string) error, secrets ...string) {
+	t.Helper()
+	srv := Hang(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := call(ctx, srv.URL)
+	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
+		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
+	}
+	NoLeak(t, err, secrets...)
+}
+
+// CheckServerDown calls call with the URL of a server that is not
+// listening and checks that the error is retryable and holds none of
+// secrets.
+func CheckServerDown(t testing.TB, call func(baseURL string) error, secrets ...string) {
+	t.Helper()
+	err := call(ClosedURL(t))
+	if !provider.IsRetryable(err) {
+		t.Errorf("got %v, want a retryable error", err)
+	}
+	NoLeak(t, err, secrets...)
+}
+
+// FuzzDecode fuzzes a response decoder with the JSON fixtures in
+// testdata/ and seeds as the corpus: it must never panic, must fail only
+// with a *provider.Error, and on success must return tool-call arguments
+// that are valid JSON.
+func FuzzDecode(f *testing.F, decode func(body []byte) (*promptcanary.Response, error), seeds ...string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := decode(body)
+		if err != nil {
+			var pe *provider.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %T, want *provider.Error", err)
+			}
+			return
+		}
+		for _, tc := range resp.ToolCalls {
+			if !json.Valid(tc.Arguments) {
+				t.Fatalf("tool call arguments %q are not valid JSON", tc.Arguments)
+			}
+		}
+	})
+}
