@@ -72,7 +72,7 @@ func TestShortcutURLs(t *testing.T) {
 			if _, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}}); err != nil {
 				t.Fatal(err)
 			}
-			if got := s.last(t).Path; got != sc.path {
+			if got := s.Last(t).URL.Path; got != sc.path {
 				t.Errorf("got path %s, want %s", got, sc.path)
 			}
 		})
@@ -252,7 +252,7 @@ func TestNewHeadersAndSecretHeaders(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "corp-proxy-token-123") {
 		t.Errorf("got %v, want an error without the proxy token", err)
 	}
-	got := s.last(t).Header
+	got := s.Last(t).Header
 	if got.Get("X-Proxy-Token") != "corp-proxy-token-123" || got.Get("Http-Referer") != "https://example.com" {
 		t.Errorf("got headers %v, want the configured ones", got)
 	}

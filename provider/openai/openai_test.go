@@ -3,13 +3,8 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,60 +13,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // testKey is echoed back by the fake servers, so a leak would show.
 const testKey = "sk-test-DO-NOT-LEAK-0123456789"
 
-// captured is what a fake server saw of one request.
-type captured struct {
-	Method string
-	Path   string
-	Query  url.Values
-	Header http.Header
-	Body   map[string]any
-}
-
-// server is a fake Chat Completions server answering every request with
-// status, headers and body.
-type server struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []captured
-}
-
-func newServer(t *testing.T, status int, header map[string]string, body []byte) *server {
-	t.Helper()
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		c := captured{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone()}
-		if err := json.Unmarshal(data, &c.Body); err != nil {
-			t.Errorf("request body is not a JSON object: %v: %s", err, data)
-		}
-		s.mu.Lock()
-		s.reqs = append(s.reqs, c)
-		s.mu.Unlock()
-		for k, v := range header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-// last returns the last request the server saw.
-func (s *server) last(t *testing.T) captured {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
-		t.Fatal("server saw no request")
-	}
-	return s.reqs[len(s.reqs)-1]
+// newServer starts a fake Chat Completions server answering every request
+// with status, headers and body.
+func newServer(t *testing.T, status int, header map[string]string, body []byte) *providertest.Server {
+	return providertest.Serve(t, providertest.Answer{Status: status, Header: header, Body: string(body)})
 }
 
 // redirect is a transport that sends every request to target while
@@ -103,7 +54,7 @@ func (rt *redirect) last() string {
 	return rt.urls[len(rt.urls)-1]
 }
 
-func redirectTo(t *testing.T, s *server) (*redirect, *http.Client) {
+func redirectTo(t *testing.T, s *providertest.Server) (*redirect, *http.Client) {
 	t.Helper()
 	u, err := url.Parse(s.URL)
 	if err != nil {
@@ -115,11 +66,7 @@ func redirectTo(t *testing.T, s *server) (*redirect, *http.Client) {
 
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return []byte(providertest.Fixture(t, name))
 }
 
 func env(m map[string]string) func(string) string {
@@ -307,13 +254,13 @@ func TestGenerateRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := s.last(t)
+			got := s.Last(t)
 			if got.Method != http.MethodPost {
 				t.Errorf("got method %s, want POST", got.Method)
 			}
-			gotURL := got.Path
-			if len(got.Query) > 0 {
-				gotURL += "?" + got.Query.Encode()
+			gotURL := got.URL.Path
+			if q := got.URL.Query(); len(q) > 0 {
+				gotURL += "?" + q.Encode()
 			}
 			if rt != nil {
 				gotURL = rt.last()
@@ -331,7 +278,7 @@ func TestGenerateRequest(t *testing.T) {
 					t.Errorf("got header %s %q, want none", k, g)
 				}
 			}
-			if diff := cmp.Diff(tc.wantBody, got.Body); diff != "" {
+			if diff := cmp.Diff(tc.wantBody, got.JSON(t)); diff != "" {
 				t.Errorf("request body mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -385,7 +332,7 @@ func TestGenerateRequestOptionalFields(t *testing.T) {
 			if _, err := p.Generate(context.Background(), &provider.Request{Prompt: tc.prompt, Config: tc.cfg}); err != nil {
 				t.Fatal(err)
 			}
-			body := s.last(t).Body
+			body := s.Last(t).JSON(t)
 			for k, v := range tc.want {
 				if diff := cmp.Diff(v, body[k]); diff != "" {
 					t.Errorf("body[%s] mismatch (-want +got):\n%s", k, diff)
@@ -538,19 +485,7 @@ func TestGenerateFailures(t *testing.T) {
 			if err == nil {
 				t.Fatalf("got response %+v, want an error", resp)
 			}
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %T %v, want *provider.Error", err, err)
-			}
-			if pe.StatusCode != tc.wantStatus || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter {
-				t.Errorf("got {status %d retryable %v after %v}, want {%d %v %v}", pe.StatusCode, pe.Retryable, pe.RetryAfter, tc.wantStatus, tc.wantRetryable, tc.wantAfter)
-			}
-			if !strings.Contains(pe.Message, tc.wantMsg) {
-				t.Errorf("got message %q, want it to contain %q", pe.Message, tc.wantMsg)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q leaks the API key", err)
-			}
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
 		})
 	}
 }
@@ -567,49 +502,27 @@ func TestGenerateWrongKeyHint(t *testing.T) {
 	if provider.IsRetryable(err) {
 		t.Errorf("got retryable, want a final error for 401")
 	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the API key", err)
-	}
+	providertest.NoLeak(t, err, testKey)
 }
 
 func TestGenerateDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	p := open(t, "openai/gpt-4o", provider.Options{
-		Getenv: env(map[string]string{"OPENAI_API_KEY": testKey}), Settings: map[string]any{"base_url": srv.URL},
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err := p.Generate(ctx, &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}})
-	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
-		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
-	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the API key", err)
-	}
+	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
+		p := open(t, "openai/gpt-4o", provider.Options{
+			Getenv: env(map[string]string{"OPENAI_API_KEY": testKey}), Settings: map[string]any{"base_url": url},
+		})
+		_, err := p.Generate(ctx, &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}})
+		return err
+	}, testKey)
 }
 
 func TestGenerateTransportErrorIsRetryable(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	base := srv.URL
-	srv.Close()
-	p := open(t, "groq/llama", provider.Options{
-		Getenv: env(map[string]string{"GROQ_API_KEY": testKey}), Settings: map[string]any{"base_url": base},
-	})
-	_, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}})
-	if !provider.IsRetryable(err) {
-		t.Errorf("got %v, want a retryable error", err)
-	}
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("error %q leaks the API key", err)
-	}
+	providertest.CheckServerDown(t, func(url string) error {
+		p := open(t, "groq/llama", provider.Options{
+			Getenv: env(map[string]string{"GROQ_API_KEY": testKey}), Settings: map[string]any{"base_url": url},
+		})
+		_, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}})
+		return err
+	}, testKey)
 }
 
 func TestGenerateMissingPrompt(t *testing.T) {

@@ -36,6 +36,10 @@ type Answer struct {
 	Header map[string]string
 	// Body is the response body.
 	Body string
+	// AnyBody accepts request bodies that are not JSON objects; by default
+	// the server fails the test on one, as every model API client sends
+	// a JSON object.
+	AnyBody bool
 }
 
 // Request is what a fake API saw of one request.
@@ -79,6 +83,12 @@ func Serve(t testing.TB, a Answer) *Server {
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if !a.AnyBody {
+			var m map[string]any
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Errorf("request body is not a JSON object: %v: %s", err, body)
+			}
+		}
 		u := *r.URL
 		s.mu.Lock()
 		s.reqs = append(s.reqs, Request{Method: r.Method, URL: &u, Header: r.Header.Clone(), Body: body})

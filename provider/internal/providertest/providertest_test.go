@@ -92,7 +92,7 @@ func TestServeRecordsAndAnswers(t *testing.T) {
 }
 
 func TestServeDefaults(t *testing.T) {
-	srv := Serve(t, Answer{Body: "{}"})
+	srv := Serve(t, Answer{Body: "{}", AnyBody: true})
 	resp, err := http.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +100,36 @@ func TestServeDefaults(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("got %d %q, want 200 application/json", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+func TestServeWantsJSONObjects(t *testing.T) {
+	tests := []struct {
+		name      string
+		body      string
+		anyBody   bool
+		wantFails int
+	}{
+		{"object", `{"a":1}`, false, 0},
+		{"list", `[1]`, false, 1},
+		{"no body", ``, false, 1},
+		{"no body accepted", ``, true, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := run(func(ft testing.TB) {
+				srv := Serve(ft, Answer{AnyBody: tc.anyBody})
+				resp, err := http.Post(srv.URL, "application/json", strings.NewReader(tc.body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+			})
+			if len(msgs) != tc.wantFails {
+				t.Errorf("got failures %q, want %d", msgs, tc.wantFails)
+			}
+		})
 	}
 }
 
