@@ -20,6 +20,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // secretToken is the value of APP_TOKEN in tests; it must never appear in
@@ -45,27 +46,11 @@ func loadSettings(t *testing.T, file string) map[string]any {
 	return m
 }
 
-// captured is what a test server received.
-type captured struct {
-	method, path, query string
-	header              http.Header
-	body                []byte
-}
-
-// recorder is a test server that records the request and answers with a
-// fixed status and body.
-func recorder(t *testing.T, status int, respBody string) (*httptest.Server, *captured) {
-	t.Helper()
-	got := &captured{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got.method, got.path, got.query, got.header, got.body = r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), b
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, respBody)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, got
+// recorder is a test server that records every request and answers with a
+// fixed status and body. Request bodies may be anything: a template need
+// not produce a JSON object, and a GET sends none.
+func recorder(t *testing.T, status int, respBody string) *providertest.Server {
+	return providertest.Serve(t, providertest.Answer{Status: status, Body: respBody, AnyBody: true})
 }
 
 func request(p *promptcanary.Prompt) *provider.Request {
@@ -203,7 +188,7 @@ func TestGenerateRequest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, got := recorder(t, 200, `{"answer":"ok"}`)
+			srv := recorder(t, 200, `{"answer":"ok"}`)
 			settings := map[string]any{"url": srv.URL + "/chat"}
 			for k, v := range tc.settings {
 				settings[k] = v
@@ -227,24 +212,25 @@ func TestGenerateRequest(t *testing.T) {
 			if resp.Content != "ok" {
 				t.Errorf("got content %q, want %q", resp.Content, "ok")
 			}
-			if got.method != tc.wantMeth || got.path != tc.wantPath || got.query != tc.wantQuery {
-				t.Errorf("got %s %s ?%s, want %s %s ?%s", got.method, got.path, got.query, tc.wantMeth, tc.wantPath, tc.wantQuery)
+			got := srv.Last(t)
+			if got.Method != tc.wantMeth || got.URL.Path != tc.wantPath || got.URL.RawQuery != tc.wantQuery {
+				t.Errorf("got %s %s ?%s, want %s %s ?%s", got.Method, got.URL.Path, got.URL.RawQuery, tc.wantMeth, tc.wantPath, tc.wantQuery)
 			}
 			if tc.wantBody == nil {
-				if len(got.body) != 0 {
-					t.Errorf("got body %q, want none", got.body)
+				if len(got.Body) != 0 {
+					t.Errorf("got body %q, want none", got.Body)
 				}
 			} else {
 				var body any
-				if err := json.Unmarshal(got.body, &body); err != nil {
-					t.Fatalf("body %q is not JSON: %v", got.body, err)
+				if err := json.Unmarshal(got.Body, &body); err != nil {
+					t.Fatalf("body %q is not JSON: %v", got.Body, err)
 				}
 				if d := cmp.Diff(tc.wantBody, body); d != "" {
 					t.Errorf("body mismatch (-want +got):\n%s", d)
 				}
 			}
 			for k, want := range tc.wantHdr {
-				if vs := got.header.Values(k); len(vs) != 1 || vs[0] != want {
+				if vs := got.Header.Values(k); len(vs) != 1 || vs[0] != want {
 					t.Errorf("got header %s %q, want [%q]", k, vs, want)
 				}
 			}
@@ -253,7 +239,7 @@ func TestGenerateRequest(t *testing.T) {
 }
 
 func TestOpenFullSettings(t *testing.T) {
-	srv, got := recorder(t, 201, `{"data":{"answer":"Paris","stop_reason":"end_turn","actions":[{"name":"lookup","arguments":{"city":"Paris"}}]},"usage":{"input":11,"output":2},"meta":{"model":"app-v3"}}`)
+	srv := recorder(t, 201, `{"data":{"answer":"Paris","stop_reason":"end_turn","actions":[{"name":"lookup","arguments":{"city":"Paris"}}]},"usage":{"input":11,"output":2},"meta":{"model":"app-v3"}}`)
 	getenv := env(map[string]string{"APP_URL": srv.URL, "APP_TENANT": "acme", "APP_TOKEN": secretToken})
 	p, err := provider.Open("http/app", provider.Options{Settings: loadSettings(t, "valid-full.yaml"), Getenv: getenv})
 	if err != nil {
@@ -272,17 +258,18 @@ func TestOpenFullSettings(t *testing.T) {
 	if d := cmp.Diff(want, resp); d != "" {
 		t.Errorf("response mismatch (-want +got):\n%s", d)
 	}
-	if got.method != "PUT" || got.path != "/api/chat" || got.query != "tenant=acme" {
-		t.Errorf("got %s %s?%s, want PUT /api/chat?tenant=acme", got.method, got.path, got.query)
+	got := srv.Last(t)
+	if got.Method != "PUT" || got.URL.Path != "/api/chat" || got.URL.RawQuery != "tenant=acme" {
+		t.Errorf("got %s %s?%s, want PUT /api/chat?tenant=acme", got.Method, got.URL.Path, got.URL.RawQuery)
 	}
-	if h := got.header.Get("Authorization"); h != "Bearer "+secretToken {
+	if h := got.Header.Get("Authorization"); h != "Bearer "+secretToken {
 		t.Errorf("got Authorization %q, want the substituted token", h)
 	}
-	if h := got.header.Get("X-Canary"); h != "1" {
+	if h := got.Header.Get("X-Canary"); h != "1" {
 		t.Errorf("got X-Canary %q, want %q", h, "1")
 	}
 	var body map[string]any
-	if err := json.Unmarshal(got.body, &body); err != nil {
+	if err := json.Unmarshal(got.Body, &body); err != nil {
 		t.Fatal(err)
 	}
 	wantBody := map[string]any{
@@ -365,7 +352,7 @@ func TestResponsePaths(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, _ := recorder(t, 200, tc.body)
+			srv := recorder(t, 200, tc.body)
 			c, err := New("app", Config{URL: srv.URL, Response: tc.paths}, env(nil))
 			if err != nil {
 				t.Fatal(err)
@@ -456,9 +443,7 @@ func TestStatusCodes(t *testing.T) {
 			if pe.Error() != tc.wantErr || pe.Retryable != tc.wantRetryable || pe.RetryAfter != tc.wantAfter {
 				t.Errorf("got {%q %v %v}, want {%q %v %v}", pe.Error(), pe.Retryable, pe.RetryAfter, tc.wantErr, tc.wantRetryable, tc.wantAfter)
 			}
-			if strings.Contains(err.Error(), secretToken) {
-				t.Errorf("error %q leaks the token", err)
-			}
+			providertest.NoLeak(t, err, secretToken)
 		})
 	}
 }
@@ -551,27 +536,19 @@ func TestSecretsNeverInErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("got no error, want one")
 			}
-			if strings.Contains(err.Error(), secretToken) {
-				t.Errorf("error %q leaks the token", err)
-			}
+			providertest.NoLeak(t, err, secretToken)
 		})
 	}
 	t.Run("connection refused", func(t *testing.T) {
-		srv := httptest.NewServer(http.NotFoundHandler())
-		u := srv.URL
-		srv.Close()
-		c, err := New("app", Config{URL: u + "/?key=${APP_TOKEN}", Headers: map[string]string{"X-Api-Key": "${APP_TOKEN}"}, Response: Paths{Text: "a"}},
-			env(map[string]string{"APP_TOKEN": secretToken}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
-		if !provider.IsRetryable(err) {
-			t.Errorf("got %v, want a retryable error", err)
-		}
-		if strings.Contains(err.Error(), secretToken) {
-			t.Errorf("error %q leaks the token", err)
-		}
+		providertest.CheckServerDown(t, func(u string) error {
+			c, err := New("app", Config{URL: u + "/?key=${APP_TOKEN}", Headers: map[string]string{"X-Api-Key": "${APP_TOKEN}"}, Response: Paths{Text: "a"}},
+				env(map[string]string{"APP_TOKEN": secretToken}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
+			return err
+		}, secretToken)
 	})
 	t.Run("open error names the variable only", func(t *testing.T) {
 		_, err := New("app", Config{URL: "https://x.example", Headers: map[string]string{
@@ -580,32 +557,19 @@ func TestSecretsNeverInErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "MISSING is not set") {
 			t.Fatalf("got %v, want an error naming MISSING", err)
 		}
-		if strings.Contains(err.Error(), secretToken) {
-			t.Errorf("error %q leaks the token", err)
-		}
+		providertest.NoLeak(t, err, secretToken)
 	})
 }
 
 func TestDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
+	providertest.CheckDeadline(t, 50*time.Millisecond, func(ctx context.Context, url string) error {
+		c, err := New("app", Config{URL: url, Response: Paths{Text: "a"}}, env(nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	c, err := New("app", Config{URL: srv.URL, Response: Paths{Text: "a"}}, env(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err = c.Generate(ctx, request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
-	if !errors.Is(err, context.DeadlineExceeded) && !provider.IsRetryable(err) {
-		t.Errorf("got %v, want context.DeadlineExceeded or a retryable error", err)
-	}
+		_, err = c.Generate(ctx, request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
+		return err
+	})
 }
 
 func TestGoConfig(t *testing.T) {
@@ -613,7 +577,7 @@ func TestGoConfig(t *testing.T) {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	}
-	srv, got := recorder(t, 200, `{"reply":{"text":"fine"}}`)
+	srv := recorder(t, 200, `{"reply":{"text":"fine"}}`)
 	c, err := New("app", Config{
 		URL:      srv.URL,
 		Body:     struct{ Messages []message }{[]message{{"user", "{{prompt}}"}}},
@@ -632,8 +596,9 @@ func TestGoConfig(t *testing.T) {
 	if resp.Content != "fine" {
 		t.Errorf("got %q, want %q", resp.Content, "fine")
 	}
-	if want := `{"Messages":[{"content":"a <b> & c","role":"user"}]}`; string(got.body) != want {
-		t.Errorf("got body %s, want %s", got.body, want)
+	got := srv.Last(t)
+	if want := `{"Messages":[{"content":"a <b> & c","role":"user"}]}`; string(got.Body) != want {
+		t.Errorf("got body %s, want %s", got.Body, want)
 	}
 }
 
