@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -52,16 +50,6 @@ func (o *Options) now() time.Time {
 		return o.Now()
 	}
 	return time.Now().UTC()
-}
-
-// NewRunID returns a random 128-bit hex id in UUID layout.
-func NewRunID() string {
-	var b [16]byte
-	_, _ = crand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // call is one (prompt, sample) unit of work and what became of it.
@@ -126,7 +114,7 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	if opts.NewID != nil {
 		run.RunID = opts.NewID()
 	} else {
-		run.RunID = NewRunID()
+		run.RunID = promptcanary.NewID()
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"crypto/rand"
-	"fmt"
-)
+import "fmt"
 
 // MaxIDLen is the longest run, snapshot or report id a store accepts.
 const MaxIDLen = 128
@@ -27,12 +24,3 @@ func CheckID(kind, id string) error {
 	return nil
 }
 
-// NewID returns a random version 4 UUID, the form of the original tool's
-// snapshot ids.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}

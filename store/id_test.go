@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary"
 )
 
 func TestCheckID(t *testing.T) {
@@ -48,7 +50,7 @@ var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 func TestNewID(t *testing.T) {
 	seen := make(map[string]bool)
 	for range 1000 {
-		id := NewID()
+		id := promptcanary.NewID()
 		if !uuidV4.MatchString(id) {
 			t.Fatalf("got %q, want a version 4 UUID", id)
 		}

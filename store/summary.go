@@ -105,7 +105,7 @@ func Info(b *promptcanary.Baseline) BaselineInfo {
 // id: what Promote stores.
 func NewBaseline(r *promptcanary.Run, note string, now time.Time) *promptcanary.Baseline {
 	return &promptcanary.Baseline{
-		SnapshotID:    NewID(),
+		SnapshotID:    promptcanary.NewID(),
 		CreatedAt:     now.Truncate(time.Microsecond),
 		SuiteName:     r.SuiteName,
 		Provider:      r.Provider,

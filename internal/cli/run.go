@@ -17,6 +17,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -127,6 +128,12 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		a.warn("interrupted: %d of %d calls finished; what finished was written, no baseline saved", done, total)
 		return codeErr(ExitInterrupted)
 	}
+	// Every finished run goes into the history, failed calls included.
+	for _, r := range runs {
+		if err := hist.SaveRun(c.Context(), r); err != nil {
+			return err
+		}
+	}
 	unmeasured := false
 	for _, r := range runs {
 		if len(r.Errors) > o.settings.maxErrors {
@@ -140,18 +147,13 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		}
 		return codeErr(ExitUnmeasured)
 	}
-	for _, r := range runs {
-		if err := hist.SaveRun(c.Context(), r); err != nil {
-			return err
-		}
-	}
 	if o.saveBaseline {
 		fs, err := file.Open(o.baselineDir)
 		if err != nil {
 			return err
 		}
 		for _, r := range runs {
-			b := newBaseline(r)
+			b := store.NewBaseline(r, "", time.Now().UTC())
 			info, err := fs.SaveBaseline(c.Context(), b)
 			if err != nil {
 				return err
@@ -294,16 +296,4 @@ func (a *app) dryRun(st *suite.Suite, targets []target, samples int) error {
 	}
 	fmt.Fprintln(w, "Completion tokens are counted at max_tokens, so the estimate is an upper bound.")
 	return nil
-}
-
-// newBaseline wraps a run as a baseline snapshot.
-func newBaseline(run *promptcanary.Run) *promptcanary.Baseline {
-	return &promptcanary.Baseline{
-		SnapshotID:    runner.NewRunID(),
-		CreatedAt:     time.Now().UTC(),
-		SuiteName:     run.SuiteName,
-		Provider:      run.Provider,
-		SchemaVersion: promptcanary.SchemaVersion,
-		RunResult:     *run,
-	}
 }
