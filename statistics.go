@@ -83,6 +83,12 @@ type TestedUnit struct {
 	// baseline, or the Hodges–Lehmann score shift) with its 95% interval.
 	Effect   float64  `json:"effect"`
 	Interval Interval `json:"interval"`
+	// EffectBound is the one-sided 95% confidence bound of a pass-count
+	// unit's effect nearest zero (the upper bound of the drop's
+	// difference, z = 1.645), matching the one-sided test; severity grades
+	// the conservative effect g = max(0, −EffectBound). It is 0 for a
+	// score-only unit, whose severity comes from its shift.
+	EffectBound float64 `json:"effect_bound,omitempty"`
 	// Severity of the unit when rejected, none otherwise.
 	Severity Severity `json:"severity"`
 	// Evidence is the one-line evidence for the unit.

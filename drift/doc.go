@@ -12,6 +12,12 @@
 // signals (response length, tokens, finish reasons, lexical similarity,
 // served model) form a separate two-sided family and never gate on their own.
 //
+// Evidence lines show two-sided 95% intervals (Wilson for rates, Newcombe
+// for differences). Severity grades the conservative effect g, the bound of
+// the difference nearest zero scaled by breadth; since the tests are
+// one-sided, that bound is the one-sided 95% bound (z = 1.645), recorded as
+// TestedUnit.EffectBound.
+//
 // The package does no I/O and reads no clock: the report time comes from
 // Options.Now, and every random step is driven by Options.Seed.
 package drift

@@ -2,8 +2,16 @@ package drift
 
 import "math"
 
-// z95 is the two-sided 95% normal quantile.
+// z95 is the two-sided 95% normal quantile; intervals shown in evidence
+// lines use it.
 const z95 = 1.959963984540054
+
+// zOneSided95 is the one-sided 95% normal quantile. The drift tests are
+// one-sided ("current is worse"), so the conservative effect g that grades
+// severity is the one-sided 95% bound of the difference nearest zero, the
+// upper end of the interval built with this quantile (a two-sided 90%
+// interval), not the two-sided 95% interval's.
+const zOneSided95 = 1.6448536269514722
 
 // wilson returns the Wilson score interval for k successes in n trials at
 // normal quantile z; [0, 1] when n is 0.

@@ -243,10 +243,11 @@ func (s *statRun) addPairUnits(i int) {
 	b, c := &p.base, &p.cur
 	pv, minP := fisherLess(b.passes, b.n(), c.passes, c.n())
 	d, lo, hi := newcombe(b.passes, b.n(), c.passes, c.n(), z95)
+	_, _, bound := newcombe(b.passes, b.n(), c.passes, c.n(), zOneSided95)
 	vk, _ := s.varyingKey([]int{i})
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testFisher,
-			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   []int{i},
 		varying: vk,
 		evidence: func(p, q float64) string {
@@ -345,6 +346,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 	d := make([]float64, len(pairs))
 	l := make([]float64, len(pairs))
 	u := make([]float64, len(pairs))
+	u1 := make([]float64, len(pairs)) // one-sided 95% upper bounds
 	w := make([]int, len(pairs))
 	prompts := map[string]bool{}
 	for j, i := range pairs {
@@ -356,18 +358,20 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 		obs += w[j] * c.passes
 		bp, bn, cp, cn = bp+b.passes, bn+b.n(), cp+c.passes, cn+c.n()
 		d[j], l[j], u[j] = newcombe(b.passes, b.n(), c.passes, c.n(), z95)
+		_, _, u1[j] = newcombe(b.passes, b.n(), c.passes, c.n(), zOneSided95)
 		prompts[p.key.PromptID] = true
 	}
 	pv, minP := weightedStratifiedLess(strata, w, obs, true)
 	vk, _ := s.varyingKey(pairs)
 	mean, lo, hi := moverMean(d, l, u)
+	_, _, bound := moverMean(d, l, u1)
 	over := fmt.Sprintf("%d pairs", len(pairs))
 	if kind == promptcanary.UnitProbe {
 		over = fmt.Sprintf("%d prompts", len(prompts))
 	}
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: testStratified, Statistic: float64(obs),
-			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   pairs,
 		varying: vk,
 		evidence: func(p, q float64) string {
@@ -395,6 +399,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 	d := make([]float64, len(measured))
 	l := make([]float64, len(measured))
 	u := make([]float64, len(measured))
+	u1 := make([]float64, len(measured)) // one-sided 95% upper bounds
 	var baseSum, curSum float64
 	for j, i := range measured {
 		p := s.idx.pairs[i]
@@ -418,6 +423,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		}
 		weight += float64(wt * p.cur.n())
 		d[j], l[j], u[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), z95)
+		_, _, u1[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), zOneSided95)
 	}
 	slices.Sort(prompts)
 	strata := make([]stratum, 0, len(prompts))
@@ -439,6 +445,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		strata = append(strata, st)
 	}
 	mean, lo, hi := moverMean(d, l, u)
+	_, _, bound := moverMean(d, l, u1)
 	if len(measured) < 2 {
 		return 0, 0
 	}
@@ -452,7 +459,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 	}
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitSuite, Key: suite, Test: testSuite + "_" + res.how,
-			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}},
+			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   measured,
 		varying: vk,
 		evidence: func(p, q float64) string {
@@ -465,7 +472,11 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 
 // unitSeverity grades a rejected unit from its conservative effect g, the
 // bound of the effect's interval nearest zero, scaled by breadth (the
-// interval of the mean drop over the unit's pairs).
+// interval of the mean drop over the unit's pairs). Because every test of
+// the family is one-sided, that bound is the one-sided 95% bound
+// (EffectBound, z = 1.645), not the upper end of the two-sided 95% interval
+// shown in the evidence line: the latter would grade at 97.5% confidence
+// an effect the test only claims in one direction.
 func unitSeverity(u *familyUnit) promptcanary.Severity {
 	if u.score {
 		if u.Effect <= -0.10+tolerance {
@@ -473,7 +484,7 @@ func unitSeverity(u *familyUnit) promptcanary.Severity {
 		}
 		return promptcanary.SeverityLow
 	}
-	g := max(0, -u.Interval.Upper)
+	g := max(0, -u.EffectBound)
 	var medium, high, critical float64
 	switch u.Kind {
 	case promptcanary.UnitPair:

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -37,12 +38,53 @@ func TestStatisticalEvidenceLine(t *testing.T) {
 	if rep.Method != MethodStatistical || !c.Regression || c.Status != promptcanary.StatusRegression {
 		t.Errorf("got method %s regression %v status %s, want statistical true regression", rep.Method, c.Regression, c.Status)
 	}
-	// The conservative drop 9.9 points is under the 10-point medium bar.
-	if c.Severity != promptcanary.SeverityLow || rep.Severity != promptcanary.SeverityLow {
-		t.Errorf("got severity %s/%s, want low", c.Severity, rep.Severity)
+	// The evidence shows the two-sided 95% interval (upper end −9.9 pts),
+	// but severity grades the one-sided 95% bound, −13.7 pts: medium.
+	if c.Severity != promptcanary.SeverityMedium || rep.Severity != promptcanary.SeverityMedium {
+		t.Errorf("got severity %s/%s, want medium", c.Severity, rep.Severity)
 	}
 	if c.Baseline != (promptcanary.SampleStats{N: 30, Passes: 29, MeanScore: 29.0 / 30}) || !c.BaselinePassed || !c.CurrentPassed {
 		t.Errorf("got baseline stats %+v passed %v/%v, want 30/29 and both passing", c.Baseline, c.BaselinePassed, c.CurrentPassed)
+	}
+}
+
+func TestSeverityUsesOneSidedBound(t *testing.T) {
+	tests := []struct {
+		name           string
+		base, cur      int // passes of 30 and of 20
+		wantTwoSidedHi float64
+		wantBound      float64
+		want           promptcanary.Severity
+	}{
+		// Two-sided upper −46.1 pts would be high; the one-sided bound
+		// −50.7 pts is critical.
+		{name: "critical only one-sided", base: 29, cur: 5, wantTwoSidedHi: -0.4605, wantBound: -0.5073, want: promptcanary.SeverityCritical},
+		{name: "critical both ways", base: 30, cur: 1, wantTwoSidedHi: -0.7320, wantBound: -0.7822, want: promptcanary.SeverityCritical},
+		{name: "high", base: 28, cur: 8, wantTwoSidedHi: -0.2744, wantBound: -0.3180, want: promptcanary.SeverityHigh},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := makeRun("s", binarySamples("p", "a", tc.cur, 20))
+			rep, err := Compare(makeBaseline("s", binarySamples("p", "a", tc.base, 30)), &run, fixedOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u *promptcanary.TestedUnit
+			for i := range rep.Statistics.Units {
+				if rep.Statistics.Units[i].Test == testFisher {
+					u = &rep.Statistics.Units[i]
+				}
+			}
+			if u == nil {
+				t.Fatalf("got no Fisher unit in %+v, want one", rep.Statistics.Units)
+			}
+			if math.Abs(u.Interval.Upper-tc.wantTwoSidedHi) > 1e-4 || math.Abs(u.EffectBound-tc.wantBound) > 1e-4 {
+				t.Errorf("got two-sided upper %.4f bound %.4f, want %.4f and %.4f", u.Interval.Upper, u.EffectBound, tc.wantTwoSidedHi, tc.wantBound)
+			}
+			if !u.Rejected || u.Severity != tc.want || rep.Severity != tc.want {
+				t.Errorf("got rejected %v severity %s/%s, want true %s", u.Rejected, u.Severity, rep.Severity, tc.want)
+			}
+		})
 	}
 }
 
