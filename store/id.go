@@ -23,4 +23,3 @@ func CheckID(kind, id string) error {
 	}
 	return nil
 }
-
