@@ -196,7 +196,7 @@ func convert(k Kind, v any) (any, error) {
 			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
 				return int(n), nil
 			}
-			return nil, fmt.Errorf("must be an integer, got %v", n)
+			return nil, fmt.Errorf("must be an integer, got %s", describe(n))
 		}
 	case Float:
 		switch n := v.(type) {

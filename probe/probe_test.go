@@ -1,0 +1,141 @@
+package probe
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+func constant(res Result) func(Params) (Probe, error) {
+	return func(Params) (Probe, error) {
+		return &Func{TypeID: "x", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return res }}, nil
+	}
+}
+
+func mustPanic(t *testing.T, name string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s: got no panic, want one", name)
+		}
+	}()
+	f()
+}
+
+func TestRegisterRejectsMistakes(t *testing.T) {
+	Register(Type{ID: "zz_test_once", New: constant(Result{})})
+	mustPanic(t, "duplicate", func() { Register(Type{ID: "zz_test_once", New: constant(Result{})}) })
+	mustPanic(t, "empty id", func() { Register(Type{New: constant(Result{})}) })
+	mustPanic(t, "nil New", func() { Register(Type{ID: "zz_test_nil"}) })
+	mustPanic(t, "bad category", func() { Register(Type{ID: "zz_test_cat", Category: "vibes", New: constant(Result{})}) })
+	got, err := Lookup("zz_test_once")
+	if err != nil || got.Name != "zz_test_once" || got.Category != promptcanary.CategoryCustom {
+		t.Errorf("got %+v, %v; want defaults for name and category", got, err)
+	}
+}
+
+func TestLookupSuggestsAndListsSorted(t *testing.T) {
+	RegisterFunc("zz_test_refusal_like", "Refusal-like", promptcanary.CategorySafety, "test", func(*promptcanary.Prompt, *promptcanary.Response) Result { return Result{} })
+	_, err := Lookup("zz_test_refusal_lik")
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "did you mean zz_test_refusal_like?") {
+		t.Errorf("got %v, want ErrUnknown with a suggestion", err)
+	}
+	ids := IDs()
+	if !slices.IsSorted(ids) || !slices.Contains(ids, "zz_test_refusal_like") {
+		t.Errorf("got %v, want a sorted list with the registered id", ids)
+	}
+	if ts := Types(); len(ts) != len(ids) || ts[0].ID != ids[0] {
+		t.Errorf("Types and IDs disagree")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	typ := Type{ID: "t", Params: []Param{
+		{Name: "keys", Kind: StringList, Required: true},
+		{Name: "mode", Kind: String, Default: "contains", Enum: []string{"contains", "exact"}},
+		{Name: "min", Kind: Int, Default: 1},
+		{Name: "tol", Kind: Float, Default: 0.5},
+		{Name: "strict", Kind: Bool},
+		{Name: "tags", Kind: StringList, Default: []string{"a"}},
+	}}
+	tests := []struct {
+		name    string
+		raw     map[string]any
+		wantErr []string
+		check   func(Params) bool
+	}{
+		{"defaults filled", map[string]any{"keys": []any{"a"}}, nil, func(p Params) bool {
+			min, _ := p.Int("min")
+			tol, _ := p.Float("tol")
+			_, strictSet := p.Bool("strict")
+			return p.String("mode") == "contains" && min == 1 && tol == 0.5 && !strictSet && slices.Equal(p.Strings("keys"), []string{"a"})
+		}},
+		{"int accepted as float, integral float as int", map[string]any{"keys": []any{}, "tol": 1, "min": 3.0}, nil, func(p Params) bool {
+			min, _ := p.Int("min")
+			tol, _ := p.Float("tol")
+			return min == 3 && tol == 1
+		}},
+		{"scalar as string", map[string]any{"keys": []any{}, "mode": "exact"}, nil, func(p Params) bool { return p.String("mode") == "exact" }},
+		{"every problem at once", map[string]any{"min": 2.5, "mode": "fuzzy", "strict": "yes", "tolerance": 1},
+			[]string{"tolerance: unknown parameter for t", "keys: required parameter is missing", `mode: invalid value "fuzzy"`, "min: must be an integer, got number 2.5", `strict: must be a boolean, got string "yes"`}, nil},
+		{"list item type", map[string]any{"keys": []any{"a", 3}}, []string{"keys: item 1 must be a string, got integer 3"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := typ.Check(tc.raw)
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tc.check(p) {
+					t.Errorf("got params %v", p)
+				}
+				return
+			}
+			for _, w := range tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("got %v, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+	// A default list is copied, never shared between instances.
+	p1, _ := typ.Check(map[string]any{"keys": []any{}})
+	p1.Strings("tags")[0] = "changed"
+	p2, _ := typ.Check(map[string]any{"keys": []any{}})
+	if p2.Strings("tags")[0] != "a" {
+		t.Error("default list shared between instances")
+	}
+}
+
+func TestEvaluateRecoversAndClamps(t *testing.T) {
+	tests := []struct {
+		name   string
+		eval   func() Result
+		passed bool
+		score  float64
+		detail string
+	}{
+		{"panic", func() Result { panic("boom") }, false, 0, "panic: boom"},
+		{"score above 1", func() Result { return Result{Passed: true, Score: 1.7} }, true, 1, ""},
+		{"negative score", func() Result { return Result{Score: -2} }, false, 0, ""},
+		{"NaN score", func() Result { return Result{Score: math.NaN()} }, false, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Func{TypeID: "f", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return tc.eval() }}
+			got := Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{})
+			if got.Passed != tc.passed || got.Score != tc.score || !strings.Contains(got.Details, tc.detail) {
+				t.Errorf("got %+v, want passed %v score %v details containing %q", got, tc.passed, tc.score, tc.detail)
+			}
+		})
+	}
+	f := &Func{TypeID: "bare"}
+	if f.Name() != "bare" || f.Category() != promptcanary.CategoryCustom {
+		t.Errorf("got name %q category %q, want the id and custom", f.Name(), f.Category())
+	}
+}
