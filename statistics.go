@@ -17,7 +17,7 @@ type DriftStatistics struct {
 	CurrentSamples  int `json:"current_samples"`
 	// Hypotheses counts the units of the drift family; Testable counts those
 	// left after Tarone screening, which dropped every unit whose smallest
-	// achievable p-value exceeds ScreeningLevel.
+	// achievable p-value exceeds ScreeningLevel times the unit's weight.
 	Hypotheses     int     `json:"hypotheses"`
 	Testable       int     `json:"testable"`
 	ScreeningLevel float64 `json:"screening_level"`
@@ -70,7 +70,13 @@ type TestedUnit struct {
 	MinP float64 `json:"min_p"`
 	// Screened is set when Tarone screening dropped the unit.
 	Screened bool `json:"screened"`
-	// Q is the Benjamini–Hochberg adjusted p-value (1 when screened).
+	// Weight is the unit's share of the level relative to a pair's Fisher
+	// unit, in Tarone screening and the weighted Benjamini–Hochberg step: a
+	// unit is screened out when MinP exceeds Weight × ScreeningLevel. It
+	// is 0 for a unit whose test repeats another's (SameTestAs).
+	Weight float64 `json:"weight"`
+	// Q is the weighted Benjamini–Hochberg adjusted p-value (1 when
+	// screened).
 	Q float64 `json:"q"`
 	// Rejected is set when the unit is flagged as drift.
 	Rejected bool `json:"rejected"`

@@ -1,31 +1,63 @@
 package drift
 
 import (
+	"cmp"
+	"math"
 	"slices"
 )
 
-// tarone returns Tarone's screening count K for a family of discrete tests
-// with smallest achievable p-values minP at level alpha: the smallest K with
-// at most K hypotheses whose minP ≤ alpha/K. Hypotheses with minP above
-// alpha/K cannot be significant and are dropped before the
-// Benjamini–Hochberg step (Gilbert's procedure), which then runs over the
-// m(K) remaining ones.
-func tarone(minP []float64, alpha float64) (k int, level float64) {
-	m := len(minP)
-	if m == 0 {
-		return 1, alpha
+// tarone is Tarone's screening of a family of discrete tests with smallest
+// achievable p-values minP and Bonferroni weights w, at level alpha. A unit
+// with weight w_i is testable at total weight W when minP_i ≤ alpha w_i / W;
+// tarone returns the smallest W ≥ 1 at least the total weight of the units
+// testable at W. With unit weights this is Tarone's count K (the smallest K
+// with at most K hypotheses whose minP ≤ alpha/K), and the weighted
+// Bonferroni test of the testable units at alpha w_i / W keeps the
+// family-wise error at alpha, since every unit that could be significant
+// is counted. Units that cannot reach their level are dropped before the
+// weighted Benjamini–Hochberg step (Gilbert's procedure), which runs over
+// the remaining ones.
+func tarone(minP, w []float64, alpha float64) (total float64) {
+	// Unit i is testable for W ≤ t_i = alpha w_i / minP_i.
+	type cut struct{ t, w float64 }
+	cuts := make([]cut, 0, len(minP))
+	for i, mp := range minP {
+		if w[i] <= 0 {
+			continue
+		}
+		t := math.Inf(1)
+		if mp > 0 {
+			t = alpha * w[i] / mp
+		}
+		cuts = append(cuts, cut{t, w[i]})
 	}
-	sorted := slices.Clone(minP)
-	slices.Sort(sorted)
-	for k = 1; k <= m; k++ {
-		level = alpha / float64(k)
-		// m(k): how many minP are ≤ level.
-		mk, _ := slices.BinarySearch(sorted, level+level*1e-12)
-		if mk <= k {
-			return k, level
+	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(b.t, a.t) })
+	best := math.Inf(1)
+	sum := 0.0 // total weight of the units with the k largest cuts
+	for k := 0; k <= len(cuts); k++ {
+		if k > 0 {
+			sum += cuts[k-1].w
+		}
+		// W in (t_{k+1}, t_k] keeps exactly the first k units.
+		hi, lo := math.Inf(1), 0.0
+		if k > 0 {
+			hi = cuts[k-1].t
+		}
+		if k < len(cuts) {
+			lo = cuts[k].t
+		}
+		if lo >= hi {
+			continue // tied cuts: no W keeps exactly k units
+		}
+		cand := max(1, sum)
+		if cand <= lo {
+			cand = math.Nextafter(lo, math.Inf(1))
+		}
+		if cand <= hi {
+			best = min(best, cand)
 		}
 	}
-	return m, alpha / float64(m)
+	return best
 }
 
 // benjaminiHochberg returns the BH-adjusted p-values (q-values) of p.

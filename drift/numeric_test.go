@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/promptcanary/promptcanary"
 )
 
 func TestFisherKnownValues(t *testing.T) {
@@ -307,19 +309,30 @@ func TestMultiplicity(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		minP      []float64
-		wantK     int
-		wantLevel float64
+		name      string
+		minP, w   []float64
+		wantTotal float64
 	}{
-		{[]float64{1, 1, 0.001, 0.5, 0.002}, 2, 0.005},
-		{[]float64{1, 1, 1}, 1, 0.01},
-		{[]float64{1e-9, 1e-9, 1e-9}, 3, 0.01 / 3},
+		{"two of five testable", []float64{1, 1, 0.001, 0.5, 0.002}, []float64{1, 1, 1, 1, 1}, 2},
+		{"none testable", []float64{1, 1, 1}, []float64{1, 1, 1}, 1},
+		{"all testable", []float64{1e-9, 1e-9, 1e-9}, []float64{1, 1, 1}, 3},
+		// Quarter-weight units count a quarter: 1 + 0.25 + 0.25.
+		{"weighted", []float64{1e-9, 1e-9, 1e-9}, []float64{1, 0.25, 0.25}, 1.5},
+		// At W = 1.5 the unit with minP 0.004 and weight 0.5 has level
+		// 0.01·0.5/1.5 = 0.0033 < 0.004: it drops, and W = 1.25 keeps the
+		// others (0.01·0.25/1.25 = 0.002 ≥ 0.002).
+		{"weighted drop", []float64{1e-9, 0.004, 0.002}, []float64{1, 0.5, 0.25}, 1.25},
+		// The first unit alone: W just above 0.01/0.004 = 2.5 drops the
+		// others, and the smallest such W is the cut itself.
+		{"cut above total", []float64{1e-9, 0.004, 0.004, 0.004}, []float64{1, 1, 1, 1}, 2.5},
 	}
 	for _, tc := range tests {
-		k, level := tarone(tc.minP, 0.01)
-		if k != tc.wantK || !near(level, tc.wantLevel, 1e-15) {
-			t.Errorf("tarone(%v): got %d %v, want %d %v", tc.minP, k, level, tc.wantK, tc.wantLevel)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := tarone(tc.minP, tc.w, 0.01)
+			if !near(got, tc.wantTotal, 1e-12) {
+				t.Errorf("tarone(%v, %v): got %v, want %v", tc.minP, tc.w, got, tc.wantTotal)
+			}
+		})
 	}
 }
 
@@ -448,5 +461,25 @@ func TestWeightedBH(t *testing.T) {
 	}
 	if want := 0.005 / 1.1666666666666667 * 4; !near(q[3], want, 1e-12) {
 		t.Errorf("got q %v for the smallest p, want %v", q[3], want)
+	}
+}
+
+func TestUnitWeight(t *testing.T) {
+	tests := []struct {
+		name string
+		u    familyUnit
+		want float64
+	}{
+		{"pair", familyUnit{TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair}}, 1},
+		{"score", familyUnit{TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair}, score: true}, 0.25},
+		{"probe", familyUnit{TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitProbe}}, 1},
+		{"suite", familyUnit{TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitSuite}}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := unitWeight(&tc.u); !near(got, tc.want, 1e-12) {
+				t.Errorf("got weight %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

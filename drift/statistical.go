@@ -16,9 +16,21 @@ import (
 // and a rejection also needs a Hodges–Lehmann shift of at most −scoreMargin.
 const scoreMargin = 0.05
 
-// scoreUnitWeight is the weight of a Mann–Whitney unit in the weighted
-// Benjamini–Hochberg step, relative to 1 for a pass-count unit.
+// scoreUnitWeight is the weight of a Mann–Whitney unit in Tarone screening
+// and the weighted Benjamini–Hochberg step, relative to 1 for a pass-count
+// unit: a score shift moves every prompt of a probe and is caught far above
+// its targets, while a single broken pair has only its own Fisher test.
 const scoreUnitWeight = 0.25
+
+// unitWeight returns the weight of a unit of the drift family. It depends
+// on the unit's kind only (never on its p-value), so the tests stay valid
+// conditionally on the margins, as Tarone screening requires.
+func unitWeight(u *familyUnit) float64 {
+	if u.score {
+		return scoreUnitWeight
+	}
+	return 1
+}
 
 // Test names recorded in TestedUnit.Test.
 const (
@@ -88,44 +100,48 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		}
 		first[u.varying] = i
 	}
-	// Tarone screening, then Benjamini–Hochberg over the testable units.
+	// Tarone screening, then weighted Benjamini–Hochberg over the testable
+	// units. A unit's weight is fixed before any p-value is seen (see
+	// unitWeight); screening counts each testable unit by its weight, so a
+	// unit is testable when its smallest achievable p-value reaches its own
+	// share alpha w / W.
 	minP := make([]float64, 0, len(s.units))
+	wts := make([]float64, 0, len(s.units))
 	for i := range s.units {
-		if s.units[i].dup < 0 {
-			minP = append(minP, s.units[i].MinP)
+		u := &s.units[i]
+		if u.dup >= 0 {
+			continue // not counted again: weight 0
 		}
+		u.Weight = unitWeight(u)
+		minP = append(minP, u.MinP)
+		wts = append(wts, u.Weight)
 	}
-	k, level := tarone(minP, opts.Alpha)
+	total := tarone(minP, wts, opts.Alpha)
+	level := opts.Alpha / total
 	st.Hypotheses, st.ScreeningLevel = len(s.units), level
 	var kept []int
-	var ps []float64
+	var ps, ws []float64
+	sum := 0.0
 	for i := range s.units {
 		u := &s.units[i]
 		u.Q = 1
-		if u.MinP > level {
-			u.Screened = true
+		if u.dup >= 0 {
+			// A repeated test shares its first unit's screening (an
+			// earlier unit, already decided).
+			u.Screened = s.units[u.dup].Screened
 			continue
 		}
-		if u.dup >= 0 {
+		if u.MinP > level*u.Weight*(1+1e-12) {
+			u.Screened = true
 			continue
 		}
 		kept = append(kept, i)
 		ps = append(ps, u.P)
+		ws = append(ws, u.Weight)
+		sum += u.Weight
 	}
 	st.Testable = len(kept)
-	// Weighted Benjamini–Hochberg: a score-only unit gets a fixed smaller
-	// share of the level than a pass-count unit (weights averaging 1 over
-	// the testable units), because a score shift shows on every
-	// prompt of a probe while a broken pair shows only on its own.
-	ws := make([]float64, len(kept))
-	sum := 0.0
-	for j, i := range kept {
-		ws[j] = 1
-		if s.units[i].score {
-			ws[j] = scoreUnitWeight
-		}
-		sum += ws[j]
-	}
+	// The BH weights average 1 over the testable units.
 	for j := range ws {
 		ws[j] *= float64(len(ws)) / sum
 	}
@@ -166,7 +182,7 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 			broad = append(broad, u.Kind+" "+u.Key)
 		}
 	}
-	levelK := opts.Alpha / float64(max(k, 1))
+	levelK := level
 	regressions := 0
 	for _, i := range measured {
 		c := &rep.Comparisons[i]
