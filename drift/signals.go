@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -17,6 +18,18 @@ const maxReferences = 30
 // maxSignalPermutations caps the permutations of the energy-distance test:
 // it is informational, and 999 draws resolve p-values down to 0.001.
 const maxSignalPermutations = 999
+
+// minSimilarityChange is the smallest change of the mean lexical similarity
+// (within the baseline against current-to-baseline) a similarity signal
+// may flag, however small its p-value: 0.94 against 0.95 is no change
+// worth a warning.
+const minSimilarityChange = 0.10
+
+// permStopHits ends a response permutation test early once this many
+// permutations reached the observed statistic (Besag and Clifford's
+// sequential p-value, hits/draws): the p-value is then clearly large, and
+// only extreme statistics pay for every permutation.
+const permStopHits = 20
 
 // nondeterminism counts the distinct outputs of every prompt measured on
 // both sides.
@@ -108,6 +121,9 @@ func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []pro
 	for i, v := range benjaminiHochberg(q) {
 		sigs[i].Q = v
 		sigs[i].Flagged = v <= opts.Alpha
+		if k := sigs[i].Kind; k == "token_f1" || k == "chrf" {
+			sigs[i].Flagged = sigs[i].Flagged && math.Abs(sigs[i].Baseline-sigs[i].Current) >= minSimilarityChange-tolerance
+		}
 	}
 	sigs = append(sigs, fingerprintSignals(base, cur)...)
 	return sigs
@@ -148,11 +164,9 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 		kind string
 		f    func(a, b *textProfile) float64
 	}{{"token_f1", tokenF1}, {"chrf", chrF}} {
-		within, across := similarities(pb, pc, sim.f)
-		mw, mc := mean(within), mean(across)
-		p := mannWhitneyTwoSided(within, across, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
-		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: mw, Current: mc, P: p,
-			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (Mann–Whitney two-sided p=%s)", sim.kind, id, mw, mc, fmtP(p))})
+		within, across, p := similarityTest(pb, pc, sim.f, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
+		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: within, Current: across, P: p,
+			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (response permutation two-sided p=%s)", sim.kind, id, within, across, fmtP(p))})
 	}
 	e, p := energyTest(pb, pc, min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
 	out = append(out, promptcanary.ChangeSignal{Kind: "energy_distance", PromptID: id, Current: e, P: p,
@@ -220,76 +234,117 @@ func finishSignal(id string, b, c []*promptcanary.Response) (promptcanary.Change
 		Detail: fmt.Sprintf("finish_reason %q of %s: %.0f%% → %.0f%% of responses (Fisher two-sided p=%s)", name, id, 100*rb, 100*rc, fmtP(p))}, true
 }
 
-// similarities returns each baseline response's mean similarity to the
-// other baseline responses and each current response's mean similarity to
-// the baseline responses, each against at most maxReferences of them.
-func similarities(pb, pc []textProfile, f func(a, b *textProfile) float64) (within, across []float64) {
-	refs := pb[:min(len(pb), maxReferences)]
-	for i := range pb {
-		s, n := 0.0, 0
-		for j := range refs {
+// responseMatrix returns the matrix m[i·n+j] = f(response i, response j)
+// over the baseline responses pb followed by the current responses pc, each
+// side capped at maxReferences responses, and the number of baseline rows.
+// f need not be symmetric (chrF weighs recall of its second argument), so
+// every ordered pair is computed.
+func responseMatrix(pb, pc []textProfile, f func(a, b *textProfile) float64) (m []float64, n, nb int) {
+	pb, pc = pb[:min(len(pb), maxReferences)], pc[:min(len(pc), maxReferences)]
+	all := append(append([]textProfile(nil), pb...), pc...)
+	n, nb = len(all), len(pb)
+	m = make([]float64, n*n)
+	for i := range n {
+		for j := range n {
 			if i != j {
-				s += f(&pb[i], &refs[j])
-				n++
+				m[i*n+j] = f(&all[i], &all[j])
 			}
 		}
-		within = append(within, s/float64(max(n, 1)))
 	}
-	for i := range pc {
-		s := 0.0
-		for j := range refs {
-			s += f(&pc[i], &refs[j])
+	return m, n, nb
+}
+
+// blockSums are the sums of a response matrix over the ordered pairs of
+// distinct responses within the baseline (bb), within the current run (cc)
+// and from a current response to a baseline response (bc: the current
+// response first, judged against the baseline one), with their counts.
+type blockSums struct {
+	bb, cc, bc    float64
+	nbb, ncc, nbc int
+}
+
+func (s blockSums) meanBB() float64 { return s.bb / float64(max(s.nbb, 1)) }
+func (s blockSums) meanCC() float64 { return s.cc / float64(max(s.ncc, 1)) }
+func (s blockSums) meanBC() float64 { return s.bc / float64(max(s.nbc, 1)) }
+
+// sums returns the block sums of m under the labels (true = current).
+func sums(m []float64, n int, label []bool) blockSums {
+	var s blockSums
+	for i := range n {
+		row := m[i*n : (i+1)*n]
+		for j := range n {
+			switch {
+			case i == j:
+			case label[i] && label[j]:
+				s.cc += row[j]
+				s.ncc++
+			case label[i]:
+				s.bc += row[j]
+				s.nbc++
+			case !label[j]:
+				s.bb += row[j]
+				s.nbb++
+			}
 		}
-		across = append(across, s/float64(len(refs)))
 	}
-	return within, across
+	return s
+}
+
+// responsePermutationTest is a permutation test with the response as the
+// unit: it relabels whole responses as baseline or current (keeping the
+// side sizes), recomputes stat from the block sums of the response matrix
+// m and returns the observed statistic and the p-value of a statistic at
+// least as large. Pairwise values are not independent (each response
+// appears in many pairs), so only relabelling responses gives a valid null.
+// At most perms permutations are drawn; the test stops after permStopHits
+// hits with the sequential p-value hits/draws, otherwise the p-value is
+// (1 + hits) / (1 + draws).
+func responsePermutationTest(m []float64, n, nb int, stat func(blockSums) float64, perms int, rng *rand.Rand) (obs, p float64) {
+	label := sideLabels(n, nb)
+	obs = stat(sums(m, n, label))
+	hits := 0
+	for b := 1; b <= perms; b++ {
+		rng.Shuffle(n, func(i, j int) { label[i], label[j] = label[j], label[i] })
+		if stat(sums(m, n, label)) >= obs-1e-12 {
+			hits++
+			if hits == permStopHits {
+				return obs, float64(hits) / float64(b)
+			}
+		}
+	}
+	return obs, float64(1+hits) / float64(1+perms)
+}
+
+// similarityTest compares the lexical similarity f of the current
+// responses to the baseline responses (mean over current–baseline pairs)
+// with the similarity within the baseline (mean over distinct baseline
+// pairs), by a two-sided permutation test of their difference over
+// responses. It returns both means and the p-value.
+func similarityTest(pb, pc []textProfile, f func(a, b *textProfile) float64, perms int, rng *rand.Rand) (within, across, p float64) {
+	m, n, nb := responseMatrix(pb, pc, f)
+	obs := sums(m, n, sideLabels(n, nb))
+	_, p = responsePermutationTest(m, n, nb, func(s blockSums) float64 { return math.Abs(s.meanBB() - s.meanBC()) }, perms, rng)
+	return obs.meanBB(), obs.meanBC(), p
+}
+
+// sideLabels labels the first nb of n responses baseline (false) and the
+// rest current (true).
+func sideLabels(n, nb int) []bool {
+	label := make([]bool, n)
+	for i := nb; i < n; i++ {
+		label[i] = true
+	}
+	return label
 }
 
 // energyTest is the permutation test of the energy distance between the
 // baseline and current responses, with 1 − token-F1 as the distance. It
-// returns the statistic and the p-value (1 + hits) / (1 + perms).
+// returns the statistic and the p-value.
 func energyTest(pb, pc []textProfile, perms int, rng *rand.Rand) (float64, float64) {
-	pb, pc = pb[:min(len(pb), maxReferences)], pc[:min(len(pc), maxReferences)]
-	all := append(append([]textProfile(nil), pb...), pc...)
-	n, nb := len(all), len(pb)
-	d := make([]float64, n*n)
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			v := 1 - tokenF1(&all[i], &all[j])
-			d[i*n+j], d[j*n+i] = v, v
-		}
-	}
-	label := make([]bool, n) // true = current
-	for i := nb; i < n; i++ {
-		label[i] = true
-	}
-	stat := func() float64 {
-		var bb, cc, bc float64
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				v := d[i*n+j]
-				switch {
-				case label[i] != label[j]:
-					bc += v
-				case label[i]:
-					cc += v
-				default:
-					bb += v
-				}
-			}
-		}
-		nc := n - nb
-		return 2*bc/float64(nb*nc) - 2*bb/float64(max(nb*(nb-1), 1)) - 2*cc/float64(max(nc*(nc-1), 1))
-	}
-	obs := stat()
-	hits := 0
-	for range perms {
-		rng.Shuffle(n, func(i, j int) { label[i], label[j] = label[j], label[i] })
-		if stat() >= obs-1e-12 {
-			hits++
-		}
-	}
-	return obs, float64(1+hits) / float64(1+perms)
+	m, n, nb := responseMatrix(pb, pc, func(a, b *textProfile) float64 { return 1 - tokenF1(a, b) })
+	return responsePermutationTest(m, n, nb, func(s blockSums) float64 {
+		return 2*s.meanBC() - s.meanBB() - s.meanCC()
+	}, perms, rng)
 }
 
 // fingerprintSignals reports served models and system fingerprints seen in
