@@ -178,15 +178,20 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 // configuration mistake in any of them stops the run at once.
 func (a *app) open(st *suite.Suite, targets []target) ([]provider.Provider, error) {
 	out := make([]provider.Provider, len(targets))
+	var errs []error
 	for i, t := range targets {
 		p, err := provider.Open(t.spec, t.opts)
 		if err != nil {
 			if entry := st.Provider(t.spec); entry != nil {
 				err = fmt.Errorf("%s:%d: %s: %w", st.Path, entry.Line, entry.Field, err)
 			}
-			return nil, usageErr(err)
+			errs = append(errs, err)
+			continue
 		}
 		out[i] = p
+	}
+	if len(errs) > 0 {
+		return nil, usageErr(errors.Join(errs...))
 	}
 	return out, nil
 }
