@@ -21,6 +21,11 @@ type DriftStatistics struct {
 	Hypotheses     int     `json:"hypotheses"`
 	Testable       int     `json:"testable"`
 	ScreeningLevel float64 `json:"screening_level"`
+	// UnitLevel is the largest p-value (divided by the unit's weight) at
+	// which a unit is flagged when it is the only one: the first critical
+	// value of the discrete Benjamini–Hochberg step. A clean pair's minimum
+	// detectable drop and an improvement are judged at this level.
+	UnitLevel float64 `json:"unit_level"`
 	// Units lists every tested unit, flagged or not.
 	Units []TestedUnit `json:"units"`
 	// MinDetectableDrop is the smallest uniform drop of the pass rate of

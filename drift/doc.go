@@ -7,8 +7,11 @@
 // when both sides hold several samples per pair Compare runs one-sided
 // statistical tests instead (Fisher's exact test and Mann–Whitney U per pair,
 // exact stratified tests per probe and category, a stratified permutation
-// test for the suite), screens the family with Tarone's method and controls
-// the false-discovery rate with Benjamini–Hochberg. Informational change
+// test for the suite) and controls the false-discovery rate with a discrete,
+// weighted Benjamini–Hochberg step that uses each test's null distribution
+// given its margins (Döhler, Durand and Roquain's DBH-SU), which also drops,
+// like Tarone's screening, the tests that cannot reach significance.
+// Informational change
 // signals (response length, tokens, finish reasons, lexical similarity,
 // served model) form a separate two-sided family and never gate on their own.
 //

@@ -103,7 +103,7 @@ func (h hyper) upperTail(x int) float64 {
 // fisherLess is Fisher's exact one-sided test that the current pass rate is
 // lower than the baseline's: it returns P(X ≤ observed current passes) and
 // the smallest p-value the margins allow (P(X = lowest count)), which
-// Tarone screening uses.
+// screening uses.
 func fisherLess(bPass, bN, cPass, cN int) (p, minP float64) {
 	h := hyper{total: bN + cN, succ: bPass + cPass, n: cN}
 	lo, _ := h.support()
@@ -129,4 +129,15 @@ func fisherTwoSided(bPass, bN, cPass, cN int) float64 {
 		}
 	}
 	return min(1, p)
+}
+
+// lowerTails returns the attainable p-values of fisherLess given the
+// margins, P(X ≤ x) for every possible count x, in increasing order.
+func (h hyper) lowerTails() []float64 {
+	lo, hi := h.support()
+	out := make([]float64, 0, hi-lo+1)
+	for x := lo; x <= hi; x++ {
+		out = append(out, h.lowerTail(x))
+	}
+	return out
 }

@@ -106,7 +106,7 @@ func mannWhitneyLess(base, cur []float64, margin float64, perms int, rng *rand.R
 		res.p, res.minP, res.how = 1, 1, howExact
 		return res
 	}
-	// The smallest achievable p-value, for Tarone screening, comes from the
+	// The smallest achievable p-value, for screening, comes from the
 	// pooled scores as observed (without the margin), which any relabelling
 	// of the samples leaves unchanged: a pair whose scores never vary cannot
 	// show a drop, whatever the margin does to the ties.

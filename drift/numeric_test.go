@@ -308,31 +308,103 @@ func TestMultiplicity(t *testing.T) {
 			t.Errorf("q[%d]: got %v, want %v", i, q[i], want[i])
 		}
 	}
+}
+
+func TestDiscreteBH(t *testing.T) {
+	const alpha = 0.01
+	cont := func(p, w float64) discreteUnit { return discreteUnit{p: p, w: w, minP: 1e-12} }
+	coarse := func(p float64) discreteUnit {
+		return discreteUnit{p: p, w: 1, minP: 5e-4, support: []float64{5e-4, 0.2, 1}}
+	}
+	// A lone testable unit: τ_m solves t/(1−t) = alpha, and the constant
+	// unit (p = 1 whatever the data) is left out of the family.
+	tauOne := alpha / (1 + alpha)
+	// A pair at its smallest attainable p 9e-4 among 12 units whose own
+	// smallest attainable p is 5e-4, the next 0.2: plain Benjamini–Hochberg
+	// over the 13 needs p ≤ alpha/13 = 7.7e-4 (Tarone keeps all 13), but
+	// each of the 12 counts only 5e-4 at threshold 9e-4.
+	withCoarse := []discreteUnit{{p: 9e-4, w: 1, minP: 9e-4, support: []float64{9e-4, 0.5, 1}}}
+	for range 12 {
+		withCoarse = append(withCoarse, coarse(1))
+	}
+	coarseQ := 9e-4/(1-9e-4) + 12*5e-4/(1-5e-4)
 	tests := []struct {
-		name      string
-		minP, w   []float64
-		wantTotal float64
+		name     string
+		units    []discreteUnit
+		wantQ    []float64
+		tol      float64
+		wantTauM float64
+		wantTau1 float64
 	}{
-		{"two of five testable", []float64{1, 1, 0.001, 0.5, 0.002}, []float64{1, 1, 1, 1, 1}, 2},
-		{"none testable", []float64{1, 1, 1}, []float64{1, 1, 1}, 1},
-		{"all testable", []float64{1e-9, 1e-9, 1e-9}, []float64{1, 1, 1}, 3},
-		// Quarter-weight units count a quarter: 1 + 0.25 + 0.25.
-		{"weighted", []float64{1e-9, 1e-9, 1e-9}, []float64{1, 0.25, 0.25}, 1.5},
-		// At W = 1.5 the unit with minP 0.004 and weight 0.5 has level
-		// 0.01·0.5/1.5 = 0.0033 < 0.004: it drops, and W = 1.25 keeps the
-		// others (0.01·0.25/1.25 = 0.002 ≥ 0.002).
-		{"weighted drop", []float64{1e-9, 0.004, 0.002}, []float64{1, 0.5, 0.25}, 1.25},
-		// The first unit alone: W just above 0.01/0.004 = 2.5 drops the
-		// others, and the smallest such W is the cut itself.
-		{"cut above total", []float64{1e-9, 0.004, 0.004, 0.004}, []float64{1, 1, 1, 1}, 2.5},
+		{"lone unit", []discreteUnit{{p: 1, w: 1, minP: 1}, cont(1e-3, 1)},
+			[]float64{1, 1e-3 / (1 - tauOne)}, 1e-9, tauOne, alpha * (1 - tauOne)},
+		{"coarse neighbours count their attainable value", withCoarse,
+			append([]float64{coarseQ}, slices.Repeat([]float64{1}, 12)...), 1e-9, 0, 0},
+		// Weights act as in weighted Benjamini–Hochberg: p/w is 0.004 and
+		// 0.002, total weight 1.25, so both q ≈ 1.25·0.004/2 = 0.0025 (up to
+		// the 1/(1 − F(τ_m)) factor of about 1.6%).
+		{"weights", []discreteUnit{cont(0.004, 1), cont(5e-4, 0.25)},
+			[]float64{0.0025, 0.0025}, 0.02, 0, 0},
+		{"nothing testable", []discreteUnit{{p: 1, w: 1, minP: 1}}, []float64{1}, 0, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tarone(tc.minP, tc.w, 0.01)
-			if !near(got, tc.wantTotal, 1e-12) {
-				t.Errorf("tarone(%v, %v): got %v, want %v", tc.minP, tc.w, got, tc.wantTotal)
+			q, tauM, tau1 := discreteBH(tc.units, alpha)
+			for i := range q {
+				if !relNear(q[i], tc.wantQ[i], tc.tol) {
+					t.Errorf("q[%d]: got %v, want %v", i, q[i], tc.wantQ[i])
+				}
+			}
+			if tc.wantTauM != 0 && !relNear(tauM, tc.wantTauM, 1e-9) {
+				t.Errorf("τ_m: got %v, want %v", tauM, tc.wantTauM)
+			}
+			if tc.wantTau1 != 0 && !relNear(tau1, tc.wantTau1, 1e-9) {
+				t.Errorf("τ_1: got %v, want %v", tau1, tc.wantTau1)
 			}
 		})
+	}
+	// Plain Benjamini–Hochberg would not reject the coarse case.
+	if bh := benjaminiHochberg([]float64{9e-4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}); bh[0] <= alpha {
+		t.Errorf("got plain BH q %v, want above %v", bh[0], alpha)
+	}
+}
+
+func TestNullSupports(t *testing.T) {
+	// Every p-value fisherLess can return for the margins is in the
+	// support, which is increasing and ends at 1.
+	h := hyper{total: 50, succ: 41, n: 20}
+	sup := h.lowerTails()
+	lo, hi := h.support()
+	for x := lo; x <= hi; x++ {
+		p, _ := fisherLess(41-x, 30, x, 20)
+		if !slices.Contains(sup, p) {
+			t.Errorf("fisher p %v at %d: not in the support %v", p, x, sup)
+		}
+	}
+	if !slices.IsSorted(sup) || sup[len(sup)-1] != 1 {
+		t.Errorf("got support %v, want increasing up to 1", sup)
+	}
+	// The stratified support lists the p-value of every attainable sum up
+	// to where its exact lower tail covers supportCover.
+	strata := []hyper{{total: 50, succ: 45, n: 20}, {total: 50, succ: 30, n: 20}, {total: 40, succ: 39, n: 10}}
+	w := []int{5, 1, 20}
+	_, minP, ssup := weightedStratifiedSupport(strata, w, 0, false, true)
+	if len(ssup) < 2 || ssup[0] != minP || ssup[len(ssup)-1] < supportCover || !slices.IsSorted(ssup) {
+		t.Fatalf("got support %v (minP %v), want increasing from minP past %v", ssup, minP, supportCover)
+	}
+	base := 0
+	for i, s := range strata {
+		l, _ := s.support()
+		base += w[i] * l
+	}
+	for obs := base; ; obs++ {
+		p, _ := weightedStratifiedLess(strata, w, obs, false)
+		if p > ssup[len(ssup)-1] {
+			break
+		}
+		if !slices.Contains(ssup, p) {
+			t.Fatalf("p %v at sum %d: not in the support %v", p, obs, ssup)
+		}
 	}
 }
 
@@ -441,26 +513,6 @@ func TestPairWeight(t *testing.T) {
 		if got := pairWeight(tc.succ, tc.total, tc.res); got != tc.want {
 			t.Errorf("pairWeight(%d, %d, %d): got %d, want %d", tc.succ, tc.total, tc.res, got, tc.want)
 		}
-	}
-}
-
-func TestWeightedBH(t *testing.T) {
-	p := []float64{0.01, 0.04, 0.03, 0.005}
-	// Equal weights are plain Benjamini–Hochberg.
-	plain, eq := benjaminiHochberg(p), weightedBH(p, []float64{1, 1, 1, 1})
-	for i := range p {
-		if !near(plain[i], eq[i], 1e-15) {
-			t.Errorf("unit %d: got %v with equal weights, want %v", i, eq[i], plain[i])
-		}
-	}
-	// Halving a unit's weight doubles its ordering value: 0.04/0.5 = 0.08 is
-	// last of four, so its q is 0.08; the others share 0.4/3 more weight.
-	q := weightedBH(p, []float64{1.1666666666666667, 0.5, 1.1666666666666667, 1.1666666666666667})
-	if !near(q[1], 0.08, 1e-12) {
-		t.Errorf("got q %v for the down-weighted unit, want 0.08", q[1])
-	}
-	if want := 0.005 / 1.1666666666666667 * 4; !near(q[3], want, 1e-12) {
-		t.Errorf("got q %v for the smallest p, want %v", q[3], want)
 	}
 }
 

@@ -16,15 +16,15 @@ import (
 // and a rejection also needs a Hodges–Lehmann shift of at most −scoreMargin.
 const scoreMargin = 0.05
 
-// scoreUnitWeight is the weight of a Mann–Whitney unit in Tarone screening
-// and the weighted Benjamini–Hochberg step, relative to 1 for a pass-count
+// scoreUnitWeight is the weight of a Mann–Whitney unit in the discrete
+// weighted Benjamini–Hochberg step, relative to 1 for a pass-count
 // unit: a score shift moves every prompt of a probe and is caught far above
 // its targets, while a single broken pair has only its own Fisher test.
 const scoreUnitWeight = 0.25
 
 // unitWeight returns the weight of a unit of the drift family. It depends
 // on the unit's kind only (never on its p-value), so the tests stay valid
-// conditionally on the margins, as Tarone screening requires.
+// conditionally on the margins, as the discrete step requires.
 func unitWeight(u *familyUnit) float64 {
 	if u.score {
 		return scoreUnitWeight
@@ -51,6 +51,10 @@ type familyUnit struct {
 	// empty when the unit's test is its own.
 	varying string
 	dup     int // index of the unit whose test this one repeats, or -1
+	// support lists attainable p-values given the margins, for the
+	// discrete Benjamini–Hochberg step: all of a Fisher unit's, the lower
+	// ones of a stratified unit's (see discreteUnit); nil otherwise.
+	support []float64
 	// evidence builds the evidence line once p and q are known.
 	evidence func(p, q float64) string
 }
@@ -65,8 +69,9 @@ type statRun struct {
 }
 
 // compareStatistical runs the one-sided tests of the drift family over the
-// pairs measured on both sides, screens the family with Tarone's method,
-// applies Benjamini–Hochberg at opts.Alpha and fills the report.
+// pairs measured on both sides, applies the discrete weighted
+// Benjamini–Hochberg step at opts.Alpha (which screens out the units that
+// cannot reach significance, like Tarone's method) and fills the report.
 func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *promptcanary.Baseline, current *promptcanary.Run, opts *Options) {
 	st := &promptcanary.DriftStatistics{Seed: opts.Seed, Alpha: opts.Alpha, Permutations: opts.Permutations, BaselineSamples: idx.baseMax, CurrentSamples: idx.curMax}
 	s := &statRun{idx: idx, opts: opts}
@@ -100,59 +105,39 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		}
 		first[u.varying] = i
 	}
-	// Tarone screening, then weighted Benjamini–Hochberg over the testable
-	// units. A unit's weight is fixed before any p-value is seen (see
-	// unitWeight); screening counts each testable unit by its weight, so a
-	// unit is testable when its smallest achievable p-value reaches its own
-	// share alpha w / W.
-	minP := make([]float64, 0, len(s.units))
-	wts := make([]float64, 0, len(s.units))
-	for i := range s.units {
-		u := &s.units[i]
-		if u.dup >= 0 {
-			continue // not counted again: weight 0
-		}
-		u.Weight = unitWeight(u)
-		minP = append(minP, u.MinP)
-		wts = append(wts, u.Weight)
-	}
-	total := tarone(minP, wts, opts.Alpha)
-	level := opts.Alpha / total
-	st.Hypotheses, st.ScreeningLevel = len(s.units), level
+	// Discrete weighted Benjamini–Hochberg over the family. A unit's weight
+	// is fixed before any p-value is seen (see unitWeight); a unit whose
+	// smallest achievable p-value cannot reach the largest critical value
+	// is screened out (it counts for nothing in the step).
 	var kept []int
-	var ps, ws []float64
-	sum := 0.0
+	var dus []discreteUnit
 	for i := range s.units {
 		u := &s.units[i]
 		u.Q = 1
 		if u.dup >= 0 {
-			// A repeated test shares its first unit's screening (an
-			// earlier unit, already decided).
-			u.Screened = s.units[u.dup].Screened
-			continue
+			continue // not counted again: weight 0
 		}
-		if u.MinP > level*u.Weight*(1+1e-12) {
+		u.Weight = unitWeight(u)
+		kept = append(kept, i)
+		dus = append(dus, discreteUnit{p: u.P, w: u.Weight, minP: u.MinP, support: u.support})
+	}
+	qs, tauM, tau1 := discreteBH(dus, opts.Alpha)
+	st.Hypotheses, st.ScreeningLevel, st.UnitLevel = len(s.units), tauM, tau1
+	for j, q := range qs {
+		u := &s.units[kept[j]]
+		u.Q = q
+		if u.MinP > tauM*u.Weight*(1+1e-12) {
 			u.Screened = true
 			continue
 		}
-		kept = append(kept, i)
-		ps = append(ps, u.P)
-		ws = append(ws, u.Weight)
-		sum += u.Weight
-	}
-	st.Testable = len(kept)
-	// The BH weights average 1 over the testable units.
-	for j := range ws {
-		ws[j] *= float64(len(ws)) / sum
-	}
-	for j, q := range weightedBH(ps, ws) {
-		u := &s.units[kept[j]]
-		u.Q = q
+		st.Testable++
 		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
 	}
+	// A repeated test shares its first unit's screening and outcome.
 	for i := range s.units {
-		if u := &s.units[i]; u.dup >= 0 && !u.Screened {
-			u.Q, u.Rejected = s.units[u.dup].Q, s.units[u.dup].Rejected
+		if u := &s.units[i]; u.dup >= 0 {
+			d := &s.units[u.dup]
+			u.Screened, u.Q, u.Rejected = d.Screened, d.Q, d.Rejected
 		}
 	}
 
@@ -182,7 +167,12 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 			broad = append(broad, u.Kind+" "+u.Key)
 		}
 	}
-	levelK := level
+	// A pair's own test is judged at the level it would need alone; with
+	// no testable unit, a pair alone would face alpha.
+	levelK := tau1
+	if levelK == 0 {
+		levelK = opts.Alpha
+	}
 	regressions := 0
 	for _, i := range measured {
 		c := &rep.Comparisons[i]
@@ -261,7 +251,9 @@ func (s *statRun) addPairUnits(i int) {
 	d, lo, hi := newcombe(b.passes, b.n(), c.passes, c.n(), z95)
 	_, _, bound := newcombe(b.passes, b.n(), c.passes, c.n(), zOneSided95)
 	vk, _ := s.varyingKey([]int{i})
+	h := hyper{total: b.n() + c.n(), succ: b.passes + c.passes, n: c.n()}
 	s.units = append(s.units, familyUnit{
+		support: h.lowerTails(),
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testFisher,
 			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   []int{i},
@@ -377,7 +369,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 		_, _, u1[j] = newcombe(b.passes, b.n(), c.passes, c.n(), zOneSided95)
 		prompts[p.key.PromptID] = true
 	}
-	pv, minP := weightedStratifiedLess(strata, w, obs, true)
+	pv, minP, sup := weightedStratifiedSupport(strata, w, obs, true, true)
 	vk, _ := s.varyingKey(pairs)
 	mean, lo, hi := moverMean(d, l, u)
 	_, _, bound := moverMean(d, l, u1)
@@ -390,6 +382,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   pairs,
 		varying: vk,
+		support: sup,
 		evidence: func(p, q float64) string {
 			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; weighted stratified exact p=%s, q=%s",
 				kind, key, over, rateCI(bp, bn), rateCI(cp, cn), signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))

@@ -25,21 +25,23 @@ func suiteResults(probes, prompts int, n int, passes func(probe, prompt int) int
 }
 
 func TestStatisticalEvidenceLine(t *testing.T) {
-	run := makeRun("s", binarySamples("p", "a", 6, 10))
+	run := makeRun("s", binarySamples("p", "a", 5, 10))
 	rep, err := Compare(makeBaseline("s", binarySamples("p", "a", 29, 30)), &run, fixedOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := findComparison(rep, "p", "a")
-	want := "29/30 (96.7% [83.3–99.4]) → 6/10 (60.0% [31.3–83.2]); Δ −36.7 pts [−65.5, −9.9]; Fisher p=0.010, q=0.010"
+	// A lone pair is flagged at p ≤ 0.0099 (the discrete step's 1/(1 − F)
+	// factor), so 29/30 → 6/10 (p = 0.00996) would not be; 5/10 is.
+	want := "29/30 (96.7% [83.3–99.4]) → 5/10 (50.0% [23.7–76.3]); Δ −46.7 pts [−73.1, −17.1]; Fisher p=0.002, q=0.002"
 	if c.Evidence != want {
 		t.Errorf("got evidence %q, want %q", c.Evidence, want)
 	}
 	if rep.Method != MethodStatistical || !c.Regression || c.Status != promptcanary.StatusRegression {
 		t.Errorf("got method %s regression %v status %s, want statistical true regression", rep.Method, c.Regression, c.Status)
 	}
-	// The evidence shows the two-sided 95% interval (upper end −9.9 pts),
-	// but severity grades the one-sided 95% bound, −13.7 pts: medium.
+	// The evidence shows the two-sided 95% interval (upper end −17.1 pts),
+	// but severity grades the one-sided 95% bound, −21.4 pts: medium.
 	if c.Severity != promptcanary.SeverityMedium || rep.Severity != promptcanary.SeverityMedium {
 		t.Errorf("got severity %s/%s, want medium", c.Severity, rep.Severity)
 	}

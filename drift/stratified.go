@@ -1,6 +1,9 @@
 package drift
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Weight resolutions of pairWeight: the stratified unit of a probe or a
 // category weighs its strata finely; the suite's response scores use a
@@ -38,6 +41,12 @@ func stratifiedLess(strata []hyper, observed int) (p, minP float64) {
 	return weightedStratifiedLess(strata, w, observed, false)
 }
 
+// supportCover is the lower-tail probability up to which
+// weightedStratifiedSupport lists the attainable p-values of its test: the
+// discrete Benjamini–Hochberg step compares them with thresholds below the
+// level alpha (0.01 by default), and bounds P(p ≤ t) by t beyond them.
+const supportCover = 0.02
+
 // weightedStratifiedLess is the exact stratified test of the weighted sum
 // S = Σ w_i X_i of the current passes X_i of each stratum. Under the null
 // each X_i follows its hypergeometric distribution independently given the
@@ -48,6 +57,17 @@ func stratifiedLess(strata []hyper, observed int) (p, minP float64) {
 // depend on the weights. With skip set, a tie-corrected normal
 // approximation above normalSkip is returned without the program.
 func weightedStratifiedLess(strata []hyper, w []int, observed int, skip bool) (p, minP float64) {
+	p, minP, _ = weightedStratifiedSupport(strata, w, observed, skip, false)
+	return p, minP
+}
+
+// weightedStratifiedSupport is weightedStratifiedLess that, with support
+// set, also returns the attainable p-values P(S ≤ s) in increasing order
+// for every sum s up to where the normal approximation of the lower tail
+// reaches supportCover (and at least up to the observed sum when the
+// program runs for it): an exact initial part of the support, beyond whose
+// last value the discrete step bounds P(p ≤ t) by t.
+func weightedStratifiedSupport(strata []hyper, w []int, observed int, skip, support bool) (p, minP float64, sup []float64) {
 	base := 0 // the smallest possible sum
 	minP = 1.0
 	var mean, variance float64
@@ -64,45 +84,84 @@ func weightedStratifiedLess(strata []hyper, w []int, observed int, skip bool) (p
 	}
 	x := observed - base
 	switch {
-	case x < 0:
-		return 0, minP
 	case variance <= 1e-12:
-		return 1, minP
+		return 1, minP, nil
+	case x < 0:
+		p = 0
 	}
-	if skip {
+	runP := x >= 0
+	if runP && skip {
 		if pn := normalCDF((float64(observed) - mean + 0.5) / math.Sqrt(variance)); pn > normalSkip {
-			return pn, minP
+			p, runP = pn, false
 		}
 	}
-	dist := make([]float64, 1, x+1)
-	dist[0] = 1
-	next := make([]float64, 0, x+1)
-	var buf []float64
+	top := -1 // the largest sum (above base) the program must reach
+	if runP {
+		top = x
+	}
+	full := 0 // the largest sum above base
 	for i, h := range strata {
 		lo, hi := h.support()
-		if lo == hi {
-			continue
-		}
-		buf, _ = h.pmfs(buf)
-		size := min(len(dist)+w[i]*(hi-lo), x+1)
-		next = next[:size]
-		clear(next)
-		for a, pa := range dist {
-			if pa == 0 {
+		full += w[i] * (hi - lo)
+	}
+	if support {
+		// Start at the normal quantile; the weighted sum's lower tail is
+		// often far lighter than the normal one, so the reach doubles
+		// until the exact tail covers supportCover.
+		cover := int(math.Floor(mean+normalQuantile(supportCover)*math.Sqrt(variance))) - base
+		top = max(top, cover, 1)
+	}
+	var dist, next, buf []float64
+	for {
+		top = min(top, full)
+		dist = append(dist[:0], 1)
+		for i, h := range strata {
+			lo, hi := h.support()
+			if lo == hi {
 				continue
 			}
-			for j, pb := range buf {
-				t := a + w[i]*j
-				if t >= size {
-					break
+			buf, _ = h.pmfs(buf)
+			size := min(len(dist)+w[i]*(hi-lo), top+1)
+			next = slices.Grow(next[:0], size)[:size]
+			clear(next)
+			for a, pa := range dist {
+				if pa == 0 {
+					continue
 				}
-				next[t] += pa * pb
+				for j, pb := range buf {
+					t := a + w[i]*j
+					if t >= size {
+						break
+					}
+					next[t] += pa * pb
+				}
 			}
+			dist, next = next, dist
 		}
-		dist, next = next, dist
+		if !support || top >= full {
+			break
+		}
+		cum := 0.0
+		for _, v := range dist {
+			cum += v
+		}
+		if cum >= supportCover {
+			break
+		}
+		top *= 2
 	}
-	for _, v := range dist {
-		p += v
+	cum := 0.0
+	for s, v := range dist {
+		cum += v
+		if runP && s == x {
+			p = math.Min(1, cum)
+		}
+		if support && v > 0 {
+			sup = append(sup, math.Min(1, cum))
+		}
 	}
-	return math.Min(1, p), minP
+	if runP && x >= len(dist) {
+		p = math.Min(1, cum)
+	}
+	return p, minP, sup
 }
