@@ -16,8 +16,10 @@ type DriftStatistics struct {
 	BaselineSamples int `json:"baseline_samples"`
 	CurrentSamples  int `json:"current_samples"`
 	// Hypotheses counts the units of the drift family; Testable counts those
-	// left after Tarone screening, which dropped every unit whose smallest
-	// achievable p-value exceeds ScreeningLevel times the unit's weight.
+	// that could reach significance given their margins: the discrete
+	// Benjamini–Hochberg step leaves out every unit whose smallest
+	// achievable p-value exceeds ScreeningLevel (its largest critical
+	// value) times the unit's weight.
 	Hypotheses     int     `json:"hypotheses"`
 	Testable       int     `json:"testable"`
 	ScreeningLevel float64 `json:"screening_level"`
@@ -32,6 +34,11 @@ type DriftStatistics struct {
 	// every pair (a fraction, 0.05 = 5 points) the suite test would detect
 	// with power 0.8; 0 when it could not be computed.
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
+	// PairDetectableDrop spans the smallest drops of a pair's pass rate
+	// that each clean pair's own test detects with power 0.8: Lower for the
+	// most sensitive pair, Upper for the least. It sizes a clean run when
+	// MinDetectableDrop cannot be computed (nothing failed on either side).
+	PairDetectableDrop Interval `json:"pair_detectable_drop"`
 	// Nondeterminism reports how many distinct outputs each prompt gave.
 	Nondeterminism []PromptNondeterminism `json:"nondeterminism,omitempty"`
 	// Signals are the informational change signals (two-sided tests with
@@ -73,11 +80,12 @@ type TestedUnit struct {
 	P float64 `json:"p"`
 	// MinP is the smallest p-value the unit could reach given its margins.
 	MinP float64 `json:"min_p"`
-	// Screened is set when Tarone screening dropped the unit.
+	// Screened is set when the unit could not reach significance given its
+	// margins (MinP > Weight × ScreeningLevel) and was left out of the family.
 	Screened bool `json:"screened"`
 	// Weight is the unit's share of the level relative to a pair's Fisher
-	// unit, in Tarone screening and the weighted Benjamini–Hochberg step: a
-	// unit is screened out when MinP exceeds Weight × ScreeningLevel. It
+	// unit in the weighted discrete Benjamini–Hochberg step: a unit is
+	// screened out when MinP exceeds Weight × ScreeningLevel. It
 	// is 0 for a unit whose test repeats another's (SameTestAs).
 	Weight float64 `json:"weight"`
 	// Q is the weighted Benjamini–Hochberg adjusted p-value (1 when

@@ -174,6 +174,7 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		levelK = opts.Alpha
 	}
 	regressions := 0
+	var pairDrops promptcanary.Interval
 	for _, i := range measured {
 		c := &rep.Comparisons[i]
 		if c.Regression {
@@ -182,6 +183,14 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		}
 		p := idx.pairs[i]
 		c.Evidence = cleanEvidence(p, levelK)
+		if p.base.n() >= 2 && p.cur.n() >= 2 {
+			if d := minDetectableDrop(p.base.passes, p.base.n(), p.cur.n(), levelK); !math.IsNaN(d) && !math.IsInf(d, 0) {
+				if pairDrops.Upper == 0 || d < pairDrops.Lower {
+					pairDrops.Lower = d
+				}
+				pairDrops.Upper = max(pairDrops.Upper, d)
+			}
+		}
 		if c.Status == promptcanary.StatusInsufficient {
 			continue
 		}
@@ -195,6 +204,7 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		st.Units[i] = s.units[i].TestedUnit
 	}
 	st.MinDetectableDrop = suiteMinDetectableDrop(suiteVar, suiteWeight, levelK)
+	st.PairDetectableDrop = pairDrops
 	st.Nondeterminism = nondeterminism(&baseline.RunResult, current, idx)
 	st.Signals = changeSignals(&baseline.RunResult, current, idx, opts)
 	for _, sig := range st.Signals {
@@ -222,8 +232,13 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		rep.Summary = driftSummary(rep.Severity, rep.SuiteName, fmt.Sprintf("%d change signal(s) flagged, no regression detected", len(st.Warnings)), rep.OverallBaselineScore, rep.OverallCurrentScore)
 	default:
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
-		if st.MinDetectableDrop > 0 {
+		switch {
+		case st.MinDetectableDrop > 0:
 			rep.Notes = append(rep.Notes, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
+		case pairDrops.Upper > 0:
+			// Nothing failed on either side, so a drop spread over every pair
+			// cannot be sized from the data; each pair's own test still can.
+			rep.Notes = append(rep.Notes, fmt.Sprintf("no drift detected: no pair's pass rate dropped by more than %.0f pts, the smallest drop the least sensitive pair's own test detects with power 0.8 (%.0f pts for the most sensitive); sample more to see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
 		}
 	}
 	if len(st.Warnings) > 0 {

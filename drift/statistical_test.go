@@ -392,3 +392,37 @@ func TestRepeatedUnitsTestedOnce(t *testing.T) {
 		t.Errorf("got no units %v, want them listed", want)
 	}
 }
+
+// TestCleanRunWithoutFailuresIsSized covers a clean run where nothing failed
+// on either side: the suite-wide drop cannot be sized from the data, so the
+// report sizes it by the pairs' own tests instead of saying nothing.
+func TestCleanRunWithoutFailuresIsSized(t *testing.T) {
+	var base, cur []res
+	for _, prompt := range []string{"a", "b", "c"} {
+		base = append(base, binarySamples("p", prompt, 30, 30)...)
+		cur = append(cur, binarySamples("p", prompt, 5, 5)...)
+	}
+	run := makeRun("s", cur)
+	rep, err := Compare(makeBaseline("s", base), &run, fixedOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := rep.Statistics
+	if rep.HasDrift || st.MinDetectableDrop != 0 {
+		t.Fatalf("got drift %v, suite drop %v; want a clean run with no suite-wide figure", rep.HasDrift, st.MinDetectableDrop)
+	}
+	// Three identical pairs: one figure, that of 30/30 against 5 samples.
+	// Nothing is testable, so a pair alone would face alpha.
+	level := st.UnitLevel
+	if level == 0 {
+		level = DefaultAlpha
+	}
+	want := minDetectableDrop(30, 30, 5, level)
+	if st.PairDetectableDrop.Lower != want || st.PairDetectableDrop.Upper != want || want <= 0 || want >= 1 {
+		t.Errorf("got pair detectable drop %+v, want both ends %v", st.PairDetectableDrop, want)
+	}
+	note := strings.Join(rep.Notes, "\n")
+	if !strings.Contains(note, "no pair's pass rate dropped by more than") {
+		t.Errorf("got notes %q, want the per-pair sizing", note)
+	}
+}
