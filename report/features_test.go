@@ -211,10 +211,22 @@ func TestStatisticsSections(t *testing.T) {
 	if mw.Key == "" || sameAs.Key == "" {
 		t.Fatalf("got no flagged Mann–Whitney unit or unit repeating a test in the fixture, want both")
 	}
+	screened := 0
+	for _, u := range fs.Units {
+		if u.Screened {
+			screened++
+		}
+	}
 	noMDD := *clean
 	st := *clean.Statistics
 	st.MinDetectableDrop = 0
+	st.PairDetectableDrop = promptcanary.Interval{}
 	noMDD.Statistics = &st
+	pairOnly := *clean
+	st2 := *clean.Statistics
+	st2.MinDetectableDrop = 0
+	st2.PairDetectableDrop = promptcanary.Interval{Lower: 0.344, Upper: 0.68}
+	pairOnly.Statistics = &st2
 	tests := []struct {
 		name    string
 		d       *promptcanary.DriftReport
@@ -226,10 +238,10 @@ func TestStatisticsSections(t *testing.T) {
 			"refund_policy 6/30 → 4/10 ·\n  math_word_problem 3/30 → 2/10\n",
 			"Flagged units (3)", "CRITICAL  probe     json_validity", "HIGH      suite     support-bot",
 			"tests         Fisher exact ×16 · Mann–Whitney (normal approximation) ×3",
-			fmt.Sprintf("Benjamini–Hochberg at q = 0.01 over %d of %d hypotheses left testable by Tarone", fs.Testable, fs.Hypotheses),
+			fmt.Sprintf("discrete Benjamini–Hochberg at q = 0.01 over the %d of %d hypotheses that could", fs.Testable, fs.Hypotheses),
 			"seed          20250502 · 2000 permutations", "samples       30 baseline / 10 current per pair (largest)",
 			fmt.Sprintf("detectable    a drop of %.1f points in every pair's pass rate is caught with power 0.8", 100*fs.MinDetectableDrop),
-			"Warnings (informational) (8)", `• system fingerprint changed: baseline "fp_44709d6fcb", now also "fp_b28b39ffa8"`,
+			fmt.Sprintf("Warnings (informational) (%d)", len(fs.Warnings)), `• system fingerprint changed: baseline "fp_44709d6fcb", now also "fp_b28b39ffa8"`,
 			"summarise_doc 15/30 → 7/10 · order_json 11/30 → 5/10",
 		}, []string{"would have gone unnoticed"}},
 		{"clean terminal", clean, Terminal, []string{
@@ -238,14 +250,16 @@ func TestStatisticsSections(t *testing.T) {
 		}, []string{"Flagged units", "Warnings (informational)", "detectable    "}},
 		{"clean without a detectable drop", &noMDD, Terminal, []string{"detectable    the smallest detectable drop could not be computed"},
 			[]string{"would have gone unnoticed"}},
+		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ no pair's pass rate dropped by more than 35–68 points, the drop each pair's own test detects"},
+			[]string{"detectable    "}},
 		{"flagged markdown", flagged, Markdown, []string{
 			"### 🚩 Flagged units (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
-			"<summary>All tested units (26: 5 flagged, 16 screened out)</summary>",
+			fmt.Sprintf("<summary>All tested units (26: 5 flagged, %d screened out)</summary>", screened),
 			fmt.Sprintf("| pair | tone/summarise\\_doc | Mann–Whitney (exact) | %s | %s | HL −0.12 \\[−0.14, −0.10\\] | 🟠 flagged (medium) |", pValue(mw.P), qValue(mw.Q)),
 			fmt.Sprintf("| %s | %s | stratified exact | %s | %s |", sameAs.Kind, mdText(sameAs.Key, 100), pValue(sameAs.P), qValue(sameAs.Q)),
 			"not flagged, same test as " + mdText(sameAs.SameTestAs, 100) + " |",
-			"### ⚠️ Warnings (informational) (8)", "<summary>Change signals (21)</summary>",
-			"| system fingerprint | — | 1 | 1 | — | — | ⚠️ yes |", "| energy distance | summarise\\_doc | — | 1.5 | 0.001 | 0.003 | ⚠️ yes |",
+			fmt.Sprintf("### ⚠️ Warnings (informational) (%d)", len(fs.Warnings)), "<summary>Change signals (21)</summary>",
+			"| system fingerprint | — | 1 | 1 | — | — | ⚠️ yes |", "| energy distance | summarise\\_doc | — | 1.5 | 0.001 | 0.004 | ⚠️ yes |",
 			"| summarise\\_doc | 15/30 | 7/10 |",
 		}, nil},
 		{"clean markdown", clean, Markdown, []string{
@@ -254,7 +268,7 @@ func TestStatisticsSections(t *testing.T) {
 		{"flagged html", flagged, HTML, []string{
 			`<h2>Flagged units <span class="badge st-regression">3</span></h2>`,
 			`<td class="num">HL −0.12 [−0.14, −0.10]</td><td><span class="badge sev-medium">medium</span></td>`,
-			"<summary>All tested units (26: 5 flagged, 16 screened out)</summary>", "<h2>Nondeterminism</h2>",
+			fmt.Sprintf("<summary>All tested units (26: 5 flagged, %d screened out)</summary>", screened), "<h2>Nondeterminism</h2>",
 			`<li>system fingerprint changed: baseline &#34;fp_44709d6fcb&#34;, now also &#34;fp_b28b39ffa8&#34;</li>`,
 		}, nil},
 		{"clean html", clean, HTML, []string{fmt.Sprintf("no drop larger than %.1f points in every pair&#39;s pass rate would have gone unnoticed", 100*cs.MinDetectableDrop)},

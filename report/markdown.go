@@ -263,7 +263,7 @@ func (w md) statistics(s *statsModel) {
 	w.line()
 	w.line("### 📐 Statistics")
 	w.line()
-	if s.Clean && s.Detectable != "" {
+	if s.HasCleanLine() {
 		w.line("✅ **", mdText(s.CleanLine(), 500), "**")
 		w.line()
 	}
@@ -273,7 +273,7 @@ func (w md) statistics(s *statsModel) {
 		{"Seed", mdText(s.Seed, 50) + " · " + strconv.Itoa(s.Permutations) + " permutations"},
 		{"Samples", mdText(s.SamplesLine(), 200)},
 	}
-	if s.Detectable == "" || !s.Clean {
+	if !s.HasCleanLine() {
 		rows = append(rows, []string{"Detectable drop", mdText(s.DetectableLine(), 200)})
 	}
 	w.table([]string{"Method", ""}, "", rows)

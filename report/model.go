@@ -532,7 +532,12 @@ type statsModel struct {
 	Clean bool
 	// Detectable is the minimum detectable uniform drop in points ("2.7"),
 	// empty when it could not be computed.
-	Detectable     string
+	Detectable string
+	// PairDetectable spans the drops the pairs' own tests detect ("68" or
+	// "35–68"), for a run whose suite-wide drop could not be sized.
+	PairDetectable string
+	// UnitLevel is the p-value at which a unit alone is flagged.
+	UnitLevel      string
 	Tests          string // "Fisher exact ×16 · exact stratified ×5 · …"
 	Alpha          string
 	Testable       int
@@ -618,6 +623,16 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 	}
 	if d := st.MinDetectableDrop; d > 0 && !math.IsInf(d, 0) {
 		m.Detectable = strconv.FormatFloat(100*d, 'f', 1, 64)
+	}
+	if pd := st.PairDetectableDrop; pd.Upper > 0 && !math.IsInf(pd.Upper, 0) {
+		lo, hi := math.Ceil(100*pd.Lower-1e-9), math.Ceil(100*pd.Upper-1e-9)
+		m.PairDetectable = strconv.FormatFloat(hi, 'f', 0, 64)
+		if lo < hi {
+			m.PairDetectable = strconv.FormatFloat(lo, 'f', 0, 64) + "–" + m.PairDetectable
+		}
+	}
+	if st.UnitLevel > 0 {
+		m.UnitLevel = pValue(st.UnitLevel)
 	}
 
 	// Evidence already shown in a regression row is not repeated.
@@ -828,17 +843,30 @@ func (s *statsModel) WarningsExplain() string {
 
 // UnitsExplain introduces the list of every tested unit.
 func (s *statsModel) UnitsExplain() string {
-	return "Every hypothesis of the drift family: pairs, probes across prompts, categories and the suite. Screened-out units could not reach significance given their sample sizes (Tarone)."
+	return "Every hypothesis of the drift family: pairs, probes across prompts, categories and the suite. Screened-out units could not reach significance given their margins, so they do not count against the others."
 }
 
-// CleanLine says what a clean run could have detected.
+// HasCleanLine reports whether a clean run can say what it could have seen.
+func (s *statsModel) HasCleanLine() bool {
+	return s.Clean && (s.Detectable != "" || s.PairDetectable != "")
+}
+
+// CleanLine says what a clean run could have detected: a drop spread over
+// every pair, or, when nothing failed on either side to size that, a drop
+// of one pair seen by its own test.
 func (s *statsModel) CleanLine() string {
+	if s.Detectable == "" {
+		return "no pair's pass rate dropped by more than " + s.PairDetectable + " points, the drop each pair's own test detects with power 0.8; nothing failed on either side, so a drop spread over every pair cannot be sized"
+	}
 	return "no drop larger than " + s.Detectable + " points in every pair's pass rate would have gone unnoticed (power 0.8)"
 }
 
 // DetectableLine says what a run with drift could have detected.
 func (s *statsModel) DetectableLine() string {
 	if s.Detectable == "" {
+		if s.PairDetectable != "" {
+			return "a drop of " + s.PairDetectable + " points in one pair's pass rate is caught by its own test with power 0.8"
+		}
 		return "the smallest detectable drop could not be computed"
 	}
 	return "a drop of " + s.Detectable + " points in every pair's pass rate is caught with power 0.8"
@@ -846,8 +874,12 @@ func (s *statsModel) DetectableLine() string {
 
 // MultiplicityLine describes the false-discovery control of the family.
 func (s *statsModel) MultiplicityLine() string {
-	return fmt.Sprintf("Benjamini–Hochberg at q = %s over %d of %d hypotheses left testable by Tarone screening (level %s); %s",
-		s.Alpha, s.Testable, s.Hypotheses, s.ScreeningLevel, plural(s.Rejected, "unit flagged", "units flagged"))
+	lone := ""
+	if s.UnitLevel != "" {
+		lone = "; a unit alone is flagged at p ≤ " + s.UnitLevel
+	}
+	return fmt.Sprintf("discrete Benjamini–Hochberg at q = %s over the %d of %d hypotheses that could reach significance%s; %s",
+		s.Alpha, s.Testable, s.Hypotheses, lone, plural(s.Rejected, "unit flagged", "units flagged"))
 }
 
 // SamplesLine gives the largest sample counts of a pair on each side.

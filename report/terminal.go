@@ -445,14 +445,14 @@ func (t *term) flaggedUnits(s *statsModel) {
 // run could have detected, the change warnings and the nondeterminism.
 func (t *term) statistics(s *statsModel) {
 	t.heading("", "Statistics")
-	if s.Clean && s.Detectable != "" {
+	if s.HasCleanLine() {
 		t.whole("  "+t.paint(ansiGreen, "✓")+" ", 4, s.CleanLine())
 	}
 	t.wfield("tests", s.Tests)
 	t.wfield("multiplicity", s.MultiplicityLine())
 	t.wfield("seed", fmt.Sprintf("%s · %d permutations", s.Seed, s.Permutations))
 	t.wfield("samples", s.SamplesLine())
-	if s.Detectable == "" || !s.Clean {
+	if !s.HasCleanLine() {
 		t.wfield("detectable", s.DetectableLine())
 	}
 
