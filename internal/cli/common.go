@@ -103,6 +103,43 @@ func writeReport(path string, render func(io.Writer) error) error {
 	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
+// rendering is how a command that prints one report was asked to show it:
+// --format, --output and --verbose.
+type rendering struct {
+	format, output string
+	verbose        bool
+}
+
+func (r *rendering) flags(c *cobra.Command) {
+	c.Flags().StringVarP(&r.format, "format", "f", "terminal", "terminal, markdown, html or json")
+	c.Flags().StringVar(&r.output, "output", "", "write to this file instead of standard output")
+	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, "list every result")
+}
+
+// parse checks --format before anything is read.
+func (r *rendering) parse() (report.Format, error) {
+	f, err := report.ParseFormat(r.format)
+	if err != nil {
+		return "", usageErr(err)
+	}
+	return f, nil
+}
+
+// emit renders to --output (atomically) or to standard output, colouring
+// only a terminal report printed to a terminal.
+func (a *app) emit(r *rendering, f report.Format, render func(io.Writer, report.Options) error) error {
+	opts := report.Options{Verbose: r.verbose, Color: r.output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
+	if r.output != "" {
+		return writeReport(r.output, func(w io.Writer) error { return render(w, opts) })
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, opts); err != nil {
+		return err
+	}
+	_, err := a.stdio.Out.Write(buf.Bytes())
+	return err
+}
+
 // outputs are the report files a command may write.
 type outputs struct {
 	json, md, html string

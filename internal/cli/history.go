@@ -90,8 +90,8 @@ func fmtRate(v float64) string {
 }
 
 func (a *app) showCmd() *cobra.Command {
-	var config, format, output string
-	var verbose bool
+	var config string
+	r := &rendering{}
 	c := &cobra.Command{
 		Use:   "show RUN_ID",
 		Short: "Print one recorded run (or drift report) from the history",
@@ -100,9 +100,9 @@ A drift report id prints that report.`,
 		Example: "  promptcanary show 3f2a --format markdown",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(format)
+			f, err := r.parse()
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -110,37 +110,29 @@ A drift report id prints that report.`,
 			}
 			defer hist.Close()
 			ctx := c.Context()
-			opts := report.Options{Verbose: verbose, Color: output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
-			var render func(io.Writer) error
 			run, err := hist.Run(ctx, args[0])
 			switch {
 			case err == nil:
-				render = func(w io.Writer) error { return report.Run(w, f, run, opts) }
+				return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Run(w, f, run, opts) })
 			case isNotFound(err):
 				d, derr := hist.Drift(ctx, args[0])
 				if derr != nil {
 					return usageErr(err, "list runs with 'promptcanary history'")
 				}
-				render = func(w io.Writer) error { return report.Drift(w, f, d, opts) }
-			default:
-				return usageErr(err)
+				return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Drift(w, f, d, opts) })
 			}
-			if output != "" {
-				return writeReport(output, render)
-			}
-			return render(a.stdio.Out)
+			return usageErr(err)
 		},
 	}
 	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
-	c.Flags().StringVarP(&format, "format", "f", "terminal", "terminal, markdown, html or json")
-	c.Flags().StringVar(&output, "output", "", "write to this file instead of standard output")
-	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every result")
+	r.flags(c)
 	return c
 }
 
 func (a *app) trendsCmd() *cobra.Command {
-	var config, suiteName, model, format, output string
+	var config, suiteName, model string
 	var limit int
+	r := &rendering{}
 	c := &cobra.Command{
 		Use:   "trends",
 		Short: "Chart score history, a probe × run heatmap and the drift timeline",
@@ -151,9 +143,9 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
   promptcanary trends --format html --output trends.html`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := report.ParseFormat(format)
+			f, err := r.parse()
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			hist, err := a.openHistory(config)
 			if err != nil {
@@ -191,12 +183,7 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 			reverse(runs)
 			reverse(drifts)
 			d := &report.TrendData{Suite: suiteName, Model: model, Runs: runs, Scores: scores, Drifts: drifts}
-			opts := report.Options{Color: output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
-			render := func(w io.Writer) error { return report.Trends(w, f, d, opts) }
-			if output != "" {
-				return writeReport(output, render)
-			}
-			return render(a.stdio.Out)
+			return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Trends(w, f, d, opts) })
 		},
 	}
 	fl := c.Flags()
@@ -204,8 +191,7 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 	fl.StringVar(&suiteName, "suite", "", "suite (default: that of the latest run)")
 	fl.StringVar(&model, "model", "", "provider/model (default: that of the latest run)")
 	fl.IntVarP(&limit, "limit", "n", 30, "most recent runs charted")
-	fl.StringVarP(&format, "format", "f", "terminal", "terminal, markdown, html or json")
-	fl.StringVar(&output, "output", "", "write to this file instead of standard output")
+	r.flags(c)
 	return c
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,14 +10,8 @@ import (
 	"github.com/promptcanary/promptcanary/report"
 )
 
-type reportOptions struct {
-	format  string
-	output  string
-	verbose bool
-}
-
 func (a *app) reportCmd() *cobra.Command {
-	o := &reportOptions{}
+	r := &rendering{}
 	c := &cobra.Command{
 		Use:   "report INPUT",
 		Short: "Render a saved run, baseline or drift report",
@@ -29,9 +22,9 @@ the kind is recognised from its content. Use - to read standard input.`,
   promptcanary report drift.json --format markdown`,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := report.ParseFormat(o.format)
+			f, err := r.parse()
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			var data []byte
 			if args[0] == "-" {
@@ -46,27 +39,14 @@ the kind is recognised from its content. Use - to read standard input.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("read %q: %w", args[0], err))
 			}
-			w := a.stdio.Out
-			opts := report.Options{Verbose: o.verbose, Color: o.output == "" && f == report.Terminal && a.colorFor(w)}
-			render := func(w io.Writer) error {
+			return a.emit(r, f, func(w io.Writer, opts report.Options) error {
 				if d != nil {
 					return report.Drift(w, f, d, opts)
 				}
 				return report.Run(w, f, run, opts)
-			}
-			if o.output != "" {
-				return writeReport(o.output, render)
-			}
-			var buf bytes.Buffer
-			if err := render(&buf); err != nil {
-				return err
-			}
-			_, err = w.Write(buf.Bytes())
-			return err
+			})
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "terminal", "terminal, markdown, html or json")
-	c.Flags().StringVar(&o.output, "output", "", "write to this file instead of standard output")
-	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every result")
+	r.flags(c)
 	return c
 }
