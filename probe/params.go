@@ -255,3 +255,26 @@ func describe(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// ParamErrors splits an error returned by New, Type.Check or a Type's New
+// into its *ParamError parts and any other errors, in order, flattening
+// errors joined with errors.Join.
+func ParamErrors(err error) (params []*ParamError, other []error) {
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *ParamError
+		if errors.As(e, &pe) {
+			params = append(params, pe)
+		} else if e != nil {
+			other = append(other, e)
+		}
+	}
+	walk(err)
+	return params, other
+}

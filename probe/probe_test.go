@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -137,5 +138,20 @@ func TestEvaluateRecoversAndClamps(t *testing.T) {
 	f := &Func{TypeID: "bare"}
 	if f.Name() != "bare" || f.Category() != promptcanary.CategoryCustom {
 		t.Errorf("got name %q category %q, want the id and custom", f.Name(), f.Category())
+	}
+}
+
+func TestParamErrors(t *testing.T) {
+	a, b := &ParamError{Param: "a", Msg: "bad"}, &ParamError{Param: "b", Msg: "worse"}
+	plain := errors.New("not a parameter")
+	params, other := ParamErrors(errors.Join(a, errors.Join(fmt.Errorf("in schema: %w", b), plain)))
+	if len(params) != 2 || params[0] != a || params[1] != b {
+		t.Errorf("got params %v, want a then b", params)
+	}
+	if len(other) != 1 || other[0] != plain {
+		t.Errorf("got other %v, want the plain error", other)
+	}
+	if p, o := ParamErrors(nil); p != nil || o != nil {
+		t.Errorf("got %v %v for nil, want nothing", p, o)
 	}
 }

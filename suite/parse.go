@@ -738,24 +738,11 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 // paramProblems maps the errors of Check or New to problems at the line of
 // the parameter they name.
 func (p *parser) paramProblems(err error, n *yaml.Node, label string, t *probe.Type, params map[string]kv) {
-	var leaves []error
-	var flatten func(error)
-	flatten = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, c := range j.Unwrap() {
-				flatten(c)
-			}
-			return
-		}
-		leaves = append(leaves, e)
+	problems, other := probe.ParamErrors(err)
+	for _, e := range other {
+		p.add(n, label, e.Error(), probesHint+" and their parameters")
 	}
-	flatten(err)
-	for _, e := range leaves {
-		var pe *probe.ParamError
-		if !errors.As(e, &pe) {
-			p.add(n, label, e.Error(), probesHint+" and their parameters")
-			continue
-		}
+	for _, pe := range problems {
 		field := label
 		if pe.Param != "" {
 			field = label + "." + pe.Param
