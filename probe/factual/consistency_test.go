@@ -1,7 +1,6 @@
 package factual_test
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -144,22 +143,13 @@ func TestConsistencyConfig(t *testing.T) {
 				t.Fatalf("probe.New(%v): got nil error, want one", tc.params)
 			}
 			var names, hints []string
-			var walk func(error)
-			walk = func(e error) {
-				if j, ok := e.(interface{ Unwrap() []error }); ok {
-					for _, c := range j.Unwrap() {
-						walk(c)
-					}
-					return
-				}
-				var pe *probe.ParamError
-				if !errors.As(e, &pe) {
-					t.Errorf("error %v (%T): want a *probe.ParamError", e, e)
-					return
-				}
+			params, other := probe.ParamErrors(err)
+			for _, e := range other {
+				t.Errorf("error %v (%T): want a *probe.ParamError", e, e)
+			}
+			for _, pe := range params {
 				names, hints = append(names, pe.Param), append(hints, pe.Hint)
 			}
-			walk(err)
 			slices.Sort(names)
 			if !slices.Equal(names, tc.want) {
 				t.Errorf("params in error: got %v, want %v (error %v)", names, tc.want, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // evalCase is one row of a probe's table test.
@@ -58,14 +59,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 }
 
 // mustNew builds a probe through the registry, failing the test on error.
-func mustNew(t testing.TB, id string, params map[string]any) probe.Probe {
-	t.Helper()
-	p, _, err := probe.New(id, params)
-	if err != nil {
-		t.Fatalf("probe.New(%q, %v): got error %v, want nil", id, params, err)
-	}
-	return p
-}
+var mustNew = probetest.New
 
 // content returns s, or the text of testdata/<name> when s is "@name".
 func content(t testing.TB, s string) string {
@@ -85,28 +79,7 @@ func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // paramErrors returns the Param of every *probe.ParamError in err's tree,
 // sorted, and fails the test if err holds anything else.
-func paramErrors(t *testing.T, err error) []string {
-	t.Helper()
-	var names []string
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, c := range j.Unwrap() {
-				walk(c)
-			}
-			return
-		}
-		var pe *probe.ParamError
-		if !errors.As(e, &pe) {
-			t.Errorf("error %v (%T): want a *probe.ParamError", e, e)
-			return
-		}
-		names = append(names, pe.Param)
-	}
-	walk(err)
-	slices.Sort(names)
-	return names
-}
+var paramErrors = probetest.ParamNames
 
 // configCase is a probe configuration that must be rejected.
 type configCase struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -132,7 +133,7 @@ func TestConfigErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Errorf("error: got %T %v, want a *probe.ParamError", err, err)
 			}
-			if got := paramNames(err); !slices.Equal(got, tc.params) {
+			if got := probetest.ParamNames(t, err); !slices.Equal(got, tc.params) {
 				t.Errorf("params: got %v, want %v", got, tc.params)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
@@ -158,7 +159,7 @@ func TestZeroValuesValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := paramNames(tc.v.Validate()); !slices.Equal(got, tc.params) {
+			if got := probetest.ParamNames(t, tc.v.Validate()); !slices.Equal(got, tc.params) {
 				t.Errorf("Validate params: got %v, want %v", got, tc.params)
 			}
 		})

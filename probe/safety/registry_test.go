@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -108,7 +109,7 @@ func TestConfigErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Errorf("error: got %T %v, want a *probe.ParamError", err, err)
 			}
-			if got := paramNames(err); !slices.Equal(got, tc.params) {
+			if got := probetest.ParamNames(t, err); !slices.Equal(got, tc.params) {
 				t.Errorf("params: got %v, want %v", got, tc.params)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
@@ -119,7 +120,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestZeroValueSafetyLanguageIsInvalid(t *testing.T) {
-	if got, want := paramNames((&SafetyLanguage{}).Validate()), []string{"threshold"}; !slices.Equal(got, want) {
+	if got, want := probetest.ParamNames(t, (&SafetyLanguage{}).Validate()), []string{"threshold"}; !slices.Equal(got, want) {
 		t.Errorf("Validate params: got %v, want %v", got, want)
 	}
 }

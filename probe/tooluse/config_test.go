@@ -1,7 +1,6 @@
 package tooluse
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,27 +30,15 @@ func readConfig(t *testing.T, name string, into any) {
 	}
 }
 
-// paramErrors flattens a joined error into its *probe.ParamError parts.
+// paramErrors flattens a joined error into its *probe.ParamError parts,
+// failing the test on any other error.
 func paramErrors(t *testing.T, err error) []*probe.ParamError {
 	t.Helper()
-	var out []*probe.ParamError
-	var walk func(error)
-	walk = func(err error) {
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
-				walk(e)
-			}
-			return
-		}
-		var pe *probe.ParamError
-		if !errors.As(err, &pe) {
-			t.Errorf("error %q is not a *probe.ParamError", err)
-			return
-		}
-		out = append(out, pe)
+	params, other := probe.ParamErrors(err)
+	for _, e := range other {
+		t.Errorf("error %q is not a *probe.ParamError", e)
 	}
-	walk(err)
-	return out
+	return params
 }
 
 func TestConfigErrors(t *testing.T) {
