@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -199,9 +198,6 @@ func checkTables(t *testing.T, out string) {
 		t.Errorf("got no tables, want some")
 	}
 }
-
-// ourANSI matches the escape sequences the terminal renderer writes itself.
-var ourANSI = regexp.MustCompile(`\x1b\[(?:0|1|2|31|32|33|36|1\x1b\[(?:31|32|33))m`)
 
 func TestAdversarialTerminal(t *testing.T) {
 	for _, color := range []bool{false, true} {

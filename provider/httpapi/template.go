@@ -58,12 +58,6 @@ func slotOf(name string) slot {
 	return slotNone
 }
 
-// numeric reports whether a leaf that is exactly this placeholder becomes
-// a JSON number (or null for an unset seed) rather than a string.
-func (s slot) numeric() bool {
-	return s == slotSample || s == slotTemperature || s == slotMaxTokens || s == slotSeed
-}
-
 // vars are the values of one call.
 type vars struct {
 	prompt, system, promptID string

@@ -86,7 +86,5 @@ func (p *prng) float() float64 { return float64(p.src.Uint64()>>11) * 0x1p-53 }
 
 func (p *prng) intn(n int) int { return int(p.src.Uint64() % uint64(n)) }
 
-func (p *prng) chance(prob float64) bool { return p.float() < prob }
-
 // between returns an integer in [lo, hi].
 func (p *prng) between(lo, hi int) int { return lo + p.intn(hi-lo+1) }
