@@ -310,10 +310,7 @@ func retryable(err error) bool {
 		return true
 	}
 	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	return false
+	return errors.As(err, &ne)
 }
 
 // backoff is the delay before attempt n+1: the server's Retry-After when
