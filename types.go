@@ -180,7 +180,13 @@ func (r *Run) Tokens() (prompt, completion int) {
 	return prompt, completion
 }
 
-// OverallScore is the mean score of all probe results, 1 when there are none.
+// Measured reports whether the run has at least one probe result. A run
+// whose every call failed measured nothing: its scores are not 1 but
+// undefined, and reports show them as "n/a".
+func (r *Run) Measured() bool { return len(r.ProbeResults) > 0 }
+
+// OverallScore is the mean score of all probe results, 1 when there are
+// none (the original tool's convention; check Measured first).
 func (r *Run) OverallScore() float64 {
 	if len(r.ProbeResults) == 0 {
 		return 1
@@ -345,6 +351,32 @@ type Comparison struct {
 	Severity Severity `json:"severity,omitempty"`
 	// Evidence is the one-line statistical evidence, when a test was run.
 	Evidence string `json:"evidence,omitempty"`
+	// SharedTestWith names the pair ("probe_id/prompt_id") whose test this
+	// pair shares because their results are identical sample for sample;
+	// its verdict, severity and evidence are that test's.
+	SharedTestWith string `json:"shared_test_with,omitempty"`
+
+	// BaselineExample and CurrentExample are a typical answer of each side
+	// (the most frequent one, ties to the first), shown side by side for a
+	// regression.
+	BaselineExample string `json:"baseline_example,omitempty"`
+	CurrentExample  string `json:"current_example,omitempty"`
+	// BaselineDistinct and CurrentDistinct count the distinct answers each
+	// side gave across its samples (0 when the answers are unknown).
+	BaselineDistinct int `json:"baseline_distinct,omitempty"`
+	CurrentDistinct  int `json:"current_distinct,omitempty"`
+}
+
+// Compared reports whether both sides of the pair were measured under the
+// same configuration, so that its status is a verdict (insufficient
+// evidence included); added, removed, not measured and stale pairs were
+// not compared.
+func (c *Comparison) Compared() bool {
+	switch c.Status {
+	case StatusRegression, StatusImprovement, StatusStable, StatusInsufficient:
+		return true
+	}
+	return false
 }
 
 // DriftReport is the outcome of comparing a run against a baseline.
@@ -380,6 +412,19 @@ func (d *DriftReport) Count(s Status) int {
 	n := 0
 	for i := range d.Comparisons {
 		if d.Comparisons[i].Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Compared returns how many comparisons were compared (see
+// Comparison.Compared). A report with none compared nothing: it is no
+// evidence of "no drift".
+func (d *DriftReport) Compared() int {
+	n := 0
+	for i := range d.Comparisons {
+		if d.Comparisons[i].Compared() {
 			n++
 		}
 	}
