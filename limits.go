@@ -1,0 +1,24 @@
+package promptcanary
+
+// Bounds of the numeric settings, shared by canary.yaml validation and the
+// command-line flags so that both accept exactly the same values. They are
+// generous for real use and small enough that token and cost arithmetic
+// (calls × samples × max_tokens) cannot overflow an int64.
+const (
+	// MinTemperature and MaxTemperature bound the sampling temperature.
+	MinTemperature = 0.0
+	MaxTemperature = 2.0
+	// MaxMaxTokens bounds max_tokens (the largest completion any model
+	// offers today is well below it).
+	MaxMaxTokens = 1_000_000
+	// MaxSamples bounds the samples per prompt.
+	MaxSamples = 10_000
+	// MaxConcurrency bounds the calls in flight per provider.
+	MaxConcurrency = 1024
+	// MaxRetries bounds the retries of one call.
+	MaxRetries = 100
+	// MaxRate bounds rpm and tpm limits.
+	MaxRate = 1_000_000_000
+	// MaxErrorsLimit bounds --max-errors.
+	MaxErrorsLimit = 1_000_000_000
+)
