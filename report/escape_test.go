@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // hostile is model output and details written to break every format.
@@ -219,7 +220,7 @@ func TestAdversarialTerminal(t *testing.T) {
 					t.Errorf("got no escaped input sequence, want \\x1b shown as text")
 				}
 				for n, l := range strings.Split(plain, "\n") {
-					if w := textWidth(l); w > 100 {
+					if w := termtext.Width(l); w > 100 {
 						t.Errorf("line %d is %d columns, want at most 100: %.60q", n+1, w, l)
 					}
 				}
@@ -256,50 +257,6 @@ func TestMarkdownText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := mdText(tc.in, tc.limit); got != tc.want {
 				t.Errorf("mdText(%q) got %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestTermSafe(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"plain", "héllo 你好", "héllo 你好"},
-		{"ansi", "\x1b[31mred", `\x1b[31mred`},
-		{"osc and bell", "\x1b]0;t\x07", `\x1b]0;t\x07`},
-		{"newlines and tabs", "a\r\nb\nc\td", "a b c d"},
-		{"c1 control", "a\u009bb", `a\x9bb`},
-		{"bidi override", "a\u202eb", `a\u202eb`},
-		{"invalid utf-8", "a\xffb", `a\xffb`},
-		{"delete", "a\x7fb", `a\x7fb`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := termSafe(tc.in); got != tc.want {
-				t.Errorf("termSafe(%q) got %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in    string
-		width int
-		want  string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 5, "hello"},
-		{"hello world", 6, "hello…"},
-		{"你好世界", 5, "你好…"},
-		{"你好世界", 8, "你好世界"},
-		{"abc", 0, ""},
-		{"abc", 1, "…"},
-	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprint(tc.in, tc.width), func(t *testing.T) {
-			got := truncate(tc.in, tc.width)
-			if got != tc.want || textWidth(got) > max(tc.width, 0) {
-				t.Errorf("truncate(%q, %d) got %q (width %d), want %q", tc.in, tc.width, got, textWidth(got), tc.want)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // TestFeatures checks content that the golden fixtures do not exercise, in
@@ -176,7 +177,7 @@ func TestTerminalEvidenceWhole(t *testing.T) {
 				for _, b := range blocks {
 					got = append(got, noSpace(strings.Join(b, " ")))
 					for _, l := range b {
-						if w := textWidth(l); w > width {
+						if w := termtext.Width(l); w > width {
 							t.Errorf("evidence line is %d columns, want at most %d: %q", w, width, l)
 						}
 						if strings.Contains(l, "…") {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -255,7 +256,7 @@ func TestTerminalFitsWidth(t *testing.T) {
 				}
 				limit := opts.width()
 				for i, l := range strings.Split(buf.String(), "\n") {
-					if w := textWidth(l); w > limit {
+					if w := termtext.Width(l); w > limit {
 						t.Errorf("line %d is %d columns, want at most %d: %q", i+1, w, limit, l)
 					}
 				}

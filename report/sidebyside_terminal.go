@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // Layout of provider columns in terminal output.
@@ -30,7 +32,7 @@ func sideClassStyle(class string) string {
 func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
 	const title = "PromptCanary side-by-side report"
-	t.line(t.paint(ansiBold, title), " · ", t.paint(ansiBold, truncate(termSafe(m.Suite), t.width-textWidth(title)-3)))
+	t.line(t.paint(ansiBold, title), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-termtext.Width(title)-3)))
 	t.line()
 	t.field("providers", strconv.Itoa(m.Providers))
 	t.field("samples", m.Samples)
@@ -39,7 +41,7 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	if len(m.Notes) > 0 {
 		t.line()
 		for _, n := range m.Notes {
-			for i, l := range wrap(termSafe(n), t.width-4) {
+			for i, l := range wrap(termtext.Safe(n), t.width-4) {
 				lead := "⚠ "
 				if i > 0 {
 					lead = "  "
@@ -99,7 +101,7 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	for _, e := range m.Errors {
 		suffix := fmt.Sprintf(" (%d)", len(e.Rows))
 		const prefix = "Errors: "
-		t.heading(ansiYellow, prefix+truncate(termSafe(e.Provider), t.width-textWidth(prefix+suffix))+suffix)
+		t.heading(ansiYellow, prefix+termtext.Truncate(termtext.Safe(e.Provider), t.width-termtext.Width(prefix+suffix))+suffix)
 		t.sideExplain("Calls that failed for good, not probe failures.")
 		t.sideErrorTable(e.Rows)
 	}
@@ -168,10 +170,10 @@ func (t *term) sideTables(cols []sideColumn, labels []column, rows []sideTableRo
 	keep := sideCellMin
 	for _, r := range rows {
 		for _, c := range r.cells {
-			keep = max(keep, min(textWidth(termSafe(c.Text)), sideCellKeep))
+			keep = max(keep, min(termtext.Width(termtext.Safe(c.Text)), sideCellKeep))
 		}
 	}
-	fixed := textWidth(tableIndent)
+	fixed := termtext.Width(tableIndent)
 	for _, l := range labels {
 		fixed += l.min + 2
 	}
@@ -193,7 +195,7 @@ func (t *term) sideTables(cols []sideColumn, labels []column, rows []sideTableRo
 		}
 		tc := append([]column(nil), labels...)
 		for _, c := range cols[lo:hi] {
-			tc = append(tc, column{head: termSafe(c.Name), right: true, max: max(keep, sideNameMax), min: keep})
+			tc = append(tc, column{head: termtext.Safe(c.Name), right: true, max: max(keep, sideNameMax), min: keep})
 		}
 		out := make([]trow, len(rows))
 		for i, r := range rows {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // sideStart is the start of the first fake run.
@@ -444,7 +445,7 @@ func TestSideFitsWidth(t *testing.T) {
 			limit := opts.width()
 			lines := strings.Split(buf.String(), "\n")
 			for i, l := range lines {
-				if w := textWidth(l); w > limit {
+				if w := termtext.Width(l); w > limit {
 					t.Errorf("line %d is %d columns, want at most %d: %q", i+1, w, limit, l)
 				}
 			}
@@ -558,7 +559,7 @@ func TestSideAdversarialTerminal(t *testing.T) {
 					t.Errorf("got no escaped provider id, want \\x1b shown as text")
 				}
 				for n, l := range strings.Split(plain, "\n") {
-					if w := textWidth(l); w > width {
+					if w := termtext.Width(l); w > width {
 						t.Errorf("line %d is %d columns, want at most %d: %.60q", n+1, w, width, l)
 					}
 				}

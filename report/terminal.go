@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // ANSI styles used by the terminal renderer.
@@ -54,16 +53,16 @@ func (t *term) heading(style, title string) {
 // untrusted.
 func (t *term) field(label, value string) {
 	const labelWidth = 13
-	t.line("  ", padRight(label, labelWidth), " ", truncate(termSafe(value), t.width-labelWidth-3))
+	t.line("  ", termtext.PadRight(label, labelWidth), " ", termtext.Truncate(termtext.Safe(value), t.width-labelWidth-3))
 }
 
 // para writes untrusted free text wrapped to the width, each line indented.
 func (t *term) para(indent, first, s string) {
-	for i, l := range wrap(termSafe(s), t.width-textWidth(indent)-textWidth(first)) {
+	for i, l := range wrap(termtext.Safe(s), t.width-termtext.Width(indent)-termtext.Width(first)) {
 		if i == 0 {
 			t.line(indent, first, l)
 		} else {
-			t.line(indent, strings.Repeat(" ", textWidth(first)), l)
+			t.line(indent, strings.Repeat(" ", termtext.Width(first)), l)
 		}
 	}
 }
@@ -71,8 +70,8 @@ func (t *term) para(indent, first, s string) {
 // wfield writes an aligned "label  value" line like field, wrapping a long
 // value onto continuation lines under the value column instead of cutting it.
 func (t *term) wfield(label, value string) {
-	lab := padRight(label, 13)
-	t.whole("  "+lab+" ", 3+textWidth(lab), value)
+	lab := termtext.PadRight(label, 13)
+	t.whole("  "+lab+" ", 3+termtext.Width(lab), value)
 }
 
 // whole writes untrusted text wrapped to the width without dropping any of
@@ -81,7 +80,7 @@ func (t *term) wfield(label, value string) {
 // with the text. Words wider than a line are broken, not cut.
 func (t *term) whole(prefix string, prefixWidth int, s string) {
 	pad := strings.Repeat(" ", prefixWidth)
-	for i, l := range wrapWhole(termSafe(s), t.width-prefixWidth) {
+	for i, l := range wrapWhole(termtext.Safe(s), t.width-prefixWidth) {
 		if i == 0 {
 			t.line(prefix, l)
 		} else {
@@ -124,16 +123,16 @@ const (
 func (t *term) table(cols []column, rows []trow) {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
-		widths[i] = textWidth(c.head)
+		widths[i] = termtext.Width(c.head)
 	}
 	for ri := range rows {
 		for i := range rows[ri].cells {
 			c := &rows[ri].cells[i]
-			c.text = termSafe(c.text)
-			widths[i] = max(widths[i], textWidth(c.text))
+			c.text = termtext.Safe(c.text)
+			widths[i] = max(widths[i], termtext.Width(c.text))
 		}
 	}
-	total := textWidth(tableIndent) + 2*(len(cols)-1)
+	total := termtext.Width(tableIndent) + 2*(len(cols)-1)
 	for i, c := range cols {
 		if c.max > 0 {
 			widths[i] = min(widths[i], c.max)
@@ -170,8 +169,8 @@ func (t *term) table(cols []column, rows []trow) {
 		sb.Reset()
 		sb.WriteString(tableIndent)
 		for i, c := range cells {
-			text := truncate(c.text, widths[i])
-			pad := strings.Repeat(" ", widths[i]-textWidth(text))
+			text := termtext.Truncate(c.text, widths[i])
+			pad := strings.Repeat(" ", widths[i]-termtext.Width(text))
 			if i == last && !cols[i].right {
 				pad = ""
 			}
@@ -201,12 +200,12 @@ func (t *term) table(cols []column, rows []trow) {
 	for _, r := range rows {
 		render(r.cells, false)
 		for _, x := range r.whole {
-			label := padRight(x[0], 9)
-			t.whole(extraIndent+t.paint(ansiDim, label)+" ", len(extraIndent)+textWidth(label)+1, x[1])
+			label := termtext.PadRight(x[0], 9)
+			t.whole(extraIndent+t.paint(ansiDim, label)+" ", len(extraIndent)+termtext.Width(label)+1, x[1])
 		}
 		for _, x := range r.extra {
-			label := padRight(x[0], 9)
-			t.line(extraIndent, t.paint(ansiDim, label), " ", truncate(termSafe(x[1]), t.width-len(extraIndent)-10))
+			label := termtext.PadRight(x[0], 9)
+			t.line(extraIndent, t.paint(ansiDim, label), " ", termtext.Truncate(termtext.Safe(x[1]), t.width-len(extraIndent)-10))
 		}
 	}
 }
@@ -224,16 +223,16 @@ func (t *term) parts(ps []part) {
 	var sb strings.Builder
 	w := 0
 	for i, p := range ps {
-		pw := textWidth(p.text)
+		pw := termtext.Width(p.text)
 		if i > 0 {
 			// Keep room for the separator that ends a broken line.
-			if w+textWidth(p.sep)+pw+2 > t.width {
+			if w+termtext.Width(p.sep)+pw+2 > t.width {
 				t.line(strings.TrimRight(sb.String()+p.sep, " "))
 				sb.Reset()
 				w = 0
 			} else {
 				sb.WriteString(p.sep)
-				w += textWidth(p.sep)
+				w += termtext.Width(p.sep)
 			}
 		}
 		sb.WriteString(t.paint(p.style, p.text))
@@ -244,7 +243,7 @@ func (t *term) parts(ps []part) {
 
 func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
-	t.line(t.paint(ansiBold, "PromptCanary run report"), " · ", t.paint(ansiBold, truncate(termSafe(m.Suite), t.width-26)))
+	t.line(t.paint(ansiBold, "PromptCanary run report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-26)))
 	t.line()
 	t.field("provider", m.Model)
 	t.field("sampling", m.Sampling)
@@ -371,11 +370,11 @@ func severityStyle(s string) string {
 
 func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
-	t.line(t.paint(ansiBold, "PromptCanary drift report"), " · ", t.paint(ansiBold, truncate(termSafe(m.Suite), t.width-28)))
+	t.line(t.paint(ansiBold, "PromptCanary drift report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-28)))
 	t.line()
 	t.para("", "", m.Summary)
 	t.line()
-	t.line("  ", padRight("severity", 13), " ", t.paint(ansiBold+severityStyle(m.Severity), strings.ToUpper(m.Severity)))
+	t.line("  ", termtext.PadRight("severity", 13), " ", t.paint(ansiBold+severityStyle(m.Severity), strings.ToUpper(m.Severity)))
 	t.field("method", m.Method)
 	t.field("score", m.ScoreLine)
 	t.field("provider", m.Model)
@@ -434,9 +433,9 @@ func (t *term) flaggedUnits(s *statsModel) {
 		t.line("  ", t.paint(ansiDim, l))
 	}
 	for _, u := range s.Flagged {
-		sev := padRight(strings.ToUpper(termSafe(u.Severity)), 9)
-		kind := padRight(truncate(termSafe(u.Kind), 12), 9)
-		t.whole("  "+t.paint(ansiBold+severityStyle(u.Severity), sev)+" "+kind+" ", 2+textWidth(sev)+1+textWidth(kind)+1, u.Key)
+		sev := termtext.PadRight(strings.ToUpper(termtext.Safe(u.Severity)), 9)
+		kind := termtext.PadRight(termtext.Truncate(termtext.Safe(u.Kind), 12), 9)
+		t.whole("  "+t.paint(ansiBold+severityStyle(u.Severity), sev)+" "+kind+" ", 2+termtext.Width(sev)+1+termtext.Width(kind)+1, u.Key)
 		t.whole("      ", 6, cut(u.Evidence, evidenceRunes))
 	}
 }
@@ -473,7 +472,7 @@ func (t *term) statistics(s *statsModel) {
 		}
 		items := make([]string, 0, len(s.Nondet)+1)
 		for _, r := range s.Nondet {
-			items = append(items, truncate(termSafe(r.PromptID), t.width/2)+" "+r.Baseline+" → "+r.Current)
+			items = append(items, termtext.Truncate(termtext.Safe(r.PromptID), t.width/2)+" "+r.Baseline+" → "+r.Current)
 		}
 		if s.NondetMore > 0 {
 			items = append(items, fmt.Sprintf("and %d more", s.NondetMore))
@@ -487,17 +486,17 @@ func (t *term) statistics(s *statsModel) {
 func (t *term) flow(indent, sep string, items []string) {
 	var sb strings.Builder
 	w := 0
-	limit := t.width - textWidth(indent)
+	limit := t.width - termtext.Width(indent)
 	for _, it := range items {
-		iw := textWidth(it)
-		if w > 0 && w+textWidth(sep)+iw > limit {
+		iw := termtext.Width(it)
+		if w > 0 && w+termtext.Width(sep)+iw > limit {
 			t.line(indent, strings.TrimRight(sb.String()+sep, " "))
 			sb.Reset()
 			w = 0
 		}
 		if w > 0 {
 			sb.WriteString(sep)
-			w += textWidth(sep)
+			w += termtext.Width(sep)
 		}
 		sb.WriteString(it)
 		w += iw
@@ -525,13 +524,13 @@ func driftSummary(m *driftModel) []part {
 			continue
 		}
 		if c.N > 0 {
-			ps = append(ps, part{", ", fmt.Sprintf("%d %s", c.N, termSafe(c.Label)), statusStyle(c.Status)})
+			ps = append(ps, part{", ", fmt.Sprintf("%d %s", c.N, termtext.Safe(c.Label)), statusStyle(c.Status)})
 		}
 	}
 	if len(m.Errors) > 0 {
 		ps = append(ps, part{" · ", plural(len(m.Errors), "call error", "call errors"), ansiYellow})
 	}
-	return append(ps, part{" · ", "severity " + strings.ToUpper(termSafe(m.Severity)), ansiBold + severityStyle(m.Severity)})
+	return append(ps, part{" · ", "severity " + strings.ToUpper(termtext.Safe(m.Severity)), ansiBold + severityStyle(m.Severity)})
 }
 
 func (t *term) comparisonTable(g statusGroup, withDetails bool) {
@@ -561,130 +560,20 @@ func (t *term) comparisonTable(g statusGroup, withDetails bool) {
 	t.table([]column{{head: "PROBE", max: 32, min: 12}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 20, min: 10}, {head: "BASELINE", right: true}, {head: "CURRENT", right: true}, {head: "Δ", right: true}, {head: "SEVERITY", min: 6}}, rows)
 }
 
-// termSafe makes untrusted text safe for one terminal line: line breaks and
-// tabs become spaces, and control, bidirectional-override and other format
-// characters are shown escaped (\x1b, \u202e) so they cannot move the
-// cursor, change colours or reorder text.
-func termSafe(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; {
-		if c := s[i]; c < utf8.RuneSelf {
-			clean = c >= 0x20 && c != 0x7f
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		clean = r >= 0xa0 && r != utf8.RuneError && !unicode.Is(unicode.Cf, r)
-		i += size
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i, w := 0, 0; i < len(s); i += w {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		w = size
-		switch {
-		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
-			b.WriteByte(' ')
-			w = 2
-		case r == '\n' || r == '\r' || r == '\t':
-			b.WriteByte(' ')
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// runeWidth is the number of terminal columns r takes.
-func runeWidth(r rune) int {
-	switch {
-	case r < 0x20 || (r >= 0x7f && r < 0xa0):
-		return 0
-	case r < 0x300:
-		return 1
-	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || (r >= 0xfe00 && r <= 0xfe0f):
-		return 0
-	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0x303e, r >= 0x3041 && r <= 0x33ff,
-		r >= 0x3400 && r <= 0x4dbf, r >= 0x4e00 && r <= 0x9fff, r >= 0xa000 && r <= 0xa4cf,
-		r >= 0xac00 && r <= 0xd7a3, r >= 0xf900 && r <= 0xfaff, r >= 0xfe30 && r <= 0xfe4f,
-		r >= 0xff00 && r <= 0xff60, r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f,
-		r >= 0x1f900 && r <= 0x1f9ff, r >= 0x20000 && r <= 0x3fffd:
-		return 2
-	}
-	return 1
-}
-
-// textWidth is the number of terminal columns s takes.
-func textWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeWidth(r)
-	}
-	return n
-}
-
-// truncate cuts s to at most w columns, ending with "…" when cut.
-func truncate(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if len(s) <= w && isASCII(s) {
-		return s
-	}
-	if textWidth(s) <= w {
-		return s
-	}
-	n := 0
-	for i, r := range s {
-		rw := runeWidth(r)
-		if n+rw > w-1 {
-			return s[:i] + "…"
-		}
-		n += rw
-	}
-	return s
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// padRight pads s with spaces to w columns.
-func padRight(s string, w int) string {
-	if n := textWidth(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
 // wrapWhole breaks s into lines of at most w columns at spaces, like wrap,
 // but breaks a word longer than w across lines instead of cutting it.
 func wrapWhole(s string, w int) []string {
 	w = max(w, 20)
 	var words []string
 	for _, word := range strings.Fields(s) {
-		for textWidth(word) > w {
+		for termtext.Width(word) > w {
 			n, end := 0, 0
 			for i, r := range word {
-				if n+runeWidth(r) > w {
+				if n+termtext.RuneWidth(r) > w {
 					end = i
 					break
 				}
-				n += runeWidth(r)
+				n += termtext.RuneWidth(r)
 			}
 			words = append(words, word[:end])
 			word = word[end:]
@@ -702,9 +591,9 @@ func wrap(s string, w int) []string {
 	var cur strings.Builder
 	curW := 0
 	for _, word := range strings.Fields(s) {
-		ww := textWidth(word)
+		ww := termtext.Width(word)
 		if ww > w {
-			word, ww = truncate(word, w), w
+			word, ww = termtext.Truncate(word, w), w
 		}
 		if curW > 0 && curW+1+ww > w {
 			lines = append(lines, cur.String())

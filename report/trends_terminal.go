@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -62,7 +63,7 @@ func scoreStyle(v float64) string {
 
 func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
-	t.line(t.paint(ansiBold, "PromptCanary trends"), " · ", t.paint(ansiBold, truncate(termSafe(orDash(d.Suite)), t.width-22)))
+	t.line(t.paint(ansiBold, "PromptCanary trends"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(orDash(d.Suite)), t.width-22)))
 	t.line()
 	t.field("provider", orDash(d.Model))
 	if len(d.Runs) == 0 {
@@ -72,11 +73,11 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 		return
 	}
 
-	labelW := textWidth("pass rate")
+	labelW := termtext.Width("pass rate")
 	for i := range d.Scores {
-		labelW = max(labelW, textWidth(termSafe(d.Scores[i].ProbeID)))
+		labelW = max(labelW, termtext.Width(termtext.Safe(d.Scores[i].ProbeID)))
 	}
-	fixed := textWidth(trendIndent) + 2*textWidth(trendGap) + trendValueWidth
+	fixed := termtext.Width(trendIndent) + 2*termtext.Width(trendGap) + trendValueWidth
 	labelW = min(labelW, trendLabelMax, t.width-fixed-trendMinColumns)
 	m := newTrendModel(d, t.width-fixed-labelW)
 	n := len(m.Runs)
@@ -100,24 +101,24 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	}
 
 	chart := func(label, cells, value, style string) {
-		row := trendIndent + padRight(truncate(termSafe(label), labelW), labelW) + trendGap + cells
+		row := trendIndent + termtext.PadRight(termtext.Truncate(termtext.Safe(label), labelW), labelW) + trendGap + cells
 		if value != "" {
-			row += trendGap + t.paint(style, truncate(termSafe(value), trendValueWidth))
+			row += trendGap + t.paint(style, termtext.Truncate(termtext.Safe(value), trendValueWidth))
 		}
 		t.line(strings.TrimRight(row, " "))
 	}
 	axis := func() {
-		t.line(trendIndent, strings.Repeat(" ", labelW), trendGap, trendAxis(m.Runs, t.width-textWidth(trendIndent+trendGap)-labelW))
+		t.line(trendIndent, strings.Repeat(" ", labelW), trendGap, trendAxis(m.Runs, t.width-termtext.Width(trendIndent+trendGap)-labelW))
 	}
 
 	title := plural(n, "run", "runs")
 	if m.Skipped > 0 {
 		title = fmt.Sprintf("last %d of %d runs", n, len(d.Runs))
 	}
-	if n > 1 && textWidth("Score history · "+title+", oldest left") <= t.width {
+	if n > 1 && termtext.Width("Score history · "+title+", oldest left") <= t.width {
 		title += ", oldest left"
 	}
-	t.heading("", truncate("Score history · "+title, t.width))
+	t.heading("", termtext.Truncate("Score history · "+title, t.width))
 	scores, rates := m.scores(), m.passRates()
 	chart("score", sparkline(scores), score(last.Score), scoreStyle(last.Score))
 	chart("pass rate", sparkline(rates), percent(last.PassRate), scoreStyle(last.PassRate))
@@ -150,7 +151,7 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	case len(m.Marks) == 0:
 		notes = append(notes, "no compares in these runs")
 	default:
-		notes = append(notes, fmt.Sprintf("%s (%s)", plural(len(m.Marks), "compare", "compares"), termSafe(m.severityCounts())))
+		notes = append(notes, fmt.Sprintf("%s (%s)", plural(len(m.Marks), "compare", "compares"), termtext.Safe(m.severityCounts())))
 	}
 	if m.Earlier > 0 {
 		notes = append(notes, plural(m.Earlier, "earlier compare", "earlier compares")+" not shown")
@@ -167,10 +168,10 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 		return
 	}
 	title = "Probes × runs · " + plural(len(m.Probes), "probe", "probes")
-	if textWidth(title+", worst latest mean first") <= t.width {
+	if termtext.Width(title+", worst latest mean first") <= t.width {
 		title += ", worst latest mean first"
 	}
-	t.heading("", truncate(title, t.width))
+	t.heading("", termtext.Truncate(title, t.width))
 	rows := m.Probes
 	if !opts.Verbose && len(rows) > trendProbeRows {
 		rows = rows[:trendProbeRows]
@@ -214,16 +215,16 @@ func trendAxis(runs []store.RunSummary, avail int) string {
 		switch {
 		case n == 1:
 			s = "└ " + l
-		case textWidth(f)+textWidth(l)+5 <= n:
-			s = "└ " + f + strings.Repeat(" ", n-textWidth(f)-textWidth(l)-4) + l + " ┘"
+		case termtext.Width(f)+termtext.Width(l)+5 <= n:
+			s = "└ " + f + strings.Repeat(" ", n-termtext.Width(f)-termtext.Width(l)-4) + l + " ┘"
 		default:
 			s = "└ " + f + " → " + l
 		}
-		if textWidth(s) <= avail {
+		if termtext.Width(s) <= avail {
 			break
 		}
 	}
-	return truncate(s, avail)
+	return termtext.Truncate(s, avail)
 }
 
 // shortDate is a run's start as month-day, for narrow axes.
@@ -240,7 +241,7 @@ func shortDate(r store.RunSummary) string {
 func (t *term) legend(items []string, style string) {
 	var sb strings.Builder
 	w := 0
-	limit := t.width - textWidth(trendIndent)
+	limit := t.width - termtext.Width(trendIndent)
 	flush := func() {
 		if w > 0 {
 			t.line(trendIndent, sb.String())
@@ -249,7 +250,7 @@ func (t *term) legend(items []string, style string) {
 		w = 0
 	}
 	for _, it := range items {
-		iw := textWidth(stripANSI(it))
+		iw := termtext.Width(stripANSI(it))
 		if w > 0 && w+len(legendSep)+iw > limit {
 			flush()
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -157,7 +158,7 @@ func TestTrendsTerminalWidth(t *testing.T) {
 				out := stripANSI(renderTrends(t, Terminal, d, opts))
 				limit := opts.width()
 				for i, l := range strings.Split(out, "\n") {
-					if w := textWidth(l); w > limit {
+					if w := termtext.Width(l); w > limit {
 						t.Errorf("line %d is %d columns, want at most %d: %q", i+1, w, limit, l)
 					}
 				}
@@ -516,7 +517,7 @@ func TestTrendsHostile(t *testing.T) {
 				t.Errorf("color=%v: got no escaped control sequence, want it shown as text:\n%s", color, out)
 			}
 			for n, l := range strings.Split(out, "\n") {
-				if w := textWidth(l); w > 100 {
+				if w := termtext.Width(l); w > 100 {
 					t.Errorf("color=%v: line %d is %d columns, want at most 100", color, n+1, w)
 				}
 			}
