@@ -1,0 +1,234 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+const key = "sk-live-4f9c2a7e1b3d5f60"
+
+func TestAddIgnoresShortValues(t *testing.T) {
+	s := New("", "short", "1234567", key, key)
+	if got := s.Len(); got != 1 {
+		t.Errorf("got %d secrets, want 1 (empty, short and duplicate values ignored)", got)
+	}
+	if got := s.String("short 1234567"); got != "short 1234567" {
+		t.Errorf("got %q, want short values left alone", got)
+	}
+}
+
+func TestString(t *testing.T) {
+	const html = "tok<en>&more/x"
+	s := New(key, html)
+	tests := []struct{ in, want string }{
+		{"key " + key + " and " + key, "key [REDACTED] and [REDACTED]"},
+		{"nothing here", "nothing here"},
+		{`{"k":"tok\u003cen\u003e\u0026more/x"}`, `{"k":"[REDACTED]"}`},
+		{`{"k":"tok<en>&more\/x"}`, `{"k":"[REDACTED]"}`},
+		{"raw tok<en>&more/x", "raw [REDACTED]"},
+	}
+	for _, tc := range tests {
+		if got := s.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestNilSetScrubsNothing(t *testing.T) {
+	var s *Set
+	s.Add(key)
+	if got := s.String(key); got != key {
+		t.Errorf("got %q, want the input unchanged", got)
+	}
+	if got := s.Truncate("abcdef", 3); got != "abc" {
+		t.Errorf("got %q, want abc", got)
+	}
+	r := &promptcanary.Run{LLMResponses: []promptcanary.Response{{Content: key}}}
+	s.Run(r)
+	if r.LLMResponses[0].Content != key {
+		t.Errorf("nil set changed the run")
+	}
+	var b bytes.Buffer
+	w := s.Writer(&b)
+	w.Write([]byte(key))
+	w.Flush()
+	if b.String() != key {
+		t.Errorf("got %q, want the input unchanged", b.String())
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	s := New(key)
+	tests := []struct {
+		name string
+		in   string
+		n    int
+		want string
+	}{
+		{"short enough", "abc", 10, "abc"},
+		{"redacted before cut", key + " tail", 12, "[REDACTED] t"},
+		// A whole key is redacted before the cut: none of it stays.
+		{"key straddles the cut", strings.Repeat("a", 295) + key, 300, strings.Repeat("a", 295)},
+		{"placeholder kept whole", strings.Repeat("a", 280) + key, 300, strings.Repeat("a", 280) + Placeholder},
+		// A piece of a key (cut upstream) that reaches past the cut.
+		{"partial key at the cut", strings.Repeat("a", 290) + key[:20], 300, strings.Repeat("a", 290)},
+		{"whole partial key kept short", "x " + key[:5], 300, "x " + key[:5]},
+		{"three bytes of a key stay", strings.Repeat("a", 297) + key[:20], 300, strings.Repeat("a", 297) + "sk-"},
+		{"UTF-8 boundary", "héllo", 2, "h"},
+		{"negative n", "abc", -1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := s.Truncate(tc.in, tc.n)
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if len(got) > max(tc.n, 0) {
+				t.Errorf("got %d bytes, want at most %d", len(got), tc.n)
+			}
+		})
+	}
+}
+
+func TestWriterCatchesSplitSecret(t *testing.T) {
+	s := New(key)
+	in := "before " + key + " middle " + key + " after"
+	for split := range len(in) + 1 {
+		var b bytes.Buffer
+		w := s.Writer(&b)
+		for _, part := range []string{in[:split], in[split:]} {
+			n, err := w.Write([]byte(part))
+			if err != nil || n != len(part) {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if want := "before [REDACTED] middle [REDACTED] after"; b.String() != want {
+			t.Fatalf("split at %d: got %q, want %q", split, b.String(), want)
+		}
+	}
+}
+
+func TestWriterByteByByte(t *testing.T) {
+	s := New(key)
+	var b bytes.Buffer
+	w := s.Writer(&b)
+	for _, c := range []byte("x" + key + "y") {
+		w.Write([]byte{c})
+	}
+	w.Flush()
+	if got, want := b.String(), "x[REDACTED]y"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestRunScrubsEverything(t *testing.T) {
+	s := New(key)
+	raw, _ := json.Marshal(map[string]any{"model": key, "content": "echo " + key})
+	r := &promptcanary.Run{
+		SuiteName: "suite",
+		Provider:  promptcanary.ProviderConfig{ModelID: "http/" + key, ExtraParams: map[string]any{"k": []any{map[string]any{key: key}}}},
+		LLMResponses: []promptcanary.Response{{
+			Content: "the key is " + key, ServedModel: key, ProviderModelID: key, FinishReason: key,
+			SystemFingerprint: key, ResponseID: key, RawResponse: raw,
+			ToolCalls: []promptcanary.ToolCall{{ID: key, Name: key, Arguments: json.RawMessage(`{"a":"` + key + `"}`)}},
+		}},
+		ProbeResults: []promptcanary.ProbeResult{{Details: "saw " + key, Metadata: map[string]any{
+			"deep": map[string]any{"list": []any{key, 1.0}, "strs": []string{key}, "m": map[string]string{"x": key}},
+		}}},
+		Errors: []promptcanary.CallError{{Message: "HTTP 500: " + key, Provider: key}},
+	}
+	s.Run(r)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), key) {
+		t.Errorf("run still holds the key: %s", data)
+	}
+	if !json.Valid(r.LLMResponses[0].RawResponse) || !json.Valid(r.LLMResponses[0].ToolCalls[0].Arguments) {
+		t.Errorf("scrubbed JSON is no longer valid")
+	}
+	if got := r.LLMResponses[0].Content; got != "the key is [REDACTED]" {
+		t.Errorf("got content %q", got)
+	}
+}
+
+func TestRawJSONKeptValid(t *testing.T) {
+	// A secret that spans JSON structure cannot be replaced in place.
+	s := New(`a","b":"`)
+	got := rawJSON(json.RawMessage(`{"x":"a","b":"c"}`), s.forms)
+	if !json.Valid(got) || strings.Contains(string(got), `a","b":"`) {
+		t.Errorf("got %s, want valid JSON without the secret", got)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	s := New()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			s.Add(strings.Repeat(string(rune('a'+i)), 10+i))
+		}()
+		go func() {
+			defer wg.Done()
+			_ = s.String("aaaaaaaaaa bbbbbbbbbbb")
+		}()
+	}
+	wg.Wait()
+	if got := s.String("aaaaaaaaaa"); got != Placeholder {
+		t.Errorf("got %q, want %q", got, Placeholder)
+	}
+}
+
+// FuzzTruncate checks that no cut of a text holding a secret leaves the
+// secret, or a piece of at least MinPrefix bytes of it at the end.
+func FuzzTruncate(f *testing.F) {
+	f.Add("prefix "+key+" suffix", 10)
+	f.Add(key+key, 20)
+	f.Add("é"+key, 3)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		set := New(key)
+		got := set.Truncate(s, n)
+		if len(got) > max(n, 0) {
+			t.Fatalf("got %d bytes, want at most %d", len(got), n)
+		}
+		if strings.Contains(got, key) {
+			t.Fatalf("got %q, holds the key", got)
+		}
+		for k := MinPrefix; k < len(key); k++ {
+			if strings.HasSuffix(got, key[:k]) && len(set.String(s)) > max(n, 0) {
+				t.Fatalf("got %q, ends with %q of the key", got, key[:k])
+			}
+		}
+	})
+}
+
+// FuzzWriter checks that a Writer's output, however the input is split,
+// is what String gives for the whole input.
+func FuzzWriter(f *testing.F) {
+	f.Add("a "+key+" b", 3)
+	f.Add(key, 1)
+	f.Fuzz(func(t *testing.T, s string, chunk int) {
+		set := New(key)
+		chunk = max(1, chunk%64)
+		var b bytes.Buffer
+		w := set.Writer(&b)
+		for i := 0; i < len(s); i += chunk {
+			w.Write([]byte(s[i:min(len(s), i+chunk)]))
+		}
+		w.Flush()
+		if want := set.String(s); b.String() != want {
+			t.Fatalf("got %q, want %q", b.String(), want)
+		}
+	})
+}
