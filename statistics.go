@@ -47,6 +47,9 @@ type DriftStatistics struct {
 	Signals []ChangeSignal `json:"signals,omitempty"`
 	// Warnings are the flagged change signals in plain words.
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes are the report's notes (DriftReport.Notes, same texts in the
+	// same order) with their kinds, so a report can group them.
+	Notes []Note `json:"notes,omitempty"`
 }
 
 // The kinds of tested unit.
@@ -108,10 +111,21 @@ type TestedUnit struct {
 	// the conservative effect g = max(0, −EffectBound). It is 0 for a
 	// score-only unit, whose severity comes from its shift.
 	EffectBound float64 `json:"effect_bound,omitempty"`
-	// Severity of the unit when rejected, none otherwise.
+	// Severity of the unit when rejected, none otherwise. A pair unit
+	// carries its pair's severity (Comparison.Severity): a pair is decided
+	// once, by the most severe of its rejected units (see Decisive).
 	Severity Severity `json:"severity"`
-	// Evidence is the one-line evidence for the unit.
+	// Evidence is the one-line evidence for the unit. A pair unit carries
+	// its pair's evidence (Comparison.Evidence): the deciding test's line
+	// when the pair is flagged, the pair's minimum detectable drop when it
+	// is clean; its own test's line is TestEvidence.
 	Evidence string `json:"evidence"`
+	// TestEvidence is the one-line evidence of this unit's own test, with
+	// its p and q; for a probe, category or suite unit it equals Evidence.
+	TestEvidence string `json:"test_evidence,omitempty"`
+	// Decisive is set on the pair unit whose test decided its flagged
+	// pair's verdict, severity and evidence.
+	Decisive bool `json:"decisive,omitempty"`
 }
 
 // PromptNondeterminism counts distinct outputs among the samples of one
@@ -132,6 +146,10 @@ type ChangeSignal struct {
 	// "finish_reason", "token_f1", "chrf", "energy_distance", "model" or
 	// "system_fingerprint".
 	Kind string `json:"kind"`
+	// Group is the stable, coarser kind a report groups signals by:
+	// SignalLength, SignalTokens, SignalFinish, SignalLexical or
+	// SignalModel (see SignalGroup).
+	Group string `json:"group,omitempty"`
 	// PromptID is the prompt the signal is about, empty for run-wide ones.
 	PromptID string `json:"prompt_id,omitempty"`
 	// Baseline and Current summarise each side (means, rates or counts).
@@ -146,4 +164,65 @@ type ChangeSignal struct {
 	Flagged bool `json:"flagged"`
 	// Detail describes the signal in words.
 	Detail string `json:"detail"`
+}
+
+// The groups of change signals (ChangeSignal.Group) and the kinds of notes
+// (NoteKind), stable strings a report groups them by.
+const (
+	// SignalLength groups the response-length signals.
+	SignalLength = "length"
+	// SignalTokens groups the token-count signals.
+	SignalTokens = "tokens"
+	// SignalFinish groups the finish-reason signals.
+	SignalFinish = "finish_reason"
+	// SignalLexical groups the lexical-similarity and energy-distance
+	// signals: the answers' wording moved.
+	SignalLexical = "lexical"
+	// SignalModel groups the served-model and system-fingerprint changes.
+	SignalModel = "model"
+	// SignalOther groups a signal of an unknown kind.
+	SignalOther = "other"
+)
+
+// SignalGroup returns the group of a change signal kind (ChangeSignal.Kind),
+// SignalOther for an unknown one.
+func SignalGroup(kind string) string {
+	switch kind {
+	case "response_length":
+		return SignalLength
+	case "completion_tokens", "prompt_tokens", "total_tokens":
+		return SignalTokens
+	case "finish_reason":
+		return SignalFinish
+	case "token_f1", "chrf", "energy_distance":
+		return SignalLexical
+	case "model", "system_fingerprint":
+		return SignalModel
+	}
+	return SignalOther
+}
+
+// The kinds of the notes of a drift report (see Note).
+const (
+	// NoteCoverage notes pairs that were not compared (stale baseline, not
+	// measured, added, removed) or lack evidence (one sample on a side).
+	NoteCoverage = "coverage"
+	// NoteMethod notes a caveat of the decision rule (the single-sample
+	// rule).
+	NoteMethod = "method"
+	// NoteSensitivity notes how small a drop a clean comparison could have
+	// detected.
+	NoteSensitivity = "sensitivity"
+	// NoteSignals notes flagged informational change signals.
+	NoteSignals = "signals"
+)
+
+// Note is one plain-language caveat of a drift report with its kind
+// (NoteCoverage, NoteMethod, NoteSensitivity or NoteSignals), so a report
+// can group notes by kind. DriftStatistics.Notes holds the notes of a
+// statistical report; DriftReport.Notes holds their texts, in the same
+// order, for every report.
+type Note struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
 }
