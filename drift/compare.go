@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -118,13 +119,93 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	for i, p := range idx.pairs {
 		rep.Comparisons[i] = p.comparison()
 	}
-	if method == MethodSingleSample {
+	answers := [2]map[string]promptAnswers{summariseAnswers(baseline.RunResult.LLMResponses), summariseAnswers(current.LLMResponses)}
+	addExamples(rep, answers[0], answers[1])
+	switch {
+	case idx.compared() == 0:
+		compareNothing(rep, current)
+	case method == MethodSingleSample:
 		compareSingle(rep, idx, &opts)
-	} else {
-		compareStatistical(rep, idx, baseline, current, &opts)
+	default:
+		compareStatistical(rep, idx, baseline, current, answers, &opts)
 	}
+	addCoverage(rep)
 	addStatusNotes(rep)
 	return rep, nil
+}
+
+// compared counts the pairs measured on both sides under one configuration.
+func (idx *index) compared() int {
+	n := 0
+	for _, p := range idx.pairs {
+		if p.measured() {
+			n++
+		}
+	}
+	return n
+}
+
+// compareNothing fills a report in which no pair could be compared: no
+// test ran, so it is no evidence of drift nor of its absence. HasDrift is
+// false, the severity none, both overall scores 0 (no score was compared),
+// and the summary says that nothing was compared or, when every call of
+// the current run failed, that nothing was measured, with the reasons.
+func compareNothing(rep *promptcanary.DriftReport, current *promptcanary.Run) {
+	rep.HasDrift, rep.Severity = false, promptcanary.SeverityNone
+	rep.OverallBaselineScore, rep.OverallCurrentScore = 0, 0
+	reasons := uncomparedReasons(rep)
+	if !current.Measured() {
+		what := "the current run has no results"
+		if n := len(current.Errors); n > 0 {
+			what = fmt.Sprintf("every call of the current run failed (%d failed call(s))", n)
+		}
+		rep.Summary = fmt.Sprintf("Nothing was measured in '%s': %s, so no pair was compared and there is no verdict.", rep.SuiteName, what)
+		return
+	}
+	if len(rep.Comparisons) == 0 {
+		rep.Summary = fmt.Sprintf("Nothing was compared in '%s': neither side has any probe result, so there is no verdict.", rep.SuiteName)
+		return
+	}
+	rep.Summary = fmt.Sprintf("Nothing was compared in '%s': none of %d pair(s) could be compared (%s), so there is no verdict.", rep.SuiteName, len(rep.Comparisons), reasons)
+}
+
+// addCoverage says in the summary how many pairs were compared when only
+// some of them could be, and why the others were not.
+func addCoverage(rep *promptcanary.DriftReport) {
+	n, total := rep.Compared(), len(rep.Comparisons)
+	if n == 0 || n == total {
+		return
+	}
+	rep.Summary += fmt.Sprintf(" Compared %d of %d pairs; not compared: %s.", n, total, uncomparedReasons(rep))
+}
+
+// uncomparedReasons counts the pairs that were not compared by reason,
+// for example "2 with a stale baseline, 1 added".
+func uncomparedReasons(rep *promptcanary.DriftReport) string {
+	var parts []string
+	for _, r := range []struct {
+		status promptcanary.Status
+		what   string
+	}{
+		{promptcanary.StatusStale, "with a stale baseline"},
+		{promptcanary.StatusNotMeasured, "not measured (most calls failed)"},
+		{promptcanary.StatusAdded, "added since the baseline"},
+		{promptcanary.StatusRemoved, "removed since the baseline"},
+	} {
+		if n := rep.Count(r.status); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// addNote adds a note of the given kind (promptcanary.NoteCoverage, …) to
+// the report, and with its kind to the statistics of a statistical report.
+func addNote(rep *promptcanary.DriftReport, kind, text string) {
+	rep.Notes = append(rep.Notes, text)
+	if rep.Statistics != nil {
+		rep.Statistics.Notes = append(rep.Statistics.Notes, promptcanary.Note{Kind: kind, Text: text})
+	}
 }
 
 // normalize validates the options and fills in the defaults.
@@ -376,7 +457,8 @@ func unmeasuredPrompts(run *promptcanary.Run) map[string]bool {
 }
 
 // overallScores returns the mean baseline and current scores over the
-// pairs measured on both sides, each pair weighing the same; 1 when none.
+// pairs measured on both sides, each pair weighing the same; 0 when none
+// (nothing compared is no score: see compareNothing).
 func overallScores(idx *index) (base, cur float64) {
 	n := 0
 	for _, p := range idx.pairs {
@@ -388,7 +470,7 @@ func overallScores(idx *index) (base, cur float64) {
 		n++
 	}
 	if n == 0 {
-		return 1, 1
+		return 0, 0
 	}
 	return base / float64(n), cur / float64(n)
 }
@@ -396,13 +478,13 @@ func overallScores(idx *index) (base, cur float64) {
 // addStatusNotes explains the pairs that were not compared.
 func addStatusNotes(rep *promptcanary.DriftReport) {
 	if n := rep.Count(promptcanary.StatusStale); n > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d pair(s) have a stale baseline (their prompt or probe configuration changed since it was taken): they are not compared; capture a new baseline", n))
+		addNote(rep, promptcanary.NoteCoverage, fmt.Sprintf("%d pair(s) have a stale baseline (their prompt or probe configuration changed since it was taken): they are not compared; capture a new baseline", n))
 	}
 	if n := rep.Count(promptcanary.StatusNotMeasured); n > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d pair(s) were not measured because most of their calls failed; call errors are not drift", n))
+		addNote(rep, promptcanary.NoteCoverage, fmt.Sprintf("%d pair(s) were not measured because most of their calls failed; call errors are not drift", n))
 	}
 	if a, r := rep.Count(promptcanary.StatusAdded), rep.Count(promptcanary.StatusRemoved); a+r > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d pair(s) added and %d removed since the baseline: they are listed, not compared", a, r))
+		addNote(rep, promptcanary.NoteCoverage, fmt.Sprintf("%d pair(s) added and %d removed since the baseline: they are listed, not compared", a, r))
 	}
 }
 

@@ -31,43 +31,21 @@ const minSimilarityChange = 0.10
 // only extreme statistics pay for every permutation.
 const permStopHits = 20
 
-// nondeterminism counts the distinct outputs of every prompt measured on
-// both sides.
-func nondeterminism(base, cur *promptcanary.Run, idx *index) []promptcanary.PromptNondeterminism {
-	if len(base.LLMResponses) == 0 && len(cur.LLMResponses) == 0 {
+// nondeterminism counts the distinct answers (content and tool calls) of
+// every prompt measured on both sides, from the answers summarised once per
+// prompt (see summariseAnswers).
+func nondeterminism(base, cur map[string]promptAnswers, idx *index) []promptcanary.PromptNondeterminism {
+	if len(base) == 0 && len(cur) == 0 {
 		return nil
 	}
-	measured := measuredPrompts(idx)
-	type acc struct {
-		bn, cn int
-		b, c   map[string]bool
-	}
-	m := map[string]*acc{}
-	get := func(id string) *acc {
-		a := m[id]
-		if a == nil {
-			a = &acc{b: map[string]bool{}, c: map[string]bool{}}
-			m[id] = a
+	var out []promptcanary.PromptNondeterminism
+	for id := range measuredPrompts(idx) {
+		b, okb := base[id]
+		c, okc := cur[id]
+		if !okb && !okc {
+			continue
 		}
-		return a
-	}
-	for _, r := range base.LLMResponses {
-		if measured[r.PromptID] {
-			a := get(r.PromptID)
-			a.bn++
-			a.b[r.Content] = true
-		}
-	}
-	for _, r := range cur.LLMResponses {
-		if measured[r.PromptID] {
-			a := get(r.PromptID)
-			a.cn++
-			a.c[r.Content] = true
-		}
-	}
-	out := make([]promptcanary.PromptNondeterminism, 0, len(m))
-	for id, a := range m {
-		out = append(out, promptcanary.PromptNondeterminism{PromptID: id, BaselineSamples: a.bn, BaselineDistinct: len(a.b), CurrentSamples: a.cn, CurrentDistinct: len(a.c)})
+		out = append(out, promptcanary.PromptNondeterminism{PromptID: id, BaselineSamples: b.n, BaselineDistinct: b.distinct, CurrentSamples: c.n, CurrentDistinct: c.distinct})
 	}
 	slices.SortFunc(out, func(a, b promptcanary.PromptNondeterminism) int { return strings.Compare(a.PromptID, b.PromptID) })
 	return out
@@ -126,6 +104,9 @@ func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []pro
 		}
 	}
 	sigs = append(sigs, fingerprintSignals(base, cur)...)
+	for i := range sigs {
+		sigs[i].Group = promptcanary.SignalGroup(sigs[i].Kind)
+	}
 	return sigs
 }
 

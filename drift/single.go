@@ -47,9 +47,9 @@ func compareSingle(rep *promptcanary.DriftReport, idx *index, opts *Options) {
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
 	}
 	if idx.baseMax <= 1 || idx.curMax <= 1 {
-		rep.Notes = append(rep.Notes, singleSampleNote)
+		addNote(rep, promptcanary.NoteMethod, singleSampleNote)
 	} else {
-		rep.Notes = append(rep.Notes, "the single-sample rule was applied to the mean score and majority verdict of each side; it does not account for the spread of the samples")
+		addNote(rep, promptcanary.NoteMethod, "the single-sample rule was applied to the mean score and majority verdict of each side; it does not account for the spread of the samples")
 	}
 }
 

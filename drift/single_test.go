@@ -111,7 +111,7 @@ func TestSingleSampleReport(t *testing.T) {
 	if !near(rep.OverallBaselineScore, wantBase, 1e-12) || !near(rep.OverallCurrentScore, wantCur, 1e-12) {
 		t.Errorf("got overall %v → %v, want %v → %v", rep.OverallBaselineScore, rep.OverallCurrentScore, wantBase, wantCur)
 	}
-	want := "MEDIUM drift in 's': 1 regression(s) detected (score: 97.50% → 93.75%, Δ -3.75%)."
+	want := "MEDIUM drift in 's': 1 regression(s) detected (score: 97.50% → 93.75%, Δ -3.75%). Compared 4 of 6 pairs; not compared: 1 added since the baseline, 1 removed since the baseline."
 	if rep.Summary != want {
 		t.Errorf("got summary %q, want %q", rep.Summary, want)
 	}

@@ -64,15 +64,18 @@ type statRun struct {
 	idx   *index
 	opts  *Options
 	units []familyUnit
-	buf   []float64
-	buf2  []float64
+	// rep maps a pair to the pair whose test it shares (itself when its
+	// test is its own); see sharedTests.
+	rep  map[int]int
+	buf  []float64
+	buf2 []float64
 }
 
 // compareStatistical runs the one-sided tests of the drift family over the
 // pairs measured on both sides, applies the discrete weighted
 // Benjamini–Hochberg step at opts.Alpha (which screens out the units that
 // cannot reach significance, like Tarone's method) and fills the report.
-func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *promptcanary.Baseline, current *promptcanary.Run, opts *Options) {
+func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *promptcanary.Baseline, current *promptcanary.Run, answers [2]map[string]promptAnswers, opts *Options) {
 	st := &promptcanary.DriftStatistics{Seed: opts.Seed, Alpha: opts.Alpha, Permutations: opts.Permutations, BaselineSamples: idx.baseMax, CurrentSamples: idx.curMax}
 	s := &statRun{idx: idx, opts: opts}
 	var measured []int
@@ -85,6 +88,9 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 			p.status = promptcanary.StatusInsufficient
 			rep.Comparisons[i].Status = promptcanary.StatusInsufficient
 		}
+	}
+	s.rep = sharedTests(idx, measured)
+	for _, i := range measured {
 		s.addPairUnits(i)
 	}
 	s.addGroupUnits(measured)
@@ -141,14 +147,16 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		}
 	}
 
-	// Outcomes: severities, pair statuses, evidence.
+	// Outcomes. Every unit is graded on its own first; a pair is then
+	// decided once, by its most severe rejected unit (see decidePairs).
 	rep.Severity = promptcanary.SeverityNone
 	flaggedUnits := 0
 	var broad []string
 	for i := range s.units {
 		u := &s.units[i]
 		u.Severity = promptcanary.SeverityNone
-		u.Evidence = u.evidence(u.P, u.Q)
+		u.TestEvidence = u.evidence(u.P, u.Q)
+		u.Evidence = u.TestEvidence
 		if !u.Rejected {
 			continue
 		}
@@ -157,16 +165,11 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		if u.Severity.Rank() > rep.Severity.Rank() {
 			rep.Severity = u.Severity
 		}
-		if u.Kind == promptcanary.UnitPair {
-			c := &rep.Comparisons[u.pairs[0]]
-			if !c.Regression || u.Severity.Rank() > c.Severity.Rank() {
-				c.Severity, c.Evidence = u.Severity, u.Evidence
-			}
-			c.Regression, c.Improvement, c.Status = true, false, promptcanary.StatusRegression
-		} else {
+		if u.Kind != promptcanary.UnitPair {
 			broad = append(broad, u.Kind+" "+u.Key)
 		}
 	}
+	s.decidePairs(rep, measured)
 	// A pair's own test is judged at the level it would need alone; with
 	// no testable unit, a pair alone would face alpha.
 	levelK := tau1
@@ -199,13 +202,14 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		}
 	}
 
+	s.pairEvidenceToUnits(rep)
 	st.Units = make([]promptcanary.TestedUnit, len(s.units))
 	for i := range s.units {
 		st.Units[i] = s.units[i].TestedUnit
 	}
 	st.MinDetectableDrop = suiteMinDetectableDrop(suiteVar, suiteWeight, levelK)
 	st.PairDetectableDrop = pairDrops
-	st.Nondeterminism = nondeterminism(&baseline.RunResult, current, idx)
+	st.Nondeterminism = nondeterminism(answers[0], answers[1], idx)
 	st.Signals = changeSignals(&baseline.RunResult, current, idx, opts)
 	for _, sig := range st.Signals {
 		if sig.Flagged {
@@ -234,18 +238,18 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
 		switch {
 		case st.MinDetectableDrop > 0:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
 		case pairDrops.Upper > 0:
 			// Nothing failed on either side, so a drop spread over every pair
 			// cannot be sized from the data; each pair's own test still can.
-			rep.Notes = append(rep.Notes, fmt.Sprintf("no drift detected: no pair's pass rate dropped by more than %.0f pts, the smallest drop the least sensitive pair's own test detects with power 0.8 (%.0f pts for the most sensitive); sample more to see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: no pair's pass rate dropped by more than %.0f pts, the smallest drop the least sensitive pair's own test detects with power 0.8 (%.0f pts for the most sensitive); sample more to see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
 		}
 	}
 	if len(st.Warnings) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d informational change signal(s) flagged (see warnings); they are not drift by themselves", len(st.Warnings)))
+		addNote(rep, promptcanary.NoteSignals, fmt.Sprintf("%d informational change signal(s) flagged (see warnings); they are not drift by themselves", len(st.Warnings)))
 	}
 	if n := rep.Count(promptcanary.StatusInsufficient); n > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d pair(s) have a single sample on one side: insufficient evidence for a statistical verdict", n))
+		addNote(rep, promptcanary.NoteCoverage, fmt.Sprintf("%d pair(s) have a single sample on one side: insufficient evidence for a statistical verdict", n))
 	}
 }
 
@@ -293,6 +297,8 @@ func (s *statRun) addPairUnits(i int) {
 			Statistic: mw.u, P: mw.p, MinP: mw.minP, Effect: hl, Interval: promptcanary.Interval{Lower: hlLo, Upper: hlHi}},
 		pairs: []int{i},
 		score: true,
+		// Identical scores sample for sample make the same test.
+		varying: fmt.Sprintf("mw:%d", s.representative(i)),
 		evidence: func(p, q float64) string {
 			return fmt.Sprintf("median score %.2f → %.2f (n %d/%d); HL shift %s [%s, %s]; Mann–Whitney (margin %.2f) p=%s, q=%s",
 				mb, mc, nb, nc, signed(hl, 2), signed(hlLo, 2), signed(hlHi, 2), scoreMargin, fmtP(p), fmtQ(q))
@@ -340,18 +346,30 @@ func (s *statRun) addGroupUnits(measured []int) {
 // passes vary (neither all passed nor all failed, on both sides together)
 // and how many there are: the other pairs add a constant to any pass-count
 // statistic, so units with the same varying pairs run the same test.
+//
+// A pair that shares another's test (identical results sample for sample)
+// counts as that pair, so a unit over it runs the same test as a unit over
+// the other.
 func (s *statRun) varyingKey(pairs []int) (string, int) {
-	var b strings.Builder
-	n := 0
+	var vary []int
 	for _, i := range pairs {
 		p := s.idx.pairs[i]
 		succ, total := p.base.passes+p.cur.passes, p.base.n()+p.cur.n()
 		if succ > 0 && succ < total {
-			fmt.Fprintf(&b, "%d,", i)
-			n++
+			vary = append(vary, s.representative(i))
 		}
 	}
-	return b.String(), n
+	slices.Sort(vary)
+	return pairSetKey(vary), len(vary)
+}
+
+// representative returns the pair whose test pair i shares, i itself when
+// its test is its own.
+func (s *statRun) representative(i int) int {
+	if r, ok := s.rep[i]; ok {
+		return r
+	}
+	return i
 }
 
 func pairSetKey(pairs []int) string {
@@ -571,4 +589,125 @@ func fmtQ(q float64) string {
 		return fmt.Sprintf("%.3f", q)
 	}
 	return fmt.Sprintf("%.1e", q)
+}
+
+// sharedTests maps every measured pair whose results are identical, sample
+// for sample on both sides, to those of an earlier pair of the same prompt
+// (the same responses judged alike, as two probes that both fail on a
+// broken JSON answer) to that earlier pair, its representative. Such pairs
+// run the same tests on the same evidence, so each of those tests counts
+// once in the family and every such pair shares its representative's
+// decision. Pairs of different prompts are never merged, even with equal
+// counts: their samples are different responses, independent evidence.
+// Pairs whose results never vary are left alone: their tests cannot reach
+// significance.
+func sharedTests(idx *index, measured []int) map[int]int {
+	first := map[string]int{}
+	var out map[int]int
+	for _, i := range measured {
+		p := idx.pairs[i]
+		if !p.varies() {
+			continue
+		}
+		sig := p.key.PromptID + "\x00" + p.base.signature() + "\x00" + p.cur.signature()
+		r, ok := first[sig]
+		if !ok {
+			first[sig] = i
+			continue
+		}
+		if out == nil {
+			out = map[int]int{}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// varies reports whether the pair's pooled results are not all alike:
+// some sample passed and some failed, or the scores differ.
+func (p *pairData) varies() bool {
+	succ, total := p.base.passes+p.cur.passes, p.base.n()+p.cur.n()
+	if succ > 0 && succ < total {
+		return true
+	}
+	var ref float64
+	seen := false
+	for _, side := range []*sideData{&p.base, &p.cur} {
+		for _, v := range side.scores {
+			if seen && v != ref {
+				return true
+			}
+			ref, seen = v, true
+		}
+	}
+	return false
+}
+
+// signature encodes the side's results in sample order: sample index,
+// verdict and exact score of each.
+func (s *sideData) signature() string {
+	order := make([]int, s.n())
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return s.samples[a] - s.samples[b] })
+	var b strings.Builder
+	for _, k := range order {
+		fmt.Fprintf(&b, "%d:%t:%x;", s.samples[k], s.passed[k], math.Float64bits(s.scores[k]))
+	}
+	return b.String()
+}
+
+// decidePairs decides every measured pair once. A pair is a regression
+// when any of its units (Fisher's test of its pass counts, Mann–Whitney's
+// of its scores) is rejected in the multiplicity step, and it takes the
+// severity and evidence of the most severe of its rejected units, each
+// graded from its own effect (the one-sided 95% bound of the pass-rate
+// drop, or the score-only shift): every rejected unit is a claim the
+// family's false-discovery control stands behind, so the pair is as severe
+// as the strongest of them, and the report's severity, the maximum over
+// rejected hypotheses, is the maximum over the pairs' and the broader
+// units' decisions. On a tie the pass-count test decides, being the first.
+// A pair that shares another's tests (SharedTestWith) has the same units'
+// outcomes and so the same decision.
+func (s *statRun) decidePairs(rep *promptcanary.DriftReport, measured []int) {
+	best := map[int]int{} // pair → deciding unit
+	for i := range s.units {
+		u := &s.units[i]
+		if u.Kind != promptcanary.UnitPair || !u.Rejected {
+			continue
+		}
+		p := u.pairs[0]
+		if j, ok := best[p]; !ok || u.Severity.Rank() > s.units[j].Severity.Rank() {
+			best[p] = i
+		}
+	}
+	for _, i := range measured {
+		c := &rep.Comparisons[i]
+		if r := s.representative(i); r != i {
+			c.SharedTestWith = s.idx.pairs[r].key.String()
+		}
+		j, ok := best[i]
+		if !ok {
+			continue
+		}
+		u := &s.units[j]
+		u.Decisive = true
+		c.Severity, c.Evidence = u.Severity, u.Evidence
+		c.Regression, c.Improvement, c.Status = true, false, promptcanary.StatusRegression
+	}
+}
+
+// pairEvidenceToUnits gives every pair unit its pair's final severity and
+// evidence, so a pair reads the same in the comparisons and in the tested
+// units; each unit keeps its own test's line in TestEvidence.
+func (s *statRun) pairEvidenceToUnits(rep *promptcanary.DriftReport) {
+	for i := range s.units {
+		u := &s.units[i]
+		if u.Kind != promptcanary.UnitPair {
+			continue
+		}
+		c := &rep.Comparisons[u.pairs[0]]
+		u.Severity, u.Evidence = c.Severity, c.Evidence
+	}
 }
