@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/suggest"
@@ -147,7 +148,12 @@ func (t *Type) Check(raw map[string]any) (Params, error) {
 		}
 		cv, err := convert(p.Kind, v)
 		if err != nil {
-			errs = append(errs, &ParamError{Param: p.Name, Msg: err.Error(), Hint: p.Doc})
+			pe := &ParamError{Param: p.Name, Msg: err.Error(), Hint: p.Doc}
+			var ce *ParamError
+			if errors.As(err, &ce) {
+				pe.Msg, pe.Hint = ce.Msg, ce.Hint
+			}
+			errs = append(errs, pe)
 			continue
 		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, cv.(string)) {
@@ -185,16 +191,20 @@ func convert(k Kind, v any) (any, error) {
 	case Int:
 		switch n := v.(type) {
 		case int:
-			return n, nil
+			return intInRange(int64(n), strconv.Itoa(n))
 		case int64:
-			return int(n), nil
+			return intInRange(n, strconv.FormatInt(n, 10))
 		case uint64:
 			if n <= math.MaxInt32 {
 				return int(n), nil
 			}
+			return nil, intRangeErr(strconv.FormatUint(n, 10))
 		case float64:
-			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
-				return int(n), nil
+			if n == math.Trunc(n) && !math.IsInf(n, 0) {
+				if n >= MinInt && n <= MaxInt {
+					return int(n), nil
+				}
+				return nil, intRangeErr(strconv.FormatFloat(n, 'g', -1, 64))
 			}
 			return nil, fmt.Errorf("must be an integer, got %s", describe(n))
 		}
@@ -207,6 +217,9 @@ func convert(k Kind, v any) (any, error) {
 		case uint64:
 			return float64(n), nil
 		case float64:
+			if math.IsNaN(n) || math.IsInf(n, 0) {
+				return nil, &ParamError{Msg: fmt.Sprintf("must be a finite number, got %v", n), Hint: "write a number, for example 0.5"}
+			}
 			return n, nil
 		}
 	case Bool:
@@ -234,6 +247,27 @@ func convert(k Kind, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("must be %s, got %s", k.article(), describe(v))
+}
+
+// MinInt and MaxInt bound the value of an integer parameter, whatever the
+// parameter: generous for lengths and counts, and small enough that a probe
+// doing arithmetic on them cannot overflow.
+const (
+	MinInt = math.MinInt32
+	MaxInt = math.MaxInt32
+)
+
+// intInRange converts n to int when it lies in [MinInt, MaxInt].
+func intInRange(n int64, text string) (any, error) {
+	if n < MinInt || n > MaxInt {
+		return nil, intRangeErr(text)
+	}
+	return int(n), nil
+}
+
+func intRangeErr(got string) *ParamError {
+	return &ParamError{Msg: fmt.Sprintf("out of range: got %s, allowed %d to %d", got, MinInt, MaxInt),
+		Hint: fmt.Sprintf("use a value from %d to %d", MinInt, MaxInt)}
 }
 
 func describe(v any) string {

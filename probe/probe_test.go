@@ -84,6 +84,17 @@ func TestCheck(t *testing.T) {
 		{"every problem at once", map[string]any{"min": 2.5, "mode": "fuzzy", "strict": "yes", "tolerance": 1},
 			[]string{"tolerance: unknown parameter for t", "keys: required parameter is missing", `mode: invalid value "fuzzy"`, "min: must be an integer, got number 2.5", `strict: must be a boolean, got string "yes"`}, nil},
 		{"list item type", map[string]any{"keys": []any{"a", 3}}, []string{"keys: item 1 must be a string, got integer 3"}, nil},
+		{"int64 out of range", map[string]any{"keys": []any{}, "min": int64(math.MaxInt64)}, []string{"min: out of range: got 9223372036854775807, allowed -2147483648 to 2147483647"}, nil},
+		{"int out of range", map[string]any{"keys": []any{}, "min": math.MinInt32 - 1}, []string{"min: out of range: got -2147483649, allowed -2147483648 to 2147483647"}, nil},
+		{"uint64 out of range", map[string]any{"keys": []any{}, "min": uint64(math.MaxUint64)}, []string{"min: out of range: got 18446744073709551615, allowed -2147483648 to 2147483647"}, nil},
+		{"integral float out of range", map[string]any{"keys": []any{}, "min": 1e23}, []string{"min: out of range: got 1e+23, allowed -2147483648 to 2147483647"}, nil},
+		{"infinite int", map[string]any{"keys": []any{}, "min": math.Inf(1)}, []string{"min: must be an integer, got number +Inf"}, nil},
+		{"NaN float", map[string]any{"keys": []any{}, "tol": math.NaN()}, []string{"tol: must be a finite number, got NaN"}, nil},
+		{"infinite float", map[string]any{"keys": []any{}, "tol": math.Inf(-1)}, []string{"tol: must be a finite number, got -Inf"}, nil},
+		{"bounds accepted", map[string]any{"keys": []any{}, "min": int64(math.MinInt32), "tol": 1e300}, nil, func(p Params) bool {
+			min, _ := p.Int("min")
+			return min == math.MinInt32
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ func TestLoadInvalid(t *testing.T) {
 		want []problem
 	}{
 		{"invalid-providers.yaml", []problem{
-			{"4: providers[0].rpm: must be >= 1, got 0", "providers[0].rpm must be a whole number of at least 1"},
+			{"4: providers[0].rpm: out of range: got 0, allowed 1 to 1000000000", "use a value from 1 to 1000000000"},
 			{`5: providers[0].timeout: invalid duration "soon"`, "a positive duration such as 30s or 2m"},
 			{"6: providers[1].id: required field is missing", "name the provider, for example id: openai/gpt-4o-mini or id: http/my-app"},
 			{`7: providers[2].id: must be NAME/MODEL, got "nomodel"`, "for example openai/gpt-4o-mini or http/my-app"},
@@ -102,11 +102,41 @@ func TestLoadInvalid(t *testing.T) {
 			{`8: prompts[1].tool_choice: tool_choice "required" needs tools`, "add tools: to this prompt"},
 		}},
 		{"invalid-temperature.yaml", []problem{
-			{"1: temperature: must be between 0 and 2, got 3", "0 is the most repeatable"},
-			{"2: max_tokens: must be >= 1, got 0", "max_tokens must be a whole number of at least 1"},
+			{"1: temperature: out of range: got 3, allowed 0 to 2", "use a value from 0 to 2; 0 is the most repeatable"},
+			{"2: max_tokens: out of range: got 0, allowed 1 to 1000000", "use a value from 1 to 1000000"},
 			{"3: seed: must be an integer, got a number", "write a whole number, for example 3"},
 			{"4: samples: must be an integer, got a string", "write a whole number, for example 3"},
 			{`5: provider: must be NAME/MODEL, got "openai"`, "for example sim/stable or openai/gpt-4o"},
+		}},
+		{"invalid-number-range.yaml", []problem{
+			{"1: temperature: must be a finite number, got .nan", "use a value from 0 to 2; 0 is the most repeatable"},
+			{"2: max_tokens: out of range: got 9223372036854775807, allowed 1 to 1000000", "use a value from 1 to 1000000"},
+			{"3: samples: out of range: got 10001, allowed 1 to 10000", "use a value from 1 to 10000"},
+			{"4: seed: out of range: got 9223372036854775808, allowed -9223372036854775808 to 9223372036854775807", "use a value from -9223372036854775808 to 9223372036854775807"},
+		}},
+		{"invalid-number-huge.yaml", []problem{
+			{"1: temperature: must be a finite number, got .inf", "use a value from 0 to 2; 0 is the most repeatable"},
+			{"2: max_tokens: out of range: got 99999999999999999999999, allowed 1 to 1000000", "use a value from 1 to 1000000"},
+			{"3: samples: out of range: got -1, allowed 1 to 10000", "use a value from 1 to 10000"},
+			{"4: seed: out of range: got -99999999999999999999999, allowed -9223372036854775808 to 9223372036854775807", "use a value from -9223372036854775808 to 9223372036854775807"},
+		}},
+		{"invalid-provider-numbers.yaml", []problem{
+			{"3: providers[0].rpm: out of range: got 1000000001, allowed 1 to 1000000000", "use a value from 1 to 1000000000"},
+			{"4: providers[0].tpm: out of range: got 18446744073709551616, allowed 1 to 1000000000", "use a value from 1 to 1000000000"},
+			{"5: providers[0].timeout: out of range: got 48h, allowed up to 24h", "use a positive duration of at most 24h, for example 30s"},
+			{"7: providers[1].timeout: must be a duration, got an integer", "write a duration with its unit, for example 30s or 2m"},
+			{"8: providers[1].rpm: must be an integer, got a number", "write a whole number, for example 3"},
+			{"10: prices.a.input: must be a finite number, got .nan", "write a number, for example 0.5"},
+			{"11: prices.b.output: must be a finite number, got -.inf", "write a number, for example 0.5"},
+			{"12: prices.c.input: out of range: got 1e300, allowed 0 to 1000000", "USD per million tokens, from 0 to 1000000"},
+			{"13: prices.d.input: must be a number, got a string", "USD per million tokens, for example 2.5"},
+		}},
+		{"invalid-probe-numbers.yaml", []problem{
+			{"3: probes[0] (test_length).min_chars: out of range: got 9223372036854775808, allowed -2147483648 to 2147483647", "use a value from -2147483648 to 2147483647"},
+			{"4: probes[0] (test_length).max_chars: out of range: got 1e+23, allowed -2147483648 to 2147483647", "use a value from -2147483648 to 2147483647"},
+			{"5: probes[0] (test_length).tolerance: must be a finite number, got .nan", "write a number, for example 0.5"},
+			{"7: probes[1] (test_length).max_chars: out of range: got 3000000000, allowed -2147483648 to 2147483647", "use a value from -2147483648 to 2147483647"},
+			{"8: probes[1] (test_length).tolerance: must be a finite number, got -.inf", "write a number, for example 0.5"},
 		}},
 		{"invalid-wrong-type.yaml", []problem{
 			{"1: name: must be a string, got a list", "write a single text value, quoted if it contains ': '"},
@@ -131,7 +161,7 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-several.yaml", []problem{
 			{"2: descripton: unknown field", "did you mean description?"},
-			{"3: temperature: must be between 0 and 2, got -1", "0 is the most repeatable"},
+			{"3: temperature: out of range: got -1, allowed 0 to 2", "use a value from 0 to 2; 0 is the most repeatable"},
 			{`5: probes[0].type: unknown probe type "test_lenght"`, "did you mean test_length? run `promptcanary probes` to list them"},
 			{"8: probes[1] (test_length).max_chars: must be >= min_chars (10)", "max_chars must be >= min_chars"},
 			{"9: probes[2] (test_match).expected_value: required parameter is missing", "the text the answer must contain"},

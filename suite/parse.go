@@ -453,9 +453,9 @@ func (p *parser) parse(data []byte) *Suite {
 		case "temperature":
 			s.Defaults.Temperature = p.temperature(v)
 		case "max_tokens":
-			s.Defaults.MaxTokens = p.positiveInt(v, "max_tokens", 1)
+			s.Defaults.MaxTokens = p.boundedInt(v, "max_tokens", 1, promptcanary.MaxMaxTokens)
 		case "samples":
-			s.Defaults.Samples = p.positiveInt(v, "samples", 1)
+			s.Defaults.Samples = p.boundedInt(v, "samples", 1, promptcanary.MaxSamples)
 		case "seed":
 			s.Defaults.Seed = p.seed(v)
 		case "base_url":
@@ -565,62 +565,6 @@ func (p *parser) addPrompts(s *Suite, prompts []*promptSpec) {
 	}
 }
 
-func (p *parser) temperature(n *yaml.Node) *float64 {
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") {
-		p.wrongType(n, "temperature", "a number")
-		return nil
-	}
-	var t float64
-	if err := n.Decode(&t); err != nil || !(t >= 0 && t <= 2) {
-		p.add(n, "temperature", "must be between 0 and 2, got "+n.Value, "0 is the most repeatable")
-		return nil
-	}
-	return &t
-}
-
-func (p *parser) integer(n *yaml.Node, field string) (int64, bool) {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		p.wrongType(n, field, "an integer")
-		return 0, false
-	}
-	var v int64
-	if err := n.Decode(&v); err != nil {
-		p.add(n, field, "integer out of range: "+n.Value, "write a smaller whole number")
-		return 0, false
-	}
-	return v, true
-}
-
-func (p *parser) positiveInt(n *yaml.Node, field string, minimum int64) *int {
-	if isNull(n) {
-		return nil
-	}
-	v, ok := p.integer(n, field)
-	if !ok {
-		return nil
-	}
-	if v < minimum || v > math.MaxInt32 {
-		p.add(n, field, fmt.Sprintf("must be >= %d, got %s", minimum, n.Value), fmt.Sprintf("%s must be a whole number of at least %d", field, minimum))
-		return nil
-	}
-	i := int(v)
-	return &i
-}
-
-func (p *parser) seed(n *yaml.Node) *int64 {
-	if isNull(n) {
-		return nil
-	}
-	v, ok := p.integer(n, "seed")
-	if !ok {
-		return nil
-	}
-	return &v
-}
-
 // probe validates one probe entry, a bare type id or a mapping with type:
 // (or probe_id:), an optional id: and the parameters inline. It returns nil
 // when the entry cannot become an instance.
@@ -708,19 +652,19 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 		}
 	}
 
+	// A value that is not plain data was reported already; the others are
+	// still checked, so that every problem shows at once.
+	failed := map[string]bool{}
 	for name, e := range params {
 		v, vok := p.value(e.val, label+"."+name)
 		if !vok {
-			ok = false
+			failed[name] = true
 			continue
 		}
 		raw[name] = v
 	}
-	if !ok {
-		return nil
-	}
 	checked, err := t.Check(raw)
-	if err == nil {
+	if err == nil && len(failed) == 0 {
 		var pr probe.Probe
 		pr, err = t.New(checked)
 		if err == nil && pr == nil {
@@ -729,7 +673,10 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 		ps.inst.Params, ps.inst.Probe = checked, pr
 	}
 	if err != nil {
-		p.paramProblems(err, n, label, &t, params)
+		p.paramProblems(err, n, label, &t, params, failed)
+		return nil
+	}
+	if !ok || len(failed) > 0 {
 		return nil
 	}
 	return ps
@@ -737,8 +684,15 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 
 // paramProblems maps the errors of Check or New to problems at the line of
 // the parameter they name.
-func (p *parser) paramProblems(err error, n *yaml.Node, label string, t *probe.Type, params map[string]kv) {
+// Problems with the parameters in skip, whose values were reported already,
+// are left out.
+func (p *parser) paramProblems(err error, n *yaml.Node, label string, t *probe.Type, params map[string]kv, skip map[string]bool) {
 	problems, other := probe.ParamErrors(err)
+	problems = slices.DeleteFunc(problems, func(pe *probe.ParamError) bool {
+		name, _, _ := strings.Cut(pe.Param, ".")
+		name, _, _ = strings.Cut(name, "[")
+		return skip[name]
+	})
 	for _, e := range other {
 		p.add(n, label, e.Error(), probesHint+" and their parameters")
 	}

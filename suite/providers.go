@@ -2,11 +2,11 @@ package suite
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -19,10 +19,11 @@ type ProviderSpec struct {
 	Line int
 	// Field names the entry in error messages: "providers[1] (http/bot)".
 	Field string
-	// RPM and TPM are the rate limits (`rpm:`, `tpm:`), 0 for none.
+	// RPM and TPM are the rate limits (`rpm:`, `tpm:`), 0 for none, else in
+	// [1, promptcanary.MaxRate].
 	RPM, TPM int
-	// Timeout bounds each call attempt (`timeout:`, e.g. 30s), 0 for the
-	// command line's --timeout.
+	// Timeout bounds each call attempt (`timeout:`, e.g. 30s, at most 24h),
+	// 0 for the command line's --timeout.
 	Timeout time.Duration
 	// Settings are the entry's other keys, passed to the provider as
 	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
@@ -58,7 +59,7 @@ func (p *parser) providers(n *yaml.Node) []ProviderSpec {
 			case "id":
 				idNode = e.val
 			case "rpm", "tpm":
-				if v := p.positiveInt(e.val, join(field, e.key.Value), 1); v != nil {
+				if v := p.boundedInt(e.val, join(field, e.key.Value), 1, promptcanary.MaxRate); v != nil {
 					if e.key.Value == "rpm" {
 						ps.RPM = *v
 					} else {
@@ -66,14 +67,8 @@ func (p *parser) providers(n *yaml.Node) []ProviderSpec {
 					}
 				}
 			case "timeout":
-				f := join(field, "timeout")
-				if str, ok := p.str(e.val, f); ok {
-					d, err := time.ParseDuration(str)
-					if err != nil || d <= 0 {
-						p.add(e.val, f, fmt.Sprintf("invalid duration %q", str), "a positive duration such as 30s or 2m")
-					} else {
-						ps.Timeout = d
-					}
+				if d, ok := p.duration(e.val, join(field, "timeout")); ok {
+					ps.Timeout = d
 				}
 			default:
 				if v, ok := p.value(e.val, join(field, e.key.Value)); ok {
@@ -135,13 +130,8 @@ func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
 				p.unknownKey(f.key, field, []string{"input", "output"})
 				continue
 			}
-			v, ok := p.value(f.val, join(field, f.key.Value))
+			x, ok := p.price(f.val, join(field, f.key.Value))
 			if !ok {
-				continue
-			}
-			x, isNum := toFloat(v)
-			if !isNum || x < 0 || math.IsNaN(x) {
-				p.add(f.val, join(field, f.key.Value), "must be a non-negative number, got "+f.val.Value, "USD per million tokens, for example 2.5")
 				continue
 			}
 			*dst = x
@@ -154,18 +144,4 @@ func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
 		}
 	}
 	return out
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }

@@ -56,13 +56,14 @@ type Defaults struct {
 	// Provider is the top-level `provider:`, such as "sim/stable", checked
 	// for NAME/MODEL shape only.
 	Provider string
-	// Temperature is `temperature:`, in [0, 2].
+	// Temperature is `temperature:`, in [promptcanary.MinTemperature,
+	// promptcanary.MaxTemperature].
 	Temperature *float64
-	// MaxTokens is `max_tokens:`, > 0.
+	// MaxTokens is `max_tokens:`, in [1, promptcanary.MaxMaxTokens].
 	MaxTokens *int
 	// Seed is `seed:`.
 	Seed *int64
-	// Samples is `samples:`, >= 1.
+	// Samples is `samples:`, in [1, promptcanary.MaxSamples].
 	Samples *int
 	// BaseURL is `base_url:`, the API base URL for the provider given by
 	// `provider:` or --provider (an OpenAI-compatible server, say).
