@@ -98,8 +98,11 @@ type TestedUnit struct {
 	Rejected bool `json:"rejected"`
 	// SameTestAs, when set, names ("kind key") an earlier unit whose test
 	// this unit repeats exactly: every pair outside that unit is constant on
-	// both sides, so the two p-values are equal. Such a unit is not counted
-	// again in the family; it shares that unit's q-value and outcome.
+	// both sides, or the unit is the test of a pair whose results are
+	// identical sample for sample to an earlier pair's of the same prompt
+	// (Comparison.SharedTestWith), so the two p-values are equal. Such a
+	// unit is not counted again in the family; it shares that unit's
+	// q-value and outcome.
 	SameTestAs string `json:"same_test_as,omitempty"`
 	// Effect is the estimated change (pass-rate difference, current minus
 	// baseline, or the Hodges–Lehmann score shift) with its 95% interval.

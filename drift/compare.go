@@ -81,6 +81,8 @@ const tolerance = 1e-9
 
 // Compare compares the current run against the baseline and returns the
 // drift report. It fails when the suites differ or an option is invalid.
+// Every comparison carries a typical answer of each side and the number of
+// distinct answers (see summariseAnswers), when the runs hold responses.
 func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Options) (*promptcanary.DriftReport, error) {
 	if baseline == nil || current == nil {
 		return nil, errors.New("compare: baseline and run are required")

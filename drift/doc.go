@@ -21,6 +21,40 @@
 // one-sided, that bound is the one-sided 95% bound (z = 1.645), recorded as
 // TestedUnit.EffectBound.
 //
-// The package does no I/O and reads no clock: the report time comes from
-// Options.Now, and every random step is driven by Options.Seed.
+// # One decision per pair
+//
+// A pair with continuous scores has two units in the family: Fisher's test
+// of its pass counts and Mann–Whitney's of its scores. The pair is decided
+// once: it is a regression when either unit is rejected in the
+// multiplicity step, and its severity and evidence are those of the most
+// severe of its rejected units, each graded from its own effect (the
+// one-sided 95% bound of the pass-rate drop, or the score-only shift; the
+// pass-count test decides a tie). Every rejected unit is a claim the
+// family's false-discovery control stands behind, so the pair is as severe
+// as the strongest of them, and the report's severity, the maximum over
+// rejected hypotheses, stays the maximum over the pairs' decisions and the
+// probe, category and suite units. Comparison.Severity and Evidence and
+// every pair unit's TestedUnit.Severity and Evidence carry that one
+// decision (a clean pair's evidence is its minimum detectable drop);
+// TestedUnit.TestEvidence keeps each test's own line and
+// TestedUnit.Decisive marks the unit that decided. Pairs of one prompt
+// whose results are identical sample for sample (the same responses judged
+// alike) run the same tests on the same evidence: their tests count once
+// in the family, and Comparison.SharedTestWith names the pair whose
+// decision they share.
+//
+// # Nothing compared
+//
+// A report in which no pair could be compared (stale baseline, not
+// measured, added or removed; see DriftReport.Compared) is no verdict:
+// HasDrift is false, Severity none, both overall scores 0, and the summary
+// says that nothing was compared, or that nothing was measured when every
+// call of the current run failed, with the counts by reason. The overall
+// scores are means over the compared pairs only; when only some pairs were
+// compared, the summary says how many of how many.
+//
+// The package does no I/O. Every random step is driven by Options.Seed,
+// and the report time and id come from Options.Now and Options.NewID;
+// only when those are nil does Compare fall back to the clock and to
+// crypto/rand.
 package drift
