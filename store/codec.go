@@ -198,30 +198,18 @@ type responseJSON struct {
 
 type runJSON struct {
 	promptcanary.Run
-	StartedAt    tolerantTime   `json:"started_at"`
-	FinishedAt   tolerantTime   `json:"finished_at"`
-	ProbeResults []resultJSON   `json:"probe_results"`
-	LLMResponses []responseJSON `json:"llm_responses"`
+	StartedAt    tolerantTime `json:"started_at"`
+	FinishedAt   tolerantTime `json:"finished_at"`
+	ProbeResults resultList   `json:"probe_results"`
+	LLMResponses responseList `json:"llm_responses"`
 }
 
 func (w *runJSON) run() promptcanary.Run {
 	r := w.Run
 	r.StartedAt = w.StartedAt.t
 	r.FinishedAt = w.FinishedAt.t
-	if w.ProbeResults != nil {
-		r.ProbeResults = make([]promptcanary.ProbeResult, len(w.ProbeResults))
-		for i := range w.ProbeResults {
-			r.ProbeResults[i] = w.ProbeResults[i].ProbeResult
-			r.ProbeResults[i].Score = float64(w.ProbeResults[i].Score)
-		}
-	}
-	if w.LLMResponses != nil {
-		r.LLMResponses = make([]promptcanary.Response, len(w.LLMResponses))
-		for i := range w.LLMResponses {
-			r.LLMResponses[i] = w.LLMResponses[i].Response
-			r.LLMResponses[i].Timestamp = w.LLMResponses[i].Timestamp.t
-		}
-	}
+	r.ProbeResults = w.ProbeResults.list
+	r.LLMResponses = w.LLMResponses.list
 	if r.SchemaVersion == "" {
 		r.SchemaVersion = LegacySchemaVersion
 	}

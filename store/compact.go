@@ -1,0 +1,683 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// Layout selects how MarshalRun and MarshalBaseline write a run's probe
+// results and responses.
+type Layout int
+
+const (
+	// LayoutAuto is LayoutCompact for a run with several samples per
+	// prompt and LayoutPlain otherwise, so that a one-sample baseline is
+	// exactly what the original Python tool writes and reads.
+	LayoutAuto Layout = iota
+	// LayoutPlain writes the original tool's lists of objects, one object
+	// per probe result and per response.
+	LayoutPlain
+	// LayoutCompact writes each list as an object of tables (every
+	// distinct string, metadata object, tool-call list, probe and outcome
+	// once) and rows of indexes into them: a 30-sample baseline is about a
+	// tenth of its plain size. See CompactVersion for what it keeps.
+	LayoutCompact
+)
+
+// CompactEncoding and CompactVersion mark the compact layout: its
+// "probe_results" and "llm_responses" are objects with "encoding":
+// "compact" and "version": 1 instead of lists, so that a reader that only
+// knows lists fails instead of reading a run without results.
+//
+// The compact layout keeps every field of promptcanary.ProbeResult and of
+// promptcanary.Response, in the same order, except RawResponse: the
+// provider's raw body repeats what was parsed out of it (content, tokens,
+// finish reason, tool calls), is unique to every call, would be most of a
+// many-sample file, and may echo what a user sent. Timestamps are kept to
+// the nanosecond, in UTC.
+const (
+	CompactEncoding = "compact"
+	CompactVersion  = 1
+)
+
+// compact reports whether l writes r compactly.
+func (l Layout) compact(r *promptcanary.Run) bool {
+	switch l {
+	case LayoutPlain:
+		return false
+	case LayoutCompact:
+		return true
+	}
+	return r.Samples > 1 || r.SamplesPerPrompt() > 1
+}
+
+// MarshalRun encodes r as compact JSON (no indentation) in layout l.
+// Non-finite floats are written as null, as by Marshal.
+func MarshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
+	if !l.compact(r) {
+		return Marshal(r)
+	}
+	w, err := newCompactRun(r)
+	if err != nil {
+		return nil, err
+	}
+	return Marshal(w)
+}
+
+// MarshalBaseline encodes b as indented JSON for a file in layout l: in
+// the compact layout the tables and rows keep one entry per line, so
+// that a diff of two baselines stays readable.
+func MarshalBaseline(b *promptcanary.Baseline, l Layout) ([]byte, error) {
+	if !l.compact(&b.RunResult) {
+		return MarshalIndent(b)
+	}
+	run, err := newCompactRun(&b.RunResult)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Marshal(&compactBaselineJSON{Baseline: b, RunResult: run})
+	if err != nil {
+		return nil, err
+	}
+	// Depth 0 is the baseline, 1 the run, 2 the compact lists, 3 their
+	// tables: the entries of a table are one per line.
+	return indentTo(out, 3), nil
+}
+
+type compactBaselineJSON struct {
+	*promptcanary.Baseline
+	RunResult *compactRunJSON `json:"run_result"`
+}
+
+type compactRunJSON struct {
+	*promptcanary.Run
+	ProbeResults *compactResults   `json:"probe_results"`
+	LLMResponses *compactResponses `json:"llm_responses"`
+}
+
+func newCompactRun(r *promptcanary.Run) (*compactRunJSON, error) {
+	res, err := compactResultsOf(r.ProbeResults)
+	if err != nil {
+		return nil, fmt.Errorf("encode run %q: %w", r.RunID, err)
+	}
+	resp, err := compactResponsesOf(r.LLMResponses, r.StartedAt)
+	if err != nil {
+		return nil, fmt.Errorf("encode run %q: %w", r.RunID, err)
+	}
+	return &compactRunJSON{Run: r, ProbeResults: res, LLMResponses: resp}, nil
+}
+
+// compactResults is the compact form of a run's probe results. A row is
+// [prompt, sample, outcome...]: the results of one prompt and sample that
+// follow each other in the run, each an index into Outcomes. An outcome
+// is [probe, passed (0 or 1), score (null when not a number), details,
+// metadata]; a probe is [probe_id, probe_type, probe_name, category].
+// Strings are indexes into Strings, metadata into Metadata.
+type compactResults struct {
+	Encoding string            `json:"encoding"`
+	Version  int               `json:"version"`
+	Strings  []string          `json:"strings"`
+	Metadata []json.RawMessage `json:"metadata"`
+	Probes   [][4]int          `json:"probes"`
+	Outcomes []outcomeRow      `json:"outcomes"`
+	Rows     [][]int           `json:"rows"`
+}
+
+// outcomeRow is [probe, passed, score, details, metadata].
+type outcomeRow struct {
+	probe, passed, details, metadata int
+	score                            float64
+}
+
+func (o outcomeRow) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 32)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(o.probe), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(o.passed), 10)
+	b = append(b, ',')
+	b = appendFloat(b, o.score)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(o.details), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(o.metadata), 10)
+	return append(b, ']'), nil
+}
+
+func (o *outcomeRow) UnmarshalJSON(data []byte) error {
+	var f [5]nullableFloat
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	var err error
+	ints := [4]*int{&o.probe, &o.passed, &o.details, &o.metadata}
+	for i, k := range [4]int{0, 1, 3, 4} {
+		if *ints[i], err = index(float64(f[k])); err != nil {
+			return fmt.Errorf("outcome %s: %w", data, err)
+		}
+	}
+	o.score = float64(f[2])
+	return nil
+}
+
+// appendFloat appends f as encoding/json writes it, or null when f is not
+// finite.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	out, _ := json.Marshal(f) // never fails for a finite float
+	return append(b, out...)
+}
+
+// index converts a decoded number to a non-negative index.
+func index(f float64) (int, error) {
+	if !(f >= 0 && f <= math.MaxInt32) || f != math.Trunc(f) {
+		return 0, fmt.Errorf("%v is not an index", f)
+	}
+	return int(f), nil
+}
+
+// interner numbers distinct values in order of first appearance.
+type interner[K comparable] struct {
+	idx  map[K]int
+	keys []K
+}
+
+func (in *interner[K]) add(k K) int {
+	if i, ok := in.idx[k]; ok {
+		return i
+	}
+	if in.idx == nil {
+		in.idx = make(map[K]int)
+	}
+	in.idx[k] = len(in.keys)
+	in.keys = append(in.keys, k)
+	return len(in.keys) - 1
+}
+
+type outcomeKey struct {
+	probe, details, metadata int
+	passed                   bool
+	score                    uint64 // math.Float64bits, so NaN equals NaN
+}
+
+func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
+	if prs == nil {
+		return nil, nil
+	}
+	var (
+		strs     interner[string]
+		metas    interner[string]
+		probes   interner[[4]int]
+		outcomes interner[outcomeKey]
+	)
+	out := &compactResults{Encoding: CompactEncoding, Version: CompactVersion, Rows: [][]int{}}
+	var row []int
+	for i := range prs {
+		pr := &prs[i]
+		meta, err := Marshal(pr.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("probe result %d metadata: %w", i, err)
+		}
+		prompt := strs.add(pr.PromptID)
+		if row == nil || row[0] != prompt || row[1] != pr.Sample {
+			if row != nil {
+				out.Rows = append(out.Rows, row)
+			}
+			row = []int{prompt, pr.Sample}
+		}
+		probe := probes.add([4]int{strs.add(pr.ProbeID), strs.add(pr.ProbeType), strs.add(pr.ProbeName), strs.add(string(pr.Category))})
+		k := outcomeKey{probe: probe, details: strs.add(pr.Details), metadata: metas.add(string(meta)), passed: pr.Passed, score: math.Float64bits(pr.Score)}
+		if math.IsNaN(pr.Score) || math.IsInf(pr.Score, 0) {
+			k.score = math.Float64bits(math.NaN()) // all read back as one NaN
+		}
+		row = append(row, outcomes.add(k))
+	}
+	if row != nil {
+		out.Rows = append(out.Rows, row)
+	}
+	out.Strings = strs.keys
+	out.Metadata = make([]json.RawMessage, len(metas.keys))
+	for i, m := range metas.keys {
+		out.Metadata[i] = json.RawMessage(m)
+	}
+	out.Probes = probes.keys
+	out.Outcomes = make([]outcomeRow, len(outcomes.keys))
+	for i, k := range outcomes.keys {
+		o := outcomeRow{probe: k.probe, details: k.details, metadata: k.metadata, score: math.Float64frombits(k.score)}
+		if k.passed {
+			o.passed = 1
+		}
+		out.Outcomes[i] = o
+	}
+	return out, nil
+}
+
+// results expands c, with bounds checked on every index.
+func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
+	if err := checkCompact(c.Encoding, c.Version); err != nil {
+		return nil, err
+	}
+	str := func(i int) (string, error) {
+		if i < 0 || i >= len(c.Strings) {
+			return "", fmt.Errorf("string %d out of range", i)
+		}
+		return c.Strings[i], nil
+	}
+	metas := make([]map[string]any, len(c.Metadata))
+	for i, raw := range c.Metadata {
+		if err := json.Unmarshal(raw, &metas[i]); err != nil {
+			return nil, fmt.Errorf("metadata %d: %w", i, err)
+		}
+	}
+	// Every outcome expands to a template result; rows copy it.
+	tmpl := make([]promptcanary.ProbeResult, len(c.Outcomes))
+	metaOf := make([]int, len(c.Outcomes))
+	for i, o := range c.Outcomes {
+		if o.probe >= len(c.Probes) || o.metadata >= len(metas) || o.passed > 1 {
+			return nil, fmt.Errorf("outcome %d: index out of range", i)
+		}
+		p := c.Probes[o.probe]
+		var fields [5]string
+		for j, s := range [5]int{p[0], p[1], p[2], p[3], o.details} {
+			var err error
+			if fields[j], err = str(s); err != nil {
+				return nil, fmt.Errorf("outcome %d: %w", i, err)
+			}
+		}
+		tmpl[i] = promptcanary.ProbeResult{ProbeID: fields[0], ProbeType: fields[1], ProbeName: fields[2],
+			Category: promptcanary.Category(fields[3]), Passed: o.passed == 1, Score: o.score, Details: fields[4]}
+		metaOf[i] = o.metadata
+	}
+	n := 0
+	for _, row := range c.Rows {
+		n += max(0, len(row)-2)
+	}
+	out := make([]promptcanary.ProbeResult, 0, n)
+	for i, row := range c.Rows {
+		if len(row) < 3 {
+			return nil, fmt.Errorf("row %d: want [prompt, sample, outcome...], got %d numbers", i, len(row))
+		}
+		prompt, err := str(row[0])
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		if row[1] < 0 {
+			return nil, fmt.Errorf("row %d: negative sample %d", i, row[1])
+		}
+		for _, o := range row[2:] {
+			if o < 0 || o >= len(tmpl) {
+				return nil, fmt.Errorf("row %d: outcome %d out of range", i, o)
+			}
+			pr := tmpl[o]
+			pr.PromptID, pr.Sample = prompt, row[1]
+			pr.Metadata = copyMap(metas[metaOf[o]])
+			out = append(out, pr)
+		}
+	}
+	return out, nil
+}
+
+func checkCompact(encoding string, version int) error {
+	if encoding != CompactEncoding {
+		return fmt.Errorf("unknown encoding %q, want %q", encoding, CompactEncoding)
+	}
+	if version > CompactVersion {
+		return fmt.Errorf("compact encoding version %d is newer than this program's %d: upgrade promptcanary", version, CompactVersion)
+	}
+	if version < 1 {
+		return fmt.Errorf("compact encoding version %d: want 1 to %d", version, CompactVersion)
+	}
+	return nil
+}
+
+// copyMap returns a deep copy of a decoded JSON object, so that results
+// that shared a table entry do not share a map.
+func copyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyJSON(v)
+	}
+	return out
+}
+
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return copyMap(v)
+	case []any:
+		out := make([]any, len(v))
+		for i := range v {
+			out[i] = copyJSON(v[i])
+		}
+		return out
+	}
+	return v
+}
+
+// compactResponses is the compact form of a run's responses. A row is
+// [prompt, sample, content, profile, latency_ms, completion_tokens,
+// extra_tokens, time, response_id], where extra_tokens is total_tokens -
+// prompt_tokens - completion_tokens and time is nanoseconds after Base
+// (null for no timestamp). A profile holds what repeats across samples:
+// [provider_model_id, finish_reason, prompt_tokens, tool_calls (-1 for
+// none), served_model, system_fingerprint, attempts]. Strings are indexes
+// into Strings, tool calls into ToolCalls.
+type compactResponses struct {
+	Encoding  string            `json:"encoding"`
+	Version   int               `json:"version"`
+	Base      time.Time         `json:"base"`
+	Strings   []string          `json:"strings"`
+	ToolCalls []json.RawMessage `json:"tool_calls"`
+	Profiles  [][7]int          `json:"profiles"`
+	Rows      []responseRow     `json:"rows"`
+}
+
+type responseRow struct {
+	prompt, sample, content, profile int
+	latency                          float64
+	completion, extra                int
+	hasTime                          bool
+	time                             int64
+	responseID                       int
+}
+
+func (r responseRow) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 64)
+	b = append(b, '[')
+	for _, n := range [4]int{r.prompt, r.sample, r.content, r.profile} {
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, ',')
+	}
+	b = appendFloat(b, r.latency)
+	for _, n := range [2]int{r.completion, r.extra} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	b = append(b, ',')
+	if r.hasTime {
+		b = strconv.AppendInt(b, r.time, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.responseID), 10)
+	return append(b, ']'), nil
+}
+
+func (r *responseRow) UnmarshalJSON(data []byte) error {
+	var f [9]json.RawMessage
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	for i, raw := range f {
+		if raw == nil {
+			return fmt.Errorf("response row %s: want 9 values", data)
+		}
+		if i == 4 || i == 7 {
+			continue
+		}
+		if err := json.Unmarshal(raw, []*int{&r.prompt, &r.sample, &r.content, &r.profile, nil, &r.completion, &r.extra, nil, &r.responseID}[i]); err != nil {
+			return fmt.Errorf("response row %s: %w", data, err)
+		}
+	}
+	// A null latency reads as 0, as in the plain layout.
+	if err := json.Unmarshal(f[4], &r.latency); err != nil {
+		return fmt.Errorf("response row %s: latency: %w", data, err)
+	}
+	if string(f[7]) != "null" {
+		if err := json.Unmarshal(f[7], &r.time); err != nil {
+			return fmt.Errorf("response row %s: time: %w", data, err)
+		}
+		r.hasTime = true
+	}
+	return nil
+}
+
+func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactResponses, error) {
+	if rs == nil {
+		return nil, nil
+	}
+	if base.IsZero() {
+		for i := range rs {
+			if !rs[i].Timestamp.IsZero() {
+				base = rs[i].Timestamp
+				break
+			}
+		}
+	}
+	base = base.UTC().Round(0)
+	var (
+		strs     interner[string]
+		calls    interner[string]
+		profiles interner[[7]int]
+	)
+	out := &compactResponses{Encoding: CompactEncoding, Version: CompactVersion, Base: base, Rows: make([]responseRow, len(rs))}
+	for i := range rs {
+		r := &rs[i]
+		call := -1
+		if len(r.ToolCalls) > 0 {
+			tc, err := Marshal(r.ToolCalls)
+			if err != nil {
+				return nil, fmt.Errorf("response %d tool calls: %w", i, err)
+			}
+			call = calls.add(string(tc))
+		}
+		row := responseRow{
+			prompt: strs.add(r.PromptID), sample: r.Sample, content: strs.add(r.Content),
+			profile: profiles.add([7]int{strs.add(r.ProviderModelID), strs.add(r.FinishReason), r.PromptTokens, call,
+				strs.add(r.ServedModel), strs.add(r.SystemFingerprint), r.Attempts}),
+			latency: r.LatencyMS, completion: r.CompletionTokens, extra: r.TotalTokens - r.PromptTokens - r.CompletionTokens,
+			responseID: strs.add(r.ResponseID),
+		}
+		if !r.Timestamp.IsZero() {
+			d := r.Timestamp.Sub(base)
+			if d == math.MaxInt64 || d == math.MinInt64 || !base.Add(d).Equal(r.Timestamp) {
+				return nil, fmt.Errorf("response %d: timestamp %s is too far from %s", i, r.Timestamp, base)
+			}
+			row.hasTime, row.time = true, int64(d)
+		}
+		out.Rows[i] = row
+	}
+	out.Strings = strs.keys
+	out.ToolCalls = make([]json.RawMessage, len(calls.keys))
+	for i, c := range calls.keys {
+		out.ToolCalls[i] = json.RawMessage(c)
+	}
+	out.Profiles = profiles.keys
+	return out, nil
+}
+
+// responses expands c, with bounds checked on every index.
+func (c *compactResponses) responses() ([]promptcanary.Response, error) {
+	if err := checkCompact(c.Encoding, c.Version); err != nil {
+		return nil, err
+	}
+	for _, p := range c.Profiles {
+		if p[3] < -1 || p[3] >= len(c.ToolCalls) {
+			return nil, fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
+		}
+	}
+	var errStr error
+	str := func(i int) string {
+		if i < 0 || i >= len(c.Strings) {
+			errStr = fmt.Errorf("string %d out of range", i)
+			return ""
+		}
+		return c.Strings[i]
+	}
+	out := make([]promptcanary.Response, len(c.Rows))
+	for i, row := range c.Rows {
+		if row.profile < 0 || row.profile >= len(c.Profiles) {
+			return nil, fmt.Errorf("response %d: profile %d out of range", i, row.profile)
+		}
+		p := c.Profiles[row.profile]
+		r := promptcanary.Response{
+			PromptID: str(row.prompt), ProviderModelID: str(p[0]), Content: str(row.content), FinishReason: str(p[1]),
+			LatencyMS: row.latency, PromptTokens: p[2], CompletionTokens: row.completion,
+			TotalTokens: p[2] + row.completion + row.extra, Sample: row.sample,
+			ServedModel: str(p[4]), SystemFingerprint: str(p[5]), ResponseID: str(row.responseID), Attempts: p[6],
+		}
+		if errStr != nil {
+			return nil, fmt.Errorf("response %d: %w", i, errStr)
+		}
+		if row.hasTime {
+			r.Timestamp = c.Base.Add(time.Duration(row.time)).UTC()
+		}
+		if p[3] >= 0 {
+			if err := json.Unmarshal(c.ToolCalls[p[3]], &r.ToolCalls); err != nil {
+				return nil, fmt.Errorf("response %d tool calls: %w", i, err)
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// resultList decodes "probe_results": the original list or the compact
+// object.
+type resultList struct {
+	list []promptcanary.ProbeResult
+}
+
+func (l *resultList) UnmarshalJSON(data []byte) error {
+	switch firstByte(data) {
+	case 'n':
+		l.list = nil
+		return nil
+	case '{':
+		var c compactResults
+		if err := json.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("probe_results: %w", err)
+		}
+		list, err := c.results()
+		if err != nil {
+			return fmt.Errorf("probe_results: %w", err)
+		}
+		l.list = list
+		return nil
+	}
+	var w []resultJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	l.list = make([]promptcanary.ProbeResult, len(w))
+	for i := range w {
+		l.list[i] = w[i].ProbeResult
+		l.list[i].Score = float64(w[i].Score)
+	}
+	return nil
+}
+
+// responseList decodes "llm_responses": the original list or the compact
+// object.
+type responseList struct {
+	list []promptcanary.Response
+}
+
+func (l *responseList) UnmarshalJSON(data []byte) error {
+	switch firstByte(data) {
+	case 'n':
+		l.list = nil
+		return nil
+	case '{':
+		var c compactResponses
+		if err := json.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("llm_responses: %w", err)
+		}
+		list, err := c.responses()
+		if err != nil {
+			return fmt.Errorf("llm_responses: %w", err)
+		}
+		l.list = list
+		return nil
+	}
+	var w []responseJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	l.list = make([]promptcanary.Response, len(w))
+	for i := range w {
+		l.list[i] = w[i].Response
+		l.list[i].Timestamp = w[i].Timestamp.t
+	}
+	return nil
+}
+
+func firstByte(data []byte) byte {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return 0
+	}
+	return data[0]
+}
+
+// indentTo indents the valid JSON in data like json.Indent with two
+// spaces, but only the objects and arrays nested at most depth deep (the
+// top level is depth 0): deeper values stay on one line.
+func indentTo(data []byte, depth int) []byte {
+	out := make([]byte, 0, len(data)+len(data)/8)
+	level := 0 // nesting level of the next byte
+	inStr, esc := false, false
+	newline := func(l int) {
+		out = append(out, '\n')
+		for range l {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inStr {
+			out = append(out, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			out = append(out, c)
+		case '{', '[':
+			out = append(out, c)
+			level++
+			if level-1 <= depth && i+1 < len(data) && data[i+1] != '}' && data[i+1] != ']' {
+				newline(level)
+			}
+		case '}', ']':
+			level--
+			if level <= depth && i > 0 && data[i-1] != '{' && data[i-1] != '[' {
+				newline(level)
+			}
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			if level-1 <= depth {
+				newline(level)
+			}
+		case ':':
+			out = append(out, c)
+			if level-1 <= depth {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// plainRoundTrip is what the plain layout keeps of r: the reference the
+// compact layout must match, raw responses aside.
+func plainRoundTrip(t *testing.T, r *promptcanary.Run) *promptcanary.Run {
+	t.Helper()
+	data, err := MarshalRun(r, LayoutPlain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := UnmarshalRun(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.LLMResponses {
+		got.LLMResponses[i].RawResponse = nil
+	}
+	return got
+}
+
+func TestCompactRoundTrip(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC)
+	res := func(probe, prompt string, sample int, passed bool, score float64, meta map[string]any) promptcanary.ProbeResult {
+		return promptcanary.ProbeResult{ProbeID: probe, ProbeType: "t_" + probe, ProbeName: "N " + probe, Category: promptcanary.CategoryFormat,
+			PromptID: prompt, Sample: sample, Passed: passed, Score: score, Details: "d " + probe, Metadata: meta}
+	}
+	resp := func(prompt string, sample int, content string, ts time.Time) promptcanary.Response {
+		return promptcanary.Response{PromptID: prompt, ProviderModelID: "m", Content: content, FinishReason: "stop", LatencyMS: 812.4,
+			PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, Timestamp: ts, Sample: sample, Attempts: 1}
+	}
+	tests := []struct {
+		name string
+		run  promptcanary.Run
+	}{
+		{"nil lists", promptcanary.Run{RunID: "r"}},
+		{"empty lists", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{}, LLMResponses: []promptcanary.Response{}}},
+		{"non-finite scores", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
+			res("a", "p1", 0, true, math.NaN(), nil), res("a", "p1", 1, true, math.Inf(1), nil), res("a", "p1", 2, true, -0.0, nil),
+			res("a", "p1", 3, true, 0.1+0.2, nil)}}},
+		{"metadata nil, empty, nested and non-finite", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
+			res("a", "p1", 0, true, 1, nil), res("b", "p1", 0, true, 1, map[string]any{}),
+			res("c", "p1", 0, false, 0, map[string]any{"k": []any{1.0, "x", map[string]any{"n": nil}}, "nan": math.NaN()}),
+			res("c", "p1", 1, false, 0, map[string]any{"k": []any{1.0, "x", map[string]any{"n": nil}}, "nan": math.NaN()})}}},
+		{"order kept when prompts interleave", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
+			res("b", "p2", 1, true, 1, nil), res("a", "p1", 0, true, 1, nil), res("b", "p1", 0, false, 0.5, nil),
+			res("a", "p2", 1, true, 1, nil), res("a", "p1", 0, true, 1, nil)}}},
+		{"responses", promptcanary.Run{RunID: "r", StartedAt: t0, LLMResponses: []promptcanary.Response{
+			resp("p1", 0, "same", t0.Add(time.Second+7)), resp("p1", 1, "same", t0.Add(-time.Hour)), resp("p2", 0, "other", time.Time{}),
+			{PromptID: "p3", Content: "tool", TotalTokens: 99, LatencyMS: math.NaN(), RawResponse: json.RawMessage(`{"id":"x"}`),
+				ToolCalls: []promptcanary.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a": 1}`)}},
+				ServedModel: "m-1", SystemFingerprint: "fp", ResponseID: "resp-1", Attempts: 3, Timestamp: t0.In(time.FixedZone("CET", 3600))},
+			{PromptID: "p3", Sample: 1, Content: "no tools", ToolCalls: []promptcanary.ToolCall{}},
+		}}},
+		{"responses without a start time", promptcanary.Run{RunID: "r", LLMResponses: []promptcanary.Response{
+			resp("p1", 0, "a", time.Time{}), resp("p1", 1, "b", t0), resp("p1", 2, "c", t0.Add(-time.Minute))}}},
+		{"hostile strings", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
+			res("\"],[0", "p\n1\u2028", 0, true, 1, map[string]any{"</script>": "\x1b[31m"})},
+			LLMResponses: []promptcanary.Response{resp("p\n1\u2028", 0, "\"]}\\", time.Time{})}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run.SchemaVersion = "1"
+			data, err := MarshalRun(&tc.run, LayoutCompact)
+			if err != nil {
+				t.Fatalf("marshal: %v", err)
+			}
+			if !json.Valid(data) {
+				t.Fatalf("invalid JSON: %s", data)
+			}
+			got, err := UnmarshalRun(data)
+			if err != nil {
+				t.Fatalf("unmarshal %s: %v", data, err)
+			}
+			want := plainRoundTrip(t, &tc.run)
+			if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
+				t.Errorf("compact round trip differs from plain (-plain +compact):\n%s\n%s", diff, data)
+			}
+			if len(got.ProbeResults) > 1 && got.ProbeResults[0].Metadata != nil {
+				got.ProbeResults[0].Metadata["mutated"] = true
+				if _, shared := got.ProbeResults[1].Metadata["mutated"]; shared {
+					t.Error("decoded results share a metadata map")
+				}
+			}
+			// What was decoded encodes, decodes and encodes to the same bytes.
+			again, err := MarshalRun(got, LayoutCompact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got2, err := UnmarshalRun(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again2, err := MarshalRun(got2, LayoutCompact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, again2) {
+				t.Errorf("not stable:\n%s\n%s", again, again2)
+			}
+		})
+	}
+}
+
+func TestLayoutAuto(t *testing.T) {
+	one := &promptcanary.Baseline{SnapshotID: "s", RunResult: promptcanary.Run{RunID: "r", Samples: 1,
+		ProbeResults: []promptcanary.ProbeResult{{ProbeID: "p", PromptID: "a"}}}}
+	got, err := MarshalBaseline(one, LayoutAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := MarshalIndent(one)
+	if !bytes.Equal(got, want) {
+		t.Errorf("one sample: got\n%s\nwant the plain indented form\n%s", got, want)
+	}
+	for _, r := range []promptcanary.Run{
+		{RunID: "r", Samples: 5, ProbeResults: []promptcanary.ProbeResult{{ProbeID: "p", PromptID: "a"}}},
+		{RunID: "r", ProbeResults: []promptcanary.ProbeResult{{ProbeID: "p", PromptID: "a", Sample: 1}}},
+	} {
+		got, err := MarshalBaseline(&promptcanary.Baseline{SnapshotID: "s", RunResult: r}, LayoutAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(got, []byte(`"encoding": "compact"`)) {
+			t.Errorf("several samples: got\n%s\nwant the compact layout", got)
+		}
+	}
+}
+
+func TestCompactRejects(t *testing.T) {
+	tests := []struct {
+		name, results, want string
+	}{
+		{"newer version", `{"encoding":"compact","version":2}`, "probe_results: compact encoding version 2 is newer than this program's 1: upgrade promptcanary"},
+		{"unknown encoding", `{"encoding":"zstd","version":1}`, `probe_results: unknown encoding "zstd", want "compact"`},
+		{"outcome out of range", `{"encoding":"compact","version":1,"strings":["a"],"metadata":[null],"probes":[[0,0,0,0]],"outcomes":[[0,1,1,0,0]],"rows":[[0,0,1]]}`,
+			"probe_results: row 0: outcome 1 out of range"},
+		{"string out of range", `{"encoding":"compact","version":1,"strings":["a"],"metadata":[null],"probes":[[0,0,0,9]],"outcomes":[[0,1,1,0,0]],"rows":[[0,0,0]]}`,
+			"probe_results: outcome 0: string 9 out of range"},
+		{"fractional index", `{"encoding":"compact","version":1,"outcomes":[[0.5,1,1,0,0]]}`, "outcome [0.5,1,1,0,0]: 0.5 is not an index"},
+		{"short row", `{"encoding":"compact","version":1,"rows":[[0]]}`, "probe_results: row 0: want [prompt, sample, outcome...], got 1 numbers"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := UnmarshalRun([]byte(`{"run_id":"r","probe_results":` + tc.results + `}`))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	_, err := UnmarshalRun([]byte(`{"run_id":"r","llm_responses":{"encoding":"compact","version":1,"strings":[],"profiles":[[0,0,0,-1,0,0,0]],"rows":[[0,0,0,0,1,1,0,null,0]]}}`))
+	if want := "llm_responses: response 0: string 0 out of range"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("responses: got %v, want %q", err, want)
+	}
+}
+
+func TestIndentTo(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, `{"a":[],"b":{},"c":[1,{"d":"x,y:{z}[]\"\\"}],"e":null}`,
+		`{"run":{"rows":[[1,2],[3,4]],"strings":["a","b\"]"]}}`,
+	}
+	for _, d := range docs {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(d), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentTo([]byte(d), 100); string(got) != want.String() {
+			t.Errorf("depth 100: got\n%s\nwant json.Indent's\n%s", got, want.String())
+		}
+		for depth := range 3 {
+			got := indentTo([]byte(d), depth)
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, got); err != nil || compact.String() != d {
+				t.Errorf("depth %d: got %s, not the same JSON (%v)", depth, got, err)
+			}
+		}
+	}
+	if got, want := string(indentTo([]byte(`{"a":{"rows":[[1,2],[3]]}}`), 1)), "{\n  \"a\": {\n    \"rows\": [[1,2],[3]]\n  }\n}"; got != want {
+		t.Errorf("depth 1: got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// equateJSON compares raw JSON values by their compact form: indenting a
+// baseline re-indents its raw responses.
+var equateJSON = cmp.Comparer(func(a, b json.RawMessage) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+})
+
+// TestPythonFixturesRoundTrip decodes the original tool's baselines (null
+// score, naive timestamps, null numbers), encodes them again in every
+// layout and decodes the result to the same value: a decoded run is
+// always encodable.
+func TestPythonFixturesRoundTrip(t *testing.T) {
+	for _, name := range []string{"testdata/python-baseline.json", "testdata/python-null-score.json"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := UnmarshalBaseline(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := json.Marshal(b.Provider); err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range []Layout{LayoutAuto, LayoutPlain, LayoutCompact} {
+				out, err := MarshalBaseline(b, l)
+				if err != nil {
+					t.Fatalf("layout %d: encode a decoded baseline: %v", l, err)
+				}
+				b2, err := UnmarshalBaseline(out)
+				if err != nil {
+					t.Fatalf("layout %d: decode again: %v", l, err)
+				}
+				want := *b
+				if l == LayoutCompact {
+					want.RunResult.LLMResponses = plainRoundTrip(t, &b.RunResult).LLMResponses
+				}
+				if diff := cmp.Diff(&want, b2, cmpopts.EquateNaNs(), equateJSON); diff != "" {
+					t.Errorf("layout %d: (-first +second):\n%s", l, diff)
+				}
+			}
+		})
+	}
+	data, err := os.ReadFile("testdata/python-null-score.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := UnmarshalBaseline(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(b.RunResult.ProbeResults[1].Score) {
+		t.Errorf("null score: got %v, want NaN", b.RunResult.ProbeResults[1].Score)
+	}
+	wantTimes := map[string][2]time.Time{
+		"created_at":  {b.CreatedAt, time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)},
+		"started_at":  {b.RunResult.StartedAt, time.Date(2025, 3, 1, 11, 59, 58, 1000, time.UTC)},
+		"finished_at": {b.RunResult.FinishedAt, time.Date(2025, 3, 1, 11, 59, 59, 999999000, time.UTC)},
+		"timestamp":   {b.RunResult.LLMResponses[0].Timestamp, time.Date(2025, 3, 1, 11, 59, 58, 500000000, time.UTC)},
+	}
+	for field, tt := range wantTimes {
+		if !tt[0].Equal(tt[1]) {
+			t.Errorf("%s: got %v, want %v", field, tt[0], tt[1])
+		}
+	}
+}
