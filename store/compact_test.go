@@ -62,7 +62,7 @@ func TestCompactRoundTrip(t *testing.T) {
 		{"responses", promptcanary.Run{RunID: "r", StartedAt: t0, LLMResponses: []promptcanary.Response{
 			resp("p1", 0, "same", t0.Add(time.Second+7)), resp("p1", 1, "same", t0.Add(-time.Hour)), resp("p2", 0, "other", time.Time{}),
 			{PromptID: "p3", Content: "tool", TotalTokens: 99, LatencyMS: math.NaN(), RawResponse: json.RawMessage(`{"id":"x"}`),
-				ToolCalls: []promptcanary.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a": 1}`)}},
+				ToolCalls:   []promptcanary.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a": 1}`)}},
 				ServedModel: "m-1", SystemFingerprint: "fp", ResponseID: "resp-1", Attempts: 3, Timestamp: t0.In(time.FixedZone("CET", 3600))},
 			{PromptID: "p3", Sample: 1, Content: "no tools", ToolCalls: []promptcanary.ToolCall{}},
 		}}},
