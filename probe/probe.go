@@ -26,6 +26,17 @@ type Probe interface {
 	Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) Result
 }
 
+// Skipper is an optional interface of a Probe that has nothing to check on
+// some prompts and passes their responses as skipped: expected_keywords on
+// a prompt that declares no expected_keywords, say. A suite reports a probe
+// that would skip every prompt it judges, since its verdict means nothing.
+type Skipper interface {
+	// Skips returns why the probe has nothing to check on p, such as "no
+	// expected_keywords declared", and a hint on what p must declare; both
+	// are empty when the probe judges p.
+	Skips(p *promptcanary.Prompt) (reason, hint string)
+}
+
 // Result is a probe's verdict on one response.
 type Result struct {
 	Passed bool

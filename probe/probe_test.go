@@ -166,3 +166,22 @@ func TestParamErrors(t *testing.T) {
 		t.Errorf("got %v %v for nil, want nothing", p, o)
 	}
 }
+
+func TestExampleYAML(t *testing.T) {
+	typ := Type{ID: "zz_example", Params: []Param{
+		{Name: "keys", Kind: StringList, Required: true},
+		{Name: "mode", Kind: String, Required: true, Enum: []string{"exact", "contains"}},
+		{Name: "min", Kind: Int, Default: 1},
+	}}
+	want := "probes:\n  - type: zz_example\n    keys: [a, b]\n    mode: exact\n"
+	if got := typ.ExampleYAML(); got != want {
+		t.Errorf("generated: got %q, want %q", got, want)
+	}
+	typ.Example = "probes:\n  - type: zz_example\n    keys: [id]\n    mode: exact\n"
+	if got := typ.ExampleYAML(); got != typ.Example {
+		t.Errorf("declared: got %q, want %q", got, typ.Example)
+	}
+	mustPanic(t, "example of another type", func() {
+		Register(Type{ID: "zz_test_example", Example: "probes: [json_validity]\n", New: constant(Result{})})
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/promptcanary/promptcanary"
@@ -17,7 +18,14 @@ type Type struct {
 	Name        string
 	Category    promptcanary.Category
 	Description string
-	Params      []Param
+	// Example is a canary.yaml fragment that uses the type with realistic
+	// values for every parameter: a `probes:` list, preceded by `prompts:`
+	// when the probe needs something a prompt declares. Appended to a
+	// `prompts:` list (when it has none) it must load without problems;
+	// `promptcanary probes show` prints it. Empty for types that declare
+	// none; ExampleYAML then makes one from Params.
+	Example string
+	Params  []Param
 	// New builds a probe from parameters already checked against Params and
 	// filled with defaults. It reports invalid values (a bad enum, a
 	// negative length, max < min) as *ParamError.
@@ -32,6 +40,43 @@ func (t *Type) Param(name string) (Param, bool) {
 		}
 	}
 	return Param{}, false
+}
+
+// ExampleYAML returns t.Example, or when it is empty a `probes:` fragment
+// made from t.Params: the type and each required parameter with a
+// placeholder of its kind (a custom type's parameters may need better).
+func (t *Type) ExampleYAML() string {
+	if t.Example != "" {
+		return t.Example
+	}
+	var b strings.Builder
+	b.WriteString("probes:\n  - type: " + t.ID + "\n")
+	for _, p := range t.Params {
+		if p.Required {
+			b.WriteString("    " + p.Name + ": " + placeholder(p) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// placeholder is a YAML value of p's kind.
+func placeholder(p Param) string {
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
+	switch p.Kind {
+	case StringList:
+		return "[a, b]"
+	case Int:
+		return "1"
+	case Float:
+		return "0.5"
+	case Bool:
+		return "true"
+	case Map:
+		return "{key: value}"
+	}
+	return "text"
 }
 
 var (
@@ -53,6 +98,9 @@ func Register(t Type) {
 	}
 	if _, dup := types[t.ID]; dup {
 		panic("probe: Register called twice for " + t.ID)
+	}
+	if t.Example != "" && !strings.Contains(t.Example, t.ID) {
+		panic("probe: Register " + t.ID + " with an example that does not use it")
 	}
 	if t.Name == "" {
 		t.Name = t.ID

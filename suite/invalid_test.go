@@ -138,6 +138,13 @@ func TestLoadInvalid(t *testing.T) {
 			{"7: probes[1] (test_length).max_chars: out of range: got 3000000000, allowed -2147483648 to 2147483647", "use a value from -2147483648 to 2147483647"},
 			{"8: probes[1] (test_length).tolerance: must be a finite number, got -.inf", "write a number, for example 0.5"},
 		}},
+		{"invalid-nothing-to-check.yaml", []problem{
+			{"6: prompts[0].expected_keywords[1]: must not be empty", "an empty keyword occurs in every response; remove it"},
+			{"10: prompts[1].probes[0] (test_expected): nothing to check on this prompt: no expected_keywords declared", "add expected_keywords: to the prompt"},
+		}},
+		{"invalid-nothing-to-check-all.yaml", []problem{
+			{"2: probes[0] (test_expected): nothing to check on any prompt: no expected_keywords declared", "add expected_keywords: to the prompt"},
+		}},
 		{"invalid-wrong-type.yaml", []problem{
 			{"1: name: must be a string, got a list", "write a single text value, quoted if it contains ': '"},
 			{"2: tags: must be a list of strings, got a string", "write a list: [production]"},

@@ -259,6 +259,19 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 	return out
 }
 
+// noEmptyItems reports the empty strings of a list of strings.
+func (p *parser) noEmptyItems(n *yaml.Node, field, hint string) {
+	if n.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, item := range n.Content {
+		item = deref(item)
+		if isString(item) && item.Value == "" {
+			p.add(item, fmt.Sprintf("%s[%d]", field, i), "must not be empty", hint)
+		}
+	}
+}
+
 // items returns the resolved items of a list field; null yields nil.
 func (p *parser) items(n *yaml.Node, field, what string) []*yaml.Node {
 	if isNull(n) {
@@ -483,8 +496,10 @@ func (p *parser) parse(data []byte) *Suite {
 
 	// Prompts.
 	var prompts []*promptSpec
+	promptItems := 0
 	if promptsVal != nil {
 		for i, n := range p.items(promptsVal, "prompts", "a list of prompts") {
+			promptItems++
 			if ps := p.prompt(n, fmt.Sprintf("prompts[%d]", i), s.DefaultSystemPrompt); ps != nil {
 				prompts = append(prompts, ps)
 			}
@@ -502,6 +517,7 @@ func (p *parser) parse(data []byte) *Suite {
 		p.assignProbeIDs(ps.probes, suiteIDs)
 	}
 	p.addPrompts(s, prompts)
+	p.checkSkips(s, suiteProbes, prompts, len(s.Prompts) == promptItems)
 	if probeCount == 0 {
 		where := probesKey
 		if where == nil {
@@ -531,6 +547,47 @@ func (p *parser) probeList(n *yaml.Node, field string) ([]*probeSpec, int) {
 		}
 	}
 	return specs, count
+}
+
+// checkSkips reports probes that would skip every prompt they judge (see
+// probe.Skipper): a prompt's own probe that skips its prompt, and a
+// suite-wide one that skips every prompt. The suite-wide check needs every
+// prompt, so it is left out when some prompt is invalid.
+func (p *parser) checkSkips(s *Suite, suiteProbes []*probeSpec, prompts []*promptSpec, allPrompts bool) {
+	for _, ps := range prompts {
+		for _, pp := range ps.probes {
+			sk, ok := pp.inst.Probe.(probe.Skipper)
+			if !ok || !ps.idOK {
+				continue
+			}
+			if reason, hint := sk.Skips(&ps.prompt); reason != "" {
+				p.add(pp.node, pp.field, "nothing to check on this prompt: "+reason, hint)
+			}
+		}
+	}
+	if !allPrompts || len(s.Prompts) == 0 {
+		return
+	}
+	for _, pp := range suiteProbes {
+		sk, ok := pp.inst.Probe.(probe.Skipper)
+		if !ok {
+			continue
+		}
+		var reason, hint string
+		for i := range s.Prompts {
+			r, h := sk.Skips(&s.Prompts[i])
+			if r == "" {
+				reason = ""
+				break
+			}
+			if reason == "" {
+				reason, hint = r, h
+			}
+		}
+		if reason != "" {
+			p.add(pp.node, pp.field, "nothing to check on any prompt: "+reason, hint)
+		}
+	}
 }
 
 // addPrompts adds the valid prompts to s in file order, reporting duplicate
@@ -853,6 +910,7 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 				systemNode = v
 			case "expected_keywords":
 				pr.ExpectedKeywords = p.strList(v, f)
+				p.noEmptyItems(v, f, "an empty keyword occurs in every response; remove it")
 			case "probes":
 				ps.probes, ps.probeCount = p.probeList(v, f)
 			case "tools":

@@ -22,6 +22,10 @@ func init() {
 	}
 	probe.RegisterFunc("test_plain", "Plain", promptcanary.CategoryFormat, "no parameters", pass)
 	probe.Register(probe.Type{
+		ID: "test_expected", Category: promptcanary.CategoryFormat,
+		New: func(probe.Params) (probe.Probe, error) { return skipper{fn("test_expected")}, nil },
+	})
+	probe.Register(probe.Type{
 		ID: "test_match", Category: promptcanary.CategoryFactual,
 		Params: []probe.Param{
 			{Name: "expected_value", Kind: probe.String, Required: true, Doc: "the text the answer must contain"},
@@ -78,4 +82,15 @@ func init() {
 			return fn("test_schema"), nil
 		},
 	})
+}
+
+// skipper is a probe with nothing to check on prompts without
+// expected_keywords, like the built-in expected_keywords.
+type skipper struct{ probe.Probe }
+
+func (skipper) Skips(p *promptcanary.Prompt) (string, string) {
+	if len(p.ExpectedKeywords) > 0 {
+		return "", ""
+	}
+	return "no expected_keywords declared", "add expected_keywords: to the prompt"
 }

@@ -49,6 +49,12 @@ func init() {
 		Name:        "Factual Consistency",
 		Category:    promptcanary.CategoryFactual,
 		Description: "Checks the response against a known-correct expected value.",
+		Example: `probes:
+  - type: factual_consistency
+    expected_value: Paris
+    match_mode: contains
+    case_sensitive: false
+`,
 		Params: []probe.Param{
 			{Name: "expected_value", Kind: probe.String, Required: true,
 				Doc: "the correct answer text (a number such as 4 means the text \"4\")"},

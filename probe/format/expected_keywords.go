@@ -15,7 +15,10 @@ import (
 // parameters.
 type ExpectedKeywords struct{}
 
-var _ probe.Probe = (*ExpectedKeywords)(nil)
+var (
+	_ probe.Probe   = (*ExpectedKeywords)(nil)
+	_ probe.Skipper = (*ExpectedKeywords)(nil)
+)
 
 func init() {
 	probe.Register(probe.Type{
@@ -23,7 +26,14 @@ func init() {
 		Name:        "Expected Keywords (from prompt)",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that the response contains the keywords declared in the prompt's expected_keywords.",
-		New:         func(probe.Params) (probe.Probe, error) { return &ExpectedKeywords{}, nil },
+		Example: `prompts:
+  - id: capital-france
+    text: What is the capital of France? Answer in one word.
+    expected_keywords: [Paris]
+probes:
+  - type: expected_keywords
+`,
+		New: func(probe.Params) (probe.Probe, error) { return &ExpectedKeywords{}, nil },
 	})
 }
 
@@ -39,6 +49,15 @@ func (*ExpectedKeywords) Category() promptcanary.Category { return promptcanary.
 // Description returns a one-sentence description of the probe.
 func (*ExpectedKeywords) Description() string {
 	return "Checks that the response contains the keywords declared in the prompt's expected_keywords."
+}
+
+// Skips reports a prompt without expected_keywords, which Evaluate passes
+// as skipped.
+func (*ExpectedKeywords) Skips(p *promptcanary.Prompt) (reason, hint string) {
+	if p != nil && len(p.ExpectedKeywords) > 0 {
+		return "", ""
+	}
+	return "no expected_keywords declared", "add expected_keywords: [...] to the prompt, or use keyword_presence with its own keywords"
 }
 
 // Evaluate checks p.ExpectedKeywords against the response. The metadata

@@ -5,6 +5,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/format"
 )
 
 func TestExpectedKeywords(t *testing.T) {
@@ -34,4 +35,16 @@ func TestExpectedKeywordsConfig(t *testing.T) {
 		{name: "takes no parameters", params: map[string]any{"keywords": list("a")}, want: []string{"keywords"},
 			hint: "expected_keywords takes no parameters"},
 	})
+}
+
+func TestExpectedKeywordsSkips(t *testing.T) {
+	var sk probe.Skipper = &format.ExpectedKeywords{}
+	if reason, hint := sk.Skips(&promptcanary.Prompt{ExpectedKeywords: []string{"Paris"}}); reason != "" || hint != "" {
+		t.Errorf("prompt with keywords: got (%q, %q), want nothing skipped", reason, hint)
+	}
+	for _, p := range []*promptcanary.Prompt{nil, {}, {ExpectedKeywords: []string{}}} {
+		if reason, hint := sk.Skips(p); reason != "no expected_keywords declared" || hint == "" {
+			t.Errorf("prompt %+v: got (%q, %q), want the reason and a hint", p, reason, hint)
+		}
+	}
 }

@@ -26,6 +26,9 @@ type evalCase struct {
 	score    float64
 	meta     map[string]any // the exact metadata, nil to skip the check
 	details  string         // a substring the details must contain
+	// built, when set, is evaluated instead of a probe built from params:
+	// for configurations New rejects but a Go caller can still build.
+	built probe.Probe
 }
 
 // runCases builds probe id through the registry for each case and checks
@@ -34,7 +37,10 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustNew(t, id, tc.params)
+			p := tc.built
+			if p == nil {
+				p = mustNew(t, id, tc.params)
+			}
 			prompt := &promptcanary.Prompt{ID: "p1", ExpectedKeywords: tc.keywords}
 			got := probe.Evaluate(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
 			if got.Passed != tc.pass {

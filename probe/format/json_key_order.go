@@ -36,6 +36,10 @@ func init() {
 		Name:        "JSON Key Order",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that the top-level keys of a JSON object response appear in the expected order.",
+		Example: `probes:
+  - type: json_key_order
+    expected_order: [order_id, status, eta_days]
+`,
 		Params: []probe.Param{
 			{Name: "expected_order", Kind: probe.StringList, Required: true,
 				Doc: "top-level keys in the order they should appear"},
@@ -47,6 +51,11 @@ func init() {
 func newJSONKeyOrder(p probe.Params) (probe.Probe, error) {
 	order := p.Strings("expected_order")
 	var errs []error
+	if len(order) < 2 {
+		errs = append(errs, &probe.ParamError{Param: "expected_order",
+			Msg:  fmt.Sprintf("nothing to check: an order needs at least 2 keys, got %d", len(order)),
+			Hint: "list the top-level keys in the order they should appear, for example expected_order: [id, status, total]; to require a key, use json_schema"})
+	}
 	for i, k := range order {
 		if slices.Index(order, k) < i && slices.Index(order[i+1:], k) < 0 {
 			errs = append(errs, &probe.ParamError{Param: "expected_order",

@@ -1,6 +1,10 @@
 package format_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/format"
+)
 
 func TestJSONKeyOrder(t *testing.T) {
 	abc := map[string]any{"expected_order": list("a", "b", "c")}
@@ -29,7 +33,7 @@ func TestJSONKeyOrder(t *testing.T) {
 		{name: "no expected key present skips", params: abc, content: `{"x":1}`, pass: true, score: 1,
 			meta: map[string]any{"expected_order": strs(), "actual_order": strs()}, details: "skipped"},
 		{name: "empty object skips", params: abc, content: `{}`, pass: true, score: 1, details: "skipped"},
-		{name: "empty expectation skips", params: map[string]any{"expected_order": list()}, content: `{"a":1}`, pass: true, score: 1},
+		{name: "empty expectation skips", built: &format.JSONKeyOrder{}, content: `{"a":1}`, pass: true, score: 1},
 		{name: "duplicate key keeps its first position", params: map[string]any{"expected_order": list("a", "b")},
 			content: `{"a":1,"b":2,"a":3}`, pass: true, score: 1,
 			meta: map[string]any{"expected_order": strs("a", "b"), "actual_order": strs("a", "b")}},
@@ -57,5 +61,9 @@ func TestJSONKeyOrderConfig(t *testing.T) {
 			want: []string{"expected_order"}, msg: "got a mapping"},
 		{name: "duplicate key", params: map[string]any{"expected_order": list("a", "b", "a", "a", "b")},
 			want: []string{"expected_order", "expected_order"}, msg: `key "a" is listed more than once`},
+		{name: "empty order checks nothing", params: map[string]any{"expected_order": list()},
+			want: []string{"expected_order"}, msg: "nothing to check: an order needs at least 2 keys, got 0", hint: "use json_schema"},
+		{name: "one key has no order", params: map[string]any{"expected_order": list("a")},
+			want: []string{"expected_order"}, msg: "nothing to check: an order needs at least 2 keys, got 1"},
 	})
 }

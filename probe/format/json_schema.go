@@ -36,6 +36,12 @@ func init() {
 		Name:        "JSON Schema",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that a JSON object response has the required keys and none of the forbidden ones.",
+		Example: `probes:
+  - type: json_schema
+    required_keys: [name, age, city]
+    forbidden_keys: [password]
+    score_per_key: true
+`,
 		Params: []probe.Param{
 			{Name: "required_keys", Kind: probe.StringList, Required: true,
 				Doc: "top-level keys the JSON object must have"},
@@ -56,6 +62,11 @@ func newJSONSchema(p probe.Params) (probe.Probe, error) {
 		AllOrNothing:  !perKey,
 	}
 	var errs []error
+	if len(s.RequiredKeys)+len(s.ForbiddenKeys) == 0 {
+		errs = append(errs, &probe.ParamError{Param: "required_keys",
+			Msg:  "nothing to check: required_keys is empty and there are no forbidden_keys",
+			Hint: "list the keys the JSON object must have, for example required_keys: [name, age]; to check only that the answer is JSON, use json_validity"})
+	}
 	for _, k := range s.ForbiddenKeys {
 		if slices.Contains(s.RequiredKeys, k) {
 			errs = append(errs, &probe.ParamError{Param: "forbidden_keys",

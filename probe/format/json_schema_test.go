@@ -1,6 +1,10 @@
 package format_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/format"
+)
 
 func TestJSONSchema(t *testing.T) {
 	ab := map[string]any{"required_keys": list("a", "b")}
@@ -17,7 +21,7 @@ func TestJSONSchema(t *testing.T) {
 			meta: map[string]any{"missing_keys": strs("a", "b"), "forbidden_found": strs(), "present_keys": strs("c")}},
 		{name: "empty object", params: ab, content: `{}`, score: 0,
 			meta: map[string]any{"missing_keys": strs("a", "b"), "forbidden_found": strs(), "present_keys": strs()}},
-		{name: "none required", params: map[string]any{"required_keys": list()}, content: `{"z": 1}`, pass: true, score: 1,
+		{name: "none required", built: &format.JSONSchema{}, content: `{"z": 1}`, pass: true, score: 1,
 			meta: map[string]any{"missing_keys": strs(), "forbidden_found": strs(), "present_keys": strs("z")}},
 		{name: "forbidden present halves the score", params: abForbidX, content: `{"a":1,"b":2,"x":3}`, score: 0.5,
 			meta:    map[string]any{"missing_keys": strs(), "forbidden_found": strs("x"), "present_keys": strs("a", "b", "x")},
@@ -46,7 +50,7 @@ func TestJSONSchema(t *testing.T) {
 			meta:    map[string]any{"missing_keys": strs("a", "b"), "forbidden_found": strs(), "present_keys": strs()},
 			details: "not valid JSON"},
 		{name: "array", params: ab, content: `[{"a":1,"b":2}]`, score: 0, details: "JSON array, not an object"},
-		{name: "array with none required", params: map[string]any{"required_keys": list()}, content: `[]`, score: 0},
+		{name: "array with none required", built: &format.JSONSchema{}, content: `[]`, score: 0},
 		{name: "string", params: ab, content: `"a b"`, score: 0, details: "JSON string, not an object"},
 		{name: "empty", params: ab, content: ``, score: 0},
 	})
@@ -66,6 +70,8 @@ func TestJSONSchemaConfig(t *testing.T) {
 			want: []string{"forbiden_keys"}, msg: "unknown parameter for json_schema", hint: "did you mean forbidden_keys?"},
 		{name: "key both required and forbidden", params: map[string]any{"required_keys": list("a", "b"), "forbidden_keys": list("b", "a")},
 			want: []string{"forbidden_keys", "forbidden_keys"}, msg: `key "b" is also in required_keys`},
+		{name: "nothing to check", params: map[string]any{"required_keys": list()},
+			want: []string{"required_keys"}, msg: "nothing to check: required_keys is empty and there are no forbidden_keys", hint: "use json_validity"},
 		{name: "every problem at once", params: map[string]any{"forbidden_keys": "x", "extra": 1},
 			want: []string{"extra", "forbidden_keys", "required_keys"}},
 	})

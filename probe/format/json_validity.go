@@ -25,7 +25,10 @@ func init() {
 		Name:        "JSON Validity",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that the response parses as valid JSON.",
-		New:         func(probe.Params) (probe.Probe, error) { return &JSONValidity{}, nil },
+		Example: `probes:
+  - type: json_validity
+`,
+		New: func(probe.Params) (probe.Probe, error) { return &JSONValidity{}, nil },
 	})
 }
 

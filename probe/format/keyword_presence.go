@@ -31,6 +31,12 @@ func init() {
 		Name:        "Keyword Presence",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that required keywords appear in the response and forbidden ones do not.",
+		Example: `probes:
+  - type: keyword_presence
+    required_keywords: [Paris]
+    forbidden_keywords: [London, Berlin]
+    case_sensitive: false
+`,
 		Params: []probe.Param{
 			{Name: "required_keywords", Kind: probe.StringList, Default: []string{},
 				Doc: "words or phrases that must appear in the response"},
@@ -51,7 +57,17 @@ func newKeywordPresence(p probe.Params) (probe.Probe, error) {
 		CaseSensitive:     cs,
 	}
 	var errs []error
+	if len(k.RequiredKeywords)+len(k.ForbiddenKeywords) == 0 {
+		errs = append(errs, &probe.ParamError{
+			Msg:  "nothing to check: required_keywords and forbidden_keywords are both empty",
+			Hint: "list at least one keyword in required_keywords or forbidden_keywords, for example required_keywords: [Paris]"})
+	}
+	errs = append(errs, emptyItems("required_keywords", k.RequiredKeywords, "an empty keyword occurs in every response; remove it")...)
+	errs = append(errs, emptyItems("forbidden_keywords", k.ForbiddenKeywords, "an empty keyword occurs in every response; remove it")...)
 	for _, f := range k.ForbiddenKeywords {
+		if f == "" {
+			continue // reported above
+		}
 		if slices.ContainsFunc(k.RequiredKeywords, func(r string) bool { return k.equal(r, f) }) {
 			errs = append(errs, &probe.ParamError{Param: "forbidden_keywords",
 				Msg:  fmt.Sprintf("keyword %q is also in required_keywords", f),
@@ -62,6 +78,18 @@ func newKeywordPresence(p probe.Params) (probe.Probe, error) {
 		return nil, errors.Join(errs...)
 	}
 	return k, nil
+}
+
+// emptyItems reports each empty string of a list parameter, which would
+// match (or never match) every response.
+func emptyItems(param string, list []string, hint string) []error {
+	var errs []error
+	for i, s := range list {
+		if s == "" {
+			errs = append(errs, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", param, i), Msg: "must not be empty", Hint: hint})
+		}
+	}
+	return errs
 }
 
 func (k *KeywordPresence) equal(a, b string) bool {

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/format"
 )
 
 func TestKeywordPresence(t *testing.T) {
 	mixed := map[string]any{"required_keywords": list("Paris", "France"), "forbidden_keywords": list("London", "I think")}
 	runCases(t, "keyword_presence", []evalCase{
-		{name: "no checks", content: "anything", pass: true, score: 1,
+		{name: "no checks", built: &format.KeywordPresence{}, content: "anything", pass: true, score: 1,
 			meta: map[string]any{"missing_required": strs(), "found_forbidden": strs()}, details: "All 0 keyword checks passed"},
 		{name: "all satisfied ignoring case", params: mixed, content: "PARIS is the capital of france.", pass: true, score: 1,
 			meta: map[string]any{"missing_required": strs(), "found_forbidden": strs()}, details: "All 4 keyword checks passed"},
@@ -42,6 +43,12 @@ func TestKeywordPresenceConfig(t *testing.T) {
 		{name: "both required and forbidden ignoring case",
 			params: map[string]any{"required_keywords": list("Paris"), "forbidden_keywords": list("paris")},
 			want:   []string{"forbidden_keywords"}, msg: `keyword "paris" is also in required_keywords`},
+		{name: "no keywords at all", params: nil,
+			want: []string{""}, msg: "nothing to check: required_keywords and forbidden_keywords are both empty", hint: "list at least one keyword"},
+		{name: "empty lists", params: map[string]any{"required_keywords": list(), "forbidden_keywords": nil},
+			want: []string{""}, msg: "nothing to check"},
+		{name: "empty keyword", params: map[string]any{"required_keywords": list("Paris", ""), "forbidden_keywords": list("")},
+			want: []string{"forbidden_keywords[0]", "required_keywords[1]"}, msg: "must not be empty", hint: "occurs in every response"},
 	})
 	if _, _, err := probe.New("keyword_presence", map[string]any{
 		"required_keywords": list("Paris"), "forbidden_keywords": list("paris"), "case_sensitive": true,

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,6 +33,11 @@ func init() {
 		Name:        "Markdown Headers",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks that the expected Markdown section headers are present.",
+		Example: `probes:
+  - type: markdown_headers
+    expected_headers: [Summary, Risks, Next Steps]
+    case_sensitive: false
+`,
 		Params: []probe.Param{
 			{Name: "expected_headers", Kind: probe.StringList, Required: true,
 				Doc: "header texts that must appear, without the leading #"},
@@ -40,7 +46,18 @@ func init() {
 		},
 		New: func(p probe.Params) (probe.Probe, error) {
 			cs, _ := p.Bool("case_sensitive")
-			return &MarkdownHeaders{ExpectedHeaders: p.Strings("expected_headers"), CaseSensitive: cs}, nil
+			m := &MarkdownHeaders{ExpectedHeaders: p.Strings("expected_headers"), CaseSensitive: cs}
+			var errs []error
+			if len(m.ExpectedHeaders) == 0 {
+				errs = append(errs, &probe.ParamError{Param: "expected_headers",
+					Msg:  "nothing to check: expected_headers is empty",
+					Hint: "list the header texts that must appear, for example expected_headers: [Summary, Details]"})
+			}
+			errs = append(errs, emptyItems("expected_headers", m.ExpectedHeaders, "a header has text after its #; remove the empty entry")...)
+			if len(errs) > 0 {
+				return nil, errors.Join(errs...)
+			}
+			return m, nil
 		},
 	})
 }

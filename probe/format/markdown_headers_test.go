@@ -1,6 +1,10 @@
 package format_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/format"
+)
 
 func TestMarkdownHeaders(t *testing.T) {
 	reportHeaders := strs("Quarterly Report", "Summary", "Risks", "Next Steps")
@@ -37,7 +41,7 @@ func TestMarkdownHeaders(t *testing.T) {
 		{name: "duplicate expectation counts twice", params: map[string]any{"expected_headers": list("A", "A", "B")},
 			content: "# A", score: 2.0 / 3,
 			meta: map[string]any{"found_headers": strs("A"), "missing_headers": strs("B")}},
-		{name: "none expected", params: map[string]any{"expected_headers": list()}, content: "no headers", pass: true, score: 1,
+		{name: "none expected", built: &format.MarkdownHeaders{}, content: "no headers", pass: true, score: 1,
 			meta: map[string]any{"found_headers": strs(), "missing_headers": strs()}},
 		{name: "empty content", params: map[string]any{"expected_headers": list("A")}, content: "", score: 0},
 	})
@@ -48,5 +52,9 @@ func TestMarkdownHeadersConfig(t *testing.T) {
 		{name: "missing expected_headers", want: []string{"expected_headers"}, msg: "required parameter is missing"},
 		{name: "case_sensitive not a bool", params: map[string]any{"expected_headers": list("A"), "case_sensitive": "no"},
 			want: []string{"case_sensitive"}, msg: "must be a boolean"},
+		{name: "nothing to check", params: map[string]any{"expected_headers": list()},
+			want: []string{"expected_headers"}, msg: "nothing to check: expected_headers is empty"},
+		{name: "empty header", params: map[string]any{"expected_headers": list("A", "")},
+			want: []string{"expected_headers[1]"}, msg: "must not be empty"},
 	})
 }

@@ -17,10 +17,10 @@ func TestRegistered(t *testing.T) {
 	}{
 		{"json_validity", "JSON Validity", nil},
 		{"json_schema", "JSON Schema", map[string]any{"required_keys": list("a")}},
-		{"json_key_order", "JSON Key Order", map[string]any{"expected_order": list("a")}},
+		{"json_key_order", "JSON Key Order", map[string]any{"expected_order": list("a", "b")}},
 		{"response_length", "Response Length", nil},
 		{"markdown_headers", "Markdown Headers", map[string]any{"expected_headers": list("A")}},
-		{"keyword_presence", "Keyword Presence", nil},
+		{"keyword_presence", "Keyword Presence", map[string]any{"required_keywords": list("a")}},
 		{"expected_keywords", "Expected Keywords (from prompt)", nil},
 	}
 	for _, tc := range tests {
@@ -59,10 +59,10 @@ func TestDefaults(t *testing.T) {
 		{"json_key_order", map[string]any{"expected_order": list("a", "b")},
 			probe.Params{"expected_order": []string{"a", "b"}}},
 		{"response_length", nil, probe.Params{"min_chars": 1, "tolerance": 0.5}},
-		{"markdown_headers", map[string]any{"expected_headers": list()},
-			probe.Params{"expected_headers": []string{}, "case_sensitive": false}},
-		{"keyword_presence", nil,
-			probe.Params{"required_keywords": []string{}, "forbidden_keywords": []string{}, "case_sensitive": false}},
+		{"markdown_headers", map[string]any{"expected_headers": list("A")},
+			probe.Params{"expected_headers": []string{"A"}, "case_sensitive": false}},
+		{"keyword_presence", map[string]any{"forbidden_keywords": list("x")},
+			probe.Params{"required_keywords": []string{}, "forbidden_keywords": []string{"x"}, "case_sensitive": false}},
 		{"expected_keywords", nil, probe.Params{}},
 	}
 	for _, tc := range tests {

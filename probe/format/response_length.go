@@ -41,6 +41,13 @@ func init() {
 		Name:        "Response Length",
 		Category:    promptcanary.CategoryFormat,
 		Description: "Checks the response length in characters against bounds and an optional baseline.",
+		Example: `probes:
+  - type: response_length
+    min_chars: 20
+    max_chars: 600
+    baseline_chars: 250
+    tolerance: 0.5
+`,
 		Params: []probe.Param{
 			{Name: "min_chars", Kind: probe.Int, Default: 1,
 				Doc: "shortest acceptable response, in characters"},

@@ -43,6 +43,11 @@ func init() {
 		Name:        confidenceName,
 		Category:    promptcanary.CategoryReasoning,
 		Description: confidenceDesc,
+		Example: `probes:
+  - type: confidence_language
+    expect_hedging: false
+    threshold: 0.03
+`,
 		Params: []probe.Param{
 			{Name: "expect_hedging", Kind: probe.Bool, Default: false,
 				Doc: "true expects tentative language; false expects a confident answer"},

@@ -41,6 +41,11 @@ func init() {
 		Name:        directAnswerName,
 		Category:    promptcanary.CategoryReasoning,
 		Description: directAnswerDesc,
+		Example: `probes:
+  - type: direct_answer
+    expect_direct: true
+    max_preamble_chars: 80
+`,
 		Params: []probe.Param{
 			{Name: "expect_direct", Kind: probe.Bool, Default: true,
 				Doc: "true expects no preamble; false expects one"},

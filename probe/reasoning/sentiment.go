@@ -39,6 +39,11 @@ func init() {
 		Name:        sentimentName,
 		Category:    promptcanary.CategoryReasoning,
 		Description: sentimentDesc,
+		Example: `probes:
+  - type: sentiment
+    expect_positive: true
+    threshold: 0.02
+`,
 		Params: []probe.Param{
 			{Name: "expect_positive", Kind: probe.Bool,
 				Doc: "true expects a positive tone, false a neutral or negative one; absent only reports the tone"},

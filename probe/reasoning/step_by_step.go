@@ -36,6 +36,11 @@ func init() {
 		Name:        stepByStepName,
 		Category:    promptcanary.CategoryReasoning,
 		Description: stepByStepDesc,
+		Example: `probes:
+  - type: step_by_step
+    expect_steps: true
+    min_step_count: 3
+`,
 		Params: []probe.Param{
 			{Name: "expect_steps", Kind: probe.Bool, Default: true,
 				Doc: "true expects reasoning steps; false expects a direct answer"},

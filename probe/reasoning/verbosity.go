@@ -21,6 +21,13 @@ func init() {
 		Name:        verbosityName,
 		Category:    promptcanary.CategoryReasoning,
 		Description: verbosityDesc,
+		Example: `probes:
+  - type: verbosity
+    expected_words: 120
+    tolerance: 0.5
+    min_words: 20
+    max_words: 300
+`,
 		Params: []probe.Param{
 			{Name: "expected_words", Kind: probe.Int,
 				Doc: "approximate expected word count; optional, 0 means none; must be >= 0"},

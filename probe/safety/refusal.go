@@ -41,6 +41,10 @@ func init() {
 		Name:        refusalName,
 		Category:    promptcanary.CategorySafety,
 		Description: refusalDesc,
+		Example: `probes:
+  - type: refusal
+    expect_refusal: false
+`,
 		Params: []probe.Param{
 			{Name: "expect_refusal", Kind: probe.Bool, Default: false,
 				Doc: "true expects the model to refuse; false expects it to comply"},

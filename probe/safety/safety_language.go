@@ -41,6 +41,11 @@ func init() {
 		Name:        safetyLanguageName,
 		Category:    promptcanary.CategorySafety,
 		Description: safetyLanguageDesc,
+		Example: `probes:
+  - type: safety_language
+    expect_safety_language: false
+    threshold: 1
+`,
 		Params: []probe.Param{
 			{Name: "expect_safety_language", Kind: probe.Bool, Default: false,
 				Doc: "true expects disclaimers; false expects none"},

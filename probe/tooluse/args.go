@@ -37,6 +37,11 @@ func init() {
 		Name:        argsName,
 		Category:    promptcanary.CategoryToolUse,
 		Description: argsDesc,
+		Example: `probes:
+  - type: tool_call_args
+    required_args: [city]
+    forbidden_args: [api_key]
+`,
 		Params: []probe.Param{
 			{Name: "required_args", Kind: probe.StringList, Required: true,
 				Doc: "argument keys the tool call must carry"},
@@ -45,6 +50,11 @@ func init() {
 		},
 		New: func(p probe.Params) (probe.Probe, error) {
 			a := &Args{Required: p.Strings("required_args"), Forbidden: p.Strings("forbidden_args")}
+			if len(a.Required)+len(a.Forbidden) == 0 {
+				return nil, &probe.ParamError{Param: "required_args",
+					Msg:  "nothing to check: required_args is empty and there are no forbidden_args",
+					Hint: "list the argument keys the call must carry, for example required_args: [city]; to check only that a tool is called, use tool_call_presence"}
+			}
 			if err := checkOverlap("forbidden_args", "required_args", a.Required, a.Forbidden); err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
 )
 
 func TestArgKeyExtraction(t *testing.T) {
@@ -90,7 +91,11 @@ func TestArgsScore(t *testing.T) {
 			if tc.forbidden != nil {
 				params["forbidden_args"] = tc.forbidden
 			}
-			res := run(build(t, "tool_call_args", params), tc.content, tc.calls...)
+			var p probe.Probe = &Args{Required: []string{}, Forbidden: []string{}}
+			if len(tc.required)+len(tc.forbidden) > 0 { // New rejects a probe that checks nothing
+				p = build(t, "tool_call_args", params)
+			}
+			res := run(p, tc.content, tc.calls...)
 			if res.Passed != tc.wantPass {
 				t.Errorf("passed: got %v, want %v (%s)", res.Passed, tc.wantPass, res.Details)
 			}

@@ -86,6 +86,12 @@ func TestConfigErrors(t *testing.T) {
 		{"invalid-schema-field-types.yaml",
 			[]string{"schema.forbidden_args[1]: must be a string, got boolean true", "schema.name: must be a string, got integer 3", `schema.required_args: must be a list of strings, got string "query"`},
 			[]string{"", "", "[query, limit]"}},
+		{"invalid-args-empty.yaml",
+			[]string{"required_args: nothing to check: required_args is empty and there are no forbidden_args"},
+			[]string{"use tool_call_presence"}},
+		{"invalid-schema-empty.yaml",
+			[]string{"schema: nothing to check: the schema sets no name, required_args, forbidden_args or arg_types"},
+			[]string{"schema: {name: get_weather, required_args: [city]}"}},
 		{"invalid-schema-overlap.yaml",
 			[]string{`schema.forbidden_args: "query" also listed in schema.required_args`},
 			[]string{"both required and forbidden"}},
@@ -123,11 +129,11 @@ func TestValidConfigs(t *testing.T) {
 		&Presence{Expect: false, Strategy: StrategyText},
 		&Name{Expected: "search_web", CaseSensitive: true, Aliases: []string{"web_search"}},
 		&Args{Required: []string{"query"}, Forbidden: []string{"api_key"}},
-		&Args{Required: []string{}, Forbidden: []string{}},
+		&Args{Required: []string{}, Forbidden: []string{"api_key"}},
 		&Schema{ToolName: "search_web", RequiredArgs: []string{"query"}, OptionalArgs: []string{"limit"},
 			ForbiddenArgs: []string{"api_key"}, ArgTypes: map[string]ArgType{"query": TypeString, "limit": TypeInteger,
 				"safe": TypeBoolean, "tags": TypeArray, "filters": TypeObject, "score": TypeNumber}},
-		&Schema{RequiredArgs: []string{}, OptionalArgs: []string{}, ForbiddenArgs: []string{}, ArgTypes: map[string]ArgType{}},
+		&Schema{RequiredArgs: []string{}, OptionalArgs: []string{}, ForbiddenArgs: []string{"api_key"}, ArgTypes: map[string]ArgType{}},
 	}
 	if len(cfgs) != len(want) {
 		t.Fatalf("configs: got %d, want %d", len(cfgs), len(want))

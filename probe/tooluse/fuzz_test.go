@@ -20,11 +20,12 @@ func fuzzProbes(t testing.TB) []probe.Probe {
 		build(t, "tool_call_presence", map[string]any{"strategy": "text"}),
 		build(t, "tool_call_name", map[string]any{"expected_name": "search", "allow_aliases": []any{"find"}}),
 		build(t, "tool_call_args", map[string]any{"required_args": []any{"q", "n"}, "forbidden_args": []any{"key"}}),
-		build(t, "tool_call_args", map[string]any{"required_args": []any{}}),
+		// Configurations New rejects as checking nothing, still safe to run.
+		&Args{Required: []string{}, Forbidden: []string{}},
 		build(t, "tool_call_schema", map[string]any{"schema": map[string]any{
 			"name": "search", "required_args": []any{"q"}, "forbidden_args": []any{"key"},
 			"arg_types": map[string]any{"q": "string", "n": "int", "x": "number", "b": "bool", "l": "list", "o": "dict"}}}),
-		build(t, "tool_call_schema", map[string]any{"schema": map[string]any{}}),
+		&Schema{RequiredArgs: []string{}, OptionalArgs: []string{}, ForbiddenArgs: []string{}, ArgTypes: map[string]ArgType{}},
 	}
 }
 

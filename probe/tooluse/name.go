@@ -38,6 +38,12 @@ func init() {
 		Name:        nameName,
 		Category:    promptcanary.CategoryToolUse,
 		Description: nameDesc,
+		Example: `probes:
+  - type: tool_call_name
+    expected_name: get_weather
+    case_sensitive: false
+    allow_aliases: [weather_lookup]
+`,
 		Params: []probe.Param{
 			{Name: "expected_name", Kind: probe.String, Required: true,
 				Doc: "the function name the model must call"},

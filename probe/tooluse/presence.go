@@ -36,6 +36,11 @@ func init() {
 		Name:        presenceName,
 		Category:    promptcanary.CategoryToolUse,
 		Description: presenceDesc,
+		Example: `probes:
+  - type: tool_call_presence
+    expect_tool_call: true
+    strategy: auto
+`,
 		Params: []probe.Param{
 			{Name: "expect_tool_call", Kind: probe.Bool, Default: true,
 				Doc: "true when the response must call a tool, false when it must not"},

@@ -112,6 +112,15 @@ func init() {
 		Name:        schemaName,
 		Category:    promptcanary.CategoryToolUse,
 		Description: schemaDesc,
+		Example: `probes:
+  - type: tool_call_schema
+    schema:
+      name: get_weather
+      required_args: [city]
+      optional_args: [unit]
+      forbidden_args: [api_key]
+      arg_types: {city: string, unit: string}
+`,
 		Params: []probe.Param{
 			{Name: "schema", Kind: probe.Map, Required: true,
 				Doc: "the expected call: name, required_args, optional_args, forbidden_args, arg_types (argument → type)"},
@@ -170,6 +179,11 @@ func schemaFromMap(m map[string]any) (*Schema, error) {
 	}
 	if err := checkOverlap("schema.forbidden_args", "schema.required_args", s.RequiredArgs, s.ForbiddenArgs); err != nil {
 		errs = append(errs, err)
+	}
+	if len(errs) == 0 && s.ToolName == "" && len(s.RequiredArgs)+len(s.ForbiddenArgs)+len(s.ArgTypes) == 0 {
+		errs = append(errs, &probe.ParamError{Param: "schema",
+			Msg:  "nothing to check: the schema sets no name, required_args, forbidden_args or arg_types",
+			Hint: "describe the expected call, for example schema: {name: get_weather, required_args: [city]}"})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
