@@ -47,8 +47,10 @@ type familyUnit struct {
 	pairs []int // indexes into index.pairs
 	score bool  // a Mann–Whitney (score-only) unit
 	// varying is the key of the set of pairs whose pooled passes are not
-	// constant, for a pass-count unit whose test depends on nothing else;
-	// empty when the unit's test is its own.
+	// constant, for a pass-count unit whose test depends on nothing else,
+	// or "mw:" and the representative pair of a Mann–Whitney unit (see
+	// sharedTests); empty when the unit's test is its own. Units with equal
+	// keys run the same test.
 	varying string
 	dup     int // index of the unit whose test this one repeats, or -1
 	// support lists attainable p-values given the margins, for the
