@@ -68,8 +68,8 @@ type Defaults struct {
 	// BaseURL is `base_url:`, the API base URL for the provider given by
 	// `provider:` or --provider (an OpenAI-compatible server, say).
 	BaseURL string
-	// Store is `store:`, the run history database, relative to the file's
-	// directory; "" means .promptcanary/history.db beside the file.
+	// Store is `store:`, the run history database, as written: relative to
+	// the file's directory; "" means DefaultStore. StorePath resolves it.
 	Store string
 }
 
