@@ -34,10 +34,10 @@ func TestFeatures(t *testing.T) {
 		{"interrupted terminal", interrupted, nil, Terminal, []string{"The run was interrupted", "seed none", "duration      —"}},
 		{"interrupted markdown", interrupted, nil, Markdown, []string{"## ❌", "The run was interrupted"}},
 		{"interrupted html", interrupted, nil, HTML, []string{"The run was interrupted"}},
-		{"clean terminal", clean, nil, Terminal, []string{"✓ all probes passed", "duration      2s", "1 passing result not listed"}},
-		{"clean markdown", clean, nil, Markdown, []string{"## ✅", "all probes passed", "<summary>✅ Passing results (1)</summary>"}},
-		{"unknown status terminal", nil, oddStatus, Terminal, []string{"brand new status (1)", "1 brand new status", "severity NONE", "No summary."}},
-		{"unknown status markdown", nil, oddStatus, Markdown, []string{"### ❓ brand new status (1)", "| brand new status |"}},
+		{"clean terminal", clean, nil, Terminal, []string{"✓ all probes passed", "duration      2s", "1 passing pair not listed"}},
+		{"clean markdown", clean, nil, Markdown, []string{"## ✅", "The only probe × prompt pair passed", "<summary>✅ Passing pairs (1)</summary>"}},
+		{"unknown status terminal", nil, oddStatus, Terminal, []string{"brand new status (1)", "1 brand new status", "nothing compared", "1 brand new status: a/p"}},
+		{"unknown status markdown", nil, oddStatus, Markdown, []string{"### ❓ brand new status (1)", "- 1 brand new status: a/p"}},
 		{"unknown status html", nil, oddStatus, HTML, []string{"<h2>brand new status <span class=\"badge st-brand_new_status\">1</span></h2>"}},
 	}
 	for _, tc := range tests {
@@ -96,7 +96,7 @@ func evidenceBlocks(out string) [][]string {
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
-		case strings.HasPrefix(l, "Flagged units ("):
+		case strings.HasPrefix(l, "Flagged groups ("):
 			inFlagged = true
 			continue
 		case l == "":
@@ -153,15 +153,14 @@ func TestTerminalEvidenceWhole(t *testing.T) {
 		{"unbreakable key", long},
 	}
 	for _, tc := range tests {
-		// The flagged units come first, then the regression rows.
+		// The regressions come first, most severe first, then the flagged
+		// groups.
 		var want []string
+		for _, r := range newDriftModel(tc.d).Regressions {
+			want = append(want, noSpace("evidence"+r.Evidence))
+		}
 		for _, u := range newStatsModel(tc.d.Statistics, tc.d.Comparisons).Flagged {
 			want = append(want, noSpace(u.Evidence))
-		}
-		for _, c := range tc.d.Comparisons {
-			if c.Regression {
-				want = append(want, noSpace("evidence"+c.Evidence))
-			}
 		}
 		if len(want) == 0 {
 			t.Fatalf("%s: got no flagged evidence, want some to check", tc.name)
@@ -236,47 +235,47 @@ func TestStatisticsSections(t *testing.T) {
 		notWant []string
 	}{
 		{"flagged terminal", flagged, Terminal, []string{
-			"refund_policy 6/30 → 4/10 ·\n  math_word_problem 3/30 → 2/10\n",
-			"Flagged units (3)", "CRITICAL  probe     json_validity", "HIGH      suite     support-bot",
+			"refund_policy 6/30 → 4/10 ·\n                math_word_problem 3/30 → 2/10\n",
+			"Flagged groups (3)", "CRITICAL  probe     json_validity", "HIGH      suite     support-bot",
 			"tests         Fisher exact ×16 · Mann–Whitney (normal approximation) ×3",
 			fmt.Sprintf("discrete Benjamini–Hochberg at q = 0.01 over the %d of %d hypotheses that could", fs.Testable, fs.Hypotheses),
 			"seed          20250502 · 2000 permutations", "samples       30 baseline / 10 current per pair (largest)",
 			fmt.Sprintf("detectable    a drop of %.1f points in every pair's pass rate is caught with power 0.8", 100*fs.MinDetectableDrop),
-			fmt.Sprintf("Warnings (informational) (%d)", len(fs.Warnings)), `• system fingerprint changed: baseline "fp_44709d6fcb", now also "fp_b28b39ffa8"`,
+			fmt.Sprintf("Informational (%d)", len(fs.Warnings)+len(flagged.Notes)), "1 system fingerprint",
 			"summarise_doc 15/30 → 7/10 · order_json 11/30 → 5/10",
 		}, []string{"would have gone unnoticed"}},
 		{"clean terminal", clean, Terminal, []string{
 			fmt.Sprintf("✓ no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)", 100*cs.MinDetectableDrop),
-			"4 of 4\n  prompts gave more than one distinct output",
-		}, []string{"Flagged units", "Warnings (informational)", "detectable    "}},
+			"4 of 4 prompts gave more than one distinct output",
+		}, []string{"Flagged groups", "detectable    "}},
 		{"clean without a detectable drop", &noMDD, Terminal, []string{"detectable    the smallest detectable drop could not be computed"},
 			[]string{"would have gone unnoticed"}},
 		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ no pair's pass rate dropped by more than 35–68 points, the drop each pair's own test detects"},
 			[]string{"detectable    "}},
 		{"flagged markdown", flagged, Markdown, []string{
-			"### 🚩 Flagged units (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
-			fmt.Sprintf("<summary>All tested units (26: 5 flagged, %d screened out)</summary>", screened),
-			fmt.Sprintf("| pair | tone/summarise\\_doc | Mann–Whitney (exact) | %s | %s | HL −0.12 \\[−0.14, −0.10\\] | 🟠 flagged (medium) |", pValue(mw.P), qValue(mw.Q)),
+			"### 🚩 Flagged groups (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
+			fmt.Sprintf("<summary>All tested units (26: 6 flagged, %d screened out)</summary>", screened),
+			fmt.Sprintf("| pair | tone/summarise\\_doc | Mann–Whitney (exact) | %s | %s | HL −0.12 \\[−0.14, −0.10\\] | 🟠 pair regression (medium) |", pValue(mw.P), qValue(mw.Q)),
 			fmt.Sprintf("| %s | %s | stratified exact | %s | %s |", sameAs.Kind, mdText(sameAs.Key, 100), pValue(sameAs.P), qValue(sameAs.Q)),
 			"not flagged, same test as " + mdText(sameAs.SameTestAs, 100) + " |",
-			fmt.Sprintf("### ⚠️ Warnings (informational) (%d)", len(fs.Warnings)), "<summary>Change signals (21)</summary>",
+			fmt.Sprintf("### ℹ️ Informational (%d)", len(fs.Warnings)+len(flagged.Notes)), "<summary>system fingerprint (1)</summary>", "<summary>Change signals (21)</summary>",
 			"| system fingerprint | — | 1 | 1 | — | — | ⚠️ yes |", "| energy distance | summarise\\_doc | — | 1.5 | 0.001 | 0.004 | ⚠️ yes |",
 			"| summarise\\_doc | 15/30 | 7/10 |",
 		}, nil},
 		{"clean markdown", clean, Markdown, []string{
 			fmt.Sprintf("✅ **no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)**", 100*cs.MinDetectableDrop),
-		}, []string{"Flagged units", "Warnings"}},
+		}, []string{"Flagged groups"}},
 		{"flagged html", flagged, HTML, []string{
-			`<h2>Flagged units <span class="badge st-regression">3</span></h2>`,
-			`<td class="num">HL −0.12 [−0.14, −0.10]</td><td><span class="badge sev-medium">medium</span></td>`,
-			fmt.Sprintf("<summary>All tested units (26: 5 flagged, %d screened out)</summary>", screened), "<h2>Nondeterminism</h2>",
+			`<h2>Flagged groups <span class="badge st-regression">3</span></h2>`,
+			`<td class="num">HL −0.12 [−0.14, −0.10]</td><td><span class="badge sev-medium">medium</span> <span class="muted">pair regression</span></td>`,
+			fmt.Sprintf("<summary>All tested units (26: 6 flagged, %d screened out)</summary>", screened), "<summary>Distinct answers per prompt</summary>",
 			`<li>system fingerprint changed: baseline &#34;fp_44709d6fcb&#34;, now also &#34;fp_b28b39ffa8&#34;</li>`,
 		}, nil},
 		{"clean html", clean, HTML, []string{fmt.Sprintf("no drop larger than %.1f points in every pair&#39;s pass rate would have gone unnoticed", 100*cs.MinDetectableDrop)},
-			[]string{"Flagged units", "Warnings"}},
-		{"single-sample terminal", single, Terminal, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
-		{"single-sample markdown", single, Markdown, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
-		{"single-sample html", single, HTML, nil, []string{"Statistics", "Flagged units", "Nondeterminism"}},
+			[]string{"Flagged groups"}},
+		{"single-sample terminal", single, Terminal, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},
+		{"single-sample markdown", single, Markdown, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},
+		{"single-sample html", single, HTML, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,15 +322,19 @@ func TestStatsModel(t *testing.T) {
 		st.Nondeterminism = append(st.Nondeterminism, promptcanary.PromptNondeterminism{PromptID: fmt.Sprintf("p%02d", i),
 			BaselineSamples: 30, BaselineDistinct: 1 + i%4, CurrentSamples: 10, CurrentDistinct: 1 + i%3})
 	}
-	cs := []promptcanary.Comparison{{ProbeID: "b", PromptID: "p", Regression: true, Evidence: pairEv}}
+	cs := []promptcanary.Comparison{{ProbeID: "b", PromptID: "p", Status: promptcanary.StatusRegression, Regression: true, Severity: "high", Evidence: pairEv}}
 	m := newStatsModel(st, cs)
 
 	var flagged, units, nondet []string
 	for _, u := range m.Flagged {
 		flagged = append(flagged, u.Kind+" "+u.Key+" "+u.Test)
 	}
+	var pairSeverity []string
 	for _, u := range m.Units {
 		units = append(units, u.Kind+" "+u.Key+" "+u.Outcome+" "+u.Q)
+		if u.Key == "b/p" {
+			pairSeverity = append(pairSeverity, u.Severity)
+		}
 	}
 	for _, r := range m.Nondet {
 		nondet = append(nondet, r.PromptID+" "+r.Baseline+" "+r.Current)
@@ -341,10 +344,11 @@ func TestStatsModel(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"flagged apart: broad units and the pair test no row shows", flagged, []string{
-			"suite s stratified permutation (Monte Carlo)", "probe b stratified exact", "pair b/p Mann–Whitney (exact)"}},
+		{"flagged apart: the groups of pairs, not the pairs", flagged, []string{
+			"suite s stratified permutation (Monte Carlo)", "probe b stratified exact"}},
+		{"one severity per pair, its comparison's", pairSeverity, []string{"high", "high"}},
 		{"units: flagged by severity, then the rest", units, []string{
-			"suite s flagged 0.002", "pair b/p flagged 9.5e-05", "probe b flagged 0.003", "pair b/p flagged 3.9e-09",
+			"suite s flagged 0.002", "pair b/p pair regression 9.5e-05", "probe b flagged 0.003", "pair b/p pair regression 3.9e-09",
 			"category format not flagged 0.04", "pair a/p screened out —"}},
 		{"counts", [2]int{m.Rejected, m.Screened}, [2]int{4, 1}},
 		{"clean", m.Clean, false},

@@ -17,11 +17,12 @@ var templateFS embed.FS
 var classRe = regexp.MustCompile(`[^a-z0-9_-]`)
 
 var htmlTemplates = template.Must(template.New("report").Funcs(template.FuncMap{
-	"clip":      func(s string) string { return cut(s, detailRunes) },
-	"orDash":    orDash,
-	"orDefault": orDefault,
-	"upper":     strings.ToUpper,
-	"cls":       func(v any) string { return classRe.ReplaceAllString(strings.ToLower(fmt.Sprint(v)), "") },
+	"clip":        func(s string) string { return cut(s, detailRunes) },
+	"orDash":      orDash,
+	"orDefault":   orDefault,
+	"generatedBy": func(tool string) string { return generatedBy(cut(tool, 100)) },
+	"upper":       strings.ToUpper,
+	"cls":         func(v any) string { return classRe.ReplaceAllString(strings.ToLower(fmt.Sprint(v)), "") },
 	"errs": func(rows []errorRow, what string) errorSection {
 		return errorSection{Rows: rows, What: what}
 	},

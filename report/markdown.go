@@ -7,29 +7,50 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary"
 )
 
 // Limits that keep a Markdown report fit for a pull-request comment.
 const (
 	mdDetailRunes = 300 // probe details and error messages per cell
 	mdMaxRows     = 200 // rows per table; the rest are counted
+	// mdMaxBytes bounds a whole report: GitHub refuses a comment longer
+	// than 65,536 characters, and a byte is never less than a character.
+	mdMaxBytes = 65536
 )
 
-// md writes Markdown into a buffer.
+// md writes Markdown into a buffer. It remembers the places where the
+// report may be cut (after a block or a table row, with the <details>
+// elements open there), so that finish can keep a long report under
+// mdMaxBytes by dropping its end, which holds the least important parts.
 type md struct {
-	b *bytes.Buffer
+	b     *bytes.Buffer
+	start int
+	depth int // open <details> elements
+	cuts  []mdCut
 }
 
-func (m md) line(parts ...string) {
+// mdCut is a place where the report may be cut.
+type mdCut struct {
+	off, depth int
+}
+
+func newMD(b *bytes.Buffer) *md { return &md{b: b, start: b.Len()} }
+
+func (m *md) line(parts ...string) {
 	for _, p := range parts {
 		m.b.WriteString(p)
 	}
 	m.b.WriteByte('\n')
 }
 
+// cut marks the end of a block: the report may be cut here.
+func (m *md) cut() { m.cuts = append(m.cuts, mdCut{off: m.b.Len(), depth: m.depth}) }
+
 // table writes a GFM table; cells must already be escaped. It writes at most
 // mdMaxRows rows and says how many it left out.
-func (m md) table(head []string, align string, rows [][]string) {
+func (m *md) table(head []string, align string, rows [][]string) {
 	m.line("| ", strings.Join(head, " | "), " |")
 	seps := make([]string, len(head))
 	for i := range seps {
@@ -44,39 +65,77 @@ func (m md) table(head []string, align string, rows [][]string) {
 			break
 		}
 		m.line("| ", strings.Join(r, " | "), " |")
+		m.cut()
 	}
 	if len(rows) > mdMaxRows {
 		m.line()
 		m.line(fmt.Sprintf("…and %d more, listed in the JSON and HTML reports.", len(rows)-mdMaxRows))
 	}
+	m.cut()
 }
 
 // details opens a collapsed section; summary must already be escaped.
-func (m md) details(summary string) {
+func (m *md) details(summary string) {
 	m.line()
 	m.line("<details>")
 	m.line("<summary>", summary, "</summary>")
 	m.line()
+	m.depth++
 }
 
-func (m md) endDetails() {
+func (m *md) endDetails() {
 	m.line()
 	m.line("</details>")
+	m.depth--
+	m.cut()
+}
+
+// mdTruncated is the note that ends a report cut to fit; %s is how much was
+// left out.
+const mdTruncated = "\n✂️ **This report was cut to fit a GitHub comment (65,536 characters): %s left out.** " +
+	"The HTML and JSON reports (`--output-html`, `--output-json`) have everything.\n"
+
+// finish keeps the report under mdMaxBytes: when it is longer, it is cut at
+// the last place that leaves room to close the open <details> elements and
+// to say so.
+func (m *md) finish() {
+	total := m.b.Len() - m.start
+	if total <= mdMaxBytes {
+		return
+	}
+	room := mdMaxBytes - len(mdTruncated) - 40
+	best := mdCut{off: m.start}
+	for _, c := range m.cuts {
+		if c.off-m.start+c.depth*len("\n</details>\n") <= room && c.off > best.off {
+			best = c
+		}
+	}
+	left := total - (best.off - m.start)
+	m.b.Truncate(best.off)
+	for range best.depth {
+		m.line()
+		m.line("</details>")
+	}
+	fmt.Fprintf(m.b, mdTruncated, thousands(left)+" bytes")
 }
 
 func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
-	w := md{b}
+	w := newMD(b)
 	icon := "✅"
-	if m.Status != "pass" {
+	switch m.Status {
+	case "fail":
 		icon = "❌"
+	case "none":
+		icon = "⚠️"
 	}
 	w.line("## ", icon, " PromptCanary run report: ", mdText(m.Suite, 200))
 	w.line()
-	verdict := "all probes passed"
-	if n := len(m.Failed); n > 0 {
-		verdict = plural(n, "failure", "failures")
+	w.line("**", mdText(m.Verdict, 500), "**")
+	w.line()
+	line := "Score n/a · pass rate n/a: nothing was measured"
+	if m.Measured {
+		line = fmt.Sprintf("Score **%s** · pass rate **%s** (%d/%d results passed)", m.Score, m.PassRate, m.Passed, m.Total)
 	}
-	line := fmt.Sprintf("**Score %s** · **pass rate %s** (%d/%d results passed) · %s", m.Score, m.PassRate, m.Passed, m.Total, verdict)
 	if len(m.Errors) > 0 {
 		line += " · " + plural(len(m.Errors), "call error", "call errors")
 	}
@@ -85,7 +144,33 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.line()
 		w.line("⚠️ **The run was interrupted: results are incomplete.**")
 	}
-	w.line()
+	w.cut()
+
+	if len(m.Failed) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
+		w.line()
+		rows := make([][]string, len(m.Failed))
+		for i, r := range m.Failed {
+			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score,
+				mdFailures(r.Failures), mdPreview(r.Example)}
+		}
+		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Failure details", "Example response"}, "lllrr", rows)
+	}
+	if len(m.Errors) > 0 {
+		w.mdErrors(m.Errors, "not probe failures")
+	}
+	if len(m.Categories) > 0 {
+		w.line()
+		w.line("### By category")
+		w.line()
+		rows := make([][]string, len(m.Categories))
+		for i, c := range m.Categories {
+			rows[i] = []string{mdText(c.Category, 100), fmt.Sprintf("%d/%d", c.Passed, c.Total), c.Rate, c.Score}
+		}
+		w.table([]string{"Category", "Passed", "Pass rate", "Mean score"}, "lrrr", rows)
+	}
+	w.details("Run details")
 	rows := [][]string{
 		{"Provider", mdText(m.Model, 200)},
 		{"Sampling", mdText(m.Sampling, 200)},
@@ -99,45 +184,35 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
 	w.table([]string{"Run", ""}, "", rows)
-
-	if len(m.Categories) > 0 {
-		w.line()
-		w.line("### By category")
-		w.line()
-		rows := make([][]string, len(m.Categories))
-		for i, c := range m.Categories {
-			rows[i] = []string{mdText(c.Category, 100), fmt.Sprintf("%d/%d", c.Passed, c.Total), c.Rate, c.Score}
-		}
-		w.table([]string{"Category", "Passed", "Pass rate", "Mean score"}, "lrrr", rows)
-	}
-
-	if len(m.Failed) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
-		w.line()
-		rows := make([][]string, len(m.Failed))
-		for i, r := range m.Failed {
-			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), strconv.Itoa(r.Sample), r.Score,
-				mdText(r.Details, mdDetailRunes), mdPreview(r.Preview)}
-		}
-		w.table([]string{"Probe", "Category", "Prompt", "Sample", "Score", "Details", "Response preview"}, "lllrr", rows)
-	}
-	if len(m.Errors) > 0 {
-		w.mdErrors(m.Errors, "not probe failures")
-	}
+	w.endDetails()
 	if len(m.Passing) > 0 {
-		w.details(fmt.Sprintf("✅ Passing results (%d)", len(m.Passing)))
+		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))
 		rows := make([][]string, len(m.Passing))
 		for i, r := range m.Passing {
-			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), strconv.Itoa(r.Sample), r.Score, mdText(r.Details, mdDetailRunes)}
+			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score, mdText(r.Details, mdDetailRunes)}
 		}
-		w.table([]string{"Probe", "Category", "Prompt", "Sample", "Score", "Details"}, "lllrr", rows)
+		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Details"}, "lllrr", rows)
 		w.endDetails()
 	}
 	w.footer(m.Tool, "run "+mdText(m.RunID, 200), m.ConfigHash)
+	w.finish()
 }
 
-func (w md) mdErrors(errs []errorRow, what string) {
+// mdFailures lists a pair's distinct failure details with their counts in
+// one table cell.
+func mdFailures(ds []detailCount) string {
+	parts := make([]string, 0, len(ds))
+	for i, d := range ds {
+		if i == failureLines {
+			parts = append(parts, "and "+plural(len(ds)-i, "other failure", "other failures"))
+			break
+		}
+		parts = append(parts, orDash(mdText(d.Label(), mdDetailRunes)))
+	}
+	return orDash(strings.Join(parts, "<br>"))
+}
+
+func (w *md) mdErrors(errs []errorRow, what string) {
 	w.line()
 	w.line(fmt.Sprintf("### ⚠️ Errors (%d)", len(errs)))
 	w.line()
@@ -150,8 +225,8 @@ func (w md) mdErrors(errs []errorRow, what string) {
 	w.table([]string{"Prompt", "Sample", "Provider", "Attempts", "Message"}, "lrlr", rows)
 }
 
-func (w md) footer(tool, id, hash string) {
-	parts := []string{"Generated by " + mdText(orDefault(tool, "PromptCanary"), 100), id}
+func (w *md) footer(tool, id, hash string) {
+	parts := []string{mdText(generatedBy(cut(tool, 100)), 200), id}
 	if hash != "" {
 		parts = append(parts, "config "+mdText(hash, 100))
 	}
@@ -183,42 +258,56 @@ func severityIcon(s string) string {
 }
 
 func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
-	w := md{b}
-	w.line("## ", severityIcon(m.Severity), " PromptCanary drift report: ", mdText(m.Suite, 200))
+	w := newMD(b)
+	icon := severityIcon(m.Severity)
+	if m.NothingCompared() {
+		icon = "⚠️"
+	}
+	w.line("## ", icon, " PromptCanary drift report: ", mdText(m.Suite, 200))
 	w.line()
-	w.line("**", mdText(m.Summary, 2000), "**")
-	w.line()
-	w.line(fmt.Sprintf("%s **Severity: %s** · method: %s · score %s", severityIcon(m.Severity), strings.ToUpper(mdText(m.Severity, 50)),
-		mdText(m.Method, 100), m.ScoreLine))
-	if len(m.Notes) > 0 {
+	w.line("**", mdText(m.Verdict, 2000), "**")
+	if len(m.NotCompared) > 0 && (m.NothingCompared() || m.PartlyCompared()) {
 		w.line()
-		for _, n := range m.Notes {
-			w.line("- ", mdText(n, 1000))
+		w.line(mdText(m.CoverageLine(), 200))
+		w.line()
+		for _, g := range m.NotCompared {
+			w.line("- ", mdText(g.Line(), 2000))
 		}
 	}
+	w.cut()
+	w.whatRegressed(m)
+
 	w.line()
-	heads := make([]string, len(m.Counts))
-	counts := make([]string, len(m.Counts))
-	for i, c := range m.Counts {
-		heads[i] = mdText(c.Label, 100)
-		counts[i] = strconv.Itoa(c.N)
+	sev := icon + " **Severity: " + strings.ToUpper(mdText(m.Severity, 50)) + "**"
+	if m.NothingCompared() {
+		sev = "⚠️ **Severity: n/a (nothing was compared)**"
 	}
-	w.table(heads, strings.Repeat("r", len(heads)), [][]string{counts})
-	w.line()
-	meta := [][]string{{"Provider", mdText(m.Model, 200)}}
-	if m.BaselineModel != "" {
-		meta = append(meta, []string{"Baseline provider", mdText(m.BaselineModel, 200)})
+	counts := make([]string, 0, len(m.Counts))
+	for _, c := range m.Counts {
+		if c.N > 0 || c.Status == promptcanary.StatusRegression || c.Status == promptcanary.StatusStable {
+			counts = append(counts, mdText(countLabel(c), 100))
+		}
 	}
-	meta = append(meta,
-		[]string{"Baseline", mdText(m.BaselineID, 200) + " (" + m.BaselineAt + ")"},
-		[]string{"Current run", mdText(m.CurrentRunID, 200)},
-		[]string{"Generated", m.Generated},
-	)
-	w.table([]string{"Comparison", ""}, "", meta)
+	w.line(sev, " · method: ", mdText(m.Method, 100), " · score ", mdText(m.ScoreLine, 100), " · ", strings.Join(counts, ", "))
+	w.cut()
+
+	if len(m.Regressions) > 0 {
+		w.line()
+		w.line(fmt.Sprintf("### 🔴 Regressions (%d)", len(m.Regressions)))
+		for i, r := range m.Regressions {
+			if i == mdRegressionDetails {
+				w.line()
+				w.line(fmt.Sprintf("The other %d regressions, without their answers:", len(m.Regressions)-i))
+				w.line()
+				w.comparisonTable(m.Regressions[i:], true)
+				break
+			}
+			w.regression(r)
+		}
+	}
 	if m.Stats != nil && len(m.Stats.Flagged) > 0 {
 		w.flaggedUnits(m.Stats)
 	}
-
 	for _, g := range m.Groups {
 		w.line()
 		w.line(fmt.Sprintf("### %s %s (%d)", g.Icon, mdText(g.Title, 100), len(g.Rows)))
@@ -237,16 +326,188 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	if len(m.Errors) > 0 {
 		w.mdErrors(m.Errors, "not drift")
 	}
+	meta := [][]string{{"Provider", mdText(m.Model, 200)}}
+	if m.BaselineModel != "" {
+		meta = append(meta, []string{"Baseline provider", mdText(m.BaselineModel, 200)})
+	}
+	meta = append(meta,
+		[]string{"Baseline", mdText(m.BaselineID, 200) + " (" + m.BaselineAt + ")"},
+		[]string{"Current run", mdText(m.CurrentRunID, 200)},
+		[]string{"Generated", m.Generated},
+	)
+	w.details("Comparison details")
+	w.table([]string{"Comparison", ""}, "", meta)
+	w.endDetails()
 	if m.Stats != nil {
 		w.statistics(m.Stats)
 	}
+	w.info(m)
 	w.footer("", "report "+mdText(m.ReportID, 200), "")
+	w.finish()
 }
 
-// flaggedUnits lists the rejected units that no regression row shows.
-func (w md) flaggedUnits(s *statsModel) {
+// Bounds of the regressions in Markdown.
+const (
+	// mdSummaryRows is how many regressions the summary table lists.
+	mdSummaryRows = 20
+	// mdRegressionDetails is how many regressions get their answers; the
+	// others are listed in a table.
+	mdRegressionDetails = 25
+	// mdExampleRunes bounds each example answer.
+	mdExampleRunes = 1200
+)
+
+// whatRegressed is the summary table of the regressions and flagged groups.
+func (w *md) whatRegressed(m *driftModel) {
+	flagged := 0
+	if m.Stats != nil {
+		flagged = len(m.Stats.Flagged)
+	}
+	if len(m.Regressions) == 0 && flagged == 0 {
+		return
+	}
 	w.line()
-	w.line(fmt.Sprintf("### 🚩 Flagged units (%d)", len(s.Flagged)))
+	w.line("### What regressed")
+	w.line()
+	var rows [][]string
+	for i, r := range m.Regressions {
+		if i == mdSummaryRows {
+			break
+		}
+		note := "—"
+		if r.SharedWith != "" {
+			note = "same test as pair " + mdText(r.SharedWith, 200)
+		}
+		rows = append(rows, []string{severityIcon(r.Severity) + " " + mdText(r.Severity, 50), mdText(r.Key, 200), mdText(r.RateLine(), 100), note})
+	}
+	if m.Stats != nil {
+		for _, u := range m.Stats.Flagged {
+			rows = append(rows, []string{severityIcon(u.Severity) + " " + mdText(u.Severity, 50), mdText(u.Kind+" "+u.Key, 200), "—", "a group of pairs that got worse together"})
+		}
+	}
+	w.table([]string{"Severity", "Pair", "Baseline → current pass rate", "Note"}, "", rows)
+	if n := len(m.Regressions) - mdSummaryRows; n > 0 {
+		w.line()
+		w.line(fmt.Sprintf("…and %d more regressions, below.", n))
+	}
+}
+
+// regression writes one regressed pair with its evidence and both example
+// answers in fenced blocks.
+func (w *md) regression(r compRow) {
+	w.line()
+	w.line(severityIcon(r.Severity), " **", strings.ToUpper(mdText(r.Severity, 50)), " · ", mdText(r.Probe, 200), " · ", mdText(r.PromptID, 200), "** (", mdText(r.Category, 100), ")")
+	w.line()
+	w.line("Pass rate ", mdText(r.RateLine(), 100), " · score ", mdText(r.Baseline, 50), " → ", mdText(r.Current, 50), " (", r.Delta, ")")
+	if r.SharedWith != "" {
+		w.line()
+		w.line("Same test as pair ", mdText(r.SharedWith, 200), ": identical results sample for sample, one verdict.")
+	}
+	if r.Evidence != "" {
+		w.line()
+		w.line("**Evidence:** ", mdText(r.Evidence, evidenceRunes))
+	}
+	if r.BaselineDetails != "" {
+		w.line()
+		w.line("**Baseline details:** ", mdText(r.BaselineDetails, mdDetailRunes))
+	}
+	if r.CurrentDetails != "" {
+		w.line()
+		w.line("**Current details:** ", mdText(r.CurrentDetails, mdDetailRunes))
+	}
+	if r.HasExamples() {
+		w.answer("Baseline answer", r.BaseDistinct, r.BaseExample)
+		w.answer("Current answer", r.CurDistinct, r.CurExample)
+	}
+	w.cut()
+}
+
+// answer writes an example answer in a fenced block.
+func (w *md) answer(title, distinct, text string) {
+	w.line()
+	if distinct != "" {
+		w.line("**", title, "** (", mdText(distinct, 100), "):")
+	} else {
+		w.line("**", title, ":**")
+	}
+	w.line()
+	w.fenced(cut(text, mdExampleRunes))
+}
+
+// fenced writes untrusted text as a fenced code block, which GitHub shows
+// as it is: the fence is longer than any run of backticks in the text, so
+// no line of it can close the block, and control and bidirectional
+// characters are replaced.
+func (w *md) fenced(s string) {
+	s = mdCode(s)
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	if strings.TrimSpace(s) == "" {
+		s = "(empty)"
+	}
+	w.line(fence, "text")
+	w.line(s)
+	w.line(fence)
+}
+
+// mdCode makes text safe inside a fenced block: line breaks are "\n", and
+// control, bidirectional-override and invalid characters are U+FFFD.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\t':
+			return ' '
+		case r == utf8.RuneError, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return utf8.RuneError
+		}
+		return r
+	}, strings.TrimRight(s, "\n"))
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// info writes the notes and warnings, grouped by kind, each kind collapsed.
+func (w *md) info(m *driftModel) {
+	if len(m.Info) == 0 {
+		return
+	}
+	w.line()
+	w.line(fmt.Sprintf("### ℹ️ Informational (%d)", m.InfoCount()))
+	w.line()
+	if m.Stats != nil {
+		w.line(m.Stats.WarningsExplain())
+	} else {
+		w.line("Caveats of the comparison; they are not drift on their own.")
+	}
+	for _, g := range m.Info {
+		w.details(mdText(g.Kind, 100) + fmt.Sprintf(" (%d)", len(g.Items)))
+		for _, it := range g.Items {
+			w.line("- ", mdText(it, evidenceRunes))
+			w.cut()
+		}
+		w.endDetails()
+	}
+}
+
+
+// flaggedUnits lists the flagged groups of pairs with their evidence.
+func (w *md) flaggedUnits(s *statsModel) {
+	w.line()
+	w.line(fmt.Sprintf("### 🚩 Flagged groups (%d)", len(s.Flagged)))
 	w.line()
 	w.line(s.FlaggedExplain())
 	w.line()
@@ -259,7 +520,7 @@ func (w md) flaggedUnits(s *statsModel) {
 
 // statistics writes the method, what a clean run could have detected, every
 // tested unit, the change warnings and signals, and the nondeterminism.
-func (w md) statistics(s *statsModel) {
+func (w *md) statistics(s *statsModel) {
 	w.line()
 	w.line("### 📐 Statistics")
 	w.line()
@@ -294,16 +555,6 @@ func (w md) statistics(s *statsModel) {
 		w.endDetails()
 	}
 
-	if len(s.Warnings) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ⚠️ Warnings (informational) (%d)", len(s.Warnings)))
-		w.line()
-		w.line(s.WarningsExplain())
-		w.line()
-		for _, warn := range s.Warnings {
-			w.line("- ", mdText(warn, evidenceRunes))
-		}
-	}
 	if len(s.Signals) > 0 {
 		w.details(fmt.Sprintf("Change signals (%d)", len(s.Signals)))
 		rows := make([][]string, len(s.Signals))
@@ -319,9 +570,7 @@ func (w md) statistics(s *statsModel) {
 	}
 
 	if len(s.Nondet) > 0 {
-		w.line()
-		w.line("### 🎲 Nondeterminism")
-		w.line()
+		w.details("🎲 Distinct answers per prompt")
 		w.line(mdText(s.NondetLine(), 500))
 		w.line()
 		rows := make([][]string, len(s.Nondet))
@@ -333,6 +582,7 @@ func (w md) statistics(s *statsModel) {
 			w.line()
 			w.line(fmt.Sprintf("…and %s, listed in the JSON report.", plural(s.NondetMore, "more prompt", "more prompts")))
 		}
+		w.endDetails()
 	}
 }
 
@@ -340,7 +590,7 @@ func (w md) statistics(s *statsModel) {
 // details, and without them a table still shows the evidence (for a stable
 // pair of a statistical report, the smallest drop it could show) when a row
 // has some.
-func (w md) comparisonTable(rows []compRow, withDetails bool) {
+func (w *md) comparisonTable(rows []compRow, withDetails bool) {
 	head := []string{"Probe", "Category", "Prompt", "Baseline", "Current", "Δ", "Severity"}
 	evidenceOnly := false
 	if withDetails {
@@ -363,6 +613,9 @@ func (w md) comparisonTable(rows []compRow, withDetails bool) {
 			continue
 		}
 		var parts []string
+		if r.SharedWith != "" {
+			parts = append(parts, "**same test as pair** "+mdText(r.SharedWith, 200))
+		}
 		if r.Evidence != "" {
 			parts = append(parts, "**evidence:** "+mdText(r.Evidence, evidenceRunes))
 		}

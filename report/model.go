@@ -29,32 +29,76 @@ type runModel struct {
 	Duration string
 	Tokens   string
 	// Cost is the estimated cost of the run's calls, "" when unknown.
-	Cost        string
-	Score       string
-	PassRate    string
-	Passed      int
-	Total       int
-	Failed      []resultRow
-	Passing     []resultRow
+	Cost string
+	// Measured is set when the run has at least one probe result; Score
+	// and PassRate are "n/a" otherwise.
+	Measured bool
+	Score    string
+	PassRate string
+	// Passed and Total count probe results (every sample of every pair).
+	Passed int
+	Total  int
+	// Verdict says in one sentence what the run found.
+	Verdict string
+	// Failed and Passing are the (probe, prompt) pairs with at least one
+	// failing sample and those that passed every sample.
+	Failed      []resultGroup
+	Passing     []resultGroup
 	Categories  []categoryRow
 	Errors      []errorRow
 	Interrupted bool
 	Tool        string
 	ConfigHash  string
 	RunID       string
-	Status      string // "pass" or "fail", for colour and icons
+	Status      string // "pass", "fail" or "none" (nothing measured), for colour and icons
 }
 
-// resultRow is one probe result.
-type resultRow struct {
+// resultGroup is the results of one (probe, prompt) pair across its
+// samples: how many passed, the distinct failure details with their
+// counts, and one example response.
+type resultGroup struct {
+	ProbeID  string
 	Probe    string // "id (name)"
 	Category string
 	PromptID string
-	Sample   int
-	Score    string
-	Passed   bool
+	Passes   int
+	N        int
+	Score    string // the mean score
+	Passed   bool   // every sample passed
+	// Failures are the distinct details of the failing samples, most
+	// frequent first; Details is the details of the first sample when
+	// every sample passed.
+	Failures []detailCount
 	Details  string
-	Preview  string // the response's first previewRunes runes, failing rows only
+	// Example is a response to the prompt: of the first failing sample
+	// when one failed, cut to previewRunes.
+	Example string
+}
+
+// Count is "3/5 passed", or "passed"/"failed" for a single sample.
+func (g resultGroup) Count() string {
+	if g.N == 1 {
+		if g.Passed {
+			return "passed"
+		}
+		return "failed"
+	}
+	return fmt.Sprintf("%d/%d passed", g.Passes, g.N)
+}
+
+// detailCount is one distinct details text and how many samples gave it.
+type detailCount struct {
+	Text string
+	N    int
+}
+
+// Label is the text prefixed with its count when more than one sample
+// gave it: "×3 text".
+func (d detailCount) Label() string {
+	if d.N > 1 {
+		return "×" + strconv.Itoa(d.N) + " " + d.Text
+	}
+	return d.Text
 }
 
 // categoryRow is the pass rate of one category.
@@ -84,14 +128,18 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		Samples:     max(r.Samples, r.SamplesPerPrompt(), 1),
 		Started:     timestamp(r.StartedAt),
 		Duration:    duration(r.Duration()),
-		Score:       score(r.OverallScore()),
-		PassRate:    percent(r.PassRate()),
+		Measured:    r.Measured(),
+		Score:       "n/a",
+		PassRate:    "n/a",
 		Total:       len(r.ProbeResults),
 		Interrupted: r.Interrupted,
 		Tool:        r.Tool,
 		ConfigHash:  r.ConfigHash,
 		RunID:       orDash(r.RunID),
 		Errors:      errorRows(r.Errors),
+	}
+	if m.Measured {
+		m.Score, m.PassRate = score(r.OverallScore()), percent(r.PassRate())
 	}
 	tokens := 0
 	previews := make(map[sampleKey]string)
@@ -124,16 +172,10 @@ func newRunModel(r *promptcanary.Run) *runModel {
 	})
 	cats := make(map[promptcanary.Category]*categoryRow)
 	catScore := make(map[promptcanary.Category]float64)
+	var groups []*resultGroup
+	var sums []float64
+	byKey := make(map[promptcanary.PairKey]int)
 	for _, pr := range order {
-		row := resultRow{
-			Probe:    probeLabel(pr.ProbeID, pr.ProbeName),
-			Category: string(pr.Category),
-			PromptID: pr.PromptID,
-			Sample:   pr.Sample,
-			Score:    score(pr.Score),
-			Passed:   pr.Passed,
-			Details:  pr.Details,
-		}
 		c := cats[pr.Category]
 		if c == nil {
 			c = &categoryRow{Category: string(pr.Category)}
@@ -141,16 +183,44 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		}
 		c.Total++
 		catScore[pr.Category] += pr.Score
+		gi, ok := byKey[pr.Key()]
+		if !ok {
+			gi = len(groups)
+			byKey[pr.Key()] = gi
+			groups = append(groups, &resultGroup{ProbeID: pr.ProbeID, Probe: probeLabel(pr.ProbeID, pr.ProbeName), Category: string(pr.Category),
+				PromptID: pr.PromptID, Details: pr.Details})
+			sums = append(sums, 0)
+		}
+		g := groups[gi]
+		g.N++
+		sums[gi] += pr.Score
 		if pr.Passed {
+			g.Passes++
 			c.Passed++
 			m.Passed++
-			m.Passing = append(m.Passing, row)
 			continue
 		}
-		if content, ok := previews[sampleKey{pr.PromptID, pr.Sample}]; ok {
-			row.Preview = cut(content, previewRunes)
+		if g.Example == "" {
+			if content, ok := previews[sampleKey{pr.PromptID, pr.Sample}]; ok {
+				g.Example = cut(content, previewRunes)
+			}
 		}
-		m.Failed = append(m.Failed, row)
+		if i := slices.IndexFunc(g.Failures, func(d detailCount) bool { return d.Text == pr.Details }); i >= 0 {
+			g.Failures[i].N++
+		} else {
+			g.Failures = append(g.Failures, detailCount{Text: pr.Details, N: 1})
+		}
+	}
+	for i, g := range groups {
+		g.Score = score(sums[i] / float64(g.N))
+		g.Passed = g.Passes == g.N
+		if g.Passed {
+			m.Passing = append(m.Passing, *g)
+			continue
+		}
+		g.Details = ""
+		slices.SortStableFunc(g.Failures, func(a, b detailCount) int { return cmp.Compare(b.N, a.N) })
+		m.Failed = append(m.Failed, *g)
 	}
 	for _, k := range categoryOrder(cats) {
 		c := cats[k]
@@ -159,10 +229,38 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		m.Categories = append(m.Categories, *c)
 	}
 	m.Status = "pass"
-	if len(m.Failed) > 0 || len(m.Errors) > 0 || m.Interrupted {
+	switch {
+	case !m.Measured:
+		m.Status = "none"
+	case len(m.Failed) > 0 || len(m.Errors) > 0 || m.Interrupted:
 		m.Status = "fail"
 	}
+	m.Verdict = m.verdict()
 	return m
+}
+
+// verdict says in one sentence what the run found.
+func (m *runModel) verdict() string {
+	pairs := len(m.Failed) + len(m.Passing)
+	var s string
+	switch {
+	case !m.Measured && len(m.Errors) > 0:
+		s = "Nothing was measured: every call failed (" + plural(len(m.Errors), "call error", "call errors") + "), so there is no score."
+	case !m.Measured:
+		s = "Nothing was measured: the run has no probe results, so there is no score."
+	case len(m.Failed) > 0:
+		s = fmt.Sprintf("%d of %s failed (%d of %s).", len(m.Failed), plural(pairs, "probe × prompt pair", "probe × prompt pairs"),
+			m.Total-m.Passed, plural(m.Total, "result", "results"))
+	default:
+		s = fmt.Sprintf("All %s passed (%s).", plural(pairs, "probe × prompt pair", "probe × prompt pairs"), plural(m.Total, "result", "results"))
+		if pairs == 1 {
+			s = "The only probe × prompt pair passed (" + plural(m.Total, "result", "results") + ")."
+		}
+	}
+	if m.Measured && len(m.Errors) > 0 {
+		s += " " + plural(len(m.Errors), "call", "calls") + " failed and were not measured."
+	}
+	return s
 }
 
 // sampleKey identifies one response of a run.
@@ -214,20 +312,95 @@ type driftModel struct {
 	Summary       string
 	Severity      string // lower case; "none" when empty
 	Method        string
-	Notes         []string
 	BaselineID    string
 	BaselineAt    string
 	CurrentRunID  string
 	Generated     string
 	ReportID      string
-	ScoreLine     string // "0.95 → 0.80 (−0.15)"
-	Groups        []statusGroup
-	Stable        statusGroup
-	Counts        []statusCount
-	Errors        []errorRow
-	HasDrift      bool
+	ScoreLine     string // "0.95 → 0.80 (−0.15)", "n/a" when nothing was compared
+	// Verdict says in one sentence what the comparison found; VerdictClass
+	// is the severity, or "nothing" when no pair was compared.
+	Verdict      string
+	VerdictClass string
+	// Compared counts the pairs compared, out of Total.
+	Compared int
+	Total    int
+	// NotCompared lists the pairs that were not compared, by reason.
+	NotCompared []notComparedGroup
+	// Regressions are the regressed pairs, most severe first, with their
+	// example answers.
+	Regressions []compRow
+	// Groups are the other statuses with pairs, stable excepted.
+	Groups []statusGroup
+	Stable statusGroup
+	Counts []statusCount
+	Errors []errorRow
+	// HasDrift is the report's verdict.
+	HasDrift bool
 	// Stats is the statistical evidence; nil for a single-sample report.
 	Stats *statsModel
+	// Chart is the pass rate of each probe on both sides, for HTML.
+	Chart *chartModel
+	// Info is the informational notes and warnings, grouped by kind.
+	Info []infoGroup
+}
+
+// NothingCompared reports whether no pair was compared.
+func (m *driftModel) NothingCompared() bool { return m.Compared == 0 }
+
+// PartlyCompared reports whether some pairs but not all were compared.
+func (m *driftModel) PartlyCompared() bool { return m.Compared > 0 && m.Compared < m.Total }
+
+// CoverageLine says how many pairs were compared, for a report that did
+// not compare them all.
+func (m *driftModel) CoverageLine() string {
+	if m.Compared == 0 {
+		return "None of the " + plural(m.Total, "pair", "pairs") + " was compared:"
+	}
+	return fmt.Sprintf("Only %d of %s were compared; not compared:", m.Compared, plural(m.Total, "pair", "pairs"))
+}
+
+// InfoCount is the number of informational items.
+func (m *driftModel) InfoCount() int {
+	n := 0
+	for _, g := range m.Info {
+		n += len(g.Items)
+	}
+	return n
+}
+
+// notComparedGroup is the pairs not compared for one reason.
+type notComparedGroup struct {
+	Status promptcanary.Status
+	Label  string // "not measured"
+	Reason string // why they were not compared
+	N      int
+	// Names are the first pairs ("probe/prompt"); More counts the others.
+	Names []string
+	More  int
+}
+
+// Line is "3 not measured (the current run's calls failed): a/b, c/d and 1 more".
+func (g notComparedGroup) Line() string {
+	s := strconv.Itoa(g.N) + " " + g.Label
+	if g.Reason != "" {
+		s += " (" + g.Reason + ")"
+	}
+	s += ": " + strings.Join(g.Names, ", ")
+	if g.More > 0 {
+		s += " and " + strconv.Itoa(g.More) + " more"
+	}
+	return s
+}
+
+// notComparedNames is how many pairs a reason lists by name.
+const notComparedNames = 5
+
+// infoGroup is informational items of one kind: notes, or the warnings of
+// one kind of change signal.
+type infoGroup struct {
+	Kind  string
+	Items []string
 }
 
 // statusGroup is the comparisons with one status.
@@ -248,6 +421,7 @@ type statusCount struct {
 
 // compRow is one comparison.
 type compRow struct {
+	Key             string // "probe/prompt"
 	Probe           string
 	Category        string
 	PromptID        string
@@ -259,7 +433,46 @@ type compRow struct {
 	Evidence        string
 	BaselineDetails string
 	CurrentDetails  string
+	// SharedWith names the pair whose test this pair shares.
+	SharedWith string
+	// BaseRate and CurRate are each side's pass rate with its counts:
+	// "100% (30/30)", or "passed"/"failed" for one sample.
+	BaseRate string
+	CurRate  string
+	// BaseExample and CurExample are a typical answer of each side, cut to
+	// exampleRunes; BaseDistinct and CurDistinct say how many distinct
+	// answers each side gave, "" when unknown.
+	BaseExample  string
+	CurExample   string
+	BaseDistinct string
+	CurDistinct  string
+	// Diff is the word diff from BaseExample to CurExample; BaseDiff and
+	// CurDiff are what each side shows of it.
+	Diff     []diffOp
+	BaseDiff []diffOp
+	CurDiff  []diffOp
 }
+
+// HasExamples reports whether the row has an answer of either side.
+func (r compRow) HasExamples() bool { return r.BaseExample != "" || r.CurExample != "" }
+
+// Changed reports whether the two examples differ.
+func (r compRow) Changed() bool { return diffChanged(r.Diff) }
+
+// RateLine is "100% (30/30) → 0% (0/5)".
+func (r compRow) RateLine() string { return r.BaseRate + " → " + r.CurRate }
+
+// countLabel is "2 regressions", "1 improvement" or "3 not measured".
+func countLabel(c statusCount) string {
+	switch c.Status {
+	case promptcanary.StatusRegression, promptcanary.StatusImprovement:
+		return plural(c.N, c.Label, c.Label+"s")
+	}
+	return strconv.Itoa(c.N) + " " + c.Label
+}
+
+// exampleRunes bounds an example answer in a drift report.
+const exampleRunes = 4000
 
 // statusInfo describes a status for display, in the order groups appear.
 var statusInfo = []struct {
@@ -268,15 +481,16 @@ var statusInfo = []struct {
 	label   string
 	icon    string
 	explain string
+	reason  string // why a pair with this status was not compared
 }{
-	{promptcanary.StatusRegression, "Regressions", "regression", "🔴", "Pairs that got worse than the baseline."},
-	{promptcanary.StatusNotMeasured, "Not measured", "not measured", "⚠️", "The current run's calls failed for these pairs, so they were not compared."},
-	{promptcanary.StatusStale, "Stale baseline", "stale baseline", "🕰️", "The baseline was recorded with a different configuration; save a new baseline to compare these pairs."},
-	{promptcanary.StatusInsufficient, "Insufficient evidence", "insufficient evidence", "❔", "Too few samples to tell drift from noise; run with more samples."},
-	{promptcanary.StatusImprovement, "Improvements", "improvement", "🟢", "Pairs that got better than the baseline."},
-	{promptcanary.StatusAdded, "Added", "added", "➕", "Pairs present only in the current run."},
-	{promptcanary.StatusRemoved, "Removed", "removed", "➖", "Pairs present only in the baseline."},
-	{promptcanary.StatusStable, "Stable", "stable", "✅", "Pairs that behave as in the baseline."},
+	{promptcanary.StatusRegression, "Regressions", "regression", "🔴", "Pairs that got worse than the baseline.", ""},
+	{promptcanary.StatusNotMeasured, "Not measured", "not measured", "⚠️", "The current run's calls failed for these pairs, so they were not compared.", "the current run's calls failed"},
+	{promptcanary.StatusStale, "Stale baseline", "stale baseline", "🕰️", "The baseline was recorded with a different configuration; save a new baseline to compare these pairs.", "the prompt or probe changed since the baseline"},
+	{promptcanary.StatusInsufficient, "Insufficient evidence", "insufficient evidence", "❔", "Too few samples to tell drift from noise; run with more samples.", ""},
+	{promptcanary.StatusImprovement, "Improvements", "improvement", "🟢", "Pairs that got better than the baseline.", ""},
+	{promptcanary.StatusAdded, "Added", "added", "➕", "Pairs present only in the current run.", "only in the current run"},
+	{promptcanary.StatusRemoved, "Removed", "removed", "➖", "Pairs present only in the baseline.", "only in the baseline"},
+	{promptcanary.StatusStable, "Stable", "stable", "✅", "Pairs that behave as in the baseline.", ""},
 }
 
 func newDriftModel(d *promptcanary.DriftReport) *driftModel {
@@ -287,7 +501,6 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 		Summary:      strings.TrimSpace(d.Summary),
 		Severity:     severity(d.Severity),
 		Method:       orDash(strings.ReplaceAll(d.Method, "_", " ")),
-		Notes:        d.Notes,
 		BaselineID:   orDash(d.BaselineSnapshotID),
 		BaselineAt:   timestamp(d.BaselineCreatedAt),
 		CurrentRunID: orDash(d.CurrentRunID),
@@ -297,12 +510,17 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 			delta(d.OverallCurrentScore-d.OverallBaselineScore)),
 		Errors:   errorRows(d.Errors),
 		HasDrift: d.HasDrift,
+		Compared: d.Compared(),
+		Total:    len(d.Comparisons),
 	}
 	if d.BaselineModelID != "" && d.BaselineModelID != d.Provider.ModelID {
 		m.BaselineModel = d.BaselineModelID
 	}
 	if m.Summary == "" {
 		m.Summary = "No summary."
+	}
+	if m.Compared == 0 {
+		m.ScoreLine = "n/a (nothing was compared)"
 	}
 	if d.Statistics != nil {
 		m.Stats = newStatsModel(d.Statistics, d.Comparisons)
@@ -316,16 +534,23 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 	known := make(map[promptcanary.Status]bool, len(statusInfo))
 	for _, info := range statusInfo {
 		known[info.status] = true
-		g := statusGroup{Status: info.status, Title: info.title, Explain: info.explain, Icon: info.icon, Rows: compRows(byStatus[info.status])}
+		rows := compRows(byStatus[info.status], info.status == promptcanary.StatusRegression)
+		g := statusGroup{Status: info.status, Title: info.title, Explain: info.explain, Icon: info.icon, Rows: rows}
 		m.Counts = append(m.Counts, statusCount{Status: info.status, Label: info.label, N: len(g.Rows)})
+		if info.reason != "" && len(rows) > 0 {
+			m.NotCompared = append(m.NotCompared, notComparedGroupOf(info.status, info.label, info.reason, rows))
+		}
 		switch {
+		case info.status == promptcanary.StatusRegression:
+			m.Regressions = rows
 		case info.status == promptcanary.StatusStable:
 			m.Stable = g
 		case len(g.Rows) > 0:
 			m.Groups = append(m.Groups, g)
 		}
 	}
-	// Statuses this renderer does not know still get shown, after the rest.
+	// Statuses this renderer does not know still get shown, after the rest;
+	// they were not compared.
 	var unknown []promptcanary.Status
 	for s := range byStatus {
 		if !known[s] {
@@ -338,13 +563,113 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 		if s == "" {
 			label = "no status"
 		}
-		m.Groups = append(m.Groups, statusGroup{Status: s, Title: label, Icon: "❓", Rows: compRows(byStatus[s])})
-		m.Counts = append(m.Counts, statusCount{Status: s, Label: label, N: len(byStatus[s])})
+		rows := compRows(byStatus[s], false)
+		m.Groups = append(m.Groups, statusGroup{Status: s, Title: label, Icon: "❓", Rows: rows})
+		m.Counts = append(m.Counts, statusCount{Status: s, Label: label, N: len(rows)})
+		m.NotCompared = append(m.NotCompared, notComparedGroupOf(s, label, "", rows))
 	}
+	m.verdict(d)
+	m.Chart = newChart(d.Comparisons)
+	m.Info = infoGroups(d)
 	return m
 }
 
-func compRows(cs []*promptcanary.Comparison) []compRow {
+// verdict sets the one-sentence verdict: nothing compared, drift with what
+// regressed, or no drift in the pairs compared.
+func (m *driftModel) verdict(d *promptcanary.DriftReport) {
+	m.VerdictClass = m.Severity
+	sev := strings.ToUpper(m.Severity)
+	switch {
+	case m.Total == 0:
+		m.VerdictClass = "nothing"
+		m.Verdict = "Nothing was compared: the report has no pairs, so there is no verdict on drift."
+		return
+	case m.Compared == 0:
+		m.VerdictClass = "nothing"
+		parts := make([]string, len(m.NotCompared))
+		for i, g := range m.NotCompared {
+			parts[i] = strconv.Itoa(g.N) + " " + g.Label
+		}
+		m.Verdict = "Nothing was compared, so there is no verdict on drift: of " + plural(m.Total, "pair", "pairs") + ", " + joinAnd(parts) + "."
+		return
+	case len(m.Regressions) > 0:
+		m.Verdict = fmt.Sprintf("Drift detected (severity %s): %d of %s regressed.", sev, len(m.Regressions), plural(m.Compared, "compared pair", "compared pairs"))
+	case d.HasDrift:
+		m.Verdict = fmt.Sprintf("Drift detected (severity %s) without a regressed pair: see the evidence below.", sev)
+		if m.Stats != nil && len(m.Stats.Flagged) > 0 {
+			m.Verdict = fmt.Sprintf("Drift detected (severity %s): %s got worse together, though no single pair regressed.", sev,
+				plural(len(m.Stats.Flagged), "group of pairs", "groups of pairs"))
+		}
+	case m.Compared == 1:
+		m.Verdict = "No drift detected in the only compared pair."
+	default:
+		m.Verdict = "No drift detected in the " + strconv.Itoa(m.Compared) + " compared pairs."
+	}
+	if m.PartlyCompared() {
+		m.Verdict += fmt.Sprintf(" Only %d of %d pairs were compared.", m.Compared, m.Total)
+	}
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) <= 1 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func notComparedGroupOf(s promptcanary.Status, label, reason string, rows []compRow) notComparedGroup {
+	g := notComparedGroup{Status: s, Label: label, Reason: reason, N: len(rows)}
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Key
+	}
+	slices.Sort(names)
+	if len(names) > notComparedNames {
+		g.More = len(names) - notComparedNames
+		names = names[:notComparedNames]
+	}
+	g.Names = names
+	return g
+}
+
+// infoGroups gathers the notes and the warnings by the kind of their
+// change signal, in order of appearance.
+func infoGroups(d *promptcanary.DriftReport) []infoGroup {
+	var out []infoGroup
+	if len(d.Notes) > 0 {
+		out = append(out, infoGroup{Kind: "notes", Items: d.Notes})
+	}
+	st := d.Statistics
+	if st == nil || len(st.Warnings) == 0 {
+		return out
+	}
+	kindOf := make(map[string]string)
+	for _, s := range st.Signals {
+		if s.Flagged {
+			kindOf[s.Detail] = orDefault(strings.ReplaceAll(s.Kind, "_", " "), "other")
+		}
+	}
+	index := make(map[string]int)
+	for _, w := range st.Warnings {
+		kind := kindOf[w]
+		if kind == "" {
+			kind = "other warnings"
+		}
+		i, ok := index[kind]
+		if !ok {
+			i = len(out)
+			index[kind] = i
+			out = append(out, infoGroup{Kind: kind})
+		}
+		out[i].Items = append(out[i].Items, w)
+	}
+	return out
+}
+
+// compRows sorts and formats comparisons; examples adds the example
+// answers and their diff (for regressions).
+func compRows(cs []*promptcanary.Comparison, examples bool) []compRow {
 	slices.SortStableFunc(cs, func(a, b *promptcanary.Comparison) int {
 		return cmp.Or(cmp.Compare(b.Severity.Rank(), a.Severity.Rank()), cmp.Compare(math.Abs(b.ScoreDelta), math.Abs(a.ScoreDelta)),
 			cmp.Compare(a.ProbeID, b.ProbeID), cmp.Compare(a.PromptID, b.PromptID))
@@ -354,6 +679,7 @@ func compRows(cs []*promptcanary.Comparison) []compRow {
 		hasBase := c.Status != promptcanary.StatusAdded
 		hasCur := c.Status != promptcanary.StatusRemoved && c.Status != promptcanary.StatusNotMeasured
 		r := compRow{
+			Key:             promptcanary.PairKey{ProbeID: c.ProbeID, PromptID: c.PromptID}.String(),
 			Probe:           probeLabel(c.ProbeID, c.ProbeName),
 			Category:        string(c.Category),
 			PromptID:        c.PromptID,
@@ -365,12 +691,17 @@ func compRows(cs []*promptcanary.Comparison) []compRow {
 			Evidence:        c.Evidence,
 			BaselineDetails: c.BaselineDetails,
 			CurrentDetails:  c.CurrentDetails,
+			SharedWith:      c.SharedTestWith,
+			BaseRate:        "—",
+			CurRate:         "—",
 		}
 		if hasBase {
 			r.Baseline = side(c.BaselineScore, c.BaselinePassed, c.Baseline)
+			r.BaseRate = rate(c.Baseline, c.BaselinePassed)
 		}
 		if hasCur {
 			r.Current = side(c.CurrentScore, c.CurrentPassed, c.Current)
+			r.CurRate = rate(c.Current, c.CurrentPassed)
 		}
 		if hasBase && hasCur {
 			r.Delta = delta(c.ScoreDelta)
@@ -378,9 +709,40 @@ func compRows(cs []*promptcanary.Comparison) []compRow {
 		if s := severity(c.Severity); s != "none" {
 			r.Severity, r.SeverityClass = s, s
 		}
+		if examples {
+			r.BaseExample, r.CurExample = cut(c.BaselineExample, exampleRunes), cut(c.CurrentExample, exampleRunes)
+			r.BaseDistinct = distinct(c.BaselineDistinct, c.Baseline.N)
+			r.CurDistinct = distinct(c.CurrentDistinct, c.Current.N)
+			if r.HasExamples() {
+				r.Diff = wordDiff(r.BaseExample, r.CurExample)
+				r.BaseDiff, r.CurDiff = diffSides(r.Diff)
+			}
+		}
 		rows[i] = r
 	}
 	return rows
+}
+
+// rate formats one side's pass rate: "96.7% (29/30)", or "passed" or
+// "failed" for a single sample. A report without sample counts (the
+// original tool's) has one sample per side.
+func rate(st promptcanary.SampleStats, passed bool) string {
+	if st.N <= 1 {
+		if passed || (st.N == 1 && st.Passes == 1) {
+			return "passed"
+		}
+		return "failed"
+	}
+	return fmt.Sprintf("%s (%d/%d)", percent(st.PassRate()), st.Passes, st.N)
+}
+
+// distinct says how many distinct answers a side gave: "1 distinct answer
+// in 30 samples"; "" when unknown or for a single sample.
+func distinct(d, n int) string {
+	if d <= 0 || n <= 1 {
+		return ""
+	}
+	return plural(d, "distinct answer", "distinct answers") + " in " + strconv.Itoa(n) + " samples"
 }
 
 // side formats one side of a comparison: "0.95 ✓", or "0.97 ✓ 29/30" when
@@ -488,6 +850,16 @@ func duration(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
+// generatedBy is the footer's credit: the product name, then the program
+// and version that wrote the input when known ("Generated by PromptCanary
+// (promptcanary-go v1.2.0)").
+func generatedBy(tool string) string {
+	if strings.TrimSpace(tool) == "" {
+		return "Generated by PromptCanary"
+	}
+	return "Generated by PromptCanary (" + tool + ")"
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "—"
@@ -547,8 +919,8 @@ type statsModel struct {
 	Permutations   int
 	BaselineN      int
 	CurrentN       int
-	// Flagged are the rejected units whose evidence no regression row
-	// shows: probes, categories, the suite, and a pair's second test.
+	// Flagged are the rejected groups of pairs: probes, categories and the
+	// suite (the pairs are the regressions).
 	Flagged []unitRow
 	// Units is every tested unit, flagged ones first.
 	Units    []unitRow
@@ -635,12 +1007,13 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		m.UnitLevel = pValue(st.UnitLevel)
 	}
 
-	// Evidence already shown in a regression row is not repeated.
-	shown := make(map[string]bool)
+	// A pair's verdict, severity and evidence are its comparison's: its
+	// tested units show that severity, and the flagged units are the
+	// groups of pairs (probes, categories, the suite), not the pairs the
+	// regressions already show.
+	pairs := make(map[string]*promptcanary.Comparison, len(cs))
 	for i := range cs {
-		if cs[i].Regression && cs[i].Evidence != "" {
-			shown[promptcanary.PairKey{ProbeID: cs[i].ProbeID, PromptID: cs[i].PromptID}.String()+"\x00"+cs[i].Evidence] = true
-		}
+		pairs[promptcanary.PairKey{ProbeID: cs[i].ProbeID, PromptID: cs[i].PromptID}.String()] = &cs[i]
 	}
 	var tests []string
 	testCount := make(map[string]int)
@@ -669,19 +1042,36 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 			Kind: orDash(u.Kind), Key: orDash(u.Key), Test: testLabel(u.Test), P: pValue(u.P), Q: qValue(u.Q),
 			Effect: effect(u), Outcome: "not flagged", Severity: "none", Flagged: u.Rejected, Evidence: u.Evidence,
 		}
+		c := pairs[u.Key]
+		if u.Kind != promptcanary.UnitPair {
+			c = nil
+		}
 		switch {
+		case c != nil:
+			// The pair's decision, whatever this one test says.
+			r.Flagged, r.Severity, r.Outcome = c.Regression, "none", "pair "+strings.ReplaceAll(string(c.Status), "_", " ")
+			if c.Regression {
+				r.Severity = severity(c.Severity)
+				m.Rejected++
+				m.Clean = false
+			}
+			if u.Screened {
+				r.Q = "—"
+				m.Screened++
+			}
+			if c.SharedTestWith != "" {
+				r.Outcome += ", same test as pair " + c.SharedTestWith
+			}
 		case u.Rejected:
 			r.Outcome, r.Severity = "flagged", severity(u.Severity)
 			m.Rejected++
 			m.Clean = false
-			if u.Kind != promptcanary.UnitPair || !shown[u.Key+"\x00"+u.Evidence] {
-				m.Flagged = append(m.Flagged, r)
-			}
+			m.Flagged = append(m.Flagged, r)
 		case u.Screened:
 			r.Outcome, r.Q = "screened out", "—"
 			m.Screened++
 		}
-		if u.SameTestAs != "" {
+		if u.SameTestAs != "" && (c == nil || c.SharedTestWith == "") {
 			r.Outcome += ", same test as " + u.SameTestAs
 		}
 		m.Units[i] = r

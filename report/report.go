@@ -30,17 +30,24 @@ const (
 	Markdown Format = "markdown"
 	HTML     Format = "html"
 	JSON     Format = "json"
+	// JUnit is JUnit XML for CI systems: a testcase per (probe, prompt)
+	// pair of a run, or per pair of a drift report. Trends have no JUnit
+	// form.
+	JUnit Format = "junit"
 )
 
 // Formats lists every format in display order.
-var Formats = []Format{Terminal, Markdown, HTML, JSON}
+var Formats = []Format{Terminal, Markdown, HTML, JSON, JUnit}
 
 // ParseFormat parses a format name, case-insensitively; "md" is accepted for
-// markdown. An unknown name fails with the valid names and the likely intent.
+// markdown and "xml" for junit. An unknown name fails with the valid names and the likely intent.
 func ParseFormat(s string) (Format, error) {
 	name := strings.ToLower(strings.TrimSpace(s))
-	if name == "md" {
+	switch name {
+	case "md":
 		return Markdown, nil
+	case "xml":
+		return JUnit, nil
 	}
 	names := make([]string, len(Formats))
 	for i, f := range Formats {
@@ -49,7 +56,7 @@ func ParseFormat(s string) (Format, error) {
 		}
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown report format %q%s: want terminal, markdown, html or json", s, suggest.Hint(name, names))
+	return "", fmt.Errorf("unknown report format %q%s: want terminal, markdown, html, json or junit", s, suggest.Hint(name, names))
 }
 
 // Options tune the human-readable renderers; JSON ignores them.
@@ -91,6 +98,8 @@ func Run(w io.Writer, f Format, run *promptcanary.Run, opts Options) error {
 		err = renderHTML(&buf, "run.html.tmpl", newRunModel(run))
 	case JSON:
 		err = writeJSON(&buf, run)
+	case JUnit:
+		err = renderRunJUnit(&buf, []*promptcanary.Run{run}, false)
 	default:
 		return fmt.Errorf("render run: unknown format %q", f)
 	}
@@ -119,6 +128,8 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 		err = renderHTML(&buf, "drift.html.tmpl", newDriftModel(d))
 	case JSON:
 		err = writeJSON(&buf, d)
+	case JUnit:
+		err = renderDriftJUnit(&buf, d)
 	default:
 		return fmt.Errorf("render drift report: unknown format %q", f)
 	}

@@ -192,11 +192,11 @@ func TestParseFormat(t *testing.T) {
 		{"md", Markdown, ""},
 		{"HTML", HTML, ""},
 		{" json ", JSON, ""},
-		{"markdwn", "", `unknown report format "markdwn" (did you mean markdown?): want terminal, markdown, html or json`},
-		{"jsn", "", `unknown report format "jsn" (did you mean json?): want terminal, markdown, html or json`},
-		{"term", "", `unknown report format "term" (did you mean terminal?): want terminal, markdown, html or json`},
-		{"pdf", "", `unknown report format "pdf": want terminal, markdown, html or json`},
-		{"", "", `unknown report format "": want terminal, markdown, html or json`},
+		{"markdwn", "", `unknown report format "markdwn" (did you mean markdown?): want terminal, markdown, html, json or junit`},
+		{"jsn", "", `unknown report format "jsn" (did you mean json?): want terminal, markdown, html, json or junit`},
+		{"term", "", `unknown report format "term" (did you mean terminal?): want terminal, markdown, html, json or junit`},
+		{"pdf", "", `unknown report format "pdf": want terminal, markdown, html, json or junit`},
+		{"", "", `unknown report format "": want terminal, markdown, html, json or junit`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

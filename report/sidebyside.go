@@ -60,6 +60,8 @@ func Side(w io.Writer, f Format, runs []*promptcanary.Run, opts Options) error {
 		err = renderHTML(&buf, "sidebyside.html.tmpl", newSideModel(runs))
 	case JSON:
 		err = writeJSON(&buf, sideJSON{Kind: sideKind, Runs: runs})
+	case JUnit:
+		err = renderRunJUnit(&buf, runs, len(runs) > 1)
 	default:
 		return fmt.Errorf("render side-by-side report: unknown format %q", f)
 	}
@@ -96,6 +98,71 @@ type sideModel struct {
 	ErrorCount int
 	RunIDs     []string
 	Tool       string
+	// Answers are each provider's answer per prompt, prompts with a
+	// disagreement first.
+	Answers []sideAnswers
+}
+
+// sideAnswers is one prompt's answers, one per provider column ("" when
+// the provider has none).
+type sideAnswers struct {
+	PromptID string
+	Texts    []string
+	// Disagree is set when providers disagree on a pair of the prompt.
+	Disagree bool
+}
+
+// Cells pairs each answer with its provider for the templates.
+func (a sideAnswers) Cells(cols []sideColumn) []sideDetail {
+	out := make([]sideDetail, len(a.Texts))
+	for i, t := range a.Texts {
+		out[i] = sideDetail{Provider: cols[i].Name, Text: t, col: i}
+	}
+	return out
+}
+
+// sideAnswerRunes bounds an answer in the side-by-side report.
+const sideAnswerRunes = 2000
+
+// sideAnswersOf collects the answer of the first sample of each prompt in
+// each run.
+func (m *sideModel) sideAnswersOf(runs []*promptcanary.Run) {
+	type first struct {
+		sample int
+		text   string
+	}
+	byPrompt := make(map[string][]*first)
+	var prompts []string
+	for i, r := range runs {
+		for k := range r.LLMResponses {
+			resp := &r.LLMResponses[k]
+			texts := byPrompt[resp.PromptID]
+			if texts == nil {
+				texts = make([]*first, len(runs))
+				byPrompt[resp.PromptID] = texts
+				prompts = append(prompts, resp.PromptID)
+			}
+			if texts[i] == nil || resp.Sample < texts[i].sample {
+				texts[i] = &first{resp.Sample, resp.Content}
+			}
+		}
+	}
+	disagree := make(map[string]bool)
+	for _, r := range m.Disagree {
+		disagree[r.PromptID] = true
+	}
+	slices.SortFunc(prompts, func(a, b string) int {
+		return cmp.Or(-cmp.Compare(b2i(disagree[a]), b2i(disagree[b])), cmp.Compare(a, b))
+	})
+	for _, p := range prompts {
+		a := sideAnswers{PromptID: p, Texts: make([]string, len(runs)), Disagree: disagree[p]}
+		for i, f := range byPrompt[p] {
+			if f != nil {
+				a.Texts[i] = cut(f.text, sideAnswerRunes)
+			}
+		}
+		m.Answers = append(m.Answers, a)
+	}
 }
 
 // sideColumn is one provider of the report.
@@ -246,6 +313,7 @@ func newSideModel(runs []*promptcanary.Run) *sideModel {
 	m.Summary = sideSummary(runs)
 	m.sideRows(runs)
 	m.Categories = sideCategories(runs)
+	m.sideAnswersOf(runs)
 	for i, r := range runs {
 		if len(r.Errors) > 0 {
 			m.Errors = append(m.Errors, sideErrors{Provider: m.Columns[i].Name, Rows: errorRows(r.Errors)})

@@ -8,7 +8,7 @@ import (
 )
 
 func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
-	w := md{b}
+	w := newMD(b)
 	icon := "✅"
 	switch {
 	case len(m.Disagree) > 0:
@@ -107,16 +107,41 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 		}
 	}
 
+	if len(m.Answers) > 0 {
+		w.details(fmt.Sprintf("💬 Answers by prompt (%d)", len(m.Answers)))
+		w.line("The first sample's answer of each provider; prompts on which providers disagree come first.")
+		for _, a := range m.Answers {
+			w.line()
+			mark := ""
+			if a.Disagree {
+				mark = " ⚖️ disagreement"
+			}
+			w.line("**", mdText(a.PromptID, 200), "**", mark)
+			for i, t := range a.Texts {
+				w.line()
+				w.line(mdText(names[i], 100), ":")
+				w.line()
+				w.fenced(cut(t, sideAnswerMDRunes))
+			}
+			w.cut()
+		}
+		w.endDetails()
+	}
+
 	ids := make([]string, len(m.RunIDs))
 	for i, id := range m.RunIDs {
 		ids[i] = mdText(id, 200)
 	}
 	w.footer(m.Tool, "runs "+strings.Join(ids, ", "), "")
+	w.finish()
 }
+
+// sideAnswerMDRunes bounds an answer in Markdown.
+const sideAnswerMDRunes = 600
 
 // sideMatrix writes matrix rows with one column per provider; bold marks
 // failing cells, details adds the failing providers' details.
-func (w md) sideMatrix(names []string, rows []sideRow, bold, details bool) {
+func (w *md) sideMatrix(names []string, rows []sideRow, bold, details bool) {
 	head := append([]string{"Probe", "Category", "Prompt"}, names...)
 	align := "lll" + strings.Repeat("r", len(names))
 	if details {

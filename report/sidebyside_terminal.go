@@ -98,6 +98,8 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 		t.sideTables(m.Columns, []column{{head: "CATEGORY", max: 16, min: 8}}, rows)
 	}
 
+	t.sideAnswers(m, opts.Verbose)
+
 	for _, e := range m.Errors {
 		suffix := fmt.Sprintf(" (%d)", len(e.Rows))
 		const prefix = "Errors: "
@@ -222,4 +224,42 @@ func (t *term) sideErrorTable(rows []errorRow) {
 			extra: [][2]string{{"message", e.Message}}}
 	}
 	t.table([]column{{head: "PROMPT", max: 40, min: 10}, {head: "SAMPLE", right: true}, {head: "ATTEMPTS", right: true}}, out)
+}
+
+// sideAnswerLines bounds the lines of one answer in a terminal.
+const sideAnswerLines = 4
+
+// sideAnswers writes each provider's answer to the prompts with a
+// disagreement, or to every prompt with verbose.
+func (t *term) sideAnswers(m *sideModel, verbose bool) {
+	var shown []sideAnswers
+	for _, a := range m.Answers {
+		if a.Disagree || verbose {
+			shown = append(shown, a)
+		}
+	}
+	if len(shown) == 0 {
+		if len(m.Answers) > 0 {
+			t.line()
+			t.line(t.paint(ansiDim, "answers not listed (--verbose lists every provider's answer per prompt)"))
+		}
+		return
+	}
+	t.heading("", fmt.Sprintf("Answers (%d prompts)", len(shown)))
+	t.sideExplain("The first sample's answer of each provider.")
+	for _, a := range shown {
+		t.line("  ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(a.PromptID), t.width-4)))
+		for i, text := range a.Texts {
+			name := termtext.Truncate(termtext.Safe(m.Columns[i].Name), 24)
+			prefix := "    " + t.paint(ansiDim, name+":") + " "
+			lines := wrapWhole(termtext.Safe(orDash(text)), t.width-6)
+			if !verbose && len(lines) > sideAnswerLines {
+				lines = append(lines[:sideAnswerLines:sideAnswerLines], "…")
+			}
+			t.line(prefix)
+			for _, l := range lines {
+				t.line("      ", l)
+			}
+		}
+	}
 }

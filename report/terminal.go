@@ -19,6 +19,7 @@ const (
 	ansiGreen  = "\x1b[32m"
 	ansiYellow = "\x1b[33m"
 	ansiCyan   = "\x1b[36m"
+	ansiStrike = "\x1b[9m"
 )
 
 // term writes terminal output into a buffer.
@@ -245,28 +246,38 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
 	t.line(t.paint(ansiBold, "PromptCanary run report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-26)))
 	t.line()
-	t.field("provider", m.Model)
-	t.field("sampling", m.Sampling)
-	t.field("samples", strconv.Itoa(m.Samples)+" per prompt")
-	t.field("started", m.Started)
-	t.field("duration", m.Duration)
-	t.field("tokens used", m.Tokens)
-	if m.Cost != "" {
-		t.field("cost", m.Cost)
+	verdictStyle, mark := ansiGreen, "✓ "
+	switch m.Status {
+	case "fail":
+		verdictStyle, mark = ansiRed, "✗ "
+	case "none":
+		verdictStyle, mark = ansiYellow, "⚠ "
 	}
-	t.field("run id", m.RunID)
+	for i, l := range wrap(m.Verdict, t.width-2) {
+		if i == 0 {
+			t.line(t.paint(ansiBold+verdictStyle, mark+l))
+		} else {
+			t.line("  ", t.paint(ansiBold+verdictStyle, l))
+		}
+	}
+	if m.Measured {
+		t.line("  score ", t.paint(ansiBold+verdictStyle, m.Score), " · pass rate ", t.paint(verdictStyle, m.PassRate),
+			fmt.Sprintf(" (%d/%d results passed)", m.Passed, m.Total))
+	} else {
+		t.line("  score n/a · pass rate n/a: nothing was measured")
+	}
 	if m.Interrupted {
 		t.line()
 		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
 	}
-	t.line()
-	scoreStyle := ansiGreen
 	if len(m.Failed) > 0 {
-		scoreStyle = ansiRed
+		t.heading(ansiRed, fmt.Sprintf("Failures (%d)", len(m.Failed)))
+		t.resultTable(m.Failed, true)
 	}
-	t.line(t.paint(ansiBold, "Score "), t.paint(ansiBold+scoreStyle, m.Score), " · pass rate ",
-		t.paint(scoreStyle, m.PassRate), fmt.Sprintf(" (%d/%d results passed)", m.Passed, m.Total))
-
+	if len(m.Errors) > 0 {
+		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not probe failures", len(m.Errors)))
+		t.errorTable(m.Errors)
+	}
 	if len(m.Categories) > 0 {
 		t.heading("", "By category")
 		rows := make([]trow, len(m.Categories))
@@ -279,43 +290,51 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 		}
 		t.table([]column{{head: "CATEGORY"}, {head: "PASSED", right: true}, {head: "RATE", right: true}, {head: "SCORE", right: true}}, rows)
 	}
-
-	if len(m.Failed) > 0 {
-		t.heading(ansiRed, fmt.Sprintf("Failures (%d)", len(m.Failed)))
-		t.resultTable(m.Failed, true)
-	}
-	if len(m.Errors) > 0 {
-		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not probe failures", len(m.Errors)))
-		t.errorTable(m.Errors)
-	}
 	if len(m.Passing) > 0 {
 		if opts.Verbose {
 			t.heading(ansiGreen, fmt.Sprintf("Passing (%d)", len(m.Passing)))
 			t.resultTable(m.Passing, false)
 		} else {
 			t.line()
-			t.line(t.paint(ansiDim, plural(len(m.Passing), "passing result", "passing results")+" not listed (--verbose lists them)"))
+			t.line(t.paint(ansiDim, plural(len(m.Passing), "passing pair", "passing pairs")+" not listed (--verbose lists them)"))
 		}
 	}
 
+	t.heading("", "Run")
+	t.field("provider", m.Model)
+	t.field("sampling", m.Sampling)
+	t.field("samples", strconv.Itoa(m.Samples)+" per prompt")
+	t.field("started", m.Started)
+	t.field("duration", m.Duration)
+	t.field("tokens used", m.Tokens)
+	if m.Cost != "" {
+		t.field("cost", m.Cost)
+	}
+	t.field("run id", m.RunID)
+
 	t.line()
 	var parts []string
-	if len(m.Failed) == 0 && len(m.Errors) == 0 {
+	switch {
+	case !m.Measured:
+		parts = append(parts, t.paint(ansiYellow+ansiBold, "⚠ nothing measured"))
+	case len(m.Failed) == 0 && len(m.Errors) == 0:
 		parts = append(parts, t.paint(ansiGreen+ansiBold, "✓ all probes passed"))
-	} else {
-		parts = append(parts, t.paint(ansiRed+ansiBold, "✗ "+plural(len(m.Failed), "failure", "failures")))
-		if len(m.Errors) > 0 {
-			parts = append(parts, t.paint(ansiYellow, plural(len(m.Errors), "call error", "call errors")))
-		}
+	default:
+		parts = append(parts, t.paint(ansiRed+ansiBold, "✗ "+plural(len(m.Failed), "failing pair", "failing pairs")))
+	}
+	if len(m.Errors) > 0 {
+		parts = append(parts, t.paint(ansiYellow, plural(len(m.Errors), "call error", "call errors")))
 	}
 	parts = append(parts, "score "+m.Score, "pass rate "+m.PassRate)
 	t.line(strings.Join(parts, " · "))
 }
 
-// resultTable lists probe results. Failures get their details on a line of
-// their own, where they have room; passing results keep them in a column.
-func (t *term) resultTable(rows []resultRow, failures bool) {
-	cols := []column{{head: "PROBE", max: 40, min: 14}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 24, min: 10}, {head: "SAMPLE", right: true}, {head: "SCORE", right: true}}
+// resultTable lists (probe, prompt) pairs with their pass counts. Failing
+// pairs get their distinct failure details, with counts, and an example
+// response on lines of their own; passing pairs keep their details in a
+// column.
+func (t *term) resultTable(rows []resultGroup, failures bool) {
+	cols := []column{{head: "PROBE", max: 40, min: 14}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 24, min: 10}, {head: "PASSED", right: true}, {head: "SCORE", right: true}}
 	if !failures {
 		cols = append(cols, column{head: "DETAILS", min: 16})
 	}
@@ -325,16 +344,32 @@ func (t *term) resultTable(rows []resultRow, failures bool) {
 		if !r.Passed {
 			style = ansiRed
 		}
-		out[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: strconv.Itoa(r.Sample)}, {text: r.Score, style: style}}
-		switch {
-		case !failures:
+		out[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: r.Count(), style: style}, {text: r.Score, style: style}}
+		if !failures {
 			out[i].cells = append(out[i].cells, cell{text: r.Details})
-		case r.Details != "":
-			out[i].extra = [][2]string{{"details", r.Details}}
+			continue
+		}
+		for j, d := range r.Failures {
+			if j == failureLines {
+				out[i].extra = append(out[i].extra, [2]string{"", fmt.Sprintf("and %s", plural(len(r.Failures)-j, "other failure", "other failures"))})
+				break
+			}
+			label := ""
+			if j == 0 {
+				label = "failed"
+			}
+			out[i].extra = append(out[i].extra, [2]string{label, orDash(d.Label())})
+		}
+		if strings.TrimSpace(r.Example) != "" {
+			out[i].extra = append(out[i].extra, [2]string{"response", r.Example})
 		}
 	}
 	t.table(cols, out)
 }
+
+// failureLines is how many distinct failure details of a pair the
+// terminal lists.
+const failureLines = 3
 
 func (t *term) errorTable(rows []errorRow) {
 	out := make([]trow, len(rows))
@@ -368,119 +403,6 @@ func severityStyle(s string) string {
 	return ansiRed
 }
 
-func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
-	t := &term{b: b, color: opts.Color, width: opts.width()}
-	t.line(t.paint(ansiBold, "PromptCanary drift report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-28)))
-	t.line()
-	t.para("", "", m.Summary)
-	t.line()
-	t.line("  ", termtext.PadRight("severity", 13), " ", t.paint(ansiBold+severityStyle(m.Severity), strings.ToUpper(m.Severity)))
-	t.field("method", m.Method)
-	t.field("score", m.ScoreLine)
-	t.field("provider", m.Model)
-	if m.BaselineModel != "" {
-		t.field("baseline on", m.BaselineModel)
-	}
-	t.field("baseline", m.BaselineID+" ("+m.BaselineAt+")")
-	t.field("current run", m.CurrentRunID)
-	t.field("generated", m.Generated)
-	t.field("report id", m.ReportID)
-	if len(m.Notes) > 0 {
-		t.heading(ansiYellow, "Notes")
-		for _, n := range m.Notes {
-			t.para("  ", "• ", n)
-		}
-	}
-	if m.Stats != nil && len(m.Stats.Flagged) > 0 {
-		t.flaggedUnits(m.Stats)
-	}
-
-	for _, g := range m.Groups {
-		t.heading(statusStyle(g.Status), fmt.Sprintf("%s (%d)", g.Title, len(g.Rows)))
-		if g.Explain != "" {
-			for _, l := range wrap(g.Explain, t.width-2) {
-				t.line("  ", t.paint(ansiDim, l))
-			}
-		}
-		t.comparisonTable(g, true)
-	}
-	if n := len(m.Stable.Rows); n > 0 {
-		if opts.Verbose {
-			t.heading(ansiGreen, fmt.Sprintf("Stable (%d)", n))
-			t.comparisonTable(m.Stable, false)
-		} else {
-			t.line()
-			t.line(t.paint(ansiDim, plural(n, "stable pair", "stable pairs")+" not listed (--verbose lists them)"))
-		}
-	}
-	if len(m.Errors) > 0 {
-		t.heading(ansiYellow, fmt.Sprintf("Errors (%d): calls that failed, not drift", len(m.Errors)))
-		t.errorTable(m.Errors)
-	}
-	if m.Stats != nil {
-		t.statistics(m.Stats)
-	}
-
-	t.line()
-	t.parts(driftSummary(m))
-}
-
-// flaggedUnits lists the rejected units that no regression row shows, each
-// with its whole evidence line.
-func (t *term) flaggedUnits(s *statsModel) {
-	t.heading(ansiRed, fmt.Sprintf("Flagged units (%d)", len(s.Flagged)))
-	for _, l := range wrap(s.FlaggedExplain(), t.width-2) {
-		t.line("  ", t.paint(ansiDim, l))
-	}
-	for _, u := range s.Flagged {
-		sev := termtext.PadRight(strings.ToUpper(termtext.Safe(u.Severity)), 9)
-		kind := termtext.PadRight(termtext.Truncate(termtext.Safe(u.Kind), 12), 9)
-		t.whole("  "+t.paint(ansiBold+severityStyle(u.Severity), sev)+" "+kind+" ", 2+termtext.Width(sev)+1+termtext.Width(kind)+1, u.Key)
-		t.whole("      ", 6, cut(u.Evidence, evidenceRunes))
-	}
-}
-
-// statistics writes the method of a statistical comparison, what a clean
-// run could have detected, the change warnings and the nondeterminism.
-func (t *term) statistics(s *statsModel) {
-	t.heading("", "Statistics")
-	if s.HasCleanLine() {
-		t.whole("  "+t.paint(ansiGreen, "✓")+" ", 4, s.CleanLine())
-	}
-	t.wfield("tests", s.Tests)
-	t.wfield("multiplicity", s.MultiplicityLine())
-	t.wfield("seed", fmt.Sprintf("%s · %d permutations", s.Seed, s.Permutations))
-	t.wfield("samples", s.SamplesLine())
-	if !s.HasCleanLine() {
-		t.wfield("detectable", s.DetectableLine())
-	}
-
-	if len(s.Warnings) > 0 {
-		t.heading(ansiYellow, fmt.Sprintf("Warnings (informational) (%d)", len(s.Warnings)))
-		for _, l := range wrap(s.WarningsExplain(), t.width-2) {
-			t.line("  ", t.paint(ansiDim, l))
-		}
-		for _, w := range s.Warnings {
-			t.whole("  • ", 4, cut(w, evidenceRunes))
-		}
-	}
-
-	if len(s.Nondet) > 0 {
-		t.heading("", "Nondeterminism")
-		for _, l := range wrap(s.NondetLine(), t.width-2) {
-			t.line("  ", t.paint(ansiDim, l))
-		}
-		items := make([]string, 0, len(s.Nondet)+1)
-		for _, r := range s.Nondet {
-			items = append(items, termtext.Truncate(termtext.Safe(r.PromptID), t.width/2)+" "+r.Baseline+" → "+r.Current)
-		}
-		if s.NondetMore > 0 {
-			items = append(items, fmt.Sprintf("and %d more", s.NondetMore))
-		}
-		t.flow("  ", " · ", items)
-	}
-}
-
 // flow writes safe items separated by sep, breaking lines between items so
 // that no line is wider than the terminal; each line starts with indent.
 func (t *term) flow(indent, sep string, items []string) {
@@ -504,60 +426,6 @@ func (t *term) flow(indent, sep string, items []string) {
 	if w > 0 {
 		t.line(indent, sb.String())
 	}
-}
-
-// driftSummary is the closing line: "2 regressions, 1 improvement, 5 stable,
-// … · severity HIGH".
-func driftSummary(m *driftModel) []part {
-	n := make(map[promptcanary.Status]int, len(m.Counts))
-	for _, c := range m.Counts {
-		n[c.Status] = c.N
-	}
-	ps := []part{
-		{"", plural(n[promptcanary.StatusRegression], "regression", "regressions"), statusStyle(promptcanary.StatusRegression)},
-		{", ", plural(n[promptcanary.StatusImprovement], "improvement", "improvements"), statusStyle(promptcanary.StatusImprovement)},
-		{", ", strconv.Itoa(n[promptcanary.StatusStable]) + " stable", ""},
-	}
-	for _, c := range m.Counts {
-		switch c.Status {
-		case promptcanary.StatusRegression, promptcanary.StatusImprovement, promptcanary.StatusStable:
-			continue
-		}
-		if c.N > 0 {
-			ps = append(ps, part{", ", fmt.Sprintf("%d %s", c.N, termtext.Safe(c.Label)), statusStyle(c.Status)})
-		}
-	}
-	if len(m.Errors) > 0 {
-		ps = append(ps, part{" · ", plural(len(m.Errors), "call error", "call errors"), ansiYellow})
-	}
-	return append(ps, part{" · ", "severity " + strings.ToUpper(termtext.Safe(m.Severity)), ansiBold + severityStyle(m.Severity)})
-}
-
-func (t *term) comparisonTable(g statusGroup, withDetails bool) {
-	style := statusStyle(g.Status)
-	rows := make([]trow, len(g.Rows))
-	for i, r := range g.Rows {
-		sev := ""
-		if r.Severity != "—" {
-			sev = severityStyle(r.Severity)
-		}
-		rows[i].cells = []cell{{text: r.Probe}, {text: r.Category}, {text: r.PromptID}, {text: r.Baseline}, {text: r.Current, style: style}, {text: r.Delta, style: style}, {text: r.Severity, style: sev}}
-		// Evidence is shown for every listed pair: for a stable pair of a
-		// statistical report it is the smallest drop the pair could show.
-		if r.Evidence != "" {
-			rows[i].whole = append(rows[i].whole, [2]string{"evidence", cut(r.Evidence, evidenceRunes)})
-		}
-		if !withDetails {
-			continue
-		}
-		if r.BaselineDetails != "" {
-			rows[i].extra = append(rows[i].extra, [2]string{"baseline", r.BaselineDetails})
-		}
-		if r.CurrentDetails != "" {
-			rows[i].extra = append(rows[i].extra, [2]string{"current", r.CurrentDetails})
-		}
-	}
-	t.table([]column{{head: "PROBE", max: 32, min: 12}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 20, min: 10}, {head: "BASELINE", right: true}, {head: "CURRENT", right: true}, {head: "Δ", right: true}, {head: "SEVERITY", min: 6}}, rows)
 }
 
 // wrapWhole breaks s into lines of at most w columns at spaces, like wrap,

@@ -53,6 +53,8 @@ func Trends(w io.Writer, f Format, d *TrendData, opts Options) error {
 		err = renderHTML(&buf, "trends.html.tmpl", newTrendPage(sorted))
 	case JSON:
 		err = writeJSON(&buf, sorted)
+	case JUnit:
+		return errors.New("render trends: no JUnit form: trends are not tests (want terminal, markdown, html or json)")
 	default:
 		return fmt.Errorf("render trends: unknown format %q", f)
 	}

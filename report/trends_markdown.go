@@ -15,7 +15,7 @@ const (
 )
 
 func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
-	w := md{b}
+	w := newMD(b)
 	w.line("## 📈 PromptCanary trends: ", mdText(orDash(d.Suite), 200))
 	w.line()
 	model := mdText(orDash(d.Model), 200)
