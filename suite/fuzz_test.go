@@ -2,11 +2,14 @@ package suite
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, and must
@@ -74,8 +77,92 @@ func FuzzParse(f *testing.F) {
 		if probes == 0 {
 			t.Fatal("valid suite without probes")
 		}
+		checkBounds(t, s)
+		checkSomethingToCheck(t, s)
+		// Every prompt can be selected on its own, keeping its hash.
+		part, err := s.Select([]string{s.Prompts[0].ID}, nil)
+		if err != nil || len(part.Prompts) != 1 || part.PromptHash(s.Prompts[0].ID, cfg) != s.PromptHash(s.Prompts[0].ID, cfg) {
+			t.Fatalf("Select(%s): got %v, want the one prompt with its hash", s.Prompts[0].ID, err)
+		}
+		if _, err := s.Select([]string{"\x00unknown"}, nil); err == nil {
+			t.Fatal("Select of an unknown id: got no error")
+		}
 		if len(s.Hash(cfg)) != 64 {
 			t.Fatal("bad Hash")
 		}
 	})
+}
+
+// checkBounds fails when a valid suite holds a number outside the bounds
+// the loader enforces.
+func checkBounds(t *testing.T, s *Suite) {
+	t.Helper()
+	d := s.Defaults
+	if d.Temperature != nil && !(*d.Temperature >= promptcanary.MinTemperature && *d.Temperature <= promptcanary.MaxTemperature) {
+		t.Fatalf("temperature %v out of bounds", *d.Temperature)
+	}
+	if d.MaxTokens != nil && (*d.MaxTokens < 1 || *d.MaxTokens > promptcanary.MaxMaxTokens) {
+		t.Fatalf("max_tokens %d out of bounds", *d.MaxTokens)
+	}
+	if d.Samples != nil && (*d.Samples < 1 || *d.Samples > promptcanary.MaxSamples) {
+		t.Fatalf("samples %d out of bounds", *d.Samples)
+	}
+	for _, p := range s.Providers {
+		if p.RPM < 0 || p.RPM > promptcanary.MaxRate || p.TPM < 0 || p.TPM > promptcanary.MaxRate || p.Timeout < 0 || p.Timeout > maxTimeout {
+			t.Fatalf("provider %s: rpm %d, tpm %d, timeout %v out of bounds", p.Spec, p.RPM, p.TPM, p.Timeout)
+		}
+	}
+	for m, pr := range s.Prices {
+		if !(pr.Input >= 0 && pr.Input <= maxPrice && pr.Output >= 0 && pr.Output <= maxPrice) {
+			t.Fatalf("price of %s %+v out of bounds", m, pr)
+		}
+	}
+	insts := slices.Clone(s.Probes)
+	for _, own := range s.PromptProbes {
+		insts = append(insts, own...)
+	}
+	for _, in := range insts {
+		for name, v := range in.Params {
+			switch x := v.(type) {
+			case float64:
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("probe %s: %s is %v", in.ID, name, x)
+				}
+			case int:
+				if x < probe.MinInt || x > probe.MaxInt {
+					t.Fatalf("probe %s: %s is %d", in.ID, name, x)
+				}
+			}
+		}
+	}
+}
+
+// checkSomethingToCheck fails when a valid suite holds a probe that skips
+// every prompt it judges.
+func checkSomethingToCheck(t *testing.T, s *Suite) {
+	t.Helper()
+	judges := func(in probe.Instance, prompts ...promptcanary.Prompt) bool {
+		sk, ok := in.Probe.(probe.Skipper)
+		if !ok {
+			return true
+		}
+		for i := range prompts {
+			if reason, _ := sk.Skips(&prompts[i]); reason == "" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, in := range s.Probes {
+		if !judges(in, s.Prompts...) {
+			t.Fatalf("suite-wide probe %s skips every prompt", in.ID)
+		}
+	}
+	for _, p := range s.Prompts {
+		for _, in := range s.PromptProbes[p.ID] {
+			if !judges(in, p) {
+				t.Fatalf("probe %s skips its prompt %s", in.ID, p.ID)
+			}
+		}
+	}
 }
