@@ -145,6 +145,13 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-nothing-to-check-all.yaml", []problem{
 			{"2: probes[0] (test_expected): nothing to check on any prompt: no expected_keywords declared", "add expected_keywords: to the prompt"},
 		}},
+		{"invalid-tool-schema.yaml", []problem{
+			{"1: tags[1]: must not be empty", "remove the empty tag"},
+			{"5: prompts[0].tags[0]: must not be empty", "remove the empty tag"},
+			{`7: prompts[0].tools[0].name: invalid tool name "get weather"`, "use 1 to 64 letters, digits, '_' or '-', as the model APIs require"},
+			{"9: prompts[0].tools[1].parameters: must be a JSON Schema with type: object", "for example parameters: {type: object, properties: {city: {type: string}}, required: [city]}"},
+			{`10: prompts[0].tools[2].name: invalid tool name "get_forecast_for_a_city_in_the_next_seven_days_with_hourly_detail"`, "use 1 to 64 letters, digits, '_' or '-', as the model APIs require"},
+		}},
 		{"invalid-wrong-type.yaml", []problem{
 			{"1: name: must be a string, got a list", "write a single text value, quoted if it contains ': '"},
 			{"2: tags: must be a list of strings, got a string", "write a list: [production]"},

@@ -29,6 +29,10 @@ var (
 // idRE is the charset of explicit prompt and probe ids.
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
+// toolNameRE is the charset and length of a tool name that every model API
+// accepts.
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
 // yamlErrRE extracts the line from a YAML syntax error.
 var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -50,6 +54,7 @@ const (
 	probesHint   = "run `promptcanary probes` to list them"
 	quoteHint    = "quote the value to make it a string"
 	textHint     = "prompts need a text: field"
+	tagHint      = "remove the empty tag"
 	probeTypeTip = "probes need a type: field, for example type: json_validity"
 )
 
@@ -453,6 +458,7 @@ func (p *parser) parse(data []byte) *Suite {
 			s.Description, _ = p.str(v, "description")
 		case "tags":
 			s.Tags = p.strList(v, "tags")
+			p.noEmptyItems(v, "tags", tagHint)
 		case "default_system_prompt":
 			s.DefaultSystemPrompt, _ = p.str(v, "default_system_prompt")
 		case "provider":
@@ -904,6 +910,7 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 				textNode = v
 			case "tags":
 				pr.Tags = p.strList(v, f)
+				p.noEmptyItems(v, f, tagHint)
 			case "description":
 				pr.Description, _ = p.str(v, f)
 			case "system_prompt":
@@ -1006,6 +1013,9 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 				}
 				if v, ok := p.value(e.val, kf); ok {
 					tool.Parameters = v.(map[string]any)
+					if tool.Parameters["type"] != "object" {
+						p.add(e.val, kf, "must be a JSON Schema with type: object", "for example parameters: {type: object, properties: {city: {type: string}}, required: [city]}")
+					}
 				}
 			default:
 				p.unknownKey(e.key, f, toolKeys)
@@ -1019,6 +1029,10 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 			if isString(nameNode) || isNull(nameNode) {
 				p.add(nameNode, f+".name", "must not be empty", "tools need a name: field")
 			}
+			continue
+		}
+		if !toolNameRE.MatchString(tool.Name) {
+			p.add(nameNode, f+".name", fmt.Sprintf("invalid tool name %q", tool.Name), "use 1 to 64 letters, digits, '_' or '-', as the model APIs require")
 			continue
 		}
 		if line, dup := lines[tool.Name]; dup {
