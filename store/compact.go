@@ -40,7 +40,7 @@ const (
 // provider's raw body repeats what was parsed out of it (content, tokens,
 // finish reason, tool calls), is unique to every call, would be most of a
 // many-sample file, and may echo what a user sent. Timestamps are kept to
-// the nanosecond, in UTC.
+// the nanosecond, in the time zone of the run's start.
 const (
 	CompactEncoding = "compact"
 	CompactVersion  = 1
@@ -68,6 +68,20 @@ func MarshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
 		return nil, err
 	}
 	return Marshal(w)
+}
+
+// MarshalRunIndent is MarshalRun for a file: indented as MarshalBaseline
+// indents.
+func MarshalRunIndent(r *promptcanary.Run, l Layout) ([]byte, error) {
+	if !l.compact(r) {
+		return MarshalIndent(r)
+	}
+	out, err := MarshalRun(r, l)
+	if err != nil {
+		return nil, err
+	}
+	// Depth 0 is the run, 1 the compact lists, 2 their tables.
+	return indentTo(out, 2), nil
 }
 
 // MarshalBaseline encodes b as indented JSON for a file in layout l: in
@@ -456,7 +470,7 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 			}
 		}
 	}
-	base = base.UTC().Round(0)
+	base = base.Round(0)
 	var (
 		strs     interner[string]
 		calls    interner[string]
@@ -532,7 +546,7 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 			return nil, fmt.Errorf("response %d: %w", i, errStr)
 		}
 		if row.hasTime {
-			r.Timestamp = c.Base.Add(time.Duration(row.time)).UTC()
+			r.Timestamp = c.Base.Add(time.Duration(row.time))
 		}
 		if p[3] >= 0 {
 			if err := json.Unmarshal(c.ToolCalls[p[3]], &r.ToolCalls); err != nil {

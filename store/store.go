@@ -59,6 +59,10 @@ type RunSummary struct {
 	Verdict string
 	// Interrupted is set when the run was cancelled before it finished.
 	Interrupted bool
+	// BaselinePending is set when a baseline of the run was asked for
+	// (Journal.SaveRunPending) but is not saved yet: a crash or a failed
+	// write came between. The next run finishes it.
+	BaselinePending bool
 }
 
 // BaselineInfo is the one-line view of a stored baseline.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
@@ -15,8 +16,14 @@ import (
 )
 
 // slugLen is how many characters of the suite name and of the model id go
-// into a baseline's file name, as in the original tool.
-const slugLen = 40
+// into a baseline's file name, as in the original tool; slugBytes bounds
+// each in bytes, so that a name of wide characters (emoji are 4 bytes)
+// stays within the 255 bytes file systems accept, with room for the
+// temporary name it is written under.
+const (
+	slugLen   = 40
+	slugBytes = 100
+)
 
 // BaselineName returns the file name the original tool gives b:
 // {suite_slug}__{model_slug}__{YYYYmmddTHHMMSS}_{id8}.json, where the suite
@@ -25,10 +32,11 @@ const slugLen = 40
 // b.CreatedAt in UTC and id8 the first 8 characters of the snapshot id.
 // Characters no file system accepts in a name (control characters and
 // \ : * ? " < > |) also become "-", which leaves every ordinary name as the
-// original tool spells it.
+// original tool spells it. Each slug is also cut to 100 bytes on a
+// character boundary, so that the name is at most 233 bytes.
 func BaselineName(b *promptcanary.Baseline) string {
-	suite := slug(strings.NewReplacer("/", "-", " ", "_").Replace(b.SuiteName))
-	model := slug(strings.NewReplacer("/", "-", ":", "-").Replace(b.Provider.ModelID))
+	suite := suiteSlug(b.SuiteName)
+	model := modelSlug(b.Provider.ModelID)
 	id := []rune(b.SnapshotID)
 	if len(id) > 8 {
 		id = id[:8]
@@ -36,16 +44,29 @@ func BaselineName(b *promptcanary.Baseline) string {
 	return fmt.Sprintf("%s__%s__%s_%s.json", suite, model, b.CreatedAt.UTC().Format("20060102T150405"), slug(string(id)))
 }
 
-// slug cuts s to slugLen characters and replaces those that cannot be part
-// of a file name.
+func suiteSlug(suite string) string {
+	return slug(strings.NewReplacer("/", "-", " ", "_").Replace(suite))
+}
+
+func modelSlug(model string) string {
+	return slug(strings.NewReplacer("/", "-", ":", "-").Replace(model))
+}
+
+// slug cuts s to slugLen characters and slugBytes bytes, and replaces the
+// characters that cannot be part of a file name.
 func slug(s string) string {
 	r := []rune(s)
 	if len(r) > slugLen {
 		r = r[:slugLen]
 	}
+	n := 0
 	for i, c := range r {
 		if c < 0x20 || c == 0x7f || strings.ContainsRune(`/\:*?"<>|`, c) {
 			r[i] = '-'
+		}
+		if n += utf8.RuneLen(r[i]); n > slugBytes {
+			r = r[:i]
+			break
 		}
 	}
 	return string(r)
@@ -77,11 +98,13 @@ func LoadBaseline(path string) (*promptcanary.Baseline, error) {
 	return b, nil
 }
 
-// WriteBaseline atomically writes b to path as indented JSON that both this
-// module and the original Python tool read: timestamps are cut to the
-// microsecond and absent maps and lists are written empty, not null.
+// WriteBaseline atomically writes b to path as indented JSON: a
+// one-sample baseline in the original Python tool's format (timestamps cut
+// to the microsecond, absent maps and lists written empty, not null), a
+// many-sample one in the compact layout of store.MarshalBaseline, which
+// only this module reads.
 func WriteBaseline(path string, b *promptcanary.Baseline) error {
-	data, err := store.MarshalIndent(portable(b))
+	data, err := store.MarshalBaseline(portable(b), store.LayoutAuto)
 	if err != nil {
 		return fmt.Errorf("write baseline %q: %w", path, err)
 	}

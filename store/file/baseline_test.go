@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,9 +163,19 @@ func TestBaselineName(t *testing.T) {
 	}
 }
 
+// oneSample keeps the first sample of r: a run the original tool could
+// have written.
+func oneSample(r *promptcanary.Run) *promptcanary.Run {
+	r.Samples = 1
+	r.ProbeResults = slices.DeleteFunc(r.ProbeResults, func(p promptcanary.ProbeResult) bool { return p.Sample > 0 })
+	r.LLMResponses = slices.DeleteFunc(r.LLMResponses, func(p promptcanary.Response) bool { return p.Sample > 0 })
+	r.Errors = nil
+	return r
+}
+
 func TestWriteBaseline(t *testing.T) {
 	dir := t.TempDir()
-	r := storetest.NewRun("run-1", "s", "m", time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC))
+	r := oneSample(storetest.NewRun("run-1", "s", "m", time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC)))
 	r.Provider.ExtraParams = nil
 	r.ProbeResults[0].Metadata = nil
 	b := storetest.NewBaseline("snap-1", r, time.Date(2025, 3, 2, 0, 0, 0, 999, time.UTC), "note")
@@ -292,10 +303,14 @@ func TestSharedDirectoryWithPythonTool(t *testing.T) {
 	if err != nil || b.SnapshotID != "0a1b2c3d-go" {
 		t.Errorf("latest for gpt-4o-mini: got %v, %v, want 0a1b2c3d-go", b, err)
 	}
-	// Runs are listed from runs/ only: the Python baseline's run is not
-	// there, the run of the baseline saved here is.
-	if sums, err := s.Runs(ctx, store.RunFilter{BaselinesOnly: true}); err != nil || len(sums) != 1 || sums[0].RunID != "go-run" {
-		t.Errorf("baseline runs: got %+v, %v, want go-run", sums, err)
+	// A baseline file holds its run: both baselines' runs are listed, and
+	// no copy of a run was written under runs/.
+	if sums, err := s.Runs(ctx, store.RunFilter{BaselinesOnly: true}); err != nil || len(sums) != 2 || sums[0].RunID != "go-run" ||
+		sums[1].RunID != "9c8b7a65-4321-4fed-8cba-0987654321fe" || !sums[1].IsBaseline {
+		t.Errorf("baseline runs: got %+v, %v, want go-run and the Python baseline's run", sums, err)
+	}
+	if entries, err := os.ReadDir(filepath.Join(dir, "runs")); err == nil || len(entries) > 0 {
+		t.Errorf("runs/: got %d files, %v, want no directory", len(entries), err)
 	}
 }
 
@@ -399,7 +414,7 @@ func TestNaNScoreFileIsValidJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := storetest.NewRun("nan", "s", "m", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	r := oneSample(storetest.NewRun("nan", "s", "m", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)))
 	r.ProbeResults[0].Score = math.NaN()
 	if err := s.SaveRun(context.Background(), r); err != nil {
 		t.Fatal(err)

@@ -3,12 +3,19 @@
 //
 //	dir/{suite}__{model}__{YYYYmmddTHHMMSS}_{id8}.json   baselines (BaselineName)
 //	dir/runs/{run_id}.json                               runs
+//	dir/runs/{run_id}.baseline-pending                   a baseline asked of the run, not saved yet
 //	dir/drift/{report_id}.json                           drift reports
 //
+// A baseline file holds its run: saving a baseline writes that one file,
+// and Run and Runs find the runs of baseline files too.
+//
 // Both tools share a baseline directory: this package reads the original's
-// baseline files and writes files the original reads. Every file is written
-// atomically. A file that cannot be read is left out of listings; loading it
-// directly reports why.
+// baseline files and writes files the original reads (a one-sample
+// baseline is in its format; a many-sample one in the compact layout of
+// store.MarshalBaseline). Every file is written atomically, and Open
+// removes the temporary files a killed process left. A file that cannot be
+// read is left out of listings; loading it directly reports why, and
+// FindLatestBaseline names it.
 package file
 
 import (
@@ -18,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +36,10 @@ import (
 )
 
 const (
-	runsDir  = "runs"
-	driftDir = "drift"
-	ext      = ".json"
+	runsDir    = "runs"
+	driftDir   = "drift"
+	ext        = ".json"
+	pendingExt = ".baseline-pending"
 )
 
 // Store is a file store. It is safe for concurrent use, and several
@@ -48,6 +57,9 @@ type Store struct {
 	// size and modification time are unchanged.
 	cacheMu sync.Mutex
 	cache   map[string]cacheEntry
+
+	// removed are the stale temporary files Open removed.
+	removed []string
 }
 
 type cacheEntry struct {
@@ -58,13 +70,26 @@ type cacheEntry struct {
 
 var _ store.Store = (*Store)(nil)
 
-// Open opens the file store in dir, creating dir if needed.
+// Open opens the file store in dir, creating dir if needed, and removes
+// the temporary files that a process killed while writing left in it (see
+// atomicfile.RemoveStale); Removed lists them.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", dir, err)
 	}
-	return &Store{dir: dir, now: time.Now, cache: make(map[string]cacheEntry)}, nil
+	s := &Store{dir: dir, now: time.Now, cache: make(map[string]cacheEntry)}
+	for _, sub := range []string{dir, filepath.Join(dir, runsDir), filepath.Join(dir, driftDir)} {
+		removed, err := atomicfile.RemoveStale(sub, s.now())
+		s.removed = append(s.removed, removed...)
+		if err != nil {
+			return nil, fmt.Errorf("open store %q: %w", dir, err)
+		}
+	}
+	return s, nil
 }
+
+// Removed returns the stale temporary files Open removed.
+func (s *Store) Removed() []string { return s.removed }
 
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -80,7 +105,8 @@ func (s *Store) Close() error {
 func (s *Store) runPath(id string) string   { return filepath.Join(s.dir, runsDir, id+ext) }
 func (s *Store) driftPath(id string) string { return filepath.Join(s.dir, driftDir, id+ext) }
 
-// SaveRun writes r to runs/{run_id}.json.
+// SaveRun writes r to runs/{run_id}.json, in the compact layout when it
+// has several samples per prompt.
 func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("save run: %w", err)
@@ -88,7 +114,7 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 	if err := store.CheckID("run", r.RunID); err != nil {
 		return fmt.Errorf("save run: %w", err)
 	}
-	data, err := store.MarshalIndent(r)
+	data, err := store.MarshalRunIndent(r, store.LayoutAuto)
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
@@ -98,16 +124,44 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 	return nil
 }
 
-// Run loads the run id names.
+// Run loads the run id names, from runs/ or else from the baseline file
+// that holds it.
 func (s *Store) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load run: %w", err)
 	}
 	full, err := s.resolveFile("run", filepath.Join(s.dir, runsDir), id)
+	if err == nil {
+		return LoadRun(s.runPath(full))
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	// Not in runs/: the run of a baseline file, if id names exactly one.
+	infos, lerr := s.baselineInfos(ctx)
+	if lerr != nil {
+		return nil, lerr
+	}
+	paths := make(map[string]string)
+	var matches []string
+	for _, in := range infos { // newest first: a run's newest baseline
+		if _, dup := paths[in.RunID]; !dup && (in.RunID == id || len(id) >= store.MinPrefix && strings.HasPrefix(in.RunID, id)) {
+			paths[in.RunID] = in.Path
+			matches = append(matches, in.RunID)
+		}
+	}
+	if len(matches) == 0 {
+		return nil, err
+	}
+	full, err = store.Resolve("run", id, matches)
 	if err != nil {
 		return nil, err
 	}
-	return LoadRun(s.runPath(full))
+	b, err := LoadBaseline(paths[full])
+	if err != nil {
+		return nil, fmt.Errorf("load run %q: %w", full, err)
+	}
+	return &b.RunResult, nil
 }
 
 // resolveFile resolves id among the file names (without .json) of sub.
@@ -151,25 +205,40 @@ func readDir(dir string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+// scanFailure is a file scan could not decode.
+type scanFailure struct {
+	path string
+	err  error
+}
+
 // scan decodes every readable .json file of dir with decode, through the
-// cache, skipping the files decode rejects.
-func (s *Store) scan(ctx context.Context, dir string, decode func(path string) (any, error)) ([]any, error) {
+// cache (kind names what decode makes of a file), skipping the files
+// decode rejects.
+func (s *Store) scan(ctx context.Context, kind, dir string, decode func(path string) (any, error)) ([]any, error) {
+	out, _, err := s.scanAll(ctx, kind, dir, decode)
+	return out, err
+}
+
+// scanAll is scan that also returns the files decode rejected.
+func (s *Store) scanAll(ctx context.Context, kind, dir string, decode func(path string) (any, error)) ([]any, []scanFailure, error) {
 	entries, err := readDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("list %q: %w", dir, err)
+		return nil, nil, fmt.Errorf("list %q: %w", dir, err)
 	}
+	var failed []scanFailure
 	out := make([]any, 0, len(entries))
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		info, err := e.Info()
 		if err != nil {
 			continue // removed meanwhile
 		}
 		path := filepath.Join(dir, e.Name())
+		key := kind + "\x00" + path
 		s.cacheMu.Lock()
-		c, ok := s.cache[path]
+		c, ok := s.cache[key]
 		s.cacheMu.Unlock()
 		if ok && c.size == info.Size() && c.mod.Equal(info.ModTime()) {
 			out = append(out, c.val)
@@ -177,14 +246,15 @@ func (s *Store) scan(ctx context.Context, dir string, decode func(path string) (
 		}
 		v, err := decode(path)
 		if err != nil {
-			continue // corrupt, partial or foreign file
+			failed = append(failed, scanFailure{path, err}) // corrupt, partial or foreign file
+			continue
 		}
 		s.cacheMu.Lock()
-		s.cache[path] = cacheEntry{size: info.Size(), mod: info.ModTime(), val: v}
+		s.cache[key] = cacheEntry{size: info.Size(), mod: info.ModTime(), val: v}
 		s.cacheMu.Unlock()
 		out = append(out, v)
 	}
-	return out, nil
+	return out, failed, nil
 }
 
 // runEntry is what listings need of a run file.
@@ -193,8 +263,11 @@ type runEntry struct {
 	scores []store.ProbeScore
 }
 
+// runEntries lists the runs of runs/ and then those of baseline files
+// whose id is not in runs/ (the newest baseline's copy), with their
+// pending baseline marks.
 func (s *Store) runEntries(ctx context.Context) ([]*runEntry, error) {
-	vals, err := s.scan(ctx, filepath.Join(s.dir, runsDir), func(path string) (any, error) {
+	vals, err := s.scan(ctx, "run", filepath.Join(s.dir, runsDir), func(path string) (any, error) {
 		r, err := LoadRun(path)
 		if err != nil {
 			return nil, err
@@ -207,11 +280,55 @@ func (s *Store) runEntries(ctx context.Context) ([]*runEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	out := make([]*runEntry, len(vals))
-	for i, v := range vals {
-		out[i] = v.(*runEntry)
+	bvals, err := s.scan(ctx, "baseline run", s.dir, func(path string) (any, error) {
+		b, err := LoadBaseline(path)
+		if err != nil {
+			return nil, err
+		}
+		r := &b.RunResult
+		return &baselineRunEntry{created: b.CreatedAt, snapshot: b.SnapshotID,
+			runEntry: runEntry{sum: store.Summarize(r), scores: store.ProbeScoresOf(r)}}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	pending, err := s.pendingMarks()
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	seen := make(map[string]bool, len(vals))
+	out := make([]*runEntry, 0, len(vals)+len(bvals))
+	for _, v := range vals {
+		e := *v.(*runEntry)
+		e.sum.BaselinePending = pending[e.sum.RunID]
+		seen[e.sum.RunID] = true
+		out = append(out, &e)
+	}
+	brs := make([]*baselineRunEntry, len(bvals))
+	for i, v := range bvals {
+		brs[i] = v.(*baselineRunEntry)
+	}
+	slices.SortFunc(brs, func(a, b *baselineRunEntry) int { // newest first
+		if c := b.created.Compare(a.created); c != 0 {
+			return c
+		}
+		return strings.Compare(b.snapshot, a.snapshot)
+	})
+	for _, b := range brs {
+		if !seen[b.sum.RunID] {
+			seen[b.sum.RunID] = true
+			e := b.runEntry
+			out = append(out, &e)
+		}
 	}
 	return out, nil
+}
+
+// baselineRunEntry is the run of a baseline file.
+type baselineRunEntry struct {
+	runEntry
+	created  time.Time
+	snapshot string
 }
 
 // selectRuns returns the summaries f selects, newest first, with
@@ -284,7 +401,7 @@ func (s *Store) ProbeScores(ctx context.Context, suite, model string, limit int)
 // baselineInfos lists the readable baseline files of the directory, newest
 // first.
 func (s *Store) baselineInfos(ctx context.Context) ([]store.BaselineInfo, error) {
-	vals, err := s.scan(ctx, s.dir, func(path string) (any, error) {
+	vals, err := s.scan(ctx, "baseline", s.dir, func(path string) (any, error) {
 		return readBaselineInfo(path)
 	})
 	if err != nil {
@@ -314,8 +431,9 @@ func (s *Store) Baselines(ctx context.Context, suite string) ([]store.BaselineIn
 }
 
 // SaveBaseline writes b under its BaselineName, removes other files that
-// hold the same snapshot, and stores b's run unless one with its id is
-// stored.
+// hold the same snapshot, and clears the pending mark of b's run for this
+// snapshot. The baseline file is the only file written: it holds b's run,
+// which Run and Runs find there unless runs/ holds a run with its id.
 func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (store.BaselineInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline: %w", err)
@@ -325,11 +443,6 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := os.Stat(s.runPath(b.RunResult.RunID)); errors.Is(err, fs.ErrNotExist) {
-		if err := s.SaveRun(ctx, &b.RunResult); err != nil {
-			return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
-		}
-	}
 	infos, err := s.baselineInfos(ctx)
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
@@ -344,6 +457,9 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 				return store.BaselineInfo{}, fmt.Errorf("save baseline %q: replace %q: %w", b.SnapshotID, in.Path, err)
 			}
 		}
+	}
+	if err := s.clearPending(b.RunResult.RunID, b.SnapshotID); err != nil {
+		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
 	}
 	info := store.Info(b)
 	info.CreatedAt = micro(info.CreatedAt)
@@ -387,19 +503,16 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	return LoadBaseline(paths[full])
 }
 
-// LatestBaseline loads the newest baseline of suite and model, read from
-// each file's suite_name and provider.model_id (not from its name).
+// LatestBaseline loads the newest readable baseline of suite and model,
+// read from each file's suite_name and provider.model_id (not from its
+// name). It drops the warnings of FindLatestBaseline, which callers that
+// can show them should use instead.
 func (s *Store) LatestBaseline(ctx context.Context, suite, model string) (*promptcanary.Baseline, error) {
-	infos, err := s.baselineInfos(ctx)
+	l, err := s.FindLatestBaseline(ctx, suite, model)
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range infos {
-		if (suite == "" || in.Suite == suite) && (model == "" || in.Model == model) {
-			return LoadBaseline(in.Path)
-		}
-	}
-	return nil, fmt.Errorf("latest baseline for suite %q and model %q in %q: %w", suite, model, s.dir, store.ErrNotFound)
+	return l.Baseline, nil
 }
 
 // SaveDrift writes d to drift/{report_id}.json.
@@ -433,7 +546,7 @@ func (s *Store) Drift(ctx context.Context, id string) (*promptcanary.DriftReport
 }
 
 func (s *Store) driftSummaries(ctx context.Context) ([]store.DriftSummary, error) {
-	vals, err := s.scan(ctx, filepath.Join(s.dir, driftDir), func(path string) (any, error) {
+	vals, err := s.scan(ctx, "drift", filepath.Join(s.dir, driftDir), func(path string) (any, error) {
 		d, err := loadDrift(path)
 		if err != nil {
 			return nil, err

@@ -3,7 +3,10 @@
 // writing at once.
 //
 // Every run is saved in one immediate transaction, so a crashed or
-// interrupted save leaves nothing behind. The schema is created and
+// interrupted save leaves nothing behind. A write that finds the database
+// locked by another process retries with backoff for up to WriteTimeout
+// before it fails. Runs and baselines are kept as JSON in the compact
+// layout of store.MarshalRun. The schema is created and
 // upgraded by the numbered migrations embedded from migrations/, recorded
 // in the schema_migrations table.
 package sqlite
@@ -19,14 +22,31 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
 )
 
-// BusyTimeout is how long a write waits for another writer to finish.
+// BusyTimeout is how long one statement waits for another writer to
+// finish before SQLite reports the database busy.
 const BusyTimeout = 10 * time.Second
+
+// WriteTimeout is how long a write retries, with backoff, while the
+// database stays busy or locked: long enough that a finished run is not
+// lost to another process's transaction, bounded so that a database
+// locked for good fails with a clear error.
+const WriteTimeout = 2 * time.Minute
+
+// Options tune Open. Zero fields take the defaults.
+type Options struct {
+	// BusyTimeout is SQLite's busy timeout (default BusyTimeout).
+	BusyTimeout time.Duration
+	// WriteTimeout bounds the retries of a busy write (default
+	// WriteTimeout).
+	WriteTimeout time.Duration
+}
 
 // timeLayout stores times as fixed-width UTC text that sorts in time order.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
@@ -40,13 +60,24 @@ type Store struct {
 	// beforeCommit, when set by tests, runs inside SaveRun's transaction
 	// once every row is written.
 	beforeCommit func(ctx context.Context)
+	// writeTimeout bounds the retries of a busy write.
+	writeTimeout time.Duration
 }
 
 var _ store.Store = (*Store)(nil)
 
 // Open opens the database at path, creating it and its parent directories
 // if needed, and applies the pending schema migrations.
-func Open(path string) (*Store, error) {
+func Open(path string) (*Store, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*Store, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = BusyTimeout
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = WriteTimeout
+	}
 	if strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open store %q: the path must not contain '?'", path)
 	}
@@ -60,16 +91,17 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	dsn := path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
-		BusyTimeout.Milliseconds())
+		opts.BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	if err := migrate(context.Background(), db, ms); err != nil {
+	s := &Store{db: db, path: path, now: time.Now, writeTimeout: opts.WriteTimeout}
+	if err := s.retry(context.Background(), func() error { return migrate(context.Background(), db, ms) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	return &Store{db: db, path: path, now: time.Now}, nil
+	return s, nil
 }
 
 // Path returns the database file's path.
@@ -171,13 +203,28 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 	if err := store.CheckID("run", r.RunID); err != nil {
 		return fmt.Errorf("save run: %w", err)
 	}
-	body, err := store.Marshal(r)
+	return s.saveRun(ctx, r, nil)
+}
+
+// saveRun stores r, and the pending mark p when not nil, in one
+// transaction.
+func (s *Store) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingBaseline) error {
+	body, err := store.MarshalRun(r, store.LayoutCompact)
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := saveRun(ctx, tx, r, body); err != nil {
 			return err
+		}
+		if p != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO pending_baselines (run_id, snapshot_id, created_at, note, dir)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (run_id) DO UPDATE SET snapshot_id = excluded.snapshot_id, created_at = excluded.created_at,
+					note = excluded.note, dir = excluded.dir`,
+				p.RunID, p.SnapshotID, formatTime(p.CreatedAt), p.Note, p.Dir); err != nil {
+				return err
+			}
 		}
 		if s.beforeCommit != nil {
 			s.beforeCommit(ctx)
@@ -191,8 +238,48 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 }
 
 // inTx runs fn in an immediate transaction and commits it when fn
-// succeeds.
+// succeeds, retrying the whole transaction while the database is busy.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.retry(ctx, func() error { return s.tryTx(ctx, fn) })
+}
+
+// retry calls fn until it succeeds, fails otherwise than with a busy or
+// locked database, ctx ends, or s.writeTimeout has passed since the first
+// call, with exponential backoff from 10 ms to 1 s between calls.
+func (s *Store) retry(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(s.writeTimeout)
+	delay := 10 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return fmt.Errorf("database %q stayed locked by another process for %v: %w", s.path, s.writeTimeout, err)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (while waiting for the locked database %q)", ctx.Err(), s.path)
+		case <-t.C:
+		}
+		delay = min(2*delay, time.Second)
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is busy" or "locked".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// tryTx is one attempt of inTx.
+func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -284,6 +371,7 @@ func runsQuery(f store.RunFilter) (string, []any) {
 	q := `SELECT r.run_id, r.suite, r.model, r.started_at, r.finished_at, r.samples, r.results, r.passed,
 			r.errors, r.score, r.pass_rate, r.interrupted,
 			EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.run_id),
+			EXISTS (SELECT 1 FROM pending_baselines p WHERE p.run_id = r.run_id),
 			COALESCE((SELECT d.severity FROM drift_reports d WHERE d.current_run_id = r.run_id
 				ORDER BY d.generated_at DESC, d.report_id DESC LIMIT 1), '')
 		FROM runs r` + w.String() + ` ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?`
@@ -306,7 +394,7 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary
 			score             sql.NullFloat64
 		)
 		if err := rows.Scan(&sum.RunID, &sum.Suite, &sum.Model, &started, &finished, &sum.Samples, &sum.Results,
-			&sum.Passed, &sum.Errors, &score, &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.Verdict); err != nil {
+			&sum.Passed, &sum.Errors, &score, &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.BaselinePending, &sum.Verdict); err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
 		if sum.StartedAt, err = parseTime(started); err != nil {
@@ -330,7 +418,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 	if err := store.CheckBaseline(b); err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline: %w", err)
 	}
-	body, err := store.Marshal(b)
+	body, err := store.MarshalBaseline(b, store.LayoutCompact)
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
 	}
@@ -340,7 +428,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 			return err
 		}
 		if n == 0 {
-			runBody, err := store.Marshal(&b.RunResult)
+			runBody, err := store.MarshalRun(&b.RunResult, store.LayoutCompact)
 			if err != nil {
 				return err
 			}
@@ -354,6 +442,10 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 				run_id = excluded.run_id, suite = excluded.suite, model = excluded.model,
 				created_at = excluded.created_at, note = excluded.note, body = excluded.body`,
 			b.SnapshotID, b.RunResult.RunID, b.SuiteName, b.Provider.ModelID, formatTime(b.CreatedAt), b.Note, body)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM pending_baselines WHERE run_id = ? AND snapshot_id = ?`, b.RunResult.RunID, b.SnapshotID)
 		return err
 	})
 	if err != nil {
@@ -396,8 +488,19 @@ func (s *Store) loadBaseline(ctx context.Context, q string, args ...any) (*promp
 	return b, nil
 }
 
-// LatestBaseline loads the newest baseline of suite and model.
+// LatestBaseline loads the newest readable baseline of suite and model,
+// dropping the warnings of FindLatestBaseline.
 func (s *Store) LatestBaseline(ctx context.Context, suite, model string) (*promptcanary.Baseline, error) {
+	l, err := s.FindLatestBaseline(ctx, suite, model)
+	if err != nil {
+		return nil, err
+	}
+	return l.Baseline, nil
+}
+
+// FindLatestBaseline loads the newest baseline of suite and model whose
+// stored body decodes, naming the newer ones that did not.
+func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*store.BaselineLookup, error) {
 	var w where
 	if suite != "" {
 		w.add("suite = ?", suite)
@@ -405,14 +508,38 @@ func (s *Store) LatestBaseline(ctx context.Context, suite, model string) (*promp
 	if model != "" {
 		w.add("model = ?", model)
 	}
-	b, err := s.loadBaseline(ctx, `SELECT body FROM baselines`+w.String()+` ORDER BY created_at DESC, snapshot_id DESC LIMIT 1`, w.args...)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = store.ErrNotFound
-	}
+	rows, err := s.db.QueryContext(ctx, `SELECT snapshot_id, created_at, body FROM baselines`+w.String()+
+		` ORDER BY created_at DESC, snapshot_id DESC`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 	}
-	return b, nil
+	defer rows.Close()
+	l := &store.BaselineLookup{}
+	for rows.Next() {
+		var (
+			id, created string
+			body        []byte
+		)
+		if err := rows.Scan(&id, &created, &body); err != nil {
+			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
+		}
+		b, err := store.UnmarshalBaseline(body)
+		if err != nil {
+			t, _ := parseTime(created)
+			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: t, Err: fmt.Errorf("decode stored baseline: %w", err)})
+			continue
+		}
+		l.Baseline = b
+		return l, nil
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
+	}
+	err = fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, store.ErrNotFound)
+	if len(l.Skipped) > 0 {
+		return l, fmt.Errorf("%w: %d unreadable stored baseline(s)", err, len(l.Skipped))
+	}
+	return nil, err
 }
 
 // Baselines lists the baselines of suite ("" for all), newest first.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
@@ -58,6 +59,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"InvalidIDs", testInvalidIDs},
 		{"CancelledContext", testCancelledContext},
 		{"ConcurrentSaves", testConcurrentSaves},
+		{"PendingBaseline", testPendingBaseline},
+		{"StatisticalRun", testStatisticalRun},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,11 +177,45 @@ func normalize(t *testing.T, v any) any {
 	return out
 }
 
-// assertSame fails when got and want differ as JSON.
+// assertSame fails when got and want differ as JSON. A store may drop
+// the raw responses of a run with several samples per prompt (see
+// store.CompactVersion), so they are not compared for such runs.
 func assertSame(t *testing.T, what string, got, want any) {
 	t.Helper()
-	if diff := cmp.Diff(normalize(t, want), normalize(t, got)); diff != "" {
+	w, g := normalize(t, want), normalize(t, got)
+	if manySamples(want) {
+		dropRaw(w)
+		dropRaw(g)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
+	}
+}
+
+// manySamples reports whether v is a run, or a baseline of a run, with
+// several samples per prompt.
+func manySamples(v any) bool {
+	switch v := v.(type) {
+	case *promptcanary.Run:
+		return v.Samples > 1 || v.SamplesPerPrompt() > 1
+	case *promptcanary.Baseline:
+		return manySamples(&v.RunResult)
+	}
+	return false
+}
+
+// dropRaw deletes every "raw_response" key of the generic JSON v.
+func dropRaw(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "raw_response")
+		for _, e := range v {
+			dropRaw(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropRaw(e)
+		}
 	}
 }
 
@@ -926,5 +963,110 @@ func testConcurrentSaves(t *testing.T, s store.Store) {
 	}
 	if got := mustRuns(t, s, store.RunFilter{}); len(got) != writers*each {
 		t.Errorf("got %d runs, want %d", len(got), writers*each)
+	}
+}
+
+// testPendingBaseline checks the Journal: a run saved with a pending
+// baseline is listed as such until its baseline is saved, and the mark
+// rebuilds the very baseline that was asked for.
+func testPendingBaseline(t *testing.T, s store.Store) {
+	j, ok := s.(store.Journal)
+	if !ok {
+		t.Skip("the store keeps no journal")
+	}
+	ctx := context.Background()
+	r := NewRun("pending-run", "s", "m", t0)
+	want := store.NewBaseline(r, "asked for", t0.Add(time.Hour))
+	p := store.Pending(want, "baselines")
+	if err := j.SaveRunPending(ctx, r, p); err != nil {
+		t.Fatalf("save run pending: %v", err)
+	}
+	mustSaveRun(t, s, NewRun("other-run", "s", "m", t0.Add(time.Minute)))
+	sums := mustRuns(t, s, store.RunFilter{})
+	if len(sums) != 2 || sums[1].RunID != "pending-run" || !sums[1].BaselinePending || sums[0].BaselinePending {
+		t.Fatalf("got summaries %+v, want pending-run marked, other-run not", sums)
+	}
+	got, err := j.PendingBaselines(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].RunID != p.RunID || got[0].SnapshotID != p.SnapshotID || !got[0].CreatedAt.Equal(p.CreatedAt) ||
+		got[0].Note != "asked for" || got[0].Dir != "baselines" {
+		t.Fatalf("got pending %+v, want %+v", got, p)
+	}
+	// The next run rebuilds the baseline from the stored run.
+	stored, err := s.Run(ctx, "pending-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := got[0].Baseline(stored)
+	assertSame(t, "rebuilt baseline", b, want)
+	// Saving another baseline of the run leaves the mark; saving this one
+	// clears it.
+	if _, err := s.SaveBaseline(ctx, NewBaseline("another-snapshot", stored, t0.Add(2*time.Hour), "")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := j.PendingBaselines(ctx); len(got) != 1 {
+		t.Errorf("after another baseline: got %d pending, want 1", len(got))
+	}
+	if _, err := s.SaveBaseline(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := j.PendingBaselines(ctx); err != nil || len(got) != 0 {
+		t.Errorf("after its baseline: got %+v, %v, want none pending", got, err)
+	}
+	if sums := mustRuns(t, s, store.RunFilter{}); sums[1].BaselinePending || !sums[1].IsBaseline {
+		t.Errorf("after its baseline: got %+v, want a baseline run, not pending", sums[1])
+	}
+	// A mark given up is cleared.
+	r2 := NewRun("given-up", "s", "m", t0.Add(2*time.Minute))
+	if err := j.SaveRunPending(ctx, r2, store.Pending(store.NewBaseline(r2, "", t0), "")); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.ClearPending(ctx, "given-up"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := j.PendingBaselines(ctx); err != nil || len(got) != 0 {
+		t.Errorf("after clearing: got %+v, %v, want none pending", got, err)
+	}
+	if _, err := s.Run(ctx, "given-up"); err != nil {
+		t.Errorf("clearing a mark removed its run: %v", err)
+	}
+	// A mark of another run is refused, and nothing is saved.
+	err = j.SaveRunPending(ctx, NewRun("mismatch", "s", "m", t0), p)
+	if err == nil || !strings.Contains(err.Error(), `the pending baseline is of run "pending-run"`) {
+		t.Errorf("mismatched mark: got %v", err)
+	}
+	if _, err := s.Run(ctx, "mismatch"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("mismatched mark: got %v, want the run not saved", err)
+	}
+}
+
+// testStatisticalRun saves a run of 200 prompts × 10 probes × 30 samples
+// and its baseline, and loads both back unchanged (raw responses aside).
+func testStatisticalRun(t *testing.T, s store.Store) {
+	if testing.Short() {
+		t.Skip("large run")
+	}
+	ctx := context.Background()
+	r := LargeRun("statistical-run", 200, 10, 30, 7)
+	mustSaveRun(t, s, r)
+	got, err := s.Run(ctx, r.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, got, cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("run (-want +got):\n%.3000s", diff)
+	}
+	b, err := s.Promote(ctx, r.RunID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := s.LatestBaseline(ctx, r.SuiteName, r.Provider.ModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(b, latest, cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("baseline (-want +got):\n%.3000s", diff)
 	}
 }
