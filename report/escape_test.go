@@ -35,7 +35,10 @@ func hostileRun() *promptcanary.Run {
 func hostileDrift() *promptcanary.DriftReport {
 	c := promptcanary.Comparison{ProbeID: "p|1", ProbeName: hostile[:60], Category: "format", PromptID: "`x`",
 		BaselineScore: 1, CurrentScore: 0, ScoreDelta: -1, BaselinePassed: true,
-		BaselineDetails: hostile, CurrentDetails: hostile, Evidence: hostile, Severity: "high"}
+		BaselineDetails: hostile, CurrentDetails: hostile, Evidence: hostile, Severity: "high",
+		// Example answers reach the diffs of every format.
+		Regression: true, SharedTestWith: hostile[:50], BaselineExample: hostile, CurrentExample: "````` " + hostile + " \x1b]8;;x\x07",
+		BaselineDistinct: 3, CurrentDistinct: 2, Baseline: promptcanary.SampleStats{N: 5, Passes: 5}, Current: promptcanary.SampleStats{N: 5}}
 	var cs []promptcanary.Comparison
 	for _, st := range []promptcanary.Status{promptcanary.StatusRegression, promptcanary.StatusStable, promptcanary.StatusAdded,
 		promptcanary.StatusRemoved, promptcanary.StatusNotMeasured, "<script>weird</script>"} {
@@ -249,7 +252,7 @@ func TestAdversarialTerminal(t *testing.T) {
 			t.Run(fmt.Sprint(color, i), func(t *testing.T) {
 				plain := out
 				if color {
-					plain = strings.NewReplacer(ansiReset, "", ansiBold, "", ansiDim, "", ansiRed, "", ansiGreen, "", ansiYellow, "", ansiCyan, "").Replace(out)
+					plain = strings.NewReplacer(ansiReset, "", ansiBold, "", ansiDim, "", ansiRed, "", ansiGreen, "", ansiYellow, "", ansiCyan, "", ansiStrike, "").Replace(out)
 					if plain == out {
 						t.Errorf("got no colour with Color set")
 					}

@@ -503,7 +503,6 @@ func (w *md) info(m *driftModel) {
 	}
 }
 
-
 // flaggedUnits lists the flagged groups of pairs with their evidence.
 func (w *md) flaggedUnits(s *statsModel) {
 	w.line()

@@ -295,6 +295,9 @@ func newSideModel(runs []*promptcanary.Run) *sideModel {
 		m.Notes = append(m.Notes, "The runs come from different suites ("+strings.Join(quoted, ", ")+"): only pairs they share compare like for like.")
 	}
 	for i, r := range runs {
+		if !r.Measured() {
+			m.Notes = append(m.Notes, "The run of "+m.Columns[i].Name+" measured nothing: every call failed, so it has no score (n/a).")
+		}
 		if r.Interrupted {
 			m.Notes = append(m.Notes, "The run of "+m.Columns[i].Name+" was interrupted: its results are incomplete.")
 		}
@@ -396,9 +399,13 @@ func sideSummary(runs []*promptcanary.Run) []sideMetric {
 		if r.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
 		}
+		scoreText, rateText := score(r.OverallScore()), percent(r.PassRate())
+		if !r.Measured() {
+			scoreText, rateText, verdict = "n/a", "n/a", "warn"
+		}
 		values := []sideCell{
-			{Text: score(r.OverallScore()), Class: verdict},
-			{Text: percent(r.PassRate()), Class: verdict},
+			{Text: scoreText, Class: verdict},
+			{Text: rateText, Class: verdict},
 			{Text: fmt.Sprintf("%d/%d", passed, len(r.ProbeResults))},
 			{Text: strconv.Itoa(len(r.Errors)), Class: errClass},
 			{Text: thousands(prompt) + " / " + thousands(completion)},
