@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +198,9 @@ func FuzzUnmarshalBaseline(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if _, err := MarshalBaseline(b, LayoutCompact); err != nil {
+			t.Fatalf("compact: %v", err)
+		}
 		// Whatever loads must store and load again to the same value.
 		once, err := Marshal(b)
 		if err != nil {
@@ -212,6 +216,96 @@ func FuzzUnmarshalBaseline(f *testing.F) {
 		}
 		if !bytes.Equal(once, twice) {
 			t.Errorf("not stable:\n%s\n%s", once, twice)
+		}
+	})
+}
+
+// roundTrip checks that what a decoder accepted encodes in every layout
+// and decodes again to what encodes the same: a decoded run is always
+// encodable, and the layouts lose nothing a second pass would.
+func roundTripRun(t *testing.T, r *promptcanary.Run) {
+	t.Helper()
+	for _, l := range []Layout{LayoutPlain, LayoutCompact} {
+		once, err := MarshalRun(r, l)
+		if err != nil {
+			t.Fatalf("layout %d: encode a decoded run: %v", l, err)
+		}
+		r2, err := UnmarshalRun(once)
+		if err != nil {
+			t.Fatalf("layout %d: decode %s: %v", l, once, err)
+		}
+		twice, err := MarshalRun(r2, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r3, err := UnmarshalRun(twice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thrice, err := MarshalRun(r3, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(twice, thrice) {
+			t.Errorf("layout %d: not stable:\n%s\n%s", l, twice, thrice)
+		}
+	}
+}
+
+func FuzzUnmarshalRun(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r","started_at":"2025-03-01T11:59:59.999999","probe_results":[{"probe_id":"p","score":null,"metadata":{"k":[1,"x"]}}],"llm_responses":[{"prompt_id":"a","latency_ms":null,"timestamp":"2025-03-01 12:00:00"}]}`))
+	f.Add([]byte(`{"run_id":"r","probe_results":{"encoding":"compact","version":1,"strings":["a","p"],"metadata":[null,{}],"probes":[[1,1,1,1]],"outcomes":[[0,1,0.5,0,1],[0,0,null,0,0]],"rows":[[0,0,0,1],[0,1,1]]},` +
+		`"llm_responses":{"encoding":"compact","version":1,"base":"2025-03-01T12:00:00Z","strings":["a","c",""],"tool_calls":[[{"name":"f","arguments":{}}]],"profiles":[[2,2,5,0,2,2,1]],"rows":[[0,0,1,0,1.5,3,0,1000,2],[0,1,1,0,null,3,0,null,2]]}}`))
+	f.Add([]byte(`{"run_id":"r","probe_results":{"encoding":"compact","version":1,"rows":[[0,0,99999999]]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := UnmarshalRun(data)
+		if err != nil {
+			return
+		}
+		roundTripRun(t, r)
+	})
+}
+
+func FuzzDecodeDocument(f *testing.F) {
+	for _, name := range []string{"testdata/python-baseline.json", "testdata/python-null-score.json"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"kind":"side_by_side","runs":[{"run_id":"a","provider":{"model_id":"m1"}},{"run_id":"b"}]}`))
+	f.Add([]byte(`{"report_id":"d","generated_at":"2025-03-01T12:00:00","comparisons":[{"probe_id":"p","baseline_score":1}]}`))
+	f.Add([]byte(`[1,2]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := DecodeDocument(data)
+		if err != nil {
+			if d != nil {
+				t.Errorf("got a document and an error %v", err)
+			}
+			return
+		}
+		switch d.Kind {
+		case KindRun, KindBaseline:
+			if d.Run == nil {
+				t.Fatalf("%s without a run", d.Kind)
+			}
+			roundTripRun(t, d.Run)
+		case KindSideBySide:
+			for _, r := range d.Runs {
+				roundTripRun(t, r)
+			}
+		case KindDrift:
+			if _, err := Marshal(d.Drift); err != nil {
+				t.Errorf("encode a decoded drift report: %v", err)
+			}
+		default:
+			t.Fatalf("unknown kind %q", d.Kind)
+		}
+		if d.Kind != KindDrift {
+			if _, err := d.PickRun(""); err != nil && d.Kind != KindSideBySide {
+				t.Errorf("pick run: %v", err)
+			}
 		}
 	})
 }

@@ -383,7 +383,7 @@ func copyJSON(v any) any {
 // [prompt, sample, content, profile, latency_ms, completion_tokens,
 // extra_tokens, time, response_id], where extra_tokens is total_tokens -
 // prompt_tokens - completion_tokens and time is nanoseconds after Base
-// (null for no timestamp). A profile holds what repeats across samples:
+// (null for no timestamp, an RFC 3339 string when too far from Base). A profile holds what repeats across samples:
 // [provider_model_id, finish_reason, prompt_tokens, tool_calls (-1 for
 // none), served_model, system_fingerprint, attempts]. Strings are indexes
 // into Strings, tool calls into ToolCalls.
@@ -403,7 +403,9 @@ type responseRow struct {
 	completion, extra                int
 	hasTime                          bool
 	time                             int64
-	responseID                       int
+	// at is the time when it is too far from the base for an offset.
+	at         *time.Time
+	responseID int
 }
 
 func (r responseRow) MarshalJSON() ([]byte, error) {
@@ -419,7 +421,9 @@ func (r responseRow) MarshalJSON() ([]byte, error) {
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	b = append(b, ',')
-	if r.hasTime {
+	if r.at != nil {
+		b = strconv.AppendQuote(b, r.at.Format(time.RFC3339Nano))
+	} else if r.hasTime {
 		b = strconv.AppendInt(b, r.time, 10)
 	} else {
 		b = append(b, "null"...)
@@ -449,7 +453,15 @@ func (r *responseRow) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(f[4], &r.latency); err != nil {
 		return fmt.Errorf("response row %s: latency: %w", data, err)
 	}
-	if string(f[7]) != "null" {
+	switch firstByte(f[7]) {
+	case 'n':
+	case '"':
+		var tt tolerantTime
+		if err := json.Unmarshal(f[7], &tt); err != nil {
+			return fmt.Errorf("response row %s: time: %w", data, err)
+		}
+		r.at, r.hasTime = &tt.t, true
+	default:
 		if err := json.Unmarshal(f[7], &r.time); err != nil {
 			return fmt.Errorf("response row %s: time: %w", data, err)
 		}
@@ -495,11 +507,14 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 			responseID: strs.add(r.ResponseID),
 		}
 		if !r.Timestamp.IsZero() {
+			row.hasTime = true
 			d := r.Timestamp.Sub(base)
 			if d == math.MaxInt64 || d == math.MinInt64 || !base.Add(d).Equal(r.Timestamp) {
-				return nil, fmt.Errorf("response %d: timestamp %s is too far from %s", i, r.Timestamp, base)
+				at := r.Timestamp
+				row.at = &at // too far from the base for an offset
+			} else {
+				row.time = int64(d)
 			}
-			row.hasTime, row.time = true, int64(d)
 		}
 		out.Rows[i] = row
 	}
@@ -545,7 +560,10 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 		if errStr != nil {
 			return nil, fmt.Errorf("response %d: %w", i, errStr)
 		}
-		if row.hasTime {
+		switch {
+		case row.at != nil:
+			r.Timestamp = *row.at
+		case row.hasTime:
 			r.Timestamp = c.Base.Add(time.Duration(row.time))
 		}
 		if p[3] >= 0 {

@@ -66,6 +66,8 @@ func TestCompactRoundTrip(t *testing.T) {
 				ServedModel: "m-1", SystemFingerprint: "fp", ResponseID: "resp-1", Attempts: 3, Timestamp: t0.In(time.FixedZone("CET", 3600))},
 			{PromptID: "p3", Sample: 1, Content: "no tools", ToolCalls: []promptcanary.ToolCall{}},
 		}}},
+		{"timestamps centuries apart", promptcanary.Run{RunID: "r", StartedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), LLMResponses: []promptcanary.Response{
+			resp("p1", 0, "a", time.Date(9999, 1, 1, 0, 0, 0, 5, time.UTC)), resp("p1", 1, "b", time.Date(1, 1, 1, 0, 0, 0, 7, time.UTC))}}},
 		{"responses without a start time", promptcanary.Run{RunID: "r", LLMResponses: []promptcanary.Response{
 			resp("p1", 0, "a", time.Time{}), resp("p1", 1, "b", t0), resp("p1", 2, "c", t0.Add(-time.Minute))}}},
 		{"hostile strings", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{

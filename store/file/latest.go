@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 		}
 		b, err := LoadBaseline(in.Path)
 		if err != nil {
-			l.Skipped = append(l.Skipped, store.SkippedBaseline{Path: in.Path, SnapshotID: in.SnapshotID, CreatedAt: in.CreatedAt, Err: err})
+			l.Skipped = append(l.Skipped, store.SkippedBaseline{Path: in.Path, SnapshotID: in.SnapshotID, CreatedAt: in.CreatedAt, Err: cause(err)})
 			continue
 		}
 		l.Baseline, l.Path = b, in.Path
@@ -71,7 +72,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 // brokenCandidate reports whether the unreadable file f may be a baseline
 // of suite and model, from its first fields or else its name.
 func brokenCandidate(f scanFailure, suite, model string) (store.SkippedBaseline, bool) {
-	sk := store.SkippedBaseline{Path: f.path, Err: f.err}
+	sk := store.SkippedBaseline{Path: f.path, Err: cause(f.err)}
 	if h, ok := partialHeader(f.path); ok {
 		sk.SnapshotID = h.SnapshotID
 		created, err := store.ParseTime(h.CreatedAt)
@@ -98,6 +99,15 @@ func brokenCandidate(f scanFailure, suite, model string) (store.SkippedBaseline,
 		ok = ok && strings.Contains(name, "__"+modelSlug(model)+"__")
 	}
 	return sk, ok
+}
+
+// cause drops the "load baseline PATH: " of err, which SkippedBaseline
+// says in its Path.
+func cause(err error) error {
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner
+	}
+	return err
 }
 
 // nameTime matches the end of a BaselineName: the time and the id.
