@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -55,4 +56,81 @@ func BenchmarkHistory(b *testing.B) {
 			}
 		}
 	})
+}
+
+// dbSize is the size of the database with its write-ahead log
+// checkpointed into it.
+func dbSize(tb testing.TB, s *Store) int64 {
+	tb.Helper()
+	if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		tb.Fatal(err)
+	}
+	info, err := os.Stat(s.path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return info.Size()
+}
+
+// maxStatisticalRun bounds what a run of 200 prompts × 10 probes × 30
+// samples adds to the database.
+const maxStatisticalRun = 5 << 20
+
+func TestStatisticalRunSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large run")
+	}
+	s := openTemp(t)
+	defer s.Close()
+	ctx := context.Background()
+	before := dbSize(t, s)
+	r := storetest.LargeRun("large-run", 200, 10, 30, 5)
+	if err := s.SaveRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	run := dbSize(t, s) - before
+	if _, err := s.Promote(ctx, r.RunID, ""); err != nil {
+		t.Fatal(err)
+	}
+	withBaseline := dbSize(t, s) - before
+	t.Logf("store size: run %d bytes, run and its baseline %d bytes", run, withBaseline)
+	if run > maxStatisticalRun {
+		t.Errorf("run: got %d bytes, want at most %d", run, maxStatisticalRun)
+	}
+}
+
+func BenchmarkSaveLargeRun(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	r := storetest.LargeRun("large", 200, 10, 30, 5)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.RunID = fmt.Sprintf("large-%d", i)
+		if err := s.SaveRun(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoadLargeRun(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	r := storetest.LargeRun("large", 200, 10, 30, 5)
+	ctx := context.Background()
+	if err := s.SaveRun(ctx, r); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Run(ctx, "large"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
