@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -301,6 +302,85 @@ func FuzzDecode(f *testing.F, decode func(body []byte) (*promptcanary.Response, 
 		for _, tc := range resp.ToolCalls {
 			if !json.Valid(tc.Arguments) {
 				t.Fatalf("tool call arguments %q are not valid JSON", tc.Arguments)
+			}
+		}
+	})
+}
+
+// CheckRedirects checks a client's redirect policy against two loopback
+// servers. A first server answering 307 with the URL of a second one (another
+// port: another origin) must make the call fail with a final
+// *provider.Error that names the refused redirect, before the second server
+// receives any request, and without any of secrets in the error. A 307 to
+// another path of the same server must be followed, with credentials, to
+// an answer of okBody. open returns the client under test for a base URL.
+func CheckRedirects(t *testing.T, open func(t *testing.T, baseURL string) provider.Provider, okBody string, secrets ...string) {
+	t.Helper()
+	req := NewRequest(promptcanary.Prompt{ID: "p", Text: "hi"}, promptcanary.ProviderConfig{})
+	t.Run("another origin is refused", func(t *testing.T) {
+		other := Serve(t, Answer{Body: okBody, AnyBody: true})
+		first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", other.URL+r.URL.RequestURI())
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(first.Close)
+		_, err := open(t, first.URL).Generate(context.Background(), req)
+		if reqs := other.Requests(); len(reqs) != 0 {
+			names := make([]string, 0, len(reqs[0].Header))
+			for k := range reqs[0].Header {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			t.Errorf("the other origin received %d request(s), with the headers %s", len(reqs), strings.Join(names, ", "))
+		}
+		var pe *provider.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("got %T %v, want *provider.Error", err, err)
+		}
+		if pe.Retryable {
+			t.Errorf("got a retryable error, want a final one")
+		}
+		for _, want := range []string{"refused redirect from " + first.URL + "/", " to " + other.URL + "/", "another origin would receive the credentials (set base_url to the final address)"} {
+			if !strings.Contains(pe.Message, want) {
+				t.Errorf("got %q, want it to contain %q", pe.Message, want)
+			}
+		}
+		NoLeak(t, err, secrets...)
+	})
+	t.Run("same origin is followed", func(t *testing.T) {
+		var mu sync.Mutex
+		var moved http.Header
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/moved/") {
+				w.Header().Set("Location", "/moved"+r.URL.RequestURI())
+				w.WriteHeader(http.StatusTemporaryRedirect)
+				return
+			}
+			mu.Lock()
+			moved = r.Header.Clone()
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, okBody)
+		}))
+		t.Cleanup(srv.Close)
+		resp, err := open(t, srv.URL).Generate(context.Background(), req)
+		if err != nil {
+			t.Fatalf("got %v, want the moved answer", err)
+		}
+		if resp == nil {
+			t.Fatal("got no response")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range secrets {
+			found := false
+			for _, vs := range moved {
+				for _, v := range vs {
+					found = found || strings.Contains(v, s)
+				}
+			}
+			if !found {
+				t.Errorf("the moved request lost the credential %q…", s[:4])
 			}
 		}
 	})
