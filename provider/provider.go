@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 )
 
@@ -52,6 +53,12 @@ type Options struct {
 	HTTPClient *http.Client
 	// Getenv reads environment variables; nil means os.Getenv.
 	Getenv func(string) string
+	// Secrets collects every secret the provider reads (API keys, header
+	// values expanded from ${ENV}, passwords in URLs), so that the run
+	// engine and the CLI scrub them from everything they print or store.
+	// Nil collects nothing; the provider still keeps its own secrets out
+	// of its errors.
+	Secrets *redact.Set
 }
 
 // Env reads an environment variable through o.Getenv.

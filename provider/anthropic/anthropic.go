@@ -39,6 +39,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
@@ -75,6 +76,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client without a global
 	// timeout (the caller's context bounds each call).
 	HTTPClient *http.Client
+	// Secrets, when set, receives the key and the credential header
+	// values, and redacts them from errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // Client calls the Messages API for one model. It is safe for concurrent use.
@@ -112,7 +116,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		model: cfg.Model,
 		url:   base.String() + "/v1/messages",
-		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets},
+		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
 	}, nil
 }
 
@@ -128,6 +132,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		keyEnv = DefaultKeyEnv
 	}
 	key := strings.TrimSpace(opts.Env(keyEnv))
+	opts.Secrets.Add(key)
 	if key == "" {
 		return nil, fmt.Errorf("%s is not set (export the Anthropic API key, or name another variable with the api_key_env setting)", httpc.Redact(keyEnv))
 	}
@@ -138,6 +143,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		Version:    s.version,
 		Header:     s.Header,
 		HTTPClient: opts.HTTPClient,
+		Secrets:    opts.Secrets,
 	})
 }
 

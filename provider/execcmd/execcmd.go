@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
@@ -82,6 +83,9 @@ type Config struct {
 	// Env is added to the inherited environment. ${NAME} in a value is
 	// replaced by the variable NAME, and the result is kept out of errors.
 	Env map[string]string
+	// Secrets, when set, receives the values substituted for ${NAME}, and
+	// redacts them from errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // settingKeys are the keys of the settings; "timeout" belongs to the run
@@ -95,7 +99,7 @@ type Client struct {
 	argv    []string // argv[0] as written, then the arguments
 	dir     string
 	env     []string // nil: inherit
-	secrets []string
+	secrets *redact.Set
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -110,6 +114,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Secrets = opts.Secrets
 	return New(argv, cfg, opts.BaseDir, opts.Env)
 }
 
@@ -182,7 +187,7 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 		getenv = os.Getenv
 	}
 	var errs []error
-	c := &Client{argv: append(slices.Clip(argv), cfg.Args...)}
+	c := &Client{argv: append(slices.Clip(argv), cfg.Args...), secrets: httpc.Secrets(cfg.Secrets)}
 
 	path, err := resolveCommand(argv[0], baseDir)
 	if err != nil {
@@ -222,7 +227,7 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 				errs = append(errs, fmt.Errorf("env %s: value contains NUL", k))
 				continue
 			}
-			c.secrets = append(c.secrets, used...)
+			c.secrets.Add(used...)
 			extra = append(extra, k+"="+v)
 		}
 		c.env = append(os.Environ(), extra...)
@@ -356,4 +361,4 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 }
 
 // redact removes the substituted env values and key-shaped strings.
-func (c *Client) redact(s string) string { return httpc.Redact(s, c.secrets...) }
+func (c *Client) redact(s string) string { return httpc.RedactSet(c.secrets, s) }

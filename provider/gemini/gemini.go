@@ -52,6 +52,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
@@ -87,6 +88,9 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client without a global
 	// timeout (the caller's context bounds each call).
 	HTTPClient *http.Client
+	// Secrets, when set, receives the key and the credential header
+	// values, and redacts them from errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // Client calls generateContent for one model. It is safe for concurrent use.
@@ -116,7 +120,7 @@ func New(cfg Config) (*Client, error) {
 	collection, name, _ := strings.Cut(path, "/")
 	return &Client{
 		url:  base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent",
-		http: &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets, ErrorMessage: errorMessage},
+		http: &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), ErrorMessage: errorMessage},
 	}, nil
 }
 
@@ -142,7 +146,8 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 			return nil, fmt.Errorf("%s is not set (export the Gemini API key as %s or %s, or name another variable with the api_key_env setting)", DefaultKeyEnv, DefaultKeyEnv, GoogleKeyEnv)
 		}
 	}
-	return New(Config{Model: model, APIKey: key, BaseURL: s.BaseURL, Header: s.Header, HTTPClient: opts.HTTPClient})
+	opts.Secrets.Add(key)
+	return New(Config{Model: model, APIKey: key, BaseURL: s.BaseURL, Header: s.Header, HTTPClient: opts.HTTPClient, Secrets: opts.Secrets})
 }
 
 // Generate sends one prompt and returns the model's answer with what the API

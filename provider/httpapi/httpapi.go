@@ -85,6 +85,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
@@ -114,6 +115,10 @@ type Config struct {
 	// HTTPClient sends the requests; nil means a client without a global
 	// timeout (the run engine bounds each call through its context).
 	HTTPClient *http.Client
+	// Secrets, when set, receives the header values (and url query or
+	// userinfo values) expanded from ${NAME}, and redacts them from
+	// errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // Paths are the response paths of a Config (see the package documentation
@@ -168,6 +173,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		return nil, err
 	}
 	cfg.HTTPClient = opts.HTTPClient
+	cfg.Secrets = opts.Secrets
 	return newClient(model, cfg, opts.Env)
 }
 
@@ -195,13 +201,16 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 	// URL.
 	if cfg.URL == "" {
 		errs = append(errs, errors.New("url is required"))
-	} else if ut, _, err := compileURL(cfg.URL, getenv); err != nil {
+	} else if ut, used, err := compileURL(cfg.URL, getenv); err != nil {
 		errs = append(errs, fmt.Errorf("url: %w", err))
 	} else {
 		c.url = ut
+		secrets = append(secrets, used...)
 		u, err := url.Parse(ut.render(&vars{}))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("url %q: want an absolute http:// or https:// URL", httpc.Redact(cfg.URL)))
+		} else if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
 		}
 	}
 
@@ -232,6 +241,9 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 			continue
 		}
 		secrets = append(secrets, used...)
+		if httpc.SensitiveHeader(k) {
+			secrets = append(secrets, v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer ")))
+		}
 		switch http.CanonicalHeaderKey(k) {
 		case "Content-Type", "Accept", "Host":
 			// httpc sets these itself; they replace its values instead.
@@ -241,7 +253,7 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 		}
 	}
 	c.hc.Header = header
-	c.hc.Secrets = secrets
+	c.hc.Secrets = httpc.Secrets(cfg.Secrets, secrets...)
 	c.hc.HTTP = cfg.HTTPClient
 	if len(override) > 0 && c.url != nil {
 		base := cfg.HTTPClient

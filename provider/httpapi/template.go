@@ -444,7 +444,11 @@ func compileURL(raw string, getenv func(string) string) (*urlTemplate, []string,
 			continue
 		}
 		p.lit = lit
-		used = append(used, vals...)
+		if query || strings.Contains(lit, "?") || strings.Contains(lit, "@") {
+			// Values in the query string or the userinfo may be tokens;
+			// a host or a path is not secret.
+			used = append(used, vals...)
+		}
 		// The query starts at the first '?' of the configured text; a '?'
 		// inside an environment value counts too, as it would in a browser.
 		if strings.Contains(lit, "?") {

@@ -45,6 +45,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
@@ -79,6 +80,9 @@ type Config struct {
 	// timeout (the caller's context bounds each call, and a local model
 	// may take long to load).
 	HTTPClient *http.Client
+	// Secrets, when set, receives the key and the credential header
+	// values, and redacts them from errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // Client calls /api/chat for one model. It is safe for concurrent use.
@@ -110,7 +114,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		model: cfg.Model,
 		url:   host.String() + "/api/chat",
-		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets},
+		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
 	}, nil
 }
 
@@ -138,7 +142,8 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 			return nil, fmt.Errorf("%s is not set (it is named by the api_key_env setting; a local Ollama needs no key, so drop the setting or export the variable)", httpc.Redact(s.KeyEnv))
 		}
 	}
-	return New(Config{Model: model, BaseURL: base, APIKey: key, Header: s.Header, HTTPClient: opts.HTTPClient})
+	opts.Secrets.Add(key)
+	return New(Config{Model: model, BaseURL: base, APIKey: key, Header: s.Header, HTTPClient: opts.HTTPClient, Secrets: opts.Secrets})
 }
 
 // Generate sends one prompt and returns the model's answer with what the

@@ -95,6 +95,7 @@ func configure(ep endpoint, model string, opts provider.Options) (Config, error)
 		HTTPClient:     opts.HTTPClient,
 		Azure:          ep.azure,
 		MaxTokensField: s.maxTokensField,
+		Secrets:        opts.Secrets,
 	}
 	if strings.TrimSpace(model) == "" {
 		errs = append(errs, fmt.Errorf("%s: missing model: want %s/MODEL", ep.name, ep.name))
@@ -128,6 +129,8 @@ func configure(ep endpoint, model string, opts provider.Options) (Config, error)
 		keyEnv = s.apiKeyEnv
 	}
 	cfg.APIKey = strings.TrimSpace(opts.Env(keyEnv))
+	opts.Secrets.Add(cfg.APIKey)
+	opts.Secrets.Add(secretHeaderValues(s.headers)...)
 	if cfg.APIKey == "" && !ep.keyOptional && !(ep.keyOptionalCustom && custom) {
 		hints := []string{fmt.Sprintf("export %s, or set api_key_env in the provider's settings to the variable that holds the key", keyEnv)}
 		if ep.keyOptionalCustom {

@@ -48,6 +48,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
@@ -136,6 +137,9 @@ type Config struct {
 	// MaxTokensField overrides the field that carries the token limit:
 	// MaxTokens or MaxCompletionTokens. "" means the name's default.
 	MaxTokensField string
+	// Secrets, when set, receives the key and the credential header
+	// values, and redacts them from errors; nil keeps them private.
+	Secrets *redact.Set
 }
 
 // Client calls one model through the Chat Completions API. It is safe for
@@ -201,6 +205,11 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 	secrets := secretHeaderValues(cfg.Header)
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
 	if cfg.APIKey != "" {
 		secrets = append(secrets, cfg.APIKey)
 		if azure {
@@ -215,7 +224,7 @@ func New(cfg Config) (*Client, error) {
 		url:            u.String(),
 		maxTokensField: field,
 		seedField:      ep.seedField,
-		http:           &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: secrets},
+		http:           &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
 	}, nil
 }
 

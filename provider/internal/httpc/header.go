@@ -4,7 +4,20 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/promptcanary/promptcanary/internal/redact"
 )
+
+// Secrets adds values to set and returns it, or a new set holding them
+// when set is nil: a client redacts its own secrets whether or not the
+// caller collects them for the run.
+func Secrets(set *redact.Set, values ...string) *redact.Set {
+	if set == nil {
+		return redact.New(values...)
+	}
+	set.Add(values...)
+	return set
+}
 
 // IsToken reports whether s is an HTTP token (RFC 9110), as a header name
 // or a method must be.

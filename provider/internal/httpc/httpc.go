@@ -1,7 +1,8 @@
 // Package httpc is the HTTP plumbing the provider clients share: one JSON
 // request, errors classified for the retry policy (429 and 5xx retryable,
-// Retry-After honoured, other 4xx final), bodies size-limited, and secrets
-// redacted from every message.
+// Retry-After honoured, other 4xx final), bodies size-limited, secrets
+// redacted from every message, and no credential sent to another origin
+// by a redirect (see Client.Do).
 package httpc
 
 import (
@@ -17,19 +18,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
 // MaxBody bounds a response body read from a provider (32 MiB).
 const MaxBody = 32 << 20
 
+// MaxMessage bounds the provider's message kept in an error, in bytes.
+const MaxMessage = 300
+
+// MaxRetryAfter caps the delay a Retry-After header may ask for; the run
+// engine's retry budget decides whether to wait that long.
+const MaxRetryAfter = 24 * time.Hour
+
 // Client sends JSON requests to one API.
 type Client struct {
+	// HTTP sends the requests; nil means http.DefaultClient. Its
+	// Transport is used as is, but its redirect policy is always
+	// Client.Do's own.
 	HTTP *http.Client
 	// Header is added to every request (keys, versions).
 	Header http.Header
-	// Secrets are redacted from every error message.
-	Secrets []string
+	// Secrets are redacted from every error message; nil redacts only
+	// what looks like an API key.
+	Secrets *redact.Set
 	// ErrorMessage extracts the provider's message from an error body; nil
 	// means the common {"error":{"message":…}} and {"error":"…"} shapes.
 	ErrorMessage func(body []byte) string
@@ -71,14 +84,14 @@ func (c *Client) Do(ctx context.Context, method, url string, body any, okStatus 
 			req.Header.Add(k, v)
 		}
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.client().Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, &provider.Error{Message: c.Redact(re.Error())}
 		}
 		// Connection refused, resets and timeouts are worth another try.
 		return nil, &provider.Error{Retryable: true, Message: c.Redact(transportMessage(err))}
@@ -126,7 +139,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) *provider.Error {
 		StatusCode: code,
 		Retryable:  code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code == 409 || code >= 500,
 		RetryAfter: RetryAfter(resp.Header, time.Now()),
-		Message:    c.Redact(msg),
+		Message:    c.Message(msg),
 	}
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -136,8 +149,11 @@ func (c *Client) statusError(resp *http.Response, body []byte) *provider.Error {
 }
 
 // ErrorMessage extracts a message from the common error body shapes:
-// {"error":{"message":…}}, {"error":"…"}, {"message":…}, {"detail":…}.
-// It returns "" when the body has none.
+// {"error":{"message":…}}, {"error":"…"}, {"message":…}, {"detail":…};
+// a body that is not JSON is the message itself, trimmed. It returns ""
+// when the body has none. The message is neither redacted nor cut: pass
+// it through Client.Message, which redacts first and cuts after, so that
+// no secret straddling the cut leaves a piece behind.
 func ErrorMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -145,11 +161,7 @@ func ErrorMessage(body []byte) string {
 		Detail  any             `json:"detail"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		s := strings.TrimSpace(string(body))
-		if len(s) > 300 {
-			s = s[:300] + "…"
-		}
-		return s
+		return strings.TrimSpace(string(body))
 	}
 	if len(v.Error) > 0 {
 		var s string
@@ -182,24 +194,34 @@ func ErrorMessage(body []byte) string {
 
 // RetryAfter parses a Retry-After header (seconds or an HTTP date), also
 // accepting the retry-after-ms header some APIs send. It returns 0 when
-// absent or unparsable, and caps the delay at 5 minutes.
+// absent or unparsable, and caps the delay at MaxRetryAfter. The delay is
+// what the server asked for: the run engine's retry budget decides
+// whether to wait that long, and names the delay when it will not.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
+	// Parsed as float seconds and capped before the conversion, so that
+	// no value overflows time.Duration.
+	capped := func(v float64, unit time.Duration) time.Duration {
+		if v >= MaxRetryAfter.Seconds()*float64(time.Second/unit) {
+			return MaxRetryAfter
+		}
+		return time.Duration(v * float64(unit))
+	}
 	var d time.Duration
 	if ms := h.Get("Retry-After-Ms"); ms != "" {
 		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
-			d = time.Duration(v * float64(time.Millisecond))
+			d = capped(v, time.Millisecond)
 		}
 	}
 	if d == 0 {
 		if s := strings.TrimSpace(h.Get("Retry-After")); s != "" {
 			if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 {
-				d = time.Duration(v * float64(time.Second))
+				d = capped(v, time.Second)
 			} else if t, err := http.ParseTime(s); err == nil && t.After(now) {
 				d = t.Sub(now)
 			}
 		}
 	}
-	return min(d, 5*time.Minute)
+	return min(d, MaxRetryAfter)
 }
 
 // transportMessage shortens a transport error: net/http's error names the
@@ -217,21 +239,40 @@ func transportMessage(err error) string {
 var secretPatterns = regexp.MustCompile(`(?i)(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|xai-[A-Za-z0-9]{8,}|gsk_[A-Za-z0-9]{8,}|bearer\s+[A-Za-z0-9._\-]{8,}|([?&](?:key|api[-_]?key|token)=)[^&\s"]+)`)
 
 // Redact removes c.Secrets and anything shaped like an API key from s.
-func (c *Client) Redact(s string) string { return Redact(s, c.Secrets...) }
+func (c *Client) Redact(s string) string { return RedactSet(c.Secrets, s) }
 
-// Redact removes the given secrets and anything shaped like an API key or
+// RedactSet removes set's secrets and anything shaped like an API key or
 // bearer token from s.
-func Redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
+func RedactSet(set *redact.Set, s string) string { return patterns(set.String(s)) }
+
+// Message is a provider's message made fit for an error: secrets and
+// key-shaped strings redacted first, then cut to MaxMessage bytes with
+// "…", dropping any piece of a secret left at the cut.
+func (c *Client) Message(s string) string { return Truncate(c.Secrets, s, MaxMessage) }
+
+// Truncate redacts set's secrets and key-shaped strings from s, then cuts
+// it to n bytes followed by "…" when it is longer (see redact.Set.Truncate).
+func Truncate(set *redact.Set, s string, n int) string {
+	s = patterns(set.String(s))
+	if len(s) <= n {
+		return s
 	}
+	return set.Truncate(s, n) + "…"
+}
+
+// Redact removes the given secrets (see redact.Set.Add for which values
+// count) and anything shaped like an API key or bearer token from s.
+func Redact(s string, secrets ...string) string {
+	return patterns(redact.New(secrets...).String(s))
+}
+
+// patterns redacts what is shaped like an API key or a bearer token.
+func patterns(s string) string {
 	return secretPatterns.ReplaceAllStringFunc(s, func(m string) string {
 		if i := strings.IndexByte(m, '='); i >= 0 && (m[0] == '?' || m[0] == '&') {
-			return m[:i+1] + "[REDACTED]"
+			return m[:i+1] + redact.Placeholder
 		}
-		return "[REDACTED]"
+		return redact.Placeholder
 	})
 }
 

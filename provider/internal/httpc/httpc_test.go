@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -42,7 +43,7 @@ func TestDoClassifiesStatuses(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			c := &Client{Secrets: []string{key}}
+			c := &Client{Secrets: redact.New(key)}
 			_, err := c.Do(context.Background(), "POST", srv.URL, map[string]string{"a": "b"})
 			var pe *provider.Error
 			if !errors.As(err, &pe) {
@@ -108,8 +109,15 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 	if got := RetryAfter(h, now); got != 90*time.Second {
 		t.Errorf("got %v, want 90s", got)
 	}
-	if got := RetryAfter(http.Header{"Retry-After": {"86400"}}, now); got != 5*time.Minute {
-		t.Errorf("got %v, want the 5m cap", got)
+	// The delay asked for is kept (the run's retry budget decides), up to
+	// MaxRetryAfter, and no value overflows.
+	if got := RetryAfter(http.Header{"Retry-After": {"3600"}}, now); got != time.Hour {
+		t.Errorf("got %v, want 1h", got)
+	}
+	for _, h := range []http.Header{{"Retry-After": {"1e300"}}, {"Retry-After-Ms": {"9.3e15"}}, {"Retry-After": {"9223372037"}}} {
+		if got := RetryAfter(h, now); got != MaxRetryAfter {
+			t.Errorf("RetryAfter(%v) = %v, want the %v cap", h, got, MaxRetryAfter)
+		}
 	}
 	if got := RetryAfter(http.Header{"Retry-After": {"soon"}}, now); got != 0 {
 		t.Errorf("got %v, want 0 for garbage", got)
@@ -126,6 +134,36 @@ func TestDecodeJSON(t *testing.T) {
 	err = DecodeJSON([]byte(`{"choices":"x"}`), &struct{ Choices []int }{})
 	if !errors.As(err, &pe) || pe.Retryable {
 		t.Errorf("got %v, want a final error for a well-formed but wrong body", err)
+	}
+}
+
+// TestErrorRedactedBeforeCut is the regression test for a key straddling
+// the 300-byte cut of an error body: it used to be cut first, leaving the
+// key's first bytes that no longer matched the whole key.
+func TestErrorRedactedBeforeCut(t *testing.T) {
+	const key = "ak-test-7f3e9c1b5d2a8e4f6071"
+	for _, pad := range []int{280, 290, 296, 299} {
+		body := strings.Repeat("x", pad) + key + " more text after the key"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte(body))
+		}))
+		c := &Client{Secrets: redact.New(key)}
+		_, err := c.Do(context.Background(), "POST", srv.URL, nil)
+		srv.Close()
+		var pe *provider.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("got %v, want *provider.Error", err)
+		}
+		for k := redact.MinPrefix; k <= len(key); k++ {
+			if strings.Contains(pe.Message, key[:k]) {
+				t.Errorf("pad %d: message %q holds %q, the first %d bytes of the key", pad, pe.Message, key[:k], k)
+				break
+			}
+		}
+		if !strings.HasPrefix(pe.Message, strings.Repeat("x", min(pad, 280))) || !strings.HasSuffix(pe.Message, "…") {
+			t.Errorf("pad %d: got %q, want the body's start cut with …", pad, pe.Message)
+		}
 	}
 }
 
