@@ -38,27 +38,63 @@ func newLimiter(l Limits) *limiter {
 	return lim
 }
 
-// wait blocks until a call estimated at tokens may start.
-func (l *limiter) wait(ctx context.Context, tokens int) error {
+// wait blocks until a call estimated at tokens may start. A call needing
+// more tokens than the bucket holds (more than TPM) is paced over as many
+// minutes as it needs, a bucket at a time, never let through unpaced; a
+// cancelled ctx, or a deadline the wait would pass, stops it.
+func (l *limiter) wait(ctx context.Context, tokens int64) error {
 	if l.requests != nil {
 		if err := l.requests.Wait(ctx); err != nil {
 			return fmt.Errorf("rate limit: %w", err)
 		}
 	}
 	if l.tokens != nil {
-		if err := l.tokens.WaitN(ctx, min(max(tokens, 1), l.tokens.Burst())); err != nil {
-			return fmt.Errorf("rate limit: %w", err)
+		burst := int64(l.tokens.Burst())
+		for left := max(tokens, 1); left > 0; left -= burst {
+			if err := l.tokens.WaitN(ctx, int(min(left, burst))); err != nil {
+				return fmt.Errorf("rate limit: %w", err)
+			}
 		}
 	}
 	return nil
 }
 
 // EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word,
-// plus the tool definitions.
+// plus the tool definitions. It saturates at math.MaxInt32 rather than
+// overflow.
 func EstimateTokens(p *promptcanary.Prompt) int {
-	words := len(strings.Fields(p.Text)) + len(strings.Fields(p.SystemPrompt))
+	words := float64(len(strings.Fields(p.Text)) + len(strings.Fields(p.SystemPrompt)))
 	for _, t := range p.Tools {
-		words += len(strings.Fields(t.Description)) + 10 + 5*len(t.Parameters)
+		words += float64(len(strings.Fields(t.Description)) + 10 + 5*len(t.Parameters))
 	}
-	return int(math.Ceil(float64(words)*1.3)) + 4
+	return int(min(math.Ceil(words*1.3)+4, math.MaxInt32))
+}
+
+// CallTokens is what the tpm limit counts for one call of p: its estimated
+// prompt tokens plus maxTokens (a negative maxTokens counts as 0). It
+// cannot overflow.
+func CallTokens(p *promptcanary.Prompt, maxTokens int) int64 {
+	return SatAdd(int64(EstimateTokens(p)), int64(max(maxTokens, 0)))
+}
+
+// PlannedTokens is tokens × calls, for a dry run's estimate of prompt or
+// completion tokens: negative values count as 0, and the product
+// saturates at math.MaxInt64 instead of overflowing.
+func PlannedTokens(tokens int64, calls int) int64 {
+	if tokens <= 0 || calls <= 0 {
+		return 0
+	}
+	if tokens > math.MaxInt64/int64(calls) {
+		return math.MaxInt64
+	}
+	return tokens * int64(calls)
+}
+
+// SatAdd returns a + b for non-negative a and b, saturating at
+// math.MaxInt64 instead of overflowing.
+func SatAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

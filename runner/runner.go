@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -19,6 +21,10 @@ import (
 // DefaultConcurrency is the number of calls in flight when Options leaves
 // it unset.
 const DefaultConcurrency = 8
+
+// DefaultMaxRetryWait is the retry budget of a run when Options leaves it
+// unset: the total time one provider's run may sleep between retries.
+const DefaultMaxRetryWait = 3 * time.Minute
 
 // Options tune one execution.
 type Options struct {
@@ -43,6 +49,64 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Limits pace the calls to the provider.
 	Limits Limits
+	// MaxRetryWait is the retry budget of the run: the total time it may
+	// sleep between retries (Retry-After or backoff), shared by all its
+	// calls. A wait longer than what is left fails the call at once with
+	// an error naming the wait, the budget and --max-retry-wait. 0 means
+	// DefaultMaxRetryWait; a negative value allows no wait at all.
+	MaxRetryWait time.Duration
+	// OnWait, when set, is called before each sleep between retries, so
+	// the caller can say that it is waiting and why. Calls are serialised.
+	OnWait func(Wait)
+	// Secrets are scrubbed from each response and call error as soon as
+	// the provider returns it, before probes judge it and before it enters
+	// the run, so that everything reported or stored is scrubbed. Nil
+	// scrubs nothing.
+	Secrets *redact.Set
+}
+
+// Wait describes a sleep before a retry, for Options.OnWait.
+type Wait struct {
+	// Provider is the provider spec ("openai/gpt-4o").
+	Provider string
+	// PromptID and Sample identify the call.
+	PromptID string
+	Sample   int
+	// Delay is how long the call sleeps before its next attempt.
+	Delay time.Duration
+	// Reason says why: "HTTP 429 rate limited", "HTTP 503 server error",
+	// "the attempt timed out", …
+	Reason string
+	// Attempt is the attempt that failed (from 1), of MaxAttempts.
+	Attempt, MaxAttempts int
+}
+
+// budget is a run's retry budget, shared by its calls.
+type budget struct {
+	mu          sync.Mutex
+	total, left time.Duration
+}
+
+func newBudget(d time.Duration) *budget {
+	switch {
+	case d == 0:
+		d = DefaultMaxRetryWait
+	case d < 0:
+		d = 0
+	}
+	return &budget{total: d, left: d}
+}
+
+// take spends d from the budget, or fails naming the wait and what is left.
+func (b *budget) take(d time.Duration, reason string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d > b.left {
+		return fmt.Errorf("retry budget spent: waiting %v (%s) exceeds the %v left of the run's %v budget (raise it with --max-retry-wait)",
+			d, reason, b.left, b.total)
+	}
+	b.left -= d
+	return nil
 }
 
 func (o *Options) now() time.Time {
@@ -126,6 +190,7 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	)
 	total := len(plan.Items) * samples
 	lim := newLimiter(opts.Limits)
+	e := &engine{plan: plan, p: p, lim: lim, opts: &opts, budget: newBudget(opts.MaxRetryWait)}
 
 	active := make([]int, len(plan.Items))
 	for i := range active {
@@ -151,7 +216,7 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 				break
 			}
 			g.Go(func() error {
-				doCall(gctx, plan, &plan.Items[c.item], c, p, lim, &opts)
+				e.call(gctx, &plan.Items[c.item], c)
 				if opts.Progress != nil {
 					progressMu.Lock()
 					done++
@@ -190,6 +255,9 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 			run.Errors = append(run.Errors, *c.err)
 		}
 	}
+	// Responses and errors were scrubbed as they came; this catches what
+	// the probes derived from them and whatever else the run holds.
+	opts.Secrets.Run(run)
 	run.FinishedAt = opts.now()
 	if interrupted {
 		run.Interrupted = true
@@ -198,8 +266,21 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	return run, nil
 }
 
-// doCall performs one call with retries and evaluates the response.
-func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Provider, lim *limiter, opts *Options) {
+// engine is what the calls of one run share.
+type engine struct {
+	plan   *Plan
+	p      provider.Provider
+	lim    *limiter
+	opts   *Options
+	budget *budget
+	waitMu sync.Mutex // serialises OnWait
+}
+
+// call performs one call with retries and evaluates the response. The
+// response, or the error, is scrubbed of secrets as soon as the provider
+// returns it, before the probes see it.
+func (e *engine) call(ctx context.Context, item *Item, c *call) {
+	plan, opts := e.plan, e.opts
 	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
 	maxAttempts := opts.MaxAttempts
 	if maxAttempts <= 0 {
@@ -211,12 +292,12 @@ func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Pro
 	)
 	attempts := 0
 	for attempts < maxAttempts {
-		if err = lim.wait(ctx, EstimateTokens(&item.Prompt)+plan.Config.MaxTokens); err != nil {
+		if err = e.lim.wait(ctx, CallTokens(&item.Prompt, plan.Config.MaxTokens)); err != nil {
 			break
 		}
 		attempts++
 		start := time.Now()
-		resp, err = attempt(ctx, p, req, opts.Timeout)
+		resp, err = attempt(ctx, e.p, req, opts.Timeout)
 		if err == nil {
 			if resp.LatencyMS == 0 {
 				resp.LatencyMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
@@ -226,7 +307,15 @@ func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Pro
 		if ctx.Err() != nil || attempts == maxAttempts || !retryable(err) {
 			break
 		}
-		if werr := opts.wait(ctx, backoff(opts.BackoffBase, attempts, err)); werr != nil {
+		d := backoff(opts.BackoffBase, attempts, err)
+		reason := waitReason(err, opts.Secrets)
+		if berr := e.budget.take(d, reason); berr != nil {
+			err = fmt.Errorf("%w: %w", berr, err)
+			break
+		}
+		e.notify(Wait{Provider: plan.Config.ModelID, PromptID: item.Prompt.ID, Sample: c.sample,
+			Delay: d, Reason: reason, Attempt: attempts, MaxAttempts: maxAttempts})
+		if werr := opts.wait(ctx, d); werr != nil {
 			err = werr
 			break
 		}
@@ -237,8 +326,10 @@ func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Pro
 			msg = ctx.Err().Error()
 		}
 		c.err = &promptcanary.CallError{PromptID: item.Prompt.ID, Sample: c.sample, Provider: plan.Config.ModelID, Message: msg, Attempts: attempts}
+		opts.Secrets.CallError(c.err)
 		return
 	}
+	opts.Secrets.Response(resp)
 	resp.PromptID = item.Prompt.ID
 	resp.Sample = c.sample
 	resp.Attempts = attempts
@@ -253,6 +344,45 @@ func doCall(ctx context.Context, plan *Plan, item *Item, c *call, p provider.Pro
 	}
 	c.resp = resp
 	c.probes = Evaluate(&item.Prompt, resp, item.Probes)
+}
+
+// notify calls OnWait, one call at a time.
+func (e *engine) notify(w Wait) {
+	if e.opts.OnWait == nil {
+		return
+	}
+	e.waitMu.Lock()
+	defer e.waitMu.Unlock()
+	e.opts.OnWait(w)
+}
+
+// waitReason says in a few words why a failed attempt is retried, with
+// secrets scrubbed.
+func waitReason(err error, secrets *redact.Set) string {
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		switch code := pe.StatusCode; {
+		case code == 429:
+			return "HTTP 429 rate limited"
+		case code >= 500:
+			return fmt.Sprintf("HTTP %d server error", code)
+		case code != 0:
+			return fmt.Sprintf("HTTP %d", code)
+		}
+		if m := secrets.String(pe.Message); len(m) > 80 {
+			return secrets.Truncate(m, 80) + "…"
+		} else if m != "" {
+			return m
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the attempt timed out"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return "network error"
+	}
+	return "transient error"
 }
 
 // Evaluate runs every probe instance on one response and returns their
