@@ -5,8 +5,8 @@
 // Every run is saved in one immediate transaction, so a crashed or
 // interrupted save leaves nothing behind. A write that finds the database
 // locked by another process retries with backoff for up to WriteTimeout
-// before it fails. Runs and baselines are kept as JSON in the compact
-// layout of store.MarshalRun. The schema is created and
+// before it fails. Runs and baselines are kept as JSON in the layout of
+// store.LayoutAuto: compact for several samples per prompt. The schema is created and
 // upgraded by the numbered migrations embedded from migrations/, recorded
 // in the schema_migrations table.
 package sqlite
@@ -209,7 +209,7 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 // saveRun stores r, and the pending mark p when not nil, in one
 // transaction.
 func (s *Store) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingBaseline) error {
-	body, err := store.MarshalRun(r, store.LayoutCompact)
+	body, err := store.MarshalRun(r, store.LayoutAuto)
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
@@ -418,7 +418,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 	if err := store.CheckBaseline(b); err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline: %w", err)
 	}
-	body, err := store.MarshalBaseline(b, store.LayoutCompact)
+	body, err := store.MarshalBaseline(b, store.LayoutAuto)
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
 	}
@@ -428,7 +428,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 			return err
 		}
 		if n == 0 {
-			runBody, err := store.MarshalRun(&b.RunResult, store.LayoutCompact)
+			runBody, err := store.MarshalRun(&b.RunResult, store.LayoutAuto)
 			if err != nil {
 				return err
 			}

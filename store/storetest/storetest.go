@@ -278,6 +278,13 @@ func testRoundTrip(t *testing.T, s store.Store) {
 		run  *promptcanary.Run
 	}{
 		{"full", NewRun("0f1e2d3c-aaaa-4bbb-8ccc-000000000001", "checkout bot", "openai/gpt-4o", t0)},
+		{"one sample keeps raw responses", func() *promptcanary.Run {
+			r := NewRun("one-sample-run", "s", "m", t0)
+			r.Samples = 1
+			r.ProbeResults = slices.DeleteFunc(r.ProbeResults, func(p promptcanary.ProbeResult) bool { return p.Sample > 0 })
+			r.LLMResponses = slices.DeleteFunc(r.LLMResponses, func(p promptcanary.Response) bool { return p.Sample > 0 })
+			return r
+		}()},
 		{"empty", &promptcanary.Run{SchemaVersion: promptcanary.SchemaVersion, RunID: "empty-run", SuiteName: "s", Provider: promptcanary.ProviderConfig{ModelID: "m"}, StartedAt: t0}},
 		{"offset times", func() *promptcanary.Run {
 			r := NewRun("offset-run", "s", "m", t0.In(time.FixedZone("", 2*3600)))
