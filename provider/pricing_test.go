@@ -32,3 +32,16 @@ func TestLookupPrice(t *testing.T) {
 		t.Errorf("got cost %v, want 0.0075", got)
 	}
 }
+
+func TestCostCannotGoNegative(t *testing.T) {
+	p := Price{Input: 2.5, Output: 10}
+	if got := p.Cost(1_000_000, 1_000_000); got != 12.5 {
+		t.Errorf("got %v, want 12.5", got)
+	}
+	if got := p.Cost(-5, -1<<62); got != 0 {
+		t.Errorf("got %v for negative counts, want 0", got)
+	}
+	if got := p.Cost(1<<62, 1<<62); got <= 0 {
+		t.Errorf("got %v for huge counts, want a large positive cost", got)
+	}
+}

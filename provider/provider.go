@@ -72,9 +72,15 @@ func (o Options) Env(key string) string {
 // Factory opens a provider for one model (the part after the slash).
 type Factory func(model string, opts Options) (Provider, error)
 
+// Checker checks a provider's configuration for one model exactly as its
+// Factory reads it, with the same messages, but needs no API key in the
+// environment and makes no network call: what validate and a dry run use.
+type Checker func(model string, opts Options) error
+
 var (
 	mu        sync.RWMutex
 	factories = map[string]Factory{}
+	checkers  = map[string]Checker{}
 )
 
 // Register makes a provider available under name. It panics on an empty
@@ -94,6 +100,25 @@ func Register(name string, f Factory) {
 	factories[name] = f
 }
 
+// RegisterChecker declares, beside Register, how the provider registered
+// under name checks its configuration without opening (see Checker). It
+// panics when name is not registered, on a nil checker or a duplicate.
+// A provider without a checker is checked by name only.
+func RegisterChecker(name string, c Checker) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := factories[name]; !ok {
+		panic("provider: RegisterChecker for unregistered provider " + name)
+	}
+	if c == nil {
+		panic("provider: RegisterChecker " + name + " with nil checker")
+	}
+	if _, dup := checkers[name]; dup {
+		panic("provider: RegisterChecker called twice for " + name)
+	}
+	checkers[name] = c
+}
+
 // Names returns the registered provider names, sorted.
 func Names() []string {
 	mu.RLock()
@@ -107,13 +132,53 @@ func Names() []string {
 }
 
 // Split parses "name/model" into its parts. The model may itself contain
-// slashes ("replay/runs/prod.jsonl").
+// slashes ("replay/runs/prod.jsonl"). A spec without a slash gets a
+// did-you-mean hint: "openai:gpt-4o" and a bare "gpt-4o" both suggest
+// openai/gpt-4o (see Suggest).
 func Split(spec string) (name, model string, err error) {
 	name, model, ok := strings.Cut(spec, "/")
 	if !ok || name == "" || model == "" {
+		if s := Suggest(spec); s != "" {
+			return "", "", fmt.Errorf("invalid provider %q: want NAME/MODEL (did you mean %s?)", spec, s)
+		}
+		if !ok && spec != "" && !strings.ContainsAny(spec, ": ") {
+			if names := Names(); len(names) > 0 {
+				return "", "", fmt.Errorf("invalid provider %q: want NAME/MODEL, where NAME is one of %s", spec, strings.Join(names, ", "))
+			}
+		}
 		return "", "", fmt.Errorf("invalid provider %q: want NAME/MODEL, for example sim/stable or openai/gpt-4o", spec)
 	}
 	return name, model, nil
+}
+
+// Suggest returns the provider spec a malformed one most likely meant, or
+// "": "openai:gpt-4o" or "openai gpt-4o" → "openai/gpt-4o" (a registered
+// name, or one a letter or two away, before a colon or a space), and a
+// bare model name of a known family → its provider's spec ("gpt-4o" →
+// "openai/gpt-4o", "claude-sonnet-4-5" → "anthropic/claude-sonnet-4-5").
+func Suggest(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || strings.Contains(spec, "/") {
+		return ""
+	}
+	if i := strings.IndexAny(spec, ": "); i > 0 {
+		name, model := spec[:i], strings.TrimLeft(spec[i+1:], ": ")
+		if model == "" {
+			return ""
+		}
+		names := Names()
+		if !slices.Contains(names, name) {
+			name = suggest.Closest(name, names)
+		}
+		if name == "" {
+			return ""
+		}
+		return name + "/" + model
+	}
+	if p := modelProvider(spec); p != "" {
+		return p + "/" + spec
+	}
+	return ""
 }
 
 // Open opens the provider named by spec ("name/model").
@@ -126,14 +191,48 @@ func Open(spec string, opts Options) (Provider, error) {
 	f, ok := factories[name]
 	mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown provider %q in %q%s; known providers: %s", name, spec,
-			suggest.Hint(name, Names()), strings.Join(Names(), ", "))
+		return nil, unknown(name, spec)
 	}
 	p, err := f(model, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open provider %s: %w", spec, err)
 	}
 	return p, nil
+}
+
+// Check checks spec and its configuration in opts the way Open would, with
+// the same messages, but needs no API key and calls nothing: the name must
+// be registered, and the provider's Checker, when it declared one, must
+// accept the model and settings.
+func Check(spec string, opts Options) error {
+	name, model, err := Split(spec)
+	if err != nil {
+		return err
+	}
+	mu.RLock()
+	_, ok := factories[name]
+	c := checkers[name]
+	mu.RUnlock()
+	if !ok {
+		return unknown(name, spec)
+	}
+	if c == nil {
+		return nil
+	}
+	if err := c(model, opts); err != nil {
+		return fmt.Errorf("open provider %s: %w", spec, err)
+	}
+	return nil
+}
+
+// unknown is the error for a name no provider registered.
+func unknown(name, spec string) error {
+	names := Names()
+	if len(names) == 0 {
+		return fmt.Errorf("unknown provider %q in %q: no provider is registered (forgotten import of provider/builtin?)", name, spec)
+	}
+	return fmt.Errorf("unknown provider %q in %q%s; known providers: %s", name, spec,
+		suggest.Hint(name, names), strings.Join(names, ", "))
 }
 
 // Error is a failed call, classified for the retry policy.

@@ -57,7 +57,25 @@ const (
 	DefaultMaxTokens = 1024
 )
 
-func init() { provider.Register("anthropic", Open) }
+func init() {
+	provider.Register("anthropic", Open)
+	provider.RegisterChecker("anthropic", Check)
+}
+
+// checkKey stands in for the API key when a configuration is checked
+// without one; it is never sent.
+const checkKey = "check-without-key"
+
+// Check checks the model and settings as Open does, with the same
+// messages, but needs no API key and makes no network call.
+func Check(model string, opts provider.Options) error {
+	s, err := readSettings(opts.Settings)
+	if err != nil {
+		return err
+	}
+	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Version: s.version, Header: s.Header})
+	return err
+}
 
 // Config configures a Client built with New.
 type Config struct {

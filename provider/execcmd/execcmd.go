@@ -71,7 +71,10 @@ const stderrTail = 4 << 10
 // to close after it exits or is killed (a leftover child may hold them).
 const waitDelay = 2 * time.Second
 
-func init() { provider.Register("exec", Open) }
+func init() {
+	provider.Register("exec", Open)
+	provider.RegisterChecker("exec", Check)
+}
 
 // Config holds the optional settings of an exec provider.
 type Config struct {
@@ -116,6 +119,27 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	}
 	cfg.Secrets = opts.Secrets
 	return New(argv, cfg, opts.BaseDir, opts.Env)
+}
+
+// Check checks the command line and settings as Open does, with the same
+// messages (the command must exist, the directory too), but needs none of
+// the variables named by ${NAME} in env and runs nothing.
+func Check(model string, opts provider.Options) error {
+	argv, err := SplitCommand(model)
+	if err != nil {
+		return fmt.Errorf("parse command: %w", err)
+	}
+	cfg, err := ParseSettings(opts.Settings)
+	if err != nil {
+		return err
+	}
+	_, err = New(argv, cfg, opts.BaseDir, func(name string) string {
+		if v := opts.Env(name); v != "" {
+			return v
+		}
+		return "unset"
+	})
+	return err
 }
 
 // ParseSettings reads the optional settings of an exec provider (decoded

@@ -71,7 +71,25 @@ const (
 // apiVersion is the path segment of the API version in use.
 const apiVersion = "v1beta"
 
-func init() { provider.Register("gemini", Open) }
+func init() {
+	provider.Register("gemini", Open)
+	provider.RegisterChecker("gemini", Check)
+}
+
+// checkKey stands in for the API key when a configuration is checked
+// without one; it is never sent.
+const checkKey = "check-without-key"
+
+// Check checks the model and settings as Open does, with the same
+// messages, but needs no API key and makes no network call.
+func Check(model string, opts provider.Options) error {
+	s, err := setting.ReadCommon(opts.Settings, root.Parse, nil)
+	if err != nil {
+		return err
+	}
+	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Header: s.Header})
+	return err
+}
 
 // Config configures a Client built with New.
 type Config struct {

@@ -91,7 +91,10 @@ import (
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
-func init() { provider.Register("http", Open) }
+func init() {
+	provider.Register("http", Open)
+	provider.RegisterChecker("http", Check)
+}
 
 // Config describes one endpoint of the user's application.
 type Config struct {
@@ -176,6 +179,32 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	cfg.Secrets = opts.Secrets
 	return newClient(model, cfg, opts.Env)
 }
+
+// Check checks the settings of "http/NAME" as Open does, with the same
+// messages (a misspelt key, a missing url, an unknown placeholder, …), but
+// needs none of the variables named by ${NAME} (they hold tokens) and
+// calls nothing: an unset one stands for an address, so that a url made
+// of variables still checks.
+func Check(model string, opts provider.Options) error {
+	if opts.Settings == nil {
+		_, err := Open(model, opts)
+		return err
+	}
+	cfg, err := ParseSettings(opts.Settings)
+	if err != nil {
+		return err
+	}
+	_, err = newClient(model, cfg, func(name string) string {
+		if v := opts.Env(name); v != "" {
+			return v
+		}
+		return checkValue
+	})
+	return err
+}
+
+// checkValue stands for an unset variable when settings are checked.
+const checkValue = "http://unset.invalid"
 
 // New returns a client for the endpoint cfg describes; name identifies it
 // in errors. getenv reads the variables named by ${NAME}; nil means

@@ -454,6 +454,8 @@ func TestOpenInvalid(t *testing.T) {
 		want string
 	}{
 		{"invalid-unknown-key.yaml", `unknown key "heders" (did you mean headers?)`},
+		{"invalid-body-typo.yaml", `unknown key "bpdy" (did you mean body?)`},
+		{"invalid-unknown-placeholder-id.yaml", `body.ref: unknown placeholder {{urompt_id}} (did you mean {{prompt_id}}?); known: {{prompt}}, {{system}}, {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}}, {{seed}}`},
 		{"invalid-response-unknown-key.yaml", `response: unknown key "txt" (did you mean text?)` + "\n" +
 			`response.text is required: the path to the answer in the response body, for example choices.0.message.content, or "." for the whole body`},
 		{"invalid-missing-url.yaml", `url is required: the address of the endpoint, for example https://app.example.com/api/chat`},

@@ -63,7 +63,10 @@ const (
 // defaultPort is the port of an address given without one or a scheme.
 const defaultPort = "11434"
 
-func init() { provider.Register("ollama", Open) }
+func init() {
+	provider.Register("ollama", Open)
+	provider.RegisterChecker("ollama", Check)
+}
 
 // Config configures a Client built with New.
 type Config struct {
@@ -122,28 +125,49 @@ func New(cfg Config) (*Client, error) {
 // it reads OLLAMA_HOST and any key through opts.Env and makes no network
 // call.
 func Open(model string, opts provider.Options) (provider.Provider, error) {
-	s, err := readSettings(opts.Settings)
+	cfg, err := configure(model, opts, true)
 	if err != nil {
 		return nil, err
+	}
+	return New(cfg)
+}
+
+// Check checks the model, the settings and OLLAMA_HOST as Open does, with
+// the same messages, but needs no key and makes no network call.
+func Check(model string, opts provider.Options) error {
+	cfg, err := configure(model, opts, false)
+	if err != nil {
+		return err
+	}
+	_, err = New(cfg)
+	return err
+}
+
+// configure builds the Config of "ollama/MODEL"; needKey reads the key
+// named by api_key_env, which must then be set.
+func configure(model string, opts provider.Options, needKey bool) (Config, error) {
+	s, err := readSettings(opts.Settings)
+	if err != nil {
+		return Config{}, err
 	}
 	base := s.BaseURL
 	if base == "" {
 		if env := strings.TrimSpace(opts.Env(HostEnv)); env != "" {
 			if _, err := hostURL(HostEnv, env); err != nil {
-				return nil, err
+				return Config{}, err
 			}
 			base = env
 		}
 	}
 	var key string
-	if s.KeyEnv != "" {
+	if s.KeyEnv != "" && needKey {
 		key = strings.TrimSpace(opts.Env(s.KeyEnv))
 		if key == "" {
-			return nil, fmt.Errorf("%s is not set (it is named by the api_key_env setting; a local Ollama needs no key, so drop the setting or export the variable)", httpc.Redact(s.KeyEnv))
+			return Config{}, fmt.Errorf("%s is not set (it is named by the api_key_env setting; a local Ollama needs no key, so drop the setting or export the variable)", httpc.Redact(s.KeyEnv))
 		}
+		opts.Secrets.Add(key)
 	}
-	opts.Secrets.Add(key)
-	return New(Config{Model: model, BaseURL: base, APIKey: key, Header: s.Header, HTTPClient: opts.HTTPClient, Secrets: opts.Secrets})
+	return Config{Model: model, BaseURL: base, APIKey: key, Header: s.Header, HTTPClient: opts.HTTPClient, Secrets: opts.Secrets}, nil
 }
 
 // Generate sends one prompt and returns the model's answer with what the

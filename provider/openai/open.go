@@ -13,6 +13,7 @@ import (
 func init() {
 	for _, ep := range endpoints {
 		provider.Register(ep.name, opener(ep))
+		provider.RegisterChecker(ep.name, checker(ep))
 	}
 }
 
@@ -78,6 +79,21 @@ func opener(ep endpoint) provider.Factory {
 	}
 }
 
+// checker returns the checker registered for ep: the settings, model and
+// base URL are read as the factory reads them, with the same messages,
+// but no key is needed and nothing is called.
+func checker(ep endpoint) provider.Checker {
+	return func(model string, opts provider.Options) error {
+		opts.Secrets = nil
+		cfg, err := configureFor(ep, model, opts, false)
+		if err != nil {
+			return err
+		}
+		_, err = New(cfg)
+		return err
+	}
+}
+
 // settings are the parsed provider settings.
 type settings struct {
 	baseURL, apiKeyEnv, maxTokensField, apiVersion string
@@ -87,6 +103,11 @@ type settings struct {
 // configure builds the Config for ep from settings and the environment,
 // reporting every problem at once.
 func configure(ep endpoint, model string, opts provider.Options) (Config, error) {
+	return configureFor(ep, model, opts, true)
+}
+
+// configureFor is configure; needKey requires the key (when ep does).
+func configureFor(ep endpoint, model string, opts provider.Options, needKey bool) (Config, error) {
 	s, errs := parseSettings(ep, opts.Settings)
 	cfg := Config{
 		Name:           ep.name,
@@ -131,7 +152,10 @@ func configure(ep endpoint, model string, opts provider.Options) (Config, error)
 	cfg.APIKey = strings.TrimSpace(opts.Env(keyEnv))
 	opts.Secrets.Add(cfg.APIKey)
 	opts.Secrets.Add(secretHeaderValues(s.headers)...)
-	if cfg.APIKey == "" && !ep.keyOptional && !(ep.keyOptionalCustom && custom) {
+	if !needKey {
+		cfg.APIKey = ""
+	}
+	if needKey && cfg.APIKey == "" && !ep.keyOptional && !(ep.keyOptionalCustom && custom) {
 		hints := []string{fmt.Sprintf("export %s, or set api_key_env in the provider's settings to the variable that holds the key", keyEnv)}
 		if ep.keyOptionalCustom {
 			hints = append(hints, "a local OpenAI-compatible server needs no key: set base_url (for example "+ep.example+")")

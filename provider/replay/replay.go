@@ -42,7 +42,17 @@ const MaxLineBytes = 16 << 20
 // maxErrors bounds how many line errors Open reports at once.
 const maxErrors = 20
 
-func init() { provider.Register("replay", Open) }
+func init() {
+	provider.Register("replay", Open)
+	provider.RegisterChecker("replay", Check)
+}
+
+// Check reads and checks the replay file named by model, as Open does:
+// it needs no key and calls nothing.
+func Check(model string, opts provider.Options) error {
+	_, err := Open(model, opts)
+	return err
+}
 
 // Replay plays the responses of one replay file. It is safe for concurrent
 // use: it is never modified after Open.

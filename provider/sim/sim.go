@@ -40,7 +40,16 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 )
 
-func init() { provider.Register("sim", Open) }
+func init() {
+	provider.Register("sim", Open)
+	provider.RegisterChecker("sim", Check)
+}
+
+// Check checks that model names a simulated model, as Open does.
+func Check(model string, _ provider.Options) error {
+	_, err := New(model)
+	return err
+}
 
 // model describes one simulated model.
 type model struct {
