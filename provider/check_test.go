@@ -87,9 +87,11 @@ func TestCheck(t *testing.T) {
 
 func TestRegisterCheckerPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"unregistered": func() { provider.RegisterChecker("no-such-provider", func(string, provider.Options) error { return nil }) },
-		"nil":          func() { provider.RegisterChecker("sim", nil) },
-		"duplicate":    func() { provider.RegisterChecker("sim", func(string, provider.Options) error { return nil }) },
+		"unregistered": func() {
+			provider.RegisterChecker("no-such-provider", func(string, provider.Options) error { return nil })
+		},
+		"nil":       func() { provider.RegisterChecker("sim", nil) },
+		"duplicate": func() { provider.RegisterChecker("sim", func(string, provider.Options) error { return nil }) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
