@@ -397,8 +397,11 @@ type DriftReport struct {
 	HasDrift             bool     `json:"has_drift"`
 	Severity             Severity `json:"severity"`
 	Summary              string   `json:"summary"`
-	OverallBaselineScore float64  `json:"overall_baseline_score"`
-	OverallCurrentScore  float64  `json:"overall_current_score"`
+	// OverallBaselineScore and OverallCurrentScore are the mean scores of
+	// each side over the compared pairs; 0 when nothing was compared
+	// (Compared() == 0), which the Summary then says.
+	OverallBaselineScore float64 `json:"overall_baseline_score"`
+	OverallCurrentScore  float64 `json:"overall_current_score"`
 	// Notes are plain-language caveats shown with the report.
 	Notes []string `json:"notes,omitempty"`
 	// Errors are the current run's failed calls, shown apart from drift.

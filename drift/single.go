@@ -22,9 +22,24 @@ func compareSingle(rep *promptcanary.DriftReport, idx *index, opts *Options) {
 		compared++
 		c := &rep.Comparisons[i]
 		delta := c.ScoreDelta
-		c.Regression = delta <= -opts.RegressionThreshold+tolerance && !c.CurrentPassed
-		c.Improvement = delta >= opts.ImprovementThreshold-tolerance && c.CurrentPassed
+		unscored := math.IsNaN(delta) // a side without a score ("score": null in the Python tool's files)
+		if unscored {
+			// Without scores the verdicts decide: a pass that turned into a
+			// failure is the largest drop there is, and the reverse the
+			// largest gain.
+			c.Regression = c.BaselinePassed && !c.CurrentPassed
+			c.Improvement = !c.BaselinePassed && c.CurrentPassed
+		} else {
+			c.Regression = delta <= -opts.RegressionThreshold+tolerance && !c.CurrentPassed
+			c.Improvement = delta >= opts.ImprovementThreshold-tolerance && c.CurrentPassed
+		}
 		switch {
+		case c.Regression && unscored:
+			c.Status = promptcanary.StatusRegression
+			c.Severity = singleSeverity(1, 1)
+			c.Evidence = "passed → failing now (no score on one side); single-sample rule"
+			regressions++
+			worst = 1
 		case c.Regression:
 			c.Status = promptcanary.StatusRegression
 			c.Severity = singleSeverity(1, math.Abs(delta))

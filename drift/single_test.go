@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -27,6 +28,11 @@ func TestSingleSampleRule(t *testing.T) {
 		{"gain 0.04", res{"p", "a", 0, 0.90, true}, res{"p", "a", 0, 0.94, true}, promptcanary.StatusStable, false, false, promptcanary.SeverityNone},
 		{"gain but still failing", res{"p", "a", 0, 0.2, false}, res{"p", "a", 0, 0.5, false}, promptcanary.StatusStable, false, false, promptcanary.SeverityNone},
 		{"unchanged", res{"p", "a", 0, 1, true}, res{"p", "a", 0, 1, true}, promptcanary.StatusStable, false, false, promptcanary.SeverityNone},
+		// "score": null (the Python tool's files) reads as NaN: the verdicts decide.
+		{"no baseline score, pass to fail", res{"p", "a", 0, math.NaN(), true}, res{"p", "a", 0, 0, false}, promptcanary.StatusRegression, true, false, promptcanary.SeverityCritical},
+		{"no current score, pass to fail", res{"p", "a", 0, 1, true}, res{"p", "a", 0, math.NaN(), false}, promptcanary.StatusRegression, true, false, promptcanary.SeverityCritical},
+		{"no baseline score, fail to pass", res{"p", "a", 0, math.NaN(), false}, res{"p", "a", 0, 1, true}, promptcanary.StatusImprovement, false, true, promptcanary.SeverityNone},
+		{"no scores, both pass", res{"p", "a", 0, math.NaN(), true}, res{"p", "a", 0, math.NaN(), true}, promptcanary.StatusStable, false, false, promptcanary.SeverityNone},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
