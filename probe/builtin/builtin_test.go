@@ -11,9 +11,6 @@ import (
 	"github.com/promptcanary/promptcanary/suite"
 )
 
-// prompts completes an example that declares no prompts.
-const prompts = "prompts:\n  - id: capital\n    text: What is the capital of France?\n"
-
 // TestExamples loads every built-in probe's example as canary.yaml: it must
 // be valid, use the probe, and show every parameter.
 func TestExamples(t *testing.T) {
@@ -29,10 +26,7 @@ func TestExamples(t *testing.T) {
 			if typ.ExampleYAML() != typ.Example {
 				t.Errorf("ExampleYAML: got %q, want the Example", typ.ExampleYAML())
 			}
-			doc := typ.Example
-			if !regexp.MustCompile(`(?m)^prompts:`).MatchString(doc) {
-				doc += prompts
-			}
+			doc := suite.ExampleFile(typ)
 			s, err := suite.Parse("canary.yaml", []byte(doc))
 			if err != nil {
 				t.Fatalf("example does not load:\n%s\n%v", doc, err)

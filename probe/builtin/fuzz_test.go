@@ -15,7 +15,7 @@ import (
 // judges a response without panicking and with a score in [0,1].
 func FuzzParseBuiltin(f *testing.F) {
 	for _, typ := range probe.Types() {
-		f.Add([]byte(typ.Example + prompts))
+		f.Add([]byte(suite.ExampleFile(typ)))
 	}
 	f.Add([]byte("probes:\n  - {type: keyword_presence, required_keywords: []}\n  - {type: json_key_order, expected_order: [a]}\nprompts: [hi]\n"))
 	f.Add([]byte("probes: [expected_keywords]\nprompts:\n  - {text: hi, expected_keywords: [\"\"]}\n"))
