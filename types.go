@@ -393,10 +393,10 @@ type DriftReport struct {
 
 	// Method names the decision rule: "single_sample" (the original rule)
 	// or "statistical".
-	Method               string   `json:"method"`
-	HasDrift             bool     `json:"has_drift"`
-	Severity             Severity `json:"severity"`
-	Summary              string   `json:"summary"`
+	Method   string   `json:"method"`
+	HasDrift bool     `json:"has_drift"`
+	Severity Severity `json:"severity"`
+	Summary  string   `json:"summary"`
 	// OverallBaselineScore and OverallCurrentScore are the mean scores of
 	// each side over the compared pairs; 0 when nothing was compared
 	// (Compared() == 0), which the Summary then says.
