@@ -35,7 +35,9 @@
 // the last lines of stderr, with the env values and anything shaped like
 // an API key redacted. When the context is cancelled or its deadline
 // passes, the command and its process group are killed and Generate
-// returns the context's error.
+// returns the context's error. On Unix the process group is killed when
+// the call ends however it ends, so what the command left running in the
+// background (holding stdout or not) never outlives the call.
 package execcmd
 
 import (
@@ -68,7 +70,8 @@ const MaxOutput = 32 << 20
 const stderrTail = 4 << 10
 
 // waitDelay bounds how long a call waits for the command's output pipes
-// to close after it exits or is killed (a leftover child may hold them).
+// to close after it exits or is killed (a leftover child outside its
+// process group may hold them).
 const waitDelay = 2 * time.Second
 
 func init() {
@@ -355,14 +358,10 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	cmd.Args[0] = c.argv[0]
 	cmd.Dir = c.dir
 	cmd.Env = c.env
-	cmd.Stdin = &stdin
 	stdout := &limitedBuffer{max: MaxOutput, full: cancel}
 	stderr := &tailBuffer{max: stderrTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
-	setProcessGroup(cmd)
 
-	err := cmd.Run()
+	err := run(cmd, stdin.Bytes(), stdout, stderr)
 	switch {
 	case stdout.overflow:
 		return nil, &provider.Error{Message: fmt.Sprintf("output larger than %d MiB", MaxOutput>>20)}

@@ -2,8 +2,19 @@
 
 package execcmd
 
-import "os/exec"
+import (
+	"bytes"
+	"io"
+	"os/exec"
+)
 
-// setProcessGroup leaves cancellation to exec.CommandContext, which kills
-// the command's process.
-func setProcessGroup(cmd *exec.Cmd) {}
+// run runs cmd with stdin and its output copied into stdout and stderr.
+// Cancellation is left to exec.CommandContext, which kills the command's
+// process; a leftover child holding the output delays the call by at most
+// waitDelay.
+func run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = waitDelay
+	return cmd.Run()
+}

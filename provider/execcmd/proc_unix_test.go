@@ -6,12 +6,15 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/provider"
 )
 
 // TestDeadlineKillsProcessGroup checks that a cancelled call also kills
@@ -35,16 +38,67 @@ func TestDeadlineKillsProcessGroup(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
+	wantGone(t, pidFile)
+}
+
+// TestCallEndKillsProcessGroup is the regression test for a command that
+// leaves a background child holding stdout: the call waited for it (two
+// seconds) and left it running, one orphan per call. Whatever way the
+// call ends, the child must be gone; the call must also not wait for it,
+// which the test checks without a clock: the child sleeps an hour, so
+// the call returning at all with its answer means it did not wait for
+// the pipe to close by itself.
+func TestCallEndKillsProcessGroup(t *testing.T) {
+	t.Run("success", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		p := open(t, "background", "", map[string]any{"EXECCMD_PIDFILE": pidFile})
+		resp, err := p.Generate(context.Background(), simpleRequest("hi"))
+		if err != nil || resp.Content != "answered" {
+			t.Fatalf("got %v, %v, want the answer", resp, err)
+		}
+		wantGone(t, pidFile)
+	})
+	t.Run("failure", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		p := open(t, "background", "", map[string]any{"EXECCMD_PIDFILE": pidFile, "EXECCMD_CODE": "3"})
+		_, err := p.Generate(context.Background(), simpleRequest("hi"))
+		if err == nil || !strings.Contains(err.Error(), "exit status 3") {
+			t.Fatalf("got %v, want exit status 3", err)
+		}
+		wantGone(t, pidFile)
+	})
+	t.Run("shell job", func(t *testing.T) {
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			t.Skip("no sh")
+		}
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		spec := "exec/" + quote(sh) + " -c " + quote("sleep 30 & echo $! > "+quote(pidFile)+"; echo hi")
+		p, err := provider.Open(spec, provider.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := p.Generate(context.Background(), simpleRequest("hi"))
+		if err != nil || resp.Content != "hi" {
+			t.Fatalf("got %v, %v, want hi", resp, err)
+		}
+		wantGone(t, pidFile)
+	})
+}
+
+// wantGone fails the test unless the process whose pid is in pidFile is
+// gone, polling for a bounded number of rounds: the kill is immediate,
+// but reaping the orphan is up to its new parent.
+func wantGone(t *testing.T, pidFile string) {
+	t.Helper()
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(string(data))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The kill is immediate, but reaping the orphan is up to its new
-	// parent: wait until it is gone or a zombie.
 	for range 500 {
 		if !alive(pid) {
 			return
@@ -52,11 +106,15 @@ func TestDeadlineKillsProcessGroup(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("grandchild %d still running after the call was cancelled", pid)
+	t.Errorf("child %d still running after the call ended", pid)
 }
 
-// alive reports whether pid is a running (not zombie) process.
+// alive reports whether pid is a running (not zombie) process:
+// kill(pid, 0) fails with ESRCH once it is gone and reaped.
 func alive(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
