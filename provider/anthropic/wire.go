@@ -121,7 +121,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		}
 		return nil, &provider.Error{
 			Retryable: typ == "overloaded_error" || typ == "api_error" || typ == "rate_limit_error",
-			Message:   httpc.Redact(strings.TrimPrefix(typ+": "+msg, ": ")),
+			Message:   httpc.Truncate(nil, strings.TrimPrefix(typ+": "+msg, ": "), httpc.MaxMessage),
 		}
 	}
 	out := &promptcanary.Response{

@@ -270,7 +270,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		return nil, err
 	}
 	if r.Error != nil {
-		return nil, &provider.Error{StatusCode: r.Error.Code, Retryable: r.Error.Code == 429 || r.Error.Code >= 500, Message: httpc.Redact(r.Error.text())}
+		return nil, &provider.Error{StatusCode: r.Error.Code, Retryable: r.Error.Code == 429 || r.Error.Code >= 500, Message: httpc.Truncate(nil, r.Error.text(), httpc.MaxMessage)}
 	}
 	u := &r.UsageMetadata
 	out := &promptcanary.Response{
@@ -348,18 +348,18 @@ func (c *Client) rateLimited(resp *httpc.Response) *provider.Error {
 		Error *apiError `json:"error"`
 	}
 	if json.Unmarshal(resp.Body, &v) == nil && v.Error != nil {
-		e.Message = c.http.Redact(v.Error.text())
+		e.Message = c.http.Message(v.Error.text())
 		if e.RetryAfter == 0 {
 			for _, d := range v.Error.Details {
 				if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
-					e.RetryAfter = min(delay, 5*time.Minute)
+					e.RetryAfter = min(delay, httpc.MaxRetryAfter)
 					break
 				}
 			}
 		}
 	}
 	if e.Message == "" {
-		e.Message = c.http.Redact(httpc.ErrorMessage(resp.Body))
+		e.Message = c.http.Message(httpc.ErrorMessage(resp.Body))
 	}
 	if e.Message == "" {
 		e.Message = "Too Many Requests"

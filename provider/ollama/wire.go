@@ -137,7 +137,7 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 	if r.Error != "" {
 		// The server failed after it had started answering (a model crash,
 		// running out of memory): worth another attempt.
-		return nil, &provider.Error{Retryable: true, Message: c.http.Redact(r.Error)}
+		return nil, &provider.Error{Retryable: true, Message: c.http.Message(r.Error)}
 	}
 	out := &promptcanary.Response{
 		Content:          r.Message.Content,

@@ -301,7 +301,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 		var pe *provider.Error
 		if errors.As(err, &pe) {
 			pe.StatusCode = hr.Status
-			pe.Message = c.http.Redact(pe.Message)
+			pe.Message = c.http.Message(pe.Message)
 		}
 		return nil, err
 	}
