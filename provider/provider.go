@@ -49,7 +49,10 @@ type Options struct {
 	BaseDir string
 	// Settings are the provider's settings from canary.yaml, if any.
 	Settings map[string]any
-	// HTTPClient is used by HTTP clients; nil means a default client.
+	// HTTPClient is used by HTTP clients; nil means a default client. Its
+	// Transport is shared, but its redirect policy is not used: every
+	// client follows redirects within the API's origin only, and refuses
+	// one to another origin, which would receive the credentials.
 	HTTPClient *http.Client
 	// Getenv reads environment variables; nil means os.Getenv.
 	Getenv func(string) string

@@ -288,7 +288,7 @@ func scrubProbeResult(pr *promptcanary.ProbeResult, forms []string) {
 	pr.ProbeName = replace(pr.ProbeName, forms)
 	pr.PromptID = replace(pr.PromptID, forms)
 	pr.Details = replace(pr.Details, forms)
-	if pr.Metadata != nil {
+	if pr.Metadata != nil && holds(pr.Metadata, forms) {
 		pr.Metadata = value(pr.Metadata, forms).(map[string]any)
 	}
 }
@@ -305,7 +305,7 @@ func (s *Set) Run(r *promptcanary.Run) {
 	r.SuiteName = replace(r.SuiteName, forms)
 	r.Tool = replace(r.Tool, forms)
 	r.Provider.ModelID = replace(r.Provider.ModelID, forms)
-	if r.Provider.ExtraParams != nil {
+	if r.Provider.ExtraParams != nil && holds(r.Provider.ExtraParams, forms) {
 		r.Provider.ExtraParams = value(r.Provider.ExtraParams, forms).(map[string]any)
 	}
 	for i := range r.LLMResponses {
@@ -336,47 +336,55 @@ func rawJSON(raw json.RawMessage, forms []string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
-// value returns v with its strings scrubbed, at any depth; map keys are
-// scrubbed too. Maps and slices are modified in place.
+// value returns v with its strings scrubbed, at any depth, map keys
+// included. Maps and slices are copied, never modified: they may be
+// shared (a run's extra parameters are its plan's, still in use).
 func value(v any, forms []string) any {
 	switch t := v.(type) {
 	case string:
 		return replace(t, forms)
 	case map[string]any:
+		out := make(map[string]any, len(t))
 		for k, x := range t {
-			nk := replace(k, forms)
-			if nk != k {
-				delete(t, k)
-			}
-			t[nk] = value(x, forms)
+			out[replace(k, forms)] = value(x, forms)
 		}
-		return t
+		return out
 	case []any:
-		for i := range t {
-			t[i] = value(t[i], forms)
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = value(x, forms)
 		}
-		return t
+		return out
 	case map[string]string:
+		out := make(map[string]string, len(t))
 		for k, x := range t {
-			nk := replace(k, forms)
-			if nk != k {
-				delete(t, k)
-			}
-			t[nk] = replace(x, forms)
+			out[replace(k, forms)] = replace(x, forms)
 		}
-		return t
+		return out
 	case []string:
-		for i := range t {
-			t[i] = replace(t[i], forms)
+		out := make([]string, len(t))
+		for i, x := range t {
+			out[i] = replace(x, forms)
 		}
-		return t
+		return out
 	case json.RawMessage:
 		return rawJSON(t, forms)
 	case []map[string]any:
-		for i := range t {
-			t[i] = value(t[i], forms).(map[string]any)
+		out := make([]map[string]any, len(t))
+		for i, x := range t {
+			out[i] = value(x, forms).(map[string]any)
 		}
-		return t
+		return out
 	}
 	return v
+}
+
+// holds reports whether v's JSON form holds a secret, so that clean
+// values (the usual case) are not copied.
+func holds(v any, forms []string) bool {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return true
+	}
+	return replace(string(data), forms) != string(data)
 }

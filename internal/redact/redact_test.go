@@ -232,3 +232,16 @@ func FuzzWriter(f *testing.F) {
 		}
 	})
 }
+
+func TestRunLeavesSharedMapsAlone(t *testing.T) {
+	s := New(key)
+	extra := map[string]any{"api": key, "list": []any{key}}
+	r := &promptcanary.Run{Provider: promptcanary.ProviderConfig{ExtraParams: extra}}
+	s.Run(r)
+	if extra["api"] != key || extra["list"].([]any)[0] != key {
+		t.Errorf("the plan's extra parameters were changed: %v", extra)
+	}
+	if r.Provider.ExtraParams["api"] != Placeholder {
+		t.Errorf("got %v, want the run's copy scrubbed", r.Provider.ExtraParams)
+	}
+}
