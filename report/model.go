@@ -493,6 +493,25 @@ var statusInfo = []struct {
 	{promptcanary.StatusStable, "Stable", "stable", "✅", "Pairs that behave as in the baseline.", ""},
 }
 
+// methodLine names the decision rule, with the caveat that matters most
+// next to it: one sample per side cannot tell drift from noise. It is not
+// left to the collapsed notes, because it says how far to trust the verdict.
+func methodLine(d *promptcanary.DriftReport) string {
+	line := orDash(strings.ReplaceAll(d.Method, "_", " "))
+	oneSample := false
+	for i := 0; d.Method == "single_sample" && i < len(d.Comparisons); i++ {
+		c := &d.Comparisons[i]
+		if c.Compared() && (c.Baseline.N <= 1 || c.Current.N <= 1) {
+			oneSample = true
+			break
+		}
+	}
+	if oneSample {
+		line += " (one sample per pair cannot tell drift from noise: use --samples 5 or more)"
+	}
+	return line
+}
+
 func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 	m := &driftModel{
 		Report:       d,
@@ -500,7 +519,7 @@ func newDriftModel(d *promptcanary.DriftReport) *driftModel {
 		Model:        orDash(d.Provider.ModelID),
 		Summary:      strings.TrimSpace(d.Summary),
 		Severity:     severity(d.Severity),
-		Method:       orDash(strings.ReplaceAll(d.Method, "_", " ")),
+		Method:       methodLine(d),
 		BaselineID:   orDash(d.BaselineSnapshotID),
 		BaselineAt:   timestamp(d.BaselineCreatedAt),
 		CurrentRunID: orDash(d.CurrentRunID),
@@ -583,6 +602,11 @@ func (m *driftModel) verdict(d *promptcanary.DriftReport) {
 	case m.Total == 0:
 		m.VerdictClass = "nothing"
 		m.Verdict = "Nothing was compared: the report has no pairs, so there is no verdict on drift."
+		return
+	case m.Compared == 0 && d.Count(promptcanary.StatusNotMeasured) == m.Total:
+		m.VerdictClass = "nothing"
+		m.Verdict = "Nothing was measured: every call of the current run failed (" + plural(len(d.Errors), "call error", "call errors") +
+			"), so nothing was compared and there is no verdict on drift."
 		return
 	case m.Compared == 0:
 		m.VerdictClass = "nothing"

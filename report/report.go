@@ -1,6 +1,7 @@
 // Package report renders runs and drift reports for people and programs: a
 // terminal table, GitHub-flavoured Markdown for pull-request comments, one
-// self-contained HTML file, and JSON.
+// self-contained HTML file, JSON (written by the store's codec, so that
+// every file is read and written one way) and JUnit XML for CI.
 //
 // Every renderer treats model output, probe details and error messages as
 // untrusted: the terminal renderer escapes control characters, the Markdown
@@ -11,7 +12,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // Format names an output format.
@@ -144,42 +145,13 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 
 // writeJSON writes v as indented JSON followed by a newline.
 func writeJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// Decode reads a run, a baseline or a drift report written as JSON, for
-// rendering it again. A baseline yields its run_result as the run. Exactly
-// one of run and drift is non-nil when err is nil.
-func Decode(data []byte) (run *promptcanary.Run, drift *promptcanary.DriftReport, err error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, nil, fmt.Errorf("decode report input: not a JSON object: %w", err)
+	// The store's codec writes what encoding/json cannot (a NaN score
+	// read from a Python baseline's null) the way the files are read back.
+	data, err := store.MarshalIndent(v)
+	if err != nil {
+		return err
 	}
-	if fields == nil {
-		return nil, nil, errors.New("decode report input: not a JSON object")
-	}
-	has := func(k string) bool { _, ok := fields[k]; return ok }
-	switch {
-	case has("run_result"):
-		var b promptcanary.Baseline
-		if err := json.Unmarshal(data, &b); err != nil {
-			return nil, nil, fmt.Errorf("decode baseline: %w", err)
-		}
-		return &b.RunResult, nil, nil
-	case has("comparisons"):
-		var d promptcanary.DriftReport
-		if err := json.Unmarshal(data, &d); err != nil {
-			return nil, nil, fmt.Errorf("decode drift report: %w", err)
-		}
-		return nil, &d, nil
-	case has("probe_results") || has("run_id"):
-		var r promptcanary.Run
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, nil, fmt.Errorf("decode run: %w", err)
-		}
-		return &r, nil, nil
-	}
-	return nil, nil, errors.New("decode report input: not a PromptCanary run, baseline or drift report (no probe_results, run_result or comparisons field)")
+	buf.Write(data)
+	buf.WriteByte('\n')
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/termtext"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -24,11 +25,17 @@ func load(t testing.TB, name string) (*promptcanary.Run, *promptcanary.DriftRepo
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, drift, err := Decode(data)
+	return decode(t, name, data)
+}
+
+// decode reads a run (a baseline yields its run) or a drift report.
+func decode(t testing.TB, name string, data []byte) (*promptcanary.Run, *promptcanary.DriftReport) {
+	t.Helper()
+	doc, err := store.DecodeDocument(data)
 	if err != nil {
-		t.Fatalf("Decode(%s): %v", name, err)
+		t.Fatalf("decode %s: %v", name, err)
 	}
-	return run, drift
+	return doc.Run, doc.Drift
 }
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -100,82 +107,12 @@ func TestJSONRoundTrip(t *testing.T) {
 			if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
 				t.Errorf("got output ending %q, want a trailing newline after the object", buf.Bytes()[max(0, buf.Len()-5):])
 			}
-			gotRun, gotDrift, err := Decode(buf.Bytes())
-			if err != nil {
-				t.Fatalf("Decode: %v", err)
-			}
+			gotRun, gotDrift := decode(t, "output", buf.Bytes())
 			if diff := cmp.Diff(run, gotRun); diff != "" {
 				t.Errorf("run changed in the round trip (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(drift, gotDrift); diff != "" {
 				t.Errorf("drift report changed in the round trip (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestDecode(t *testing.T) {
-	tests := []struct {
-		name      string
-		fixture   string
-		wantRunID string
-		wantDrift string
-	}{
-		{"run", "run_failures.json", "run-2025-05-01-a1b2", ""},
-		{"baseline yields its run", "baseline.json", "run-2025-05-01-a1b2", ""},
-		{"drift report", "drift_mixed.json", "", "drift-7f3a"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			run, drift := load(t, tc.fixture)
-			gotRunID, gotDrift := "", ""
-			if run != nil {
-				gotRunID = run.RunID
-			}
-			if drift != nil {
-				gotDrift = drift.ReportID
-			}
-			if gotRunID != tc.wantRunID || gotDrift != tc.wantDrift {
-				t.Errorf("got run %q, drift %q, want run %q, drift %q", gotRunID, gotDrift, tc.wantRunID, tc.wantDrift)
-			}
-		})
-	}
-	t.Run("baseline run keeps its results", func(t *testing.T) {
-		run, _ := load(t, "baseline.json")
-		if got, want := len(run.ProbeResults), 2; got != want {
-			t.Errorf("got %d probe results, want %d", got, want)
-		}
-	})
-}
-
-func TestDecodeErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{"empty", ``, "decode report input: not a JSON object"},
-		{"not JSON", `hello`, "decode report input: not a JSON object"},
-		{"array", `[1, 2]`, "decode report input: not a JSON object"},
-		{"null", `null`, "decode report input: not a JSON object"},
-		{"string", `"run"`, "decode report input: not a JSON object"},
-		{"empty object", `{}`, "not a PromptCanary run, baseline or drift report"},
-		{"other JSON", `{"name": "canary.yaml", "version": 3}`, "not a PromptCanary run, baseline or drift report"},
-		{"bad run", `{"run_id": 7}`, "decode run:"},
-		{"bad baseline", `{"run_result": []}`, "decode baseline:"},
-		{"bad drift report", `{"comparisons": "none"}`, "decode drift report:"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			run, drift, err := Decode([]byte(tc.in))
-			if err == nil {
-				t.Fatalf("got run %v, drift %v, want error containing %q", run, drift, tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got error %q, want it to contain %q", err, tc.want)
-			}
-			if run != nil || drift != nil {
-				t.Errorf("got run %v, drift %v with an error, want nil", run, drift)
 			}
 		})
 	}

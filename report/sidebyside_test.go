@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/termtext"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // sideStart is the start of the first fake run.
@@ -344,9 +345,11 @@ func TestSideJSON(t *testing.T) {
 	if !bytes.HasPrefix(buf.Bytes(), []byte("{\n  \"kind\"")) {
 		t.Errorf("got output starting %q, want indented JSON", buf.Bytes()[:min(20, buf.Len())])
 	}
-	// The side-by-side shape is documented as not a report input.
-	if run, drift, err := Decode(buf.Bytes()); err == nil {
-		t.Errorf("Decode got run %v, drift %v, want an error", run != nil, drift != nil)
+	// The side-by-side shape is a report input too: report and compare
+	// --current read it back.
+	doc, err := store.DecodeDocument(buf.Bytes())
+	if err != nil || doc.Kind != store.KindSideBySide || len(doc.Runs) != len(runs) {
+		t.Errorf("DecodeDocument: got %+v, %v; want the %d runs side by side", doc, err, len(runs))
 	}
 }
 
