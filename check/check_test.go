@@ -1,0 +1,224 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	_ "github.com/promptcanary/promptcanary/provider/builtin"
+	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+const suiteYAML = `name: t
+provider: sim/stable
+probes: [direct_answer]
+prompts:
+  - {id: capital, text: "What is the capital of France? Answer in one word.", expected_keywords: [Paris], probes: [expected_keywords]}
+  - {id: json, text: "Return a JSON object for a fictional user with the keys name, age and city.", probes: [json_validity]}
+`
+
+func loadSuite(t *testing.T, yaml string) *suite.Suite {
+	t.Helper()
+	st, err := suite.Parse(filepath.Join(t.TempDir(), "canary.yaml"), []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func openStore(t *testing.T) store.Store {
+	t.Helper()
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestResolveMergesFlagsFileAndDefaults(t *testing.T) {
+	st := loadSuite(t, "name: t\nprovider: sim/stable\ntemperature: 0.5\nmax_tokens: 300\nsamples: 4\nprobes: [direct_answer]\nprompts:\n  - {id: a, text: hi}\n")
+	targets, samples, err := Resolve(st, Settings{MaxTokens: ptr(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 1 || targets[0].Spec != "sim/stable" {
+		t.Fatalf("got targets %+v, want sim/stable from the file", targets)
+	}
+	c := targets[0].Config
+	if c.Temperature != 0.5 || c.MaxTokens != 100 || c.Seed == nil || *c.Seed != 42 || samples != 4 {
+		t.Errorf("got temperature %v, max_tokens %d, seed %v, samples %d; want 0.5 (file), 100 (flag), 42 (default), 4 (file)",
+			c.Temperature, c.MaxTokens, c.Seed, samples)
+	}
+	if targets[0].Timeout != DefaultTimeout {
+		t.Errorf("got timeout %v, want %v", targets[0].Timeout, DefaultTimeout)
+	}
+}
+
+func TestResolveRejectsOutOfRangeValues(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	tests := []struct {
+		name string
+		s    Settings
+		want string
+	}{
+		{"NaN temperature", Settings{Temperature: ptr(math.NaN())}, "--temperature NaN is out of range"},
+		{"negative temperature", Settings{Temperature: ptr(-1.0)}, "--temperature -1 is out of range"},
+		{"huge max tokens", Settings{MaxTokens: ptr(math.MaxInt)}, "--max-tokens 9223372036854775807 is out of range"},
+		{"zero samples", Settings{Samples: ptr(0)}, "--samples 0 is out of range"},
+		{"too many samples", Settings{Samples: ptr(promptcanary.MaxSamples + 1)}, "--samples 10001 is out of range"},
+		{"negative retries", Settings{Retries: ptr(-1)}, "--retries -1 is out of range"},
+		{"negative rpm", Settings{RPM: -5}, "--rpm -5 is out of range"},
+		{"zero timeout", Settings{Timeout: ptr(time.Duration(0))}, "--timeout 0s is out of range"},
+		{"day-long retry wait", Settings{MaxRetryWait: 25 * time.Hour}, "--max-retry-wait 25h0m0s is out of range"},
+		{"provider twice", Settings{Providers: []string{"sim/stable", "sim/stable"}}, `provider "sim/stable" is given twice`},
+		{"base url for sim", Settings{BaseURL: "http://127.0.0.1:1"}, "--base-url does not apply to sim/stable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Resolve(st, tc.s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got error %v, want one containing %q", err, tc.want)
+			}
+			if !IsConfig(err) {
+				t.Errorf("got %T, want a *ConfigError", err)
+			}
+		})
+	}
+}
+
+// failingStore records nothing: every write fails, as a locked or full
+// database would.
+type failingStore struct{ store.Store }
+
+func (failingStore) SaveRun(context.Context, *promptcanary.Run) error {
+	return errors.New("database is locked")
+}
+
+func TestRunKeepsAMeasuredRunWhenTheHistoryFails(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	targets, samples, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: failingStore{openStore(t)}})
+	if err != nil {
+		t.Fatalf("got error %v, want the failure in the outcome", err)
+	}
+	if len(out.Runs) != 1 || !out.Runs[0].Measured() {
+		t.Fatalf("got runs %v, want one measured run", out.Runs)
+	}
+	if out.Recorded || len(out.Failures) != 1 || !strings.Contains(out.Failures[0].Error(), "database is locked") {
+		t.Errorf("got recorded %v, failures %v; want not recorded and the store's error", out.Recorded, out.Failures)
+	}
+	if v := out.Verdict(false); v != Pass {
+		t.Errorf("got verdict %v, want Pass: the run itself was measured", v)
+	}
+}
+
+func TestRunThatMeasuredNothingHasNoVerdict(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	targets, samples, err := Resolve(st, Settings{Providers: []string{"exec/false"}, Retries: ptr(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := openStore(t)
+	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, MaxErrors: 1000,
+		SaveBaseline: true, BaselineDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := out.Verdict(false); v != Unmeasured {
+		t.Errorf("got verdict %v, want Unmeasured whatever MaxErrors allows", v)
+	}
+	if len(out.Problems) != 1 || !strings.Contains(out.Problems[0].Reason, "nothing was measured") {
+		t.Errorf("got problems %+v, want one saying nothing was measured", out.Problems)
+	}
+	if len(out.Baselines) != 0 || out.NoBaseline == "" {
+		t.Errorf("got baselines %v (%q), want none and a reason", out.Baselines, out.NoBaseline)
+	}
+	if !out.Recorded {
+		t.Error("want the failed run recorded in the history all the same")
+	}
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	hist := openStore(t)
+	targets, samples, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
+	if err != nil || len(base.Baselines) != 1 {
+		t.Fatalf("baseline: %v, %+v", err, base)
+	}
+	views := Baselines{History: hist}
+	compare := func(s Settings) *CompareOutcome {
+		t.Helper()
+		targets, samples, err := Resolve(st, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Compare(context.Background(), CompareRequest{Suite: st, Targets: targets, Samples: samples, Baselines: views, BaselineModel: "sim/stable"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	anySev := promptcanary.SeverityLow
+	critical := promptcanary.SeverityCritical
+
+	same := compare(Settings{})
+	if v := same.Verdict(&anySev); v != Pass {
+		t.Errorf("same model: got verdict %v, want Pass", v)
+	}
+	drifted := compare(Settings{Providers: []string{"sim/drifted"}})
+	if v := drifted.Verdict(&anySev); v != Tripped {
+		t.Errorf("drifted model, any severity: got verdict %v, want Tripped", v)
+	}
+	if v := drifted.Verdict(nil); v != Pass {
+		t.Errorf("drifted model without a gate: got verdict %v, want Pass", v)
+	}
+	if sev := drifted.Pairs[0].Report.Severity; sev != promptcanary.SeverityCritical {
+		t.Logf("drifted severity %s: the critical threshold is checked against it", sev)
+		if v := drifted.Verdict(&critical); v != Pass {
+			t.Errorf("drift below the threshold: got verdict %v, want Pass", v)
+		}
+	}
+	stale := compare(Settings{MaxTokens: ptr(77)})
+	if stale.Pairs[0].Report.Compared() != 0 {
+		t.Fatalf("got %d pairs compared, want none: every prompt is stale", stale.Pairs[0].Report.Compared())
+	}
+	if v := stale.Verdict(&anySev); v != Unmeasured {
+		t.Errorf("nothing compared: got verdict %v, want Unmeasured", v)
+	}
+}
+
+func TestLatestBaselineNamesTheModelsThatHaveOne(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	hist := openStore(t)
+	targets, samples, _ := Resolve(st, Settings{})
+	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Baselines{History: hist}.Latest(context.Background(), "t", "sim/noisy")
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("got %v, want a *ConfigError wrapping store.ErrNotFound", err)
+	}
+	hints := strings.Join(ce.Hints(), "\n")
+	if !strings.Contains(hints, "--baseline-provider sim/stable") {
+		t.Errorf("got hints %q, want the model that has a baseline and the flag", hints)
+	}
+}

@@ -1,0 +1,245 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/drift"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store/file"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// CompareRequest is one comparison of current runs against baselines.
+// Either Current holds saved runs, or the suite is run now on Targets.
+type CompareRequest struct {
+	// Suite is needed to run now; with Current it may be nil.
+	Suite   *suite.Suite
+	Targets []Target
+	Samples int
+	Exec    Exec
+	// Current are saved runs to compare instead of running now.
+	Current []*promptcanary.Run
+	// Baseline, when set, is the baseline every current run is compared
+	// against; else each uses the latest baseline of BaselineModel, or of
+	// its own model.
+	Baseline      *promptcanary.Baseline
+	BaselineModel string
+	Baselines     Baselines
+	// Legacy uses the original single-sample rule even with many samples.
+	Legacy bool
+	// NoAdaptive takes every sample instead of stopping early on prompts
+	// that are clearly fine.
+	NoAdaptive bool
+	// Prompts, when not nil, limits the comparison to these prompt ids
+	// (the run covers part of the suite, --prompt or --tag): the
+	// baseline's other prompts are left out instead of reported removed.
+	Prompts   []string
+	MaxErrors int
+}
+
+// Pair is one current run, its baseline and their drift report.
+type Pair struct {
+	Run      *promptcanary.Run
+	Baseline *promptcanary.Baseline
+	Report   *promptcanary.DriftReport
+}
+
+// CompareOutcome is what a compare found and recorded.
+type CompareOutcome struct {
+	Pairs []Pair
+	// Interrupted is set when the context was cancelled mid-run: nothing
+	// was compared or recorded.
+	Interrupted bool
+	// Recorded is set when the runs (when run now) and the drift reports
+	// are in the history.
+	Recorded bool
+	// Problems are the runs that could not be measured.
+	Problems []Problem
+	// Finished are the baselines an earlier, interrupted run left pending,
+	// which this compare completed before looking for baselines.
+	Finished []file.Finished
+	// Failures are the steps after the calls that failed (recording in the
+	// history); the comparison itself is complete.
+	Failures []error
+}
+
+// Compare finds every baseline before calling anything (a missing one is
+// a *ConfigError), runs the suite now unless Current is given, compares
+// each run against its baseline and records runs and reports in the
+// history.
+func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
+	if len(req.Current) > 0 && len(req.Targets) > 0 {
+		return nil, configErr(errors.New("--current and --provider exclude each other"), "compare a saved run with --current, or run now with --provider")
+	}
+	if req.Baseline != nil && req.BaselineModel != "" {
+		return nil, configErr(errors.New("--baseline and --baseline-provider exclude each other"))
+	}
+	n := len(req.Current)
+	if n == 0 {
+		n = len(req.Targets)
+	}
+	if n > 1 && (req.Baseline != nil || req.BaselineModel != "") {
+		return nil, configErr(errors.New("--baseline and --baseline-provider pick one baseline, but several runs are compared"),
+			"compare one provider at a time, or let each use its own latest baseline")
+	}
+	out := &CompareOutcome{}
+	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
+	bases := make([]*promptcanary.Baseline, n)
+	for i := range n {
+		suiteName, model := "", ""
+		if len(req.Current) > 0 {
+			suiteName, model = req.Current[i].SuiteName, req.Current[i].Provider.ModelID
+		} else {
+			suiteName, model = req.Suite.Name, req.Targets[i].Spec
+		}
+		switch {
+		case req.Baseline != nil:
+			bases[i] = req.Baseline
+		default:
+			if req.BaselineModel != "" {
+				model = req.BaselineModel
+			}
+			b, err := req.Baselines.Latest(ctx, suiteName, model)
+			if err != nil {
+				return nil, err
+			}
+			bases[i] = b
+		}
+	}
+
+	currents := req.Current
+	ranNow := len(currents) == 0
+	if ranNow {
+		// Adaptive sampling needs the baseline's results.
+		adaptive := make([]*runner.Adaptive, n)
+		for i := range n {
+			if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
+				adaptive[i] = acceptAgainst(bases[i])
+			}
+		}
+		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, adaptive, req.Exec)
+		if errors.Is(err, context.Canceled) {
+			out.Interrupted = true
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		currents = runs
+	}
+	if req.Prompts != nil {
+		for i := range bases {
+			bases[i] = only(bases[i], req.Prompts)
+		}
+	}
+	for i, cur := range currents {
+		opts := drift.Options{StalePrompts: stalePrompts(&bases[i].RunResult, cur), Seed: statsSeed(bases[i], cur)}
+		if req.Legacy {
+			opts.Method = drift.MethodSingleSample
+		}
+		d, err := drift.Compare(bases[i], cur, opts)
+		if err != nil {
+			return nil, configErr(fmt.Errorf("compare %s against baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err))
+		}
+		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d})
+	}
+	out.Problems = unmeasured(currents, req.MaxErrors)
+	if h := req.Baselines.History; h != nil {
+		wctx := context.WithoutCancel(ctx)
+		out.Recorded = true
+		for _, p := range out.Pairs {
+			if ranNow {
+				if err := h.SaveRun(wctx, p.Run); err != nil {
+					out.Recorded = false
+					out.Failures = append(out.Failures, fmt.Errorf("record run %s in the history: %w", p.Run.RunID, err))
+					continue
+				}
+			}
+			if err := h.SaveDrift(wctx, p.Report); err != nil {
+				out.Recorded = false
+				out.Failures = append(out.Failures, fmt.Errorf("record drift report %s in the history: %w", p.Report.ReportID, err))
+			}
+		}
+	}
+	return out, nil
+}
+
+// Verdict decides the gate: Unmeasured when a run could not be measured or
+// a report compared nothing; Tripped when failOn is set and a report
+// drifted at or above it; else Pass.
+func (o *CompareOutcome) Verdict(failOn *promptcanary.Severity) Verdict {
+	if len(o.Problems) > 0 {
+		return Unmeasured
+	}
+	for _, p := range o.Pairs {
+		if p.Report.Compared() == 0 {
+			return Unmeasured
+		}
+	}
+	if failOn == nil {
+		return Pass
+	}
+	for _, p := range o.Pairs {
+		if p.Report.HasDrift && p.Report.Severity.Rank() >= failOn.Rank() {
+			return Tripped
+		}
+	}
+	return Pass
+}
+
+// acceptAgainst stops sampling a prompt once its results are clearly no
+// worse than the baseline's (drift.AcceptEarly), in drift.Stages.
+func acceptAgainst(b *promptcanary.Baseline) *runner.Adaptive {
+	byPrompt := map[string][]promptcanary.ProbeResult{}
+	for _, r := range b.RunResult.ProbeResults {
+		byPrompt[r.PromptID] = append(byPrompt[r.PromptID], r)
+	}
+	return &runner.Adaptive{
+		Stages: drift.Stages,
+		Accept: func(promptID string, results []promptcanary.ProbeResult) bool {
+			return drift.AcceptEarly(byPrompt[promptID], results)
+		},
+	}
+}
+
+// stalePrompts lists the prompts whose hash differs between baseline and
+// run: their configuration changed, so their pairs are stale, not drift.
+// Runs without hashes (older files, the Python tool's) mark nothing stale.
+func stalePrompts(base, cur *promptcanary.Run) map[string]bool {
+	stale := map[string]bool{}
+	for id, h := range cur.PromptHashes {
+		if bh, ok := base.PromptHashes[id]; ok && bh != h {
+			stale[id] = true
+		}
+	}
+	return stale
+}
+
+// statsSeed derives the permutation seed from the two run ids, so the same
+// comparison always gives the same verdict; the report records it.
+func statsSeed(b *promptcanary.Baseline, cur *promptcanary.Run) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(b.SnapshotID))
+	h.Write([]byte{0})
+	h.Write([]byte(cur.RunID))
+	return h.Sum64()
+}
+
+// only returns a copy of b limited to the prompts ids names.
+func only(b *promptcanary.Baseline, ids []string) *promptcanary.Baseline {
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	c := *b
+	r := &c.RunResult
+	r.ProbeResults = slices.DeleteFunc(slices.Clone(r.ProbeResults), func(p promptcanary.ProbeResult) bool { return !keep[p.PromptID] })
+	r.LLMResponses = slices.DeleteFunc(slices.Clone(r.LLMResponses), func(p promptcanary.Response) bool { return !keep[p.PromptID] })
+	r.Errors = slices.DeleteFunc(slices.Clone(r.Errors), func(e promptcanary.CallError) bool { return !keep[e.PromptID] })
+	return &c
+}

@@ -1,0 +1,29 @@
+package check
+
+import "errors"
+
+// ConfigError is a usage or configuration mistake found before anything was
+// called: a bad flag value, an unknown provider, a missing baseline. Hints
+// tell the user how to fix it.
+type ConfigError struct {
+	Err   error
+	hints []string
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Hints returns the fixes suggested for the mistake.
+func (e *ConfigError) Hints() []string { return e.hints }
+
+// configErr wraps err as a *ConfigError with hints.
+func configErr(err error, hints ...string) error {
+	return &ConfigError{Err: err, hints: hints}
+}
+
+// IsConfig reports whether err is (or wraps) a *ConfigError.
+func IsConfig(err error) bool {
+	var ce *ConfigError
+	return errors.As(err, &ce)
+}

@@ -1,0 +1,124 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// Progress is where one provider's run stands.
+type Progress struct {
+	// Target is the index of the provider among the targets.
+	Target int
+	Spec   string
+	// Done counts the finished calls, Total the planned ones.
+	Done, Total int
+	// Failed counts the finished calls that failed for good.
+	Failed int
+}
+
+// Exec tunes how targets are run.
+type Exec struct {
+	Settings Settings
+	// Tool names the program and version recorded in runs.
+	Tool string
+	// Progress, when set, is called after each finished call.
+	Progress func(Progress)
+	// OnWait, when set, is called before each wait between retries.
+	OnWait func(runner.Wait)
+}
+
+// Open opens every target's provider before anything is called, so a
+// configuration mistake in any of them stops the run at once; each error
+// names the canary.yaml line of the provider's entry.
+func Open(st *suite.Suite, targets []Target) ([]provider.Provider, error) {
+	out := make([]provider.Provider, len(targets))
+	var errs []error
+	for i, t := range targets {
+		p, err := provider.Open(t.Spec, t.Options)
+		if err != nil {
+			if t.Entry != nil {
+				err = fmt.Errorf("%s:%d: %s: %w", st.Path, t.Entry.Line, t.Entry.Field, err)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		out[i] = p
+	}
+	if len(errs) > 0 {
+		return nil, configErr(errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// Execute runs the suite against every target at once, each with its own
+// concurrency and rate limits. Runs come back in target order; with a
+// context.Canceled error they are partial. adaptive, when not nil, holds
+// one early-acceptance rule per target (nil entries sample fully).
+func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int, adaptive []*runner.Adaptive, x Exec) ([]*promptcanary.Run, error) {
+	provs, err := Open(st, targets)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]*promptcanary.Run, len(targets))
+	errs := make([]error, len(targets))
+	var g errgroup.Group
+	for i, t := range targets {
+		g.Go(func() error {
+			opts := engine(t, x)
+			if x.Progress != nil {
+				opts.Progress = func(done, total int) {
+					x.Progress(Progress{Target: i, Spec: t.Spec, Done: done, Total: total})
+				}
+			}
+			var ad *runner.Adaptive
+			if adaptive != nil {
+				ad = adaptive[i]
+			}
+			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, st.Plan(t.Config, samples), provs[i], opts, ad)
+			if runs[i] != nil {
+				runs[i].CostUSD = EstimateCost(runs[i], st.Prices)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return runs, errors.Join(errs...)
+}
+
+// engine returns the run engine options for one target.
+func engine(t Target, x Exec) runner.Options {
+	s := x.Settings
+	retries := DefaultRetries
+	if s.Retries != nil {
+		retries = *s.Retries
+	}
+	return runner.Options{
+		Concurrency:  s.Concurrency,
+		Timeout:      t.Timeout,
+		MaxAttempts:  retries + 1,
+		Limits:       t.Limits,
+		Tool:         x.Tool,
+		OnWait:       x.OnWait,
+		MaxRetryWait: s.MaxRetryWait,
+		Secrets:      s.Secrets,
+	}
+}
+
+// EstimateCost prices a run's token usage; nil when the price is unknown.
+func EstimateCost(r *promptcanary.Run, prices map[string]provider.Price) *float64 {
+	price, ok := provider.LookupPrice(r.Provider.ModelID, prices)
+	if !ok {
+		return nil
+	}
+	in, out := r.Tokens()
+	c := price.Cost(in, out)
+	return &c
+}

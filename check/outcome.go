@@ -1,0 +1,50 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// Verdict is what a finished run or compare means for a gate.
+type Verdict int
+
+// The verdicts, from best to worst for a gate.
+const (
+	// Pass: everything was measured and no gate tripped.
+	Pass Verdict = iota
+	// Tripped: a gate tripped (a failing probe with FailOnFailure, drift
+	// at or above the threshold).
+	Tripped
+	// Unmeasured: too little was measured or compared for a verdict: every
+	// call failed, more calls failed than allowed, or no pair could be
+	// compared. A gate that saw nothing must not be green.
+	Unmeasured
+)
+
+// Problem is why a run could not be measured.
+type Problem struct {
+	// Model is the run's provider/model.
+	Model string
+	// Errors counts the calls that failed for good.
+	Errors int
+	// Reason says what went wrong, in one sentence.
+	Reason string
+}
+
+// unmeasured lists the runs that could not be measured: nothing measured
+// at all, or more failed calls than maxErrors allows.
+func unmeasured(runs []*promptcanary.Run, maxErrors int) []Problem {
+	var out []Problem
+	for _, r := range runs {
+		switch {
+		case !r.Measured():
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
+				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors))})
+		case len(r.Errors) > maxErrors:
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
+				Reason: fmt.Sprintf("%d provider call(s) failed (--max-errors %d): the run could not be measured", len(r.Errors), maxErrors)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// DefaultTimeout bounds each call attempt unless the suite or the caller
+// says otherwise.
+const DefaultTimeout = 120 * time.Second
+
+// DefaultRetries is how often a call is retried after a rate limit, a
+// server error, a reset or a timeout.
+const DefaultRetries = 3
+
+// DefaultMaxRetryWait bounds the time one provider's run spends waiting
+// between retries unless the caller says otherwise.
+const DefaultMaxRetryWait = runner.DefaultMaxRetryWait
+
+// Settings are what the caller asked for on top of canary.yaml. A nil
+// pointer or an empty value means "not set": the suite's value, else the
+// built-in default, applies.
+type Settings struct {
+	// Providers to run, as NAME/MODEL; empty means the suite's providers:
+	// or provider:.
+	Providers []string
+	// BaseURL overrides the API address of every remote provider.
+	BaseURL     string
+	Temperature *float64
+	MaxTokens   *int
+	Seed        *int64
+	// NoSeed sends no seed at all.
+	NoSeed  bool
+	Samples *int
+	// Concurrency bounds the calls in flight per provider; 0 means
+	// runner.DefaultConcurrency.
+	Concurrency int
+	// Timeout bounds each call attempt; nil means the provider entry's
+	// timeout:, else DefaultTimeout.
+	Timeout *time.Duration
+	// Retries of one call; nil means DefaultRetries.
+	Retries *int
+	// RPM and TPM pace each provider; 0 means the provider entry's, else
+	// unlimited.
+	RPM, TPM int
+	// MaxRetryWait bounds the time one provider's run may spend waiting
+	// between retries; 0 means DefaultMaxRetryWait, a negative value no
+	// waiting at all.
+	MaxRetryWait time.Duration
+	// Getenv reads API keys and ${ENV} values; nil means os.Getenv.
+	Getenv func(string) string
+	// Secrets collects every secret the providers read, so that one
+	// scrubber keeps them out of everything persisted or printed; nil
+	// collects nothing.
+	Secrets *redact.Set
+}
+
+// Target is one provider to run, with everything needed to open and pace it.
+type Target struct {
+	// Spec is "name/model" as given.
+	Spec    string
+	Config  promptcanary.ProviderConfig
+	Options provider.Options
+	Limits  runner.Limits
+	Timeout time.Duration
+	// Entry is the suite's providers: entry for Spec, nil when none.
+	Entry *suite.ProviderSpec
+}
+
+// noBaseURL are the providers that call no remote API, so a base URL means
+// nothing to them.
+var noBaseURL = []string{"sim", "replay", "http", "exec"}
+
+// Resolve merges s, the suite's defaults and the built-in defaults into
+// the providers to run and the samples per prompt. Every mistake is a
+// *ConfigError.
+func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
+	d := st.Defaults
+	yamlDir := filepath.Dir(st.Path)
+
+	type pick struct{ spec, baseDir string }
+	var picks []pick
+	switch {
+	case len(s.Providers) > 0:
+		for _, p := range s.Providers {
+			picks = append(picks, pick{p, ""})
+		}
+	case len(st.Providers) > 0:
+		for _, p := range st.Providers {
+			picks = append(picks, pick{p.Spec, yamlDir})
+		}
+	case d.Provider != "":
+		picks = append(picks, pick{d.Provider, yamlDir})
+	default:
+		return nil, 0, configErr(errors.New("no provider given"),
+			"pass --provider NAME/MODEL (for example --provider sim/stable), or set provider: or providers: in "+st.Path)
+	}
+
+	base := promptcanary.ProviderConfig{Temperature: 0, MaxTokens: 1024}
+	seed := int64(42)
+	base.Seed = &seed
+	switch {
+	case s.Temperature != nil:
+		base.Temperature = *s.Temperature
+	case d.Temperature != nil:
+		base.Temperature = *d.Temperature
+	}
+	if math.IsNaN(base.Temperature) || base.Temperature < promptcanary.MinTemperature || base.Temperature > promptcanary.MaxTemperature {
+		return nil, 0, configErr(fmt.Errorf("--temperature %v is out of range", base.Temperature),
+			fmt.Sprintf("use a value from %g to %g; 0 is the most repeatable", promptcanary.MinTemperature, promptcanary.MaxTemperature))
+	}
+	switch {
+	case s.MaxTokens != nil:
+		base.MaxTokens = *s.MaxTokens
+	case d.MaxTokens != nil:
+		base.MaxTokens = *d.MaxTokens
+	}
+	if err := inRange("--max-tokens", base.MaxTokens, 1, promptcanary.MaxMaxTokens); err != nil {
+		return nil, 0, err
+	}
+	switch {
+	case s.NoSeed:
+		base.Seed = nil
+	case s.Seed != nil:
+		v := *s.Seed
+		base.Seed = &v
+	case d.Seed != nil:
+		v := *d.Seed
+		base.Seed = &v
+	}
+	samples := 1
+	switch {
+	case s.Samples != nil:
+		samples = *s.Samples
+	case d.Samples != nil:
+		samples = *d.Samples
+	}
+	retries := DefaultRetries
+	if s.Retries != nil {
+		retries = *s.Retries
+	}
+	concurrency := s.Concurrency
+	if concurrency == 0 {
+		concurrency = runner.DefaultConcurrency
+	}
+	for _, c := range []struct {
+		flag     string
+		v        int
+		min, max int
+	}{
+		{"--samples", samples, 1, promptcanary.MaxSamples},
+		{"--concurrency", concurrency, 1, promptcanary.MaxConcurrency},
+		{"--retries", retries, 0, promptcanary.MaxRetries},
+		{"--rpm", s.RPM, 0, promptcanary.MaxRate},
+		{"--tpm", s.TPM, 0, promptcanary.MaxRate},
+	} {
+		if err := inRange(c.flag, c.v, c.min, c.max); err != nil {
+			return nil, 0, err
+		}
+	}
+	if s.Timeout != nil && (*s.Timeout <= 0 || *s.Timeout > 24*time.Hour) {
+		return nil, 0, configErr(fmt.Errorf("--timeout %v is out of range", *s.Timeout), "use a positive duration of at most 24h, for example --timeout 60s")
+	}
+	if s.MaxRetryWait > 24*time.Hour {
+		return nil, 0, configErr(fmt.Errorf("--max-retry-wait %v is out of range", s.MaxRetryWait), "use a duration from 0s (no waiting) to 24h, for example --max-retry-wait 5m")
+	}
+
+	hc := httpClient(concurrency)
+	seen := map[string]bool{}
+	targets := make([]Target, 0, len(picks))
+	for _, p := range picks {
+		if _, _, err := provider.Split(p.spec); err != nil {
+			return nil, 0, configErr(err)
+		}
+		if seen[p.spec] {
+			return nil, 0, configErr(fmt.Errorf("provider %q is given twice", p.spec))
+		}
+		seen[p.spec] = true
+		t := Target{Spec: p.spec, Config: base, Timeout: DefaultTimeout,
+			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets}}
+		t.Config.ModelID = p.spec
+		t.Config.ExtraParams = map[string]any{}
+		settings := map[string]any{}
+		if entry := st.Provider(p.spec); entry != nil {
+			t.Entry = entry
+			maps.Copy(settings, entry.Settings)
+			t.Limits = runner.Limits{RPM: entry.RPM, TPM: entry.TPM}
+			if entry.Timeout > 0 {
+				t.Timeout = entry.Timeout
+			}
+		}
+		if s.Timeout != nil {
+			t.Timeout = *s.Timeout
+		}
+		name, _, _ := provider.Split(p.spec)
+		takesURL := !slices.Contains(noBaseURL, name)
+		switch {
+		case s.BaseURL != "" && !takesURL:
+			return nil, 0, configErr(fmt.Errorf("--base-url does not apply to %s", p.spec), "it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers")
+		case s.BaseURL != "":
+			settings["base_url"] = s.BaseURL
+		case d.BaseURL != "" && len(picks) == 1 && takesURL && settings["base_url"] == nil:
+			settings["base_url"] = d.BaseURL
+		}
+		if len(settings) > 0 {
+			t.Options.Settings = settings
+		}
+		if s.RPM > 0 {
+			t.Limits.RPM = s.RPM
+		}
+		if s.TPM > 0 {
+			t.Limits.TPM = s.TPM
+		}
+		targets = append(targets, t)
+	}
+	return targets, samples, nil
+}
+
+// inRange checks one integer setting against its bounds.
+func inRange(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return configErr(fmt.Errorf("%s %d is out of range", flag, v), fmt.Sprintf("use a value from %d to %d", lo, hi))
+	}
+	return nil
+}
+
+// httpClient keeps one idle connection per call in flight, so a run at
+// concurrency C reuses C connections (TLS handshakes included) instead of
+// re-dialling past net/http's default of two idle connections per host.
+// Deadlines come from the run engine's per-call context.
+func httpClient(concurrency int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(concurrency, 2)
+	tr.MaxIdleConns = max(tr.MaxIdleConns, concurrency)
+	return &http.Client{Transport: tr}
+}
