@@ -8,12 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/store/file"
 )
 
 type baselinesOptions struct {
-	dir   string
-	suite string
+	config string
+	dir    string
+	suite  string
 }
 
 func (a *app) baselinesCmd() *cobra.Command {
@@ -24,11 +26,16 @@ func (a *app) baselinesCmd() *cobra.Command {
 		Example: "  promptcanary baselines --dir baselines --suite checkout-agent",
 		Args:    argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if _, err := os.Stat(o.dir); errors.Is(err, os.ErrNotExist) {
-				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines: %q does not exist\n", o.dir)
+			_, st, err := a.optionalSuite(c, o.config)
+			if err != nil {
+				return err
+			}
+			dir := a.suitePath(c, "dir", o.dir, st)
+			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines: %q does not exist\n", dir)
 				return nil
 			}
-			fs, err := file.Open(o.dir)
+			fs, err := file.Open(dir)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -37,9 +44,9 @@ func (a *app) baselinesCmd() *cobra.Command {
 				return err
 			}
 			if len(list) == 0 {
-				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines in %q", o.dir)
+				fmt.Fprintf(a.stdio.Err, "promptcanary: no baselines in %q", dir)
 				if o.suite != "" {
-					fmt.Fprintf(a.stdio.Err, " for suite %q", o.suite)
+					fmt.Fprintf(a.stdio.Err, " for suite %q", termtext.Safe(o.suite))
 				}
 				fmt.Fprintln(a.stdio.Err)
 				return nil
@@ -47,12 +54,14 @@ func (a *app) baselinesCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "CREATED\tSUITE\tMODEL\tSNAPSHOT\tFILE")
 			for _, b := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.CreatedAt.UTC().Format("2006-01-02 15:04:05"), b.Suite, b.Model, short(b.SnapshotID), b.Path)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.CreatedAt.UTC().Format("2006-01-02 15:04:05"),
+					termtext.Safe(b.Suite), termtext.Safe(b.Model), short(b.SnapshotID), termtext.Safe(b.Path))
 			}
 			return tw.Flush()
 		},
 	}
-	c.Flags().StringVar(&o.dir, "dir", "baselines", "directory of baseline files")
+	c.Flags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (locates baselines/)")
+	c.Flags().StringVar(&o.dir, "dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
 	c.Flags().StringVar(&o.suite, "suite", "", "only baselines of this suite")
 	return c
 }
@@ -60,7 +69,7 @@ func (a *app) baselinesCmd() *cobra.Command {
 // short abbreviates an id to 8 characters.
 func short(id string) string {
 	if len(id) > 8 {
-		return id[:8]
+		return termtext.Safe(id[:8])
 	}
-	return id
+	return termtext.Safe(id)
 }

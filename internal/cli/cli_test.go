@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -41,6 +42,22 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// jsonenv VAR FILE FIELD sets VAR to the top-level string FIELD
+			// of the JSON object in FILE, e.g. a run id for a later command.
+			"jsonenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 3 {
+					ts.Fatalf("usage: jsonenv VAR FILE FIELD")
+				}
+				var obj map[string]any
+				ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &obj))
+				v, ok := obj[args[2]].(string)
+				if !ok {
+					ts.Fatalf("%s has no string field %q", args[1], args[2])
+				}
+				ts.Setenv(args[0], v)
+			},
 		},
 	})
 }

@@ -78,8 +78,18 @@ func printProblems(w io.Writer, ve *suite.ValidationError) {
 	}
 }
 
+// terminalWriter is a scrubbing writer in front of a stream, which
+// remembers the stream so that isTerminal can look at it.
+type terminalWriter struct {
+	io.Writer
+	stream io.Writer
+}
+
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	if tw, ok := w.(terminalWriter); ok {
+		w = tw.stream
+	}
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
@@ -111,7 +121,7 @@ type rendering struct {
 }
 
 func (r *rendering) flags(c *cobra.Command) {
-	c.Flags().StringVarP(&r.format, "format", "f", "terminal", "terminal, markdown, html or json")
+	c.Flags().StringVarP(&r.format, "format", "f", "terminal", "terminal, markdown, html, json or junit")
 	c.Flags().StringVar(&r.output, "output", "", "write to this file instead of standard output")
 	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, "list every result")
 }
@@ -142,13 +152,14 @@ func (a *app) emit(r *rendering, f report.Format, render func(io.Writer, report.
 
 // outputs are the report files a command may write.
 type outputs struct {
-	json, md, html string
+	json, md, html, junit string
 }
 
 func (o *outputs) flags(c *cobra.Command) {
 	c.Flags().StringVarP(&o.json, "output-json", "o", "", "write the result as JSON to this file")
 	c.Flags().StringVar(&o.md, "output-md", "", "write a Markdown report (fit for a PR comment) to this file")
 	c.Flags().StringVar(&o.html, "output-html", "", "write a self-contained HTML report to this file")
+	c.Flags().StringVar(&o.junit, "output-junit", "", "write JUnit XML (one test case per probe and prompt) for CI test reports to this file")
 }
 
 // suffixed returns the outputs with a provider slug before each file's
@@ -162,21 +173,49 @@ func (o outputs) suffixed(spec string) outputs {
 		ext := filepath.Ext(p)
 		return strings.TrimSuffix(p, ext) + "." + slug + ext
 	}
-	return outputs{json: add(o.json), md: add(o.md), html: add(o.html)}
+	return outputs{json: add(o.json), md: add(o.md), html: add(o.html), junit: add(o.junit)}
 }
 
-// write renders every requested file with render(format).
-func (o *outputs) write(render func(w io.Writer, f report.Format) error) error {
+// write renders every requested file with render(format). A file that
+// fails does not stop the others: every failure is returned.
+func (o *outputs) write(render func(w io.Writer, f report.Format) error) []error {
+	var errs []error
 	for _, out := range []struct {
 		path string
 		f    report.Format
-	}{{o.json, report.JSON}, {o.md, report.Markdown}, {o.html, report.HTML}} {
+	}{{o.json, report.JSON}, {o.md, report.Markdown}, {o.html, report.HTML}, {o.junit, report.JUnit}} {
 		if out.path == "" {
 			continue
 		}
 		if err := writeReport(out.path, func(w io.Writer) error { return render(w, out.f) }); err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("write %s report: %w", out.f, err))
 		}
+	}
+	return errs
+}
+
+// stepSummary appends the Markdown report to the file GitHub Actions names
+// in GITHUB_STEP_SUMMARY, so the job's summary page shows it.
+func (a *app) stepSummary(render func(w io.Writer, f report.Format) error) []error {
+	path := a.getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := render(&buf, report.Markdown); err != nil {
+		return []error{fmt.Errorf("render the GitHub step summary: %w", err)}
+	}
+	buf.WriteString("\n")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return []error{fmt.Errorf("append to GITHUB_STEP_SUMMARY: %w", err)}
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return []error{fmt.Errorf("append to GITHUB_STEP_SUMMARY %q: %w", path, err)}
 	}
 	return nil
 }

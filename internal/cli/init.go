@@ -26,7 +26,8 @@ func (a *app) initCmd() *cobra.Command {
 		Use:   "init [NAME]",
 		Short: "Create a suite directory with a commented canary.yaml",
 		Long: `Create a suite: canary.yaml (with explicit prompt ids and a comment on every
-probe), baselines/, README.md and .env.example. With NAME the suite goes
+probe), baselines/, README.md, .env.example and a .gitignore that keeps .env
+and the local history (.promptcanary/) out of git. With NAME the suite goes
 into a new directory NAME; without, into the current directory, named after
 it. Existing files are kept unless --force is given.`,
 		Example: "  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline",
@@ -58,6 +59,7 @@ func (a *app) scaffold(dir, name string, force bool) error {
 		{"scaffold/canary.yaml", "canary.yaml"},
 		{"scaffold/README.md", "README.md"},
 		{"scaffold/env.example", ".env.example"},
+		{"scaffold/gitignore", ".gitignore"},
 	}
 	if !force {
 		var exist []string

@@ -58,7 +58,7 @@ prompts:
 	code := Main(ctx, []string{"run", "-c", config, "-p", "openai/m", "--base-url", srv.URL + "/v1",
 		"--concurrency", "2", "--no-progress", "--save-baseline", "--baseline-dir", filepath.Join(dir, "baselines"),
 		"--store", store, "-o", out}, Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-	if code != ExitInterrupted {
+	if code != int(ExitInterrupted) {
 		t.Fatalf("got exit %d, want %d\nstderr: %s", code, ExitInterrupted, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupted: 2 of 4 calls finished") {
@@ -83,7 +83,7 @@ prompts:
 		t.Errorf("a baseline directory was written for an interrupted run (err %v)", err)
 	}
 	var hist bytes.Buffer
-	if code := Main(context.Background(), []string{"history", "--store", store}, Stdio{Out: &hist, Err: &hist}); code != ExitOK || !strings.Contains(hist.String(), "no runs recorded") {
+	if code := Main(context.Background(), []string{"history", "--store", store}, Stdio{Out: &hist, Err: &hist}); code != int(ExitOK) || !strings.Contains(hist.String(), "no runs recorded") {
 		t.Errorf("history after an interrupted run: exit %d, %q; want no runs recorded", code, hist.String())
 	}
 }

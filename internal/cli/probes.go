@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 func (a *app) probesCmd() *cobra.Command {
@@ -24,47 +26,57 @@ func (a *app) probesCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	c.AddCommand(&cobra.Command{
+	var exampleOnly bool
+	show := &cobra.Command{
 		Use:   "show ID",
-		Short: "Show a probe type's parameters, types and defaults",
-		Args:  argsUsage(cobra.ExactArgs(1)),
+		Short: "Show a probe type's parameters, types and defaults, and an example",
+		Long: `Show a probe type's parameters, types and defaults, and a complete
+canary.yaml that uses it (it passes 'promptcanary validate'). --example
+prints only that file.`,
+		Example: "  promptcanary probes show json_schema\n  promptcanary probes show refusal --example > canary.yaml",
+		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := probe.Lookup(args[0])
 			if err != nil {
 				return usageErr(err, "run 'promptcanary probes' to list them")
 			}
 			w := a.stdio.Out
+			if exampleOnly {
+				_, err := io.WriteString(w, suite.ExampleFile(t))
+				return err
+			}
 			fmt.Fprintf(w, "%s — %s\n", t.ID, t.Name)
 			fmt.Fprintf(w, "category: %s\n%s\n\n", t.Category, t.Description)
 			if len(t.Params) == 0 {
 				fmt.Fprintln(w, "No parameters.")
-				return nil
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "PARAMETER\tTYPE\tREQUIRED\tDEFAULT\tDESCRIPTION")
-			for _, p := range t.Params {
-				req := "no"
-				if p.Required {
-					req = "yes"
+			} else {
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "PARAMETER\tTYPE\tREQUIRED\tDEFAULT\tDESCRIPTION")
+				for _, p := range t.Params {
+					req := "no"
+					if p.Required {
+						req = "yes"
+					}
+					typ := p.Kind.String()
+					if len(p.Enum) > 0 {
+						typ = strings.Join(p.Enum, "|")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, typ, req, formatDefault(p), p.Doc)
 				}
-				typ := p.Kind.String()
-				if len(p.Enum) > 0 {
-					typ = strings.Join(p.Enum, "|")
+				if err := tw.Flush(); err != nil {
+					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, typ, req, formatDefault(p), p.Doc)
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "\nExample:\n  probes:\n    - type: %s\n", t.ID)
-			for _, p := range t.Params {
-				if p.Required {
-					fmt.Fprintf(w, "      %s: %s\n", p.Name, exampleValue(p))
-				}
+			// The example is complete canary.yaml that passes validate.
+			fmt.Fprintln(w, "\nExample (canary.yaml):")
+			for _, line := range strings.Split(strings.TrimRight(suite.ExampleFile(t), "\n"), "\n") {
+				fmt.Fprintln(w, "  "+line)
 			}
 			return nil
 		},
-	})
+	}
+	show.Flags().BoolVar(&exampleOnly, "example", false, "print only the example canary.yaml")
+	c.AddCommand(show)
 	return c
 }
 
@@ -79,23 +91,4 @@ func formatDefault(p probe.Param) string {
 	default:
 		return fmt.Sprint(d)
 	}
-}
-
-func exampleValue(p probe.Param) string {
-	switch p.Kind {
-	case probe.StringList:
-		return "[a, b]"
-	case probe.Int:
-		return "1"
-	case probe.Float:
-		return "0.5"
-	case probe.Bool:
-		return "true"
-	case probe.Map:
-		return "{}"
-	}
-	if len(p.Enum) > 0 {
-		return p.Enum[0]
-	}
-	return "..."
 }

@@ -6,47 +6,159 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
-// progressBar draws "[#####-----] 12/40 calls" on a terminal, redrawing at
-// most every 100 ms, and clears itself when done.
+// progressBar draws one line per provider on a terminal:
+//
+//	openai/gpt-4o  [#########---------------------]  12/40 calls  1 error  0:04 elapsed  ETA 0:09
+//
+// redrawing at most every 100 ms, and erases itself when done.
 type progressBar struct {
 	w     io.Writer
-	label string
 	mu    sync.Mutex
+	rows  []progressRow
+	start time.Time
 	last  time.Time
-	drawn bool
+	drawn int // lines on screen
 	now   func() time.Time
 }
 
-func newProgressBar(w io.Writer, label string) *progressBar {
-	return &progressBar{w: w, label: label, now: time.Now}
+type progressRow struct {
+	label              string
+	done, total, fails int
 }
 
-// update is a runner.Options.Progress callback.
-func (p *progressBar) update(done, total int) {
+// newProgressBar starts a bar with one row per provider spec.
+func newProgressBar(w io.Writer, specs []string, total int, now func() time.Time) *progressBar {
+	p := &progressBar{w: w, now: now, start: now()}
+	width := 0
+	for _, s := range specs {
+		width = max(width, len(termtext.Safe(s)))
+	}
+	for _, s := range specs {
+		label := termtext.Safe(s)
+		p.rows = append(p.rows, progressRow{label: label + strings.Repeat(" ", width-len(label)), total: total})
+	}
+	return p
+}
+
+// update is a check.Exec.Progress callback.
+func (p *progressBar) update(pr check.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if pr.Target < 0 || pr.Target >= len(p.rows) {
+		return
+	}
+	r := &p.rows[pr.Target]
+	r.done, r.total, r.fails = pr.Done, pr.Total, pr.Failed
 	now := p.now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+	if !p.allDone() && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = now
-	const width = 30
-	filled := 0
-	if total > 0 {
-		filled = done * width / total
-	}
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d calls", p.label, strings.Repeat("#", filled), strings.Repeat("-", width-filled), done, total)
-	p.drawn = true
+	p.draw(now)
 }
 
-// finish erases the bar.
+func (p *progressBar) allDone() bool {
+	for _, r := range p.rows {
+		if r.done < r.total {
+			return false
+		}
+	}
+	return true
+}
+
+// draw rewrites the bar's lines in place.
+func (p *progressBar) draw(now time.Time) {
+	var b strings.Builder
+	if p.drawn > 1 {
+		fmt.Fprintf(&b, "\033[%dA", p.drawn-1)
+	}
+	elapsed := now.Sub(p.start)
+	for i, r := range p.rows {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("\r\033[K")
+		b.WriteString(progressLine(r, elapsed))
+	}
+	p.drawn = len(p.rows)
+	io.WriteString(p.w, b.String())
+}
+
+// progressLine renders one provider's row.
+func progressLine(r progressRow, elapsed time.Duration) string {
+	const width = 30
+	filled := 0
+	if r.total > 0 {
+		filled = min(width, r.done*width/r.total)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s%s] %d/%d calls", r.label, strings.Repeat("#", filled), strings.Repeat("-", width-filled), r.done, r.total)
+	switch r.fails {
+	case 0:
+	case 1:
+		b.WriteString("  1 error")
+	default:
+		fmt.Fprintf(&b, "  %d errors", r.fails)
+	}
+	fmt.Fprintf(&b, "  %s elapsed", clock(elapsed))
+	if r.done > 0 && r.done < r.total {
+		eta := time.Duration(float64(elapsed) / float64(r.done) * float64(r.total-r.done))
+		fmt.Fprintf(&b, "  ETA %s", clock(eta))
+	}
+	return b.String()
+}
+
+// clock formats a duration as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// finish erases the bar; a nil bar does nothing.
 func (p *progressBar) finish() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.drawn = false
+	if p.drawn == 0 {
+		return
 	}
+	var b strings.Builder
+	if p.drawn > 1 {
+		fmt.Fprintf(&b, "\033[%dA", p.drawn-1)
+	}
+	for i := range p.drawn {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("\r\033[K")
+	}
+	if p.drawn > 1 {
+		fmt.Fprintf(&b, "\033[%dA", p.drawn-1)
+	}
+	io.WriteString(p.w, b.String())
+	p.drawn = 0
+}
+
+// pause erases the bar, runs print (which writes lines of its own) and
+// draws the bar again below them. A nil bar just prints.
+func (p *progressBar) pause(print func()) {
+	if p == nil {
+		print()
+		return
+	}
+	p.finish()
+	print()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.draw(p.now())
 }

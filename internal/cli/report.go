@@ -8,45 +8,72 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/report"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 func (a *app) reportCmd() *cobra.Command {
 	r := &rendering{}
+	var pick string
 	c := &cobra.Command{
 		Use:   "report INPUT",
 		Short: "Render a saved run, baseline or drift report",
 		Long: `Render a saved JSON file in another format. INPUT may be a run (run
---output-json), a baseline file or a drift report (compare --output-json);
-the kind is recognised from its content. Use - to read standard input.`,
+--output-json), the runs of several providers side by side (run
+--output-json with several providers), a baseline file (ours or the Python
+tool's) or a drift report (compare --output-json); the kind is recognised
+from its content. Use - to read standard input. --provider picks one run
+of a side-by-side file.`,
 		Example: `  promptcanary report run.json --format html --output run.html
-  promptcanary report drift.json --format markdown`,
+  promptcanary report side.json --provider openai/gpt-4o --format markdown
+  promptcanary report drift.json --format junit --output drift.xml`,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, err := r.parse()
 			if err != nil {
 				return err
 			}
-			var data []byte
-			if args[0] == "-" {
-				data, err = io.ReadAll(a.stdio.In)
-			} else {
-				data, err = os.ReadFile(args[0])
-			}
+			doc, err := a.readDocument(args[0])
 			if err != nil {
-				return usageErr(fmt.Errorf("read %q: %w", args[0], err))
+				return err
 			}
-			run, d, err := report.Decode(data)
-			if err != nil {
-				return usageErr(fmt.Errorf("read %q: %w", args[0], err))
-			}
-			return a.emit(r, f, func(w io.Writer, opts report.Options) error {
-				if d != nil {
-					return report.Drift(w, f, d, opts)
+			switch {
+			case doc.Kind == store.KindDrift:
+				if pick != "" {
+					return usageErr(fmt.Errorf("--provider picks a run of a side-by-side file, and %s is a drift report", args[0]))
 				}
-				return report.Run(w, f, run, opts)
-			})
+				return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Drift(w, f, doc.Drift, opts) })
+			case doc.Kind == store.KindSideBySide && pick == "":
+				return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Side(w, f, doc.Runs, opts) })
+			}
+			run, err := doc.PickRun(pick)
+			if err != nil {
+				return usageErr(fmt.Errorf("%s: %w", args[0], err))
+			}
+			return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Run(w, f, run, opts) })
 		},
 	}
 	r.flags(c)
+	c.Flags().StringVarP(&pick, "provider", "p", "", "render only this provider/model's run of a side-by-side file")
 	return c
+}
+
+// readDocument reads and decodes a saved JSON file (- is standard input).
+func (a *app) readDocument(path string) (*store.Document, error) {
+	var (
+		data []byte
+		err  error
+	)
+	if path == "-" {
+		data, err = io.ReadAll(a.stdio.In)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("read %q: %w", path, err))
+	}
+	doc, err := store.DecodeDocument(data)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("read %q: %w", path, err), "pass the JSON written by 'promptcanary run -o', 'compare -o' or a baseline file")
+	}
+	return doc, nil
 }

@@ -14,34 +14,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spf13/pflag"
+
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/suite"
+
 	// The built-in probes and providers register themselves.
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 )
-
-// Exit codes of the promptcanary command.
-const (
-	// ExitOK: everything ran and no gate tripped.
-	ExitOK = 0
-	// ExitGate: a gate tripped (--fail-on-failure with a failing probe,
-	// --fail-on-drift with drift).
-	ExitGate = 1
-	// ExitUsage: a usage or configuration error; nothing was called.
-	ExitUsage = 2
-	// ExitUnmeasured: the run could not be measured (more provider errors
-	// than --max-errors allows).
-	ExitUnmeasured = 3
-	// ExitInterrupted: the run was interrupted (Ctrl-C); what finished was
-	// still written.
-	ExitInterrupted = 130
-)
-
-const exitCodeHelp = `Exit codes:
-  0    ok
-  1    a gate tripped (--fail-on-failure with a failing probe, --fail-on-drift with drift)
-  2    usage or configuration error (nothing was called)
-  3    the run could not be measured (provider errors above --max-errors)
-  130  interrupted (what finished was still written)`
 
 // Stdio are the streams a command reads and writes.
 type Stdio struct {
@@ -50,37 +32,18 @@ type Stdio struct {
 	Err io.Writer
 }
 
-// exitError carries an exit code and hints up to Main.
-type exitError struct {
-	code  int
-	err   error
-	hints []string
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageErr is a usage or configuration error (exit 2).
-func usageErr(err error, hints ...string) error {
-	return &exitError{code: ExitUsage, err: err, hints: hints}
-}
-
-// codeErr returns an error that only sets the exit code; Main prints nothing
-// for it because the command already reported what happened.
-func codeErr(code int) error { return &exitError{code: code} }
-
-// hinted is an error with hints for the user.
-type hinted interface{ Hints() []string }
-
 // Main runs the command line with args and returns the exit code.
+//
+// Everything the command prints goes through one scrubber that knows every
+// secret the providers read (API keys, header values from ${ENV}), so no
+// secret reaches the terminal, whatever path an error or an echoed answer
+// takes.
 func Main(ctx context.Context, args []string, stdio Stdio) int {
-	app := &app{stdio: stdio, getenv: os.Getenv}
+	secrets := redact.New()
+	out, errw := secrets.Writer(stdio.Out), secrets.Writer(stdio.Err)
+	defer out.Flush()
+	defer errw.Flush()
+	app := &app{stdio: Stdio{In: stdio.In, Out: terminalWriter{out, stdio.Out}, Err: terminalWriter{errw, stdio.Err}}, getenv: os.Getenv, secrets: secrets}
 	root := app.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -88,9 +51,9 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 	root.SetErr(stdio.Err)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return ExitOK
+		return int(ExitOK)
 	}
-	return app.report(err)
+	return int(app.report(err))
 }
 
 // app holds what every command shares.
@@ -99,6 +62,8 @@ type app struct {
 	getenv func(string) string
 	// store is the --store flag: the run history database.
 	store string
+	// secrets are the values no output may show.
+	secrets *redact.Set
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -120,10 +85,14 @@ Quick start (offline, on the built-in simulated model):
 		Version:       version(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitUsage, err: err, hints: []string{"run '" + c.CommandPath() + " --help' for usage"}}
+		hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
+		if h := flagSuggestion(c, err); h != "" {
+			hints = append([]string{h}, hints...)
+		}
+		return &exitError{code: ExitUsage, err: err, hints: hints}
 	})
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentFlags().StringVar(&a.store, "store", "", "run history database (default: store: in canary.yaml, else "+defaultStore+" beside it)")
+	root.PersistentFlags().StringVar(&a.store, "store", "", "run history database (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
 	root.AddCommand(
 		a.initCmd(),
 		a.runCmd(),
@@ -141,6 +110,21 @@ Quick start (offline, on the built-in simulated model):
 	return root
 }
 
+// flagSuggestion turns cobra's "unknown flag: --sample" into "did you mean
+// --samples?" when a flag of the command is close.
+func flagSuggestion(c *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if best := suggest.Closest(name, names); best != "" {
+		return "did you mean --" + best + "?"
+	}
+	return ""
+}
+
 // argsUsage makes a wrong number of arguments a usage error that points
 // at the command's own help.
 func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
@@ -153,11 +137,10 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 // report prints err and its hints and returns the exit code it carries.
-func (a *app) report(err error) int {
-	code := ExitUsage
+func (a *app) report(err error) ExitCode {
+	code := exitCode(err)
 	var ee *exitError
 	if errors.As(err, &ee) {
-		code = ee.code
 		if ee.err == nil {
 			return code
 		}

@@ -1,24 +1,18 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/runner"
-	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -50,20 +44,36 @@ providers: in canary.yaml) run side by side, each with its own concurrency
 and rate limits. --dry-run prints the calls and their estimated cost and
 calls nothing.
 
-` + exitCodeHelp,
+Without --config, canary.yaml is looked up in the current directory and its
+parents. Paths in canary.yaml, baselines/ and the history are relative to
+the directory of canary.yaml; paths given as flags are relative to the
+current directory.
+
+Every finished run is recorded in the history before any report file is
+written, so a failing output never loses a run.
+
+Exit codes:
+  0    ok
+  1    --fail-on-failure and a probe failed
+  2    usage or configuration error (nothing was called)
+  3    no verdict: nothing measured, or more failed calls than --max-errors
+  4    internal error
+  5    measured, but an output failed (history, baseline or report file)
+  130  interrupted (what finished was still written)`,
 		Example: `  promptcanary run -p sim/stable --save-baseline
   promptcanary run -p openai/gpt-4o-mini -p anthropic/claude-haiku-4-5 --output-html side.html
   promptcanary run -c suites/agent.yaml -p replay/prod-logs.jsonl --output-md run.md
+  promptcanary run --tag smoke --prompt refund-json --output-junit junit.xml
   promptcanary run -p openai/gpt-4o --samples 5 --dry-run`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.run(c, o) },
 	}
 	f := c.Flags()
-	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file")
+	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")
 	o.settings.flags(c)
 	f.BoolVarP(&o.saveBaseline, "save-baseline", "s", false, "save this run as the baseline for its suite and provider")
 	f.IntVar(&o.baselineSamples, "baseline-samples", 0, fmt.Sprintf("samples per prompt of a saved baseline (default: %d when --samples > 1, else 1)", defaultBaselineSamples))
-	f.StringVar(&o.baselineDir, "baseline-dir", "baselines", "directory of baseline files")
+	f.StringVar(&o.baselineDir, "baseline-dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
 	f.BoolVar(&o.failOnFailure, "fail-on-failure", false, "exit 1 when any probe fails")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the calls and estimated cost, call nothing")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every result, not only failures")
@@ -72,11 +82,17 @@ calls nothing.
 }
 
 func (a *app) run(c *cobra.Command, o *runOptions) error {
-	st, err := loadSuite(o.config)
+	config, err := a.findConfig(c, o.config)
 	if err != nil {
 		return err
 	}
-	targets, samples, err := o.settings.resolve(c, st, a.getenv)
+	st, err := loadSuite(config)
+	if err != nil {
+		return err
+	}
+	w := o.settings.workflow(c, a.getenv)
+	w.Secrets = a.secrets
+	sel, targets, samples, err := o.settings.resolve(c, st, w)
 	if err != nil {
 		return err
 	}
@@ -88,26 +104,38 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 			// A statistical baseline: more samples than any later run takes.
 			samples = max(samples, defaultBaselineSamples)
 		}
-		if samples < 1 {
-			return usageErr(fmt.Errorf("--baseline-samples %d must be at least 1", samples))
+		if err := checkRange("--baseline-samples", samples, 1, maxSamples); err != nil {
+			return err
+		}
+		if len(o.settings.prompts) > 0 || len(o.settings.tags) > 0 {
+			return usageErr(errors.New("--save-baseline with --prompt or --tag would save a baseline of part of the suite"),
+				"save baselines of the whole suite; select prompts when you run or compare")
 		}
 	}
 	if o.dryRun {
-		return a.dryRun(st, targets, samples)
+		return a.dryRun(sel, targets, samples)
 	}
-	hist, err := a.openStore(o.config, st)
+	hist, err := a.openStore(config, st)
 	if err != nil {
 		return err
 	}
 	defer hist.Close()
-	runs, err := a.execute(c.Context(), st, &o.settings, targets, samples, nil)
-	if runs == nil {
+
+	bar := a.progress(&o.settings, sel, targets, samples)
+	out, err := check.Run(c.Context(), check.RunRequest{
+		Suite: sel, Targets: targets, Samples: samples,
+		Exec:         a.exec(w, bar),
+		History:      hist,
+		SaveBaseline: o.saveBaseline,
+		BaselineDir:  a.suitePath(c, "baseline-dir", o.baselineDir, st),
+		MaxErrors:    o.settings.maxErrors,
+	})
+	bar.finish()
+	if err != nil {
 		return err
 	}
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		return err
-	}
+	a.printFinished(out.Finished)
+	runs := out.Runs
 	opts := report.Options{Color: a.colorFor(a.stdio.Out), Verbose: o.verbose}
 	render := func(w io.Writer, f report.Format) error { return report.Run(w, f, runs[0], opts) }
 	if len(runs) > 1 {
@@ -116,177 +144,82 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	if err := render(a.stdio.Out, report.Terminal); err != nil {
 		return err
 	}
-	if err := o.out.write(render); err != nil {
-		return err
-	}
-	if interrupted {
+	failures := out.Failures
+	failures = append(failures, o.out.write(render)...)
+	failures = append(failures, a.stepSummary(render)...)
+	if out.Interrupted {
 		done, total := 0, 0
 		for _, r := range runs {
 			done += len(r.LLMResponses)
-			total += len(st.Prompts) * r.Samples
+			total += len(sel.Prompts) * r.Samples
 		}
-		a.warn("interrupted: %d of %d calls finished; what finished was written, no baseline saved", done, total)
+		a.warn("interrupted: %d of %d calls finished; what finished was written, nothing recorded and no baseline saved", done, total)
+		a.printFailures(failures)
 		return codeErr(ExitInterrupted)
 	}
-	// Every finished run goes into the history, failed calls included.
-	for _, r := range runs {
-		if err := hist.SaveRun(c.Context(), r); err != nil {
-			return err
+	for _, p := range out.Problems {
+		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
+	}
+	if out.NoBaseline != "" {
+		a.warn("no baseline saved: %s", out.NoBaseline)
+	}
+	for _, b := range out.Baselines {
+		fmt.Fprintf(a.stdio.Err, "promptcanary: baseline saved: %s\n", displayPath(b.Path))
+	}
+	code := verdictCode(out.Verdict(o.failOnFailure))
+	if len(failures) > 0 {
+		a.printFailures(failures)
+		a.savedNote(out.Recorded, runs[0].RunID, o.out)
+		if code == ExitOK {
+			code = ExitOutput
 		}
 	}
-	unmeasured := false
-	for _, r := range runs {
-		if len(r.Errors) > o.settings.maxErrors {
-			a.warn("%s: %d provider call(s) failed (--max-errors %d): the run could not be measured", r.Provider.ModelID, len(r.Errors), o.settings.maxErrors)
-			unmeasured = true
-		}
-	}
-	if unmeasured {
-		if o.saveBaseline {
-			a.warn("no baseline saved: a baseline must measure every prompt")
-		}
-		return codeErr(ExitUnmeasured)
-	}
-	if o.saveBaseline {
-		fs, err := file.Open(o.baselineDir)
-		if err != nil {
-			return err
-		}
-		for _, r := range runs {
-			b := store.NewBaseline(r, "", time.Now().UTC())
-			info, err := fs.SaveBaseline(c.Context(), b)
-			if err != nil {
-				return err
-			}
-			if _, err := hist.SaveBaseline(c.Context(), b); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdio.Err, "promptcanary: baseline saved: %s\n", info.Path)
-		}
-	}
-	if o.failOnFailure {
-		for _, r := range runs {
-			if len(r.Failed()) > 0 {
-				return codeErr(ExitGate)
-			}
-		}
+	if code != ExitOK {
+		return codeErr(code)
 	}
 	return nil
 }
 
-// open opens every target's provider before anything is called, so a
-// configuration mistake in any of them stops the run at once.
-func (a *app) open(st *suite.Suite, targets []target) ([]provider.Provider, error) {
-	out := make([]provider.Provider, len(targets))
+// dryRun prints what a run would call and cost, and calls nothing.
+func (a *app) dryRun(st *suite.Suite, targets []check.Target, samples int) error {
+	// Providers are checked but not opened: a dry run needs no API key.
 	var errs []error
-	for i, t := range targets {
-		p, err := provider.Open(t.spec, t.opts)
-		if err != nil {
-			if entry := st.Provider(t.spec); entry != nil {
-				err = fmt.Errorf("%s:%d: %s: %w", st.Path, entry.Line, entry.Field, err)
+	for _, t := range targets {
+		if err := provider.Check(t.Spec, t.Options); err != nil {
+			if t.Entry != nil {
+				err = fmt.Errorf("%s:%d: %s: %w", st.Path, t.Entry.Line, t.Entry.Field, err)
 			}
 			errs = append(errs, err)
-			continue
 		}
-		out[i] = p
 	}
 	if len(errs) > 0 {
-		return nil, usageErr(errors.Join(errs...))
+		return usageErr(errors.Join(errs...))
 	}
-	return out, nil
-}
-
-// execute runs the suite against every target at once, each with its own
-// concurrency and rate limits, with one progress bar on a terminal. Runs
-// come back in target order; with a context.Canceled error they are partial.
-func (a *app) execute(ctx context.Context, st *suite.Suite, s *settings, targets []target, samples int, adaptive []*runner.Adaptive) ([]*promptcanary.Run, error) {
-	provs, err := a.open(st, targets)
-	if err != nil {
-		return nil, err
-	}
-	var progress func()
-	if !s.noProgress && isTerminal(a.stdio.Err) {
-		bar := newProgressBar(a.stdio.Err, st.Name)
-		total := len(targets) * len(st.Prompts) * samples
-		var mu sync.Mutex
-		done := 0
-		progress = func() {
-			mu.Lock()
-			done++
-			d := done
-			mu.Unlock()
-			bar.update(d, total)
-		}
-		defer bar.finish()
-	}
-	runs := make([]*promptcanary.Run, len(targets))
-	errs := make([]error, len(targets))
-	var g errgroup.Group
-	for i, t := range targets {
-		g.Go(func() error {
-			opts := s.engine(t)
-			if progress != nil {
-				opts.Progress = func(int, int) { progress() }
-			}
-			var ad *runner.Adaptive
-			if adaptive != nil {
-				ad = adaptive[i]
-			}
-			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, st.Plan(t.cfg, samples), provs[i], opts, ad)
-			if runs[i] != nil {
-				runs[i].CostUSD = estimateCost(runs[i], st.Prices)
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return runs, errors.Join(errs...)
-}
-
-// estimateCost prices a run's token usage; nil when the price is unknown.
-func estimateCost(r *promptcanary.Run, prices map[string]provider.Price) *float64 {
-	price, ok := provider.LookupPrice(r.Provider.ModelID, prices)
-	if !ok {
-		return nil
-	}
-	in, out := r.Tokens()
-	c := price.Cost(in, out)
-	return &c
-}
-
-// dryRun prints what a run would call and cost, and calls nothing.
-func (a *app) dryRun(st *suite.Suite, targets []target, samples int) error {
-	// Providers are not opened: a dry run needs no API key.
-	for _, t := range targets {
-		name, _, _ := provider.Split(t.spec)
-		if !slices.Contains(provider.Names(), name) {
-			_, err := provider.Open(t.spec, t.opts)
-			return usageErr(err)
-		}
-	}
-	promptTokens := 0
+	var promptTokens int64
 	for i := range st.Prompts {
-		promptTokens += runner.EstimateTokens(&st.Prompts[i])
+		promptTokens += int64(runner.EstimateTokens(&st.Prompts[i]))
 	}
 	w := a.stdio.Out
-	fmt.Fprintf(w, "Dry run of %q: %d prompt(s) × %d sample(s) per provider; nothing is called.\n\n", st.Name, len(st.Prompts), samples)
+	fmt.Fprintf(w, "Dry run of %q: %d prompt(s) × %d sample(s) per provider; nothing is called.\n\n", termtext.Safe(st.Name), len(st.Prompts), samples)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "PROVIDER\tCALLS\tPROMPT TOKENS\tMAX COMPLETION TOKENS\tESTIMATED COST (UP TO)\t")
 	total, known := 0.0, true
-	calls := 0
+	var calls int64
 	for _, t := range targets {
-		n := len(st.Prompts) * samples
+		n := int64(len(st.Prompts)) * int64(samples)
 		calls += n
-		in, out := promptTokens*samples, t.cfg.MaxTokens*n
+		// Bounded by the limits on samples, prompts' size and max_tokens,
+		// so none of these products overflows an int64.
+		in, out := promptTokens*int64(samples), int64(t.Config.MaxTokens)*n
 		cost := "unknown"
-		if price, ok := provider.LookupPrice(t.spec, st.Prices); ok {
-			c := price.Cost(in, out)
+		if price, ok := provider.LookupPrice(t.Spec, st.Prices); ok {
+			c := price.Cost(int(in), int(out))
 			total += c
 			cost = fmt.Sprintf("$%.4f", c)
 		} else {
 			known = false
 		}
-		fmt.Fprintf(tw, "%s\t%d\t~%d\t%d\t%s\t\n", t.spec, n, in, out, cost)
+		fmt.Fprintf(tw, "%s\t%d\t~%d\t%d\t%s\t\n", termtext.Safe(t.Spec), n, in, out, cost)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -3,31 +3,67 @@ package cli
 import (
 	"bytes"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/check"
 )
 
 func TestProgressBar(t *testing.T) {
 	var buf bytes.Buffer
-	p := newProgressBar(&buf, "suite")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p.now = func() time.Time { return t0 }
-	p.update(1, 4)
-	p.update(2, 4) // within 100 ms of the last draw: skipped
-	p.update(4, 4) // the last call is always drawn
+	now := t0
+	p := newProgressBar(&buf, []string{"sim/stable"}, 4, func() time.Time { return now })
+	now = t0.Add(2 * time.Second)
+	p.update(check.Progress{Target: 0, Spec: "sim/stable", Done: 1, Total: 4})
+	now = t0.Add(2*time.Second + 50*time.Millisecond)
+	p.update(check.Progress{Target: 0, Spec: "sim/stable", Done: 2, Total: 4}) // within 100 ms of the last draw: skipped
+	now = t0.Add(8 * time.Second)
+	p.update(check.Progress{Target: 0, Spec: "sim/stable", Done: 4, Total: 4, Failed: 1}) // the last call is always drawn
 	p.finish()
 	got := buf.String()
-	want := "\rsuite [#######-----------------------] 1/4 calls" +
-		"\rsuite [##############################] 4/4 calls" +
+	want := "\r\033[Ksim/stable [#######-----------------------] 1/4 calls  0:02 elapsed  ETA 0:06" +
+		"\r\033[Ksim/stable [##############################] 4/4 calls  1 error  0:08 elapsed" +
 		"\r\033[K"
 	if got != want {
-		t.Errorf("got %q, want %q", got, want)
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	buf.Reset()
 	p.finish()
 	if buf.Len() != 0 {
 		t.Errorf("got %q after a second finish, want nothing", buf.String())
+	}
+}
+
+func TestProgressBarOneLinePerProvider(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := newProgressBar(&buf, []string{"sim/stable", "openai/gpt-4o", "evil/\x1b[2Jmodel"}, 10, func() time.Time { return now })
+	p.update(check.Progress{Target: 1, Done: 5, Total: 10, Failed: 2})
+	got := buf.String()
+	if strings.Count(got, "\n") != 2 {
+		t.Errorf("got %q, want three lines", got)
+	}
+	if strings.Contains(got, "\x1b[2J") {
+		t.Errorf("got %q: a provider name's escape sequence reached the terminal", got)
+	}
+	if !regexp.MustCompile(`\nopenai/gpt-4o +\[#{15}-{15}\] 5/10 calls  2 errors`).MatchString(strings.ReplaceAll(got, "\r\033[K", "")) {
+		t.Errorf("got %q, want the second provider's row, padded to the longest name", got)
+	}
+	buf.Reset()
+	now = now.Add(time.Second)
+	p.update(check.Progress{Target: 0, Done: 10, Total: 10})
+	if !strings.HasPrefix(buf.String(), "\033[2A") {
+		t.Errorf("got %q, want the cursor moved up to redraw the three rows in place", buf.String())
+	}
+	var nilBar *progressBar
+	printed := false
+	nilBar.pause(func() { printed = true })
+	nilBar.finish()
+	if !printed {
+		t.Error("a nil bar must still print what pause is given")
 	}
 }
 

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/termtext"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store/file"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// maxSamples bounds --samples and --baseline-samples.
+const maxSamples = promptcanary.MaxSamples
+
+// checkRange is a usage error when v is outside [lo, hi].
+func checkRange(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usageErr(fmt.Errorf("%s %d is out of range", flag, v), fmt.Sprintf("use a value from %d to %d", lo, hi))
+	}
+	return nil
+}
+
+// findConfig returns the suite file: --config when given, else
+// canary.yaml in the current directory or the nearest parent that has one.
+func (a *app) findConfig(c *cobra.Command, config string) (string, error) {
+	if c.Flags().Changed("config") {
+		return config, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	path, err := suite.Find(wd)
+	if err != nil {
+		return "", usageErr(err, "create one with 'promptcanary init', or point to it with --config")
+	}
+	return path, nil
+}
+
+// suitePath resolves a path flag: as given (relative to the current
+// directory) when the user set it, else relative to canary.yaml.
+func (a *app) suitePath(c *cobra.Command, flag, value string, st *suite.Suite) string {
+	if c.Flags().Changed(flag) || filepath.IsAbs(value) || st == nil {
+		return value
+	}
+	return filepath.Join(filepath.Dir(st.Path), value)
+}
+
+// progress starts a progress bar on a terminal, nil elsewhere.
+func (a *app) progress(s *settings, st *suite.Suite, targets []check.Target, samples int) *progressBar {
+	if s.noProgress || !isTerminal(a.stdio.Err) {
+		return nil
+	}
+	specs := make([]string, len(targets))
+	for i, t := range targets {
+		specs[i] = t.Spec
+	}
+	return newProgressBar(a.stdio.Err, specs, len(st.Prompts)*samples, time.Now)
+}
+
+// exec returns the workflow's run options: the engine settings, the
+// progress bar and a line on stderr whenever a provider makes us wait.
+func (a *app) exec(w check.Settings, bar *progressBar) check.Exec {
+	x := check.Exec{Settings: w, Tool: toolName()}
+	if bar != nil {
+		x.Progress = bar.update
+	}
+	x.OnWait = func(wt runner.Wait) {
+		bar.pause(func() {
+			a.warn("waiting %s on %s (%s): %s, attempt %d of %d", clock(wt.Delay), termtext.Safe(wt.Provider), termtext.Safe(wt.PromptID), termtext.Safe(wt.Reason), wt.Attempt, wt.MaxAttempts)
+		})
+	}
+	return x
+}
+
+// printFailures prints each output that failed.
+func (a *app) printFailures(errs []error) {
+	for _, err := range errs {
+		printErr(a.stdio.Err, err)
+	}
+}
+
+// savedNote tells, after an output failed, what was saved and where, so
+// nothing measured is thought lost.
+func (a *app) savedNote(recorded bool, runID string, o outputs) {
+	if recorded {
+		fmt.Fprintf(a.stdio.Err, "promptcanary: hint: the run was measured and is recorded in the history: 'promptcanary show %s' prints it in any format\n", short(runID))
+		return
+	}
+	if o.json != "" {
+		fmt.Fprintf(a.stdio.Err, "promptcanary: hint: the run is not in the history; if %s was written, 'promptcanary baseline import' or 'compare --current %s' can use it\n", o.json, o.json)
+	}
+}
+
+// selectPrompts narrows the suite to --prompt and --tag.
+func selectPrompts(st *suite.Suite, ids, tags []string) (*suite.Suite, error) {
+	if len(ids) == 0 && len(tags) == 0 {
+		return st, nil
+	}
+	sel, err := st.Select(ids, tags)
+	if err != nil {
+		return nil, usageErr(err, "list the prompt ids and tags in "+st.Path)
+	}
+	return sel, nil
+}
+
+// warnBaseline prints a baseline lookup's warning: a newer baseline was
+// unreadable and an older one is used.
+func (a *app) warnBaseline(msg string) {
+	a.warn("%s", termtext.Safe(msg))
+}
+
+// printFinished tells what became of the baselines an interrupted run
+// had left pending.
+func (a *app) printFinished(done []file.Finished) {
+	for _, f := range done {
+		if f.Err != nil {
+			a.warn("the baseline of run %s, left pending by an interrupted run, could not be saved: %s", short(f.Pending.RunID), termtext.Safe(f.Err.Error()))
+			continue
+		}
+		where := "the history"
+		if f.Path != "" {
+			where = displayPath(f.Path)
+		}
+		fmt.Fprintf(a.stdio.Err, "promptcanary: finished the baseline that an interrupted run left pending: %s\n", where)
+	}
+}
+
+// displayPath shows a path as the user would type it from here: relative
+// to the current directory when it is below it, else as it is. The result
+// is safe to print on a terminal.
+func displayPath(p string) string {
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				p = rel
+			}
+		}
+	}
+	return termtext.Safe(p)
+}
