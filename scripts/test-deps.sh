@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what some tests need beyond Go, from Debian's packages:
+# xmllint (libxml2-utils) validates the JUnit reports against the JUnit XSD.
+# Tests that need a missing tool skip with a message naming this script.
+# Run as root (CI is); elsewhere it says what to install.
+set -euo pipefail
+missing=()
+command -v xmllint >/dev/null || missing+=(libxml2-utils)
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "test-deps: run as root, or install: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "== installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
