@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"golang.org/x/sync/errgroup"
 
@@ -45,7 +44,7 @@ func Open(st *suite.Suite, targets []Target) ([]provider.Provider, error) {
 		p, err := provider.Open(t.Spec, t.Options)
 		if err != nil {
 			if t.Entry != nil {
-				err = fmt.Errorf("%s:%d: %s: %w", st.Path, t.Entry.Line, t.Entry.Field, err)
+				err = locate(st, t.Entry, t.Spec, err)
 			}
 			errs = append(errs, err)
 			continue
@@ -74,8 +73,8 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 		g.Go(func() error {
 			opts := engine(t, x)
 			if x.Progress != nil {
-				opts.Progress = func(done, total int) {
-					x.Progress(Progress{Target: i, Spec: t.Spec, Done: done, Total: total})
+				opts.Progress = func(p runner.Progress) {
+					x.Progress(Progress{Target: i, Spec: t.Spec, Done: p.Done, Failed: p.Failed, Total: p.Total})
 				}
 			}
 			var ad *runner.Adaptive

@@ -37,8 +37,9 @@ type Options struct {
 	// BackoffBase is the first retry delay, doubled per attempt with full
 	// jitter and capped at 30 s; 0 means 500 ms.
 	BackoffBase time.Duration
-	// Progress, when set, is called after each call finishes.
-	Progress func(done, total int)
+	// Progress, when set, is called after each call finishes, one call at
+	// a time.
+	Progress func(Progress)
 	// Tool names the program and version recorded in the run.
 	Tool string
 	// Now and NewID make runs reproducible in tests; nil means the clock
@@ -79,6 +80,13 @@ type Wait struct {
 	Reason string
 	// Attempt is the attempt that failed (from 1), of MaxAttempts.
 	Attempt, MaxAttempts int
+}
+
+// Progress is where a run stands after a call finished.
+type Progress struct {
+	// Done counts the finished calls, Failed those of them that failed for
+	// good, Total the calls planned (adaptive sampling may stop short of it).
+	Done, Failed, Total int
 }
 
 // budget is a run's retry budget, shared by its calls.
@@ -185,8 +193,8 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		conc = DefaultConcurrency
 	}
 	var (
-		progressMu sync.Mutex
-		done       int
+		progressMu   sync.Mutex
+		done, failed int
 	)
 	total := len(plan.Items) * samples
 	lim := newLimiter(opts.Limits)
@@ -220,7 +228,10 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 				if opts.Progress != nil {
 					progressMu.Lock()
 					done++
-					opts.Progress(done, total)
+					if c.err != nil {
+						failed++
+					}
+					opts.Progress(Progress{Done: done, Failed: failed, Total: total})
 					progressMu.Unlock()
 				}
 				return nil

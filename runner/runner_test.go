@@ -225,8 +225,8 @@ func TestExecuteInterruptedKeepsFinishedCalls(t *testing.T) {
 	opts := fixedOpts()
 	opts.Concurrency = 1
 	var once sync.Once
-	opts.Progress = func(done, total int) {
-		if done == 2 {
+	opts.Progress = func(p Progress) {
+		if p.Done == 2 {
 			once.Do(cancel)
 		}
 	}
@@ -310,5 +310,26 @@ func TestAdaptiveStages(t *testing.T) {
 	}
 	if got := fmt.Sprint((*Adaptive)(nil).stages(3)); got != "[3]" {
 		t.Errorf("nil Adaptive: got %s, want [3]", got)
+	}
+}
+
+// TestProgressCountsFailures: the progress callback counts the calls that
+// failed for good, so a progress bar can show errors as they happen.
+func TestProgressCountsFailures(t *testing.T) {
+	f := &fakeProvider{fail: func(promptID string, _ int) error {
+		if promptID == "p1" {
+			return &provider.Error{StatusCode: 400, Message: "bad request"}
+		}
+		return nil
+	}}
+	opts := fixedOpts()
+	var last Progress
+	calls := 0
+	opts.Progress = func(p Progress) { last = p; calls++ }
+	if _, err := Execute(context.Background(), testPlan(3, 2), f, opts); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Progress{Done: 6, Failed: 2, Total: 6}); last != want || calls != 6 {
+		t.Errorf("got last progress %+v after %d calls, want %+v after 6", last, calls, want)
 	}
 }

@@ -464,7 +464,7 @@ func (p *parser) parse(data []byte) *Suite {
 		case "provider":
 			if spec, ok := p.str(v, "provider"); ok {
 				if _, _, err := provider.Split(spec); err != nil {
-					p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), "for example sim/stable or openai/gpt-4o")
+					p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), specHint(spec, "for example sim/stable or openai/gpt-4o"))
 				} else {
 					s.Defaults.Provider = spec
 				}

@@ -85,7 +85,7 @@ func (p *parser) providers(n *yaml.Node) []ProviderSpec {
 			continue
 		}
 		if _, _, err := provider.Split(spec); err != nil {
-			p.add(idNode, field+".id", fmt.Sprintf("must be NAME/MODEL, got %q", spec), "for example openai/gpt-4o-mini or http/my-app")
+			p.add(idNode, field+".id", fmt.Sprintf("must be NAME/MODEL, got %q", spec), specHint(spec, "for example openai/gpt-4o-mini or http/my-app"))
 			continue
 		}
 		if line, dup := seen[spec]; dup {
@@ -144,4 +144,13 @@ func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
 		}
 	}
 	return out
+}
+
+// specHint suggests the provider spec a malformed one most likely meant
+// ("openai:gpt-4o" or "gpt-4o" → openai/gpt-4o), else gives the example.
+func specHint(spec, example string) string {
+	if s := provider.Suggest(spec); s != "" {
+		return "did you mean " + s + "?"
+	}
+	return example
 }

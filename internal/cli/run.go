@@ -183,21 +183,12 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 // dryRun prints what a run would call and cost, and calls nothing.
 func (a *app) dryRun(st *suite.Suite, targets []check.Target, samples int) error {
 	// Providers are checked but not opened: a dry run needs no API key.
-	var errs []error
-	for _, t := range targets {
-		if err := provider.Check(t.Spec, t.Options); err != nil {
-			if t.Entry != nil {
-				err = fmt.Errorf("%s:%d: %s: %w", st.Path, t.Entry.Line, t.Entry.Field, err)
-			}
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return usageErr(errors.Join(errs...))
+	if err := check.CheckTargets(st, targets); err != nil {
+		return err
 	}
 	var promptTokens int64
 	for i := range st.Prompts {
-		promptTokens += int64(runner.EstimateTokens(&st.Prompts[i]))
+		promptTokens = runner.SatAdd(promptTokens, int64(runner.EstimateTokens(&st.Prompts[i])))
 	}
 	w := a.stdio.Out
 	fmt.Fprintf(w, "Dry run of %q: %d prompt(s) × %d sample(s) per provider; nothing is called.\n\n", termtext.Safe(st.Name), len(st.Prompts), samples)
@@ -206,11 +197,9 @@ func (a *app) dryRun(st *suite.Suite, targets []check.Target, samples int) error
 	total, known := 0.0, true
 	var calls int64
 	for _, t := range targets {
-		n := int64(len(st.Prompts)) * int64(samples)
-		calls += n
-		// Bounded by the limits on samples, prompts' size and max_tokens,
-		// so none of these products overflows an int64.
-		in, out := promptTokens*int64(samples), int64(t.Config.MaxTokens)*n
+		n := len(st.Prompts) * samples // both bounded: no overflow
+		calls += int64(n)
+		in, out := runner.PlannedTokens(promptTokens, samples), runner.PlannedTokens(int64(t.Config.MaxTokens), n)
 		cost := "unknown"
 		if price, ok := provider.LookupPrice(t.Spec, st.Prices); ok {
 			c := price.Cost(int(in), int(out))

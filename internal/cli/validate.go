@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/termtext"
-	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/suite"
 )
 
 func (a *app) validateCmd() *cobra.Command {
@@ -32,7 +29,7 @@ needed. Exit code 2 on problems.`,
 			if err != nil {
 				return err
 			}
-			if err := checkProviders(st, a.getenv); err != nil {
+			if err := check.CheckProviders(st, a.getenv); err != nil {
 				return err
 			}
 			results := 0
@@ -48,27 +45,3 @@ needed. Exit code 2 on problems.`,
 	return c
 }
 
-// checkProviders checks the configuration of every provider the suite
-// names (provider: and providers:) the way a run would open it, without
-// calling anything or needing an API key. Every problem carries its line.
-func checkProviders(st *suite.Suite, getenv func(string) string) error {
-	dir := filepath.Dir(st.Path)
-	var errs []error
-	checked := map[string]bool{}
-	for _, p := range st.Providers {
-		checked[p.Spec] = true
-		opts := provider.Options{BaseDir: dir, Settings: p.Settings, Getenv: getenv}
-		if err := provider.Check(p.Spec, opts); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %s: %w", st.Path, p.Line, p.Field, err))
-		}
-	}
-	if spec := st.Defaults.Provider; spec != "" && !checked[spec] {
-		if err := provider.Check(spec, provider.Options{BaseDir: dir, Getenv: getenv}); err != nil {
-			errs = append(errs, fmt.Errorf("%s: provider (%s): %w", st.Path, spec, err))
-		}
-	}
-	if len(errs) > 0 {
-		return usageErr(errors.Join(errs...))
-	}
-	return nil
-}

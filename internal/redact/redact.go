@@ -187,9 +187,10 @@ func dropPartial(str string, forms []string) string {
 	}
 }
 
-// Writer scrubs what is written through it. It holds back a tail shorter
-// than the longest secret, so that a secret split across two Write calls
-// is still caught; Flush writes the tail out. It is not safe for
+// Writer scrubs what is written through it. It holds back the shortest
+// tail that could be the start of a secret, so that a secret split across
+// two Write calls is still caught while everything else (a progress bar,
+// a prompt) is written at once; Flush writes the tail out. It is not safe for
 // concurrent use.
 type Writer struct {
 	set     *Set
@@ -216,7 +217,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	w.pending = append(w.pending, p...)
 	scrubbed := replace(string(w.pending), forms)
-	keep := min(maxLen-1, len(scrubbed))
+	keep := heldBack(scrubbed, forms, maxLen)
 	out, tail := scrubbed[:len(scrubbed)-keep], scrubbed[len(scrubbed)-keep:]
 	w.pending = append(w.pending[:0], tail...)
 	if out != "" {
@@ -225,6 +226,20 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// heldBack is the length of the longest tail of s that a secret form
+// starts with (and is not all of it): what a later write may complete.
+func heldBack(s string, forms []string, maxLen int) int {
+	for k := min(maxLen-1, len(s)); k > 0; k-- {
+		tail := s[len(s)-k:]
+		for _, f := range forms {
+			if len(f) > k && strings.HasPrefix(f, tail) {
+				return k
+			}
+		}
+	}
+	return 0
 }
 
 // Flush writes the held-back tail, scrubbed.

@@ -129,6 +129,28 @@ func TestWriterByteByByte(t *testing.T) {
 	}
 }
 
+// TestWriterHoldsBackOnlyWhatCouldBeASecret: text that cannot start a
+// secret (a progress bar line) is written at once, not held back.
+func TestWriterHoldsBackOnlyWhatCouldBeASecret(t *testing.T) {
+	s := New(key)
+	var b bytes.Buffer
+	w := s.Writer(&b)
+	w.Write([]byte("\rsim/stable [#####-----] 3/10 calls  0:02 elapsed"))
+	if got, want := b.String(), "\rsim/stable [#####-----] 3/10 calls  0:02 elapsed"; got != want {
+		t.Errorf("got %q written at once, want %q", got, want)
+	}
+	b.Reset()
+	w.Write([]byte("prefix " + key[:5]))
+	if got := b.String(); got != "prefix " {
+		t.Errorf("got %q, want the start of the key held back", got)
+	}
+	w.Write([]byte(key[5:] + " end"))
+	w.Flush()
+	if got, want := b.String(), "prefix [REDACTED] end"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestRunScrubsEverything(t *testing.T) {
 	s := New(key)
 	raw, _ := json.Marshal(map[string]any{"model": key, "content": "echo " + key})
