@@ -44,4 +44,3 @@ needed. Exit code 2 on problems.`,
 	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")
 	return c
 }
-
