@@ -14,8 +14,8 @@ import (
 )
 
 // The JUnit XML written for CI systems (GitHub, GitLab, Jenkins): the
-// Maven Surefire dialect of the Ant format, which all of them read, valid
-// against the Jenkins xUnit plugin's junit-10.xsd.
+// Maven Surefire dialect of the Ant format, which all of them read; the
+// tests validate it against that format's schema (testdata/junit.xsd).
 //
 // A run is one <testsuite> with one <testcase> per (probe, prompt) pair:
 // classname is the probe instance, name the prompt; a pair with a failing
