@@ -222,3 +222,48 @@ func TestLatestBaselineNamesTheModelsThatHaveOne(t *testing.T) {
 		t.Errorf("got hints %q, want the model that has a baseline and the flag", hints)
 	}
 }
+
+// TestRunFinishesABaselineACrashLeftPending plays a crash between recording
+// a run with its pending-baseline mark and writing the baseline: the next
+// Run writes that very baseline and records it, and the mark is gone.
+func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	hist := openStore(t)
+	dir := t.TempDir()
+	targets, samples, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed := first.Runs[0]
+	b := store.NewBaseline(crashed, "", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	if err := hist.(store.Journal).SaveRunPending(context.Background(), crashed, store.Pending(b, dir)); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: neither the file nor the history's baseline was written.
+	runs, _ := hist.Runs(context.Background(), store.RunFilter{})
+	if len(runs) != 1 || !runs[0].BaselinePending {
+		t.Fatalf("got runs %+v, want the crashed run marked pending", runs)
+	}
+
+	next, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Finished) != 1 || next.Finished[0].Err != nil || !strings.HasPrefix(next.Finished[0].Path, dir) {
+		t.Fatalf("got finished %+v, want the pending baseline written into %s", next.Finished, dir)
+	}
+	got, err := hist.LatestBaseline(context.Background(), st.Name, "sim/stable")
+	if err != nil || got.SnapshotID != b.SnapshotID {
+		t.Fatalf("got baseline %v, %v; want snapshot %s in the history", got, err, b.SnapshotID)
+	}
+	runs, _ = hist.Runs(context.Background(), store.RunFilter{})
+	for _, r := range runs {
+		if r.BaselinePending {
+			t.Errorf("run %s is still marked pending", r.RunID)
+		}
+	}
+}
