@@ -1,11 +1,8 @@
 package gemini
 
 import (
-	"net/http"
 	"testing"
 
-	"github.com/promptcanary/promptcanary/internal/redact"
-	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
@@ -13,26 +10,5 @@ import (
 // a redirect to another origin, even through a shared client, while a
 // redirect within the API's origin still works.
 func TestRedirects(t *testing.T) {
-	const token = "hdr-test-1b2c3d4e5f6a7b8c"
-	shared := &http.Client{}
-	open := func(t *testing.T, baseURL string) provider.Provider {
-		set := redact.New()
-		p, err := Open("gemini-2.5-flash", provider.Options{
-			Settings:   map[string]any{"base_url": baseURL, "headers": map[string]any{"X-Gateway-Token": token}},
-			Getenv:     func(k string) string { return map[string]string{"GEMINI_API_KEY": testKey}[k] },
-			HTTPClient: shared,
-			Secrets:    set,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := set.String(testKey + " " + token); got != "[REDACTED] [REDACTED]" {
-			t.Errorf("Open registered too few secrets: %q", got)
-		}
-		return p
-	}
-	providertest.CheckRedirects(t, open, providertest.Fixture(t, "text.json"), testKey, token)
-	if shared.CheckRedirect != nil {
-		t.Error("the shared client's redirect policy was changed")
-	}
+	providertest.CheckClientRedirects(t, Open, "gemini-2.5-flash", "GEMINI_API_KEY", testKey, providertest.Fixture(t, "text.json"), nil)
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -384,4 +386,39 @@ func CheckRedirects(t *testing.T, open func(t *testing.T, baseURL string) provid
 			}
 		}
 	})
+}
+
+// RedirectToken is the credential header value CheckClientRedirects sends
+// with every request, beside the API key.
+const RedirectToken = "hdr-test-1b2c3d4e5f6a7b8c"
+
+// CheckClientRedirects runs CheckRedirects on a model API client opened by
+// open(model, opts) with the key in keyEnv and a credential header, through
+// one shared *http.Client as the CLI hands over. It also checks that Open
+// registered both secrets with the scrubber and left the shared client's
+// redirect policy alone. settings are extra settings (api_key_env, …).
+func CheckClientRedirects(t *testing.T, open func(model string, opts provider.Options) (provider.Provider, error), model, keyEnv, key, okBody string, settings map[string]any) {
+	t.Helper()
+	shared := &http.Client{}
+	CheckRedirects(t, func(t *testing.T, baseURL string) provider.Provider {
+		set := redact.New()
+		s := map[string]any{"base_url": baseURL, "headers": map[string]any{"X-Gateway-Token": RedirectToken}}
+		maps.Copy(s, settings)
+		p, err := open(model, provider.Options{
+			Settings:   s,
+			Getenv:     func(k string) string { return map[string]string{keyEnv: key}[k] },
+			HTTPClient: shared,
+			Secrets:    set,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := set.String(key + " " + RedirectToken); got != "[REDACTED] [REDACTED]" {
+			t.Errorf("Open registered too few secrets: %q", got)
+		}
+		return p
+	}, okBody, key, RedirectToken)
+	if shared.CheckRedirect != nil {
+		t.Error("the shared client's redirect policy was changed")
+	}
 }
