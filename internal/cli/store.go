@@ -31,7 +31,9 @@ func (a *app) openStore(config string, st *suite.Suite) (store.Store, error) {
 	path := a.storePath(config, st)
 	s, err := sqlite.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		// Nothing was called yet: a history that cannot be opened is a
+		// setup problem for the user to fix, not an internal error.
+		return nil, usageErr(fmt.Errorf("open store %q: %w", displayPath(path), err), "pass --store PATH, or set store: in canary.yaml")
 	}
 	return s, nil
 }
@@ -51,7 +53,9 @@ func (a *app) openHistory(c *cobra.Command, config string) (store.Store, error) 
 	}
 	s, err := sqlite.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		// Nothing was called yet: a history that cannot be opened is a
+		// setup problem for the user to fix, not an internal error.
+		return nil, usageErr(fmt.Errorf("open store %q: %w", displayPath(path), err), "pass --store PATH, or set store: in canary.yaml")
 	}
 	return s, nil
 }
