@@ -11,8 +11,8 @@ import (
 
 // Args is the tool_call_args probe: it checks that the tool call carries
 // the required argument keys and none of the forbidden ones. The score is
-// the fraction of required keys present, halved when a forbidden key is
-// present.
+// the fraction of required keys present (1 when none are required), halved
+// when a forbidden key is present, so a passing call always scores 1.
 type Args struct {
 	// Required are the argument keys that must be present.
 	Required []string
@@ -119,11 +119,11 @@ type argsVerdict struct {
 }
 
 // judgeArgs checks the extracted keys (sorted) against the required and
-// forbidden keys. With no keys and none required it passes with 1.0.
-// Otherwise score = present required / max(len(required), 1), times
-// forbiddenFactor when a forbidden key is present; as in the reference,
-// that makes the score 0 (while passing) when keys are present and none
-// are required.
+// forbidden keys. The score is the share of required keys present (1 when
+// none are required), times forbiddenFactor when a forbidden key is
+// present. Unlike the reference, which divides by max(len(required), 1)
+// and so scores 0 a passing call that carries keys when none are required,
+// a pass always scores 1 (see probe/DEVIATIONS.md).
 func judgeArgs(keys, required, forbidden []string) argsVerdict {
 	v := argsVerdict{missing: []string{}, forbidden: []string{}}
 	if len(keys) == 0 && len(required) == 0 {
@@ -140,7 +140,10 @@ func judgeArgs(keys, required, forbidden []string) argsVerdict {
 			v.forbidden = append(v.forbidden, k)
 		}
 	}
-	v.score = float64(len(required)-len(v.missing)) / float64(max(len(required), 1))
+	v.score = 1
+	if len(required) > 0 {
+		v.score = float64(len(required)-len(v.missing)) / float64(len(required))
+	}
 	if len(v.forbidden) > 0 {
 		v.score *= forbiddenFactor
 	}
@@ -152,9 +155,12 @@ func judgeArgs(keys, required, forbidden []string) argsVerdict {
 	if len(v.forbidden) > 0 {
 		parts = append(parts, "forbidden arguments present: "+quoteList(v.forbidden))
 	}
-	if v.passed {
+	switch {
+	case v.passed && len(required) == 0:
+		v.details = fmt.Sprintf("No arguments required; no forbidden argument present among %d found.", len(keys))
+	case v.passed:
 		v.details = fmt.Sprintf("All %d required argument(s) present.", len(required))
-	} else {
+	default:
 		s := strings.Join(parts, "; ")
 		v.details = strings.ToUpper(s[:1]) + s[1:] + "."
 	}

@@ -78,10 +78,11 @@ func TestArgsScore(t *testing.T) {
 		{"forbidden absent", []any{"query"}, []any{"api_key"}, `{"arguments": {"query": "x"}}`, nil, true, 1, []string{}, []string{}, "All 1 required"},
 		{"no keys and none required", []any{}, []any{"api_key"}, "plain prose", nil, true, 1, []string{}, []string{}, "No arguments required"},
 		{"nothing found", []any{"query"}, nil, "plain prose", nil, false, 0, []string{"query"}, []string{}, "Missing"},
-		// As in the reference: keys present and none required gives score 0
-		// with a pass (found 0 of max(0, 1)).
-		{"keys but none required", []any{}, nil, `{"arguments": {"query": "x"}}`, nil, true, 0, []string{}, []string{}, "All 0 required"},
-		{"keys but none required, forbidden present", []any{}, []any{"query"}, `{"arguments": {"query": "x"}}`, nil, false, 0, []string{}, []string{"query"}, "Forbidden"},
+		// Unlike the reference, which scores this pass 0 (found 0 of
+		// max(0, 1)), a pass scores 1 (probe/DEVIATIONS.md).
+		{"keys but none required", []any{}, nil, `{"arguments": {"query": "x"}}`, nil, true, 1, []string{}, []string{}, "No arguments required"},
+		{"keys but none required, forbidden absent", []any{}, []any{"api_key"}, `{"arguments": {"query": "x"}}`, nil, true, 1, []string{}, []string{}, "no forbidden argument present"},
+		{"keys but none required, forbidden present", []any{}, []any{"query"}, `{"arguments": {"query": "x"}}`, nil, false, 0.5, []string{}, []string{"query"}, "Forbidden"},
 		{"structured precedence", []any{"query"}, nil, `{"arguments": {"query": "x"}}`, []promptcanary.ToolCall{call("f", `{"q": "x"}`)}, false, 0, []string{"query"}, []string{}, "Missing"},
 		{"structured json string arguments", []any{"query"}, []any{"api_key"}, "", []promptcanary.ToolCall{call("f", `"{\"query\": \"x\", \"api_key\": \"k\"}"`)}, false, 0.5, []string{}, []string{"api_key"}, "Forbidden"},
 	}

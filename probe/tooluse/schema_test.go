@@ -51,9 +51,12 @@ func TestSchemaScore(t *testing.T) {
 			`{"name": "search", "arguments": {"q": "go", "api_key": "k"}}`, nil, 1.0, 0.5, 1, 0.8, false, "json"},
 		{"optional args do not change the score", map[string]any{"name": "search", "required_args": []any{"q"}, "optional_args": []any{"limit"}},
 			`{"name": "search", "arguments": {"q": "go"}}`, nil, 1.0, 1, 1, 1, true, "json"},
-		// As in the reference, keys present with none required give an args score of 0.
+		// Unlike the reference (args score 0, total 0.6, a fail), keys present
+		// with none required give full args credit (probe/DEVIATIONS.md).
 		{"keys with none required", map[string]any{"name": "search"},
-			`{"name": "search", "arguments": {"q": "go"}}`, nil, 1.0, 0, 1, 0.6, false, "json"},
+			`{"name": "search", "arguments": {"q": "go"}}`, nil, 1.0, 1, 1, 1, true, "json"},
+		{"keys with none required, forbidden present", map[string]any{"name": "search", "forbidden_args": []any{"q"}},
+			`{"name": "search", "arguments": {"q": "go"}}`, nil, 1.0, 0.5, 1, 0.8, false, "json"},
 		// Improvement over the reference: a JSON-string arguments value is typed.
 		{"openai string arguments are typed", map[string]any{"name": "search", "required_args": []any{"q", "n"}, "arg_types": map[string]any{"q": "string", "n": "integer"}},
 			`{"tool_calls": [{"function": {"name": "search", "arguments": "{\"q\": \"go\", \"n\": 3}"}}]}`, nil, 1.0, 1, 1, 1, true, "json"},
@@ -63,13 +66,13 @@ func TestSchemaScore(t *testing.T) {
 			`{"type": "tool_use", "name": "search", "input": {"q": "go"}}`, nil, 1.0, 1, 1, 1, true, "json"},
 		// The first argument object depth-first, in document order.
 		{"first call of a list is typed", map[string]any{"arg_types": map[string]any{"n": "integer"}},
-			`[{"name": "f", "input": {"n": 1}}, {"name": "g", "input": {"n": "x"}}]`, nil, nil, 0, 1, 0.6, false, "json"},
+			`[{"name": "f", "input": {"n": 1}}, {"name": "g", "input": {"n": "x"}}]`, nil, nil, 1, 1, 1, true, "json"},
 		{"document order, not key order", map[string]any{"arg_types": map[string]any{"n": "integer"}},
-			`{"b": {"input": {"n": "x"}}, "a": {"input": {"n": 1}}}`, nil, nil, 0, 0, 0.4, false, "json"},
+			`{"b": {"input": {"n": "x"}}, "a": {"input": {"n": 1}}}`, nil, nil, 1, 0, 0.8, false, "json"},
 		{"own containers before nested values", map[string]any{"arg_types": map[string]any{"n": "integer"}},
-			`{"x": {"input": {"n": "s"}}, "args": {"n": 1}}`, nil, nil, 0, 1, 0.6, false, "json"},
+			`{"x": {"input": {"n": "s"}}, "args": {"n": 1}}`, nil, nil, 1, 1, 1, true, "json"},
 		{"empty container skipped", map[string]any{"arg_types": map[string]any{"n": "integer"}},
-			`{"arguments": {}, "parameters": {"n": 1}}`, nil, nil, 0, 1, 0.6, false, "json"},
+			`{"arguments": {}, "parameters": {"n": 1}}`, nil, nil, 1, 1, 1, true, "json"},
 		// Structured calls.
 		{"structured call", map[string]any{"name": "search", "required_args": []any{"q"}, "arg_types": map[string]any{"q": "string"}},
 			`{"name": "other", "arguments": {"x": 1}}`, []promptcanary.ToolCall{call("search", `{"q": "go"}`)}, 1.0, 1, 1, 1, true, "structured"},
