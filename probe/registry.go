@@ -28,8 +28,31 @@ type Type struct {
 	Params  []Param
 	// New builds a probe from parameters already checked against Params and
 	// filled with defaults. It reports invalid values (a bad enum, a
-	// negative length, max < min) as *ParamError.
+	// negative length, max < min) as *ParamError. Register fills it from
+	// NewIn when only NewIn is set.
 	New func(p Params) (Probe, error)
+	// NewIn, when set, is New for a probe that needs to know where its suite
+	// is, such as one that reads a file a parameter names; Build calls it
+	// with the suite's Env.
+	NewIn func(p Params, env Env) (Probe, error)
+}
+
+// Env is what a probe type's constructor may learn about the suite that
+// uses the probe.
+type Env struct {
+	// Dir is the directory of the suite file, against which a relative path
+	// in a parameter is resolved whatever the working directory; "" means
+	// the working directory.
+	Dir string
+}
+
+// Build builds a probe from parameters already checked against t.Params:
+// NewIn with env when it is set, else New.
+func (t *Type) Build(p Params, env Env) (Probe, error) {
+	if t.NewIn != nil {
+		return t.NewIn(p, env)
+	}
+	return t.New(p)
 }
 
 // Param returns the parameter named name.
@@ -85,16 +108,21 @@ var (
 )
 
 // Register makes a probe type available by its id. It panics when the id is
-// empty, New is nil or the id is already registered: these are programming
-// errors found at start-up.
+// empty, New and NewIn are both nil or the id is already registered: these
+// are programming errors found at start-up. A type with only NewIn gets a
+// New that calls it with an empty Env.
 func Register(t Type) {
 	mu.Lock()
 	defer mu.Unlock()
 	if t.ID == "" {
 		panic("probe: Register with empty id")
 	}
-	if t.New == nil {
+	if t.New == nil && t.NewIn == nil {
 		panic("probe: Register " + t.ID + " with nil New")
+	}
+	if t.New == nil {
+		newIn := t.NewIn
+		t.New = func(p Params) (Probe, error) { return newIn(p, Env{}) }
 	}
 	if _, dup := types[t.ID]; dup {
 		panic("probe: Register called twice for " + t.ID)

@@ -729,7 +729,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	checked, err := t.Check(raw)
 	if err == nil && len(failed) == 0 {
 		var pr probe.Probe
-		pr, err = t.New(checked)
+		pr, err = t.Build(checked, probe.Env{Dir: (&Suite{Path: p.file}).Dir()})
 		if err == nil && pr == nil {
 			err = fmt.Errorf("probe type %s built no probe", typeID)
 		}
