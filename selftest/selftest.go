@@ -1,0 +1,396 @@
+// Package selftest measures which drifts a suite would catch: it applies a
+// catalogue of realistic drifts (a preamble, a refusal, JSON in a fence, a
+// renamed tool, …) to the answers stored in a baseline, runs the suite's
+// probes on the original and on every mutated answer, and reports, for each
+// drift and probe instance, whether the probe notices. Drifts that no probe
+// notices come with a suggested probe.
+//
+// A self-test makes no API call and reads no clock; it has no randomness,
+// so the same suite and baseline always give the same result.
+package selftest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// Outcome is what one probe instance made of one drift.
+type Outcome string
+
+// The outcomes of a matrix cell.
+const (
+	// Caught: the probe passes an original answer and fails its drifted
+	// version, on at least one prompt.
+	Caught Outcome = "caught"
+	// Missed: the drift changed answers the probe judges, and the probe
+	// failed none of them that it passed before.
+	Missed Outcome = "missed"
+	// NotApplicable: the drift changed none of the answers the probe judges.
+	NotApplicable Outcome = "not_applicable"
+)
+
+// Samples are the per-prompt sample counts of a baseline and of a current
+// run, the sizes the drift statistics will compare.
+type Samples struct {
+	Baseline int `json:"baseline"`
+	Current  int `json:"current"`
+}
+
+// Options configures Run. The zero value applies the whole catalogue and
+// leaves out the detectable drops.
+type Options struct {
+	// Drifts are the drifts to apply; nil means Catalogue().
+	Drifts []Drift
+	// Samples, when set, asks for the smallest pass-rate drop per probe the
+	// drift statistics detect with these sample counts.
+	Samples *Samples
+	// Alpha is the level of the drift statistics; 0 means drift.DefaultAlpha.
+	Alpha float64
+}
+
+// Result is the outcome of a self-test.
+type Result struct {
+	Suite string `json:"suite"`
+	// BaselineID and Model identify the baseline whose answers were used.
+	BaselineID string `json:"baseline_id"`
+	Model      string `json:"model"`
+	// Answers counts the stored answers used, over Prompts prompts.
+	Answers int `json:"answers"`
+	Prompts int `json:"prompts"`
+	// Probes are the suite's probe instances, suite-wide ones first.
+	Probes []Probe `json:"probes"`
+	// Drifts hold one row of the matrix each, in catalogue order.
+	Drifts []DriftResult `json:"drifts"`
+	// Samples are Options.Samples, when given.
+	Samples *Samples `json:"samples,omitempty"`
+	// Alpha is the level the detectable drops were computed at.
+	Alpha float64 `json:"alpha,omitempty"`
+	// Notes are caveats: prompts without stored answers, probes that fail
+	// on the baseline's own answers.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Probe is one probe instance of the suite.
+type Probe struct {
+	ID       string                `json:"id"`
+	Type     string                `json:"type"`
+	Name     string                `json:"name"`
+	Category promptcanary.Category `json:"category"`
+	// Prompts are the prompts the instance judges that have stored answers.
+	Prompts []string `json:"prompts"`
+	// Judged and Passed count the stored answers it judged and passed.
+	Judged int `json:"judged"`
+	Passed int `json:"passed"`
+	// Detectable is the smallest drop of one prompt's pass rate for this
+	// probe that the drift statistics detect with power 0.8 at the sample
+	// counts of Options.Samples, starting from the probe's pass rate on
+	// the stored answers; nil without Samples.
+	Detectable *Detectable `json:"detectable,omitempty"`
+}
+
+// PassRate is Passed/Judged, 0 when nothing was judged.
+func (p *Probe) PassRate() float64 {
+	if p.Judged == 0 {
+		return 0
+	}
+	return float64(p.Passed) / float64(p.Judged)
+}
+
+// DriftResult is one drift's row of the matrix.
+type DriftResult struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Changed counts the stored answers the drift applies to, over the
+	// prompts listed in Prompts.
+	Changed int      `json:"changed"`
+	Prompts []string `json:"prompts"`
+	// Cells hold one cell per probe, in Result.Probes order.
+	Cells []Cell `json:"cells"`
+	// CaughtBy lists the probe instances that catch the drift.
+	CaughtBy []string `json:"caught_by"`
+	// Gaps are the prompts on which the drift applies and no probe catches
+	// it, grouped by the probe suggested to close them.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Applicable reports whether the drift changed any stored answer.
+func (d *DriftResult) Applicable() bool { return d.Changed > 0 }
+
+// Missed reports whether the drift applies and no probe catches it.
+func (d *DriftResult) Missed() bool { return d.Changed > 0 && len(d.CaughtBy) == 0 }
+
+// Cell is what one probe instance made of one drift.
+type Cell struct {
+	Probe   string  `json:"probe"`
+	Outcome Outcome `json:"outcome"`
+	// Answers counts the drifted answers the probe judged; Caught those it
+	// passed in their original form and failed drifted; AlreadyFailing
+	// those it failed in their original form already.
+	Answers        int `json:"answers"`
+	Caught         int `json:"caught"`
+	AlreadyFailing int `json:"already_failing,omitempty"`
+	// ScoreDelta is the mean change of the probe's score, drifted minus
+	// original, over those answers.
+	ScoreDelta float64 `json:"score_delta"`
+	// Prompts are the prompts on which the probe caught the drift.
+	Prompts []string `json:"prompts,omitempty"`
+	// Details are the probe's details on the first caught answer.
+	Details string `json:"details,omitempty"`
+}
+
+// Gap is a set of prompts on which a drift goes unnoticed, with the probe
+// that would notice it.
+type Gap struct {
+	Prompts    []string   `json:"prompts"`
+	Suggestion Suggestion `json:"suggestion"`
+}
+
+// Caught counts the applicable drifts that some probe catches.
+func (r *Result) Caught() (caught, applicable int) {
+	for i := range r.Drifts {
+		if r.Drifts[i].Applicable() {
+			applicable++
+			if !r.Drifts[i].Missed() {
+				caught++
+			}
+		}
+	}
+	return caught, applicable
+}
+
+// promptAnswers is one prompt of the suite with its stored answers and the
+// probes' verdicts on them.
+type promptAnswers struct {
+	prompt   *promptcanary.Prompt
+	probes   []probe.Instance
+	answers  []promptcanary.Response
+	original [][]promptcanary.ProbeResult // per answer, per probe
+}
+
+// Run self-tests st against the answers stored in base. It fails when the
+// baseline belongs to another suite, holds no answer for any of the suite's
+// prompts, or when a drift is malformed.
+func Run(st *suite.Suite, base *promptcanary.Baseline, opts Options) (*Result, error) {
+	if st == nil || base == nil {
+		return nil, errors.New("selftest: suite and baseline are required")
+	}
+	name := cmp.Or(base.SuiteName, base.RunResult.SuiteName)
+	if name != "" && name != st.Name {
+		return nil, fmt.Errorf("selftest: baseline %q is for suite %q, not %q", base.SnapshotID, name, st.Name)
+	}
+	drifts := opts.Drifts
+	if drifts == nil {
+		drifts = catalogue
+	}
+	seen := map[string]bool{}
+	for i, d := range drifts {
+		switch {
+		case d.ID == "" || d.Apply == nil || d.Suggest == nil:
+			return nil, fmt.Errorf("selftest: drift %d (%q) needs an id, Apply and Suggest", i, d.ID)
+		case seen[d.ID]:
+			return nil, fmt.Errorf("selftest: drift %q listed twice", d.ID)
+		}
+		seen[d.ID] = true
+	}
+
+	res := &Result{Suite: st.Name, BaselineID: base.SnapshotID, Model: cmp.Or(base.Provider.ModelID, base.RunResult.Provider.ModelID)}
+	prompts := collect(st, base, res)
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("selftest: baseline %q holds no answer to any prompt of suite %q: save a baseline with this suite first", base.SnapshotID, st.Name)
+	}
+	res.Probes = probeList(st, prompts)
+	col := make(map[string]int, len(res.Probes))
+	for i := range res.Probes {
+		col[res.Probes[i].ID] = i
+	}
+	for i := range drifts {
+		res.Drifts = append(res.Drifts, apply(&drifts[i], prompts, res.Probes, col))
+	}
+	for _, p := range res.Probes {
+		if p.Passed < p.Judged {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s fails %d of the %d stored answers it judges: it cannot catch a drift on those", p.ID, p.Judged-p.Passed, p.Judged))
+		}
+	}
+	if opts.Samples != nil {
+		if err := detectable(res, *opts.Samples, opts.Alpha); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// collect groups the stored answers by prompt, in suite order, with the
+// probes' verdicts on them, and notes the prompts left without answers.
+func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promptAnswers {
+	byPrompt := map[string][]promptcanary.Response{}
+	for _, r := range base.RunResult.LLMResponses {
+		byPrompt[r.PromptID] = append(byPrompt[r.PromptID], r)
+	}
+	var out []*promptAnswers
+	var missing []string
+	for i := range st.Prompts {
+		pr := &st.Prompts[i]
+		answers := byPrompt[pr.ID]
+		if len(answers) == 0 {
+			missing = append(missing, pr.ID)
+			continue
+		}
+		slices.SortStableFunc(answers, func(a, b promptcanary.Response) int { return cmp.Compare(a.Sample, b.Sample) })
+		pa := &promptAnswers{prompt: pr, probes: st.ProbesFor(pr.ID), answers: answers}
+		for j := range answers {
+			pa.original = append(pa.original, runner.Evaluate(pr, &answers[j], pa.probes))
+		}
+		res.Answers += len(answers)
+		out = append(out, pa)
+	}
+	res.Prompts = len(out)
+	if len(missing) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d prompt(s) have no stored answer in the baseline and were not tested: %s", len(missing), joinIDs(missing)))
+	}
+	return out
+}
+
+// probeList lists the probe instances that judge stored answers, suite-wide
+// ones first, then each prompt's own in prompt order.
+func probeList(st *suite.Suite, prompts []*promptAnswers) []Probe {
+	var out []Probe
+	at := map[string]int{}
+	for _, pa := range prompts {
+		for k, inst := range pa.probes {
+			i, ok := at[inst.ID]
+			if !ok {
+				i = len(out)
+				at[inst.ID] = i
+				out = append(out, Probe{ID: inst.ID, Type: inst.Probe.ID(), Name: inst.Probe.Name(), Category: inst.Probe.Category()})
+			}
+			p := &out[i]
+			p.Prompts = append(p.Prompts, pa.prompt.ID)
+			for a := range pa.answers {
+				p.Judged++
+				if pa.original[a][k].Passed {
+					p.Passed++
+				}
+			}
+		}
+	}
+	// Suite-wide instances first, as in canary.yaml.
+	wide := map[string]bool{}
+	for _, inst := range st.Probes {
+		wide[inst.ID] = true
+	}
+	slices.SortStableFunc(out, func(a, b Probe) int {
+		switch {
+		case wide[a.ID] == wide[b.ID]:
+			return 0
+		case wide[a.ID]:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// cellAcc accumulates one cell.
+type cellAcc struct {
+	Cell
+	deltaSum float64
+}
+
+// apply runs one drift over every stored answer and fills its row.
+func apply(d *Drift, prompts []*promptAnswers, probes []Probe, col map[string]int) DriftResult {
+	row := DriftResult{ID: d.ID, Name: d.Name, Description: d.Description, CaughtBy: []string{}}
+	acc := make([]cellAcc, len(probes))
+	for i := range acc {
+		acc[i].Probe = probes[i].ID
+	}
+	gaps := map[Suggestion][]string{}
+	var gapOrder []Suggestion
+	for _, pa := range prompts {
+		var changed []promptcanary.Response
+		caughtHere := false
+		for a := range pa.answers {
+			orig := pa.answers[a]
+			mut, ok := d.Apply(orig)
+			if !ok || sameAnswer(&orig, &mut) {
+				continue
+			}
+			changed = append(changed, orig)
+			after := runner.Evaluate(pa.prompt, &mut, pa.probes)
+			for k := range after {
+				c := &acc[col[after[k].ProbeID]]
+				before := pa.original[a][k]
+				c.Answers++
+				c.deltaSum += after[k].Score - before.Score
+				switch {
+				case !before.Passed:
+					c.AlreadyFailing++
+				case !after[k].Passed:
+					c.Caught++
+					caughtHere = true
+					if !slices.Contains(c.Prompts, pa.prompt.ID) {
+						c.Prompts = append(c.Prompts, pa.prompt.ID)
+					}
+					if c.Details == "" {
+						c.Details = after[k].Details
+					}
+				}
+			}
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		row.Changed += len(changed)
+		row.Prompts = append(row.Prompts, pa.prompt.ID)
+		if !caughtHere {
+			s := d.Suggest(pa.prompt, changed)
+			if _, ok := gaps[s]; !ok {
+				gapOrder = append(gapOrder, s)
+			}
+			gaps[s] = append(gaps[s], pa.prompt.ID)
+		}
+	}
+	for i := range acc {
+		c := &acc[i]
+		switch {
+		case c.Answers == 0:
+			c.Outcome = NotApplicable
+		case c.Caught > 0:
+			c.Outcome = Caught
+			row.CaughtBy = append(row.CaughtBy, c.Probe)
+		default:
+			c.Outcome = Missed
+		}
+		if c.Answers > 0 {
+			c.ScoreDelta = c.deltaSum / float64(c.Answers)
+		}
+		row.Cells = append(row.Cells, c.Cell)
+	}
+	for _, s := range gapOrder {
+		row.Gaps = append(row.Gaps, Gap{Prompts: gaps[s], Suggestion: s})
+	}
+	return row
+}
+
+// sameAnswer reports whether a drift left an answer as it was.
+func sameAnswer(a, b *promptcanary.Response) bool {
+	return a.Content == b.Content && a.FinishReason == b.FinishReason && reflect.DeepEqual(a.ToolCalls, b.ToolCalls)
+}
+
+// joinIDs lists ids comma-separated, at most ten, then how many more.
+func joinIDs(ids []string) string {
+	const most = 10
+	if len(ids) <= most {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:most], ", "), len(ids)-most)
+}
