@@ -1,0 +1,91 @@
+package benchmark_test
+
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// responses wraps the corpus texts as responses.
+func responses(tb testing.TB) []promptcanary.Response {
+	tb.Helper()
+	var out []promptcanary.Response
+	for _, s := range corpus(tb) {
+		out = append(out, promptcanary.Response{PromptID: prompt.ID, Content: s.content})
+	}
+	return out
+}
+
+// reportRate reports evaluations a second and allocations per evaluation,
+// evals being the evaluations of one benchmark iteration.
+func reportRate(b *testing.B, evals int) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(b.N*evals)/s, "evals/s")
+	}
+}
+
+// BenchmarkProbe evaluates each built-in probe alone, one corpus response
+// per iteration in turn: a probe that is the only one in its suite, so
+// nothing it could share with other probes is already computed.
+func BenchmarkProbe(b *testing.B) {
+	resps := responses(b)
+	for i, p := range build(b, benchConfigs) {
+		b.Run(benchConfigs[i].name, func(b *testing.B) {
+			b.ReportAllocs()
+			j := 0
+			for b.Loop() {
+				probe.Evaluate(p, prompt, &resps[j])
+				if j++; j == len(resps) {
+					j = 0
+				}
+			}
+			reportRate(b, 1)
+		})
+	}
+}
+
+// BenchmarkMix evaluates every built-in probe on each corpus response in
+// turn, as runner.Evaluate does for a suite that uses them all. One
+// iteration is one response judged by the 19 probes; evals/s counts probe
+// evaluations and allocs/op covers all 19.
+func BenchmarkMix(b *testing.B) {
+	resps := responses(b)
+	probes := build(b, benchConfigs)
+	b.ReportAllocs()
+	j := 0
+	for b.Loop() {
+		for _, p := range probes {
+			probe.Evaluate(p, prompt, &resps[j])
+		}
+		if j++; j == len(resps) {
+			j = 0
+		}
+	}
+	reportRate(b, len(probes))
+}
+
+// BenchmarkMixText is BenchmarkMix restricted to the text probes of the
+// reasoning and safety families, the word-list and regex-heavy ones.
+func BenchmarkMixText(b *testing.B) {
+	resps := responses(b)
+	var configs []config
+	for _, c := range benchConfigs {
+		switch c.id {
+		case "step_by_step", "verbosity", "confidence_language", "direct_answer", "sentiment", "refusal", "safety_language":
+			configs = append(configs, c)
+		}
+	}
+	probes := build(b, configs)
+	b.ReportAllocs()
+	j := 0
+	for b.Loop() {
+		for _, p := range probes {
+			probe.Evaluate(p, prompt, &resps[j])
+		}
+		if j++; j == len(resps) {
+			j = 0
+		}
+	}
+	reportRate(b, len(probes))
+}
