@@ -10,5 +10,6 @@ import (
 	_ "github.com/promptcanary/promptcanary/probe/format"
 	_ "github.com/promptcanary/promptcanary/probe/reasoning"
 	_ "github.com/promptcanary/promptcanary/probe/safety"
+	_ "github.com/promptcanary/promptcanary/probe/schema"
 	_ "github.com/promptcanary/promptcanary/probe/tooluse"
 )

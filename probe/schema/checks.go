@@ -1,0 +1,320 @@
+package schema
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	xmessage "golang.org/x/text/message"
+)
+
+// A check is one assertion the schema makes: an assertion keyword at one
+// place in the schema (type, minimum, pattern, enum, …), each name of a
+// required list, or a false schema. It is known by its absolute keyword
+// location (the schema URL, "/", the keyword), with the property name
+// appended after a NUL for required and the like. A check holds when no
+// value of the answer violates it, however many values it applies to.
+//
+// Alternatives count as one check each: anyOf, oneOf, not and contains
+// hold or fail as a whole, so the checks inside them are not counted and a
+// failure inside them is charged to them. The checks of if are not counted
+// either (failing them is no error); those of then and else are.
+
+// countChecks returns the checks reachable from root, following $ref.
+func countChecks(root *jsonschema.Schema) map[string]struct{} {
+	checks := map[string]struct{}{}
+	seen := map[*jsonschema.Schema]bool{}
+	add := func(s *jsonschema.Schema, kw ...string) { checks[checkKey(s.Location, kw...)] = struct{}{} }
+	var visit func(s *jsonschema.Schema)
+	visitAny := func(v any) {
+		switch v := v.(type) {
+		case *jsonschema.Schema:
+			visit(v)
+		case []*jsonschema.Schema:
+			for _, s := range v {
+				visit(s)
+			}
+		}
+	}
+	visit = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if s.Bool != nil {
+			if !*s.Bool {
+				add(s)
+			}
+			return
+		}
+		// Assertions on any value.
+		if s.Types != nil && !s.Types.IsEmpty() {
+			add(s, "type")
+		}
+		if s.Const != nil {
+			add(s, "const")
+		}
+		if s.Enum != nil {
+			add(s, "enum")
+		}
+		if s.Format != nil {
+			add(s, "format")
+		}
+		for kw, set := range map[string]bool{"not": s.Not != nil, "anyOf": len(s.AnyOf) > 0, "oneOf": len(s.OneOf) > 0} {
+			if set {
+				add(s, kw)
+			}
+		}
+		// Numbers and strings.
+		for kw, set := range map[string]bool{
+			"multipleOf": s.MultipleOf != nil, "maximum": s.Maximum != nil, "minimum": s.Minimum != nil,
+			"exclusiveMaximum": s.ExclusiveMaximum != nil, "exclusiveMinimum": s.ExclusiveMinimum != nil,
+			"maxLength": s.MaxLength != nil, "minLength": s.MinLength != nil, "pattern": s.Pattern != nil,
+			"contentEncoding": s.ContentEncoding != nil, "contentMediaType": s.ContentMediaType != nil,
+		} {
+			if set {
+				add(s, kw)
+			}
+		}
+		// Arrays.
+		for kw, set := range map[string]bool{
+			"maxItems": s.MaxItems != nil, "minItems": s.MinItems != nil, "uniqueItems": s.UniqueItems,
+			"contains": s.Contains != nil && s.MinContains == nil, "minContains": s.Contains != nil && s.MinContains != nil,
+			"maxContains":     s.Contains != nil && s.MaxContains != nil,
+			"additionalItems": s.AdditionalItems == false,
+		} {
+			if set {
+				add(s, kw)
+			}
+		}
+		// Objects.
+		for kw, set := range map[string]bool{
+			"maxProperties": s.MaxProperties != nil, "minProperties": s.MinProperties != nil,
+			"additionalProperties": s.AdditionalProperties == false,
+		} {
+			if set {
+				add(s, kw)
+			}
+		}
+		for _, name := range s.Required {
+			add(s, "required", name)
+		}
+		for prop := range s.DependentRequired {
+			add(s, "dependentRequired", prop)
+		}
+		for prop, dep := range s.Dependencies {
+			if _, ok := dep.([]string); ok {
+				add(s, "dependencies", prop)
+			} else {
+				visitAny(dep)
+			}
+		}
+
+		// Subschemas whose checks are the answer's to meet.
+		visit(s.Ref)
+		visit(s.RecursiveRef)
+		if s.DynamicRef != nil {
+			visit(s.DynamicRef.Ref)
+		}
+		for _, sub := range s.AllOf {
+			visit(sub)
+		}
+		visit(s.Then)
+		visit(s.Else)
+		for _, sub := range s.Properties {
+			visit(sub)
+		}
+		for _, sub := range s.PatternProperties {
+			visit(sub)
+		}
+		visitAny(s.AdditionalProperties)
+		for _, sub := range s.DependentSchemas {
+			visit(sub)
+		}
+		visit(s.PropertyNames)
+		visit(s.UnevaluatedProperties)
+		visitAny(s.Items)
+		visitAny(s.AdditionalItems)
+		for _, sub := range s.PrefixItems {
+			visit(sub)
+		}
+		visit(s.Items2020)
+		visit(s.UnevaluatedItems)
+		visit(s.ContentSchema)
+	}
+	visit(root)
+	return checks
+}
+
+// checkKey is the key of the check at keyword path kw of the schema at loc.
+// A path of two parts (required and its property name) is joined with a
+// NUL so that a property name never looks like a pointer token.
+func checkKey(loc string, kw ...string) string {
+	switch len(kw) {
+	case 0:
+		return loc
+	case 1:
+		return loc + "/" + kw[0]
+	}
+	return loc + "/" + kw[0] + "\x00" + strings.Join(kw[1:], "\x00")
+}
+
+// failure is one violated check at one place in the answer.
+type failure struct {
+	key string
+	// pointer is the JSON pointer of the value at fault ("" for the root).
+	pointer string
+	// keyword is the keyword that fails, such as "minimum" or "required".
+	keyword string
+	// location is the keyword's absolute location in the schema.
+	location string
+	message  string
+}
+
+// terminal reports whether an error with causes still counts as one
+// failure of its own keyword: the alternatives and contains, whose causes
+// say only why each alternative or item did not match.
+func terminal(k jsonschema.ErrorKind) bool {
+	switch k.(type) {
+	case *kind.AnyOf, *kind.OneOf, *kind.Contains, *kind.MinContains, *kind.Not:
+		return true
+	}
+	return false
+}
+
+// failures flattens a validation error into the failures it holds, sorted
+// by pointer then keyword location.
+func failures(err error) []failure {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []failure{{key: "?", keyword: "schema", message: err.Error()}}
+	}
+	var out []failure
+	var walk func(e *jsonschema.ValidationError, ptr []string)
+	walk = func(e *jsonschema.ValidationError, ptr []string) {
+		loc := e.InstanceLocation
+		if _, isNames := e.ErrorKind.(*kind.PropertyNames); isNames {
+			// The causes come from validating a property name alone: their
+			// instance location is the name's, not a place in the answer.
+			ptr = loc
+		} else if ptr != nil {
+			loc = ptr
+		}
+		if len(e.Causes) > 0 && !terminal(e.ErrorKind) {
+			for _, c := range e.Causes {
+				walk(c, ptr)
+			}
+			return
+		}
+		p := pointer(loc)
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			for _, name := range k.Missing {
+				out = append(out, failure{key: checkKey(e.SchemaURL, "required", name), pointer: p,
+					keyword: "required", location: e.SchemaURL + "/required",
+					message: "missing property " + quote(name)})
+			}
+			return
+		case *kind.DependentRequired:
+			out = append(out, failure{key: checkKey(e.SchemaURL, "dependentRequired", k.Prop), pointer: p,
+				keyword: "dependentRequired", location: e.SchemaURL + "/dependentRequired/" + escape(k.Prop),
+				message: message(k)})
+			return
+		case *kind.Dependency:
+			out = append(out, failure{key: checkKey(e.SchemaURL, "dependencies", k.Prop), pointer: p,
+				keyword: "dependencies", location: e.SchemaURL + "/dependencies/" + escape(k.Prop),
+				message: message(k)})
+			return
+		}
+		kw := e.ErrorKind.KeywordPath()
+		switch e.ErrorKind.(type) {
+		case *kind.Not:
+			kw = []string{"not"}
+		case *kind.FalseSchema:
+			kw = nil
+		}
+		f := failure{key: checkKey(e.SchemaURL, kw...), pointer: p, location: e.SchemaURL, message: message(e.ErrorKind)}
+		if len(kw) > 0 {
+			f.keyword = kw[0]
+			f.location += "/" + escape(kw[0])
+		} else {
+			f.keyword = "false"
+		}
+		out = append(out, f)
+	}
+	walk(ve, nil)
+	slices.SortFunc(out, func(a, b failure) int {
+		return cmp.Or(cmp.Compare(a.pointer, b.pointer), cmp.Compare(a.location, b.location), cmp.Compare(a.message, b.message))
+	})
+	return out
+}
+
+// printer renders the validator's messages in English.
+var printer = xmessage.NewPrinter(language.English)
+
+// maxMessage bounds one failure message, which may quote the answer.
+const maxMessage = 120
+
+// message is the validator's one-line message for k, bounded.
+func message(k jsonschema.ErrorKind) string {
+	if _, ok := k.(*kind.Not); ok {
+		return "matches the schema under not"
+	}
+	if _, ok := k.(*kind.FalseSchema); ok {
+		return "no value is allowed here"
+	}
+	m := strings.Join(strings.Fields(k.LocalizedString(printer)), " ")
+	if utf8.RuneCountInString(m) <= maxMessage {
+		return m
+	}
+	n := 0
+	for i := range m {
+		if n == maxMessage {
+			return m[:i] + "…"
+		}
+		n++
+	}
+	return m
+}
+
+// pointer renders JSON pointer tokens.
+func pointer(toks []string) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	return b.String()
+}
+
+// pointerOrRoot shows the empty pointer as "(root)" in sentences.
+func pointerOrRoot(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}
+
+func escape(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+// quote renders a property name in details, bounded like a message.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		n := 0
+		for i := range s {
+			if n == 60 {
+				s = s[:i] + "…"
+				break
+			}
+			n++
+		}
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}

@@ -1,0 +1,225 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// Bounds on what a result carries: failures named in details, entries in
+// each metadata list, and the preview of a response that is not JSON.
+const (
+	maxDetails   = 5
+	maxListed    = 50
+	previewChars = 200
+)
+
+// Full validates a JSON response against a compiled JSON Schema.
+//
+// The score is the share of the schema's checks that hold: 1 − failed/total,
+// where a check is one assertion keyword at one place in the schema (type,
+// minimum, pattern, enum, …; each name of a required list; a false schema;
+// anyOf, oneOf, not and contains as one check each) and it fails when some
+// value of the answer violates it. The result passes when the answer is
+// valid. An answer that is not JSON fails with score 0.
+type Full struct {
+	c     *compiled
+	draft string
+}
+
+var _ probe.Probe = (*Full)(nil)
+
+// description is the one-sentence description of the probe.
+const description = "Validates a JSON response against a full JSON Schema (draft 2020-12 or 7) and scores the share of its checks that hold."
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "json_schema_full",
+		Name:        "JSON Schema (full)",
+		Category:    promptcanary.CategoryFormat,
+		Description: description,
+		Example: `probes:
+  - type: json_schema_full
+    # The schema inline, or in a JSON file relative to canary.yaml:
+    # schema_file: schemas/order.json (set one of the two).
+    schema_file: # unset: the schema is inline
+    schema:
+      $schema: https://json-schema.org/draft/2020-12/schema
+      type: object
+      required: [id, items, total]
+      properties:
+        id: {type: string, pattern: "^ord-[0-9]+$"}
+        items:
+          type: array
+          minItems: 1
+          items: {$ref: "#/$defs/item"}
+        total: {type: number, minimum: 0}
+        email: {type: string, format: email}
+      additionalProperties: false
+      $defs:
+        item:
+          type: object
+          required: [sku, qty]
+          properties:
+            sku: {type: string}
+            qty: {type: integer, minimum: 1}
+    assert_format: true
+`,
+		Params: []probe.Param{
+			{Name: "schema", Kind: probe.Map,
+				Doc: "the JSON Schema as a YAML mapping; its $schema picks the draft (default 2020-12); set this or schema_file"},
+			{Name: "schema_file", Kind: probe.String,
+				Doc: "a JSON file holding the schema, relative to the directory of canary.yaml; set this or schema"},
+			{Name: "assert_format", Kind: probe.Bool, Default: false,
+				Doc: "check format (email, date-time, uuid, …) in every draft; by default draft 7 checks it and 2020-12 only annotates"},
+		},
+		NewIn: func(p probe.Params, env probe.Env) (probe.Probe, error) {
+			assert, _ := p.Bool("assert_format")
+			return New(Config{Schema: p.Map("schema"), SchemaFile: p.String("schema_file"), Dir: env.Dir, AssertFormat: assert})
+		},
+	})
+}
+
+// New compiles cfg's schema into a probe. Its errors are *probe.ParamError.
+func New(cfg Config) (*Full, error) {
+	c, err := compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Full{c: c, draft: draftName(c.schema.DraftVersion)}, nil
+}
+
+// draftName names a draft as its specification does.
+func draftName(v int) string {
+	switch v {
+	case 2019:
+		return "2019-09"
+	case 2020:
+		return "2020-12"
+	}
+	return fmt.Sprintf("draft-%02d", v)
+}
+
+// ID returns "json_schema_full".
+func (*Full) ID() string { return "json_schema_full" }
+
+// Name returns "JSON Schema (full)".
+func (*Full) Name() string { return "JSON Schema (full)" }
+
+// Category returns the format category.
+func (*Full) Category() promptcanary.Category { return promptcanary.CategoryFormat }
+
+// Description returns a one-sentence description of the probe.
+func (*Full) Description() string { return description }
+
+// Checks returns the number of checks the schema makes, the denominator of
+// the score.
+func (f *Full) Checks() int { return len(f.c.checks) }
+
+// Evaluate validates the fence-stripped response. The metadata always holds
+// "draft" and "checks" (the number of checks); for a JSON answer also
+// "valid", "failed_checks", "failure_count" (violations, one check may fail
+// at several places), "failures" ("POINTER: KEYWORD-LOCATION: message"),
+// "failing_pointers" and "failing_keywords" (keyword locations, "#/…" in the
+// root schema), each list sorted and cut at 50 entries; for an answer that
+// is not JSON, "error" and "raw_content_preview" instead.
+func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	content := text.StripFences(r.Content)
+	total := len(f.c.checks)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(content))
+	if err != nil {
+		return probe.Result{Details: fmt.Sprintf("Response is not valid JSON (%s), so the schema cannot be checked.", err),
+			Metadata: map[string]any{
+				"draft":               f.draft,
+				"checks":              total,
+				"error":               err.Error(),
+				"raw_content_preview": text.Preview(content, previewChars),
+			}}
+	}
+	verr := f.c.schema.Validate(doc)
+	if verr == nil {
+		return probe.Result{Passed: true, Score: 1,
+			Details: fmt.Sprintf("Response matches the schema (%s, %d checks).", f.draft, total),
+			Metadata: map[string]any{
+				"draft": f.draft, "checks": total, "valid": true, "failed_checks": 0, "failure_count": 0,
+				"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
+			}}
+	}
+
+	fails := failures(verr)
+	failed := map[string]struct{}{}
+	pointers, keywords := set{}, set{}
+	listed := make([]string, 0, min(len(fails), maxListed))
+	for _, fl := range fails {
+		failed[fl.key] = struct{}{}
+		loc := shortURL(fl.location, f.c.base, f.c.dir)
+		pointers.add(fl.pointer)
+		keywords.add(loc)
+		if len(listed) < maxListed {
+			listed = append(listed, fmt.Sprintf("%s: %s: %s", fl.pointer, loc, fl.message))
+		}
+	}
+	// A failure the count did not foresee (a $dynamicRef resolved at run
+	// time, say) still counts: the checks are those counted plus those
+	// failed.
+	for k := range failed {
+		if _, ok := f.c.checks[k]; !ok {
+			total++
+		}
+	}
+	score := float64(total-len(failed)) / float64(total)
+	return probe.Result{Score: score, Details: details(fails, len(failed), total),
+		Metadata: map[string]any{
+			"draft":            f.draft,
+			"checks":           total,
+			"valid":            false,
+			"failed_checks":    len(failed),
+			"failure_count":    len(fails),
+			"failures":         listed,
+			"failing_pointers": pointers.sorted(),
+			"failing_keywords": keywords.sorted(),
+		}}
+}
+
+// details names the first failures: "/items/0/qty: minimum (must be >= 1
+// but found 0)".
+func details(fails []failure, failed, total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Response fails %d of %d schema checks: ", failed, total)
+	for i, fl := range fails {
+		if i == maxDetails {
+			fmt.Fprintf(&b, "; and %d more", len(fails)-maxDetails)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s %s (%s)", pointerOrRoot(fl.pointer), fl.keyword, fl.message)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// set collects distinct strings.
+type set map[string]struct{}
+
+func (s set) add(v string) { s[v] = struct{}{} }
+
+// sorted returns the strings in order, at most maxListed.
+func (s set) sorted() []string {
+	out := make([]string, 0, len(s))
+	for v := range s {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	if len(out) > maxListed {
+		out = out[:maxListed]
+	}
+	return out
+}
