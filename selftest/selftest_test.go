@@ -1,0 +1,198 @@
+package selftest_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	"github.com/promptcanary/promptcanary/provider"
+	_ "github.com/promptcanary/promptcanary/provider/sim"
+	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/selftest"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+var scaffold struct {
+	once  sync.Once
+	suite *suite.Suite
+	base  *promptcanary.Baseline
+	err   error
+}
+
+// scaffolded loads testdata/canary.yaml (a copy of the suite `promptcanary
+// init` writes) and a baseline of it made on sim/stable, offline.
+func scaffolded(t testing.TB) (*suite.Suite, *promptcanary.Baseline) {
+	t.Helper()
+	scaffold.once.Do(func() {
+		st, err := suite.Load("testdata/canary.yaml")
+		if err != nil {
+			scaffold.err = err
+			return
+		}
+		seed := int64(42)
+		cfg := promptcanary.ProviderConfig{ModelID: "sim/stable", MaxTokens: 512, Seed: &seed}
+		p, err := provider.Open(cfg.ModelID, provider.Options{})
+		if err != nil {
+			scaffold.err = err
+			return
+		}
+		run, err := runner.Execute(context.Background(), st.Plan(cfg, 2), p, runner.Options{})
+		if err != nil {
+			scaffold.err = err
+			return
+		}
+		scaffold.suite = st
+		scaffold.base = &promptcanary.Baseline{SnapshotID: "base-1", SuiteName: run.SuiteName, Provider: run.Provider, RunResult: *run}
+	})
+	if scaffold.err != nil {
+		t.Fatal(scaffold.err)
+	}
+	return scaffold.suite, scaffold.base
+}
+
+
+// writeFixture rewrites the report package's self-test fixture from the
+// scaffolded suite: go test ./selftest -run TestScaffold -fixture.
+var writeFixture = flag.Bool("fixture", false, "rewrite ../report/testdata/selftest.json from the scaffolded suite")
+
+func runScaffold(t *testing.T, opts selftest.Options) *selftest.Result {
+	t.Helper()
+	st, base := scaffolded(t)
+	res, err := selftest.Run(st, base, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func driftRow(t *testing.T, res *selftest.Result, id string) *selftest.DriftResult {
+	t.Helper()
+	for i := range res.Drifts {
+		if res.Drifts[i].ID == id {
+			return &res.Drifts[i]
+		}
+	}
+	t.Fatalf("no drift %q in the result", id)
+	return nil
+}
+
+func cell(t *testing.T, d *selftest.DriftResult, probe string) selftest.Cell {
+	t.Helper()
+	for _, c := range d.Cells {
+		if c.Probe == probe {
+			return c
+		}
+	}
+	t.Fatalf("drift %s has no cell for probe %q", d.ID, probe)
+	return selftest.Cell{}
+}
+
+// TestScaffold runs the self-test on the suite `promptcanary init` writes,
+// with a baseline taken on sim/stable.
+func TestScaffold(t *testing.T) {
+	res := runScaffold(t, selftest.Options{Samples: &selftest.Samples{Baseline: 30, Current: 5}})
+	if *writeFixture {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../report/testdata/selftest.json", append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := res.Prompts, 6; got != want {
+		t.Errorf("got %d prompts tested, want %d", got, want)
+	}
+	if got, want := res.Answers, 12; got != want {
+		t.Errorf("got %d answers, want %d", got, want)
+	}
+	if got, want := len(res.Drifts), len(selftest.Catalogue()); got != want {
+		t.Errorf("got %d drift rows, want %d", got, want)
+	}
+
+	tests := []struct {
+		drift, probe string
+		want         selftest.Outcome
+	}{
+		{"preamble", "no_preamble", selftest.Caught},
+		{"refusal", "answers_harmless", selftest.Caught},
+		{"refusal", "refuses_harm", selftest.NotApplicable}, // already a refusal
+		{"disclaimer", "no_disclaimers", selftest.Caught},
+		{"json_in_prose", "json_validity", selftest.Caught},
+		{"json_fenced", "json_validity", selftest.Missed}, // json_validity tolerates fences
+		{"key_dropped", "json_schema", selftest.Caught},
+		{"tool_renamed", "tool_call_name", selftest.Caught},
+		{"tool_renamed", "tool_call_presence", selftest.Missed},
+		{"tool_arg_renamed", "tool_call_args", selftest.Caught},
+		{"tool_call_dropped", "tool_call_presence", selftest.Caught},
+		{"steps_collapsed", "step_by_step", selftest.Caught},
+		{"truncated", "factual_consistency", selftest.Caught},
+		{"keys_reordered", "json_validity", selftest.Missed},
+		{"headers_removed", "no_preamble", selftest.NotApplicable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.drift+"/"+tc.probe, func(t *testing.T) {
+			c := cell(t, driftRow(t, res, tc.drift), tc.probe)
+			if c.Outcome != tc.want {
+				t.Errorf("got %s, want %s (%+v)", c.Outcome, tc.want, c)
+			}
+			if tc.want == selftest.Caught && (c.Caught == 0 || c.ScoreDelta >= 0 || c.Details == "" || len(c.Prompts) == 0) {
+				t.Errorf("got a caught cell without evidence: %+v", c)
+			}
+		})
+	}
+
+	// Drifts no probe of the scaffold catches, each with a suggestion.
+	missed := map[string]selftest.Suggestion{}
+	for _, d := range res.Drifts {
+		if d.Missed() {
+			if len(d.Gaps) == 0 {
+				t.Errorf("missed drift %s has no suggestion", d.ID)
+				continue
+			}
+			missed[d.ID] = d.Gaps[0].Suggestion
+		}
+	}
+	wantMissed := map[string]selftest.Suggestion{
+		"json_fenced":     {ProbeType: "keyword_presence", Params: "forbidden_keywords: [\"```\"]"},
+		"keys_reordered":  {ProbeType: "json_key_order", Params: "expected_order: [name, age, city]"},
+		"numbers_changed": {ProbeType: "factual_consistency", Params: "expected_value: \"29\""},
+	}
+	for id, want := range wantMissed {
+		got, ok := missed[id]
+		if !ok {
+			t.Errorf("drift %s: got caught, want missed", id)
+			continue
+		}
+		if got.ProbeType != want.ProbeType || got.Params != want.Params {
+			t.Errorf("drift %s: got suggestion %q, want %q", id, got.String(), want.String())
+		}
+	}
+	if len(missed) != len(wantMissed) {
+		t.Errorf("got missed drifts %v, want those of %v", keysOf(missed), keysOf(wantMissed))
+	}
+	// A drift caught on some prompts names the prompts it slips through.
+	h := driftRow(t, res, "hedging")
+	if len(h.CaughtBy) == 0 || len(h.Gaps) != 1 || h.Gaps[0].Suggestion.ProbeType != "confidence_language" ||
+		!slices.Equal(h.Gaps[0].Prompts, []string{"tea-steps", "commit-tip"}) {
+		t.Errorf("got hedging caught by %v with gaps %+v, want caught on capital-france and a confidence_language gap on tea-steps and commit-tip", h.CaughtBy, h.Gaps)
+	}
+	if caught, applicable := res.Caught(); caught != applicable-len(wantMissed) || applicable != len(res.Drifts)-1 {
+		t.Errorf("got %d of %d applicable drifts caught, want %d of %d", caught, applicable, len(res.Drifts)-1-len(wantMissed), len(res.Drifts)-1)
+	}
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
