@@ -3,7 +3,10 @@ package schema
 import (
 	"cmp"
 	"errors"
+	"fmt"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -260,15 +263,49 @@ var printer = xmessage.NewPrinter(language.English)
 // maxMessage bounds one failure message, which may quote the answer.
 const maxMessage = 120
 
-// message is the validator's one-line message for k, bounded.
+// message is a one-line message for k, bounded: the validator's, except
+// where it would print numbers in a localized scientific notation.
 func message(k jsonschema.ErrorKind) string {
-	if _, ok := k.(*kind.Not); ok {
-		return "matches the schema under not"
+	m := ""
+	switch k := k.(type) {
+	case *kind.Not:
+		m = "matches the schema under not"
+	case *kind.FalseSchema:
+		m = "no value is allowed here"
+	case *kind.AnyOf:
+		m = "matches none of the anyOf alternatives"
+	case *kind.OneOf:
+		m = "matches none of the oneOf alternatives"
+		if len(k.Subschemas) == 2 {
+			m = fmt.Sprintf("matches oneOf alternatives %d and %d, want exactly one", k.Subschemas[0], k.Subschemas[1])
+		}
+	case *kind.Minimum:
+		m = "must be >= " + rat(k.Want) + ", got " + rat(k.Got)
+	case *kind.Maximum:
+		m = "must be <= " + rat(k.Want) + ", got " + rat(k.Got)
+	case *kind.ExclusiveMinimum:
+		m = "must be > " + rat(k.Want) + ", got " + rat(k.Got)
+	case *kind.ExclusiveMaximum:
+		m = "must be < " + rat(k.Want) + ", got " + rat(k.Got)
+	case *kind.MultipleOf:
+		m = "must be a multiple of " + rat(k.Want) + ", got " + rat(k.Got)
+	case *kind.MinLength:
+		m = fmt.Sprintf("must be at least %d characters long, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		m = fmt.Sprintf("must be at most %d characters long, got %d", k.Want, k.Got)
+	case *kind.MinItems:
+		m = fmt.Sprintf("must have at least %d items, got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		m = fmt.Sprintf("must have at most %d items, got %d", k.Want, k.Got)
+	case *kind.MinProperties:
+		m = fmt.Sprintf("must have at least %d properties, got %d", k.Want, k.Got)
+	case *kind.MaxProperties:
+		m = fmt.Sprintf("must have at most %d properties, got %d", k.Want, k.Got)
+	case *kind.AdditionalItems:
+		m = fmt.Sprintf("%d items more than allowed", k.Count)
+	default:
+		m = strings.Join(strings.Fields(k.LocalizedString(printer)), " ")
 	}
-	if _, ok := k.(*kind.FalseSchema); ok {
-		return "no value is allowed here"
-	}
-	m := strings.Join(strings.Fields(k.LocalizedString(printer)), " ")
 	if utf8.RuneCountInString(m) <= maxMessage {
 		return m
 	}
@@ -280,6 +317,19 @@ func message(k jsonschema.ErrorKind) string {
 		n++
 	}
 	return m
+}
+
+// rat renders a number of the schema or the answer exactly when it is an
+// integer, else as the shortest float64 text.
+func rat(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // pointer renders JSON pointer tokens.

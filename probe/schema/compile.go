@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -185,7 +186,11 @@ func compileError(err error, param string, inline bool, doc any, base, dir strin
 				Msg:  fmt.Sprintf("$schema %q is not a known draft, and its metaschema is not fetched over the network", le.URL),
 				Hint: "use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#"}
 		}
-		return &probe.ParamError{Param: param,
+		refAt := param
+		if toks := findRef(doc, le.URL); inline && toks != nil {
+			refAt = paramPath(param, doc, toks)
+		}
+		return &probe.ParamError{Param: refAt,
 			Msg:  fmt.Sprintf("$ref to %q refused: json_schema_full never fetches anything over the network", le.URL),
 			Hint: `copy the referenced schema under $defs and refer to it as "#/$defs/NAME", or save it in a local file and $ref its relative path`}
 	case errors.As(err, &le):
@@ -248,6 +253,36 @@ func schemaInvalid(sv *jsonschema.SchemaValidationError, param string, at func(s
 	loc := base + "#" + pointer(leaves[0].InstanceLocation)
 	return &probe.ParamError{Param: at(loc), Msg: "not a valid JSON Schema: " + strings.Join(parts, "; "),
 		Hint: "check the keyword's value against the JSON Schema specification of the schema's draft"}
+}
+
+// findRef returns the pointer tokens of the first "$ref" in doc whose
+// value names the document u (with or without a fragment), or nil.
+func findRef(doc any, u string) []string {
+	switch v := doc.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			if d, _, _ := strings.Cut(ref, "#"); d == u {
+				return []string{"$ref"}
+			}
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if t := findRef(v[k], u); t != nil {
+				return append([]string{k}, t...)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if t := findRef(e, u); t != nil {
+				return append([]string{strconv.Itoa(i)}, t...)
+			}
+		}
+	}
+	return nil
 }
 
 // sameDoc reports whether two URLs name the same document (ignoring an
