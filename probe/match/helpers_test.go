@@ -1,0 +1,66 @@
+package match
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+)
+
+// evalCase is one row of a probe's table test.
+type evalCase struct {
+	name    string
+	params  map[string]any
+	content string
+	pass    bool
+	score   float64
+	meta    map[string]any // the exact metadata, nil to skip the check
+	details string         // a substring the details must contain
+}
+
+// runCases builds probe id through the registry for each case and checks
+// the evaluated result.
+func runCases(t *testing.T, id string, cases []evalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := probetest.New(t, id, tc.params)
+			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
+			probetest.CheckVerdict(t, got, tc.pass, tc.score)
+			if tc.meta != nil {
+				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
+					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
+				}
+			}
+			if !strings.Contains(got.Details, tc.details) {
+				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
+			}
+		})
+	}
+}
+
+// list is shorthand for a YAML list of strings as the decoder produces it.
+func list(s ...string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// strs is shorthand for list metadata, never nil.
+func strs(s ...string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// textMeta is the metadata of a text probe.
+func textMeta(matched, unmatched []string, mode string, not bool) map[string]any {
+	return map[string]any{"matched": strs(matched...), "unmatched": strs(unmatched...), "mode": mode, "not": not}
+}
