@@ -213,7 +213,6 @@ func trimConflict(op Op, param, v string) error {
 		Hint: "remove the white space from the value, or set trim: false"}
 }
 
-
 // impossibleAll reports values that no single response can match together
 // (mode all): two different values for equals, or two values of which
 // neither is a prefix (starts_with) or suffix (ends_with) of the other.
