@@ -104,13 +104,16 @@ func TestApply(t *testing.T) {
 }
 
 func deepCopy(r promptcanary.Response) promptcanary.Response {
-	data, _ := json.Marshal(r)
-	var out promptcanary.Response
-	_ = json.Unmarshal(data, &out)
-	if r.ToolCalls == nil {
-		out.ToolCalls = nil
+	if r.ToolCalls != nil {
+		calls := make([]promptcanary.ToolCall, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			c.Arguments = append(json.RawMessage(nil), c.Arguments...)
+			calls[i] = c
+		}
+		r.ToolCalls = calls
 	}
-	return out
+	r.RawResponse = append(json.RawMessage(nil), r.RawResponse...)
+	return r
 }
 
 // TestDriftOutputs pins what some drifts write.

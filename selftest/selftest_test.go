@@ -56,7 +56,6 @@ func scaffolded(t testing.TB) (*suite.Suite, *promptcanary.Baseline) {
 	return scaffold.suite, scaffold.base
 }
 
-
 // writeFixture rewrites the report package's self-test fixture from the
 // scaffolded suite: go test ./selftest -run TestScaffold -fixture.
 var writeFixture = flag.Bool("fixture", false, "rewrite ../report/testdata/selftest.json from the scaffolded suite")

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/promptcanary/promptcanary/selftest"
+)
+
+// loadSelftest reads the self-test of the scaffolded suite
+// (testdata/selftest.json, written by go test ./selftest -fixture).
+func loadSelftest(t *testing.T) *selftest.Result {
+	t.Helper()
+	data, err := os.ReadFile("testdata/selftest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r selftest.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func TestSelftestGolden(t *testing.T) {
+	for _, v := range []struct {
+		suffix string
+		format Format
+		opts   Options
+	}{
+		{"terminal", Terminal, Options{}},
+		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
+		{"terminal-color", Terminal, Options{Color: true}},
+		{"markdown", Markdown, Options{}},
+		{"html", HTML, Options{}},
+		{"json", JSON, Options{}},
+	} {
+		t.Run(v.suffix, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Selftest(&buf, v.format, loadSelftest(t), v.opts); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "selftest."+v.suffix+".golden", buf.Bytes())
+		})
+	}
+}
+
+func TestSelftestJSONRoundTrip(t *testing.T) {
+	r := loadSelftest(t)
+	var buf bytes.Buffer
+	if err := Selftest(&buf, JSON, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var back selftest.Result
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Drifts) != len(r.Drifts) || back.Drifts[1].Gaps[0].Suggestion != r.Drifts[1].Gaps[0].Suggestion {
+		t.Errorf("got a JSON report that does not read back as the result")
+	}
+}
+
+func TestSelftestErrors(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Selftest(&buf, JUnit, loadSelftest(t), Options{}); err == nil || !strings.Contains(err.Error(), "no JUnit form") {
+		t.Errorf("got %v, want no JUnit form", err)
+	}
+	if err := Selftest(&buf, Terminal, nil, Options{}); err == nil {
+		t.Error("got no error for a nil result")
+	}
+	if buf.Len() != 0 {
+		t.Errorf("got %d bytes written on error, want none", buf.Len())
+	}
+}
+
+// hostileSelftest is a self-test whose suite, ids, prompts, suggestions and
+// notes hold markup, terminal escapes and bidirectional overrides, as a
+// hostile baseline file or model answer could put there (suggestions quote
+// words of the stored answers).
+func hostileSelftest() *selftest.Result {
+	det := &selftest.Detectable{Reason: hostile[:60]}
+	return &selftest.Result{
+		Suite: "suite <b>" + hostile[:40], BaselineID: hostileKey, Model: "fake/<img src=x onerror=alert(1)>", Answers: 1, Prompts: 1,
+		Probes: []selftest.Probe{{ID: hostileKey, Type: "t<script>", Category: "format", Prompts: []string{hostile[:50]}, Judged: 1, Passed: 1, Detectable: det}},
+		Drifts: []selftest.DriftResult{{
+			ID: "d<script>", Name: hostile[:30], Description: hostile, Changed: 1, Prompts: []string{"# prompt"}, CaughtBy: []string{},
+			Cells: []selftest.Cell{{Probe: hostileKey, Outcome: selftest.Missed, Answers: 1}},
+			Gaps:  []selftest.Gap{{Prompts: []string{"`x`|y"}, Suggestion: selftest.Suggestion{ProbeType: "keyword_presence", Params: "required_keywords: [" + hostileKey + "]", Why: hostile}}},
+		}, {
+			ID: "caught", Name: "n", Description: "d", Changed: 1, Prompts: []string{"p"}, CaughtBy: []string{hostileKey},
+			Cells: []selftest.Cell{{Probe: hostileKey, Outcome: selftest.Caught, Answers: 1, Caught: 1, Prompts: []string{hostile[:20]}, Details: hostile}},
+			Gaps:  []selftest.Gap{{Prompts: []string{hostile[:70]}, Suggestion: selftest.Suggestion{ProbeType: "x", Why: "w"}}},
+		}},
+		Samples: &selftest.Samples{Baseline: 30, Current: 5}, Alpha: 0.01,
+		Notes: []string{hostile, "- not a list"},
+	}
+}
+
+func TestSelftestEscaped(t *testing.T) {
+	tests := []struct {
+		f       Format
+		want    []string
+		notWant []string
+	}{
+		{Terminal, []string{"probe<script>x</script>|k|\\x1b\\x1b[31mRED\\u202e`code`@all"}, []string{"\x1b", "\u202e", "\x07"}},
+		{Markdown, []string{"probe&lt;script&gt;x&lt;/script&gt;&#124;k&#124;\\\\x1b\ufffd\\[31mRED\ufffd&#96;code&#96;@\u2060all"},
+			[]string{"<script", "<img", "\x1b", "\u202e", "@all", "@everyone", "<!-- hidden", "\n# heading"}},
+		{HTML, []string{"probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED\ufffd`code`@all"},
+			[]string{"<script", "<img", "<b>", "<!-- hidden", "\x1b", "\u202e", "\x07"}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.f), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Selftest(&buf, tc.f, hostileSelftest(), Options{Width: 100, Verbose: true}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("got output without %q, want it:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("got raw %q in %s output, want it escaped", w, tc.f)
+				}
+			}
+		})
+	}
+	// Coloured terminal output holds only the renderer's own escapes.
+	var buf bytes.Buffer
+	if err := Selftest(&buf, Terminal, hostileSelftest(), Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		rest := l
+		for _, s := range []string{ansiReset, ansiBold, ansiDim, ansiRed, ansiGreen, ansiYellow, ansiCyan} {
+			rest = strings.ReplaceAll(rest, s, "")
+		}
+		if strings.ContainsAny(rest, "\x1b\x07\u202e") {
+			t.Errorf("got a foreign escape in %q", l)
+		}
+	}
+}
