@@ -8,6 +8,8 @@ import (
 	// Each family registers its probe types in init.
 	_ "github.com/promptcanary/promptcanary/probe/factual"
 	_ "github.com/promptcanary/promptcanary/probe/format"
+	_ "github.com/promptcanary/promptcanary/probe/match"
+	_ "github.com/promptcanary/promptcanary/probe/meta"
 	_ "github.com/promptcanary/promptcanary/probe/reasoning"
 	_ "github.com/promptcanary/promptcanary/probe/safety"
 	_ "github.com/promptcanary/promptcanary/probe/schema"

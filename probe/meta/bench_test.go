@@ -1,0 +1,27 @@
+package meta
+
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+var benchResp = &promptcanary.Response{ProviderModelID: "openai/gpt-4o-mini", Content: "Paris.", FinishReason: "stop",
+	LatencyMS: 812, PromptTokens: 120, CompletionTokens: 40, TotalTokens: 160}
+
+func benchProbe(b *testing.B, p probe.Probe) {
+	b.Helper()
+	prompt := &promptcanary.Prompt{ID: "p"}
+	b.ReportAllocs()
+	for b.Loop() {
+		probe.Evaluate(p, prompt, benchResp)
+	}
+}
+
+func BenchmarkLatency(b *testing.B) { benchProbe(b, &Latency{MaxMS: 1000}) }
+func BenchmarkTokens(b *testing.B)  { benchProbe(b, &Tokens{MaxCompletion: 100, MaxTotal: 300}) }
+func BenchmarkCost(b *testing.B)    { benchProbe(b, &Cost{MaxUSD: 0.001}) }
+func BenchmarkFinishReason(b *testing.B) {
+	benchProbe(b, &FinishReason{Forbidden: []string{"length", "max_tokens", "content_filter"}})
+}

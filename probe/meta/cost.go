@@ -1,0 +1,137 @@
+package meta
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// Cost is the cost probe: it prices each call from the token counts the
+// provider reported and the provider price table (provider.LookupPrice of
+// the response's ProviderModelID), and passes when it cost at most MaxUSD,
+// scoring 1 within the limit and falling linearly to 0 at twice the limit.
+//
+// Which model answered is known only when the call is made, so an unknown
+// price cannot be a validation error: such a response passes as skipped,
+// with details "price unknown" and metadata "price_known" false. So does a
+// response that reports no prompt or completion token counts. Local and
+// offline providers (sim, replay, ollama, exec) are free. The prices:
+// overrides of canary.yaml are not applied.
+type Cost struct {
+	// MaxUSD is the most a call may cost, in US dollars; it must be
+	// greater than 0.
+	MaxUSD float64
+}
+
+var _ probe.Probe = (*Cost)(nil)
+
+const (
+	costID   = "cost"
+	costName = "Cost per Call"
+	costDesc = "Checks the cost of each call, from its token counts and the model's price, against a limit."
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          costID,
+		Name:        costName,
+		Category:    promptcanary.CategoryCustom,
+		Description: costDesc,
+		Example: `probes:
+  - type: cost
+    max_usd: 0.002
+`,
+		Params: []probe.Param{
+			{Name: "max_usd", Kind: probe.Float, Required: true,
+				Doc: "most one call may cost, in US dollars; the score falls to 0 at twice this"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			c := &Cost{}
+			c.MaxUSD, _ = p.Float("max_usd")
+			if !(c.MaxUSD > 0) || math.IsInf(c.MaxUSD, 0) {
+				return nil, &probe.ParamError{Param: "max_usd", Msg: fmt.Sprintf("must be a finite number > 0, got %v", c.MaxUSD),
+					Hint: "the most one call may cost in US dollars, for example max_usd: 0.002"}
+			}
+			return c, nil
+		},
+	})
+}
+
+// ID returns "cost".
+func (*Cost) ID() string { return costID }
+
+// Name returns "Cost per Call".
+func (*Cost) Name() string { return costName }
+
+// Category returns the custom category.
+func (*Cost) Category() promptcanary.Category { return promptcanary.CategoryCustom }
+
+// Description returns a one-sentence description of the probe.
+func (*Cost) Description() string { return costDesc }
+
+// Evaluate prices the call. The metadata holds "provider_model_id",
+// "price_known", "prompt_tokens", "completion_tokens", "max_usd" and
+// "skipped", plus "cost_usd" and the price per million input and output
+// tokens ("usd_per_mtok_input", "usd_per_mtok_output") when it was priced.
+func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	prompt, completion := max(r.PromptTokens, 0), max(r.CompletionTokens, 0)
+	meta := map[string]any{"provider_model_id": r.ProviderModelID, "prompt_tokens": prompt,
+		"completion_tokens": completion, "max_usd": c.MaxUSD, "skipped": true}
+	price, known := lookupPrice(r.ProviderModelID)
+	meta["price_known"] = known
+	if !known {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: fmt.Sprintf("Price unknown for %q, so the cost was not checked.", r.ProviderModelID)}
+	}
+	if prompt == 0 && completion == 0 {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: "The provider reported no prompt or completion token counts, so the cost was not checked."}
+	}
+	cost := price.Cost(prompt, completion)
+	meta["skipped"] = false
+	meta["cost_usd"] = cost
+	meta["usd_per_mtok_input"] = price.Input
+	meta["usd_per_mtok_output"] = price.Output
+	if cost <= c.MaxUSD {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: fmt.Sprintf("The call cost $%.6f, within the $%g limit.", cost, c.MaxUSD)}
+	}
+	return probe.Result{Score: overLimit(cost, c.MaxUSD), Metadata: meta,
+		Details: fmt.Sprintf("The call cost $%.6f, over the $%g limit (%.1f×).", cost, c.MaxUSD, cost/c.MaxUSD)}
+}
+
+// priceEntry is a cached price lookup.
+type priceEntry struct {
+	price provider.Price
+	known bool
+}
+
+// maxCachedPrices bounds the price cache: a run sees a handful of models,
+// and a stream of made-up model ids must not grow memory.
+const maxCachedPrices = 1024
+
+var (
+	priceCache   sync.Map // model id → priceEntry
+	cachedPrices atomic.Int64
+)
+
+// lookupPrice is provider.LookupPrice without overrides, cached: the table
+// lookup scans every model family, and one model answers many calls.
+func lookupPrice(id string) (provider.Price, bool) {
+	if e, ok := priceCache.Load(id); ok {
+		pe := e.(priceEntry)
+		return pe.price, pe.known
+	}
+	p, ok := provider.LookupPrice(id, nil)
+	if cachedPrices.Load() < maxCachedPrices {
+		if _, loaded := priceCache.LoadOrStore(id, priceEntry{p, ok}); !loaded {
+			cachedPrices.Add(1)
+		}
+	}
+	return p, ok
+}

@@ -1,0 +1,21 @@
+// Package meta holds the built-in probes over what the provider reported
+// about a call rather than what the model wrote: latency, tokens, cost and
+// finish_reason. Importing it registers them with package probe.
+//
+// A provider that reports nothing for a probe's field (a latency or token
+// count of 0, an empty finish reason, a model without a known price) does
+// not fail the probe: the result passes with score 1, details say the check
+// was skipped and why, and metadata "skipped" is true. The bounded probes
+// score 1 within their limit, falling linearly to 0 at twice the limit, so
+// a creeping latency or cost shows as a falling score before it is a drop
+// to zero.
+package meta
+
+// overLimit scores v against limit: 1 up to limit, then linearly down to 0
+// at twice the limit.
+func overLimit(v, limit float64) float64 {
+	if v <= limit {
+		return 1
+	}
+	return max(0, 2-v/limit)
+}

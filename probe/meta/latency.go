@@ -1,0 +1,84 @@
+package meta
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// Latency is the latency probe: it passes when the call took at most MaxMS
+// milliseconds, scoring 1 within the limit and falling linearly to 0 at
+// twice the limit. A response without a latency (0, as replayed or
+// simulated answers may have) passes as skipped.
+type Latency struct {
+	// MaxMS is the longest acceptable latency in milliseconds; it must be
+	// greater than 0.
+	MaxMS float64
+}
+
+var _ probe.Probe = (*Latency)(nil)
+
+const (
+	latencyID   = "latency"
+	latencyName = "Latency"
+	latencyDesc = "Checks that the provider answered within a time limit."
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          latencyID,
+		Name:        latencyName,
+		Category:    promptcanary.CategoryCustom,
+		Description: latencyDesc,
+		Example: `probes:
+  - type: latency
+    max_ms: 8000
+`,
+		Params: []probe.Param{
+			{Name: "max_ms", Kind: probe.Float, Required: true,
+				Doc: "longest acceptable latency in milliseconds; the score falls to 0 at twice this"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			l := &Latency{}
+			l.MaxMS, _ = p.Float("max_ms")
+			if !(l.MaxMS > 0) || math.IsInf(l.MaxMS, 0) {
+				return nil, &probe.ParamError{Param: "max_ms", Msg: fmt.Sprintf("must be a finite number > 0, got %v", l.MaxMS),
+					Hint: "the longest acceptable latency in milliseconds, for example max_ms: 8000"}
+			}
+			return l, nil
+		},
+	})
+}
+
+// ID returns "latency".
+func (*Latency) ID() string { return latencyID }
+
+// Name returns "Latency".
+func (*Latency) Name() string { return latencyName }
+
+// Category returns the custom category.
+func (*Latency) Category() promptcanary.Category { return promptcanary.CategoryCustom }
+
+// Description returns a one-sentence description of the probe.
+func (*Latency) Description() string { return latencyDesc }
+
+// Evaluate compares the response's latency with MaxMS. The metadata holds
+// "latency_ms", "max_ms" and "skipped".
+func (l *Latency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	lat := r.LatencyMS
+	meta := map[string]any{"latency_ms": lat, "max_ms": l.MaxMS, "skipped": false}
+	if !(lat > 0) || math.IsInf(lat, 0) {
+		meta["latency_ms"] = 0.0 // NaN and ±Inf do not encode as JSON
+		meta["skipped"] = true
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: "The provider reported no latency, so the check was skipped."}
+	}
+	if lat <= l.MaxMS {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: fmt.Sprintf("Latency %.0f ms is within the %.0f ms limit.", lat, l.MaxMS)}
+	}
+	return probe.Result{Score: overLimit(lat, l.MaxMS), Metadata: meta,
+		Details: fmt.Sprintf("Latency %.0f ms exceeds the %.0f ms limit (%.1f×).", lat, l.MaxMS, lat/l.MaxMS)}
+}
