@@ -89,27 +89,9 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	}
 	out := &CompareOutcome{}
 	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
-	bases := make([]*promptcanary.Baseline, n)
-	for i := range n {
-		suiteName, model := "", ""
-		if len(req.Current) > 0 {
-			suiteName, model = req.Current[i].SuiteName, req.Current[i].Provider.ModelID
-		} else {
-			suiteName, model = req.Suite.Name, req.Targets[i].Spec
-		}
-		switch {
-		case req.Baseline != nil:
-			bases[i] = req.Baseline
-		default:
-			if req.BaselineModel != "" {
-				model = req.BaselineModel
-			}
-			b, err := req.Baselines.Latest(ctx, suiteName, model)
-			if err != nil {
-				return nil, err
-			}
-			bases[i] = b
-		}
+	bases, err := req.baselines(ctx, n)
+	if err != nil {
+		return nil, err
 	}
 
 	currents := req.Current
@@ -123,7 +105,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			}
 		}
 		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, adaptive, req.Exec)
-		if errors.Is(err, context.Canceled) {
+		if err != nil && ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
 		}
@@ -136,6 +118,22 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		for i := range bases {
 			bases[i] = only(bases[i], req.Prompts)
 		}
+		for i := range currents {
+			currents[i] = onlyRun(currents[i], req.Prompts)
+		}
+	}
+	h := req.Baselines.History
+	wctx := context.WithoutCancel(ctx)
+	out.Recorded = h != nil
+	// The runs first: whatever happens next, what was measured is kept.
+	for _, cur := range currents {
+		if h == nil || !ranNow {
+			break
+		}
+		if err := h.SaveRun(wctx, cur); err != nil {
+			out.Recorded = false
+			out.Failures = append(out.Failures, fmt.Errorf("record run %s in the history: %w", cur.RunID, err))
+		}
 	}
 	for i, cur := range currents {
 		opts := drift.Options{StalePrompts: stalePrompts(&bases[i].RunResult, cur), Seed: statsSeed(bases[i], cur)}
@@ -144,29 +142,63 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		}
 		d, err := drift.Compare(bases[i], cur, opts)
 		if err != nil {
-			return nil, configErr(fmt.Errorf("compare %s against baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err))
+			// The suites were matched before anything was called, so this
+			// is unexpected; the runs are recorded all the same.
+			return nil, fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
 		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d})
 	}
 	out.Problems = unmeasured(currents, req.MaxErrors)
-	if h := req.Baselines.History; h != nil {
-		wctx := context.WithoutCancel(ctx)
-		out.Recorded = true
-		for _, p := range out.Pairs {
-			if ranNow {
-				if err := h.SaveRun(wctx, p.Run); err != nil {
-					out.Recorded = false
-					out.Failures = append(out.Failures, fmt.Errorf("record run %s in the history: %w", p.Run.RunID, err))
-					continue
-				}
-			}
-			if err := h.SaveDrift(wctx, p.Report); err != nil {
-				out.Recorded = false
-				out.Failures = append(out.Failures, fmt.Errorf("record drift report %s in the history: %w", p.Report.ReportID, err))
-			}
+	for _, p := range out.Pairs {
+		if h == nil {
+			break
+		}
+		if err := h.SaveDrift(wctx, p.Report); err != nil {
+			out.Recorded = false
+			out.Failures = append(out.Failures, fmt.Errorf("record drift report %s in the history: %w", p.Report.ReportID, err))
 		}
 	}
 	return out, nil
+}
+
+// baselines finds the baseline of each of the n runs to compare, before
+// anything is called: a missing baseline, or one of another suite, is a
+// *ConfigError.
+func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanary.Baseline, error) {
+	bases := make([]*promptcanary.Baseline, n)
+	for i := range n {
+		suiteName, model := "", ""
+		if len(req.Current) > 0 {
+			suiteName, model = req.Current[i].SuiteName, req.Current[i].Provider.ModelID
+		} else {
+			suiteName, model = req.Suite.Name, req.Targets[i].Spec
+		}
+		if req.Baseline != nil {
+			bases[i] = req.Baseline
+		} else {
+			if req.BaselineModel != "" {
+				model = req.BaselineModel
+			}
+			b, err := req.Baselines.Latest(ctx, suiteName, model)
+			if err != nil {
+				return nil, err
+			}
+			bases[i] = b
+		}
+		if got := baselineSuite(bases[i]); got != suiteName {
+			return nil, configErr(fmt.Errorf("baseline %s is of suite %q, and the run of suite %q: results of different suites cannot be compared", bases[i].SnapshotID, got, suiteName),
+				"pass a baseline of this suite, or run the suite the baseline was taken of")
+		}
+	}
+	return bases, nil
+}
+
+// baselineSuite is the suite a baseline was taken of.
+func baselineSuite(b *promptcanary.Baseline) string {
+	if b.SuiteName != "" {
+		return b.SuiteName
+	}
+	return b.RunResult.SuiteName
 }
 
 // Verdict decides the gate: Unmeasured when a run could not be measured or
@@ -232,14 +264,20 @@ func statsSeed(b *promptcanary.Baseline, cur *promptcanary.Run) uint64 {
 
 // only returns a copy of b limited to the prompts ids names.
 func only(b *promptcanary.Baseline, ids []string) *promptcanary.Baseline {
+	c := *b
+	c.RunResult = *onlyRun(&b.RunResult, ids)
+	return &c
+}
+
+// onlyRun returns a copy of r limited to the prompts ids names.
+func onlyRun(r *promptcanary.Run, ids []string) *promptcanary.Run {
 	keep := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		keep[id] = true
 	}
-	c := *b
-	r := &c.RunResult
-	r.ProbeResults = slices.DeleteFunc(slices.Clone(r.ProbeResults), func(p promptcanary.ProbeResult) bool { return !keep[p.PromptID] })
-	r.LLMResponses = slices.DeleteFunc(slices.Clone(r.LLMResponses), func(p promptcanary.Response) bool { return !keep[p.PromptID] })
-	r.Errors = slices.DeleteFunc(slices.Clone(r.Errors), func(e promptcanary.CallError) bool { return !keep[e.PromptID] })
+	c := *r
+	c.ProbeResults = slices.DeleteFunc(slices.Clone(r.ProbeResults), func(p promptcanary.ProbeResult) bool { return !keep[p.PromptID] })
+	c.LLMResponses = slices.DeleteFunc(slices.Clone(r.LLMResponses), func(p promptcanary.Response) bool { return !keep[p.PromptID] })
+	c.Errors = slices.DeleteFunc(slices.Clone(r.Errors), func(e promptcanary.CallError) bool { return !keep[e.PromptID] })
 	return &c
 }

@@ -10,8 +10,10 @@ type ConfigError struct {
 	hints []string
 }
 
+// Error returns the mistake's message.
 func (e *ConfigError) Error() string { return e.Err.Error() }
 
+// Unwrap returns the mistake, for errors.Is and errors.As.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Hints returns the fixes suggested for the mistake.

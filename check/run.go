@@ -32,6 +32,27 @@ type RunRequest struct {
 	Now func() time.Time
 }
 
+// DefaultBaselineSamples is the size of a statistical baseline: enough to
+// see a 20-point drop on one probe across prompts (see the drift design).
+const DefaultBaselineSamples = 30
+
+// BaselineSamples returns the samples per prompt of a baseline saved by a
+// run of samples per prompt: requested when the caller asks for a size,
+// else at least DefaultBaselineSamples for a statistical run (more samples
+// than any later run takes), else one, as the original tool.
+func BaselineSamples(samples int, requested *int) (int, error) {
+	switch {
+	case requested != nil:
+		samples = *requested
+	case samples > 1:
+		samples = max(samples, DefaultBaselineSamples)
+	}
+	if samples < 1 || samples > promptcanary.MaxSamples {
+		return 0, configErr(fmt.Errorf("--baseline-samples %d is out of range", samples), fmt.Sprintf("use a value from 1 to %d", promptcanary.MaxSamples))
+	}
+	return samples, nil
+}
+
 // SavedBaseline is a baseline written by a run.
 type SavedBaseline struct {
 	Baseline *promptcanary.Baseline
@@ -79,11 +100,14 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 	out := &RunOutcome{}
 	out.Finished, out.Failures = finishPending(ctx, req.History)
 	runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, nil, req.Exec)
-	if runs == nil || (err != nil && !errors.Is(err, context.Canceled)) {
+	// Cancelled or past its deadline, the run is interrupted: partial
+	// runs come back for the caller to show.
+	interrupted := err != nil && ctx.Err() != nil
+	if runs == nil || (err != nil && !interrupted) {
 		return nil, err
 	}
 	out.Runs = runs
-	if err != nil {
+	if interrupted {
 		out.Interrupted = true
 		return out, nil
 	}

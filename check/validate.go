@@ -58,6 +58,8 @@ func locate(st *suite.Suite, entry *suite.ProviderSpec, spec string, err error) 
 	switch {
 	case entry != nil:
 		where = fmt.Sprintf("%s:%d: %s", st.Path, entry.Line, entry.Field)
+	case st != nil && st.Defaults.Provider == spec && st.Defaults.ProviderLine > 0:
+		where = fmt.Sprintf("%s:%d: provider (%s)", st.Path, st.Defaults.ProviderLine, spec)
 	case st != nil:
 		where = fmt.Sprintf("%s: provider (%s)", st.Path, spec)
 	}

@@ -467,6 +467,7 @@ func (p *parser) parse(data []byte) *Suite {
 					p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), specHint(spec, "for example sim/stable or openai/gpt-4o"))
 				} else {
 					s.Defaults.Provider = spec
+					s.Defaults.ProviderLine = v.Line
 				}
 			}
 		case "temperature":

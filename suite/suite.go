@@ -56,6 +56,9 @@ type Defaults struct {
 	// Provider is the top-level `provider:`, such as "sim/stable", checked
 	// for NAME/MODEL shape only.
 	Provider string
+	// ProviderLine is the line of `provider:` in the file, for messages
+	// about it; 0 when the file sets none.
+	ProviderLine int
 	// Temperature is `temperature:`, in [promptcanary.MinTemperature,
 	// promptcanary.MaxTemperature].
 	Temperature *float64

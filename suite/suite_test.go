@@ -187,7 +187,7 @@ func TestInstanceIDs(t *testing.T) {
 func TestLoadToolsAndDefaults(t *testing.T) {
 	s := load(t, "valid-tools.yaml")
 	temp, maxTok, seed, samples := 0.2, 256, int64(42), 5
-	want := Defaults{Provider: "sim/stable", Temperature: &temp, MaxTokens: &maxTok, Seed: &seed, Samples: &samples}
+	want := Defaults{Provider: "sim/stable", ProviderLine: 2, Temperature: &temp, MaxTokens: &maxTok, Seed: &seed, Samples: &samples}
 	if diff := cmp.Diff(want, s.Defaults); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}

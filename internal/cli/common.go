@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -71,18 +72,28 @@ func (p problemsErr) Error() string { return p.ve.Error() }
 // printProblems writes each problem and hint to w.
 func printProblems(w io.Writer, ve *suite.ValidationError) {
 	for _, pr := range ve.Problems {
-		fmt.Fprintf(w, "promptcanary: error: %s\n", pr.Error())
+		printErr(w, pr)
 		if pr.Hint != "" {
-			fmt.Fprintf(w, "promptcanary: hint: %s\n", pr.Hint)
+			printHint(w, pr.Hint)
 		}
 	}
 }
 
-// terminalWriter is a scrubbing writer in front of a stream, which
-// remembers the stream so that isTerminal can look at it.
+// terminalWriter is the writer every command prints through: the
+// scrubber in front of a stream, behind a lock shared by standard output
+// and standard error (retry notices, the progress bar and reports are
+// written from several goroutines), remembering the stream so that
+// isTerminal can look at it.
 type terminalWriter struct {
-	io.Writer
+	mu     *sync.Mutex
+	w      io.Writer
 	stream io.Writer
+}
+
+func (t terminalWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.w.Write(p)
 }
 
 // isTerminal reports whether w is a terminal.
@@ -136,18 +147,24 @@ func (r *rendering) parse() (report.Format, error) {
 }
 
 // emit renders to --output (atomically) or to standard output, colouring
-// only a terminal report printed to a terminal.
+// only a terminal report printed to a terminal. An output that cannot be
+// written exits 5, like every other output failure.
 func (a *app) emit(r *rendering, f report.Format, render func(io.Writer, report.Options) error) error {
 	opts := report.Options{Verbose: r.verbose, Color: r.output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
 	if r.output != "" {
-		return writeReport(r.output, func(w io.Writer) error { return render(w, opts) })
+		if err := writeReport(r.output, func(w io.Writer) error { return render(w, opts) }); err != nil {
+			return &exitError{code: ExitOutput, err: err}
+		}
+		return nil
 	}
 	var buf bytes.Buffer
 	if err := render(&buf, opts); err != nil {
 		return err
 	}
-	_, err := a.stdio.Out.Write(buf.Bytes())
-	return err
+	if _, err := a.stdio.Out.Write(buf.Bytes()); err != nil {
+		return &exitError{code: ExitOutput, err: fmt.Errorf("write the report: %w", err)}
+	}
+	return nil
 }
 
 // outputs are the report files a command may write.

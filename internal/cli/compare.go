@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -132,6 +133,9 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		if err != nil {
 			return err
 		}
+		if req.Prompts, err = savedSelection(st, o.settings.prompts, o.settings.tags); err != nil {
+			return err
+		}
 	} else {
 		if config, err = a.findConfig(c, o.config); err != nil {
 			return err
@@ -190,7 +194,7 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 			fmt.Fprintln(a.stdio.Out)
 		}
 		if err := report.Drift(a.stdio.Out, report.Terminal, d, opts); err != nil {
-			return err
+			failures = append(failures, fmt.Errorf("print the report: %w", err))
 		}
 		files := o.out
 		if len(out.Pairs) > 1 {
@@ -211,6 +215,13 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	code := verdictCode(out.Verdict(failOn))
 	if len(failures) > 0 {
 		a.printFailures(failures)
+		if req.Current == nil && len(out.Pairs) > 0 {
+			runs := make([]*promptcanary.Run, len(out.Pairs))
+			for i, p := range out.Pairs {
+				runs[i] = p.Run
+			}
+			a.savedNote(out.Recorded, runs, st, "")
+		}
 		if code == ExitOK {
 			code = ExitOutput
 		}
@@ -219,6 +230,30 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		return codeErr(code)
 	}
 	return nil
+}
+
+// savedSelection turns --prompt and --tag into the prompt ids to compare
+// of a saved run: tags need canary.yaml to know which prompts carry them.
+// nil selects everything.
+func savedSelection(st *suite.Suite, prompts, tags []string) ([]string, error) {
+	if len(prompts) == 0 && len(tags) == 0 {
+		return nil, nil
+	}
+	if st == nil {
+		if len(tags) > 0 {
+			return nil, usageErr(errors.New("--tag needs canary.yaml to know which prompts carry the tag"), "pass --config, or select prompts by id with --prompt")
+		}
+		return prompts, nil
+	}
+	sel, err := selectPrompts(st, prompts, tags)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(sel.Prompts))
+	for i, p := range sel.Prompts {
+		ids[i] = p.ID
+	}
+	return ids, nil
 }
 
 // notComparedReasons counts a report's pairs by why they were not compared.

@@ -33,8 +33,9 @@ const (
 	// an output failed (the history, a baseline or a report file); the
 	// error lines say what was saved and where.
 	ExitOutput ExitCode = 5
-	// ExitInterrupted: interrupted (Ctrl-C or SIGTERM); what finished was
-	// still written.
+	// ExitInterrupted: interrupted (Ctrl-C or SIGTERM): run still prints
+	// and writes the reports of the calls that finished; nothing is recorded
+	// in the history and no baseline is saved.
 	ExitInterrupted ExitCode = 130
 )
 
@@ -46,7 +47,7 @@ const exitCodeHelp = `Exit codes:
   3    no verdict: nothing measured, more failed calls than --max-errors, or nothing compared
   4    internal error
   5    measured, but an output failed (history, baseline or report file); see the error lines
-  130  interrupted (what finished was still written)`
+  130  interrupted: run prints and writes reports of what finished; nothing is recorded`
 
 // exitError carries an exit code and hints up to Main.
 type exitError struct {

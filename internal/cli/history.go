@@ -84,10 +84,10 @@ next run or compare finishes it.`,
 func noRunsMessage(f store.RunFilter, since time.Duration) string {
 	var filters []string
 	if f.Suite != "" {
-		filters = append(filters, fmt.Sprintf("suite %q", termtext.Safe(f.Suite)))
+		filters = append(filters, fmt.Sprintf("suite %q", f.Suite))
 	}
 	if f.Model != "" {
-		filters = append(filters, fmt.Sprintf("model %q", termtext.Safe(f.Model)))
+		filters = append(filters, fmt.Sprintf("model %q", f.Model))
 	}
 	if since > 0 {
 		filters = append(filters, "started in the last "+formatAge(since))

@@ -129,6 +129,11 @@ func (p *progressBar) finish() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.erase()
+}
+
+// erase clears the bar's lines; the caller holds p.mu.
+func (p *progressBar) erase() {
 	if p.drawn == 0 {
 		return
 	}
@@ -156,9 +161,9 @@ func (p *progressBar) pause(print func()) {
 		print()
 		return
 	}
-	p.finish()
-	print()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.erase()
+	print()
 	p.draw(p.now())
 }

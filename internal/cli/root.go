@@ -11,13 +11,16 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/spf13/pflag"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/suite"
 
 	// The built-in probes and providers register themselves.
@@ -41,9 +44,18 @@ type Stdio struct {
 func Main(ctx context.Context, args []string, stdio Stdio) int {
 	secrets := redact.New()
 	out, errw := secrets.Writer(stdio.Out), secrets.Writer(stdio.Err)
-	defer out.Flush()
-	defer errw.Flush()
-	app := &app{stdio: Stdio{In: stdio.In, Out: terminalWriter{out, stdio.Out}, Err: terminalWriter{errw, stdio.Err}}, getenv: os.Getenv, secrets: secrets}
+	mu := &sync.Mutex{}
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		out.Flush()
+		errw.Flush()
+	}()
+	app := &app{
+		stdio:   Stdio{In: stdio.In, Out: terminalWriter{mu, out, stdio.Out}, Err: terminalWriter{mu, errw, stdio.Err}},
+		getenv:  os.Getenv,
+		secrets: secrets,
+	}
 	root := app.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -130,7 +142,15 @@ func flagSuggestion(c *cobra.Command, err error) string {
 func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return usageErr(err, "run '"+c.CommandPath()+" --help' for usage")
+			hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
+			// "--fail-on-drift high" leaves "high" as an argument: the
+			// flag's value must be attached.
+			if len(args) > 0 && c.Flags().Lookup("fail-on-drift") != nil {
+				if sev, perr := promptcanary.ParseSeverity(strings.ToLower(args[0])); perr == nil && sev != promptcanary.SeverityNone {
+					hints = append([]string{"did you mean --fail-on-drift=" + string(sev) + "? (the threshold is attached with =)"}, hints...)
+				}
+			}
+			return usageErr(err, hints...)
 		}
 		return nil
 	}
@@ -155,26 +175,39 @@ func (a *app) report(err error) ExitCode {
 	printErr(a.stdio.Err, err)
 	if ee != nil {
 		for _, h := range ee.hints {
-			fmt.Fprintf(a.stdio.Err, "promptcanary: hint: %s\n", h)
+			printHint(a.stdio.Err, h)
 		}
 	}
 	var h hinted
 	if errors.As(err, &h) {
 		for _, s := range h.Hints() {
-			fmt.Fprintf(a.stdio.Err, "promptcanary: hint: %s\n", s)
+			printHint(a.stdio.Err, s)
 		}
 	}
 	return code
 }
 
-// printErr prints one "promptcanary: error:" line per line of err.
+// printErr prints one "promptcanary: error:" line per line of err. Errors
+// quote canary.yaml, provider answers and file contents, so every line
+// passes through the terminal sanitiser.
 func printErr(w io.Writer, err error) {
-	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
-		fmt.Fprintf(w, "promptcanary: error: %s\n", line)
+	printLines(w, "promptcanary: error: ", err.Error())
+}
+
+// printHint prints a "promptcanary: hint:" line per line of h, sanitised.
+func printHint(w io.Writer, h string) {
+	printLines(w, "promptcanary: hint: ", h)
+}
+
+// printLines prints each line of text after prefix, sanitised for the
+// terminal.
+func printLines(w io.Writer, prefix, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintf(w, "%s%s\n", prefix, termtext.Safe(line))
 	}
 }
 
-// warn prints a warning line on stderr.
+// warn prints a warning line on stderr, sanitised for the terminal.
 func (a *app) warn(format string, args ...any) {
-	fmt.Fprintf(a.stdio.Err, "promptcanary: warning: "+format+"\n", args...)
+	printLines(a.stdio.Err, "promptcanary: warning: ", fmt.Sprintf(format, args...))
 }

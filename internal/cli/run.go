@@ -16,10 +16,6 @@ import (
 	"github.com/promptcanary/promptcanary/suite"
 )
 
-// defaultBaselineSamples is the size of a statistical baseline: enough to
-// see a 20-point drop on one probe across prompts (see the drift design).
-const defaultBaselineSamples = 30
-
 type runOptions struct {
 	config          string
 	settings        settings
@@ -59,7 +55,8 @@ Exit codes:
   3    no verdict: nothing measured, or more failed calls than --max-errors
   4    internal error
   5    measured, but an output failed (history, baseline or report file)
-  130  interrupted (what finished was still written)`,
+  130  interrupted: the calls that finished are printed and written to the
+       report files; nothing is recorded in the history, no baseline saved`,
 		Example: `  promptcanary run -p sim/stable --save-baseline
   promptcanary run -p openai/gpt-4o-mini -p anthropic/claude-haiku-4-5 --output-html side.html
   promptcanary run -c suites/agent.yaml -p replay/prod-logs.jsonl --output-md run.md
@@ -72,7 +69,7 @@ Exit codes:
 	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")
 	o.settings.flags(c)
 	f.BoolVarP(&o.saveBaseline, "save-baseline", "s", false, "save this run as the baseline for its suite and provider")
-	f.IntVar(&o.baselineSamples, "baseline-samples", 0, fmt.Sprintf("samples per prompt of a saved baseline (default: %d when --samples > 1, else 1)", defaultBaselineSamples))
+	f.IntVar(&o.baselineSamples, "baseline-samples", 0, fmt.Sprintf("samples per prompt of a saved baseline (default: %d when --samples > 1, else 1)", check.DefaultBaselineSamples))
 	f.StringVar(&o.baselineDir, "baseline-dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
 	f.BoolVar(&o.failOnFailure, "fail-on-failure", false, "exit 1 when any probe fails")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the calls and estimated cost, call nothing")
@@ -97,14 +94,11 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		return err
 	}
 	if o.saveBaseline {
-		switch {
-		case c.Flags().Changed("baseline-samples"):
-			samples = o.baselineSamples
-		case samples > 1:
-			// A statistical baseline: more samples than any later run takes.
-			samples = max(samples, defaultBaselineSamples)
+		var requested *int
+		if c.Flags().Changed("baseline-samples") {
+			requested = &o.baselineSamples
 		}
-		if err := checkRange("--baseline-samples", samples, 1, maxSamples); err != nil {
+		if samples, err = check.BaselineSamples(samples, requested); err != nil {
 			return err
 		}
 		if len(o.settings.prompts) > 0 || len(o.settings.tags) > 0 {
@@ -141,10 +135,10 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	if len(runs) > 1 {
 		render = func(w io.Writer, f report.Format) error { return report.Side(w, f, runs, opts) }
 	}
-	if err := render(a.stdio.Out, report.Terminal); err != nil {
-		return err
-	}
 	failures := out.Failures
+	if err := render(a.stdio.Out, report.Terminal); err != nil {
+		failures = append(failures, fmt.Errorf("print the report: %w", err))
+	}
 	failures = append(failures, o.out.write(render)...)
 	failures = append(failures, a.stepSummary(render)...)
 	if out.Interrupted {
@@ -169,7 +163,7 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	code := verdictCode(out.Verdict(o.failOnFailure))
 	if len(failures) > 0 {
 		a.printFailures(failures)
-		a.savedNote(out.Recorded, runs[0].RunID, o.out)
+		a.savedNote(out.Recorded, runs, st, o.out.json)
 		if code == ExitOK {
 			code = ExitOutput
 		}

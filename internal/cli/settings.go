@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/suite"
@@ -92,6 +93,9 @@ func (s *settings) workflow(c *cobra.Command, getenv func(string) string) check.
 func (s *settings) resolve(c *cobra.Command, st *suite.Suite, w check.Settings) (*suite.Suite, []check.Target, int, error) {
 	if s.maxRetryWait < 0 {
 		return nil, nil, 0, usageErr(fmt.Errorf("--max-retry-wait %v is out of range", s.maxRetryWait), "use a duration from 0s (never wait) to 24h, for example --max-retry-wait 5m")
+	}
+	if s.concurrency < 1 {
+		return nil, nil, 0, usageErr(fmt.Errorf("--concurrency %d is out of range", s.concurrency), fmt.Sprintf("use a value from 1 to %d", promptcanary.MaxConcurrency))
 	}
 	if s.maxErrors < 0 {
 		return nil, nil, 0, usageErr(fmt.Errorf("--max-errors %d is out of range", s.maxErrors), "use 0 or more")

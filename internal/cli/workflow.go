@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,22 +12,13 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/atomicfile"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
-
-// maxSamples bounds --samples and --baseline-samples.
-const maxSamples = promptcanary.MaxSamples
-
-// checkRange is a usage error when v is outside [lo, hi].
-func checkRange(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return usageErr(fmt.Errorf("%s %d is out of range", flag, v), fmt.Sprintf("use a value from %d to %d", lo, hi))
-	}
-	return nil
-}
 
 // findConfig returns the suite file: --config when given, else
 // canary.yaml in the current directory or the nearest parent that has one.
@@ -89,15 +81,55 @@ func (a *app) printFailures(errs []error) {
 }
 
 // savedNote tells, after an output failed, what was saved and where, so
-// nothing measured is thought lost.
-func (a *app) savedNote(recorded bool, runID string, o outputs) {
+// nothing measured is thought lost. When the history did not take the runs
+// and no -o file holds them, they are written to a rescue file first.
+// runJSON is the -o file that holds the runs ("" for a compare, whose -o
+// holds the drift report).
+func (a *app) savedNote(recorded bool, runs []*promptcanary.Run, st *suite.Suite, runJSON string) {
 	if recorded {
-		fmt.Fprintf(a.stdio.Err, "promptcanary: hint: the run was measured and is recorded in the history: 'promptcanary show %s' prints it in any format\n", short(runID))
+		printHint(a.stdio.Err, fmt.Sprintf("the run was measured and is recorded in the history: 'promptcanary show %s' prints it in any format", short(runs[0].RunID)))
 		return
 	}
-	if o.json != "" {
-		fmt.Fprintf(a.stdio.Err, "promptcanary: hint: the run is not in the history; if %s was written, 'promptcanary baseline import' or 'compare --current %s' can use it\n", o.json, o.json)
+	if runJSON != "" {
+		printHint(a.stdio.Err, fmt.Sprintf("the run is not in the history; %s holds it if it was written: 'compare --current %s' compares it", displayPath(runJSON), displayPath(runJSON)))
+		return
 	}
+	for _, r := range runs {
+		path, err := rescue(r, st)
+		if err != nil {
+			a.warn("the run %s is not in the history and could not be saved elsewhere: %v", short(r.RunID), err)
+			continue
+		}
+		printHint(a.stdio.Err, fmt.Sprintf("the run is not in the history; it is saved in %s: 'compare --current %s' compares it", displayPath(path), displayPath(path)))
+	}
+}
+
+// rescue writes a run the history did not take to
+// .promptcanary/unsaved/RUN_ID.json beside canary.yaml, else to the
+// system's temporary directory.
+func rescue(r *promptcanary.Run, st *suite.Suite) (string, error) {
+	data, err := store.MarshalRunIndent(r, store.LayoutAuto)
+	if err != nil {
+		return "", err
+	}
+	dirs := []string{filepath.Join(os.TempDir(), "promptcanary-unsaved")}
+	if st != nil {
+		dirs = append([]string{filepath.Join(st.Dir(), ".promptcanary", "unsaved")}, dirs...)
+	}
+	var errs []error
+	for _, dir := range dirs {
+		path := filepath.Join(dir, r.RunID+".json")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := atomicfile.Write(path, append(data, '\n'), 0o644); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return path, nil
+	}
+	return "", errors.Join(errs...)
 }
 
 // selectPrompts narrows the suite to --prompt and --tag.
