@@ -1,0 +1,38 @@
+package meta
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// TestCostConcurrent prices calls of several models from many goroutines
+// (run with -race): the shared price cache must give every call the price
+// the table gives.
+func TestCostConcurrent(t *testing.T) {
+	c := &Cost{MaxUSD: 1}
+	models := []string{"openai/gpt-4o-mini", "anthropic/claude-sonnet-4", "acme/unknown", "ollama/llama3"}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 100 {
+				id := models[(g+k)%len(models)]
+				if k%10 == 0 {
+					id = fmt.Sprintf("acme/model-%d-%d", g, k) // fills the cache with unknowns
+				}
+				res := c.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{ProviderModelID: id, PromptTokens: 1e6})
+				_, known := lookupPrice(id)
+				if res.Metadata["price_known"] != known {
+					t.Errorf("%s: price_known %v, want %v", id, res.Metadata["price_known"], known)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := cachedPrices.Load(); n > maxCachedPrices {
+		t.Errorf("cached prices: got %d, want at most %d", n, maxCachedPrices)
+	}
+}
