@@ -18,6 +18,10 @@ const (
 	maxDetails   = 5
 	maxListed    = 50
 	previewChars = 200
+	// maxDepth bounds the nesting of a JSON answer the probe validates:
+	// the validator's cost grows with the square of the depth when every
+	// level fails, and no real answer comes near it.
+	maxDepth = 256
 )
 
 // Full validates a JSON response against a compiled JSON Schema.
@@ -128,7 +132,8 @@ func (f *Full) Checks() int { return len(f.c.checks) }
 // at several places), "failures" ("POINTER: KEYWORD-LOCATION: message"),
 // "failing_pointers" and "failing_keywords" (keyword locations, "#/…" in the
 // root schema), each list sorted and cut at 50 entries; for an answer that
-// is not JSON, "error" and "raw_content_preview" instead.
+// is not JSON, or nests deeper than 256 levels, "error" and
+// "raw_content_preview" instead, with score 0.
 func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	content := text.StripFences(r.Content)
 	total := len(f.c.checks)
@@ -142,10 +147,19 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 				"raw_content_preview": text.Preview(content, previewChars),
 			}}
 	}
+	if d := nesting(content, maxDepth); d > maxDepth {
+		return probe.Result{Details: fmt.Sprintf("Response nests JSON more than %d levels deep, deeper than this probe validates.", maxDepth),
+			Metadata: map[string]any{
+				"draft":               f.draft,
+				"checks":              total,
+				"error":               fmt.Sprintf("JSON nested more than %d levels deep", maxDepth),
+				"raw_content_preview": text.Preview(content, previewChars),
+			}}
+	}
 	verr := f.c.schema.Validate(doc)
 	if verr == nil {
 		return probe.Result{Passed: true, Score: 1,
-			Details: fmt.Sprintf("Response matches the schema (%s, %d checks).", f.draft, total),
+			Details: fmt.Sprintf("Response matches the schema (%s, %s).", f.draft, plural(total, "check")),
 			Metadata: map[string]any{
 				"draft": f.draft, "checks": total, "valid": true, "failed_checks": 0, "failure_count": 0,
 				"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
@@ -187,6 +201,37 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 		}}
 }
 
+// nesting returns the deepest nesting of arrays and objects in s, a JSON
+// text, or a value above limit as soon as the nesting exceeds it.
+func nesting(s string, limit int) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > deepest {
+				if deepest = depth; deepest > limit {
+					return deepest
+				}
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // details names the first failures: "/items/0/qty: minimum (must be >= 1
 // but found 0)".
 func details(fails []failure, failed, total int) string {
@@ -204,6 +249,14 @@ func details(fails []failure, failed, total int) string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// plural renders "1 check" or "3 checks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // set collects distinct strings.

@@ -312,3 +312,33 @@ func TestSchemaFileFromAnotherFile(t *testing.T) {
 	}
 	probetest.CheckVerdict(t, res, false, 3.0/4)
 }
+
+func TestDepthLimit(t *testing.T) {
+	p, err := schema.New(schema.Config{Schema: schemaMap(t, `{"type":"object","properties":{"deep":{"$ref":"#"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := func(n int, leaf string) string {
+		return strings.Repeat(`{"deep":`, n-1) + leaf + strings.Repeat(`}`, n-1)
+	}
+	tests := []struct {
+		name    string
+		content string
+		passed  bool
+		score   float64
+		details string
+	}{
+		{"256 levels are validated", nested(256, `{"s":"}]\"{["}`), true, 1, "Response matches the schema (2020-12, 1 check)."},
+		{"256 levels with a failure at the bottom", nested(256, `1`), false, 0, ""},
+		{"257 levels are refused", nested(257, `{}`), false, 0, "Response nests JSON more than 256 levels deep, deeper than this probe validates."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := p.Evaluate(nil, &promptcanary.Response{Content: tc.content})
+			probetest.CheckVerdict(t, res, tc.passed, tc.score)
+			if tc.details != "" && res.Details != tc.details {
+				t.Errorf("details: got %q, want %q", res.Details, tc.details)
+			}
+		})
+	}
+}
