@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/promptcanary/promptcanary"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/termtext"
-	"github.com/promptcanary/promptcanary/selftest"
 )
 
 // Selftest writes the result of a suite self-test in format f to w: the
@@ -18,7 +18,7 @@ import (
 // suite misses with a suggested probe for each and, when sample counts were
 // given, the smallest drop each probe's pass rate must show to be detected.
 // Nothing is written when rendering fails. A self-test has no JUnit form.
-func Selftest(w io.Writer, f Format, r *selftest.Result, opts Options) error {
+func Selftest(w io.Writer, f Format, r *promptcanary.SelftestResult, opts Options) error {
 	if r == nil {
 		return errors.New("render self-test: nil result")
 	}
@@ -107,7 +107,7 @@ const (
 	markNA     = "·"
 )
 
-func newSelftestModel(r *selftest.Result) *selftestModel {
+func newSelftestModel(r *promptcanary.SelftestResult) *selftestModel {
 	m := &selftestModel{Suite: r.Suite, Baseline: r.BaselineID, Model: r.Model, Answers: r.Answers, Prompts: r.Prompts, Notes: r.Notes}
 	m.Caught, m.Applicable = r.Caught()
 	m.Status = "pass"
@@ -142,9 +142,9 @@ func newSelftestModel(r *selftest.Result) *selftestModel {
 		for _, c := range d.Cells {
 			sc := selftestCell{Mark: markNA, Class: "na", Title: c.Probe + ": not applicable"}
 			switch c.Outcome {
-			case selftest.Caught:
+			case promptcanary.SelftestCaught:
 				sc = selftestCell{Mark: markCaught, Class: "pass", Title: fmt.Sprintf("%s catches it on %s (%d of %d answers, score %s)", c.Probe, strings.Join(c.Prompts, ", "), c.Caught, c.Answers, delta(c.ScoreDelta))}
-			case selftest.Missed:
+			case promptcanary.SelftestMissed:
 				sc = selftestCell{Mark: markMissed, Class: "fail", Title: fmt.Sprintf("%s misses it (%d answers, score %s)", c.Probe, c.Answers, delta(c.ScoreDelta))}
 			}
 			row.Cells = append(row.Cells, sc)

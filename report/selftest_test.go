@@ -3,22 +3,21 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/promptcanary/promptcanary"
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/promptcanary/promptcanary/selftest"
 )
 
 // loadSelftest reads the self-test of the scaffolded suite
 // (testdata/selftest.json, written by go test ./selftest -fixture).
-func loadSelftest(t *testing.T) *selftest.Result {
+func loadSelftest(t *testing.T) *promptcanary.SelftestResult {
 	t.Helper()
 	data, err := os.ReadFile("testdata/selftest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r selftest.Result
+	var r promptcanary.SelftestResult
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +53,7 @@ func TestSelftestJSONRoundTrip(t *testing.T) {
 	if err := Selftest(&buf, JSON, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var back selftest.Result
+	var back promptcanary.SelftestResult
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -80,21 +79,21 @@ func TestSelftestErrors(t *testing.T) {
 // notes hold markup, terminal escapes and bidirectional overrides, as a
 // hostile baseline file or model answer could put there (suggestions quote
 // words of the stored answers).
-func hostileSelftest() *selftest.Result {
-	det := &selftest.Detectable{Reason: hostile[:60]}
-	return &selftest.Result{
+func hostileSelftest() *promptcanary.SelftestResult {
+	det := &promptcanary.SelftestDetectable{Reason: hostile[:60]}
+	return &promptcanary.SelftestResult{
 		Suite: "suite <b>" + hostile[:40], BaselineID: hostileKey, Model: "fake/<img src=x onerror=alert(1)>", Answers: 1, Prompts: 1,
-		Probes: []selftest.Probe{{ID: hostileKey, Type: "t<script>", Category: "format", Prompts: []string{hostile[:50]}, Judged: 1, Passed: 1, Detectable: det}},
-		Drifts: []selftest.DriftResult{{
+		Probes: []promptcanary.SelftestProbe{{ID: hostileKey, Type: "t<script>", Category: "format", Prompts: []string{hostile[:50]}, Judged: 1, Passed: 1, Detectable: det}},
+		Drifts: []promptcanary.SelftestDrift{{
 			ID: "d<script>", Name: hostile[:30], Description: hostile, Changed: 1, Prompts: []string{"# prompt"}, CaughtBy: []string{},
-			Cells: []selftest.Cell{{Probe: hostileKey, Outcome: selftest.Missed, Answers: 1}},
-			Gaps:  []selftest.Gap{{Prompts: []string{"`x`|y"}, Suggestion: selftest.Suggestion{ProbeType: "keyword_presence", Params: "required_keywords: [" + hostileKey + "]", Why: hostile}}},
+			Cells: []promptcanary.SelftestCell{{Probe: hostileKey, Outcome: promptcanary.SelftestMissed, Answers: 1}},
+			Gaps:  []promptcanary.SelftestGap{{Prompts: []string{"`x`|y"}, Suggestion: promptcanary.SelftestSuggestion{ProbeType: "keyword_presence", Params: "required_keywords: [" + hostileKey + "]", Why: hostile}}},
 		}, {
 			ID: "caught", Name: "n", Description: "d", Changed: 1, Prompts: []string{"p"}, CaughtBy: []string{hostileKey},
-			Cells: []selftest.Cell{{Probe: hostileKey, Outcome: selftest.Caught, Answers: 1, Caught: 1, Prompts: []string{hostile[:20]}, Details: hostile}},
-			Gaps:  []selftest.Gap{{Prompts: []string{hostile[:70]}, Suggestion: selftest.Suggestion{ProbeType: "x", Why: "w"}}},
+			Cells: []promptcanary.SelftestCell{{Probe: hostileKey, Outcome: promptcanary.SelftestCaught, Answers: 1, Caught: 1, Prompts: []string{hostile[:20]}, Details: hostile}},
+			Gaps:  []promptcanary.SelftestGap{{Prompts: []string{hostile[:70]}, Suggestion: promptcanary.SelftestSuggestion{ProbeType: "x", Why: "w"}}},
 		}},
-		Samples: &selftest.Samples{Baseline: 30, Current: 5}, Alpha: 0.01,
+		Samples: &promptcanary.SelftestSamples{Baseline: 30, Current: 5}, Alpha: 0.01,
 		Notes: []string{hostile, "- not a list"},
 	}
 }

@@ -32,63 +32,6 @@ type Drift struct {
 	Suggest func(p *promptcanary.Prompt, answers []promptcanary.Response) Suggestion
 }
 
-// Suggestion is a probe to add to a suite so that it catches a drift.
-type Suggestion struct {
-	// ProbeType is a built-in probe type id.
-	ProbeType string `json:"probe_type"`
-	// Params are the parameters to set, as the body of a YAML flow mapping
-	// ("expect_refusal: false"); empty when the defaults do.
-	Params string `json:"params,omitempty"`
-	// Why says in one sentence what the probe would check.
-	Why string `json:"why"`
-}
-
-// String returns "type" or "type with params".
-func (s Suggestion) String() string {
-	if s.Params == "" {
-		return s.ProbeType
-	}
-	return s.ProbeType + " with " + s.Params
-}
-
-// YAML returns the suggestion as an item of a canary.yaml `probes:` list:
-// "- type: refusal\n  expect_refusal: false\n".
-func (s Suggestion) YAML() string {
-	if s.Params == "" {
-		return "- " + s.ProbeType + "\n"
-	}
-	var b strings.Builder
-	b.WriteString("- type: " + s.ProbeType + "\n")
-	for _, kv := range splitParams(s.Params) {
-		b.WriteString("  " + kv + "\n")
-	}
-	return b.String()
-}
-
-// splitParams splits "a: 1, b: [x, y]" at the commas outside brackets.
-func splitParams(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && inQuote:
-			i++
-		case c == '"':
-			inQuote = !inQuote
-		case inQuote:
-		case c == '[':
-			depth++
-		case c == ']':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, strings.TrimSpace(s[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
-}
-
 // Catalogue returns the built-in drifts, in display order. The slice is
 // fresh; callers may change it, to drop a drift or add their own.
 func Catalogue() []Drift { return slices.Clone(catalogue) }

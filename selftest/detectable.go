@@ -9,19 +9,6 @@ import (
 	"github.com/promptcanary/promptcanary/drift"
 )
 
-// Detectable is the smallest drop of a pair's pass rate that the drift
-// statistics detect with power 0.8.
-type Detectable struct {
-	// Drop is that drop, a fraction (0.4 = 40 points of pass rate); 0 when
-	// Reason says why there is none.
-	Drop float64 `json:"drop"`
-	// From is the baseline pass rate the drop starts from.
-	From float64 `json:"from"`
-	// Reason is set when no drop is detectable: too few samples, or a
-	// probe that never passes on the stored answers.
-	Reason string `json:"reason,omitempty"`
-}
-
 // detectable fills each probe's Detectable for the sample counts n.
 func detectable(res *Result, n Samples, alpha float64) error {
 	if n.Baseline < 1 || n.Current < 1 || n.Baseline > promptcanary.MaxSamples || n.Current > promptcanary.MaxSamples {

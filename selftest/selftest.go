@@ -23,27 +23,35 @@ import (
 	"github.com/promptcanary/promptcanary/suite"
 )
 
-// Outcome is what one probe instance made of one drift.
-type Outcome string
+// The result types are the root package's, so that renderers need not
+// import the self-test; these names keep this package's API readable.
+type (
+	// Outcome is what one probe instance made of one drift.
+	Outcome = promptcanary.SelftestOutcome
+	// Samples are the per-prompt sample counts of a baseline and a current run.
+	Samples = promptcanary.SelftestSamples
+	// Result is the outcome of a self-test.
+	Result = promptcanary.SelftestResult
+	// Probe is one probe instance of the suite.
+	Probe = promptcanary.SelftestProbe
+	// DriftResult is one drift's row of the matrix.
+	DriftResult = promptcanary.SelftestDrift
+	// Cell is what one probe instance made of one drift.
+	Cell = promptcanary.SelftestCell
+	// Gap is a set of prompts on which a drift goes unnoticed.
+	Gap = promptcanary.SelftestGap
+	// Suggestion is a probe that would catch a drift.
+	Suggestion = promptcanary.SelftestSuggestion
+	// Detectable is the smallest pass-rate drop the statistics detect.
+	Detectable = promptcanary.SelftestDetectable
+)
 
 // The outcomes of a matrix cell.
 const (
-	// Caught: the probe passes an original answer and fails its drifted
-	// version, on at least one prompt.
-	Caught Outcome = "caught"
-	// Missed: the drift changed answers the probe judges, and the probe
-	// failed none of them that it passed before.
-	Missed Outcome = "missed"
-	// NotApplicable: the drift changed none of the answers the probe judges.
-	NotApplicable Outcome = "not_applicable"
+	Caught        = promptcanary.SelftestCaught
+	Missed        = promptcanary.SelftestMissed
+	NotApplicable = promptcanary.SelftestNotApplicable
 )
-
-// Samples are the per-prompt sample counts of a baseline and of a current
-// run, the sizes the drift statistics will compare.
-type Samples struct {
-	Baseline int `json:"baseline"`
-	Current  int `json:"current"`
-}
 
 // Options configures Run. The zero value applies the whole catalogue and
 // leaves out the detectable drops.
@@ -55,117 +63,6 @@ type Options struct {
 	Samples *Samples
 	// Alpha is the level of the drift statistics; 0 means drift.DefaultAlpha.
 	Alpha float64
-}
-
-// Result is the outcome of a self-test.
-type Result struct {
-	Suite string `json:"suite"`
-	// BaselineID and Model identify the baseline whose answers were used.
-	BaselineID string `json:"baseline_id"`
-	Model      string `json:"model"`
-	// Answers counts the stored answers used, over Prompts prompts.
-	Answers int `json:"answers"`
-	Prompts int `json:"prompts"`
-	// Probes are the suite's probe instances, suite-wide ones first.
-	Probes []Probe `json:"probes"`
-	// Drifts hold one row of the matrix each, in catalogue order.
-	Drifts []DriftResult `json:"drifts"`
-	// Samples are Options.Samples, when given.
-	Samples *Samples `json:"samples,omitempty"`
-	// Alpha is the level the detectable drops were computed at.
-	Alpha float64 `json:"alpha,omitempty"`
-	// Notes are caveats: prompts without stored answers, probes that fail
-	// on the baseline's own answers.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// Probe is one probe instance of the suite.
-type Probe struct {
-	ID       string                `json:"id"`
-	Type     string                `json:"type"`
-	Name     string                `json:"name"`
-	Category promptcanary.Category `json:"category"`
-	// Prompts are the prompts the instance judges that have stored answers.
-	Prompts []string `json:"prompts"`
-	// Judged and Passed count the stored answers it judged and passed.
-	Judged int `json:"judged"`
-	Passed int `json:"passed"`
-	// Detectable is the smallest drop of one prompt's pass rate for this
-	// probe that the drift statistics detect with power 0.8 at the sample
-	// counts of Options.Samples, starting from the probe's pass rate on
-	// the stored answers; nil without Samples.
-	Detectable *Detectable `json:"detectable,omitempty"`
-}
-
-// PassRate is Passed/Judged, 0 when nothing was judged.
-func (p *Probe) PassRate() float64 {
-	if p.Judged == 0 {
-		return 0
-	}
-	return float64(p.Passed) / float64(p.Judged)
-}
-
-// DriftResult is one drift's row of the matrix.
-type DriftResult struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	// Changed counts the stored answers the drift applies to, over the
-	// prompts listed in Prompts.
-	Changed int      `json:"changed"`
-	Prompts []string `json:"prompts"`
-	// Cells hold one cell per probe, in Result.Probes order.
-	Cells []Cell `json:"cells"`
-	// CaughtBy lists the probe instances that catch the drift.
-	CaughtBy []string `json:"caught_by"`
-	// Gaps are the prompts on which the drift applies and no probe catches
-	// it, grouped by the probe suggested to close them.
-	Gaps []Gap `json:"gaps,omitempty"`
-}
-
-// Applicable reports whether the drift changed any stored answer.
-func (d *DriftResult) Applicable() bool { return d.Changed > 0 }
-
-// Missed reports whether the drift applies and no probe catches it.
-func (d *DriftResult) Missed() bool { return d.Changed > 0 && len(d.CaughtBy) == 0 }
-
-// Cell is what one probe instance made of one drift.
-type Cell struct {
-	Probe   string  `json:"probe"`
-	Outcome Outcome `json:"outcome"`
-	// Answers counts the drifted answers the probe judged; Caught those it
-	// passed in their original form and failed drifted; AlreadyFailing
-	// those it failed in their original form already.
-	Answers        int `json:"answers"`
-	Caught         int `json:"caught"`
-	AlreadyFailing int `json:"already_failing,omitempty"`
-	// ScoreDelta is the mean change of the probe's score, drifted minus
-	// original, over those answers.
-	ScoreDelta float64 `json:"score_delta"`
-	// Prompts are the prompts on which the probe caught the drift.
-	Prompts []string `json:"prompts,omitempty"`
-	// Details are the probe's details on the first caught answer.
-	Details string `json:"details,omitempty"`
-}
-
-// Gap is a set of prompts on which a drift goes unnoticed, with the probe
-// that would notice it.
-type Gap struct {
-	Prompts    []string   `json:"prompts"`
-	Suggestion Suggestion `json:"suggestion"`
-}
-
-// Caught counts the applicable drifts that some probe catches.
-func (r *Result) Caught() (caught, applicable int) {
-	for i := range r.Drifts {
-		if r.Drifts[i].Applicable() {
-			applicable++
-			if !r.Drifts[i].Missed() {
-				caught++
-			}
-		}
-	}
-	return caught, applicable
 }
 
 // promptAnswers is one prompt of the suite with its stored answers and the
