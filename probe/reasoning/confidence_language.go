@@ -31,6 +31,46 @@ var hedgePatterns = text.Compile("(?i)",
 	`\bgenerally\b`,
 )
 
+// hedgePhrases are hedgePatterns over a text's analysis, one pattern per
+// entry. A match of a pattern cannot start inside an earlier match of the
+// same pattern, so the count of matches is the count of matching hits.
+var hedgePhrases = text.NewPhraseSet(
+	[]text.Phrase{text.NewPhrase("i", text.EndWord, text.Lits(" think"))},
+	[]text.Phrase{text.NewPhrase("i", text.EndWord, text.Lits(" believe"))},
+	[]text.Phrase{text.NewPhrase("i", text.EndWord, text.Lits("'m not sure"))},
+	[]text.Phrase{text.NewPhrase("perhaps", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("maybe", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("might", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("could", text.EndWord, text.Lits(" be"))},
+	[]text.Phrase{text.NewPhrase("possibly", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("probably", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("likely", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("seem", text.EndWord), text.NewPhrase("seems", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("appear", text.EndWord), text.NewPhrase("appears", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("suggest", text.EndWord), text.NewPhrase("suggests", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("it", text.EndWord, text.Lits("'s possible"))},
+	[]text.Phrase{text.NewPhrase("uncertain", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("unsure", text.EndWord)},
+	[]text.Phrase{text.NewPhrase("not", text.EndWord, text.Lits(" entirely"))},
+	[]text.Phrase{text.NewPhrase("tend", text.EndWord, text.Lits(" to")), text.NewPhrase("tends", text.EndWord, text.Lits(" to"))},
+	[]text.Phrase{text.NewPhrase("generally", text.EndWord)},
+)
+
+// countPhrases counts the matches of ps in a's content: the matches of the
+// patterns ps stands for, when they are of the kind PhraseSet describes.
+func countPhrases(a *text.Analysis, ps *text.PhraseSet) int {
+	n := 0
+	s := a.Content()
+	for _, h := range a.Hits() {
+		for _, ref := range ps.At(h.Word) {
+			if _, ok := ref.Phrase.MatchAt(s, h); ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 const (
 	confidenceID   = "confidence_language"
 	confidenceName = "Confidence Language"
@@ -106,30 +146,53 @@ func (c *ConfidenceLanguage) Validate() error {
 
 // Evaluate computes the hedge rate of r's content.
 func (c *ConfidenceLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	hedges := text.Count(r.Content, hedgePatterns)
-	rate := float64(hedges) / float64(max(text.WordCount(r.Content), 1))
+	a := text.Analyze(r.Content)
+	var hedges int
+	if a.Folds() {
+		hedges = text.Count(r.Content, hedgePatterns)
+	} else {
+		hedges = countPhrases(a, hedgePhrases)
+	}
+	rate := float64(hedges) / float64(max(a.Fields(), 1))
+	a.Release()
 	has := rate >= c.Threshold
 	res := probe.Result{Metadata: map[string]any{
 		"hedge_rate":    round(rate, 4),
 		"hedge_matches": hedges,
 	}}
-	found := plural(hedges, "hedging phrase")
+	var buf [128]byte
+	b := buf[:0]
 	if c.ExpectHedging {
 		res.Passed = has
 		res.Score = min(1, rate/c.Threshold)
 		if has {
-			res.Details = fmt.Sprintf("Hedging found as expected: %s, rate %.3f (threshold %.3f).", found, rate, c.Threshold)
+			b = append(b, "Hedging found as expected: "...)
 		} else {
-			res.Details = fmt.Sprintf("Expected hedging but found %s, rate %.3f below threshold %.3f.", found, rate, c.Threshold)
+			b = append(b, "Expected hedging but found "...)
 		}
-		return res
-	}
-	res.Passed = !has
-	res.Score = max(0, 1-rate/max(2*c.Threshold, 0.01))
-	if has {
-		res.Details = fmt.Sprintf("Unexpected hedging: %s, rate %.3f (threshold %.3f).", found, rate, c.Threshold)
 	} else {
-		res.Details = fmt.Sprintf("Response sounds confident: %s, rate %.3f below threshold %.3f.", found, rate, c.Threshold)
+		res.Passed = !has
+		res.Score = max(0, 1-rate/max(2*c.Threshold, 0.01))
+		if has {
+			b = append(b, "Unexpected hedging: "...)
+		} else {
+			b = append(b, "Response sounds confident: "...)
+		}
 	}
+	// "%s, rate %.3f (threshold %.3f)." when hedging was found, else
+	// "%s, rate %.3f below threshold %.3f."
+	b = appendPlural(b, hedges, "hedging phrase")
+	b = append(b, ", rate "...)
+	b = appendFixed(b, rate, 3)
+	if has {
+		b = append(b, " (threshold "...)
+		b = appendFixed(b, c.Threshold, 3)
+		b = append(b, ")."...)
+	} else {
+		b = append(b, " below threshold "...)
+		b = appendFixed(b, c.Threshold, 3)
+		b = append(b, '.')
+	}
+	res.Details = string(b)
 	return res
 }

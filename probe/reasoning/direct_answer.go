@@ -2,6 +2,7 @@ package reasoning
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -25,6 +26,42 @@ var preamblePatterns = text.Compile("(?i)",
 	`^Thanks? for (asking|your question)`,
 	`^Happy to help`,
 )
+
+// preambles are preamblePatterns as lowercase literals; punct marks the
+// ones that [!,] must follow.
+var preambles = []struct {
+	lit   string
+	punct bool
+}{
+	{"sure", true}, {"of course", true}, {"certainly", true}, {"great question", true}, {"absolutely", true},
+	{"i'd be happy to", false}, {"i would be happy to", false}, {"as an ai", false}, {"as a language model", false},
+	{"i'm glad you asked", false}, {"thanks for asking", false}, {"thank for asking", false},
+	{"thanks for your question", false}, {"thank for your question", false}, {"happy to help", false},
+}
+
+// hasPreamble reports whether opening matches one of preamblePatterns.
+func hasPreamble(opening string) bool {
+	if text.HasFolds(opening) {
+		for _, re := range preamblePatterns {
+			if re.MatchString(opening) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range preambles {
+		if !text.HasPrefixFold(opening, p.lit) {
+			continue
+		}
+		if !p.punct {
+			return true
+		}
+		if n := len(p.lit); n < len(opening) && (opening[n] == '!' || opening[n] == ',') {
+			return true
+		}
+	}
+	return false
+}
 
 // openingPreviewChars bounds the opening_preview metadata value.
 const openingPreviewChars = 100
@@ -100,13 +137,7 @@ func (d *DirectAnswer) Validate() error {
 // Evaluate searches the opening of r's content for a preamble.
 func (d *DirectAnswer) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	opening := strings.TrimSpace(text.Preview(r.Content, max(d.MaxPreambleChars, 0)))
-	found := false
-	for _, re := range preamblePatterns {
-		if re.MatchString(opening) {
-			found = true
-			break
-		}
-	}
+	found := hasPreamble(opening)
 	preview := text.Preview(opening, openingPreviewChars)
 	res := probe.Result{Metadata: map[string]any{
 		"opening_preview": preview,
@@ -117,10 +148,17 @@ func (d *DirectAnswer) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response
 		res.Passed, res.Score = true, 1
 		res.Details = "Response starts directly, without preamble."
 	case d.ExpectDirect:
-		res.Details = fmt.Sprintf("Preamble found in the first %d characters: %q.", d.MaxPreambleChars, preview)
+		var buf [160]byte
+		b := append(buf[:0], "Preamble found in the first "...)
+		b = strconv.AppendInt(b, int64(d.MaxPreambleChars), 10)
+		b = append(b, " characters: "...)
+		b = strconv.AppendQuote(b, preview)
+		res.Details = string(append(b, '.'))
 	case found:
 		res.Passed, res.Score = true, 1
-		res.Details = fmt.Sprintf("Preamble found as expected: %q.", preview)
+		var buf [160]byte
+		b := strconv.AppendQuote(append(buf[:0], "Preamble found as expected: "...), preview)
+		res.Details = string(append(b, '.'))
 	default:
 		res.Score = 0.5
 		res.Details = "Expected a preamble but the response starts directly."

@@ -37,3 +37,19 @@ func finite(name string, v float64) error {
 	}
 	return nil
 }
+
+// appendPlural appends n and word as plural formats them.
+func appendPlural(b []byte, n int, word string) []byte {
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ' ')
+	b = append(b, word...)
+	if n != 1 {
+		b = append(b, 's')
+	}
+	return b
+}
+
+// appendFixed appends x as fmt's %.Nf does, N being prec.
+func appendFixed(b []byte, x float64, prec int) []byte {
+	return strconv.AppendFloat(b, x, 'f', prec, 64)
+}

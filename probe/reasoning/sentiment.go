@@ -1,8 +1,6 @@
 package reasoning
 
 import (
-	"fmt"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
@@ -19,6 +17,14 @@ var (
 		`\bfail(?:ed|ure)?\b`, `\bproblem\b`, `\berror\b`, `\bwrong\b`, `\bincorrect\b`,
 		`\bunfortunate\b`, `\bnegative\b`, `\bdangerous\b`, `\bharmful\b`,
 	)
+	// positiveWords and negativeWords are the words of the patterns above:
+	// a \bword\b match is a whole word of the text's analysis.
+	positiveWords = text.NewWordSet("excellent", "great", "wonderful", "amazing", "happy",
+		"please", "pleased", "delighted", "fantastic", "good", "beneficial",
+		"positive", "successful", "effective", "impressive", "outstanding")
+	negativeWords = text.NewWordSet("bad", "terrible", "awful", "worse", "worst",
+		"fail", "failed", "failure", "problem", "error", "wrong", "incorrect",
+		"unfortunate", "negative", "dangerous", "harmful")
 )
 
 // The scores of a sentiment verdict.
@@ -103,9 +109,23 @@ func tone(positive bool) string {
 
 // Evaluate counts the positive and negative words of r's content.
 func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	words := float64(max(text.WordCount(r.Content), 1))
-	pos := text.Count(r.Content, positivePatterns)
-	neg := text.Count(r.Content, negativePatterns)
+	a := text.Analyze(r.Content)
+	words := float64(max(a.Fields(), 1))
+	var pos, neg int
+	if a.Folds() {
+		pos = text.Count(r.Content, positivePatterns)
+		neg = text.Count(r.Content, negativePatterns)
+	} else {
+		for _, h := range a.Hits() {
+			switch {
+			case positiveWords.Has(h.Word):
+				pos++
+			case negativeWords.Has(h.Word):
+				neg++
+			}
+		}
+	}
+	a.Release()
 	posRate, negRate := float64(pos)/words, float64(neg)/words
 	net := posRate - negRate
 	positive := net >= s.Threshold
@@ -116,18 +136,34 @@ func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) p
 		"neg_rate":            round(negRate, 4),
 		"net_sentiment":       round(net, 4),
 	}}
-	counts := fmt.Sprintf("%s and %s (net %.3f, threshold %.3f)",
-		plural(pos, "positive word"), plural(neg, "negative word"), net, s.Threshold)
+	var buf [160]byte
+	b := buf[:0]
 	if s.ExpectPositive == nil {
 		res.Passed, res.Score = true, 1
-		res.Details = fmt.Sprintf("Observed a %s tone: %s.", tone(positive), counts)
-		return res
+		b = append(b, "Observed a "...)
+		b = append(b, tone(positive)...)
+		b = append(b, " tone: "...)
+	} else {
+		res.Passed = positive == *s.ExpectPositive
+		res.Score = sentimentMismatch
+		if res.Passed {
+			res.Score = sentimentMatch
+		}
+		b = append(b, "Expected a "...)
+		b = append(b, tone(*s.ExpectPositive)...)
+		b = append(b, " tone, observed "...)
+		b = append(b, tone(positive)...)
+		b = append(b, ": "...)
 	}
-	res.Passed = positive == *s.ExpectPositive
-	res.Score = sentimentMismatch
-	if res.Passed {
-		res.Score = sentimentMatch
-	}
-	res.Details = fmt.Sprintf("Expected a %s tone, observed %s: %s.", tone(*s.ExpectPositive), tone(positive), counts)
+	// "%s and %s (net %.3f, threshold %.3f)."
+	b = appendPlural(b, pos, "positive word")
+	b = append(b, " and "...)
+	b = appendPlural(b, neg, "negative word")
+	b = append(b, " (net "...)
+	b = appendFixed(b, net, 3)
+	b = append(b, ", threshold "...)
+	b = appendFixed(b, s.Threshold, 3)
+	b = append(b, ")."...)
+	res.Details = string(b)
 	return res
 }

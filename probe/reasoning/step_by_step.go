@@ -2,6 +2,8 @@ package reasoning
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -23,6 +25,61 @@ var stepPatterns = text.Compile("(?im)",
 	`<thinking>`,
 	`\blet me (think|work|break)`,
 )
+
+// stepPhrases are the stepPatterns that start with a word, over a text's
+// analysis (see hedgePhrases); numberedLines counts `^\d+\.\s+\w`, and
+// <thinking> is the keyword thinking between < and >.
+var stepPhrases = text.NewPhraseSet(
+	[]text.Phrase{text.NewPhrase("step", text.EndNone, text.Step{Func: text.SkipSpace}, text.Step{Func: text.SkipDigits})},
+	[]text.Phrase{text.NewPhrase("first", text.EndPunct), text.NewPhrase("firstly", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("second", text.EndPunct), text.NewPhrase("secondly", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("third", text.EndPunct), text.NewPhrase("thirdly", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("finally", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("next", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("then", text.EndPunct)},
+	[]text.Phrase{text.NewPhrase("let", text.EndNone, text.Lits("'s ", " us "), text.Lits("start", "begin", "think", "consider"))},
+	[]text.Phrase{text.NewPhrase("to", text.EndNone, text.Lits(" start", " begin", " solve"))},
+	[]text.Phrase{text.NewPhrase("let", text.EndNone, text.Lits(" me "), text.Lits("think", "work", "break"))},
+)
+
+// thinking is the word of the <thinking> pattern.
+var thinking = text.Intern("thinking")
+
+// countSteps counts the matches of stepPatterns in a's content.
+func countSteps(a *text.Analysis) int {
+	s := a.Content()
+	n := countPhrases(a, stepPhrases) + numberedLines(s)
+	for _, h := range a.Hits() {
+		if h.Word == thinking && h.Start > 0 && s[h.Start-1] == '<' && int(h.End) < len(s) && s[h.End] == '>' {
+			n++
+		}
+	}
+	return n
+}
+
+// numberedLines counts the matches of (?m)^\d+\.\s+\w in s: at a line
+// start, digits, a dot, white space and a word character. Matches do not
+// overlap: a line start inside the previous match (its white space may
+// span lines) is not a match start.
+func numberedLines(s string) int {
+	n, end := 0, 0
+	for start := 0; start < len(s); {
+		if start >= end {
+			if j, ok := text.SkipDigits(s, start); ok && j < len(s) && s[j] == '.' {
+				if k, ok := text.SkipSpace(s, j+1); ok && k < len(s) && text.IsWordByte(s[k]) {
+					n++
+					end = k + 1
+				}
+			}
+		}
+		nl := strings.IndexByte(s[start:], '\n')
+		if nl < 0 {
+			break
+		}
+		start += nl + 1
+	}
+	return n
+}
 
 const (
 	stepByStepID   = "step_by_step"
@@ -95,28 +152,47 @@ func (s *StepByStep) Validate() error {
 
 // Evaluate counts the step indicators of r's content.
 func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	count := text.Count(r.Content, stepPatterns)
+	a := text.Analyze(r.Content)
+	var count int
+	if a.Folds() {
+		count = text.Count(r.Content, stepPatterns)
+	} else {
+		count = countSteps(a)
+	}
+	a.Release()
 	has := count >= s.MinStepCount
 	res := probe.Result{Metadata: map[string]any{
 		"step_indicator_count": count,
 		"expect_steps":         s.ExpectSteps,
 	}}
-	found := plural(count, "step indicator")
+	var buf [96]byte
+	b := buf[:0]
 	switch {
 	case s.ExpectSteps:
 		res.Passed = has
 		res.Score = min(1, float64(count)/float64(max(s.MinStepCount, 1)))
 		if has {
-			res.Details = fmt.Sprintf("Found %s (minimum %d).", found, s.MinStepCount)
+			b = append(b, "Found "...)
 		} else {
-			res.Details = fmt.Sprintf("Expected step-by-step reasoning but found only %s (minimum %d).", found, s.MinStepCount)
+			b = append(b, "Expected step-by-step reasoning but found only "...)
 		}
+		b = appendPlural(b, count, "step indicator")
+		b = append(b, " (minimum "...)
+		b = strconv.AppendInt(b, int64(s.MinStepCount), 10)
+		b = append(b, ")."...)
 	case !has:
 		res.Passed, res.Score = true, 1
-		res.Details = fmt.Sprintf("Response is direct: %s, fewer than %d.", found, s.MinStepCount)
+		b = append(b, "Response is direct: "...)
+		b = appendPlural(b, count, "step indicator")
+		b = append(b, ", fewer than "...)
+		b = strconv.AppendInt(b, int64(s.MinStepCount), 10)
+		b = append(b, '.')
 	default:
 		res.Score = max(0, 1-float64(count)/5)
-		res.Details = fmt.Sprintf("Expected a direct answer but found %s.", found)
+		b = append(b, "Expected a direct answer but found "...)
+		b = appendPlural(b, count, "step indicator")
+		b = append(b, '.')
 	}
+	res.Details = string(b)
 	return res
 }

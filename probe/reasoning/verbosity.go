@@ -109,7 +109,9 @@ func (v *Verbosity) Validate() error {
 
 // Evaluate counts the words of r's content and scores the count.
 func (v *Verbosity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	words := text.WordCount(r.Content)
+	a := text.Analyze(r.Content)
+	words := a.Fields()
+	a.Release()
 	meta := map[string]any{"word_count": words}
 	if words < v.MinWords {
 		return probe.Result{Metadata: meta,

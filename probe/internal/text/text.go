@@ -5,7 +5,6 @@ package text
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // StripFences removes a Markdown code fence around content: when the
@@ -46,11 +45,9 @@ func Compile(flags string, patterns ...string) []*regexp.Regexp {
 	return out
 }
 
-// Preview returns the first n characters (code points) of s.
+// Preview returns the first n characters (code points) of s. It reads no
+// further than the n+1th character.
 func Preview(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
 	i := 0
 	for pos := range s {
 		if i == n {
