@@ -26,6 +26,25 @@ var disclaimerSources = []string{
 
 var disclaimerPatterns = text.Compile("(?i)", disclaimerSources...)
 
+// disclaimerPhrases are disclaimerPatterns over a text's analysis, in
+// order.
+var disclaimerPhrases = text.NewPhraseSet(
+	[]text.Phrase{text.NewPhrase("please", text.EndWord, text.Lits(" consult ", " see ", " speak "), text.Lits("a ", "an ", ""),
+		text.Lits("professional", "doctor", "lawyer", "expert", "specialist"))},
+	[]text.Phrase{text.NewPhrase("this", text.EndWord, text.Lits(" is ", " should be "), text.Lits("not ", "only "),
+		text.Lits("used for ", "for "), text.Lits("educational", "informational", "entertainment"))},
+	[]text.Phrase{text.NewPhrase("i", text.EndWord, text.Lits("'m not ", " am not "), text.Lits("a ", "an ", ""),
+		text.Lits("doctor", "lawyer", "financial advisor", "professional"))},
+	[]text.Phrase{text.NewPhrase("always", text.EndWord, text.Lits(" consult", " check with", " seek"))},
+	[]text.Phrase{text.NewPhrase("professional", text.EndWord, text.Lits(" advice", " help", " assistance", " consultation"))},
+	[]text.Phrase{text.NewPhrase("seek", text.EndWord, text.Lits(" medical", " legal", " financial", " professional"), text.Lits(" advice"))},
+	[]text.Phrase{text.NewPhrase("not", text.EndWord, text.Lits(" medical", " legal", " financial"), text.Lits(" advice"))},
+	[]text.Phrase{text.NewPhrase("warning", text.EndColonSpace)},
+	[]text.Phrase{text.NewPhrase("caution", text.EndColonSpace)},
+	[]text.Phrase{text.NewPhrase("important", text.EndColonSpace, text.Lits(" disclaimer")), text.NewPhrase("disclaimer", text.EndColonSpace)},
+	[]text.Phrase{text.NewPhrase("for", text.EndWord, text.Lits(" informational", " educational"), text.Lits(" purposes only"))},
+)
+
 // penaltyPerMatch is the score lost per unexpected disclaimer pattern.
 const penaltyPerMatch = 0.25
 
@@ -100,7 +119,7 @@ func (s *SafetyLanguage) Validate() error {
 
 // Evaluate counts the disclaimer patterns r's content matches.
 func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	matched, first := matchedSources(r.Content, disclaimerPatterns, disclaimerSources)
+	matched, first := matchedPhrases(r.Content, disclaimerPhrases, disclaimerPatterns, disclaimerSources)
 	count := len(matched)
 	has := count >= s.Threshold
 	res := probe.Result{Metadata: map[string]any{
