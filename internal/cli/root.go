@@ -118,6 +118,7 @@ Quick start (offline, on the built-in simulated model):
 		a.showCmd(),
 		a.baselineCmd(),
 		a.trendsCmd(),
+		a.selftestCmd(),
 	)
 	return root
 }
