@@ -113,12 +113,11 @@ const (
 	spaceClass             // ASCII white space as strings.Fields sees it
 )
 
-var (
-	class     [256]uint8
-	lowerByte [256]byte
-)
+// class and lowerByte classify and lowercase bytes; they are variables
+// initialised before any keyword is interned, even in this package.
+var class, lowerByte = byteTables()
 
-func init() {
+func byteTables() (class [256]uint8, lowerByte [256]byte) {
 	for c := range 256 {
 		b := byte(c)
 		lowerByte[c] = b
@@ -132,6 +131,7 @@ func init() {
 			class[c] = spaceClass
 		}
 	}
+	return class, lowerByte
 }
 
 // IsWordByte reports whether b is an ASCII word character, [0-9A-Za-z_].
@@ -186,7 +186,7 @@ func (a *Analysis) build(content string) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		a.ascii = false
 		a.runes++
-		if r == 'ſ' || r == 'K' {
+		if r == '\u017f' || r == '\u212a' {
 			a.folds = true
 		}
 		if unicode.IsSpace(r) {

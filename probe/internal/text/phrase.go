@@ -183,7 +183,7 @@ func (ps *PhraseSet) At(w Word) []PhraseRef {
 func HasFolds(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0xC5 {
-			return strings.Contains(s[i:], "ſ") || strings.Contains(s[i:], "K")
+			return strings.Contains(s[i:], "\u017f") || strings.Contains(s[i:], "\u212a")
 		}
 	}
 	return false
