@@ -6,6 +6,7 @@ package builtin
 
 import (
 	// Each family registers its probe types in init.
+	_ "github.com/promptcanary/promptcanary/probe/custom"
 	_ "github.com/promptcanary/promptcanary/probe/factual"
 	_ "github.com/promptcanary/promptcanary/probe/format"
 	_ "github.com/promptcanary/promptcanary/probe/match"

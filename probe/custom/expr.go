@@ -1,0 +1,379 @@
+package custom
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// CostLimit bounds the work of one evaluation of an expr probe, in CEL cost
+// units (about one per operation, one per few bytes a string function
+// reads). It leaves room for a few dozen passes over a 100 KB answer; an
+// expression that goes past it (a comprehension nested over every
+// character, say) stops with an error result instead of holding up a run.
+const CostLimit = 1_000_000
+
+// DefaultPassScore is the score an expr probe whose expression returns a
+// double needs to pass.
+const DefaultPassScore = 1.0
+
+// exprShown is how many characters of an expression the details quote when
+// the probe has no description.
+const exprShown = 80
+
+// exprVars are the variables an expression sees, in the order the docs and
+// hints list them.
+var exprVars = []string{"content", "json", "tool_calls", "finish_reason",
+	"prompt_tokens", "completion_tokens", "total_tokens", "latency_ms", "prompt"}
+
+// exprEnv is the CEL environment every expr probe compiles in. A cel.Env is
+// safe for concurrent use once built.
+var exprEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.Variable("content", cel.StringType),
+		cel.Variable("json", cel.DynType),
+		cel.Variable("tool_calls", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
+		cel.Variable("finish_reason", cel.StringType),
+		cel.Variable("prompt_tokens", cel.IntType),
+		cel.Variable("completion_tokens", cel.IntType),
+		cel.Variable("total_tokens", cel.IntType),
+		cel.Variable("latency_ms", cel.DoubleType),
+		cel.Variable("prompt", cel.MapType(cel.StringType, cel.DynType)),
+		ext.Strings(),
+		ext.Math(),
+		cel.OptionalTypes(),
+	)
+})
+
+// Expr judges a response with a CEL expression (https://cel.dev) compiled
+// once, when the suite is loaded. An expression that returns a bool passes
+// with score 1 when true and fails with 0 when false; one that returns a
+// double is the score, which must lie in [0,1], and passes when it is at
+// least PassScore. An evaluation error (a missing key, a null json, the
+// cost limit) fails with score 0 and the error in details.
+//
+// The expression sees these variables:
+//
+//	content            string  the answer text
+//	json               dyn     the answer parsed as JSON once a surrounding
+//	                           Markdown fence is removed (as json_validity
+//	                           does); null when it is not JSON
+//	tool_calls         list    one map per tool call: name (string),
+//	                           arguments (the parsed arguments: {} when
+//	                           there are none, null when they are not JSON)
+//	                           and id (string)
+//	finish_reason      string  as the provider reported it
+//	prompt_tokens      int
+//	completion_tokens  int
+//	total_tokens       int
+//	latency_ms         double
+//	prompt             map     id (string), text (string), tags (list of
+//	                           strings)
+//
+// with CEL's standard functions, the string extensions (lowerAscii,
+// upperAscii, trim, split, join, replace, indexOf, substring, format, …),
+// the math extensions (math.least, math.greatest, math.abs, math.round, …)
+// and optional values (json.?key.orValue(default)).
+type Expr struct {
+	source      string
+	description string
+	passScore   float64
+	score       bool // the expression returns a double
+	prg         cel.Program
+}
+
+var (
+	_ probe.Probe            = (*Expr)(nil)
+	_ interpreter.Activation = (*activation)(nil)
+)
+
+const exprDescription = "Judges the response with a CEL expression that returns a bool (pass/fail) or a score in [0,1]."
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "expr",
+		Name:        "CEL Expression",
+		Category:    promptcanary.CategoryCustom,
+		Description: exprDescription,
+		Example: `probes:
+  - type: expr
+    id: cites_sources
+    description: cites at least two sources, briefly
+    expr: |
+      math.least(1.0,
+        double(content.split("[").size() - 1) / 2.0) *
+      (completion_tokens <= 400 ? 1.0 : 0.5)
+    pass_score: 0.75
+`,
+		Params: []probe.Param{
+			{Name: "expr", Kind: probe.String, Required: true,
+				Doc: `a CEL expression returning a bool or a score in [0,1], for example content.contains("Paris")`},
+			{Name: "pass_score", Kind: probe.Float,
+				Doc: "the score a double-valued expression needs to pass (default 1.0); not allowed with a bool expression"},
+			{Name: "description", Kind: probe.String,
+				Doc: "what the expression checks, in words, quoted in the details instead of the expression"},
+		},
+		New: newExpr,
+	})
+}
+
+func newExpr(p probe.Params) (probe.Probe, error) { return compileExpr(p) }
+
+func compileExpr(p probe.Params) (*Expr, error) {
+	e := &Expr{source: p.String("expr"), description: strings.TrimSpace(p.String("description")), passScore: DefaultPassScore}
+	var errs []error
+	if p.Has("description") && e.description == "" {
+		errs = append(errs, &probe.ParamError{Param: "description", Msg: "must not be empty",
+			Hint: "say in words what the expression checks, or remove description"})
+	}
+	passScore, hasPassScore := p.Float("pass_score")
+	if hasPassScore {
+		if math.IsNaN(passScore) || passScore < 0 || passScore > 1 {
+			errs = append(errs, &probe.ParamError{Param: "pass_score",
+				Msg: fmt.Sprintf("out of range: got %v, allowed 0 to 1", passScore), Hint: "use a score from 0 to 1, for example 0.8"})
+		} else {
+			e.passScore = passScore
+		}
+	}
+	if strings.TrimSpace(e.source) == "" {
+		errs = append(errs, &probe.ParamError{Param: "expr", Msg: "must not be empty",
+			Hint: `write a CEL expression, for example content.contains("Paris")`})
+		return nil, errors.Join(errs...)
+	}
+
+	env, err := exprEnv()
+	if err != nil { // unreachable: the declarations are constants
+		return nil, fmt.Errorf("expr: build CEL environment: %w", err)
+	}
+	ast, iss := env.Compile(e.source)
+	if iss.Err() != nil {
+		for _, ce := range iss.Errors() {
+			errs = append(errs, &probe.ParamError{Param: "expr",
+				Msg:  fmt.Sprintf("line %d, column %d: %s", ce.Location.Line(), ce.Location.Column()+1, celMessage(ce.Message)),
+				Hint: compileHint(ce.Message)})
+		}
+		return nil, errors.Join(errs...)
+	}
+	switch out := ast.OutputType(); {
+	case out.IsExactType(cel.BoolType):
+		if hasPassScore {
+			errs = append(errs, &probe.ParamError{Param: "pass_score",
+				Msg:  "applies only to an expression that returns a double; this one returns a bool",
+				Hint: "remove pass_score, or make the expression return a score in [0,1]"})
+		}
+	case out.IsExactType(cel.DoubleType):
+		e.score = true
+	default:
+		errs = append(errs, &probe.ParamError{Param: "expr",
+			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit))
+	if err != nil {
+		// OptOptimize compiles constant regular expressions here.
+		errs = append(errs, &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
+			Hint: "fix the pattern; matches() takes RE2 syntax (https://github.com/google/re2/wiki/Syntax)"})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	e.prg = prg
+	return e, nil
+}
+
+// celMessage drops what CEL adds for its own namespaces: " (in container ”)".
+func celMessage(msg string) string {
+	return strings.TrimSpace(strings.ReplaceAll(msg, " (in container '')", ""))
+}
+
+var undeclaredRE = regexp.MustCompile(`undeclared reference to '([^']*)'`)
+
+// compileHint suggests a fix for a compile error.
+func compileHint(msg string) string {
+	if m := undeclaredRE.FindStringSubmatch(msg); m != nil {
+		vars := "the variables are " + strings.Join(exprVars, ", ")
+		if c := suggest.Closest(m[1], exprVars); c != "" {
+			return "did you mean " + c + "? " + vars
+		}
+		return vars + `; quote text as "…"`
+	}
+	if strings.Contains(msg, "found no matching overload") {
+		return "the types do not fit: convert with double(), int() or string(); json values are dyn, compare them or convert them"
+	}
+	return "see the CEL language definition: https://github.com/google/cel-spec/blob/master/doc/langdef.md"
+}
+
+// typeHint explains how to turn an expression of type t into a verdict.
+func typeHint(t *cel.Type) string {
+	switch {
+	case t.IsExactType(cel.DynType):
+		return "the type is known only at run time: convert or compare it, for example double(json.score) or json.ok == true"
+	case t.IsExactType(cel.IntType), t.IsExactType(cel.UintType):
+		return "compare it (completion_tokens < 300) or make it a double score (double(x) / 10.0)"
+	}
+	return `compare the value to something, for example content.size() > 0 or json.status == "ok"`
+}
+
+// ID returns "expr".
+func (*Expr) ID() string { return "expr" }
+
+// Name returns "CEL Expression".
+func (*Expr) Name() string { return "CEL Expression" }
+
+// Category returns the custom category.
+func (*Expr) Category() promptcanary.Category { return promptcanary.CategoryCustom }
+
+// Description returns a one-sentence description of the probe.
+func (*Expr) Description() string { return exprDescription }
+
+// Source returns the expression.
+func (e *Expr) Source() string { return e.source }
+
+// Evaluate runs the compiled expression on r. Metadata holds "result" (the
+// bool or the score) and, for a double, "pass_score"; on an evaluation
+// error, "error" instead of "result".
+func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	act := &activation{prompt: p, resp: r}
+	if p == nil {
+		act.prompt = &promptcanary.Prompt{}
+	}
+	if r == nil {
+		act.resp = &promptcanary.Response{}
+	}
+	out, _, err := e.prg.Eval(act)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "cost limit exceeded") {
+			msg = fmt.Sprintf("%s (the limit is %d)", msg, CostLimit)
+		}
+		return e.failure(msg)
+	}
+	switch v := out.Value().(type) {
+	case bool:
+		if v {
+			return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("Expression held: %s.", e.label()),
+				Metadata: map[string]any{"result": true}}
+		}
+		return probe.Result{Details: fmt.Sprintf("Expression did not hold: %s.", e.label()),
+			Metadata: map[string]any{"result": false}}
+	case float64:
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return e.failure(fmt.Sprintf("score %v is outside [0,1]", v))
+		}
+		passed := v >= e.passScore
+		verb := "passes"
+		if !passed {
+			verb = "fails"
+		}
+		return probe.Result{Passed: passed, Score: v,
+			Details:  fmt.Sprintf("Expression scored %.3g, which %s at >= %.3g: %s.", v, verb, e.passScore, e.label()),
+			Metadata: map[string]any{"result": v, "pass_score": e.passScore}}
+	}
+	// unreachable: the output type was checked at load time
+	return e.failure(fmt.Sprintf("returned %s, want a bool or a double", out.Type()))
+}
+
+// failure is the result of an expression that yielded no verdict.
+func (e *Expr) failure(msg string) probe.Result {
+	return probe.Result{Details: fmt.Sprintf("Expression could not be judged: %s: %s.", e.label(), msg),
+		Metadata: map[string]any{"error": msg}}
+}
+
+// label names the expression in details: its description, else its text
+// on one line, cut to exprShown characters.
+func (e *Expr) label() string {
+	if e.description != "" {
+		return e.description
+	}
+	s := strings.Join(strings.Fields(e.source), " ")
+	if cut := text.Preview(s, exprShown); cut != s {
+		s = cut + "…"
+	}
+	return s
+}
+
+// activation resolves the variables of one evaluation, converting each one
+// the first time the expression reads it: an expression that never reads
+// json parses no JSON.
+type activation struct {
+	prompt *promptcanary.Prompt
+	resp   *promptcanary.Response
+
+	json, toolCalls, promptMap any
+	jsonDone, toolCallsDone    bool
+}
+
+// ResolveName implements interpreter.Activation.
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch name {
+	case "content":
+		return a.resp.Content, true
+	case "json":
+		if !a.jsonDone {
+			a.json, a.jsonDone = parseJSON(text.StripFences(a.resp.Content)), true
+		}
+		return a.json, true
+	case "tool_calls":
+		if !a.toolCallsDone {
+			a.toolCalls, a.toolCallsDone = toolCalls(a.resp.ToolCalls), true
+		}
+		return a.toolCalls, true
+	case "finish_reason":
+		return a.resp.FinishReason, true
+	case "prompt_tokens":
+		return int64(a.resp.PromptTokens), true
+	case "completion_tokens":
+		return int64(a.resp.CompletionTokens), true
+	case "total_tokens":
+		return int64(a.resp.TotalTokens), true
+	case "latency_ms":
+		return a.resp.LatencyMS, true
+	case "prompt":
+		if a.promptMap == nil {
+			tags := a.prompt.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+			a.promptMap = map[string]any{"id": a.prompt.ID, "text": a.prompt.Text, "tags": tags}
+		}
+		return a.promptMap, true
+	}
+	return nil, false
+}
+
+// Parent implements interpreter.Activation: there is none.
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+// parseJSON returns s decoded as one JSON value, or nil when it is not.
+func parseJSON(s string) any {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return nil
+	}
+	return v
+}
+
+// toolCalls converts tool calls to CEL maps.
+func toolCalls(calls []promptcanary.ToolCall) []any {
+	out := make([]any, len(calls))
+	for i, c := range calls {
+		var args any = map[string]any{}
+		if len(c.Arguments) > 0 {
+			args = parseJSON(string(c.Arguments))
+		}
+		out[i] = map[string]any{"name": c.Name, "arguments": args, "id": c.ID}
+	}
+	return out
+}
