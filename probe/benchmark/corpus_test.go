@@ -10,7 +10,13 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
-	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	// The families of the 19 original built-ins, not probe/builtin: the
+	// benchmark and the golden results cover exactly those.
+	_ "github.com/promptcanary/promptcanary/probe/factual"
+	_ "github.com/promptcanary/promptcanary/probe/format"
+	_ "github.com/promptcanary/promptcanary/probe/reasoning"
+	_ "github.com/promptcanary/promptcanary/probe/safety"
+	_ "github.com/promptcanary/promptcanary/probe/tooluse"
 )
 
 // sample is one response of the corpus, named for messages.

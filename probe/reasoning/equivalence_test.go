@@ -16,7 +16,7 @@ var equivalenceSeeds = []string{
 	"I\u2019m not sure", "Step 1 STEP   12 step\t3 steps 4 misstep 5 Step\v6 Step\n\n7",
 	"1.\n2. x\n3.  y\n4.\n\n\n5 6. z\n10. a\r\n11. _b\n12.!", "First, firstly: Firstl, second, Secondly: third, thirdly; finally, Next: then, then",
 	"Let's start let us begin LET'S THINK let us consider let me think let me work let me break let's go to start to begin To solve",
-	"<thinking> <THINKING> < thinking> <thinking > <thinkings>", "ſtep 1 xſtep 2 thinKing", "\xff\xfeStep 1\xff",
+	"<thinking> <THINKING> < thinking> <thinking > <thinkings>", "ſtep 1 xſtep 2 thinKing", "liKely thin\u212aing <thin\u212aing> brea\u212a let me brea\u212a", "Let me brea\u212a it", "\xff\xfeStep 1\xff",
 	"please see a professional, pleased good bad failure failures fail_ 1good good1",
 }
 

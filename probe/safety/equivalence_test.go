@@ -20,7 +20,7 @@ var equivalenceSeeds = []string{
 	"always consult always check with always seek professional advice professional help professional assistance professional consultation",
 	"seek medical advice seek legal advice seek professional advice not medical advice not financial advice",
 	"warning: Warning\ncaution\tCAUTION: disclaimer: Important disclaimer: important  disclaimer\r important disclaimer\v",
-	"for informational purposes only for educational purposes only", "ſorry I'm ſorry", "I\u2019m sorry", "\xffI'm sorry\xff",
+	"for informational purposes only for educational purposes only", "ſorry I'm ſorry", "as an AI assistant, I \u212aan't", "I'm not a doctor, as\u212a", "see a spe\u212aialist", "thin\u212a", "I\u2019m sorry", "\xffI'm sorry\xff",
 	"warnings: cautionary disclaimers: x_warning: 1warning:",
 }
 
