@@ -1,0 +1,595 @@
+package custom
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+	"github.com/promptcanary/promptcanary/provider/execcmd"
+)
+
+// Limits of an exec probe.
+const (
+	// DefaultExecTimeout is how long a command may take on one response
+	// unless the probe sets timeout.
+	DefaultExecTimeout = 10 * time.Second
+	// MaxExecTimeout bounds timeout.
+	MaxExecTimeout = 5 * time.Minute
+	// MaxExecOutput bounds what a command may write on stdout (1 MiB).
+	MaxExecOutput = 1 << 20
+	// maxExecDetails bounds the details a command writes, in characters.
+	maxExecDetails = 4000
+	// stderrKept is how much of the end of stderr is kept, and
+	// stderrShown how much of it the details and metadata quote.
+	stderrKept  = 8 << 10
+	stderrShown = 1000
+	// outputShown is how much of an unreadable stdout the details quote.
+	outputShown = 200
+	// execWaitDelay bounds how long a call waits for the command's pipes
+	// to close after it exits or is killed.
+	execWaitDelay = 2 * time.Second
+)
+
+// Exec judges a response with an external command, in any language. The
+// command is run once per response, never through a shell, with the
+// prompt and the response as one JSON object on stdin:
+//
+//	{"prompt": {"id": "capital", "text": "Capital of France?", "tags": ["geo"], …},
+//	 "response": {"content": "Paris.", "finish_reason": "stop", "tool_calls": [{"name": …, "arguments": {…}}],
+//	              "prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15, "latency_ms": 812.5, …}}
+//
+// (the fields of promptcanary.Prompt and promptcanary.Response as the run
+// history stores them, less the provider's raw_response), and it must exit
+// 0 having written one JSON object on stdout:
+//
+//	{"passed": true, "score": 0.9, "details": "2 citations", "metadata": {"citations": 2}}
+//
+// passed is required; score defaults to 1 when passed and 0 otherwise and
+// must lie in [0,1]; details (a sentence for the report) and metadata (an
+// object of diagnostic values) are optional. Other keys are an error, so a
+// misspelt key is not silently ignored. A check that fails a response
+// says so with "passed": false and exits 0.
+//
+// A command that cannot start, runs past its timeout, exits non-zero,
+// writes more than MaxExecOutput bytes on stdout or anything but that
+// object yields a failed result with score 0 whose details say what went
+// wrong, quoting the end of stderr. On timeout, and on Unix whenever the
+// call ends, the command's whole process group is killed, so nothing it
+// started outlives the call.
+//
+// The runner evaluates probes inside each call's goroutine, so commands
+// run concurrently, as many at once as the run's --concurrency allows.
+//
+// Relative paths (a command path with a slash, dir) are resolved against
+// the working directory of promptcanary when the suite is loaded.
+type Exec struct {
+	argv    []string // argv[0] as written, then the arguments
+	path    string   // the resolved executable
+	dir     string   // "" inherits the working directory
+	env     []string // nil inherits the environment
+	timeout time.Duration
+	secrets *redact.Set // the values substituted for ${NAME} in env
+}
+
+var _ probe.Probe = (*Exec)(nil)
+
+const execDescription = "Judges the response with an external command that reads the prompt and response as JSON on stdin and writes its verdict as JSON on stdout."
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          "exec",
+		Name:        "External Command",
+		Category:    promptcanary.CategoryCustom,
+		Description: execDescription,
+		Example: `probes:
+  - type: exec
+    id: citations
+    # any language: the command reads {"prompt", "response"} as JSON on
+    # stdin and writes {"passed", "score", "details", "metadata"} on stdout
+    command: [go, run, ./checks/citations, --min, "2"]
+    timeout: 30s
+    env:
+      CHECK_MODE: strict
+      CHECK_CACHE: ${HOME}/.cache/canary-checks
+    dir: .
+`,
+		Params: []probe.Param{
+			{Name: "command", Kind: probe.StringList, Required: true,
+				Doc: "the program and its arguments, for example [python3, checks/tone.py]; never run through a shell"},
+			{Name: "timeout", Kind: probe.String, Default: DefaultExecTimeout.String(),
+				Doc: "how long the command may take on one response, at most 5m (default 10s)"},
+			{Name: "env", Kind: probe.Map,
+				Doc: "variables added to the inherited environment; ${NAME} in a value is replaced by the variable NAME"},
+			{Name: "dir", Kind: probe.String,
+				Doc: "the working directory of the command (default: promptcanary's)"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) { return newExec(p, "") },
+	})
+}
+
+// newExec builds an exec probe from checked parameters. Relative paths are
+// resolved against baseDir, the working directory when it is "".
+func newExec(p probe.Params, baseDir string) (*Exec, error) {
+	var errs []error
+	e := &Exec{timeout: DefaultExecTimeout}
+
+	// command is a list; a string (from Go, or a future string form in
+	// YAML) is split with the exec provider's shell-like quoting.
+	argv := p.Strings("command")
+	if s, ok := p["command"].(string); ok {
+		var err error
+		if argv, err = execcmd.SplitCommand(s); err != nil {
+			errs = append(errs, &probe.ParamError{Param: "command", Msg: err.Error(),
+				Hint: "write the command as a list, for example [python3, checks/tone.py]"})
+		}
+	}
+	switch {
+	case len(argv) == 0:
+		if len(errs) == 0 {
+			errs = append(errs, &probe.ParamError{Param: "command", Msg: "must not be empty",
+				Hint: "name the program and its arguments, for example [python3, checks/tone.py]"})
+		}
+	case argv[0] == "":
+		errs = append(errs, &probe.ParamError{Param: "command[0]", Msg: "the program must not be empty",
+			Hint: "name the program first, for example [python3, checks/tone.py]"})
+	default:
+		path, err := resolveCommand(argv[0], baseDir)
+		if err != nil {
+			errs = append(errs, &probe.ParamError{Param: "command[0]", Msg: err.Error(),
+				Hint: "a bare name is looked up in PATH; a path with a slash is relative to the working directory"})
+		}
+		e.argv, e.path = slices.Clone(argv), path
+	}
+	for i, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			errs = append(errs, &probe.ParamError{Param: fmt.Sprintf("command[%d]", i), Msg: "contains a NUL byte"})
+		}
+	}
+
+	if s := p.String("timeout"); p.Has("timeout") {
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil || d <= 0:
+			errs = append(errs, &probe.ParamError{Param: "timeout", Msg: fmt.Sprintf("invalid duration %q", s),
+				Hint: "a positive duration with its unit, such as 30s or 2m"})
+		case d > MaxExecTimeout:
+			errs = append(errs, &probe.ParamError{Param: "timeout",
+				Msg:  fmt.Sprintf("out of range: got %s, allowed up to %s", s, "5m"),
+				Hint: "use a positive duration of at most 5m, for example 30s"})
+		default:
+			e.timeout = d
+		}
+	}
+
+	if s := p.String("dir"); p.Has("dir") {
+		dir := s
+		if !filepath.IsAbs(dir) && baseDir != "" {
+			dir = filepath.Join(baseDir, dir)
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		switch fi, err := os.Stat(dir); {
+		case s == "":
+			errs = append(errs, &probe.ParamError{Param: "dir", Msg: "must not be empty",
+				Hint: "name a directory, or remove dir to use the working directory"})
+		case err != nil:
+			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("no such directory %q", s),
+				Hint: "dir is relative to the working directory"})
+		case !fi.IsDir():
+			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("%q is not a directory", s)})
+		default:
+			e.dir = dir
+		}
+	}
+
+	if env := p.Map("env"); p.Has("env") {
+		extra, secrets, envErrs := execEnv(env, os.Getenv)
+		errs = append(errs, envErrs...)
+		e.secrets = redact.New(secrets...)
+		e.env = append(os.Environ(), extra...)
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
+
+// execEnv checks the env parameter and returns its NAME=value pairs,
+// sorted, with ${NAME} references replaced by getenv, and the substituted
+// values.
+func execEnv(env map[string]any, getenv func(string) string) (pairs, secrets []string, errs []error) {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		param := "env." + k
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			errs = append(errs, &probe.ParamError{Param: param, Msg: fmt.Sprintf("invalid variable name %q", k),
+				Hint: "a variable name is letters, digits and underscores"})
+			continue
+		}
+		var v string
+		switch x := env[k].(type) {
+		case string:
+			v = x
+		case int, int64, uint64, float64, bool:
+			v = fmt.Sprint(x)
+		case nil:
+		default:
+			errs = append(errs, &probe.ParamError{Param: param, Msg: "must be a string, number or boolean",
+				Hint: `quote the value, for example ` + k + `: "text"`})
+			continue
+		}
+		v, used, err := expandEnv(v, getenv)
+		if err != nil {
+			errs = append(errs, &probe.ParamError{Param: param, Msg: err.Error(),
+				Hint: "set the variable before loading the suite, or write the value itself"})
+			continue
+		}
+		if strings.ContainsRune(v, 0) {
+			errs = append(errs, &probe.ParamError{Param: param, Msg: "value contains a NUL byte"})
+			continue
+		}
+		secrets = append(secrets, used...)
+		pairs = append(pairs, k+"="+v)
+	}
+	return pairs, secrets, errs
+}
+
+// expandEnv replaces every ${NAME} in s with getenv(NAME) and returns the
+// substituted values. An unset or empty variable is an error naming it;
+// values never appear in errors. (It matches the exec provider's rule,
+// which lives in a package internal to provider/.)
+func expandEnv(s string, getenv func(string) string) (string, []string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil, nil
+	}
+	var (
+		b      strings.Builder
+		values []string
+		errs   []error
+	)
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		rest := s[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 || !isEnvName(rest[:j]) {
+			return "", nil, errors.New("invalid ${…} reference: want ${NAME} with NAME made of letters, digits and underscores")
+		}
+		name := rest[:j]
+		if v := getenv(name); v == "" {
+			errs = append(errs, fmt.Errorf("environment variable %s is not set", name))
+		} else {
+			values = append(values, v)
+			b.WriteString(v)
+		}
+		s = rest[j+1:]
+	}
+	if len(errs) > 0 {
+		return "", nil, errors.Join(errs...)
+	}
+	return b.String(), values, nil
+}
+
+// isEnvName reports whether s is letters, digits and underscores, not
+// starting with a digit.
+func isEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// resolveCommand finds the executable for name: a bare name in PATH, a
+// path with a slash relative to baseDir (the working directory when "").
+func resolveCommand(name, baseDir string) (string, error) {
+	hasSep := strings.ContainsRune(name, '/') || (runtime.GOOS == "windows" && strings.ContainsRune(name, '\\'))
+	if !hasSep {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			if errors.Is(err, exec.ErrDot) {
+				return "", fmt.Errorf("command %q is found only through a relative PATH entry; write ./%s", name, name)
+			}
+			return "", fmt.Errorf("command %q not found in PATH", name)
+		}
+		return p, nil
+	}
+	p := name
+	if !filepath.IsAbs(p) && baseDir != "" {
+		p = filepath.Join(baseDir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("command %q: no such file (looked for %s)", name, p)
+	case fi.IsDir():
+		return "", fmt.Errorf("command %q is a directory", name)
+	case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
+		return "", fmt.Errorf("command %q is not executable (chmod +x %s)", name, p)
+	}
+	if _, err := exec.LookPath(p); err != nil {
+		return "", fmt.Errorf("command %q: %w", name, err)
+	}
+	return p, nil
+}
+
+// ID returns "exec".
+func (*Exec) ID() string { return "exec" }
+
+// Name returns "External Command".
+func (*Exec) Name() string { return "External Command" }
+
+// Category returns the custom category.
+func (*Exec) Category() promptcanary.Category { return promptcanary.CategoryCustom }
+
+// Description returns a one-sentence description of the probe.
+func (*Exec) Description() string { return execDescription }
+
+// Argv returns the command and arguments the probe runs.
+func (e *Exec) Argv() []string { return slices.Clone(e.argv) }
+
+// execInput is what the command reads on stdin.
+type execInput struct {
+	Prompt   *promptcanary.Prompt   `json:"prompt"`
+	Response *promptcanary.Response `json:"response"`
+}
+
+// execOutput is what the command writes on stdout.
+type execOutput struct {
+	Passed   *bool          `json:"passed"`
+	Score    *float64       `json:"score"`
+	Details  string         `json:"details"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// Evaluate runs the command on one response. On success the result is the
+// command's verdict, its metadata the command's metadata. Otherwise it
+// fails with score 0, and the metadata holds "error" and, when the
+// command wrote any, "stderr" (its last lines) and, when it exited
+// non-zero, "exit_code".
+func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	if p == nil {
+		p = &promptcanary.Prompt{}
+	}
+	if r == nil {
+		r = &promptcanary.Response{}
+	}
+	resp := *r
+	resp.RawResponse = nil
+	var stdin bytes.Buffer
+	enc := json.NewEncoder(&stdin)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(execInput{Prompt: p, Response: &resp}); err != nil {
+		return e.failure("encode the input: "+err.Error(), "", nil)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.path, e.argv[1:]...)
+	cmd.Args[0] = e.argv[0]
+	cmd.Dir = e.dir
+	cmd.Env = e.env
+	stdout := &limitedBuffer{max: MaxExecOutput, full: cancel}
+	stderr := &tailBuffer{max: stderrKept}
+	err := runGroup(cmd, stdin.Bytes(), stdout, stderr)
+	tail := e.secrets.Truncate(lastLines(string(stderr.buf), 5), stderrShown)
+
+	switch {
+	case stdout.overflow:
+		return e.failure(fmt.Sprintf("wrote more than %d MiB on stdout", MaxExecOutput>>20), tail, nil)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success()):
+		return e.failure(fmt.Sprintf("timed out after %s", e.timeout), tail, nil)
+	case err == nil, errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
+		// A leftover child holding stdout open does not fail a command
+		// that succeeded.
+	default:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code := ee.ExitCode()
+			return e.failure(ee.ProcessState.String(), tail, &code)
+		}
+		return e.failure(fmt.Sprintf("run %q: %v", e.argv[0], err), tail, nil)
+	}
+
+	out, err := parseExecOutput(stdout.buf.Bytes())
+	if err != nil {
+		return e.failure(e.secrets.String(err.Error()), tail, nil)
+	}
+	res := probe.Result{Passed: *out.Passed, Details: e.secrets.String(out.Details), Metadata: out.Metadata}
+	if out.Score != nil {
+		res.Score = *out.Score
+	} else if res.Passed {
+		res.Score = 1
+	}
+	if res.Details == "" {
+		res.Details = fmt.Sprintf("Command %s the response with score %.3g.", verdict(res.Passed), res.Score)
+	} else if cut := text.Preview(res.Details, maxExecDetails); cut != res.Details {
+		res.Details = cut + "…"
+	}
+	if res.Metadata == nil {
+		res.Metadata = map[string]any{}
+	} else if e.secrets.Len() > 0 {
+		res.Metadata = e.redactMetadata(res.Metadata)
+	}
+	return res
+}
+
+func verdict(passed bool) string {
+	if passed {
+		return "passed"
+	}
+	return "failed"
+}
+
+// parseExecOutput reads the command's stdout: exactly one JSON object
+// with the keys of execOutput, passed required, score in [0,1].
+func parseExecOutput(b []byte) (*execOutput, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return nil, errors.New(`wrote nothing on stdout; want a JSON object such as {"passed": true, "score": 1}`)
+	}
+	if trimmed[0] != '{' {
+		return nil, fmt.Errorf("wrote %q on stdout; want a JSON object such as {\"passed\": true, \"score\": 1}", preview(trimmed))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	var out execOutput
+	if err := dec.Decode(&out); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		if strings.HasPrefix(msg, "unknown field ") {
+			msg += "; the keys are passed, score, details and metadata"
+		}
+		return nil, fmt.Errorf("wrote invalid output on stdout: %s", msg)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("wrote more than one JSON value on stdout; want one object")
+	}
+	if out.Passed == nil {
+		return nil, errors.New(`wrote no "passed" on stdout; want true or false`)
+	}
+	if s := out.Score; s != nil && (math.IsNaN(*s) || *s < 0 || *s > 1) {
+		return nil, fmt.Errorf("wrote score %v, outside [0,1]", *s)
+	}
+	return &out, nil
+}
+
+// preview returns the start of b for a message, cut to outputShown
+// characters.
+func preview(b []byte) string {
+	s := strings.ToValidUTF8(string(b[:min(len(b), 4*outputShown)]), "\uFFFD")
+	if cut := text.Preview(s, outputShown); cut != s || len(b) > 4*outputShown {
+		return cut + "…"
+	}
+	return s
+}
+
+// failure is the result of a command that gave no verdict. code is the
+// exit code of a command that exited non-zero.
+func (e *Exec) failure(msg, stderr string, code *int) probe.Result {
+	msg = e.secrets.String(msg)
+	meta := map[string]any{"error": msg}
+	details := fmt.Sprintf("Command %s failed: %s.", e.label(), msg)
+	if stderr != "" {
+		meta["stderr"] = stderr
+		details = fmt.Sprintf("Command %s failed: %s; stderr: %s", e.label(), msg, stderr)
+	}
+	if code != nil {
+		meta["exit_code"] = *code
+	}
+	return probe.Result{Details: details, Metadata: meta}
+}
+
+// label names the command in details: the program's base name and the
+// arguments, cut to exprShown characters.
+func (e *Exec) label() string {
+	s := strings.Join(append([]string{filepath.Base(e.argv[0])}, e.argv[1:]...), " ")
+	if cut := text.Preview(s, exprShown); cut != s {
+		s = cut + "…"
+	}
+	return s
+}
+
+// redactMetadata removes the substituted env values from m.
+func (e *Exec) redactMetadata(m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return map[string]any{}
+	}
+	var out map[string]any
+	if json.Unmarshal([]byte(e.secrets.String(string(b))), &out) != nil {
+		return map[string]any{}
+	}
+	return out
+}
+
+// errTooLarge is returned by limitedBuffer once it is full.
+var errTooLarge = errors.New("output limit reached")
+
+// limitedBuffer keeps up to max bytes and calls full, once, when more
+// arrive.
+type limitedBuffer struct {
+	buf      bytes.Buffer
+	max      int
+	full     func()
+	overflow bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.overflow {
+		return 0, errTooLarge
+	}
+	if b.buf.Len()+len(p) > b.max {
+		b.overflow = true
+		b.full()
+		return 0, errTooLarge
+	}
+	return b.buf.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
+	}
+	if drop := len(t.buf) + len(p) - t.max; drop > 0 {
+		t.buf = append(t.buf[:0], t.buf[drop:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// lastLines returns up to n last non-blank lines of s, joined by "; ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	slices.Reverse(keep)
+	return strings.ToValidUTF8(strings.Join(keep, "; "), "\uFFFD")
+}
