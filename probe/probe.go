@@ -37,6 +37,28 @@ type Skipper interface {
 	Skips(p *promptcanary.Prompt) (reason, hint string)
 }
 
+// Referenced is an optional interface of a Probe that judges a response by
+// comparing it with reference answers to the same prompt: the answers of
+// the baseline a run is compared against, or, in a run without one, the
+// run's other answers to the prompt. The runner calls EvaluateWith instead
+// of Evaluate on such a probe. With no references the probe has nothing to
+// compare with and says so; Evaluate is EvaluateWith with none.
+type Referenced interface {
+	Probe
+	// EvaluateWith judges r, an answer to p, against refs, other answers
+	// to p. It must neither modify refs nor keep them after it returns.
+	EvaluateWith(p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) Result
+}
+
+// Fingerprinter is an optional interface of a Probe whose verdicts depend
+// on more than its parameters (json_schema_full's schema_file, say):
+// Fingerprint identifies that content, and the suite includes it in the
+// prompt hashes, so a changed file makes the baseline stale instead of
+// reading as drift.
+type Fingerprinter interface {
+	Fingerprint() string
+}
+
 // Result is a probe's verdict on one response.
 type Result struct {
 	Passed bool
@@ -57,6 +79,24 @@ func Evaluate(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response)
 		}
 	}()
 	res = p.Evaluate(prompt, resp)
+	res.Score = Clamp(res.Score)
+	return res
+}
+
+// EvaluateWith is Evaluate for a probe that may compare the response with
+// reference answers: it calls p's EvaluateWith when p is Referenced, else
+// p's Evaluate, and likewise never panics and clamps the score.
+func EvaluateWith(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
+	rp, ok := p.(Referenced)
+	if !ok {
+		return Evaluate(p, prompt, resp)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
+		}
+	}()
+	res = rp.EvaluateWith(prompt, resp, refs)
 	res.Score = Clamp(res.Score)
 	return res
 }

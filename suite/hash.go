@@ -26,9 +26,10 @@ type (
 		ExpectedKeywords []string            `json:"expected_keywords,omitempty"`
 	}
 	hashProbe struct {
-		ID     string         `json:"id"`
-		Type   string         `json:"type"`
-		Params map[string]any `json:"params,omitempty"`
+		ID          string         `json:"id"`
+		Type        string         `json:"type"`
+		Params      map[string]any `json:"params,omitempty"`
+		Fingerprint string         `json:"fingerprint,omitempty"`
 	}
 	hashConfig struct {
 		ModelID     string         `json:"model_id"`
@@ -113,6 +114,9 @@ func hashProbes(insts []probe.Instance) []hashProbe {
 	out := make([]hashProbe, len(insts))
 	for i, in := range insts {
 		out[i] = hashProbe{ID: in.ID, Type: in.Type, Params: canonMap(in.Params)}
+		if f, ok := in.Probe.(probe.Fingerprinter); ok {
+			out[i].Fingerprint = f.Fingerprint()
+		}
 	}
 	slices.SortFunc(out, func(a, b hashProbe) int { return strings.Compare(a.ID, b.ID) })
 	return out

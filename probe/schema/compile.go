@@ -2,6 +2,8 @@ package schema
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,14 +44,40 @@ const inlineName = "inline-schema.json"
 var errRemote = errors.New("not a local file")
 
 // localLoader loads file: URLs and refuses every other scheme, so that
-// compiling a schema never touches the network.
-type localLoader struct{}
+// compiling a schema never touches the network. It remembers what it
+// loaded, for the schema's fingerprint.
+type localLoader struct {
+	loaded map[string]any
+}
 
-func (localLoader) Load(u string) (any, error) {
+func (l *localLoader) Load(u string) (any, error) {
 	if !strings.HasPrefix(u, "file://") {
 		return nil, errRemote
 	}
-	return jsonschema.FileLoader{}.Load(u)
+	doc, err := jsonschema.FileLoader{}.Load(u)
+	if err == nil {
+		l.loaded[u] = doc
+	}
+	return doc, err
+}
+
+// fingerprint hashes the content of every document the schema is made of
+// (not where they are, so the same suite hashes alike on every machine),
+// so that a changed schema file changes the suite's prompt hashes.
+func fingerprint(root any, loaded map[string]any) string {
+	sum := func(doc any) string {
+		data, _ := json.Marshal(doc) // decoded JSON always encodes; map keys are sorted
+		s := sha256.Sum256(data)
+		return hex.EncodeToString(s[:])
+	}
+	parts := []string{sum(root)}
+	var refs []string
+	for _, doc := range loaded {
+		refs = append(refs, sum(doc))
+	}
+	slices.Sort(refs)
+	s := sha256.Sum256([]byte(strings.Join(append(parts, refs...), "\n")))
+	return hex.EncodeToString(s[:])
 }
 
 // compiled is the outcome of compiling a Config.
@@ -62,6 +90,8 @@ type compiled struct {
 	// relative to.
 	dir    string
 	checks map[string]struct{}
+	// fingerprint identifies the schema's content (see fingerprint).
+	fingerprint string
 }
 
 // compile loads and compiles cfg's schema. Its errors are *probe.ParamError
@@ -106,7 +136,8 @@ func compile(cfg Config) (*compiled, error) {
 	if cfg.AssertFormat {
 		c.AssertFormat()
 	}
-	c.UseLoader(localLoader{})
+	loader := &localLoader{loaded: map[string]any{}}
+	c.UseLoader(loader)
 	if err := c.AddResource(path, doc); err != nil {
 		return nil, &probe.ParamError{Param: param, Msg: "schema does not compile: " + err.Error()}
 	}
@@ -120,7 +151,7 @@ func compile(cfg Config) (*compiled, error) {
 		return nil, &probe.ParamError{Param: param, Msg: "nothing to check: the schema makes no assertion",
 			Hint: "add what the answer must satisfy, for example type: object and required: [id]; to check only that the answer is JSON, use json_validity"}
 	}
-	return &compiled{schema: sch, base: base, dir: dir, checks: checks}, nil
+	return &compiled{schema: sch, base: base, dir: dir, checks: checks, fingerprint: fingerprint(doc, loader.loaded)}, nil
 }
 
 // jsonValue turns a decoded YAML value into the JSON value the validator

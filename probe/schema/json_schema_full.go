@@ -37,7 +37,13 @@ type Full struct {
 	draft string
 }
 
-var _ probe.Probe = (*Full)(nil)
+var (
+	_ probe.Probe         = (*Full)(nil)
+	_ probe.Fingerprinter = (*Full)(nil)
+)
+
+// Fingerprint identifies the schema's content, files included.
+func (f *Full) Fingerprint() string { return f.c.fingerprint }
 
 // description is the one-sentence description of the probe.
 const description = "Validates a JSON response against a full JSON Schema (draft 2020-12 or 7) and scores the share of its checks that hold."
