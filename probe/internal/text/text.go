@@ -15,12 +15,18 @@ func StripFences(content string) string {
 	if !strings.HasPrefix(s, "```") {
 		return s
 	}
-	lines := strings.Split(s, "\n")
-	lines = lines[1:]
-	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "```" {
-		lines = lines[:n-1]
+	// The lines after the first, joined again, are the text after the
+	// first newline: a substring, so nothing is copied.
+	i := strings.IndexByte(s, '\n')
+	if i < 0 {
+		return ""
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	rest := s[i+1:]
+	j := strings.LastIndexByte(rest, '\n')
+	if strings.TrimSpace(rest[j+1:]) == "```" {
+		rest = rest[:max(j, 0)]
+	}
+	return strings.TrimSpace(rest)
 }
 
 // WordCount is the number of words in s: runs of non-whitespace.
