@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -120,8 +121,8 @@ func (o *JSONKeyOrder) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response
 		Passed:   score >= KeyOrderPassScore,
 		Score:    score,
 		Metadata: meta,
-		Details: fmt.Sprintf("Expected key order %s, found %s (order score %.2f).",
-			quoteList(expected), quoteList(actual), score),
+		Details: "Expected key order " + quoteList(expected) + ", found " + quoteList(actual) +
+			" (order score " + strconv.FormatFloat(score, 'f', 2, 64) + ").",
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -97,9 +97,9 @@ func (*JSONSchema) Description() string {
 // Evaluate checks the keys of the fence-stripped response. The metadata
 // holds "missing_keys", "forbidden_found" and "present_keys", each sorted.
 func (s *JSONSchema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	required := uniqueSorted(s.RequiredKeys)
 	doc := parseJSON(text.StripFences(r.Content))
 	if doc.err != nil || !doc.object {
+		required := uniqueSorted(s.RequiredKeys)
 		details := "Response is not valid JSON, so its keys cannot be checked."
 		if doc.err == nil {
 			details = fmt.Sprintf("Response is a JSON %s, not an object, so its keys cannot be checked.", doc.kind)
@@ -110,7 +110,8 @@ func (s *JSONSchema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 			"present_keys":    []string{},
 		}}
 	}
-	present := slices.Clone(doc.keys)
+	required := sortedView(s.RequiredKeys)
+	present := doc.keys // fresh for this result
 	slices.Sort(present)
 	has := func(k string) bool { _, ok := slices.BinarySearch(present, k); return ok }
 
@@ -121,7 +122,7 @@ func (s *JSONSchema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 		}
 	}
 	forbidden := []string{}
-	for _, k := range uniqueSorted(s.ForbiddenKeys) {
+	for _, k := range sortedView(s.ForbiddenKeys) {
 		if has(k) {
 			forbidden = append(forbidden, k)
 		}
@@ -146,15 +147,15 @@ func (s *JSONSchema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 	var details string
 	switch {
 	case passed && len(required) == 0:
-		details = fmt.Sprintf("JSON object has %d keys and none of the forbidden ones.", len(present))
+		details = "JSON object has " + strconv.Itoa(len(present)) + " keys and none of the forbidden ones."
 	case passed:
-		details = fmt.Sprintf("All %d required keys are present and no forbidden key is.", len(required))
+		details = "All " + strconv.Itoa(len(required)) + " required keys are present and no forbidden key is."
 	case len(missing) > 0 && len(forbidden) > 0:
-		details = fmt.Sprintf("Missing required keys %s and found forbidden keys %s.", quoteList(missing), quoteList(forbidden))
+		details = "Missing required keys " + quoteList(missing) + " and found forbidden keys " + quoteList(forbidden) + "."
 	case len(missing) > 0:
-		details = fmt.Sprintf("Missing required keys %s.", quoteList(missing))
+		details = "Missing required keys " + quoteList(missing) + "."
 	default:
-		details = fmt.Sprintf("Found forbidden keys %s.", quoteList(forbidden))
+		details = "Found forbidden keys " + quoteList(forbidden) + "."
 	}
 	return probe.Result{Passed: passed, Score: score, Details: details, Metadata: map[string]any{
 		"missing_keys":    missing,
@@ -171,14 +172,27 @@ func uniqueSorted(list []string) []string {
 	return slices.Compact(out)
 }
 
-// quoteList renders list as "a", "b", "c" for details.
+// sortedView returns the distinct values of list, sorted: list itself
+// when it already is, for reading only, else a sorted copy.
+func sortedView(list []string) []string {
+	for i := 1; i < len(list); i++ {
+		if list[i-1] >= list[i] {
+			return uniqueSorted(list)
+		}
+	}
+	return list
+}
+
+// quoteList renders list as "a", "b", "c" for details, each quoted as %q
+// quotes it.
 func quoteList(list []string) string {
-	var b strings.Builder
+	var buf [256]byte
+	b := buf[:0]
 	for i, s := range list {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		fmt.Fprintf(&b, "%q", s)
+		b = strconv.AppendQuote(b, s)
 	}
-	return b.String()
+	return string(b)
 }

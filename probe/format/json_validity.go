@@ -1,7 +1,7 @@
 package format
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -53,17 +53,38 @@ func (*JSONValidity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 	doc := validateJSON(content)
 	if doc.err == nil {
 		return probe.Result{Passed: true, Score: 1,
-			Details:  fmt.Sprintf("Response is valid JSON (%s).", doc.kind),
+			Details:  validDetails(doc.kind),
 			Metadata: map[string]any{}}
 	}
-	details := fmt.Sprintf("Response is not valid JSON: %v.", doc.err)
+	msg := doc.err.Error()
+	details := "Response is not valid JSON: " + msg + "."
 	if off, ok := errorOffset(doc.err); ok {
 		// The offset is json.SyntaxError.Offset: the bytes read when the
 		// error was found, so the offending byte is the off-th one.
-		details = fmt.Sprintf("Response is not valid JSON: %v (byte offset %d).", doc.err, off)
+		details = "Response is not valid JSON: " + msg + " (byte offset " + strconv.FormatInt(off, 10) + ")."
 	}
 	return probe.Result{Details: details, Metadata: map[string]any{
-		"error":               doc.err.Error(),
+		"error":               msg,
 		"raw_content_preview": text.Preview(content, previewChars),
 	}}
+}
+
+// validDetails returns the details of valid JSON of a kind, without
+// building the string.
+func validDetails(kind string) string {
+	switch kind {
+	case "object":
+		return "Response is valid JSON (object)."
+	case "array":
+		return "Response is valid JSON (array)."
+	case "string":
+		return "Response is valid JSON (string)."
+	case "number":
+		return "Response is valid JSON (number)."
+	case "boolean":
+		return "Response is valid JSON (boolean)."
+	case "null":
+		return "Response is valid JSON (null)."
+	}
+	return "Response is valid JSON (" + kind + ")."
 }

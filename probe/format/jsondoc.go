@@ -1,10 +1,12 @@
 package format
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // jsonDoc is what the JSON probes need to know about a response: whether it
@@ -24,83 +26,64 @@ type jsonDoc struct {
 
 // parseJSON parses s as exactly one JSON value (RFC 8259, as encoding/json
 // accepts it) and collects the top-level keys of an object in the order
-// they appear in the text.
+// they appear in the text, decoded as encoding/json decodes them.
 func parseJSON(s string) jsonDoc { return parse(s, true) }
 
 // validateJSON is parseJSON without collecting keys.
 func validateJSON(s string) jsonDoc { return parse(s, false) }
 
+// parse checks s with text.ScanJSON, which decides validity as json.Valid
+// does without allocating; only an invalid document goes through
+// encoding/json, for its error message and offset.
 func parse(s string, withKeys bool) jsonDoc {
-	b := []byte(s)
-	if !json.Valid(b) {
-		return jsonDoc{err: syntaxError(b)}
+	var keys []string
+	var seen map[string]struct{} // once there are many keys
+	var collect func(string)
+	if withKeys {
+		collect = func(lit string) {
+			k := text.JSONUnquote(lit)
+			if seen == nil && len(keys) < 32 {
+				if !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+				return
+			}
+			if seen == nil {
+				seen = make(map[string]struct{}, 2*len(keys))
+				for _, k := range keys {
+					seen[k] = struct{}{}
+				}
+			}
+			if _, dup := seen[k]; !dup {
+				seen[k] = struct{}{}
+				keys = append(keys, k)
+			}
+		}
 	}
-	i := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
-	if i < 0 { // unreachable: valid JSON holds a value
-		return jsonDoc{err: errors.New("empty JSON document")}
+	kind, ok := text.ScanJSON(s, collect)
+	if !ok {
+		return jsonDoc{err: syntaxError(s)}
 	}
-	switch c := b[i]; {
-	case c == '[':
-		return jsonDoc{kind: "array"}
-	case c == '"':
-		return jsonDoc{kind: "string"}
-	case c == 't' || c == 'f':
-		return jsonDoc{kind: "boolean"}
-	case c == 'n':
-		return jsonDoc{kind: "null"}
-	case c != '{':
-		return jsonDoc{kind: "number"}
+	doc := jsonDoc{kind: kind.String(), object: kind == text.JSONObject}
+	if doc.object && withKeys {
+		doc.keys = keys
+		if doc.keys == nil {
+			doc.keys = []string{}
+		}
 	}
-	if !withKeys {
-		return jsonDoc{object: true, kind: "object"}
-	}
-	keys, err := objectKeys(b)
-	if err != nil {
-		return jsonDoc{err: err}
-	}
-	return jsonDoc{object: true, keys: keys, kind: "object"}
+	return doc
 }
 
-// objectKeys walks the tokens of b, a valid JSON object, and returns its
-// top-level keys in document order without duplicates. Each value is
-// skipped whole into one reused json.RawMessage, so a nested value costs
-// no per-token work and a number too large for float64 (valid JSON) is no
-// error.
-func objectKeys(b []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if _, err := dec.Token(); err != nil { // the opening brace
-		return nil, fmt.Errorf("read object: %w", err)
-	}
-	keys := []string{}
-	var seen map[string]struct{}
-	var skip json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("read object key: %w", err)
-		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, fmt.Errorf("read object key: unexpected token %v", t)
-		}
-		if seen == nil {
-			seen = make(map[string]struct{})
-		}
-		if _, dup := seen[key]; !dup {
-			seen[key] = struct{}{}
-			keys = append(keys, key)
-		}
-		if err := dec.Decode(&skip); err != nil {
-			return nil, fmt.Errorf("read value of %q: %w", key, err)
-		}
-	}
-	return keys, nil
-}
-
-// syntaxError returns the error encoding/json reports for b, which is not
+// syntaxError returns the error encoding/json reports for s, which is not
 // valid JSON. Unmarshal checks the whole input before decoding anything, so
 // the error is the first syntax error with its byte offset.
-func syntaxError(b []byte) error {
+func syntaxError(s string) error {
+	// Unmarshal only reads its input when it is not valid JSON, so the
+	// bytes of s are lent to it rather than copied.
+	var b []byte
+	if len(s) > 0 {
+		b = unsafe.Slice(unsafe.StringData(s), len(s))
+	}
 	var v json.RawMessage
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
