@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
@@ -119,18 +120,17 @@ func (*ResponseLength) Description() string {
 // the length was compared with the baseline.
 func (l *ResponseLength) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	n := utf8.RuneCountInString(r.Content)
-	meta := map[string]any{"char_count": n}
 	if n < l.MinChars {
-		return probe.Result{Metadata: meta,
-			Details: fmt.Sprintf("Response is too short: %d characters, minimum %d.", n, l.MinChars)}
+		return probe.Result{Metadata: map[string]any{"char_count": n},
+			Details: "Response is too short: " + strconv.Itoa(n) + " characters, minimum " + strconv.Itoa(l.MinChars) + "."}
 	}
 	if l.MaxChars > 0 && n > l.MaxChars {
-		return probe.Result{Metadata: meta,
-			Details: fmt.Sprintf("Response is too long: %d characters, maximum %d.", n, l.MaxChars)}
+		return probe.Result{Metadata: map[string]any{"char_count": n},
+			Details: "Response is too long: " + strconv.Itoa(n) + " characters, maximum " + strconv.Itoa(l.MaxChars) + "."}
 	}
 	if l.BaselineChars <= 0 {
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("Response length %d characters is within bounds.", n)}
+		return probe.Result{Passed: true, Score: 1, Metadata: map[string]any{"char_count": n},
+			Details: "Response length " + strconv.Itoa(n) + " characters is within bounds."}
 	}
 	tol := l.Tolerance
 	if tol <= 0 || math.IsNaN(tol) {
@@ -145,13 +145,18 @@ func (l *ResponseLength) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Respon
 	} else {
 		score = max(0, 1-dev)
 	}
-	meta["baseline_chars"] = l.BaselineChars
-	meta["ratio_to_baseline"] = math.Round(ratio*1000) / 1000
+	meta := map[string]any{
+		"char_count":        n,
+		"baseline_chars":    l.BaselineChars,
+		"ratio_to_baseline": math.Round(ratio*1000) / 1000,
+	}
 	verdict := "within"
 	if !passed {
 		verdict = "outside"
 	}
+	// As fmt's %.1f%% and ±%.0f%%.
 	return probe.Result{Passed: passed, Score: score, Metadata: meta,
-		Details: fmt.Sprintf("Response length %d characters is %.1f%% of the baseline %d, %s the ±%.0f%% tolerance.",
-			n, ratio*100, l.BaselineChars, verdict, tol*100)}
+		Details: "Response length " + strconv.Itoa(n) + " characters is " + strconv.FormatFloat(ratio*100, 'f', 1, 64) +
+			"% of the baseline " + strconv.Itoa(l.BaselineChars) + ", " + verdict + " the ±" +
+			strconv.FormatFloat(tol*100, 'f', 0, 64) + "% tolerance."}
 }
