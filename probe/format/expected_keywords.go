@@ -1,11 +1,11 @@
 package format
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // ExpectedKeywords checks the keywords a prompt declares in its
@@ -72,16 +72,17 @@ func (*ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Respon
 		return probe.Result{Passed: true, Score: 1, Metadata: map[string]any{"missing": missing},
 			Details: "The prompt declares no expected keywords, so the check was skipped."}
 	}
-	content := strings.ToLower(r.Content)
+	l := text.Lower(r.Content) // shared with the other probes that ignore case
+	defer l.Release()
 	for _, kw := range declared {
-		if !strings.Contains(content, strings.ToLower(kw)) {
+		if !text.ContainsLower(l.String(), kw) {
 			missing = append(missing, kw)
 		}
 	}
 	score := float64(len(declared)-len(missing)) / float64(len(declared))
-	details := fmt.Sprintf("All %d expected keywords were found.", len(declared))
+	details := "All " + strconv.Itoa(len(declared)) + " expected keywords were found."
 	if len(missing) > 0 {
-		details = fmt.Sprintf("Missing %d of %d expected keywords: %s.", len(missing), len(declared), quoteList(missing))
+		details = "Missing " + strconv.Itoa(len(missing)) + " of " + strconv.Itoa(len(declared)) + " expected keywords: " + quoteList(missing) + "."
 	}
 	return probe.Result{Passed: len(missing) == 0, Score: score, Details: details,
 		Metadata: map[string]any{"missing": missing}}

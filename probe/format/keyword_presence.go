@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // KeywordPresence checks that required keywords appear in the response and
@@ -118,11 +120,15 @@ func (*KeywordPresence) Description() string {
 func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	content := r.Content
 	if !k.CaseSensitive {
-		content = strings.ToLower(content)
+		// The lowercased response, shared with the other probes that
+		// ignore case on the same response.
+		l := text.Lower(r.Content)
+		defer l.Release()
+		content = l.String()
 	}
 	contains := func(kw string) bool {
 		if !k.CaseSensitive {
-			kw = strings.ToLower(kw)
+			return text.ContainsLower(content, kw)
 		}
 		return strings.Contains(content, kw)
 	}
@@ -145,13 +151,13 @@ func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Respo
 	var details string
 	switch {
 	case violations == 0:
-		details = fmt.Sprintf("All %d keyword checks passed.", checks)
+		details = "All " + strconv.Itoa(checks) + " keyword checks passed."
 	case len(missing) > 0 && len(forbidden) > 0:
-		details = fmt.Sprintf("Missing required keywords %s and found forbidden keywords %s.", quoteList(missing), quoteList(forbidden))
+		details = "Missing required keywords " + quoteList(missing) + " and found forbidden keywords " + quoteList(forbidden) + "."
 	case len(missing) > 0:
-		details = fmt.Sprintf("Missing required keywords %s.", quoteList(missing))
+		details = "Missing required keywords " + quoteList(missing) + "."
 	default:
-		details = fmt.Sprintf("Found forbidden keywords %s.", quoteList(forbidden))
+		details = "Found forbidden keywords " + quoteList(forbidden) + "."
 	}
 	return probe.Result{Passed: violations == 0, Score: score, Details: details, Metadata: map[string]any{
 		"missing_required": missing,
