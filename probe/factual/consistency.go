@@ -4,7 +4,7 @@
 package factual
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -102,29 +102,57 @@ func (c *Consistency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response)
 	}
 	meta := map[string]any{
 		"expected":         c.ExpectedValue,
-		"match_mode":       string(mode),
+		"match_mode":       modeValue(mode),
 		"response_preview": text.Preview(r.Content, previewChars),
 	}
 	content, want := r.Content, c.ExpectedValue
 	if !c.CaseSensitive {
-		content, want = strings.ToLower(content), strings.ToLower(want)
+		// The lowercased response, shared with the other probes that
+		// ignore case on the same response.
+		l := text.Lower(r.Content)
+		defer l.Release()
+		content = l.String()
 	}
 	var ok bool
 	switch mode {
 	case Contains:
-		ok = strings.Contains(content, want)
+		if c.CaseSensitive {
+			ok = strings.Contains(content, want)
+		} else {
+			ok = text.ContainsLower(content, want)
+		}
 	case Exact:
+		if !c.CaseSensitive {
+			want = strings.ToLower(want)
+		}
 		ok = strings.TrimSpace(content) == strings.TrimSpace(want)
 	case StartsWith:
+		if !c.CaseSensitive {
+			want = strings.ToLower(want)
+		}
 		ok = strings.HasPrefix(strings.TrimSpace(content), want)
 	default:
 		return probe.Result{Metadata: meta,
-			Details: fmt.Sprintf("Unknown match mode %q; use contains, exact or startswith.", string(mode))}
+			Details: "Unknown match mode " + strconv.Quote(string(mode)) + "; use contains, exact or startswith."}
 	}
 	if ok {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("Expected value %q found in the response (mode %s).", c.ExpectedValue, mode)}
+			Details: "Expected value " + strconv.Quote(c.ExpectedValue) + " found in the response (mode " + string(mode) + ")."}
 	}
 	return probe.Result{Metadata: meta,
-		Details: fmt.Sprintf("Expected value %q not found in the response (mode %s).", c.ExpectedValue, mode)}
+		Details: "Expected value " + strconv.Quote(c.ExpectedValue) + " not found in the response (mode " + string(mode) + ")."}
+}
+
+// modeValue returns the metadata value of mode; the known modes are
+// constants, which need no allocation in an interface.
+func modeValue(mode MatchMode) any {
+	switch mode {
+	case Contains:
+		return string(Contains)
+	case Exact:
+		return string(Exact)
+	case StartsWith:
+		return string(StartsWith)
+	}
+	return string(mode)
 }
