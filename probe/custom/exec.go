@@ -72,11 +72,17 @@ const (
 // call ends, the command's whole process group is killed, so nothing it
 // started outlives the call.
 //
-// The runner evaluates probes inside each call's goroutine, so commands
-// run concurrently, as many at once as the run's --concurrency allows.
+// Commands run concurrently: the runner judges each response inside the
+// goroutine of its call, so as many commands run at once as the run has
+// calls in flight (--concurrency, or a provider's concurrency:). Each one
+// costs a process start on top of its own work (BenchmarkExec measures
+// it), so a suite that judges many responses is faster with expr where
+// an expression can say the same.
 //
 // Relative paths (a command path with a slash, dir) are resolved against
-// the working directory of promptcanary when the suite is loaded.
+// the working directory of promptcanary when the suite is loaded, not
+// against the directory of canary.yaml: a probe type is not told where
+// the suite file is.
 type Exec struct {
 	argv    []string // argv[0] as written, then the arguments
 	path    string   // the resolved executable
@@ -112,11 +118,11 @@ func init() {
 			{Name: "command", Kind: probe.StringList, Required: true,
 				Doc: "the program and its arguments, for example [python3, checks/tone.py]; never run through a shell"},
 			{Name: "timeout", Kind: probe.String, Default: DefaultExecTimeout.String(),
-				Doc: "how long the command may take on one response, at most 5m (default 10s)"},
+				Doc: "how long the command may take on one response, at most 5m; then it is killed and the result fails"},
 			{Name: "env", Kind: probe.Map,
 				Doc: "variables added to the inherited environment; ${NAME} in a value is replaced by the variable NAME"},
 			{Name: "dir", Kind: probe.String,
-				Doc: "the working directory of the command (default: promptcanary's)"},
+				Doc: "the working directory of the command, relative to promptcanary's working directory (default: that directory)"},
 		},
 		New: func(p probe.Params) (probe.Probe, error) { return newExec(p, "") },
 	})
