@@ -38,9 +38,12 @@ func validateJSON(s string) jsonDoc { return parse(s, false) }
 func parse(s string, withKeys bool) jsonDoc {
 	var keys []string
 	var seen map[string]struct{} // once there are many keys
-	var collect func(string)
+	var collect func(int, string)
 	if withKeys {
-		collect = func(lit string) {
+		collect = func(depth int, lit string) {
+			if depth != 1 {
+				return
+			}
 			k := text.JSONUnquote(lit)
 			if seen == nil && len(keys) < 32 {
 				if !slices.Contains(keys, k) {

@@ -43,6 +43,59 @@ var (
 	argKeyPattern = regexp.MustCompile(`"(\w+)"\s*:\s*(?:"[^"]*"|\d+|true|false|\[|\{)`)
 )
 
+// Every match of presencePatterns[i] holds each of presenceNeedles[i] up
+// to ASCII case, and every match of namePatterns[i] one of nameNeedles[i]:
+// content without them is not searched with the regexp, unless it holds a
+// character that (?i) regexps fold to an ASCII letter (ſ, the Kelvin sign).
+var (
+	presenceNeedles = [][]string{{`"function"`}, {`"tool_calls"`}, {`"name"`, `"arguments"`}, {"<tool_call>"},
+		{"<function_calls>"}, {"function", "("}}
+	nameNeedles = [][]string{{`"`}, {"<function_calls>", "<tool_name>"}}
+)
+
+// containsAll reports whether lowered holds each of needles.
+func containsAll(lowered string, needles []string) bool {
+	for _, n := range needles {
+		if !strings.Contains(lowered, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsAllFold is containsAll on the lowercased content.
+func containsAllFold(content string, needles []string) bool {
+	l := text.Lower(content) // shared with the other probes that ignore case
+	defer l.Release()
+	return containsAll(l.String(), needles)
+}
+
+// scanHasCall is jsonHasCall on the trimmed content, decided while
+// validating it instead of building its tree: an object with a function,
+// tool_calls or name key, or a list holding an object with a function or
+// name key.
+func scanHasCall(s string) bool {
+	if s == "" || (s[0] != '{' && s[0] != '[') {
+		return false
+	}
+	top := s[0]
+	found := false
+	kind, ok := text.ScanJSON(s, func(depth int, lit string) {
+		if found {
+			return
+		}
+		switch {
+		case top == '{' && depth == 1:
+			k := text.JSONUnquote(lit)
+			found = k == "function" || k == "tool_calls" || k == "name"
+		case top == '[' && depth == 2:
+			k := text.JSONUnquote(lit)
+			found = k == "function" || k == "name"
+		}
+	})
+	return ok && found && (kind == text.JSONObject || kind == text.JSONArray)
+}
+
 // structuralKeys are the keys the text fallback for argument keys ignores.
 var structuralKeys = map[string]bool{
 	"function": true, "name": true, "arguments": true, "tool_calls": true,
@@ -85,11 +138,23 @@ func (in *input) detect(s Strategy) (bool, string) {
 		return true, sourceStructured
 	}
 	if s != StrategyText {
-		if root, ok := in.doc(); ok && jsonHasCall(root) {
+		if in.parsed {
+			if root, ok := in.doc(); ok && jsonHasCall(root) {
+				return true, sourceJSON
+			}
+		} else if scanHasCall(strings.TrimSpace(in.content)) {
 			return true, sourceJSON
 		}
 	}
-	if s != StrategyJSON {
+	if s != StrategyJSON && !text.HasFolds(in.content) {
+		l := text.Lower(in.content) // shared with the other probes that ignore case
+		defer l.Release()
+		for i, re := range presencePatterns {
+			if containsAll(l.String(), presenceNeedles[i]) && re.MatchString(in.content) {
+				return true, sourceText
+			}
+		}
+	} else if s != StrategyJSON {
 		for _, re := range presencePatterns {
 			if re.MatchString(in.content) {
 				return true, sourceText
@@ -135,7 +200,11 @@ func (in *input) names() ([]string, string) {
 			return dedup(names), sourceJSON
 		}
 	}
-	for _, re := range namePatterns {
+	folds := text.HasFolds(in.content)
+	for i, re := range namePatterns {
+		if !folds && !containsAllFold(in.content, nameNeedles[i]) {
+			continue // no match
+		}
 		for _, m := range re.FindAllStringSubmatch(in.content, -1) {
 			if n := strings.TrimSpace(m[1]); n != "" {
 				names = append(names, n)
@@ -218,6 +287,9 @@ func (in *input) argKeys() ([]string, string) {
 		if len(keys) > 0 {
 			return sortedSet(keys), sourceJSON
 		}
+	}
+	if strings.IndexByte(in.content, '"') < 0 { // no match is possible
+		return keys, sourceNone
 	}
 	for _, m := range argKeyPattern.FindAllStringSubmatch(in.content, -1) {
 		if !structuralKeys[m[1]] {

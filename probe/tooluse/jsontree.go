@@ -1,12 +1,13 @@
 package tooluse
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // kind is the JSON type of a node.
@@ -76,7 +77,7 @@ func parseJSON(s string) (node, bool) {
 	if t == "" || !startsValue(t[0]) {
 		return node{}, false
 	}
-	if !json.Valid([]byte(s)) {
+	if _, ok := text.ScanJSON(s, nil); !ok {
 		return node{}, false
 	}
 	p := parser{s: s}
@@ -85,10 +86,11 @@ func parseJSON(s string) (node, bool) {
 
 // parseJSONBytes is parseJSON for raw bytes.
 func parseJSONBytes(b []byte) (node, bool) {
-	if !json.Valid(b) {
+	s := string(b)
+	if _, ok := text.ScanJSON(s, nil); !ok {
 		return node{}, false
 	}
-	p := parser{s: string(b)}
+	p := parser{s: s}
 	return p.value(), true
 }
 
@@ -101,7 +103,8 @@ func startsValue(c byte) bool {
 	return c >= '0' && c <= '9'
 }
 
-// parser builds a node tree from text already checked by json.Valid, so it
+// parser builds a node tree from text already checked by text.ScanJSON
+// (json.Valid's grammar), so it
 // never meets a syntax error.
 type parser struct {
 	s string

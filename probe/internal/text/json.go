@@ -47,11 +47,12 @@ const maxJSONDepth = 10000
 // ScanJSON reports whether s is one JSON value exactly as json.Valid
 // decides it (same grammar, whitespace, nesting limit; invalid UTF-8 inside
 // strings accepted), and the kind of its top-level value. When keys is not
-// nil and the value is an object, fn is called with the literal of each
-// top-level key (quotes excluded, escapes undecoded; see JSONUnquote) in
-// document order, duplicates included, before validation ends: a caller
-// must ignore what it saw when ok is false. It never allocates.
-func ScanJSON(s string, keys func(lit string)) (kind JSONKind, ok bool) {
+// nil it is called with the literal of each object key (quotes excluded,
+// escapes undecoded; see JSONUnquote) in document order, duplicates
+// included, and the depth of its object (1 for the keys of a top-level
+// object, 2 for those of an object in it, ...), as the scan meets them: a
+// caller must ignore what it saw when ok is false. It never allocates.
+func ScanJSON(s string, keys func(depth int, lit string)) (kind JSONKind, ok bool) {
 	sc := jsonScanner{s: s, keys: keys}
 	sc.ws()
 	if sc.i >= len(s) {
@@ -85,7 +86,7 @@ func ScanJSON(s string, keys func(lit string)) (kind JSONKind, ok bool) {
 type jsonScanner struct {
 	s    string
 	i    int
-	keys func(string)
+	keys func(int, string)
 }
 
 func (sc *jsonScanner) ws() {
@@ -149,8 +150,8 @@ func (sc *jsonScanner) object(depth int) bool {
 		if !ok {
 			return false
 		}
-		if depth == 1 && sc.keys != nil {
-			sc.keys(lit)
+		if sc.keys != nil {
+			sc.keys(depth, lit)
 		}
 		sc.ws()
 		if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
