@@ -14,5 +14,6 @@ import (
 	_ "github.com/promptcanary/promptcanary/probe/reasoning"
 	_ "github.com/promptcanary/promptcanary/probe/safety"
 	_ "github.com/promptcanary/promptcanary/probe/schema"
+	_ "github.com/promptcanary/promptcanary/probe/similarity"
 	_ "github.com/promptcanary/promptcanary/probe/tooluse"
 )

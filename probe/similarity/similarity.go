@@ -1,0 +1,187 @@
+package similarity
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// Against says how the similarities of an answer to each reference answer
+// become its score.
+type Against string
+
+// The aggregations.
+const (
+	// Max scores an answer by its most similar reference: it passes when it
+	// is close to any of the answers it is compared with.
+	Max Against = "max"
+	// Mean scores an answer by its mean similarity to the references.
+	Mean Against = "mean"
+)
+
+// Similarity is the similarity probe: it scores how close an answer is to
+// reference answers to the same prompt and passes when the score is at
+// least Min. The references are the answers of the baseline a run is
+// compared against or, in a run without one, the run's other answers to
+// the prompt (see package runner); with none, the answer passes as skipped.
+// Only the text content is compared, not tool calls.
+type Similarity struct {
+	// Metric is the similarity measure; "" means ChrF.
+	Metric Metric
+	// Min is the lowest passing score, in (0,1].
+	Min float64
+	// Against aggregates the similarities to each reference; "" means Max.
+	Against Against
+}
+
+var (
+	_ probe.Probe      = (*Similarity)(nil)
+	_ probe.Referenced = (*Similarity)(nil)
+)
+
+const (
+	id   = "similarity"
+	name = "Similarity"
+	desc = "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1 or ROUGE-L)."
+)
+
+func init() {
+	probe.Register(probe.Type{
+		ID:          id,
+		Name:        name,
+		Category:    promptcanary.CategoryCustom,
+		Description: desc,
+		Example: `probes:
+  - type: similarity
+    metric: chrf
+    min: 0.6
+    against: max
+`,
+		Params: []probe.Param{
+			{Name: "metric", Kind: probe.String, Default: string(ChrF), Enum: metrics,
+				Doc: "chrf (character 1- to 6-grams, β = 2, good for any language), token_f1 (bag of lowercase words) or rouge_l (longest common word subsequence, order matters)"},
+			{Name: "min", Kind: probe.Float, Required: true,
+				Doc: "lowest passing similarity, in (0,1], for example 0.6; a run without a baseline shows how similar the model's answers are to one another"},
+			{Name: "against", Kind: probe.String, Default: string(Max), Enum: []string{string(Max), string(Mean)},
+				Doc: "max scores an answer by its closest reference answer, mean by its mean similarity to all of them"},
+		},
+		New: func(p probe.Params) (probe.Probe, error) {
+			s := &Similarity{Metric: Metric(p.String("metric")), Against: Against(p.String("against"))}
+			s.Min, _ = p.Float("min")
+			if !(s.Min > 0 && s.Min <= 1) {
+				return nil, &probe.ParamError{Param: "min", Msg: fmt.Sprintf("must be in (0,1], got %v", s.Min),
+					Hint: "the lowest passing similarity, above 0 and at most 1, for example min: 0.6"}
+			}
+			return s, nil
+		},
+	})
+}
+
+// ID returns "similarity".
+func (*Similarity) ID() string { return id }
+
+// Name returns "Similarity".
+func (*Similarity) Name() string { return name }
+
+// Category returns the custom category.
+func (*Similarity) Category() promptcanary.Category { return promptcanary.CategoryCustom }
+
+// Description returns a one-sentence description of the probe.
+func (*Similarity) Description() string { return desc }
+
+// Evaluate has no reference answers to compare with: it passes as skipped.
+func (s *Similarity) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	return s.EvaluateWith(p, r, nil)
+}
+
+// EvaluateWith scores r's content against the content of each reference
+// answer and aggregates the scores by s.Against. The metadata holds
+// "metric", "min", "against", "references" (their number) and "skipped";
+// unless skipped, also "score" and "best_sample", the sample index of the
+// most similar reference (the first of equals). With no reference, the
+// result passes with score 1 and "skipped" true.
+func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
+	metric, against := s.metric(), s.against()
+	meta := map[string]any{"metric": string(metric), "min": s.Min, "against": string(against),
+		"references": len(refs), "skipped": len(refs) == 0}
+	if !metric.valid() {
+		return probe.Result{Metadata: meta, Details: fmt.Sprintf("Unknown similarity metric %q; use chrf, token_f1 or rouge_l.", metric)}
+	}
+	if len(refs) == 0 {
+		return probe.Result{Passed: true, Score: 1, Metadata: meta,
+			Details: "No reference answer to compare with (no baseline answer to this prompt, nor another sample of it in the run), so the check was skipped."}
+	}
+	texts := make([]string, 1+len(refs))
+	texts[0] = r.Content
+	for i := range refs {
+		texts[1+i] = refs[i].Content
+	}
+	sc := scorer{metric: metric}
+	ps := sc.profiles(texts)
+	best, bestAt, sum := -1.0, 0, 0.0
+	for i := range refs {
+		v := sc.score(&ps[0], &ps[1+i])
+		sum += v
+		if v > best {
+			best, bestAt = v, i
+		}
+	}
+	score := best
+	if against == Mean {
+		score = sum / float64(len(refs))
+	}
+	score = probe.Clamp(score)
+	meta["score"] = score
+	meta["best_sample"] = refs[bestAt].Sample
+	return probe.Result{Passed: score >= s.Min, Score: score, Metadata: meta, Details: s.details(metric, against, score, len(refs))}
+}
+
+// details says the score, how it was aggregated and whether it reaches Min.
+func (s *Similarity) details(metric Metric, against Against, score float64, n int) string {
+	how := "closest of " + strconv.Itoa(n) + " reference answers"
+	switch {
+	case n == 1:
+		how = "against the one reference answer"
+	case against == Mean:
+		how = "mean over " + strconv.Itoa(n) + " reference answers"
+	}
+	verdict := "at least"
+	if score < s.Min {
+		verdict = "below"
+	}
+	shown, limit := fmtScore(score), fmtScore(s.Min)
+	if shown == limit && score != s.Min {
+		// Three decimals would hide why the verdict is what it is.
+		shown, limit = strconv.FormatFloat(score, 'g', -1, 64), strconv.FormatFloat(s.Min, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%s similarity %s (%s) is %s the minimum %s.", metric.displayName(), shown, how, verdict, limit)
+}
+
+// fmtScore shows a score with three decimals, never rounding a score
+// below 1 up to 1 or one above 0 down to 0.
+func fmtScore(v float64) string {
+	out := strconv.FormatFloat(v, 'f', 3, 64)
+	switch {
+	case v < 1 && out == "1.000":
+		return "0.999"
+	case v > 0 && out == "0.000":
+		return "<0.001"
+	}
+	return out
+}
+
+func (s *Similarity) metric() Metric {
+	if s.Metric == "" {
+		return ChrF
+	}
+	return s.Metric
+}
+
+func (s *Similarity) against() Against {
+	if s.Against == "" {
+		return Max
+	}
+	return s.Against
+}
