@@ -79,10 +79,10 @@ const (
 // it), so a suite that judges many responses is faster with expr where
 // an expression can say the same.
 //
-// Relative paths (a command path with a slash, dir) are resolved against
-// the working directory of promptcanary when the suite is loaded, not
-// against the directory of canary.yaml: a probe type is not told where
-// the suite file is.
+// A command path with a slash and dir are resolved against the directory
+// of canary.yaml, whatever the working directory; a bare command name is
+// looked up in PATH. Without dir the command runs in promptcanary's
+// working directory.
 type Exec struct {
 	argv    []string // argv[0] as written, then the arguments
 	path    string   // the resolved executable
@@ -112,7 +112,7 @@ func init() {
     env:
       CHECK_MODE: strict
       CHECK_CACHE: ${HOME}/.cache/canary-checks
-    dir: .
+    dir: .   # relative to canary.yaml, like a command path with a slash
 `,
 		Params: []probe.Param{
 			{Name: "command", Kind: probe.StringList, Required: true,
@@ -122,14 +122,15 @@ func init() {
 			{Name: "env", Kind: probe.Map,
 				Doc: "variables added to the inherited environment; ${NAME} in a value is replaced by the variable NAME"},
 			{Name: "dir", Kind: probe.String,
-				Doc: "the working directory of the command, relative to promptcanary's working directory (default: that directory)"},
+				Doc: "the working directory of the command, relative to canary.yaml (default: promptcanary's working directory)"},
 		},
-		New: func(p probe.Params) (probe.Probe, error) { return newExec(p, "") },
+		NewIn: func(p probe.Params, env probe.Env) (probe.Probe, error) { return newExec(p, env.Dir) },
 	})
 }
 
 // newExec builds an exec probe from checked parameters. Relative paths are
-// resolved against baseDir, the working directory when it is "".
+// resolved against baseDir, the directory of canary.yaml (the working
+// directory when it is "").
 func newExec(p probe.Params, baseDir string) (*Exec, error) {
 	var errs []error
 	e := &Exec{timeout: DefaultExecTimeout}
@@ -157,7 +158,7 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 		path, err := resolveCommand(argv[0], baseDir)
 		if err != nil {
 			errs = append(errs, &probe.ParamError{Param: "command[0]", Msg: err.Error(),
-				Hint: "a bare name is looked up in PATH; a path with a slash is relative to the working directory"})
+				Hint: "a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml"})
 		}
 		e.argv, e.path = slices.Clone(argv), path
 	}
@@ -193,10 +194,10 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 		switch fi, err := os.Stat(dir); {
 		case s == "":
 			errs = append(errs, &probe.ParamError{Param: "dir", Msg: "must not be empty",
-				Hint: "name a directory, or remove dir to use the working directory"})
+				Hint: "name a directory, or remove dir to inherit promptcanary's working directory"})
 		case err != nil:
 			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("no such directory %q", s),
-				Hint: "dir is relative to the working directory"})
+				Hint: "dir is relative to the directory of canary.yaml"})
 		case !fi.IsDir():
 			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("%q is not a directory", s)})
 		default:

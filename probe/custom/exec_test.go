@@ -249,16 +249,16 @@ func TestExecLoadErrors(t *testing.T) {
 			"command[0]: the program must not be empty | name the program first, for example [python3, checks/tone.py]",
 		}},
 		{"not in PATH", map[string]any{"command": []any{"no-such-checker-xyz"}}, []string{
-			`command[0]: command "no-such-checker-xyz" not found in PATH | a bare name is looked up in PATH; a path with a slash is relative to the working directory`,
+			`command[0]: command "no-such-checker-xyz" not found in PATH | a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml`,
 		}},
 		{"no such file", map[string]any{"command": []any{"./checks/tone"}}, []string{
-			`command[0]: command "./checks/tone": no such file (looked for ` + filepath.Join(dir, "checks/tone") + `) | a bare name is looked up in PATH; a path with a slash is relative to the working directory`,
+			`command[0]: command "./checks/tone": no such file (looked for ` + filepath.Join(dir, "checks/tone") + `) | a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml`,
 		}},
 		{"not executable", map[string]any{"command": []any{"./plain.txt"}}, []string{
-			`command[0]: command "./plain.txt" is not executable (chmod +x ` + plain + `) | a bare name is looked up in PATH; a path with a slash is relative to the working directory`,
+			`command[0]: command "./plain.txt" is not executable (chmod +x ` + plain + `) | a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml`,
 		}},
 		{"a directory", map[string]any{"command": []any{dir + "/"}}, []string{
-			`command[0]: command "` + dir + `/" is a directory | a bare name is looked up in PATH; a path with a slash is relative to the working directory`,
+			`command[0]: command "` + dir + `/" is a directory | a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml`,
 		}},
 		{"NUL in an argument", map[string]any{"command": []any{self, "a\x00b"}}, []string{
 			"command[1]: contains a NUL byte | ",
@@ -283,13 +283,13 @@ func TestExecLoadErrors(t *testing.T) {
 			"env: must be a mapping, got a list | variables added to the inherited environment; ${NAME} in a value is replaced by the variable NAME",
 		}},
 		{"dir missing", map[string]any{"command": []any{self}, "dir": "nope"}, []string{
-			`dir: no such directory "nope" | dir is relative to the working directory`,
+			`dir: no such directory "nope" | dir is relative to the directory of canary.yaml`,
 		}},
 		{"dir is a file", map[string]any{"command": []any{self}, "dir": "plain.txt"}, []string{
 			`dir: "plain.txt" is not a directory | `,
 		}},
 		{"dir empty", map[string]any{"command": []any{self}, "dir": ""}, []string{
-			"dir: must not be empty | name a directory, or remove dir to use the working directory",
+			"dir: must not be empty | name a directory, or remove dir to inherit promptcanary's working directory",
 		}},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ package custom_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 // TestExecTimeoutKillsProcessGroup checks that a command that times out
@@ -64,4 +67,43 @@ func alive(pid int) bool {
 		return data[i+2] != 'Z'
 	}
 	return true
+}
+
+// TestExecPathsBesideSuite loads a suite from another working directory:
+// the command path and dir are relative to canary.yaml.
+func TestExecPathsBesideSuite(t *testing.T) {
+	root := t.TempDir()
+	if d, err := filepath.EvalSymlinks(root); err == nil {
+		root = d
+	}
+	for _, d := range []string{"checks", "work", "elsewhere"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(helperPath(t), filepath.Join(root, "checks", "judge")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "elsewhere"))
+	doc := `name: paths
+prompts: [hi]
+probes:
+  - type: exec
+    command: [./checks/judge, --strict]
+    dir: work
+    env: {CUSTOM_EXEC_HELPER: judge, HELPER_WANT: Paris}
+`
+	s, err := suite.Parse(filepath.Join(root, "canary.yaml"), []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := s.ProbesFor(s.Prompts[0].ID)[0]
+	res := probe.Evaluate(in.Probe, &s.Prompts[0], &promptcanary.Response{Content: "Paris"})
+	probetest.CheckVerdict(t, res, true, 0.75)
+	if got, want := res.Metadata["dir"], filepath.Join(root, "work"); got != want {
+		t.Errorf("working directory: got %v, want %v", got, want)
+	}
+	if got := res.Metadata["args"]; fmt.Sprint(got) != "[--strict]" {
+		t.Errorf("args: got %v, want [--strict]", got)
+	}
 }
