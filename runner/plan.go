@@ -4,6 +4,9 @@
 package runner
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -29,4 +32,33 @@ type Plan struct {
 	// parameters, so a comparison can tell a changed prompt ("stale
 	// baseline") from drift.
 	PromptHashes map[string]string
+	// References are the answers of the baseline the run is compared
+	// against, by prompt id (see References): probes that compare an
+	// answer with reference answers (probe.Referenced, such as similarity)
+	// judge each response against those of its prompt, and a prompt
+	// without any passes them as skipped. Nil means the run has no
+	// baseline: such probes then judge each response against the run's
+	// other responses to its prompt (leave-one-out) once every call is
+	// done, so that a baseline saved from the run holds the spread of the
+	// model's own answers, the counterpart of a later run's closeness to
+	// them.
+	References map[string][]promptcanary.Response
+}
+
+// References returns the answers of run by prompt id, in sample order, for
+// Plan.References. The map is not nil even when run holds no answers (a
+// baseline of the original tool), so that probes judged against it skip
+// rather than compare a run with itself.
+func References(run *promptcanary.Run) map[string][]promptcanary.Response {
+	refs := map[string][]promptcanary.Response{}
+	if run == nil {
+		return refs
+	}
+	for _, r := range run.LLMResponses {
+		refs[r.PromptID] = append(refs[r.PromptID], r)
+	}
+	for _, rs := range refs {
+		slices.SortStableFunc(rs, func(a, b promptcanary.Response) int { return cmp.Compare(a.Sample, b.Sample) })
+	}
+	return refs
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 
@@ -256,6 +257,25 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		active = kept
 	}
 
+	if plan.References == nil {
+		// No baseline: the probes that need reference answers judge each
+		// response against the others of its prompt.
+		byItem := make([][]*call, len(plan.Items))
+		for _, c := range calls {
+			if c.resp != nil {
+				byItem[c.item] = append(byItem[c.item], c)
+			}
+		}
+		forEachItem(plan, func(i int, ks []int) {
+			cs := byItem[i]
+			resps := make([]promptcanary.Response, len(cs))
+			for j, c := range cs {
+				resps[j] = *c.resp
+			}
+			leaveOneOut(&plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) { cs[j].probes[k] = r })
+		})
+	}
+
 	interrupted := ctx.Err() != nil
 	for _, c := range calls {
 		switch {
@@ -354,7 +374,11 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
 	}
 	c.resp = resp
-	c.probes = Evaluate(&item.Prompt, resp, item.Probes)
+	var refs []promptcanary.Response
+	if plan.References != nil {
+		refs = plan.References[item.Prompt.ID]
+	}
+	c.probes = EvaluateWith(&item.Prompt, resp, item.Probes, refs)
 }
 
 // notify calls OnWait, one call at a time.
@@ -397,30 +421,124 @@ func waitReason(err error, secrets *redact.Set) string {
 }
 
 // Evaluate runs every probe instance on one response and returns their
-// results stamped with instance id, prompt id and sample.
+// results stamped with instance id, prompt id and sample. Probes that
+// compare the response with reference answers (probe.Referenced) get none
+// and pass as skipped; EvaluateWith gives them some.
 func Evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance) []promptcanary.ProbeResult {
+	return EvaluateWith(prompt, resp, probes, nil)
+}
+
+// EvaluateWith is Evaluate with reference answers to the same prompt,
+// such as a baseline's, against which the probes that implement
+// probe.Referenced judge the response.
+func EvaluateWith(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance, refs []promptcanary.Response) []promptcanary.ProbeResult {
 	out := make([]promptcanary.ProbeResult, len(probes))
 	for i := range probes {
-		inst := &probes[i]
-		res := probe.Evaluate(inst.Probe, prompt, resp)
-		md := res.Metadata
-		if md == nil {
-			md = map[string]any{}
-		}
-		out[i] = promptcanary.ProbeResult{
-			ProbeID:   inst.ID,
-			ProbeType: inst.Probe.ID(),
-			ProbeName: inst.Probe.Name(),
-			Category:  inst.Probe.Category(),
-			PromptID:  prompt.ID,
-			Sample:    resp.Sample,
-			Passed:    res.Passed,
-			Score:     res.Score,
-			Details:   res.Details,
-			Metadata:  md,
-		}
+		out[i] = evaluate(prompt, resp, &probes[i], refs)
 	}
 	return out
+}
+
+// evaluate runs one probe instance on one response.
+func evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
+	res := probe.EvaluateWith(inst.Probe, prompt, resp, refs)
+	md := res.Metadata
+	if md == nil {
+		md = map[string]any{}
+	}
+	return promptcanary.ProbeResult{
+		ProbeID:   inst.ID,
+		ProbeType: inst.Probe.ID(),
+		ProbeName: inst.Probe.Name(),
+		Category:  inst.Probe.Category(),
+		PromptID:  prompt.ID,
+		Sample:    resp.Sample,
+		Passed:    res.Passed,
+		Score:     res.Score,
+		Details:   res.Details,
+		Metadata:  md,
+	}
+}
+
+// referenced returns the indices of item's probes that judge a response
+// against reference answers.
+func referenced(item *Item) []int {
+	var ks []int
+	for k := range item.Probes {
+		if _, ok := item.Probes[k].Probe.(probe.Referenced); ok {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// forEachItem calls fn, on all cores, for each item of plan with probes
+// that judge a response against reference answers, with their indices.
+func forEachItem(plan *Plan, fn func(i int, ks []int)) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range plan.Items {
+		ks := referenced(&plan.Items[i])
+		if len(ks) == 0 {
+			continue
+		}
+		g.Go(func() error { fn(i, ks); return nil })
+	}
+	_ = g.Wait()
+}
+
+// leaveOneOut evaluates the probes ks of item on each of resps, answers to
+// its prompt, against the other answers of resps, and hands each result to
+// set with the answer's and the probe's index.
+func leaveOneOut(item *Item, ks []int, resps []promptcanary.Response, set func(j, k int, r promptcanary.ProbeResult)) {
+	refs := make([]promptcanary.Response, 0, max(len(resps)-1, 0))
+	for j := range resps {
+		refs = append(append(refs[:0], resps[:j]...), resps[j+1:]...)
+		for _, k := range ks {
+			set(j, k, evaluate(&item.Prompt, &resps[j], &item.Probes[k], refs))
+		}
+	}
+}
+
+// Rescore evaluates again, in run, the results of the probes that judge a
+// response against reference answers (probe.Referenced): against
+// plan.References, or when it is nil against the run's other answers to
+// the same prompt, as ExecuteAdaptive would have. It is for a run
+// measured earlier and compared now with a baseline, such as a saved run;
+// results of probes or prompts the plan does not hold are left alone.
+func Rescore(plan *Plan, run *promptcanary.Run) {
+	type key struct {
+		probe, prompt string
+		sample        int
+	}
+	at := make(map[key]int, len(run.ProbeResults))
+	for i := range run.ProbeResults {
+		r := &run.ProbeResults[i]
+		at[key{r.ProbeID, r.PromptID, r.Sample}] = i
+	}
+	byPrompt := References(run)
+	var mu sync.Mutex
+	set := func(r promptcanary.ProbeResult) {
+		if i, ok := at[key{r.ProbeID, r.PromptID, r.Sample}]; ok {
+			mu.Lock()
+			run.ProbeResults[i] = r
+			mu.Unlock()
+		}
+	}
+	forEachItem(plan, func(i int, ks []int) {
+		item := &plan.Items[i]
+		resps := byPrompt[item.Prompt.ID]
+		if plan.References == nil {
+			leaveOneOut(item, ks, resps, func(_, _ int, r promptcanary.ProbeResult) { set(r) })
+			return
+		}
+		refs := plan.References[item.Prompt.ID]
+		for j := range resps {
+			for _, k := range ks {
+				set(evaluate(&item.Prompt, &resps[j], &item.Probes[k], refs))
+			}
+		}
+	})
 }
 
 func attempt(ctx context.Context, p provider.Provider, req *provider.Request, timeout time.Duration) (*promptcanary.Response, error) {
