@@ -1,6 +1,6 @@
 //go:build !unix
 
-package execcmd
+package proc
 
 import (
 	"bytes"
@@ -8,13 +8,13 @@ import (
 	"os/exec"
 )
 
-// run runs cmd with stdin and its output copied into stdout and stderr.
+// Run runs cmd with stdin and its output copied into stdout and stderr.
 // Cancellation is left to exec.CommandContext, which kills the command's
-// process; a leftover child holding the output delays the call by at most
-// waitDelay.
-func run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
+// process (not its children); a leftover child holding the output delays
+// the call by at most WaitDelay.
+func Run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
+	cmd.WaitDelay = WaitDelay
 	return cmd.Run()
 }

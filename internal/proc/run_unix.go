@@ -1,6 +1,6 @@
 //go:build unix
 
-package execcmd
+package proc
 
 import (
 	"errors"
@@ -12,18 +12,20 @@ import (
 	"time"
 )
 
-// run runs cmd in its own process group, writing stdin to it and copying
+// Run runs cmd in its own process group, writing stdin to it and copying
 // its output into stdout and stderr, and kills the whole group when the
 // call ends, however it ends: after the command exits (successfully or
-// not) and when the context is done. What the command left running in the
-// background (a shell's "sleep 30 &" holding stdout open) neither outlives
-// the call nor delays it. A process that left the group (setsid) and
-// still holds the output is not waited for past waitDelay.
+// not) and when the context of exec.CommandContext is done. What the
+// command left running in the background (a shell's "sleep 30 &" holding
+// stdout open) neither outlives the call nor delays it. A process that
+// left the group (setsid) and still holds the output is not waited for
+// past WaitDelay. Run sets cmd's Stdin, Stdout, Stderr, SysProcAttr and
+// Cancel.
 //
 // The pipes are the call's own (not exec's copying goroutines), so that
 // Wait returns as soon as the command exits and the group can be killed
 // at once.
-func run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
+func Run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		if err := killGroup(cmd.Process.Pid); err != nil {
@@ -93,7 +95,7 @@ func run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
 	}()
 	select {
 	case <-done:
-	case <-time.After(waitDelay):
+	case <-time.After(WaitDelay):
 		// Something outside the group holds the pipes: stop reading.
 		closeAll()
 		<-done

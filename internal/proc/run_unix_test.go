@@ -1,6 +1,6 @@
 //go:build linux
 
-package execcmd
+package proc
 
 import (
 	"context"
@@ -13,15 +13,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/promptcanary/promptcanary/provider"
 )
 
-// TestDeadlineKillsProcessGroup checks that a cancelled call also kills
+// TestCancelKillsProcessGroup checks that a cancelled call also kills
 // what the command started: a grandchild sharing its stdout.
-func TestDeadlineKillsProcessGroup(t *testing.T) {
+func TestCancelKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	p := open(t, "spawn", "", map[string]any{"EXECCMD_PIDFILE": pidFile})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -34,9 +31,12 @@ func TestDeadlineKillsProcessGroup(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	_, err := p.Generate(ctx, simpleRequest("hi"))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v, want context.Canceled", err)
+	cmd := helperCmd(t, ctx, "spawn", "PROC_PIDFILE="+pidFile)
+	var stdout, stderr TailBuffer
+	stdout.Max, stderr.Max = 1024, 1024
+	err := Run(cmd, nil, &stdout, &stderr)
+	if err == nil || !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("got %v (context %v), want a killed command", err, ctx.Err())
 	}
 	wantGone(t, pidFile)
 }
@@ -51,17 +51,16 @@ func TestDeadlineKillsProcessGroup(t *testing.T) {
 func TestCallEndKillsProcessGroup(t *testing.T) {
 	t.Run("success", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		p := open(t, "background", "", map[string]any{"EXECCMD_PIDFILE": pidFile})
-		resp, err := p.Generate(context.Background(), simpleRequest("hi"))
-		if err != nil || resp.Content != "answered" {
-			t.Fatalf("got %v, %v, want the answer", resp, err)
+		stdout := &LimitedBuffer{Max: 1024}
+		err := Run(helperCmd(t, context.Background(), "background", "PROC_PIDFILE="+pidFile), []byte("hi"), stdout, &TailBuffer{Max: 1024})
+		if err != nil || string(stdout.Bytes()) != "answered\n" {
+			t.Fatalf("got %q, %v, want the answer", stdout.Bytes(), err)
 		}
 		wantGone(t, pidFile)
 	})
 	t.Run("failure", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		p := open(t, "background", "", map[string]any{"EXECCMD_PIDFILE": pidFile, "EXECCMD_CODE": "3"})
-		_, err := p.Generate(context.Background(), simpleRequest("hi"))
+		err := Run(helperCmd(t, context.Background(), "background", "PROC_PIDFILE="+pidFile, "PROC_CODE=3"), []byte("hi"), &LimitedBuffer{Max: 1024}, &TailBuffer{Max: 1024})
 		if err == nil || !strings.Contains(err.Error(), "exit status 3") {
 			t.Fatalf("got %v, want exit status 3", err)
 		}
@@ -73,14 +72,13 @@ func TestCallEndKillsProcessGroup(t *testing.T) {
 			t.Skip("no sh")
 		}
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		spec := "exec/" + quote(sh) + " -c " + quote("sleep 30 & echo $! > "+quote(pidFile)+"; echo hi")
-		p, err := provider.Open(spec, provider.Options{})
+		argv, err := SplitCommand(quote(sh) + " -c " + quote("sleep 30 & echo $! > "+quote(pidFile)+"; echo hi"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := p.Generate(context.Background(), simpleRequest("hi"))
-		if err != nil || resp.Content != "hi" {
-			t.Fatalf("got %v, %v, want hi", resp, err)
+		stdout := &LimitedBuffer{Max: 1024}
+		if err := Run(exec.CommandContext(context.Background(), argv[0], argv[1:]...), nil, stdout, &TailBuffer{Max: 1024}); err != nil || string(stdout.Bytes()) != "hi\n" {
+			t.Fatalf("got %q, %v, want hi", stdout.Bytes(), err)
 		}
 		wantGone(t, pidFile)
 	})

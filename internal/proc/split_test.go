@@ -1,6 +1,7 @@
-package execcmd
+package proc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,3 +73,6 @@ func FuzzSplitCommand(f *testing.F) {
 		}
 	})
 }
+
+// quote quotes s for SplitCommand (and a POSIX shell) as one argument.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -11,16 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/proc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
-	"github.com/promptcanary/promptcanary/provider/execcmd"
 )
 
 // Limits of an exec probe.
@@ -40,9 +39,6 @@ const (
 	stderrShown = 1000
 	// outputShown is how much of an unreadable stdout the details quote.
 	outputShown = 200
-	// execWaitDelay bounds how long a call waits for the command's pipes
-	// to close after it exits or is killed.
-	execWaitDelay = 2 * time.Second
 )
 
 // Exec judges a response with an external command, in any language. The
@@ -136,11 +132,12 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 	e := &Exec{timeout: DefaultExecTimeout}
 
 	// command is a list; a string (from Go, or a future string form in
-	// YAML) is split with the exec provider's shell-like quoting.
+	// YAML) is split with shell-like quoting (proc.SplitCommand), as the exec
+	// provider splits its command line.
 	argv := p.Strings("command")
 	if s, ok := p["command"].(string); ok {
 		var err error
-		if argv, err = execcmd.SplitCommand(s); err != nil {
+		if argv, err = proc.SplitCommand(s); err != nil {
 			errs = append(errs, &probe.ParamError{Param: "command", Msg: err.Error(),
 				Hint: "write the command as a list, for example [python3, checks/tone.py]"})
 		}
@@ -155,7 +152,7 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 		errs = append(errs, &probe.ParamError{Param: "command[0]", Msg: "the program must not be empty",
 			Hint: "name the program first, for example [python3, checks/tone.py]"})
 	default:
-		path, err := resolveCommand(argv[0], baseDir)
+		path, err := proc.Resolve(argv[0], baseDir)
 		if err != nil {
 			errs = append(errs, &probe.ParamError{Param: "command[0]", Msg: err.Error(),
 				Hint: "a bare name is looked up in PATH; a path with a slash is relative to the directory of canary.yaml"})
@@ -320,42 +317,6 @@ func isEnvName(s string) bool {
 	return true
 }
 
-// resolveCommand finds the executable for name: a bare name in PATH, a
-// path with a slash relative to baseDir (the working directory when "").
-func resolveCommand(name, baseDir string) (string, error) {
-	hasSep := strings.ContainsRune(name, '/') || (runtime.GOOS == "windows" && strings.ContainsRune(name, '\\'))
-	if !hasSep {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			if errors.Is(err, exec.ErrDot) {
-				return "", fmt.Errorf("command %q is found only through a relative PATH entry; write ./%s", name, name)
-			}
-			return "", fmt.Errorf("command %q not found in PATH", name)
-		}
-		return p, nil
-	}
-	p := name
-	if !filepath.IsAbs(p) && baseDir != "" {
-		p = filepath.Join(baseDir, p)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("command %q: no such file (looked for %s)", name, p)
-	case fi.IsDir():
-		return "", fmt.Errorf("command %q is a directory", name)
-	case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
-		return "", fmt.Errorf("command %q is not executable (chmod +x %s)", name, p)
-	}
-	if _, err := exec.LookPath(p); err != nil {
-		return "", fmt.Errorf("command %q: %w", name, err)
-	}
-	return p, nil
-}
-
 // ID returns "exec".
 func (*Exec) ID() string { return "exec" }
 
@@ -412,13 +373,13 @@ func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 	cmd.Args[0] = e.argv[0]
 	cmd.Dir = e.dir
 	cmd.Env = e.env
-	stdout := &limitedBuffer{max: MaxExecOutput, full: cancel}
-	stderr := &tailBuffer{max: stderrKept}
-	err := runGroup(cmd, stdin.Bytes(), stdout, stderr)
-	tail := e.secrets.Truncate(lastLines(string(stderr.buf), 5), stderrShown)
+	stdout := &proc.LimitedBuffer{Max: MaxExecOutput, Full: cancel}
+	stderr := &proc.TailBuffer{Max: stderrKept}
+	err := proc.Run(cmd, stdin.Bytes(), stdout, stderr)
+	tail := e.secrets.Truncate(proc.LastLines(stderr.String(), 5), stderrShown)
 
 	switch {
-	case stdout.overflow:
+	case stdout.Overflowed():
 		return e.failure(fmt.Sprintf("wrote more than %d MiB on stdout", MaxExecOutput>>20), tail, nil)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success()):
 		return e.failure(fmt.Sprintf("timed out after %s", e.timeout), tail, nil)
@@ -434,7 +395,7 @@ func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 		return e.failure(fmt.Sprintf("run %q: %v", e.argv[0], err), tail, nil)
 	}
 
-	out, err := parseExecOutput(stdout.buf.Bytes())
+	out, err := parseExecOutput(stdout.Bytes())
 	if err != nil {
 		return e.failure(e.secrets.String(err.Error()), tail, nil)
 	}
@@ -543,60 +504,4 @@ func (e *Exec) redactMetadata(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return out
-}
-
-// errTooLarge is returned by limitedBuffer once it is full.
-var errTooLarge = errors.New("output limit reached")
-
-// limitedBuffer keeps up to max bytes and calls full, once, when more
-// arrive.
-type limitedBuffer struct {
-	buf      bytes.Buffer
-	max      int
-	full     func()
-	overflow bool
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.overflow {
-		return 0, errTooLarge
-	}
-	if b.buf.Len()+len(p) > b.max {
-		b.overflow = true
-		b.full()
-		return 0, errTooLarge
-	}
-	return b.buf.Write(p)
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(p) >= t.max {
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return n, nil
-	}
-	if drop := len(t.buf) + len(p) - t.max; drop > 0 {
-		t.buf = append(t.buf[:0], t.buf[drop:]...)
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-// lastLines returns up to n last non-blank lines of s, joined by "; ".
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	var keep []string
-	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			keep = append(keep, l)
-		}
-	}
-	slices.Reverse(keep)
-	return strings.ToValidUTF8(strings.Join(keep, "; "), "\uFFFD")
 }

@@ -49,13 +49,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/proc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
@@ -68,11 +67,6 @@ const MaxOutput = 32 << 20
 
 // stderrTail is how much of the end of stderr is kept for error messages.
 const stderrTail = 4 << 10
-
-// waitDelay bounds how long a call waits for the command's output pipes
-// to close after it exits or is killed (a leftover child outside its
-// process group may hold them).
-const waitDelay = 2 * time.Second
 
 func init() {
 	provider.Register("exec", Open)
@@ -112,7 +106,7 @@ var _ provider.Provider = (*Client)(nil)
 
 // Open opens "exec/COMMAND".
 func Open(model string, opts provider.Options) (provider.Provider, error) {
-	argv, err := SplitCommand(model)
+	argv, err := proc.SplitCommand(model)
 	if err != nil {
 		return nil, fmt.Errorf("parse command: %w", err)
 	}
@@ -128,7 +122,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 // messages (the command must exist, the directory too), but needs none of
 // the variables named by ${NAME} in env and runs nothing.
 func Check(model string, opts provider.Options) error {
-	argv, err := SplitCommand(model)
+	argv, err := proc.SplitCommand(model)
 	if err != nil {
 		return fmt.Errorf("parse command: %w", err)
 	}
@@ -216,7 +210,7 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 	var errs []error
 	c := &Client{argv: append(slices.Clip(argv), cfg.Args...), secrets: httpc.Secrets(cfg.Secrets)}
 
-	path, err := resolveCommand(argv[0], baseDir)
+	path, err := proc.Resolve(argv[0], baseDir)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -266,40 +260,11 @@ func New(argv []string, cfg Config, baseDir string, getenv func(string) string) 
 	return c, nil
 }
 
-// resolveCommand finds the executable for name.
-func resolveCommand(name, baseDir string) (string, error) {
-	hasSep := strings.ContainsRune(name, '/') || (runtime.GOOS == "windows" && strings.ContainsRune(name, '\\'))
-	if !hasSep {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			if errors.Is(err, exec.ErrDot) {
-				return "", fmt.Errorf("command %q is found only through a relative PATH entry; write ./%s", name, name)
-			}
-			return "", fmt.Errorf("command %q not found in PATH", name)
-		}
-		return p, nil
-	}
-	p := name
-	if !filepath.IsAbs(p) && baseDir != "" {
-		p = filepath.Join(baseDir, p)
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("command %q: no such file (looked for %s)", name, p)
-	case fi.IsDir():
-		return "", fmt.Errorf("command %q is a directory", name)
-	case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
-		return "", fmt.Errorf("command %q is not executable (chmod +x %s)", name, p)
-	}
-	if _, err := exec.LookPath(p); err != nil {
-		return "", fmt.Errorf("command %q: %w", name, err)
-	}
-	return p, nil
-}
+// SplitCommand splits a command line into its arguments as "exec/COMMAND"
+// is split: with the quoting rules of a POSIX shell, without ever running
+// one. There is no variable expansion, globbing or ~, and the shell
+// operators | & ; < > and ` are errors unless quoted.
+func SplitCommand(s string) ([]string, error) { return proc.SplitCommand(s) }
 
 // Argv returns the command and arguments each call runs.
 func (c *Client) Argv() []string { return slices.Clone(c.argv) }
@@ -358,24 +323,24 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	cmd.Args[0] = c.argv[0]
 	cmd.Dir = c.dir
 	cmd.Env = c.env
-	stdout := &limitedBuffer{max: MaxOutput, full: cancel}
-	stderr := &tailBuffer{max: stderrTail}
+	stdout := &proc.LimitedBuffer{Max: MaxOutput, Full: cancel}
+	stderr := &proc.TailBuffer{Max: stderrTail}
 
-	err := run(cmd, stdin.Bytes(), stdout, stderr)
+	err := proc.Run(cmd, stdin.Bytes(), stdout, stderr)
 	switch {
-	case stdout.overflow:
+	case stdout.Overflowed():
 		return nil, &provider.Error{Message: fmt.Sprintf("output larger than %d MiB", MaxOutput>>20)}
 	case err == nil, errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
 		// A leftover child holding stdout open does not fail a call whose
 		// command succeeded.
-		return parseOutput(stdout.buf.Bytes())
+		return parseOutput(stdout.Bytes())
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		msg := ee.ProcessState.String()
-		if tail := lastLines(string(stderr.buf), 3); tail != "" {
+		if tail := proc.LastLines(stderr.String(), 3); tail != "" {
 			msg += ": " + tail
 		}
 		return nil, &provider.Error{Message: c.redact(msg)}

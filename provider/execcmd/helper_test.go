@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -52,35 +51,6 @@ func helper(mode string) int {
 		return code
 	case "sleep":
 		time.Sleep(time.Hour)
-	case "spawn":
-		// Start a sleeping grandchild that shares stdout, record its pid
-		// in EXECCMD_PIDFILE, then sleep.
-		self, _ := os.Executable()
-		child := exec.Command(self)
-		child.Env = append(os.Environ(), helperEnv+"=sleep")
-		child.Stdout = os.Stdout
-		if err := child.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		os.WriteFile(os.Getenv("EXECCMD_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
-		time.Sleep(time.Hour)
-	case "background":
-		// Start a sleeping grandchild that shares stdout, record its pid
-		// in EXECCMD_PIDFILE, answer and exit with EXECCMD_CODE.
-		io.Copy(io.Discard, os.Stdin)
-		self, _ := os.Executable()
-		child := exec.Command(self)
-		child.Env = append(os.Environ(), helperEnv+"=sleep")
-		child.Stdout = os.Stdout
-		if err := child.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		os.WriteFile(os.Getenv("EXECCMD_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
-		os.Stdout.WriteString("answered\n")
-		code, _ := strconv.Atoi(os.Getenv("EXECCMD_CODE"))
-		return code
 	case "huge":
 		// Write until stdout is closed.
 		chunk := bytes.Repeat([]byte("x"), 1<<20)

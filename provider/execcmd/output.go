@@ -13,64 +13,6 @@ import (
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
-// errTooLarge is returned by limitedBuffer once it is full.
-var errTooLarge = errors.New("output limit reached")
-
-// limitedBuffer keeps up to max bytes and calls full, once, when more
-// arrive.
-type limitedBuffer struct {
-	buf      bytes.Buffer
-	max      int
-	full     func()
-	overflow bool
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.overflow {
-		return 0, errTooLarge
-	}
-	if b.buf.Len()+len(p) > b.max {
-		b.overflow = true
-		b.full()
-		return 0, errTooLarge
-	}
-	return b.buf.Write(p)
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(p) >= t.max {
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return n, nil
-	}
-	if drop := len(t.buf) + len(p) - t.max; drop > 0 {
-		t.buf = append(t.buf[:0], t.buf[drop:]...)
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-// lastLines returns up to n last non-blank lines of s, joined by "; ".
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	var keep []string
-	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			keep = append(keep, l)
-		}
-	}
-	for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-		keep[i], keep[j] = keep[j], keep[i]
-	}
-	return strings.ToValidUTF8(strings.Join(keep, "; "), "\uFFFD")
-}
-
 // parseOutput reads the command's stdout: a JSON object with a "content"
 // key is a response object, anything else is the answer text.
 func parseOutput(out []byte) (*promptcanary.Response, error) {
