@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/envvar"
 	"github.com/promptcanary/promptcanary/internal/proc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/probe"
@@ -243,7 +244,7 @@ func execEnv(env map[string]any, getenv func(string) string) (pairs, secrets []s
 				Hint: `quote the value, for example ` + k + `: "text"`})
 			continue
 		}
-		v, used, err := expandEnv(v, getenv)
+		v, used, err := envvar.Expand(v, getenv)
 		if err != nil {
 			errs = append(errs, &probe.ParamError{Param: param, Msg: err.Error(),
 				Hint: "set the variable before loading the suite, or write the value itself"})
@@ -257,64 +258,6 @@ func execEnv(env map[string]any, getenv func(string) string) (pairs, secrets []s
 		pairs = append(pairs, k+"="+v)
 	}
 	return pairs, secrets, errs
-}
-
-// expandEnv replaces every ${NAME} in s with getenv(NAME) and returns the
-// substituted values. An unset or empty variable is an error naming it;
-// values never appear in errors. (It matches the exec provider's rule,
-// which lives in a package internal to provider/.)
-func expandEnv(s string, getenv func(string) string) (string, []string, error) {
-	if !strings.Contains(s, "${") {
-		return s, nil, nil
-	}
-	var (
-		b      strings.Builder
-		values []string
-		errs   []error
-	)
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i])
-		rest := s[i+2:]
-		j := strings.IndexByte(rest, '}')
-		if j < 0 || !isEnvName(rest[:j]) {
-			return "", nil, errors.New("invalid ${…} reference: want ${NAME} with NAME made of letters, digits and underscores")
-		}
-		name := rest[:j]
-		if v := getenv(name); v == "" {
-			errs = append(errs, fmt.Errorf("environment variable %s is not set", name))
-		} else {
-			values = append(values, v)
-			b.WriteString(v)
-		}
-		s = rest[j+1:]
-	}
-	if len(errs) > 0 {
-		return "", nil, errors.Join(errs...)
-	}
-	return b.String(), values, nil
-}
-
-// isEnvName reports whether s is letters, digits and underscores, not
-// starting with a digit.
-func isEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
-		case '0' <= c && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // ID returns "exec".

@@ -1,11 +1,11 @@
-package setting
+package envvar
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestExpandEnv(t *testing.T) {
+func TestExpand(t *testing.T) {
 	env := map[string]string{"TOKEN": "tok-1234", "TENANT": "acme", "_X1": "y"}
 	getenv := func(k string) string { return env[k] }
 	tests := []struct {
@@ -25,7 +25,7 @@ func TestExpandEnv(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, values, err := ExpandEnv(tc.in, getenv)
+			got, values, err := Expand(tc.in, getenv)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("got error %v, want %q", err, tc.wantErr)
@@ -45,7 +45,7 @@ func TestExpandEnv(t *testing.T) {
 	}
 }
 
-func TestIsEnvName(t *testing.T) {
+func TestIsName(t *testing.T) {
 	tests := []struct {
 		in   string
 		want bool
@@ -55,7 +55,7 @@ func TestIsEnvName(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := IsEnvName(tc.in); got != tc.want {
+			if got := IsName(tc.in); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
