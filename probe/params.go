@@ -23,6 +23,9 @@ const (
 	Bool
 	StringList
 	Map
+	// Command is a command line: a string, kept as written for the probe
+	// to split, or a list of strings, the program and its arguments.
+	Command
 )
 
 // String returns the kind's name as shown in `probes show` and errors.
@@ -40,6 +43,8 @@ func (k Kind) String() string {
 		return "list of strings"
 	case Map:
 		return "mapping"
+	case Command:
+		return "string or list of strings"
 	}
 	return "unknown"
 }
@@ -80,8 +85,8 @@ func (e *ParamError) Error() string {
 }
 
 // Params holds validated parameter values: string, int, float64, bool,
-// []string or map[string]any. Absent optional parameters without a default
-// are missing from the map.
+// []string or map[string]any; a Command is a string or a []string. Absent
+// optional parameters without a default are missing from the map.
 type Params map[string]any
 
 // Has reports whether the parameter is set.
@@ -225,6 +230,13 @@ func convert(k Kind, v any) (any, error) {
 	case Bool:
 		if b, ok := v.(bool); ok {
 			return b, nil
+		}
+	case Command:
+		switch v.(type) {
+		case string:
+			return v, nil
+		case []string, []any:
+			return convert(StringList, v)
 		}
 	case StringList:
 		switch l := v.(type) {

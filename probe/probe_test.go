@@ -62,6 +62,7 @@ func TestCheck(t *testing.T) {
 		{Name: "tol", Kind: Float, Default: 0.5},
 		{Name: "strict", Kind: Bool},
 		{Name: "tags", Kind: StringList, Default: []string{"a"}},
+		{Name: "cmd", Kind: Command},
 	}}
 	tests := []struct {
 		name    string
@@ -84,6 +85,10 @@ func TestCheck(t *testing.T) {
 		{"every problem at once", map[string]any{"min": 2.5, "mode": "fuzzy", "strict": "yes", "tolerance": 1},
 			[]string{"tolerance: unknown parameter for t", "keys: required parameter is missing", `mode: invalid value "fuzzy"`, "min: must be an integer, got number 2.5", `strict: must be a boolean, got string "yes"`}, nil},
 		{"list item type", map[string]any{"keys": []any{"a", 3}}, []string{"keys: item 1 must be a string, got integer 3"}, nil},
+		{"command as a string", map[string]any{"keys": []any{}, "cmd": "go 'version'"}, nil, func(p Params) bool { return p.String("cmd") == "go 'version'" }},
+		{"command as a list", map[string]any{"keys": []any{}, "cmd": []any{"go", "version"}}, nil, func(p Params) bool { return slices.Equal(p.Strings("cmd"), []string{"go", "version"}) }},
+		{"command type", map[string]any{"keys": []any{}, "cmd": 3}, []string{"cmd: must be a string or list of strings, got integer 3"}, nil},
+		{"command item type", map[string]any{"keys": []any{}, "cmd": []any{"go", true}}, []string{"cmd: item 1 must be a string, got boolean true"}, nil},
 		{"int64 out of range", map[string]any{"keys": []any{}, "min": int64(math.MaxInt64)}, []string{"min: out of range: got 9223372036854775807, allowed -2147483648 to 2147483647"}, nil},
 		{"int out of range", map[string]any{"keys": []any{}, "min": math.MinInt32 - 1}, []string{"min: out of range: got -2147483649, allowed -2147483648 to 2147483647"}, nil},
 		{"uint64 out of range", map[string]any{"keys": []any{}, "min": uint64(math.MaxUint64)}, []string{"min: out of range: got 18446744073709551615, allowed -2147483648 to 2147483647"}, nil},

@@ -793,6 +793,7 @@ var kindExample = map[probe.Kind]string{
 	probe.Bool:       "true",
 	probe.StringList: "[a, b]",
 	probe.Map:        "{key: value}",
+	probe.Command:    "[python3, check.py]",
 }
 
 // paramNode finds the deepest node a parameter path such as "max_chars",

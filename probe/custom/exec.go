@@ -76,6 +76,10 @@ const (
 // it), so a suite that judges many responses is faster with expr where
 // an expression can say the same.
 //
+// command is a list, [python3, checks/tone.py], or one string,
+// "python3 checks/tone.py", split into arguments with shell-like quoting
+// as the exec provider splits its command line.
+//
 // A command path with a slash and dir are resolved against the directory
 // of canary.yaml, whatever the working directory; a bare command name is
 // looked up in PATH. Without dir the command runs in promptcanary's
@@ -112,8 +116,8 @@ func init() {
     dir: .   # relative to canary.yaml, like a command path with a slash
 `,
 		Params: []probe.Param{
-			{Name: "command", Kind: probe.StringList, Required: true,
-				Doc: "the program and its arguments, for example [python3, checks/tone.py]; never run through a shell"},
+			{Name: "command", Kind: probe.Command, Required: true,
+				Doc: "the program and its arguments, for example [python3, checks/tone.py] or \"python3 checks/tone.py\" (split with shell-like quoting); never run through a shell"},
 			{Name: "timeout", Kind: probe.String, Default: DefaultExecTimeout.String(),
 				Doc: "how long the command may take on one response, at most 5m; then it is killed and the result fails"},
 			{Name: "env", Kind: probe.Map,
@@ -132,9 +136,8 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 	var errs []error
 	e := &Exec{timeout: DefaultExecTimeout}
 
-	// command is a list; a string (from Go, or a future string form in
-	// YAML) is split with shell-like quoting (proc.SplitCommand), as the exec
-	// provider splits its command line.
+	// command is a list, or a string split with shell-like quoting
+	// (proc.SplitCommand) as the exec provider splits its command line.
 	argv := p.Strings("command")
 	if s, ok := p["command"].(string); ok {
 		var err error

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/custom"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 // execProbe builds an exec probe that runs the test binary in helper mode
@@ -237,10 +239,13 @@ func TestExecLoadErrors(t *testing.T) {
 	}{
 		{"missing command, unknown parameter", map[string]any{"cmd": []any{"x"}}, []string{
 			"cmd: unknown parameter for exec | known parameters: command, timeout, env, dir",
-			"command: required parameter is missing | the program and its arguments, for example [python3, checks/tone.py]; never run through a shell",
+			"command: required parameter is missing | the program and its arguments, for example [python3, checks/tone.py] or \"python3 checks/tone.py\" (split with shell-like quoting); never run through a shell",
 		}},
-		{"command is a string", map[string]any{"command": "python3 check.py"}, []string{
-			`command: must be a list of strings, got string "python3 check.py" | the program and its arguments, for example [python3, checks/tone.py]; never run through a shell`,
+		{"command is a number", map[string]any{"command": 3}, []string{
+			`command: must be a string or list of strings, got integer 3 | the program and its arguments, for example [python3, checks/tone.py] or "python3 checks/tone.py" (split with shell-like quoting); never run through a shell`,
+		}},
+		{"command string unterminated", map[string]any{"command": "python3 'check.py"}, []string{
+			"command: unterminated single quote at byte 8 | write the command as a list, for example [python3, checks/tone.py]",
 		}},
 		{"empty command", map[string]any{"command": []any{}}, []string{
 			"command: must not be empty | name the program and its arguments, for example [python3, checks/tone.py]",
@@ -305,8 +310,8 @@ func TestExecLoadErrors(t *testing.T) {
 	}
 }
 
-// TestExecCommandString checks the string form of command that Go callers
-// can pass to the type's New: split like the exec provider's command line.
+// TestExecCommandString checks the string form of command passed to the
+// type's New: split like the exec provider's command line.
 func TestExecCommandString(t *testing.T) {
 	typ, err := probe.Lookup("exec")
 	if err != nil {
@@ -324,6 +329,39 @@ func TestExecCommandString(t *testing.T) {
 	want := []string{`command: unquoted '|' at byte 9: the command is not run through a shell, so quote it or put the pipeline in a script | write the command as a list, for example [python3, checks/tone.py]`}
 	if diff := cmp.Diff(want, problems(t, err)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestExecCommandStringInSuite loads a canary.yaml that writes command as
+// one string: probe.Command keeps it, and the probe splits it.
+func TestExecCommandStringInSuite(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go in PATH")
+	}
+	path := filepath.Join(t.TempDir(), "canary.yaml")
+	doc := `name: string command
+prompts: [hi]
+probes:
+  - type: exec
+    command: "go version"
+`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := suite.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := s.ProbesFor(s.Prompts[0].ID)
+	if len(in) != 1 {
+		t.Fatalf("got %d probes, want 1", len(in))
+	}
+	e, ok := in[0].Probe.(*custom.Exec)
+	if !ok {
+		t.Fatalf("got %T, want *custom.Exec", in[0].Probe)
+	}
+	if got, want := e.Argv(), []string{"go", "version"}; !cmp.Equal(got, want) {
+		t.Errorf("argv: got %q, want %q", got, want)
 	}
 }
 
