@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary/probe/internal/text"
@@ -213,78 +212,7 @@ func (p *parser) string() string {
 	if !escaped && utf8.ValidString(inner) {
 		return inner
 	}
-	return unquote(inner)
-}
-
-// unquote decodes the body of a valid JSON string literal exactly as
-// encoding/json does: invalid UTF-8 and unpaired surrogates become U+FFFD.
-func unquote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			e := s[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r := hex4(s[i:])
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
-					if strings.HasPrefix(s[i:], `\u`) {
-						if d := utf16.DecodeRune(hex4(s[i-4:]), hex4(s[i+2:])); d != utf8.RuneError {
-							r = d
-							i += 6
-						}
-					}
-				}
-				b.WriteRune(r)
-			default: // " \\ /
-				b.WriteByte(e)
-			}
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b.WriteRune(utf8.RuneError)
-			} else {
-				b.WriteString(s[i : i+size])
-			}
-			i += size
-		}
-	}
-	return b.String()
-}
-
-// hex4 reads the four hex digits of a \u escape (validated by json.Valid).
-func hex4(s string) rune {
-	var r rune
-	for _, c := range []byte(s[:4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		default:
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return text.JSONUnquote(inner)
 }
 
 // dedupMembers applies the rule of Python's json module (and of
