@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -265,5 +266,72 @@ func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
 		if r.BaselinePending {
 			t.Errorf("run %s is still marked pending", r.RunID)
 		}
+	}
+}
+
+// TestCompareGivesSimilarityTheBaselinesAnswers: a probe that judges an
+// answer against others (similarity) sees the baseline's answers in a
+// compare, run now or from a saved run, and the run's own other samples
+// when there is no baseline.
+func TestCompareGivesSimilarityTheBaselinesAnswers(t *testing.T) {
+	st := loadSuite(t, `name: t
+provider: sim/stable
+samples: 3
+probes:
+  - {type: similarity, min: 0.5}
+prompts:
+  - {id: capital, text: "What is the capital of France? Answer in one word."}
+`)
+	hist := openStore(t)
+	targets, samples, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseSamples, err := BaselineSamples(samples, nil)
+	if err != nil || baseSamples != DefaultBaselineSamples {
+		t.Fatalf("BaselineSamples(%d) = %d, %v; want %d", samples, baseSamples, err, DefaultBaselineSamples)
+	}
+	base, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: baseSamples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refsOf := func(r *promptcanary.Run) []any {
+		var out []any
+		for _, pr := range r.ProbeResults {
+			out = append(out, pr.Metadata["references"])
+		}
+		return out
+	}
+	// The baseline (30 samples) compared its answers with its 29 others.
+	for _, n := range refsOf(base.Runs[0]) {
+		if fmt.Sprint(n) != "29" {
+			t.Fatalf("baseline references: got %v, want 29 (leave-one-out)", refsOf(base.Runs[0]))
+		}
+	}
+	out, err := Compare(context.Background(), CompareRequest{Suite: st, Targets: targets, Samples: samples, Baselines: Baselines{History: hist}, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range refsOf(out.Pairs[0].Run) {
+		if fmt.Sprint(n) != "30" {
+			t.Fatalf("current references: got %v, want the baseline's 30 answers", refsOf(out.Pairs[0].Run))
+		}
+	}
+	// A saved run is judged again against the baseline.
+	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = Compare(context.Background(), CompareRequest{Suite: st, Current: saved.Runs, Baselines: Baselines{History: hist}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range refsOf(out.Pairs[0].Run) {
+		if fmt.Sprint(n) != "30" {
+			t.Fatalf("saved run references: got %v, want the baseline's 30 answers", refsOf(out.Pairs[0].Run))
+		}
+	}
+	if fmt.Sprint(refsOf(saved.Runs[0])[0]) != "2" {
+		t.Errorf("the saved run itself was changed: references %v", refsOf(saved.Runs[0]))
 	}
 }

@@ -97,14 +97,16 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	currents := req.Current
 	ranNow := len(currents) == 0
 	if ranNow {
-		// Adaptive sampling needs the baseline's results.
-		adaptive := make([]*runner.Adaptive, n)
+		// Adaptive sampling needs the baseline's results, and probes that
+		// judge an answer against others the baseline's answers.
+		against := make([]Against, n)
 		for i := range n {
 			if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
-				adaptive[i] = acceptAgainst(bases[i])
+				against[i].Adaptive = acceptAgainst(bases[i])
 			}
+			against[i].References = runner.References(&bases[i].RunResult)
 		}
-		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, adaptive, req.Exec)
+		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
 		if err != nil && ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
@@ -113,6 +115,18 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			return nil, err
 		}
 		currents = runs
+	} else if req.Suite != nil {
+		// A saved run judged its answers against its own other samples:
+		// judge them again against the baseline's, on a copy.
+		currents = slices.Clone(currents)
+		for i, cur := range currents {
+			c := *cur
+			c.ProbeResults = slices.Clone(cur.ProbeResults)
+			plan := req.Suite.Plan(cur.Provider, max(cur.Samples, 1))
+			plan.References = runner.References(&bases[i].RunResult)
+			runner.Rescore(plan, &c)
+			currents[i] = &c
+		}
 	}
 	if req.Prompts != nil {
 		for i := range bases {

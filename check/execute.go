@@ -57,11 +57,22 @@ func Open(st *suite.Suite, targets []Target) ([]provider.Provider, error) {
 	return out, nil
 }
 
+// Against is what a run is compared with, per target, while it runs.
+type Against struct {
+	// Adaptive, when not nil, stops sampling a prompt early once its
+	// results are clearly fine.
+	Adaptive *runner.Adaptive
+	// References are the baseline's answers by prompt id, for probes that
+	// judge an answer against others (similarity); nil means the run's
+	// own other samples.
+	References map[string][]promptcanary.Response
+}
+
 // Execute runs the suite against every target at once, each with its own
 // concurrency and rate limits. Runs come back in target order; with a
-// context.Canceled error they are partial. adaptive, when not nil, holds
-// one early-acceptance rule per target (nil entries sample fully).
-func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int, adaptive []*runner.Adaptive, x Exec) ([]*promptcanary.Run, error) {
+// context.Canceled error they are partial. against, when not nil, holds
+// one entry per target.
+func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int, against []Against, x Exec) ([]*promptcanary.Run, error) {
 	provs, err := Open(st, targets)
 	if err != nil {
 		return nil, err
@@ -77,11 +88,13 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 					x.Progress(Progress{Target: i, Spec: t.Spec, Done: p.Done, Failed: p.Failed, Total: p.Total})
 				}
 			}
+			plan := st.Plan(t.Config, samples)
 			var ad *runner.Adaptive
-			if adaptive != nil {
-				ad = adaptive[i]
+			if against != nil {
+				ad = against[i].Adaptive
+				plan.References = against[i].References
 			}
-			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, st.Plan(t.Config, samples), provs[i], opts, ad)
+			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, plan, provs[i], opts, ad)
 			if runs[i] != nil {
 				runs[i].CostUSD = EstimateCost(runs[i], st.Prices)
 			}
