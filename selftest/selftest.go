@@ -145,7 +145,7 @@ func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promp
 		slices.SortStableFunc(answers, func(a, b promptcanary.Response) int { return cmp.Compare(a.Sample, b.Sample) })
 		pa := &promptAnswers{prompt: pr, probes: st.ProbesFor(pr.ID), answers: answers}
 		for j := range answers {
-			pa.original = append(pa.original, runner.Evaluate(pr, &answers[j], pa.probes))
+			pa.original = append(pa.original, runner.EvaluateWith(pr, &answers[j], pa.probes, others(answers, j)))
 		}
 		res.Answers += len(answers)
 		out = append(out, pa)
@@ -222,7 +222,9 @@ func apply(d *Drift, prompts []*promptAnswers, probes []Probe, col map[string]in
 				continue
 			}
 			changed = append(changed, orig)
-			after := runner.Evaluate(pa.prompt, &mut, pa.probes)
+			// Probes that judge an answer against others (similarity) see
+			// the prompt's other stored answers, as the original did.
+			after := runner.EvaluateWith(pa.prompt, &mut, pa.probes, others(pa.answers, a))
 			for k := range after {
 				c := &acc[col[after[k].ProbeID]]
 				before := pa.original[a][k]
@@ -290,4 +292,12 @@ func joinIDs(ids []string) string {
 		return strings.Join(ids, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(ids[:most], ", "), len(ids)-most)
+}
+
+// others returns answers without the i-th: what an answer is judged
+// against by probes that compare it with the prompt's other answers.
+func others(answers []promptcanary.Response, i int) []promptcanary.Response {
+	out := make([]promptcanary.Response, 0, len(answers)-1)
+	out = append(out, answers[:i]...)
+	return append(out, answers[i+1:]...)
 }

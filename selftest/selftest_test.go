@@ -195,3 +195,38 @@ func keysOf[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestSimilarityJudgesAgainstTheOtherAnswers: a similarity probe compares
+// each drifted answer with the prompt's other stored answers, so a drift
+// that rewrites the answer is caught, and the undrifted answers pass.
+func TestSimilarityJudgesAgainstTheOtherAnswers(t *testing.T) {
+	st, err := suite.Parse("canary.yaml", []byte("name: sim\nprobes:\n  - {type: similarity, min: 0.8}\nprompts:\n"+
+		"  - {id: capital, text: \"What is the capital of France? Answer in one word.\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := int64(42)
+	cfg := promptcanary.ProviderConfig{ModelID: "sim/stable", MaxTokens: 512, Seed: &seed}
+	p, err := provider.Open(cfg.ModelID, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runner.Execute(context.Background(), st.Plan(cfg, 3), p, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := selftest.Run(st, &promptcanary.Baseline{SnapshotID: "b", SuiteName: "sim", Provider: cfg, RunResult: *run}, selftest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Probes[0].Passed != res.Probes[0].Judged {
+		t.Fatalf("similarity failed %d of the %d stored answers, want none: they match each other", res.Probes[0].Judged-res.Probes[0].Passed, res.Probes[0].Judged)
+	}
+	caught := map[string]bool{}
+	for _, d := range res.Drifts {
+		caught[d.ID] = len(d.CaughtBy) > 0
+	}
+	if !caught["refusal"] || !caught["language_switch"] {
+		t.Errorf("got caught %v, want the refusal and the language switch caught by similarity", caught)
+	}
+}
