@@ -22,11 +22,20 @@ var htmlTemplates = template.Must(template.New("report").Funcs(template.FuncMap{
 	"orDefault":   orDefault,
 	"generatedBy": func(tool string) string { return generatedBy(cut(tool, 100)) },
 	"upper":       strings.ToUpper,
+	"shortID":     shortID,
 	"cls":         func(v any) string { return classRe.ReplaceAllString(strings.ToLower(fmt.Sprint(v)), "") },
 	"errs": func(rows []errorRow, what string) errorSection {
 		return errorSection{Rows: rows, What: what}
 	},
 }).ParseFS(templateFS, "templates/*.html.tmpl"))
+
+// shortID is the first 8 characters of an id, as the CLI lists runs.
+func shortID(id string) string {
+	if r := []rune(id); len(r) > 8 {
+		return string(r[:8])
+	}
+	return id
+}
 
 // errorSection is the data of the shared "errors" template.
 type errorSection struct {
