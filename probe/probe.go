@@ -8,6 +8,7 @@
 package probe
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -97,6 +98,29 @@ func EvaluateWith(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Respo
 		}
 	}()
 	res = rp.EvaluateWith(prompt, resp, refs)
+	res.Score = Clamp(res.Score)
+	return res
+}
+
+// Contextual is an optional interface of a Probe whose evaluation may take
+// long (an external command, an expression over a long answer): it gets
+// the run's context, so that Ctrl-C or a deadline stops it.
+type Contextual interface {
+	EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) Result
+}
+
+// EvaluateContext is EvaluateWith that hands ctx to a Contextual probe.
+func EvaluateContext(ctx context.Context, p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
+	cp, ok := p.(Contextual)
+	if !ok {
+		return EvaluateWith(p, prompt, resp, refs)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
+		}
+	}()
+	res = cp.EvaluateContext(ctx, prompt, resp)
 	res.Score = Clamp(res.Score)
 	return res
 }

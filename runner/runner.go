@@ -378,7 +378,7 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	if plan.References != nil {
 		refs = plan.References[item.Prompt.ID]
 	}
-	c.probes = EvaluateWith(&item.Prompt, resp, item.Probes, refs)
+	c.probes = EvaluateContext(ctx, &item.Prompt, resp, item.Probes, refs)
 }
 
 // notify calls OnWait, one call at a time.
@@ -432,16 +432,27 @@ func Evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes [
 // such as a baseline's, against which the probes that implement
 // probe.Referenced judge the response.
 func EvaluateWith(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance, refs []promptcanary.Response) []promptcanary.ProbeResult {
+	return EvaluateContext(context.Background(), prompt, resp, probes, refs)
+}
+
+// EvaluateContext is EvaluateWith under ctx: probes that may take long
+// (probe.Contextual: an external command, say) stop when ctx ends.
+func EvaluateContext(ctx context.Context, prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance, refs []promptcanary.Response) []promptcanary.ProbeResult {
 	out := make([]promptcanary.ProbeResult, len(probes))
 	for i := range probes {
-		out[i] = evaluate(prompt, resp, &probes[i], refs)
+		out[i] = evaluateIn(ctx, prompt, resp, &probes[i], refs)
 	}
 	return out
 }
 
 // evaluate runs one probe instance on one response.
 func evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
-	res := probe.EvaluateWith(inst.Probe, prompt, resp, refs)
+	return evaluateIn(context.Background(), prompt, resp, inst, refs)
+}
+
+// evaluateIn runs one probe instance on one response under ctx.
+func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
+	res := probe.EvaluateContext(ctx, inst.Probe, prompt, resp, refs)
 	md := res.Metadata
 	if md == nil {
 		md = map[string]any{}

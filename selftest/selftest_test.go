@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -228,5 +229,29 @@ func TestSimilarityJudgesAgainstTheOtherAnswers(t *testing.T) {
 	}
 	if !caught["refusal"] || !caught["language_switch"] {
 		t.Errorf("got caught %v, want the refusal and the language switch caught by similarity", caught)
+	}
+}
+
+// TestExecProbesAreNotRun: the self-test runs every probe on every answer
+// for every drift, so it leaves external commands out and says so.
+func TestExecProbesAreNotRun(t *testing.T) {
+	st, err := suite.Parse("canary.yaml", []byte("name: ex\nprobes:\n  - direct_answer\n  - {type: exec, id: grader, command: [go, version]}\nprompts:\n"+
+		"  - {id: capital, text: \"What is the capital of France?\"}\n"))
+	if err != nil {
+		t.Skipf("the exec probe needs go on PATH: %v", err)
+	}
+	base := &promptcanary.Baseline{SnapshotID: "b", SuiteName: "ex", RunResult: promptcanary.Run{SuiteName: "ex",
+		LLMResponses: []promptcanary.Response{{PromptID: "capital", Content: "Paris."}}}}
+	res, err := selftest.Run(st, base, selftest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Probes {
+		if p.ID == "grader" {
+			t.Errorf("the exec probe was run")
+		}
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "exec probes are not run by the self-test") {
+		t.Errorf("got notes %q, want the skipped exec probe named", res.Notes)
 	}
 }

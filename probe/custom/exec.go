@@ -93,7 +93,10 @@ type Exec struct {
 	secrets *redact.Set // the values substituted for ${NAME} in env
 }
 
-var _ probe.Probe = (*Exec)(nil)
+var (
+	_ probe.Probe      = (*Exec)(nil)
+	_ probe.Contextual = (*Exec)(nil)
+)
 
 const execDescription = "Judges the response with an external command that reads the prompt and response as JSON on stdin and writes its verdict as JSON on stdout."
 
@@ -298,6 +301,12 @@ type execOutput struct {
 // command wrote any, "stderr" (its last lines) and, when it exited
 // non-zero, "exit_code".
 func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	return e.EvaluateContext(context.Background(), p, r)
+}
+
+// EvaluateContext is Evaluate under ctx: when the run is interrupted the
+// command's process group is killed at once, not at its timeout.
+func (e *Exec) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	if p == nil {
 		p = &promptcanary.Prompt{}
 	}
@@ -313,7 +322,7 @@ func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 		return e.failure("encode the input: "+err.Error(), "", nil)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.path, e.argv[1:]...)
 	cmd.Args[0] = e.argv[0]
@@ -327,6 +336,8 @@ func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 	switch {
 	case stdout.Overflowed():
 		return e.failure(fmt.Sprintf("wrote more than %d MiB on stdout", MaxExecOutput>>20), tail, nil)
+	case errors.Is(ctx.Err(), context.Canceled) && (err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success()):
+		return e.failure("stopped: the run was interrupted", tail, nil)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success()):
 		return e.failure(fmt.Sprintf("timed out after %s", e.timeout), tail, nil)
 	case err == nil, errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():

@@ -3,10 +3,12 @@
 package custom_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -63,5 +65,28 @@ probes:
 	}
 	if got := res.Metadata["args"]; fmt.Sprint(got) != "[--strict]" {
 		t.Errorf("args: got %v, want [--strict]", got)
+	}
+}
+
+// TestExecStopsWhenTheRunIsInterrupted: cancelling the run's context kills
+// the command at once instead of at its (long) timeout.
+func TestExecStopsWhenTheRunIsInterrupted(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p := execProbe(t, "spawn", map[string]any{"HELPER_PIDFILE": pidFile}, map[string]any{"timeout": "5m"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan probe.Result, 1)
+	go func() { done <- probe.EvaluateContext(ctx, p, execPrompt, execResp, nil) }()
+	// Cancel once the command is running (it wrote its pid).
+	for i := 0; i < 500; i++ {
+		if _, err := os.Stat(pidFile); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	res := <-done
+	probetest.CheckVerdict(t, res, false, 0)
+	if got := res.Metadata["error"]; got != "stopped: the run was interrupted" {
+		t.Fatalf("error: got %v, want the interruption", got)
 	}
 }

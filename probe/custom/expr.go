@@ -1,6 +1,7 @@
 package custom
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/ext"
@@ -25,6 +27,11 @@ import (
 // expression that goes past it (a comprehension nested over every
 // character, say) stops with an error result instead of holding up a run.
 const CostLimit = 1_000_000
+
+// TimeLimit bounds the time of one evaluation of an expr probe: CEL's cost
+// accounting does not bound the time of every comprehension over a long
+// answer, so a clock does too.
+const TimeLimit = time.Second
 
 // DefaultPassScore is the score an expr probe whose expression returns a
 // double needs to pass.
@@ -97,6 +104,7 @@ type Expr struct {
 
 var (
 	_ probe.Probe            = (*Expr)(nil)
+	_ probe.Contextual       = (*Expr)(nil)
 	_ interpreter.Activation = (*activation)(nil)
 )
 
@@ -180,7 +188,7 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		errs = append(errs, &probe.ParamError{Param: "expr",
 			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit))
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(64))
 	if err != nil {
 		// OptOptimize compiles constant regular expressions here.
 		errs = append(errs, &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
@@ -245,6 +253,13 @@ func (e *Expr) Source() string { return e.source }
 // bool or the score) and, for a double, "pass_score"; on an evaluation
 // error, "error" instead of "result".
 func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	return e.EvaluateContext(context.Background(), p, r)
+}
+
+// EvaluateContext is Evaluate under ctx, and at most TimeLimit.
+func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	ctx, cancel := context.WithTimeout(ctx, TimeLimit)
+	defer cancel()
 	act := &activation{prompt: p, resp: r}
 	if p == nil {
 		act.prompt = &promptcanary.Prompt{}
@@ -252,11 +267,16 @@ func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 	if r == nil {
 		act.resp = &promptcanary.Response{}
 	}
-	out, _, err := e.prg.Eval(act)
+	out, _, err := e.prg.ContextEval(ctx, act)
 	if err != nil {
 		msg := err.Error()
-		if strings.Contains(msg, "cost limit exceeded") {
+		switch {
+		case strings.Contains(msg, "cost limit exceeded"):
 			msg = fmt.Sprintf("%s (the limit is %d)", msg, CostLimit)
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			msg = fmt.Sprintf("evaluation took longer than %s: simplify the expression, or avoid comprehensions over every word of long answers", TimeLimit)
+		case ctx.Err() != nil:
+			msg = "stopped: the run was interrupted"
 		}
 		return e.failure(msg)
 	}

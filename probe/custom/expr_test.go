@@ -243,3 +243,18 @@ func TestExprConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestExprTimeLimit: a comprehension over every word of a long answer stays
+// under the cost limit but would take seconds; the time limit stops it
+// with an error result.
+func TestExprTimeLimit(t *testing.T) {
+	p := probetest.New(t, "expr", map[string]any{"expr": `content.split(" ").exists(w, w == "zzz")`})
+	long := strings.Repeat("lorem ipsum dolor ", 80_000) // 240,000 words
+	res := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: long})
+	if res.Passed {
+		t.Fatalf("got a pass, want the time limit to stop the evaluation: %+v", res.Details)
+	}
+	if msg, _ := res.Metadata["error"].(string); !strings.Contains(msg, "evaluation took longer than") && !strings.Contains(msg, "cost limit") {
+		t.Errorf("got error %q, want the time (or cost) limit named", msg)
+	}
+}

@@ -3,6 +3,7 @@ package similarity
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -114,9 +115,14 @@ func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Respon
 			Details: "No reference answer to compare with (no baseline answer to this prompt, nor another sample of it in the run), so the check was skipped."}
 	}
 	texts := make([]string, 1+len(refs))
-	texts[0] = r.Content
+	texts[0] = clip(r.Content)
+	truncated := len(texts[0]) < len(r.Content)
 	for i := range refs {
-		texts[1+i] = refs[i].Content
+		texts[1+i] = clip(refs[i].Content)
+		truncated = truncated || len(texts[1+i]) < len(refs[i].Content)
+	}
+	if truncated {
+		meta["truncated"] = true
 	}
 	sc := scorer{metric: metric}
 	ps := sc.profiles(texts)
@@ -136,6 +142,24 @@ func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Respon
 	meta["score"] = score
 	meta["best_sample"] = refs[bestAt].Sample
 	return probe.Result{Passed: score >= s.Min, Score: score, Metadata: meta, Details: s.details(metric, against, score, len(refs))}
+}
+
+// MaxCompared bounds the bytes of an answer that are compared: the metrics
+// grow with the product of the lengths, and a runaway answer must not
+// stall a run. Longer answers are compared on their first MaxCompared
+// bytes (metadata "truncated").
+const MaxCompared = 32 << 10
+
+// clip cuts s to at most MaxCompared bytes, on a character boundary.
+func clip(s string) string {
+	if len(s) <= MaxCompared {
+		return s
+	}
+	cut := MaxCompared
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // details says the score, how it was aggregated and whether it reaches Min.

@@ -3,8 +3,10 @@ package similarity
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -195,4 +197,18 @@ func ExampleScore() {
 	// 0.667
 	// 0.750
 	// 0.250
+}
+
+// TestLongAnswersAreClipped: a runaway answer is compared on its first
+// MaxCompared bytes, and the metadata says so.
+func TestLongAnswersAreClipped(t *testing.T) {
+	s := &Similarity{Min: 0.5}
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 20_000) // 540 KB
+	res := s.EvaluateWith(nil, &promptcanary.Response{Content: long}, []promptcanary.Response{{Content: long}, {Content: "short"}})
+	if res.Metadata["truncated"] != true || !res.Passed {
+		t.Errorf("got %+v, want a pass on the clipped answers marked truncated", res.Metadata)
+	}
+	if got := clip(strings.Repeat("é", MaxCompared)); len(got) > MaxCompared || !utf8.ValidString(got) {
+		t.Errorf("clip cut inside a character or kept %d bytes", len(got))
+	}
 }
