@@ -30,6 +30,9 @@ const (
 	DefaultExecTimeout = 10 * time.Second
 	// MaxExecTimeout bounds timeout.
 	MaxExecTimeout = 5 * time.Minute
+	// MinExecTimeout is the shortest timeout: less than a process takes to
+	// start would fail every result.
+	MinExecTimeout = 100 * time.Millisecond
 	// MaxExecOutput bounds what a command may write on stdout (1 MiB).
 	MaxExecOutput = 1 << 20
 	// maxExecDetails bounds the details a command writes, in characters.
@@ -178,10 +181,10 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 		case err != nil || d <= 0:
 			errs = append(errs, &probe.ParamError{Param: "timeout", Msg: fmt.Sprintf("invalid duration %q", s),
 				Hint: "a positive duration with its unit, such as 30s or 2m"})
-		case d > MaxExecTimeout:
+		case d > MaxExecTimeout || d < MinExecTimeout:
 			errs = append(errs, &probe.ParamError{Param: "timeout",
-				Msg:  fmt.Sprintf("out of range: got %s, allowed up to %s", s, "5m"),
-				Hint: "use a positive duration of at most 5m, for example 30s"})
+				Msg:  fmt.Sprintf("out of range: got %s, allowed %s to %s", s, MinExecTimeout, "5m"),
+				Hint: "use a duration from 100ms to 5m, for example 30s"})
 		default:
 			e.timeout = d
 		}

@@ -275,7 +275,10 @@ func TestExecLoadErrors(t *testing.T) {
 			`timeout: invalid duration "-1s" | a positive duration with its unit, such as 30s or 2m`,
 		}},
 		{"timeout too long", map[string]any{"command": []any{self}, "timeout": "6m"}, []string{
-			"timeout: out of range: got 6m, allowed up to 5m | use a positive duration of at most 5m, for example 30s",
+			"timeout: out of range: got 6m, allowed 100ms to 5m | use a duration from 100ms to 5m, for example 30s",
+		}},
+		{"timeout too short to start a process", map[string]any{"command": []any{self}, "timeout": "1ns"}, []string{
+			"timeout: out of range: got 1ns, allowed 100ms to 5m | use a duration from 100ms to 5m, for example 30s",
 		}},
 		{"bad env", map[string]any{"command": []any{self}, "env": map[string]any{
 			"A=B": "x", "LIST": []any{"a"}, "UNSET": "${CUSTOM_TEST_SURELY_UNSET}", "BAD": "${not closed", "OK": 3}}, []string{
