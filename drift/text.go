@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/promptcanary/promptcanary/internal/multiset"
 )
 
 // maxSimilarityRunes caps the text compared by the lexical similarities, so
@@ -62,24 +64,6 @@ func newProfile(s string) textProfile {
 	return p
 }
 
-// common returns the size of the multiset intersection of sorted a and b.
-func common(a, b []uint64) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			n++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return n
-}
-
 // tokenF1 is the F1 score of the word overlap of two responses (1 when both
 // are empty).
 func tokenF1(a, b *textProfile) float64 {
@@ -89,7 +73,7 @@ func tokenF1(a, b *textProfile) float64 {
 	if len(a.tokens) == 0 || len(b.tokens) == 0 {
 		return 0
 	}
-	c := float64(common(a.tokens, b.tokens))
+	c := float64(multiset.Common(a.tokens, b.tokens))
 	return 2 * c / float64(len(a.tokens)+len(b.tokens))
 }
 
@@ -107,7 +91,7 @@ func chrF(a, b *textProfile) float64 {
 		if len(ga) == 0 || len(gb) == 0 {
 			continue
 		}
-		c := float64(common(ga, gb))
+		c := float64(multiset.Common(ga, gb))
 		prec += c / float64(len(ga))
 		rec += c / float64(len(gb))
 	}

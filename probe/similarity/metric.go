@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary/internal/multiset"
 )
 
 // Metric is a text similarity measure, a score in [0,1] where 1 means the
@@ -157,7 +159,7 @@ func (sc *scorer) score(a, b *profile) float64 {
 	case ChrF:
 		return sc.chrF(a, b)
 	case TokenF1:
-		return f1(common(a.bag, b.bag), len(a.bag), len(b.bag))
+		return f1(multiset.Common(a.bag, b.bag), len(a.bag), len(b.bag))
 	default:
 		return f1(sc.lcs(a.words, b.words), len(a.words), len(b.words))
 	}
@@ -296,24 +298,6 @@ func (sc *scorer) packGrams(p *profile, s string) {
 		p.wide[i] = g
 	}
 	slices.SortFunc(p.wide, compareGrams)
-}
-
-// common returns the size of the multiset intersection of sorted a and b.
-func common(a, b []int32) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			n++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return n
 }
 
 // commonGrams returns how many n-grams of order n a and b share (the size
