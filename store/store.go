@@ -140,3 +140,43 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
+
+// IncidentFilter selects incidents. Zero fields select everything.
+type IncidentFilter struct {
+	// Check, when set, keeps the incidents of that check.
+	Check string
+	// OpenOnly keeps incidents that are not resolved.
+	OpenOnly bool
+	// Limit, when positive, keeps only the newest Limit incidents (by
+	// OpenedAt).
+	Limit int
+}
+
+// Monitor is the state of the monitor (promptcanary serve) beside the
+// history: scheduled check runs, incidents with their events, and every
+// notification attempt. A store that can hold it implements Monitor as
+// well as Store; callers find it by type assertion. Listings are newest
+// first.
+type Monitor interface {
+	// SaveCheckRun stores cr, replacing a stored check run with the same id.
+	SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error
+	// CheckRuns lists the check runs of check ("" any) and provider (""
+	// any), newest slot first, at most limit when limit is positive.
+	CheckRuns(ctx context.Context, check, provider string, limit int) ([]promptcanary.CheckRun, error)
+	// SaveIncident stores inc, replacing a stored incident with the same id.
+	SaveIncident(ctx context.Context, inc *promptcanary.Incident) error
+	// Incident returns the incident with the given id, or the only one whose
+	// id starts with it (at least MinPrefix characters).
+	Incident(ctx context.Context, id string) (*promptcanary.Incident, error)
+	// Incidents lists the incidents f selects, newest opened first.
+	Incidents(ctx context.Context, f IncidentFilter) ([]promptcanary.Incident, error)
+	// AddIncidentEvent appends an event to its incident's timeline.
+	AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEvent) error
+	// IncidentEvents lists an incident's events, oldest first.
+	IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error)
+	// SaveNotification appends one notification attempt.
+	SaveNotification(ctx context.Context, a promptcanary.NotificationAttempt) error
+	// Notifications lists the attempts of an incident's notifications ("" all
+	// incidents), oldest first, at most limit (the newest) when positive.
+	Notifications(ctx context.Context, incidentID string, limit int) ([]promptcanary.NotificationAttempt, error)
+}

@@ -1,0 +1,182 @@
+package promptcanary
+
+import "time"
+
+// The records of the monitor (promptcanary serve): scheduled check runs,
+// incidents with their events, and notification attempts. They live here,
+// with the other stored records, so that stores, notifiers and the
+// dashboard need not import the monitor itself.
+
+// CheckOutcome is what one scheduled run of a check concluded.
+type CheckOutcome string
+
+// The outcomes of a check run; the same strings label the
+// promptcanary_check_runs_total metric.
+const (
+	// CheckClean: measured, and no confirmed drift.
+	CheckClean CheckOutcome = "clean"
+	// CheckDrift: measured, and drift flagged (confirmed or awaiting
+	// confirmation: see CheckRun.Confirmed).
+	CheckDrift CheckOutcome = "drift"
+	// CheckUnmeasured: the run failed or too many of its calls did.
+	CheckUnmeasured CheckOutcome = "unmeasured"
+	// CheckSkipped: the run was not made (the daily budget, or a run of the
+	// same check still in flight).
+	CheckSkipped CheckOutcome = "skipped"
+)
+
+// CheckRun is one scheduled run of a check against one provider: the
+// summary row behind the dashboard's charts and the check's history.
+type CheckRun struct {
+	// ID identifies the check run; Check and Provider the check.
+	ID       string `json:"id"`
+	Check    string `json:"check"`
+	Provider string `json:"provider"`
+	Suite    string `json:"suite"`
+	// Slot is the scheduled time this run stands for; StartedAt and
+	// FinishedAt when it really ran.
+	Slot       time.Time    `json:"slot"`
+	StartedAt  time.Time    `json:"started_at"`
+	FinishedAt time.Time    `json:"finished_at"`
+	Outcome    CheckOutcome `json:"outcome"`
+	// RunID and ReportID are the stored run and drift report, "" when none
+	// was made; ConfirmRunID and ConfirmReportID the confirmation run's.
+	RunID           string `json:"run_id,omitempty"`
+	ReportID        string `json:"report_id,omitempty"`
+	ConfirmRunID    string `json:"confirm_run_id,omitempty"`
+	ConfirmReportID string `json:"confirm_report_id,omitempty"`
+	// BaselineID is the snapshot compared against.
+	BaselineID string `json:"baseline_id,omitempty"`
+	// Confirmed is set when a drift was confirmed by the confirmation run.
+	Confirmed bool `json:"confirmed,omitempty"`
+	// PassRate and Score are the run's pass rate and mean score (0 when
+	// unmeasured); BaselinePassRate the baseline's over the same pairs.
+	PassRate         float64 `json:"pass_rate"`
+	Score            float64 `json:"score"`
+	BaselinePassRate float64 `json:"baseline_pass_rate"`
+	// Severity is the drift report's, none when clean.
+	Severity Severity `json:"severity,omitempty"`
+	// CostUSD is the estimated spend of the run and its confirmation.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Reason says, in one scrubbed line, why a run was unmeasured or
+	// skipped.
+	Reason string `json:"reason,omitempty"`
+}
+
+// IncidentKind says what an incident is about.
+type IncidentKind string
+
+// The kinds of incident.
+const (
+	// IncidentDrift: a confirmed drift (or a gradual decline).
+	IncidentDrift IncidentKind = "drift"
+	// IncidentUnmeasured: the check failed to run twice in a row, or has
+	// not completed for twice its interval.
+	IncidentUnmeasured IncidentKind = "unmeasured"
+	// IncidentBudget: the daily cost budget stopped checks.
+	IncidentBudget IncidentKind = "budget"
+)
+
+// IncidentUnit is one flagged unit of a drift incident, as notifications
+// carry it.
+type IncidentUnit struct {
+	// Unit is "pair", "probe", "category" or "suite"; Name its key.
+	Unit string `json:"unit"`
+	Name string `json:"name"`
+	// Baseline and Current are the pass rates of each side.
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+	// Q is the unit's adjusted p-value (its q-value), 0 when none.
+	Q float64 `json:"q"`
+}
+
+// Incident is an open or resolved finding of the monitor about one check
+// and provider.
+type Incident struct {
+	ID string `json:"id"`
+	// Fingerprint identifies what the incident is about, (check, provider,
+	// kind): the dedup key notifiers use.
+	Fingerprint string         `json:"fingerprint"`
+	Check       string         `json:"check"`
+	Suite       string         `json:"suite"`
+	Provider    string         `json:"provider"`
+	Kind        IncidentKind   `json:"kind"`
+	Severity    Severity       `json:"severity"`
+	Summary     string         `json:"summary"`
+	Units       []IncidentUnit `json:"units,omitempty"`
+	// RunID is the latest run that flagged it (the confirmation run when
+	// confirmed), ReportID its drift report.
+	RunID    string    `json:"run_id,omitempty"`
+	ReportID string    `json:"report_id,omitempty"`
+	OpenedAt time.Time `json:"opened_at"`
+	// UpdatedAt is the last change of state, severity or units.
+	UpdatedAt time.Time `json:"updated_at"`
+	// ResolvedAt is zero while the incident is open.
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	// AcknowledgedAt is zero until someone acknowledges the incident,
+	// which silences repeats until its state changes.
+	AcknowledgedAt time.Time `json:"acknowledged_at,omitzero"`
+	AcknowledgedBy string    `json:"acknowledged_by,omitempty"`
+	// CleanRuns counts the consecutive clean runs since the last finding.
+	CleanRuns int `json:"clean_runs"`
+	// NotifiedAt is when the last firing notification was sent; NotifiedTo
+	// the notifiers that were sent the open (a resolve goes only to them).
+	NotifiedAt time.Time `json:"notified_at,omitzero"`
+	NotifiedTo []string  `json:"notified_to,omitempty"`
+}
+
+// Open reports whether the incident is not resolved.
+func (i *Incident) Open() bool { return i.ResolvedAt.IsZero() }
+
+// IncidentEventType names a step of an incident's lifecycle.
+type IncidentEventType string
+
+// The steps of an incident's lifecycle.
+const (
+	EventOpened       IncidentEventType = "opened"
+	EventUpdated      IncidentEventType = "updated"
+	EventRepeated     IncidentEventType = "repeated"
+	EventAcknowledged IncidentEventType = "acknowledged"
+	EventResolved     IncidentEventType = "resolved"
+)
+
+// IncidentEvent is one step of an incident's lifecycle.
+type IncidentEvent struct {
+	IncidentID string            `json:"incident_id"`
+	At         time.Time         `json:"at"`
+	Type       IncidentEventType `json:"type"`
+	RunID      string            `json:"run_id,omitempty"`
+	Severity   Severity          `json:"severity,omitempty"`
+	Summary    string            `json:"summary"`
+}
+
+// NotificationStatus is what a notification tells: the incident fires or
+// is resolved.
+type NotificationStatus string
+
+// The statuses of a notification.
+const (
+	NotificationFiring   NotificationStatus = "firing"
+	NotificationResolved NotificationStatus = "resolved"
+)
+
+// NotificationAttempt is one attempt to deliver one notification of an
+// incident to one notifier.
+type NotificationAttempt struct {
+	// ID identifies the notification (all attempts at one delivery share
+	// it); Attempt counts from 1.
+	ID         string             `json:"id"`
+	IncidentID string             `json:"incident_id"`
+	Notifier   string             `json:"notifier"`
+	Status     NotificationStatus `json:"status"`
+	// Event is the lifecycle step notified (opened, updated, repeated,
+	// resolved).
+	Event   IncidentEventType `json:"event"`
+	Attempt int               `json:"attempt"`
+	At      time.Time         `json:"at"`
+	// OK is set when the notifier accepted it; Code is the HTTP status (0
+	// when none came back) and Error a scrubbed one-line error.
+	OK    bool   `json:"ok"`
+	Code  int    `json:"code,omitempty"`
+	Error string `json:"error,omitempty"`
+}
