@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what some tests need beyond Go, from Debian's packages:
-# xmllint (libxml2-utils) validates the JUnit reports against the JUnit XSD.
+# xmllint (libxml2-utils) validates the JUnit reports against the JUnit XSD;
+# chromium renders the monitor's dashboard in the chromedp tests.
 # Tests that need a missing tool skip with a message naming this script.
 # Run as root (CI is); elsewhere it says what to install.
 set -euo pipefail
 missing=()
 command -v xmllint >/dev/null || missing+=(libxml2-utils)
+command -v chromium >/dev/null || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
