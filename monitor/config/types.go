@@ -1,0 +1,116 @@
+// Package config loads and validates monitor.yaml, the configuration of
+// the monitor (promptcanary serve): its checks, schedules, notifiers,
+// budget and incident policy. Every error names the file, the line and
+// the field, with a hint where one helps.
+package config
+
+import (
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// FileName is the monitor configuration's conventional name.
+const FileName = "monitor.yaml"
+
+// Config is a loaded and validated monitor.yaml. Paths are absolute.
+type Config struct {
+	// Path is the monitor.yaml the configuration came from.
+	Path string
+	// Listen is the address of the dashboard, /metrics and the API.
+	Listen string
+	// Store is the history's path (absolute) or a DSN as given.
+	Store string
+	// AdminToken enables acknowledging incidents and promoting baselines
+	// from the dashboard and the API; "" keeps those actions off. A secret.
+	AdminToken string
+	// ShutdownGrace bounds how long runs in flight may finish after a
+	// stop was asked for.
+	ShutdownGrace time.Duration
+	Budget        Budget
+	Incidents     Incidents
+	// Checks holds one entry per check and provider: a check with
+	// providers: [a, b] becomes two entries with the same Name.
+	Checks    []Check
+	Notifiers []Notifier
+}
+
+// Budget caps the estimated spend of the monitor.
+type Budget struct {
+	// USDPerDay skips checks once today's (UTC) estimated spend would pass
+	// it; 0 means no budget.
+	USDPerDay float64
+}
+
+// Incidents is the incident policy.
+type Incidents struct {
+	// ResolveAfter is how many consecutive clean runs resolve an incident.
+	ResolveAfter int
+	// RepeatInterval is how often an unchanged open incident is notified
+	// again.
+	RepeatInterval time.Duration
+}
+
+// Check is one check of one provider.
+type Check struct {
+	// Name is unique among the checks, [a-z0-9-]: the identity of the
+	// check's incidents and metrics (with Provider).
+	Name string
+	// SuitePath is the check's canary.yaml and Suite the suite loaded from it.
+	SuitePath string
+	Suite     *suite.Suite
+	// Provider is NAME/MODEL.
+	Provider string
+	Schedule Schedule
+	// Jitter delays each slot by up to this fraction of the interval.
+	Jitter float64
+	// Samples per prompt of each run.
+	Samples int
+	// Confirm runs a confirmation run before an incident opens.
+	Confirm bool
+	// Notify names the notifiers of the check's incidents.
+	Notify []string
+	// Baseline is "latest" or the id of a pinned baseline (a snapshot id
+	// or a run id); it is never replaced automatically.
+	Baseline string
+	// MaxErrors is how many failed calls a run may have and still count
+	// as measured.
+	MaxErrors int
+	// Line is the check's line in monitor.yaml.
+	Line int
+}
+
+// Schedule says when a check runs.
+type Schedule interface {
+	// Next returns the first slot strictly after after.
+	Next(after time.Time) time.Time
+	// Interval is the nominal spacing of the slots: a check that has not
+	// completed for twice it is stale.
+	Interval() time.Duration
+	// String describes the schedule ("every 30m", "cron 0 */2 * * * (UTC)").
+	String() string
+}
+
+// Notifier is one configured notifier.
+type Notifier struct {
+	// Name is what checks' notify: lists refer to; Type one of webhook,
+	// slack, github, pagerduty.
+	Name, Type string
+	// URL is the webhook's url or Slack's webhook_url (a secret for Slack).
+	URL string
+	// Secret signs webhook bodies (HMAC-SHA256).
+	Secret string
+	// Repo (owner/name), Token and Labels configure GitHub issues.
+	Repo, Token string
+	Labels      []string
+	// RoutingKey is the PagerDuty Events v2 integration key.
+	RoutingKey string
+	// APIURL overrides the API's base URL (GitHub, PagerDuty), for tests
+	// and enterprise installations.
+	APIURL string
+	// MinSeverity is the least severity notified.
+	MinSeverity promptcanary.Severity
+	// Line is the notifier's line in monitor.yaml.
+	Line int
+}

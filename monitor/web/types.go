@@ -1,0 +1,47 @@
+// Package web serves the monitor's dashboard and JSON API: the checks
+// overview, a check's history, a run's drift report, the incidents, and
+// token-protected actions. Pages are rendered on the server and readable
+// without JavaScript; every asset is embedded.
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// CheckStatus is the live state of one check and provider.
+type CheckStatus struct {
+	Check, Provider, Suite string
+	// Schedule describes when the check runs.
+	Schedule string
+	// Last is the latest check run, nil before the first.
+	Last *promptcanary.CheckRun
+	// Next is the next scheduled slot.
+	Next    time.Time
+	Running bool
+	// Open are the check's open incidents.
+	Open []promptcanary.Incident
+	// Baseline is the snapshot id compared against, "" when none.
+	Baseline string
+}
+
+// Source is what the dashboard reads and acts on: the monitor.
+type Source interface {
+	// Statuses lists every check and provider, in configuration order.
+	Statuses() []CheckStatus
+	// History is the store of runs, baselines and drift reports.
+	History() store.Store
+	// State is the store of check runs, incidents and notifications.
+	State() store.Monitor
+	// Acknowledge silences an open incident's repeats until its state
+	// changes.
+	Acknowledge(ctx context.Context, incidentID, by string) error
+	// Promote makes the stored run runID the baseline of a check.
+	Promote(ctx context.Context, check, provider, runID string) error
+	// Ready reports whether the store is reachable and the configuration
+	// loaded.
+	Ready(ctx context.Context) error
+}
