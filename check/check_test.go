@@ -7,11 +7,13 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	"github.com/promptcanary/promptcanary/provider"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
@@ -333,5 +335,40 @@ prompts:
 	}
 	if fmt.Sprint(refsOf(saved.Runs[0])[0]) != "2" {
 		t.Errorf("the saved run itself was changed: references %v", refsOf(saved.Runs[0]))
+	}
+}
+
+// countingProvider counts the calls it passes on.
+type countingProvider struct {
+	provider.Provider
+	calls *atomic.Int64
+}
+
+func (c countingProvider) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	c.calls.Add(1)
+	return c.Provider.Generate(ctx, req)
+}
+
+func TestExecuteWrapSeesEveryCall(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	targets, _, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	var specs []string
+	x := Exec{Wrap: func(spec string, p provider.Provider) provider.Provider {
+		specs = append(specs, spec)
+		return countingProvider{p, &calls}
+	}}
+	runs, err := Execute(context.Background(), st, targets, 3, nil, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := calls.Load(), int64(len(runs[0].LLMResponses)); got != want || want != 6 {
+		t.Errorf("got %d wrapped calls, want %d (2 prompts × 3 samples)", got, want)
+	}
+	if len(specs) != 1 || specs[0] != "sim/stable" {
+		t.Errorf("got Wrap called with %v, want [sim/stable]", specs)
 	}
 }

@@ -32,6 +32,10 @@ type Exec struct {
 	Progress func(Progress)
 	// OnWait, when set, is called before each wait between retries.
 	OnWait func(runner.Wait)
+	// Wrap, when set, wraps each target's provider once it is opened (the
+	// monitor counts and times every call this way); spec is the target's
+	// NAME/MODEL.
+	Wrap func(spec string, p provider.Provider) provider.Provider
 }
 
 // Open opens every target's provider before anything is called, so a
@@ -76,6 +80,11 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 	provs, err := Open(st, targets)
 	if err != nil {
 		return nil, err
+	}
+	if x.Wrap != nil {
+		for i, t := range targets {
+			provs[i] = x.Wrap(t.Spec, provs[i])
+		}
 	}
 	runs := make([]*promptcanary.Run, len(targets))
 	errs := make([]error, len(targets))
