@@ -33,7 +33,8 @@ import (
 )
 
 // Run runs the conformance suite. open must return a new, empty store for
-// each call; Run closes it when the subtest ends.
+// each call; Run closes it when the subtest ends. When the stores implement
+// store.Monitor, Run also runs RunMonitor on them (subtest "Monitor").
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
 	tests := []struct {
@@ -73,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, s)
 		})
 	}
+	t.Run("Monitor", func(t *testing.T) { runMonitorOf(t, open) })
 }
 
 // t0 is the start time of the fixtures, to the microsecond like the
