@@ -303,6 +303,11 @@ func message(k jsonschema.ErrorKind) string {
 		m = fmt.Sprintf("must have at most %d properties, got %d", k.Want, k.Got)
 	case *kind.AdditionalItems:
 		m = fmt.Sprintf("%d items more than allowed", k.Count)
+	case *kind.AdditionalProperties:
+		// The validator lists them in map order: sorted, a result is the
+		// same on every run.
+		sorted := &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(k.Properties))}
+		m = strings.Join(strings.Fields(sorted.LocalizedString(printer)), " ")
 	default:
 		m = strings.Join(strings.Fields(k.LocalizedString(printer)), " ")
 	}
