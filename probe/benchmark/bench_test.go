@@ -1,6 +1,7 @@
 package benchmark_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -8,12 +9,16 @@ import (
 	"github.com/promptcanary/promptcanary/probe"
 )
 
-// responses wraps the corpus texts as responses.
+// responses wraps the corpus texts as responses, with the usage a
+// provider reports (which only the probes added after the original 19
+// read).
 func responses(tb testing.TB) []promptcanary.Response {
 	tb.Helper()
 	var out []promptcanary.Response
 	for _, s := range corpus(tb) {
-		out = append(out, promptcanary.Response{PromptID: prompt.ID, Content: s.content})
+		r := promptcanary.Response{PromptID: prompt.ID, Content: s.content}
+		usage(&r)
+		out = append(out, r)
 	}
 	return out
 }
@@ -36,8 +41,9 @@ func reportRate(b *testing.B, evals int, cpu time.Duration) {
 // nothing it could share with other probes is already computed.
 func BenchmarkProbe(b *testing.B) {
 	resps := responses(b)
-	for i, p := range build(b, benchConfigs) {
-		b.Run(benchConfigs[i].name, func(b *testing.B) {
+	configs := append(slices.Clone(benchConfigs), newConfigs...)
+	for i, p := range build(b, configs) {
+		b.Run(configs[i].name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
 			j := 0
@@ -59,6 +65,25 @@ func BenchmarkProbe(b *testing.B) {
 func BenchmarkMix(b *testing.B) {
 	resps := responses(b)
 	probes := build(b, benchConfigs)
+	b.ReportAllocs()
+	cpu := cpuTime()
+	j := 0
+	for b.Loop() {
+		for _, p := range probes {
+			probe.Evaluate(p, prompt, &resps[j])
+		}
+		if j++; j == len(resps) {
+			j = 0
+		}
+	}
+	reportRate(b, len(probes), cpu)
+}
+
+// BenchmarkMixAll is BenchmarkMix with the probes added after the original
+// 19 as well (newConfigs): 34 probes on each response.
+func BenchmarkMixAll(b *testing.B) {
+	resps := responses(b)
+	probes := build(b, append(slices.Clone(benchConfigs), newConfigs...))
 	b.ReportAllocs()
 	cpu := cpuTime()
 	j := 0
