@@ -1,0 +1,113 @@
+package notify
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/monitor/config"
+)
+
+// The notifier types of monitor.yaml's type: key.
+const (
+	TypeWebhook   = "webhook"
+	TypeSlack     = "slack"
+	TypeGitHub    = "github"
+	TypePagerDuty = "pagerduty"
+)
+
+// constructors builds a notifier of each type from its configuration and
+// the shared sender.
+var constructors = map[string]func(cfg config.Notifier, s *sender) (Notifier, error){
+	TypeWebhook:   newWebhook,
+	TypeSlack:     newSlack,
+	TypeGitHub:    newGitHub,
+	TypePagerDuty: newPagerDuty,
+}
+
+// Types returns the notifier types New knows, sorted.
+func Types() []string {
+	ts := make([]string, 0, len(constructors))
+	for t := range constructors {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return ts
+}
+
+// New returns the notifier cfg describes, sending its requests with client
+// (nil means a client of its own). Redirects are never followed, so no
+// credential is sent to another address; each Send is bounded only by its
+// context (the Dispatcher gives every attempt a timeout). The error of a
+// bad configuration names the notifier and never holds a secret.
+func New(cfg config.Notifier, client *http.Client) (Notifier, error) {
+	newFn, ok := constructors[cfg.Type]
+	if !ok {
+		return nil, fmt.Errorf("notifier %q: unknown type %q%s (known: %s)", cfg.Name, cfg.Type, suggest.Hint(cfg.Type, Types()), strings.Join(Types(), ", "))
+	}
+	if cfg.Name == "" {
+		return nil, fmt.Errorf("notifier of type %s: name is empty", cfg.Type)
+	}
+	if cfg.MinSeverity == "" {
+		cfg.MinSeverity = promptcanary.SeverityLow
+	}
+	if cfg.MinSeverity.Rank() < 0 {
+		return nil, fmt.Errorf("notifier %q (%s): unknown min_severity %q (want none, low, medium, high or critical)", cfg.Name, cfg.Type, cfg.MinSeverity)
+	}
+	s := newSender(client, cfg.URL, cfg.Secret, cfg.Token, cfg.RoutingKey)
+	n, err := newFn(cfg, s)
+	if err != nil {
+		return nil, fmt.Errorf("notifier %q (%s): %w", cfg.Name, cfg.Type, err)
+	}
+	return n, nil
+}
+
+// base holds what every notifier has: its name and least severity.
+type base struct {
+	name string
+	min  promptcanary.Severity
+}
+
+func (b base) Name() string                       { return b.name }
+func (b base) MinSeverity() promptcanary.Severity { return b.min }
+
+// checkURL checks that raw is an absolute http(s) URL. Its error never
+// quotes the URL, which may be a secret (a Slack webhook) or hold one.
+func checkURL(key, raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("%s is empty", key)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse's error quotes the URL: say what is wrong without it.
+		return nil, fmt.Errorf("%s is not a valid URL", key)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%s must be an http:// or https:// URL", key)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%s has no host", key)
+	}
+	return u, nil
+}
+
+// Wants reports whether n is to be sent m: a firing message whose severity
+// is below n's MinSeverity is not. A resolve is always sent (whether a
+// notifier was sent the open is the caller's business), and so is a
+// message whose severity is unknown, rather than dropping it silently.
+func Wants(n Notifier, m Message) bool {
+	if m.Status == promptcanary.NotificationResolved {
+		return true
+	}
+	r := m.Incident.Severity.Rank()
+	return r < 0 || r >= n.MinSeverity().Rank()
+}
+
+// secretSet holds a notifier's secrets, for scrubbing what a server sends
+// back (an echo of a URL or key) out of errors.
+func secretSet(secrets ...string) *redact.Set { return redact.New(secrets...) }

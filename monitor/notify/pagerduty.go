@@ -1,0 +1,173 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/config"
+)
+
+// DefaultPagerDutyAPI is the PagerDuty Events API's base URL.
+const DefaultPagerDutyAPI = "https://events.pagerduty.com"
+
+// PagerDuty's limits, in characters.
+const (
+	pdSummaryMax  = 1024
+	pdDedupKeyMax = 255
+)
+
+// pagerDuty sends Events API v2 events: trigger while the incident fires,
+// resolve when it resolves, with the incident's fingerprint as dedup_key
+// so that PagerDuty keeps one alert per incident identity. The routing
+// key is a secret: it never appears in an error.
+type pagerDuty struct {
+	base
+	endpoint   string
+	routingKey string
+	s          *sender
+}
+
+func newPagerDuty(cfg config.Notifier, s *sender) (Notifier, error) {
+	if cfg.RoutingKey == "" {
+		return nil, errors.New("routing_key is empty (set it from the environment: routing_key: ${PD_ROUTING_KEY})")
+	}
+	raw := cfg.APIURL
+	if raw == "" {
+		raw = DefaultPagerDutyAPI
+	}
+	api, err := checkURL("api_url", raw)
+	if err != nil {
+		return nil, err
+	}
+	api.Path = strings.TrimRight(api.Path, "/") + "/v2/enqueue"
+	return &pagerDuty{base: base{cfg.Name, cfg.MinSeverity}, endpoint: api.String(), routingKey: cfg.RoutingKey, s: s}, nil
+}
+
+// pdEvent is an Events API v2 event.
+type pdEvent struct {
+	RoutingKey  string     `json:"routing_key"`
+	EventAction string     `json:"event_action"`
+	DedupKey    string     `json:"dedup_key"`
+	Payload     *pdPayload `json:"payload,omitempty"`
+	Links       []pdLink   `json:"links,omitempty"`
+}
+
+type pdPayload struct {
+	Summary       string         `json:"summary"`
+	Source        string         `json:"source"`
+	Severity      string         `json:"severity"`
+	Timestamp     string         `json:"timestamp,omitempty"`
+	Component     string         `json:"component,omitempty"`
+	Group         string         `json:"group,omitempty"`
+	Class         string         `json:"class,omitempty"`
+	CustomDetails map[string]any `json:"custom_details,omitempty"`
+}
+
+type pdLink struct {
+	Href string `json:"href"`
+	Text string `json:"text,omitempty"`
+}
+
+// pdSeverity maps an incident's severity onto PagerDuty's four.
+func pdSeverity(s promptcanary.Severity) string {
+	switch s {
+	case promptcanary.SeverityCritical:
+		return "critical"
+	case promptcanary.SeverityHigh:
+		return "error"
+	case promptcanary.SeverityMedium:
+		return "warning"
+	default:
+		return "info"
+	}
+}
+
+// pdEventOf returns the event of m: a trigger (opened, updated, repeated:
+// PagerDuty folds them into one alert by dedup_key) or a resolve.
+func pdEventOf(m Message, routingKey string) pdEvent {
+	inc := m.Incident
+	ev := pdEvent{RoutingKey: routingKey, EventAction: "trigger", DedupKey: cut(inc.Fingerprint, pdDedupKeyMax)}
+	if m.Status == promptcanary.NotificationResolved {
+		ev.EventAction = "resolve"
+		return ev
+	}
+	summary := inc.Summary
+	if summary == "" {
+		summary = title(m)
+	} else {
+		summary = inc.Check + ": " + summary
+	}
+	at := inc.UpdatedAt
+	if at.IsZero() {
+		at = inc.OpenedAt
+	}
+	units := inc.Units
+	if units == nil {
+		units = []promptcanary.IncidentUnit{}
+	}
+	ev.Payload = &pdPayload{
+		Summary:   cut(strings.Join(strings.Fields(summary), " "), pdSummaryMax),
+		Source:    "promptcanary/" + inc.Check,
+		Severity:  pdSeverity(inc.Severity),
+		Component: inc.Provider,
+		Group:     inc.Suite,
+		Class:     string(inc.Kind),
+		CustomDetails: map[string]any{
+			"incident_id": inc.ID,
+			"check":       inc.Check,
+			"provider":    inc.Provider,
+			"suite":       inc.Suite,
+			"kind":        inc.Kind,
+			"severity":    inc.Severity,
+			"event":       m.Event,
+			"run_id":      inc.RunID,
+			"units":       units,
+		},
+	}
+	if !at.IsZero() {
+		ev.Payload.Timestamp = at.UTC().Format(time.RFC3339)
+	}
+	if m.ReportURL != "" {
+		ev.Links = []pdLink{{Href: m.ReportURL, Text: "PromptCanary report"}}
+	}
+	return ev
+}
+
+// Send enqueues m's event. PagerDuty answers 202 {"status":"success"};
+// 400 for an invalid event, 429 when throttled.
+func (p *pagerDuty) Send(ctx context.Context, m Message) (int, error) {
+	const op = "send pagerduty event"
+	body, err := json.Marshal(pdEventOf(m, p.routingKey))
+	if err != nil {
+		return 0, &Error{Op: op, Message: "encode body: " + p.s.line(err.Error(), 300)}
+	}
+	r, err := p.s.do(ctx, op, http.MethodPost, p.endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+	if err != nil {
+		return codeOf(err), err
+	}
+	if r.code >= 200 && r.code < 300 {
+		return r.code, nil
+	}
+	var v struct {
+		Status  string   `json:"status"`
+		Message string   `json:"message"`
+		Errors  []string `json:"errors"`
+	}
+	detail := strings.TrimSpace(string(r.body))
+	if json.Unmarshal(r.body, &v) == nil && (v.Message != "" || v.Status != "") {
+		detail = strings.Join(append([]string{v.Status + ": " + v.Message}, v.Errors...), "; ")
+	}
+	hint := ""
+	switch r.code {
+	case http.StatusBadRequest:
+		hint = "check the routing_key: it is the Events API v2 integration key of a service"
+	case http.StatusTooManyRequests:
+		hint = "throttled"
+	}
+	return r.code, p.s.statusError(op, r, detail, hint)
+}
