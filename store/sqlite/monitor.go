@@ -62,9 +62,8 @@ func (s *Store) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) err
 	return nil
 }
 
-// CheckRuns lists the check runs of check and provider ("" any), newest
-// slot first.
-func (s *Store) CheckRuns(ctx context.Context, check, provider string, n int) ([]promptcanary.CheckRun, error) {
+// checkRunsQuery returns the query of CheckRuns and its arguments.
+func checkRunsQuery(check, provider string, n int) (string, []any) {
 	var w where
 	if check != "" {
 		w.add("check_name = ?", check)
@@ -72,10 +71,18 @@ func (s *Store) CheckRuns(ctx context.Context, check, provider string, n int) ([
 	if provider != "" {
 		w.add("provider = ?", provider)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, check_name, provider, suite, slot, started_at, finished_at, outcome,
+	q := `SELECT id, check_name, provider, suite, slot, started_at, finished_at, outcome,
 			run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
 			baseline_pass_rate, severity, cost_usd, reason
-		FROM check_runs`+w.String()+` ORDER BY slot DESC, id DESC LIMIT ?`, append(w.args, limit(n))...)
+		FROM check_runs` + w.String() + ` ORDER BY slot DESC, id DESC LIMIT ?`
+	return q, append(w.args, limit(n))
+}
+
+// CheckRuns lists the check runs of check and provider ("" any), newest
+// slot first.
+func (s *Store) CheckRuns(ctx context.Context, check, provider string, n int) ([]promptcanary.CheckRun, error) {
+	q, args := checkRunsQuery(check, provider, n)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list check runs: %w", err)
 	}
@@ -252,8 +259,8 @@ func (s *Store) Incident(ctx context.Context, id string) (*promptcanary.Incident
 	return &inc, nil
 }
 
-// Incidents lists the incidents f selects, newest opened first.
-func (s *Store) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
+// incidentsQuery returns the query of Incidents and its arguments.
+func incidentsQuery(f store.IncidentFilter) (string, []any) {
 	var w where
 	if f.Check != "" {
 		w.add("check_name = ?", f.Check)
@@ -261,8 +268,14 @@ func (s *Store) Incidents(ctx context.Context, f store.IncidentFilter) ([]prompt
 	if f.OpenOnly {
 		w.conds = append(w.conds, "resolved_at IS NULL")
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+incidentColumns+` FROM incidents`+w.String()+
-		` ORDER BY opened_at DESC, id DESC LIMIT ?`, append(w.args, limit(f.Limit))...)
+	q := `SELECT ` + incidentColumns + ` FROM incidents` + w.String() + ` ORDER BY opened_at DESC, id DESC LIMIT ?`
+	return q, append(w.args, limit(f.Limit))
+}
+
+// Incidents lists the incidents f selects, newest opened first.
+func (s *Store) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
+	q, args := incidentsQuery(f)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list incidents: %w", err)
 	}
@@ -314,8 +327,7 @@ func (s *Store) AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEve
 // IncidentEvents lists the events of the incident incidentID, oldest
 // first; events at the same time in the order they were added.
 func (s *Store) IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT incident_id, at, type, run_id, severity, summary
-		FROM incident_events WHERE incident_id = ? ORDER BY at, seq`, incidentID)
+	rows, err := s.db.QueryContext(ctx, eventsQuery, incidentID)
 	if err != nil {
 		return nil, fmt.Errorf("list events of incident %q: %w", incidentID, err)
 	}
@@ -361,15 +373,27 @@ func (s *Store) SaveNotification(ctx context.Context, a promptcanary.Notificatio
 	return nil
 }
 
-// Notifications lists the attempts of the notifications of incidentID (""
-// all), oldest first: the newest n when n is positive.
-func (s *Store) Notifications(ctx context.Context, incidentID string, n int) ([]promptcanary.NotificationAttempt, error) {
+// notificationsQuery returns the query of Notifications, newest first,
+// and its arguments.
+func notificationsQuery(incidentID string, n int) (string, []any) {
 	var w where
 	if incidentID != "" {
 		w.add("incident_id = ?", incidentID)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
-		FROM notifications`+w.String()+` ORDER BY at DESC, seq DESC LIMIT ?`, append(w.args, limit(n))...)
+	q := `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
+		FROM notifications` + w.String() + ` ORDER BY at DESC, seq DESC LIMIT ?`
+	return q, append(w.args, limit(n))
+}
+
+// eventsQuery is the query of IncidentEvents.
+const eventsQuery = `SELECT incident_id, at, type, run_id, severity, summary
+		FROM incident_events WHERE incident_id = ? ORDER BY at, seq`
+
+// Notifications lists the attempts of the notifications of incidentID (""
+// all), oldest first: the newest n when n is positive.
+func (s *Store) Notifications(ctx context.Context, incidentID string, n int) ([]promptcanary.NotificationAttempt, error) {
+	q, args := notificationsQuery(incidentID, n)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list notifications: %w", err)
 	}
