@@ -34,6 +34,10 @@ type Config struct {
 	// providers: [a, b] becomes two entries with the same Name.
 	Checks    []Check
 	Notifiers []Notifier
+
+	// secrets are the values Load read from the environment that must
+	// never be shown (see Secrets).
+	secrets []string
 }
 
 // Budget caps the estimated spend of the monitor.

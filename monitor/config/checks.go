@@ -1,0 +1,578 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// The keys of defaults: and of a check.
+var (
+	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "notify", "baseline", "max_errors"}
+	defaultKeys = settingKeys
+	checkKeys   = append([]string{"name", "suite", "provider", "providers"}, settingKeys...)
+)
+
+// nameRE is the charset of check and notifier names: they become metric
+// labels, URL path segments and incident fingerprints.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// baselineRE is the charset of a pinned baseline id (a snapshot or run id,
+// or a prefix of one).
+var baselineRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// settings are the keys a check shares with defaults:; nil and false mean
+// "not set here".
+type settings struct {
+	every     *time.Duration
+	everyNode *yaml.Node
+	cron      string
+	cronNode  *yaml.Node
+	cronBad   bool
+	tz        string
+	tzNode    *yaml.Node
+	jitter    *float64
+	samples   *int
+	confirm   *bool
+	notify    []string
+	notifySet bool
+	maxErrors *int
+	baseline  *string
+}
+
+// settings reads the setting keys of a mapping; the other keys of known
+// are returned for the caller, unknown ones reported.
+func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string) (st settings, rest []kv) {
+	for _, e := range l.mapping(n, field, "write key: value lines indented under it, for example every: 1h") {
+		k, v := e.key, e.val
+		f := join(field, k.Value)
+		switch k.Value {
+		case "every":
+			if isNull(v) {
+				continue
+			}
+			st.everyNode = v
+			st.every = l.duration(v, f, MinEvery, MaxEvery, fmt.Sprintf("use a duration from %s to %s, for example 30m", fmtDuration(MinEvery), fmtDuration(MaxEvery)))
+		case "cron":
+			if s, ok := l.str(v, f); ok {
+				st.cron, st.cronNode = s.val, v
+			}
+		case "tz":
+			if s, ok := l.str(v, f); ok {
+				st.tzNode = v
+				if _, err := loadZone(s.val); err != nil {
+					l.add(v, f, err.Error(), tzHint)
+				} else {
+					st.tz = s.val
+				}
+			}
+		case "jitter":
+			st.jitter = l.jitter(v, f)
+		case "samples":
+			st.samples = l.integer(v, f, 1, promptcanary.MaxSamples)
+		case "confirm":
+			st.confirm = l.boolean(v, f)
+		case "max_errors":
+			st.maxErrors = l.integer(v, f, 0, promptcanary.MaxErrorsLimit)
+		case "notify":
+			st.notify, st.notifySet = l.notify(v, f, notifiers)
+		case "baseline":
+			if s, ok := l.str(v, f); ok {
+				if s.val != DefaultBaseline && !baselineRE.MatchString(s.val) {
+					l.add(v, f, fmt.Sprintf("invalid baseline %q", s.val), "write latest, or the id of a saved baseline or run (promptcanary baseline list)")
+				} else {
+					st.baseline = &s.val
+				}
+			}
+		default:
+			if contains(known, k.Value) {
+				rest = append(rest, e)
+			} else {
+				l.unknownKey(k, field, known)
+			}
+		}
+	}
+	if st.everyNode != nil && st.cronNode != nil {
+		l.add(st.cronNode, join(field, "cron"), fmt.Sprintf("cannot be used with every: (line %d)", st.everyNode.Line),
+			"choose one: every: for a fixed spacing, cron: for times of day")
+		st.cronBad = true
+	} else if st.cronNode != nil {
+		tz := st.tz
+		if st.tzNode != nil && tz == "" {
+			tz = "UTC" // reported already; check the expression alone
+		}
+		if _, msg, hint := compileCron(st.cron, tz); msg != "" {
+			l.add(st.cronNode, join(field, "cron"), msg, hint)
+			st.cronBad = true
+		}
+	}
+	return st, rest
+}
+
+const tzHint = "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:"
+
+// jitter reads a jitter: "10%" or a fraction such as 0.1, from 0 to 50%.
+func (l *loader) jitter(n *yaml.Node, field string) *float64 {
+	const hint = "a share of the interval from 0 to 50%, written 10% or 0.1"
+	if isNull(n) {
+		return nil
+	}
+	var (
+		f    float64
+		text = n.Value
+	)
+	switch {
+	case isString(n):
+		s, ok := l.str(n, field)
+		if !ok {
+			return nil
+		}
+		text = s.val
+		num, pct := strings.CutSuffix(strings.TrimSpace(s.val), "%")
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || v != v {
+			l.add(n, field, fmt.Sprintf("invalid jitter %q", s.val), hint)
+			return nil
+		}
+		if pct {
+			v /= 100
+		}
+		f = v
+	case n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!float" || n.ShortTag() == "!!int"):
+		if err := n.Decode(&f); err != nil || f != f {
+			l.add(n, field, fmt.Sprintf("invalid jitter %q", n.Value), hint)
+			return nil
+		}
+	default:
+		l.wrongType(n, field, "a percentage or a fraction", hint)
+		return nil
+	}
+	if !(f >= 0 && f <= MaxJitter) {
+		h := hint
+		if f > 1 && f <= 50 && !strings.HasSuffix(strings.TrimSpace(text), "%") {
+			h = fmt.Sprintf("did you mean %s%%? a bare number is a fraction of the interval", text)
+		}
+		l.add(n, field, fmt.Sprintf("out of range: got %s, allowed 0%% to 50%%", text), h)
+		return nil
+	}
+	return &f
+}
+
+// notify reads a notify: list of notifier names.
+func (l *loader) notify(n *yaml.Node, field string, notifiers []string) ([]string, bool) {
+	names, set := l.strList(n, field, "name a notifier of notifiers:")
+	if !set {
+		return nil, false
+	}
+	out := names[:0]
+	for i, name := range names {
+		if contains(notifiers, name) {
+			out = append(out, name)
+			continue
+		}
+		item := l.resolve(n.Content[i])
+		hint := "define it under notifiers:"
+		if len(notifiers) > 0 {
+			hint = "known notifiers: " + strings.Join(notifiers, ", ")
+			if c := suggest.Closest(name, notifiers); c != "" {
+				hint = "did you mean " + c + "?"
+			}
+		}
+		l.add(item, fmt.Sprintf("%s[%d]", field, i), fmt.Sprintf("unknown notifier %q", name), hint)
+	}
+	return out, true
+}
+
+// checks reads checks:, expanding each check into one Check per provider.
+func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []Check {
+	var out []Check
+	seen := map[string]int{}
+	for i, item := range l.items(n, "checks", "write one check per line, each starting with '- '") {
+		field := fmt.Sprintf("checks[%d]", i)
+		if item.Kind != yaml.MappingNode {
+			l.wrongType(item, field, "a mapping with name:, suite: and provider:", "write key: value lines indented under it")
+			continue
+		}
+		st, rest := l.settings(item, field, checkKeys, notifiers)
+		var (
+			name, suitePath string
+			nameOK, suiteOK = false, false
+			s               *suite.Suite
+			specs           []string
+			providerNode    *yaml.Node
+			providersNode   *yaml.Node
+			specsOK         = true
+		)
+		for _, e := range rest {
+			f := join(field, e.key.Value)
+			switch e.key.Value {
+			case "name":
+				nameOK = l.checkName(e.val, f, seen, &name)
+			case "suite":
+				s, suitePath, suiteOK = l.suite(e.val, f)
+			case "provider":
+				providerNode = e.val
+				if sp, ok := l.providerSpec(e.val, f); ok {
+					specs = append(specs, sp)
+				} else if !isNull(e.val) {
+					specsOK = false
+				}
+			case "providers":
+				providersNode = e.val
+				list, ok := l.providerList(e.val, f)
+				specs = append(specs, list...)
+				specsOK = specsOK && ok
+			}
+		}
+		if !nameOK && !hasKey(rest, "name") {
+			l.add(item, join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
+		}
+		if suitePath == "" && !hasKey(rest, "suite") {
+			l.add(item, join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+		}
+		if providerNode != nil && providersNode != nil && !isNull(providerNode) && !isNull(providersNode) {
+			l.add(providersNode, join(field, "providers"), fmt.Sprintf("cannot be used with provider: (line %d)", providerNode.Line),
+				"use providers: [a, b] alone to check several providers")
+			specsOK = false
+		}
+		if suiteOK && specsOK && len(specs) == 0 {
+			specs = suiteProviders(s)
+			if len(specs) == 0 {
+				l.add(item, field, fmt.Sprintf("no provider: the check sets none, and suite %q has no provider: or providers:", suitePath),
+					"add provider: NAME/MODEL to the check, for example provider: sim/stable")
+				specsOK = false
+			}
+		}
+		sched := l.schedule(field, st, defaults)
+		if !nameOK || !suiteOK || !specsOK || sched == nil {
+			continue
+		}
+		c := Check{
+			Name:      name,
+			SuitePath: s.Path,
+			Suite:     s,
+			Schedule:  sched,
+			Jitter:    pick(st.jitter, defaults.jitter, DefaultJitter),
+			Samples:   pick(st.samples, defaults.samples, DefaultSamples),
+			Confirm:   pick(st.confirm, defaults.confirm, true),
+			MaxErrors: pick(st.maxErrors, defaults.maxErrors, 0),
+			Baseline:  pick(st.baseline, defaults.baseline, DefaultBaseline),
+			Notify:    defaults.notify,
+			Line:      item.Line,
+		}
+		if st.notifySet {
+			c.Notify = st.notify
+		}
+		for _, sp := range specs {
+			c.Provider = sp
+			c.Notify = append([]string(nil), c.Notify...)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pick returns the check's value, else the default's, else def.
+func pick[T any](own, dflt *T, def T) T {
+	switch {
+	case own != nil:
+		return *own
+	case dflt != nil:
+		return *dflt
+	}
+	return def
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasKey(ps []kv, key string) bool {
+	for _, p := range ps {
+		if p.key.Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// checkName validates a check's name: and that it is unique.
+func (l *loader) checkName(n *yaml.Node, field string, seen map[string]int, name *string) bool {
+	s, ok := l.str(n, field)
+	if !ok {
+		if isNull(n) {
+			l.add(n, field, "must not be empty", "name the check, for example name: checkout-prod")
+		}
+		return false
+	}
+	if !l.validName(s, field, "checkout-prod") {
+		return false
+	}
+	if line, dup := seen[s.val]; dup {
+		l.add(n, field, fmt.Sprintf("duplicate check name %q (also at line %d)", s.val, line),
+			"give each check its own name; to check several providers with one suite, use providers: [a, b]")
+		return false
+	}
+	seen[s.val] = n.Line
+	*name = s.val
+	return true
+}
+
+// validName checks the charset of a check or notifier name.
+func (l *loader) validName(s str, field, example string) bool {
+	if nameRE.MatchString(s.val) {
+		return true
+	}
+	hint := "use lowercase letters, digits and '-' (at most 63), for example " + example
+	if fixed := slug(s.val); fixed != "" && fixed != s.val {
+		hint = "did you mean " + fixed + "? " + hint
+	}
+	msg := fmt.Sprintf("invalid name %q", s.val)
+	if s.val == "" {
+		msg = "must not be empty"
+	}
+	l.add(s.node, field, msg, hint)
+	return false
+}
+
+// slug lowercases s and turns runs of other characters into '-'.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > 63 || !nameRE.MatchString(out) {
+		return ""
+	}
+	return out
+}
+
+// providerSpec validates one NAME/MODEL provider.
+func (l *loader) providerSpec(n *yaml.Node, field string) (string, bool) {
+	s, ok := l.str(n, field)
+	if !ok {
+		return "", false
+	}
+	if _, _, err := provider.Split(s.val); err != nil {
+		hint := "for example sim/stable or openai/gpt-4o-mini"
+		if sg := provider.Suggest(s.val); sg != "" {
+			hint = "did you mean " + sg + "?"
+		}
+		l.add(n, field, fmt.Sprintf("must be NAME/MODEL, got %q", s.val), hint)
+		return "", false
+	}
+	return s.val, true
+}
+
+// providerList validates providers:, a non-empty list of distinct specs.
+func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
+	if isNull(n) {
+		return nil, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		h := "write a list, for example [openai/gpt-4o-mini, anthropic/claude-haiku-4-5]"
+		if isString(n) {
+			h = "write a list: [" + n.Value + "], or use provider: for one"
+		}
+		l.wrongType(n, field, "a list of NAME/MODEL", h)
+		return nil, false
+	}
+	if len(n.Content) == 0 {
+		l.add(n, field, "must not be empty", "list the providers to check, or leave providers: out to use the suite's")
+		return nil, false
+	}
+	var out []string
+	ok := true
+	seen := map[string]int{}
+	for i, c := range n.Content {
+		c = l.resolve(c)
+		f := fmt.Sprintf("%s[%d]", field, i)
+		sp, good := l.providerSpec(c, f)
+		if !good {
+			if isNull(c) {
+				l.add(c, f, "must not be empty", "write NAME/MODEL, for example sim/stable")
+			}
+			ok = false
+			continue
+		}
+		if line, dup := seen[sp]; dup {
+			l.add(c, f, fmt.Sprintf("duplicate provider %q (also at line %d)", sp, line), "list each provider once")
+			ok = false
+			continue
+		}
+		seen[sp] = c.Line
+		out = append(out, sp)
+	}
+	return out, ok
+}
+
+// suiteProviders returns what a suite runs when no provider is given: its
+// providers: entries, else its provider:.
+func suiteProviders(s *suite.Suite) []string {
+	if len(s.Providers) > 0 {
+		out := make([]string, len(s.Providers))
+		for i, p := range s.Providers {
+			out[i] = p.Spec
+		}
+		return out
+	}
+	if s.Defaults.Provider != "" {
+		return []string{s.Defaults.Provider}
+	}
+	return nil
+}
+
+// suite loads a check's suite:, once per file for every check naming it.
+// The suite's own problems are listed after the check's.
+func (l *loader) suite(n *yaml.Node, field string) (*suite.Suite, string, bool) {
+	s, ok := l.str(n, field)
+	if !ok {
+		if isNull(n) {
+			l.add(n, field, "must not be empty", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+		}
+		return nil, "", false
+	}
+	if s.val == "" {
+		l.add(n, field, "must not be empty", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+		return nil, "", false
+	}
+	abs := l.resolvePath(s.val)
+	shown := s.val
+	if !filepath.IsAbs(shown) {
+		shown = filepath.Join(l.shown, shown)
+	}
+	ls, done := l.suites[abs]
+	if !done {
+		ls = &loadedSuite{}
+		ls.s, ls.err = loadSuite(abs, shown)
+		l.suites[abs] = ls
+	}
+	if ls.err == nil {
+		return ls.s, s.val, true
+	}
+	var ve *suite.ValidationError
+	switch {
+	case errors.As(ls.err, &ve):
+		l.add(n, field, fmt.Sprintf("invalid suite %q", s.val), "fix the problems of the suite listed below")
+		if !done {
+			l.entries[len(l.entries)-1].suite = ve.Problems
+		}
+	case errors.Is(ls.err, fs.ErrNotExist):
+		l.add(n, field, fmt.Sprintf("suite file %q not found", s.val), "suite: is relative to the directory of monitor.yaml ("+l.dir+")")
+	default:
+		l.add(n, field, fmt.Sprintf("cannot read suite %q: %v", s.val, ls.err), "suite: names a canary.yaml file")
+	}
+	return nil, "", false
+}
+
+// loadSuite loads the suite at abs, naming it shown in its problems; only
+// a regular file is read.
+func loadSuite(abs, shown string) (*suite.Suite, error) {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	s, err := suite.Load(shown)
+	if err != nil {
+		var ve *suite.ValidationError
+		if errors.As(err, &ve) {
+			return nil, err
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	s.Path = abs
+	return s, nil
+}
+
+// schedule builds a check's schedule from its own every:/cron: or the
+// defaults', with tz: from the check or the defaults. nil means a problem
+// was reported.
+func (l *loader) schedule(field string, st, d settings) Schedule {
+	own := st.everyNode != nil || st.cronNode != nil
+	switch {
+	case own && (st.everyNode != nil && st.every == nil || st.cronBad):
+		return nil // reported
+	case !own && (d.everyNode != nil && d.every == nil || d.cronBad):
+		return nil // reported at defaults
+	}
+	src := d
+	if own {
+		src = st
+	}
+	if src.cronNode == nil {
+		if st.tzNode != nil {
+			l.add(st.tzNode, join(field, "tz"), "applies to cron: schedules only", "remove tz:, or schedule the check with cron:")
+			return nil
+		}
+		if src.every != nil {
+			return every{*src.every}
+		}
+		return every{DefaultEvery}
+	}
+	if st.tzNode != nil && st.tz == "" {
+		return nil // reported
+	}
+	tz := st.tz
+	if tz == "" && st.tzNode == nil {
+		tz = d.tz
+		if _, _, prefixed := cutTZ(strings.TrimSpace(src.cron)); prefixed {
+			tz = "" // the expression's CRON_TZ= wins over the defaults' tz:
+		}
+	}
+	sched, msg, hint := compileCron(src.cron, tz)
+	if msg != "" {
+		l.add(src.cronNode, join(field, "cron"), msg, hint)
+		return nil
+	}
+	return sched
+}
+
+// compileCron is Cron with the problem's message and hint.
+func compileCron(expr, tz string) (Schedule, string, string) {
+	s, err := Cron(expr, tz)
+	if err == nil {
+		return s, "", ""
+	}
+	var ce *cronError
+	if errors.As(err, &ce) {
+		return nil, ce.msg, ce.hint
+	}
+	return nil, err.Error(), CronHint
+}

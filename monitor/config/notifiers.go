@@ -1,0 +1,289 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/suggest"
+)
+
+// The notifier types and their default API base URLs.
+const (
+	TypeWebhook   = "webhook"
+	TypeSlack     = "slack"
+	TypeGitHub    = "github"
+	TypePagerDuty = "pagerduty"
+
+	DefaultGitHubAPI    = "https://api.github.com"
+	DefaultPagerDutyAPI = "https://events.pagerduty.com"
+)
+
+// notifierTypes lists the keys each notifier type accepts besides name:
+// and type:.
+var notifierTypes = map[string][]string{
+	TypeWebhook:   {"url", "secret", "min_severity"},
+	TypeSlack:     {"webhook_url", "min_severity"},
+	TypeGitHub:    {"repo", "token", "labels", "api_url", "min_severity"},
+	TypePagerDuty: {"routing_key", "api_url", "min_severity"},
+}
+
+// typeNames are the notifier types, sorted.
+var typeNames = []string{TypeGitHub, TypePagerDuty, TypeSlack, TypeWebhook}
+
+var notifierKeys = []string{"name", "type", "url", "webhook_url", "secret", "repo", "token", "labels", "routing_key", "api_url", "min_severity"}
+
+// repoRE is a GitHub owner/name.
+var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// The environment variables suggested for each secret.
+var secretEnv = map[string]string{
+	"secret":      "WEBHOOK_SECRET",
+	"webhook_url": "SLACK_WEBHOOK_URL",
+	"token":       "GITHUB_TOKEN",
+	"routing_key": "PD_ROUTING_KEY",
+}
+
+// required are the keys each type needs, with a hint each.
+var required = map[string][][2]string{
+	TypeWebhook:   {{"url", `the address to POST to, for example url: https://ops.example.com/canary`}},
+	TypeSlack:     {{"webhook_url", `an incoming-webhook URL from the environment: webhook_url: "${SLACK_WEBHOOK_URL}"`}},
+	TypeGitHub:    {{"repo", "the repository to open issues in, for example repo: org/app"}, {"token", `a token that may write issues: token: "${GITHUB_TOKEN}"`}},
+	TypePagerDuty: {{"routing_key", `the Events API v2 integration key: routing_key: "${PD_ROUTING_KEY}"`}},
+}
+
+// notifiers reads notifiers:.
+func (l *loader) notifiers(n *yaml.Node) []Notifier {
+	var out []Notifier
+	seen := map[string]int{}
+	for i, item := range l.items(n, "notifiers", "write one notifier per line, each starting with '- '") {
+		field := fmt.Sprintf("notifiers[%d]", i)
+		if item.Kind != yaml.MappingNode {
+			l.wrongType(item, field, "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}")
+			continue
+		}
+		if nt, ok := l.notifier(item, field, seen); ok {
+			out = append(out, nt)
+		}
+	}
+	return out
+}
+
+// notifier reads one notifier entry.
+func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (Notifier, bool) {
+	ps := l.pairs(item, field)
+	nt := Notifier{Line: item.Line, MinSeverity: promptcanary.SeverityLow}
+	ok := true
+	// The type decides which keys are allowed: read it first.
+	var typeNode *yaml.Node
+	for _, e := range ps {
+		if e.key.Value == "type" {
+			typeNode = e.val
+		}
+	}
+	typeOK := false
+	switch {
+	case typeNode == nil:
+		l.add(item, join(field, "type"), "required field is missing", "one of: "+strings.Join(typeNames, ", "))
+	default:
+		if s, good := l.str(typeNode, join(field, "type")); good {
+			if _, known := notifierTypes[s.val]; known {
+				nt.Type, typeOK = s.val, true
+			} else {
+				hint := "one of: " + strings.Join(typeNames, ", ")
+				if c := suggest.Closest(s.val, typeNames); c != "" {
+					hint = "did you mean " + c + "? " + hint
+				}
+				l.add(typeNode, join(field, "type"), fmt.Sprintf("unknown notifier type %q", s.val), hint)
+			}
+		} else if isNull(typeNode) {
+			l.add(typeNode, join(field, "type"), "must not be empty", "one of: "+strings.Join(typeNames, ", "))
+		}
+	}
+	ok = ok && typeOK
+	allowed := notifierTypes[nt.Type]
+	nameSet := false
+	for _, e := range ps {
+		k, v := e.key, e.val
+		f := join(field, k.Value)
+		switch {
+		case k.Value == "type":
+			continue
+		case k.Value == "name":
+			nameSet = true
+			s, good := l.str(v, f)
+			if !good {
+				if isNull(v) {
+					l.add(v, f, "must not be empty", "name the notifier, for example name: oncall")
+				}
+				ok = false
+				continue
+			}
+			if !l.validName(s, f, "oncall") {
+				ok = false
+				continue
+			}
+			if line, dup := seen[s.val]; dup {
+				l.add(v, f, fmt.Sprintf("duplicate notifier name %q (also at line %d)", s.val, line), "give each notifier its own name")
+				ok = false
+				continue
+			}
+			seen[s.val] = v.Line
+			nt.Name = s.val
+			continue
+		case !slices.Contains(notifierKeys, k.Value):
+			known := notifierKeys
+			if typeOK {
+				known = append([]string{"name", "type"}, allowed...)
+			}
+			l.unknownKey(k, field, known)
+			ok = false
+			continue
+		case typeOK && !slices.Contains(allowed, k.Value):
+			l.add(k, f, "not a field of "+nt.Type+" notifiers", nt.Type+" notifiers take: name, type, "+strings.Join(allowed, ", "))
+			ok = false
+			continue
+		}
+		if !l.notifierField(&nt, k.Value, v, f) {
+			ok = false
+		}
+	}
+	if !nameSet {
+		l.add(item, join(field, "name"), "required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:")
+		ok = false
+	}
+	if typeOK {
+		for _, r := range required[nt.Type] {
+			if !hasKey(ps, r[0]) {
+				l.add(item, join(field, r[0]), "required field is missing", r[1])
+				ok = false
+			}
+		}
+		switch nt.Type {
+		case TypeGitHub:
+			if nt.APIURL == "" {
+				nt.APIURL = DefaultGitHubAPI
+			}
+		case TypePagerDuty:
+			if nt.APIURL == "" {
+				nt.APIURL = DefaultPagerDutyAPI
+			}
+		}
+	}
+	return nt, ok
+}
+
+// notifierField reads one typed field of a notifier into nt.
+func (l *loader) notifierField(nt *Notifier, key string, v *yaml.Node, f string) bool {
+	switch key {
+	case "url":
+		s, ok := l.str(v, f)
+		if ok && l.httpURL(s, f) {
+			l.keep(s) // a URL from the environment may carry a credential
+			nt.URL = s.val
+			return true
+		}
+	case "webhook_url":
+		s, ok := l.secret(v, f, secretEnv[key])
+		if ok && l.httpURL(s, f) {
+			nt.URL = s.val
+			return true
+		}
+	case "api_url":
+		s, ok := l.str(v, f)
+		if ok && l.httpURL(s, f) {
+			l.keep(s)
+			nt.APIURL = strings.TrimRight(s.val, "/")
+			return true
+		}
+	case "secret", "token", "routing_key":
+		s, ok := l.secret(v, f, secretEnv[key])
+		if !ok {
+			return false
+		}
+		if s.val == "" {
+			l.add(v, f, "must not be empty", "set "+strings.Join(s.vars, ", ")+" to the value")
+			return false
+		}
+		switch key {
+		case "secret":
+			nt.Secret = s.val
+		case "token":
+			nt.Token = s.val
+		default:
+			nt.RoutingKey = s.val
+		}
+		return true
+	case "repo":
+		s, ok := l.str(v, f)
+		if !ok {
+			if isNull(v) {
+				l.add(v, f, "must not be empty", "write owner/name, for example repo: org/app")
+			}
+			return false
+		}
+		if !repoRE.MatchString(s.val) {
+			l.add(v, f, fmt.Sprintf("must be OWNER/NAME, got %q", s.val), "write owner/name, for example repo: org/app")
+			return false
+		}
+		nt.Repo = s.val
+		return true
+	case "labels":
+		labels, set := l.strList(v, f, "remove the empty label")
+		if set {
+			nt.Labels = labels
+		}
+		return true
+	case "min_severity":
+		s, ok := l.str(v, f)
+		if !ok {
+			return false
+		}
+		sev, err := promptcanary.ParseSeverity(s.val)
+		if err != nil {
+			hint := "one of: none, low, medium, high, critical"
+			if c := suggest.Closest(s.val, []string{"none", "low", "medium", "high", "critical"}); c != "" {
+				hint = "did you mean " + c + "? " + hint
+			}
+			l.add(v, f, fmt.Sprintf("unknown severity %q", s.val), hint)
+			return false
+		}
+		nt.MinSeverity = sev
+		return true
+	}
+	return false
+}
+
+// httpURL checks that s is an absolute http or https URL with a host. The
+// value is never quoted: a URL may carry a credential.
+func (l *loader) httpURL(s str, field string) bool {
+	const hint = "write an absolute URL such as https://ops.example.com/canary"
+	where := ""
+	if s.fromEnv() {
+		where = " (from " + strings.Join(s.vars, ", ") + ")"
+	}
+	u, err := url.Parse(s.val)
+	switch {
+	case s.val == "":
+		l.add(s.node, field, "must not be empty"+where, hint)
+	case err != nil:
+		l.add(s.node, field, "invalid URL"+where, hint)
+	case u.Scheme != "http" && u.Scheme != "https":
+		scheme := u.Scheme
+		if scheme == "" || len(scheme) > 16 || s.fromEnv() {
+			l.add(s.node, field, "must be an absolute http or https URL"+where, hint)
+		} else {
+			l.add(s.node, field, fmt.Sprintf("must be an http or https URL, got scheme %q%s", scheme, where), hint)
+		}
+	case u.Host == "":
+		l.add(s.node, field, "must be an absolute URL with a host"+where, hint)
+	default:
+		return true
+	}
+	return false
+}
