@@ -158,23 +158,29 @@ type IncidentFilter struct {
 // well as Store; callers find it by type assertion. Listings are newest
 // first.
 type Monitor interface {
-	// SaveCheckRun stores cr, replacing a stored check run with the same id.
+	// SaveCheckRun stores cr, replacing a stored check run with the same id
+	// (an id follows the rule of CheckID).
 	SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error
 	// CheckRuns lists the check runs of check ("" any) and provider (""
 	// any), newest slot first, at most limit when limit is positive.
 	CheckRuns(ctx context.Context, check, provider string, limit int) ([]promptcanary.CheckRun, error)
-	// SaveIncident stores inc, replacing a stored incident with the same id.
+	// SaveIncident stores inc, replacing a stored incident with the same id
+	// (an id follows the rule of CheckID). At most one incident per
+	// fingerprint is open: saving an open incident while another with its
+	// fingerprint is open fails with ErrConflict and stores nothing.
 	SaveIncident(ctx context.Context, inc *promptcanary.Incident) error
 	// Incident returns the incident with the given id, or the only one whose
 	// id starts with it (at least MinPrefix characters).
 	Incident(ctx context.Context, id string) (*promptcanary.Incident, error)
 	// Incidents lists the incidents f selects, newest opened first.
 	Incidents(ctx context.Context, f IncidentFilter) ([]promptcanary.Incident, error)
-	// AddIncidentEvent appends an event to its incident's timeline.
+	// AddIncidentEvent appends an event to its incident's timeline; it
+	// fails with ErrNotFound when the incident is not stored.
 	AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEvent) error
 	// IncidentEvents lists an incident's events, oldest first.
 	IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error)
-	// SaveNotification appends one notification attempt.
+	// SaveNotification appends one notification attempt; it fails with
+	// ErrNotFound when the incident is not stored.
 	SaveNotification(ctx context.Context, a promptcanary.NotificationAttempt) error
 	// Notifications lists the attempts of an incident's notifications ("" all
 	// incidents), oldest first, at most limit (the newest) when positive.

@@ -301,7 +301,7 @@ func incidentExists(ctx context.Context, tx *sql.Tx, id string) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("incident %q: %w", id, store.ErrNotFound)
+		return store.ErrNotFound
 	}
 	return nil
 }
@@ -319,7 +319,7 @@ func (s *Store) AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEve
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("add incident event %q: %w", e.Type, err)
+		return fmt.Errorf("add %s event to incident %q: %w", e.Type, e.IncidentID, err)
 	}
 	return nil
 }
@@ -368,7 +368,7 @@ func (s *Store) SaveNotification(ctx context.Context, a promptcanary.Notificatio
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("save notification %q attempt %d: %w", a.ID, a.Attempt, err)
+		return fmt.Errorf("save notification %q attempt %d of incident %q: %w", a.ID, a.Attempt, a.IncidentID, err)
 	}
 	return nil
 }

@@ -204,7 +204,7 @@ func testCheckRunRoundTrip(t *testing.T, m store.Monitor) {
 			Reason: "provider: 503 service unavailable",
 		}},
 		{"hostile text", &promptcanary.CheckRun{
-			ID: "cr-hostile", Check: `'; DROP TABLE check_runs; --`, Provider: "p/\"q\"", Suite: "s\x00uite<script>",
+			ID: "cr-hostile", Check: `'; DROP TABLE check_runs; --`, Provider: "p/\"q\"", Suite: "s\u202euite <script> 日本語 🦜",
 			Slot: t0, Outcome: promptcanary.CheckClean, Reason: "line\nbreak ✓",
 		}},
 	}
