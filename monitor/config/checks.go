@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -278,7 +279,7 @@ func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []C
 		}
 		for _, sp := range specs {
 			c.Provider = sp
-			c.Notify = append([]string(nil), c.Notify...)
+			c.Notify = slices.Clone(c.Notify)
 			out = append(out, c)
 		}
 	}
@@ -296,14 +297,7 @@ func pick[T any](own, dflt *T, def T) T {
 	return def
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 func hasKey(ps []kv, key string) bool {
 	for _, p := range ps {
@@ -342,7 +336,8 @@ func (l *loader) validName(s str, field, example string) bool {
 		return true
 	}
 	hint := "use lowercase letters, digits and '-' (at most 63), for example " + example
-	if fixed := slug(s.val); fixed != "" && fixed != s.val {
+	// No suggestion derived from what a variable holds.
+	if fixed := slug(s.val); fixed != "" && fixed != s.val && !s.fromEnv() {
 		hint = "did you mean " + fixed + "? " + hint
 	}
 	msg := fmt.Sprintf("invalid name %q", s.val)
@@ -381,7 +376,7 @@ func (l *loader) providerSpec(n *yaml.Node, field string) (string, bool) {
 	}
 	if _, _, err := provider.Split(s.val); err != nil {
 		hint := "for example sim/stable or openai/gpt-4o-mini"
-		if sg := provider.Suggest(s.val); sg != "" {
+		if sg := provider.Suggest(s.val); sg != "" && !s.fromEnv() {
 			hint = "did you mean " + sg + "?"
 		}
 		l.add(n, field, fmt.Sprintf("must be NAME/MODEL, got %q", s.val), hint)
@@ -409,7 +404,7 @@ func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
 	}
 	var out []string
 	ok := true
-	seen := map[string]int{}
+	seen := map[string]string{}
 	for i, c := range n.Content {
 		c = l.resolve(c)
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -421,12 +416,12 @@ func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
 			ok = false
 			continue
 		}
-		if line, dup := seen[sp]; dup {
-			l.add(c, f, fmt.Sprintf("duplicate provider %q (also at line %d)", sp, line), "list each provider once")
+		if first, dup := seen[sp]; dup {
+			l.add(c, f, fmt.Sprintf("duplicate provider %q (also %s)", sp, first), "list each provider once")
 			ok = false
 			continue
 		}
-		seen[sp] = c.Line
+		seen[sp] = f
 		out = append(out, sp)
 	}
 	return out, ok
@@ -470,7 +465,7 @@ func (l *loader) suite(n *yaml.Node, field string) (*suite.Suite, string, bool) 
 	ls, done := l.suites[abs]
 	if !done {
 		ls = &loadedSuite{}
-		ls.s, ls.err = loadSuite(abs, shown)
+		ls.s, ls.err = l.loadSuite(abs, shown)
 		l.suites[abs] = ls
 	}
 	if ls.err == nil {
@@ -479,9 +474,12 @@ func (l *loader) suite(n *yaml.Node, field string) (*suite.Suite, string, bool) 
 	var ve *suite.ValidationError
 	switch {
 	case errors.As(ls.err, &ve):
-		l.add(n, field, fmt.Sprintf("invalid suite %q", s.val), "fix the problems of the suite listed below")
-		if !done {
-			l.entries[len(l.entries)-1].suite = ve.Problems
+		if done {
+			l.add(n, field, fmt.Sprintf("invalid suite %q", s.val), "fix the problems of the suite listed above")
+		} else {
+			if e := l.add(n, field, fmt.Sprintf("invalid suite %q", s.val), "fix the problems of the suite listed below"); e != nil {
+				e.suite = ve.Problems
+			}
 		}
 	case errors.Is(ls.err, fs.ErrNotExist):
 		l.add(n, field, fmt.Sprintf("suite file %q not found", s.val), "suite: is relative to the directory of monitor.yaml ("+l.dir+")")

@@ -66,6 +66,12 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 
 // parse validates data as the monitor configuration at path.
 func parse(path string, data []byte, getenv func(string) string) (*Config, error) {
+	return parseWith(path, data, getenv, loadSuite)
+}
+
+// parseWith is parse with the function that loads a suite file (abs) for
+// the problems naming it shown.
+func parseWith(path string, data []byte, getenv func(string) string, load func(abs, shown string) (*suite.Suite, error)) (*Config, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
@@ -74,7 +80,7 @@ func parse(path string, data []byte, getenv func(string) string) (*Config, error
 		return nil, fmt.Errorf("read monitor config %q: %w", path, err)
 	}
 	w := &walker{file: path, getenv: getenv}
-	l := &loader{walker: w, abs: abs, shown: filepath.Dir(path), dir: filepath.Dir(abs), suites: map[string]*loadedSuite{}}
+	l := &loader{walker: w, abs: abs, shown: filepath.Dir(path), dir: filepath.Dir(abs), suites: map[string]*loadedSuite{}, loadSuite: load}
 	cfg := l.load(data)
 	if probs := w.problems(); len(probs) > 0 {
 		return nil, &suite.ValidationError{Problems: probs}
@@ -89,7 +95,8 @@ type loader struct {
 	dir   string // its directory, absolute
 	shown string // its directory as the caller named it, for suite messages
 	// suites are the suites loaded, by absolute path.
-	suites map[string]*loadedSuite
+	suites    map[string]*loadedSuite
+	loadSuite func(abs, shown string) (*suite.Suite, error)
 }
 
 // loadedSuite is a suite file loaded once for every check that names it.
@@ -154,12 +161,9 @@ func (l *loader) load(data []byte) *Config {
 			l.unknownKey(k, "", topKeys)
 		}
 	}
+	var names []string
 	if notifiersVal != nil {
-		cfg.Notifiers = l.notifiers(notifiersVal)
-	}
-	names := make([]string, len(cfg.Notifiers))
-	for i, n := range cfg.Notifiers {
-		names[i] = n.Name
+		cfg.Notifiers, names = l.notifiers(notifiersVal)
 	}
 	defaults := settings{}
 	if defaultsVal != nil {

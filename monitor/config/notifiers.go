@@ -57,9 +57,10 @@ var required = map[string][][2]string{
 	TypePagerDuty: {{"routing_key", `the Events API v2 integration key: routing_key: "${PD_ROUTING_KEY}"`}},
 }
 
-// notifiers reads notifiers:.
-func (l *loader) notifiers(n *yaml.Node) []Notifier {
-	var out []Notifier
+// notifiers reads notifiers:. names are the names of every notifier,
+// valid or not, so that notify: lists are not also reported for a
+// notifier that has a problem of its own.
+func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 	seen := map[string]int{}
 	for i, item := range l.items(n, "notifiers", "write one notifier per line, each starting with '- '") {
 		field := fmt.Sprintf("notifiers[%d]", i)
@@ -67,11 +68,15 @@ func (l *loader) notifiers(n *yaml.Node) []Notifier {
 			l.wrongType(item, field, "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}")
 			continue
 		}
-		if nt, ok := l.notifier(item, field, seen); ok {
+		nt, ok := l.notifier(item, field, seen)
+		if ok {
 			out = append(out, nt)
 		}
+		if nt.Name != "" {
+			names = append(names, nt.Name)
+		}
 	}
-	return out
+	return out, names
 }
 
 // notifier reads one notifier entry.

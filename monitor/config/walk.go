@@ -51,7 +51,20 @@ type walker struct {
 	// secrets are the values read from the environment that must never
 	// be shown.
 	secrets []string
+	// expanded maps every value read from the environment, and every
+	// string built with one, to the text written in the file; add puts
+	// the text back, so that no problem shows what a variable holds.
+	expanded []expansion
 }
+
+// expansion is a value read from the environment and the reference that
+// produced it.
+type expansion struct{ val, ref string }
+
+// minScrub is the length from which a value read from the environment is
+// scrubbed from messages where it appears unquoted; a quoted value is
+// always replaced.
+const minScrub = 4
 
 // kv is one key/value pair of a mapping, both resolved.
 type kv struct {
@@ -74,12 +87,32 @@ func (w *walker) add(n *yaml.Node, field, msg, hint string) *entry {
 	if w.overrun {
 		return nil
 	}
-	pr := &suite.Problem{File: w.file, Field: field, Msg: msg, Hint: hint}
+	pr := &suite.Problem{File: w.file, Field: field, Msg: w.scrub(msg), Hint: w.scrub(hint)}
 	if n != nil {
 		pr.Line, pr.Column = n.Line, n.Column
 	}
 	w.entries = append(w.entries, entry{p: pr})
 	return &w.entries[len(w.entries)-1]
+}
+
+// scrub replaces in s every value read from the environment with the
+// reference that produced it, longest first.
+func (w *walker) scrub(s string) string {
+	if len(w.expanded) == 0 {
+		return s
+	}
+	exp := slices.Clone(w.expanded)
+	slices.SortStableFunc(exp, func(a, b expansion) int { return len(b.val) - len(a.val) })
+	for _, e := range exp {
+		if e.val == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, strconv.Quote(e.val), strconv.Quote(e.ref))
+		if len(e.val) >= minScrub {
+			s = strings.ReplaceAll(s, e.val, e.ref)
+		}
+	}
+	return s
 }
 
 // problems returns every problem in file order, each followed by the
@@ -332,6 +365,12 @@ func (w *walker) str(n *yaml.Node, field string) (str, bool) {
 	}
 	s.val, s.values = v, values
 	s.vars = refs(n.Value)
+	w.expanded = append(w.expanded, expansion{v, n.Value})
+	for i, val := range values {
+		if i < len(s.vars) {
+			w.expanded = append(w.expanded, expansion{val, "${" + s.vars[i] + "}"})
+		}
+	}
 	return s, true
 }
 
