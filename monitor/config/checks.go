@@ -207,81 +207,79 @@ func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []C
 			l.wrongType(item, field, "a mapping with name:, suite: and provider:", "write key: value lines indented under it")
 			continue
 		}
-		st, rest := l.settings(item, field, checkKeys, notifiers)
-		var (
-			name, suitePath string
-			nameOK, suiteOK = false, false
-			s               *suite.Suite
-			specs           []string
-			providerNode    *yaml.Node
-			providersNode   *yaml.Node
-			specsOK         = true
-		)
-		for _, e := range rest {
-			f := join(field, e.key.Value)
-			switch e.key.Value {
-			case "name":
-				nameOK = l.checkName(e.val, f, seen, &name)
-			case "suite":
-				s, suitePath, suiteOK = l.suite(e.val, f)
-			case "provider":
-				providerNode = e.val
-				if sp, ok := l.providerSpec(e.val, f); ok {
-					specs = append(specs, sp)
-				} else if !isNull(e.val) {
-					specsOK = false
-				}
-			case "providers":
-				providersNode = e.val
-				list, ok := l.providerList(e.val, f)
-				specs = append(specs, list...)
-				specsOK = specsOK && ok
-			}
-		}
-		if !nameOK && !hasKey(rest, "name") {
-			l.add(item, join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
-		}
-		if suitePath == "" && !hasKey(rest, "suite") {
-			l.add(item, join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
-		}
-		if providerNode != nil && providersNode != nil && !isNull(providerNode) && !isNull(providersNode) {
-			l.add(providersNode, join(field, "providers"), fmt.Sprintf("cannot be used with provider: (line %d)", providerNode.Line),
-				"use providers: [a, b] alone to check several providers")
-			specsOK = false
-		}
-		if suiteOK && specsOK && len(specs) == 0 {
-			specs = suiteProviders(s)
-			if len(specs) == 0 {
-				l.add(item, field, fmt.Sprintf("no provider: the check sets none, and suite %q has no provider: or providers:", suitePath),
-					"add provider: NAME/MODEL to the check, for example provider: sim/stable")
+		out = append(out, l.check(item, field, defaults, notifiers, seen)...)
+	}
+	return out
+}
+
+// check reads one check, returning one Check per provider, none when it
+// has a problem.
+func (l *loader) check(item *yaml.Node, field string, defaults settings, notifiers []string, seen map[string]int) []Check {
+	st, rest := l.settings(item, field, checkKeys, notifiers)
+	var (
+		name, suitePath string
+		nameOK, suiteOK = false, false
+		s               *suite.Suite
+		specs           []string
+		providerNode    *yaml.Node
+		providersNode   *yaml.Node
+		specsOK         = true
+	)
+	for _, e := range rest {
+		f := join(field, e.key.Value)
+		switch e.key.Value {
+		case "name":
+			nameOK = l.checkName(e.val, f, seen, &name)
+		case "suite":
+			s, suitePath, suiteOK = l.suite(e.val, f)
+		case "provider":
+			providerNode = e.val
+			if sp, ok := l.providerSpec(e.val, f); ok {
+				specs = append(specs, sp)
+			} else if !isNull(e.val) {
 				specsOK = false
 			}
+		case "providers":
+			providersNode = e.val
+			list, ok := l.providerList(e.val, f)
+			specs = append(specs, list...)
+			specsOK = specsOK && ok
 		}
-		sched := l.schedule(field, st, defaults)
-		if !nameOK || !suiteOK || !specsOK || sched == nil {
-			continue
-		}
-		c := Check{
-			Name:      name,
-			SuitePath: s.Path,
-			Suite:     s,
-			Schedule:  sched,
-			Jitter:    pick(st.jitter, defaults.jitter, DefaultJitter),
-			Samples:   pick(st.samples, defaults.samples, DefaultSamples),
-			Confirm:   pick(st.confirm, defaults.confirm, true),
-			MaxErrors: pick(st.maxErrors, defaults.maxErrors, 0),
-			Baseline:  pick(st.baseline, defaults.baseline, DefaultBaseline),
-			Notify:    defaults.notify,
-			Line:      item.Line,
-		}
-		if st.notifySet {
-			c.Notify = st.notify
-		}
-		for _, sp := range specs {
-			c.Provider = sp
-			c.Notify = slices.Clone(c.Notify)
-			out = append(out, c)
-		}
+	}
+	if !nameOK && !hasKey(rest, "name") {
+		l.add(item, join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
+	}
+	if suitePath == "" && !hasKey(rest, "suite") {
+		l.add(item, join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+	}
+	if specsOK {
+		specs, specsOK = l.checkProviders(item, field, specs, providerNode, providersNode, s, suitePath)
+	}
+	sched := l.schedule(field, st, defaults)
+	if !nameOK || !suiteOK || !specsOK || sched == nil {
+		return nil
+	}
+	c := Check{
+		Name:      name,
+		SuitePath: s.Path,
+		Suite:     s,
+		Schedule:  sched,
+		Jitter:    pick(st.jitter, defaults.jitter, DefaultJitter),
+		Samples:   pick(st.samples, defaults.samples, DefaultSamples),
+		Confirm:   pick(st.confirm, defaults.confirm, true),
+		MaxErrors: pick(st.maxErrors, defaults.maxErrors, 0),
+		Baseline:  pick(st.baseline, defaults.baseline, DefaultBaseline),
+		Notify:    defaults.notify,
+		Line:      item.Line,
+	}
+	if st.notifySet {
+		c.Notify = st.notify
+	}
+	out := make([]Check, len(specs))
+	for i, sp := range specs {
+		out[i] = c
+		out[i].Provider = sp
+		out[i].Notify = slices.Clone(c.Notify)
 	}
 	return out
 }
@@ -306,6 +304,28 @@ func hasKey(ps []kv, key string) bool {
 		}
 	}
 	return false
+}
+
+// checkProviders returns the providers of a check: its provider: or
+// providers:, else its suite's. Both keys, or none anywhere, is a problem.
+func (l *loader) checkProviders(item *yaml.Node, field string, specs []string, providerNode, providersNode *yaml.Node, s *suite.Suite, suitePath string) ([]string, bool) {
+	if providerNode != nil && providersNode != nil && !isNull(providerNode) && !isNull(providersNode) {
+		l.add(providersNode, join(field, "providers"), fmt.Sprintf("cannot be used with provider: (line %d)", providerNode.Line),
+			"use providers: [a, b] alone to check several providers")
+		return nil, false
+	}
+	if len(specs) > 0 {
+		return specs, true
+	}
+	if s == nil {
+		return nil, false // the suite has a problem of its own
+	}
+	if specs = suiteProviders(s); len(specs) == 0 {
+		l.add(item, field, fmt.Sprintf("no provider: the check sets none, and suite %q has no provider: or providers:", suitePath),
+			"add provider: NAME/MODEL to the check, for example provider: sim/stable")
+		return nil, false
+	}
+	return specs, true
 }
 
 // checkName validates a check's name: and that it is unique.

@@ -185,6 +185,9 @@ func TestLoadInvalid(t *testing.T) {
 			"8: checks[1].cron: time zone given twice, by CRON_TZ= and by tz:", "remove one of them",
 			"12: checks[2].cron: unknown time zone \"Nowhere/City\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:",
 		}},
+		{"invalid-unquoted-cron.yaml", []string{
+			"4: invalid YAML: did not find expected alphabetic or numeric character", `quote a value that starts with '*', for example cron: "*/5 * * * *"`,
+		}},
 		{"invalid-unknown-key.yaml", []string{
 			"1: lisen: unknown field", "did you mean listen?",
 		}},

@@ -83,36 +83,10 @@ func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (Notifier, bool) {
 	ps := l.pairs(item, field)
 	nt := Notifier{Line: item.Line, MinSeverity: promptcanary.SeverityLow}
-	ok := true
 	// The type decides which keys are allowed: read it first.
-	var typeNode *yaml.Node
-	for _, e := range ps {
-		if e.key.Value == "type" {
-			typeNode = e.val
-		}
-	}
-	typeOK := false
-	switch {
-	case typeNode == nil:
-		l.add(item, join(field, "type"), "required field is missing", "one of: "+strings.Join(typeNames, ", "))
-	default:
-		if s, good := l.str(typeNode, join(field, "type")); good {
-			if _, known := notifierTypes[s.val]; known {
-				nt.Type, typeOK = s.val, true
-			} else {
-				hint := "one of: " + strings.Join(typeNames, ", ")
-				if c := suggest.Closest(s.val, typeNames); c != "" {
-					hint = "did you mean " + c + "? " + hint
-				}
-				l.add(typeNode, join(field, "type"), fmt.Sprintf("unknown notifier type %q", s.val), hint)
-			}
-		} else if isNull(typeNode) {
-			l.add(typeNode, join(field, "type"), "must not be empty", "one of: "+strings.Join(typeNames, ", "))
-		}
-	}
-	ok = ok && typeOK
+	nt.Type = l.notifierType(item, field, ps)
+	ok := nt.Type != ""
 	allowed := notifierTypes[nt.Type]
-	nameSet := false
 	for _, e := range ps {
 		k, v := e.key, e.val
 		f := join(field, k.Value)
@@ -120,36 +94,18 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 		case k.Value == "type":
 			continue
 		case k.Value == "name":
-			nameSet = true
-			s, good := l.str(v, f)
-			if !good {
-				if isNull(v) {
-					l.add(v, f, "must not be empty", "name the notifier, for example name: oncall")
-				}
-				ok = false
-				continue
-			}
-			if !l.validName(s, f, "oncall") {
-				ok = false
-				continue
-			}
-			if line, dup := seen[s.val]; dup {
-				l.add(v, f, fmt.Sprintf("duplicate notifier name %q (also at line %d)", s.val, line), "give each notifier its own name")
-				ok = false
-				continue
-			}
-			seen[s.val] = v.Line
-			nt.Name = s.val
+			nt.Name = l.notifierName(v, f, seen)
+			ok = ok && nt.Name != ""
 			continue
 		case !slices.Contains(notifierKeys, k.Value):
 			known := notifierKeys
-			if typeOK {
+			if nt.Type != "" {
 				known = append([]string{"name", "type"}, allowed...)
 			}
 			l.unknownKey(k, field, known)
 			ok = false
 			continue
-		case typeOK && !slices.Contains(allowed, k.Value):
+		case nt.Type != "" && !slices.Contains(allowed, k.Value):
 			l.add(k, f, "not a field of "+nt.Type+" notifiers", nt.Type+" notifiers take: name, type, "+strings.Join(allowed, ", "))
 			ok = false
 			continue
@@ -158,29 +114,77 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 			ok = false
 		}
 	}
-	if !nameSet {
+	if !hasKey(ps, "name") {
 		l.add(item, join(field, "name"), "required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:")
 		ok = false
 	}
-	if typeOK {
-		for _, r := range required[nt.Type] {
-			if !hasKey(ps, r[0]) {
-				l.add(item, join(field, r[0]), "required field is missing", r[1])
-				ok = false
-			}
+	for _, r := range required[nt.Type] {
+		if !hasKey(ps, r[0]) {
+			l.add(item, join(field, r[0]), "required field is missing", r[1])
+			ok = false
 		}
+	}
+	if nt.APIURL == "" {
 		switch nt.Type {
 		case TypeGitHub:
-			if nt.APIURL == "" {
-				nt.APIURL = DefaultGitHubAPI
-			}
+			nt.APIURL = DefaultGitHubAPI
 		case TypePagerDuty:
-			if nt.APIURL == "" {
-				nt.APIURL = DefaultPagerDutyAPI
-			}
+			nt.APIURL = DefaultPagerDutyAPI
 		}
 	}
 	return nt, ok
+}
+
+// notifierType reads a notifier's type:; "" means a problem was reported.
+func (l *loader) notifierType(item *yaml.Node, field string, ps []kv) string {
+	f := join(field, "type")
+	hint := "one of: " + strings.Join(typeNames, ", ")
+	var n *yaml.Node
+	for _, e := range ps {
+		if e.key.Value == "type" {
+			n = e.val
+		}
+	}
+	if n == nil {
+		l.add(item, f, "required field is missing", hint)
+		return ""
+	}
+	s, ok := l.str(n, f)
+	switch {
+	case !ok:
+		if isNull(n) {
+			l.add(n, f, "must not be empty", hint)
+		}
+		return ""
+	case notifierTypes[s.val] == nil:
+		if c := suggest.Closest(s.val, typeNames); c != "" {
+			hint = "did you mean " + c + "? " + hint
+		}
+		l.add(n, f, fmt.Sprintf("unknown notifier type %q", s.val), hint)
+		return ""
+	}
+	return s.val
+}
+
+// notifierName reads a notifier's name: and checks that it is unique; ""
+// means a problem was reported.
+func (l *loader) notifierName(v *yaml.Node, f string, seen map[string]int) string {
+	s, ok := l.str(v, f)
+	switch {
+	case !ok:
+		if isNull(v) {
+			l.add(v, f, "must not be empty", "name the notifier, for example name: oncall")
+		}
+		return ""
+	case !l.validName(s, f, "oncall"):
+		return ""
+	}
+	if line, dup := seen[s.val]; dup {
+		l.add(v, f, fmt.Sprintf("duplicate notifier name %q (also at line %d)", s.val, line), "give each notifier its own name")
+		return ""
+	}
+	seen[s.val] = v.Line
+	return s.val
 }
 
 // notifierField reads one typed field of a notifier into nt.

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	// The time zone database, so that tz: works in containers without
+	// /usr/share/zoneinfo.
+	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
 )

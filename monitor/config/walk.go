@@ -165,14 +165,14 @@ func (w *walker) decode(data []byte) (root *yaml.Node) {
 			w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
 			return nil
 		}
-		w.yamlError(err)
+		w.yamlError(err, data)
 		return nil
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
 		w.add(&next, "", "only one YAML document is allowed", "remove the --- separator and what follows")
 	} else if !errors.Is(err, io.EOF) {
-		w.yamlError(err)
+		w.yamlError(err, data)
 	}
 	if len(doc.Content) == 0 {
 		w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
@@ -181,11 +181,19 @@ func (w *walker) decode(data []byte) (root *yaml.Node) {
 	return doc.Content[0]
 }
 
-func (w *walker) yamlError(err error) {
+// starValueRE matches a line whose value starts with '*', which YAML reads
+// as an alias: an unquoted cron expression.
+var starValueRE = regexp.MustCompile(`^[\s-]*[A-Za-z_]+:\s+\*`)
+
+func (w *walker) yamlError(err error, data []byte) {
 	msg := err.Error()
 	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		w.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], "check the indentation and quoting on this line and the one before")
+		hint := "check the indentation and quoting on this line and the one before"
+		if lines := bytes.Split(data, []byte("\n")); line >= 1 && line <= len(lines) && starValueRE.Match(lines[line-1]) {
+			hint = `quote a value that starts with '*', for example cron: "*/5 * * * *"`
+		}
+		w.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], hint)
 		return
 	}
 	w.add(nil, "", "invalid YAML: "+strings.TrimPrefix(msg, "yaml: "), "check the YAML syntax")
