@@ -1,0 +1,481 @@
+package monitor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/notify"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// The severities of the incidents the monitor raises itself: a check that
+// cannot be measured watches nothing (high); a budget that stops checks
+// is an operational matter (medium); a gradual decline is slow by nature
+// (medium). A drift takes its report's severity.
+const (
+	severityUnmeasured = promptcanary.SeverityHigh
+	severityBudget     = promptcanary.SeverityMedium
+	severityDecline    = promptcanary.SeverityMedium
+)
+
+// maxSummaryUnits is how many units a drift summary names.
+const maxSummaryUnits = 3
+
+// Fingerprint identifies what an incident is about: a stable hash of the
+// check, the provider and the kind, the same in every process and on
+// every restart (notifiers use it as their dedup key).
+func Fingerprint(check, provider string, kind promptcanary.IncidentKind) string {
+	h := sha256.New()
+	for _, s := range []string{check, provider, string(kind)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// incidents are the open incidents, by fingerprint. The lock also
+// serialises every lifecycle step, so two runs never race on one incident.
+type incidents struct {
+	mu   sync.Mutex
+	open map[string]*promptcanary.Incident
+}
+
+// get returns the open incident of fp, nil when none; the caller holds mu.
+func (s *incidents) get(fp string) *promptcanary.Incident { return s.open[fp] }
+
+// openList returns copies of the open incidents, newest opened first.
+func (s *incidents) openList() []promptcanary.Incident {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.list()
+}
+
+// list is openList for a caller that holds mu.
+func (s *incidents) list() []promptcanary.Incident {
+	out := make([]promptcanary.Incident, 0, len(s.open))
+	for _, inc := range s.open {
+		out = append(out, copyIncident(inc))
+	}
+	slices.SortFunc(out, func(a, b promptcanary.Incident) int {
+		if c := b.OpenedAt.Compare(a.OpenedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// of returns copies of the open incidents of one check and provider.
+func (s *incidents) of(check, provider string) []promptcanary.Incident {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []promptcanary.Incident
+	for _, inc := range s.list() {
+		if inc.Check == check && inc.Provider == provider {
+			out = append(out, inc)
+		}
+	}
+	return out
+}
+
+// copyIncident copies inc with its slices.
+func copyIncident(inc *promptcanary.Incident) promptcanary.Incident {
+	c := *inc
+	c.Units = slices.Clone(inc.Units)
+	c.NotifiedTo = slices.Clone(inc.NotifiedTo)
+	return c
+}
+
+// subject is what an incident is about: a check and provider, or the
+// monitor itself (the budget).
+type subject struct {
+	check, provider, suite string
+	notify                 []string
+}
+
+// subjectOf is the subject of e's incidents.
+func subjectOf(e *entry) subject {
+	return subject{check: e.c.Name, provider: e.c.Provider, suite: e.c.Suite.Name, notify: e.c.Notify}
+}
+
+// finding is what a run or a rule found, to open or update an incident
+// with.
+type finding struct {
+	kind     promptcanary.IncidentKind
+	severity promptcanary.Severity
+	summary  string
+	units    []promptcanary.IncidentUnit
+	runID    string
+	reportID string
+}
+
+// decide applies a recorded check run to the check's incidents. The
+// caller recorded cr first.
+func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRun, units []promptcanary.IncidentUnit) {
+	ctx = context.WithoutCancel(ctx)
+	sub := subjectOf(e)
+	m.inc.mu.Lock()
+	defer m.inc.mu.Unlock()
+	defer m.syncOpen()
+	fpUnmeasured := Fingerprint(sub.check, sub.provider, promptcanary.IncidentUnmeasured)
+	fpDrift := Fingerprint(sub.check, sub.provider, promptcanary.IncidentDrift)
+	switch cr.Outcome {
+	case promptcanary.CheckUnmeasured:
+		e.mu.Lock()
+		e.failures++
+		n := e.failures
+		e.mu.Unlock()
+		if n >= 2 || m.inc.get(fpUnmeasured) != nil {
+			m.fire(ctx, sub, finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured, runID: cr.RunID,
+				summary: fmt.Sprintf("not measured %d times in a row: %s", n, cr.Reason)})
+		}
+	case promptcanary.CheckClean, promptcanary.CheckDrift:
+		e.mu.Lock()
+		e.failures = 0
+		e.lastSuccess = cr.FinishedAt
+		alarm := false
+		if countsForTrend(cr) {
+			alarm = e.trend.Observe(cr.PassRate, 1, cr.BaselinePassRate)
+		}
+		e.mu.Unlock()
+		m.clean(ctx, fpUnmeasured, cr.RunID)
+		inhibited := m.inc.get(fpUnmeasured) != nil
+		drift := m.inc.get(fpDrift)
+		switch {
+		case cr.Outcome == promptcanary.CheckDrift && cr.Confirmed:
+			if inhibited {
+				m.log.Info("drift not raised: the check has an open unmeasured incident", logCheck, sub.check, logProvider, sub.provider, logRun, cr.RunID)
+				break
+			}
+			m.fire(ctx, sub, finding{kind: promptcanary.IncidentDrift, severity: cr.Severity, units: units,
+				summary: driftSummary(units), runID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), reportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID)})
+		case alarm && drift != nil:
+			// The decline goes on: the open drift incident is not clean.
+			m.notClean(ctx, drift)
+		case alarm:
+			if inhibited {
+				break
+			}
+			m.fire(ctx, sub, finding{kind: promptcanary.IncidentDrift, severity: severityDecline, runID: cr.RunID, reportID: cr.ReportID,
+				units:   []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: sub.suite, Baseline: cr.BaselinePassRate, Current: cr.PassRate}},
+				summary: fmt.Sprintf("gradual decline: pass rate %s against the baseline's %s, falling over the last runs", pct(cr.PassRate), pct(cr.BaselinePassRate))})
+		case cr.Outcome == promptcanary.CheckDrift:
+			// Flagged but not confirmed: no finding, and not clean either.
+			if drift != nil {
+				m.notClean(ctx, drift)
+			}
+		default:
+			m.clean(ctx, fpDrift, cr.RunID)
+		}
+	}
+}
+
+// countsForTrend reports whether the trend detector observes cr: a
+// measured run without a confirmed drift.
+func countsForTrend(cr *promptcanary.CheckRun) bool {
+	switch cr.Outcome {
+	case promptcanary.CheckClean:
+		return true
+	case promptcanary.CheckDrift:
+		return !cr.Confirmed
+	}
+	return false
+}
+
+// fire opens an incident for f, or updates the open one: a change of
+// severity or of the flagged units is an update, notified; an unchanged
+// finding is notified again only after the repeat interval, and never
+// while acknowledged. The caller holds m.inc.mu.
+func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
+	now := m.now().UTC()
+	fp := Fingerprint(sub.check, sub.provider, f.kind)
+	f.summary = m.line(f.summary)
+	inc := m.inc.get(fp)
+	if inc == nil {
+		inc = &promptcanary.Incident{
+			ID: promptcanary.NewID(), Fingerprint: fp, Check: sub.check, Suite: sub.suite, Provider: sub.provider,
+			Kind: f.kind, Severity: f.severity, Summary: f.summary, Units: f.units, RunID: f.runID, ReportID: f.reportID,
+			OpenedAt: now, UpdatedAt: now,
+		}
+		to := m.recipients(sub, inc)
+		if len(to) > 0 {
+			inc.NotifiedTo, inc.NotifiedAt = to, now
+		}
+		err := m.state.SaveIncident(ctx, inc)
+		if errors.Is(err, store.ErrConflict) {
+			// Another monitor sharing the store opened it first: adopt it.
+			if adopted := m.adopt(ctx, sub, fp); adopted != nil {
+				m.inc.open[fp] = adopted
+				m.fire(ctx, sub, f)
+				return
+			}
+		}
+		if err != nil {
+			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+		}
+		m.inc.open[fp] = inc
+		m.event(ctx, inc, promptcanary.EventOpened, f.runID, inc.Summary)
+		m.send(inc, promptcanary.NotificationFiring, promptcanary.EventOpened, to)
+		return
+	}
+	inc.CleanRuns = 0
+	if f.runID != "" {
+		inc.RunID, inc.ReportID = f.runID, f.reportID
+	}
+	changed := f.severity != inc.Severity || !sameUnits(f.units, inc.Units)
+	base := inc.NotifiedAt
+	if base.IsZero() {
+		base = inc.UpdatedAt
+	}
+	var ev promptcanary.IncidentEventType
+	switch {
+	case changed:
+		ev = promptcanary.EventUpdated
+		inc.Severity, inc.Units, inc.Summary, inc.UpdatedAt = f.severity, f.units, f.summary, now
+		// Acknowledging silences repeats until the state changes: it has.
+		inc.AcknowledgedAt, inc.AcknowledgedBy = time.Time{}, ""
+	case inc.AcknowledgedAt.IsZero() && now.Sub(base) >= m.cfg.Incidents.RepeatInterval:
+		ev = promptcanary.EventRepeated
+		inc.Summary = f.summary
+	}
+	var to []string
+	if ev != "" {
+		to = m.recipients(sub, inc)
+		if len(to) > 0 {
+			inc.NotifiedAt = now
+			for _, n := range to {
+				if !slices.Contains(inc.NotifiedTo, n) {
+					inc.NotifiedTo = append(inc.NotifiedTo, n)
+				}
+			}
+		}
+		if ev == promptcanary.EventRepeated && len(to) == 0 {
+			ev = ""
+		}
+	}
+	if err := m.state.SaveIncident(ctx, inc); err != nil {
+		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+	}
+	if ev != "" {
+		m.event(ctx, inc, ev, f.runID, inc.Summary)
+		m.send(inc, promptcanary.NotificationFiring, ev, to)
+	}
+}
+
+// adopt loads the open incident of fp that another writer stored.
+func (m *Monitor) adopt(ctx context.Context, sub subject, fp string) *promptcanary.Incident {
+	open, err := m.state.Incidents(ctx, store.IncidentFilter{Check: sub.check, OpenOnly: true})
+	if err != nil {
+		m.log.Error("load the open incidents", logCheck, sub.check, logErr, err)
+		return nil
+	}
+	for i := range open {
+		if open[i].Fingerprint == fp {
+			return &open[i]
+		}
+	}
+	return nil
+}
+
+// notClean restarts the count of clean runs of an open incident.
+func (m *Monitor) notClean(ctx context.Context, inc *promptcanary.Incident) {
+	if inc.CleanRuns == 0 {
+		return
+	}
+	inc.CleanRuns = 0
+	if err := m.state.SaveIncident(ctx, inc); err != nil {
+		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+	}
+}
+
+// clean counts a clean run for the open incident of fp, and resolves it
+// after resolve_after of them in a row. The caller holds m.inc.mu.
+func (m *Monitor) clean(ctx context.Context, fp, runID string) {
+	inc := m.inc.get(fp)
+	if inc == nil {
+		return
+	}
+	inc.CleanRuns++
+	if inc.CleanRuns < max(m.cfg.Incidents.ResolveAfter, 1) {
+		if err := m.state.SaveIncident(ctx, inc); err != nil {
+			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+		}
+		return
+	}
+	m.resolve(ctx, inc, runID, fmt.Sprintf("resolved after %d clean run(s)", inc.CleanRuns))
+}
+
+// resolve closes inc and tells the notifiers that were sent it. The
+// caller holds m.inc.mu.
+func (m *Monitor) resolve(ctx context.Context, inc *promptcanary.Incident, runID, why string) {
+	now := m.now().UTC()
+	inc.ResolvedAt, inc.UpdatedAt = now, now
+	if err := m.state.SaveIncident(ctx, inc); err != nil {
+		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+	}
+	delete(m.inc.open, inc.Fingerprint)
+	m.event(ctx, inc, promptcanary.EventResolved, runID, why)
+	m.send(inc, promptcanary.NotificationResolved, promptcanary.EventResolved, inc.NotifiedTo)
+}
+
+// event records one step of an incident's lifecycle and logs it.
+func (m *Monitor) event(ctx context.Context, inc *promptcanary.Incident, t promptcanary.IncidentEventType, runID, summary string) {
+	ev := promptcanary.IncidentEvent{IncidentID: inc.ID, At: m.now().UTC(), Type: t, RunID: runID, Severity: inc.Severity, Summary: m.line(summary)}
+	if err := m.state.AddIncidentEvent(ctx, ev); err != nil {
+		m.log.Error("record the incident event", logIncident, inc.ID, logEvent, string(t), logErr, err)
+	}
+	m.log.Info("incident "+string(t), logIncident, inc.ID, logKind, string(inc.Kind), logCheck, inc.Check,
+		logProvider, inc.Provider, logSeverity, string(inc.Severity), logReason, ev.Summary)
+}
+
+// recipients are the notifiers of sub that want inc at its severity.
+func (m *Monitor) recipients(sub subject, inc *promptcanary.Incident) []string {
+	names := sub.notify
+	if sub.check == "" {
+		// The monitor's own incidents go to every notifier.
+		names = nil
+		for _, n := range m.notifiers {
+			names = append(names, n.Name())
+		}
+	}
+	var to []string
+	for _, n := range m.notifiers {
+		if slices.Contains(names, n.Name()) && notify.Wants(n, notify.Message{Status: promptcanary.NotificationFiring, Incident: *inc}) {
+			to = append(to, n.Name())
+		}
+	}
+	return to
+}
+
+// send queues a notification of inc for the notifiers named; it never
+// blocks.
+func (m *Monitor) send(inc *promptcanary.Incident, status promptcanary.NotificationStatus, ev promptcanary.IncidentEventType, to []string) {
+	if len(to) == 0 {
+		return
+	}
+	m.disp.Enqueue(notify.Message{Status: status, Event: ev, Incident: copyIncident(inc), ReportURL: m.reportURL(inc.ID)}, slices.Clone(to))
+}
+
+// recordAttempt stores a notification attempt and counts it.
+func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
+	a.Error = m.line(a.Error)
+	if err := m.state.SaveNotification(context.Background(), a); err != nil {
+		m.log.Error("record the notification attempt", logIncident, a.IncidentID, logNotifier, a.Notifier, logErr, err)
+	}
+	m.metrics.observeAttempt(a)
+	if !a.OK {
+		m.log.Warn("notification failed", logIncident, a.IncidentID, logNotifier, a.Notifier, logEvent, string(a.Event), logReason, a.Error)
+	}
+}
+
+// syncOpen updates the metrics of open incidents. The caller holds
+// m.inc.mu.
+func (m *Monitor) syncOpen() {
+	keys := make([][2]string, len(m.entries))
+	for i, e := range m.entries {
+		keys[i] = e.key()
+	}
+	m.metrics.setOpen(m.inc.list(), keys)
+}
+
+// Acknowledge silences the repeats of an open incident until its state
+// changes (see fire). id may be a unique prefix; by names who
+// acknowledged.
+func (m *Monitor) Acknowledge(ctx context.Context, id, by string) error {
+	stored, err := m.state.Incident(ctx, id)
+	if err != nil {
+		return fmt.Errorf("acknowledge incident %q: %w", id, err)
+	}
+	m.inc.mu.Lock()
+	defer m.inc.mu.Unlock()
+	inc := m.inc.get(stored.Fingerprint)
+	if inc == nil || inc.ID != stored.ID {
+		if !stored.Open() {
+			return fmt.Errorf("acknowledge incident %s: it was resolved at %s", short(stored.ID), stored.ResolvedAt.UTC().Format(time.RFC3339))
+		}
+		inc = stored
+		m.inc.open[inc.Fingerprint] = inc
+	}
+	if !inc.AcknowledgedAt.IsZero() {
+		return nil
+	}
+	by = m.line(strings.TrimSpace(by))
+	if len(by) > 200 {
+		by = by[:200]
+	}
+	inc.AcknowledgedAt, inc.AcknowledgedBy = m.now().UTC(), by
+	if err := m.state.SaveIncident(context.WithoutCancel(ctx), inc); err != nil {
+		return fmt.Errorf("acknowledge incident %s: %w", short(inc.ID), err)
+	}
+	summary := "acknowledged"
+	if by != "" {
+		summary += " by " + by
+	}
+	m.event(context.WithoutCancel(ctx), inc, promptcanary.EventAcknowledged, "", summary)
+	return nil
+}
+
+// reportURL links the dashboard's page of an incident, "" when the
+// dashboard's address is unknown.
+func (m *Monitor) reportURL(incidentID string) string {
+	base := m.baseURL
+	if base == "" {
+		base = dashboardURL(m.Addr())
+	}
+	if base == "" {
+		return ""
+	}
+	return base + "/incidents/" + incidentID
+}
+
+// sameUnits reports whether two unit sets name the same units (their
+// rates may differ from run to run).
+func sameUnits(a, b []promptcanary.IncidentUnit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	key := func(u promptcanary.IncidentUnit) string { return u.Unit + "\x00" + u.Name }
+	ka := make([]string, len(a))
+	kb := make([]string, len(b))
+	for i := range a {
+		ka[i], kb[i] = key(a[i]), key(b[i])
+	}
+	slices.Sort(ka)
+	slices.Sort(kb)
+	return slices.Equal(ka, kb)
+}
+
+// driftSummary words the flagged units in one line.
+func driftSummary(units []promptcanary.IncidentUnit) string {
+	if len(units) == 0 {
+		return "drift confirmed"
+	}
+	var parts []string
+	for i, u := range units {
+		if i == maxSummaryUnits {
+			parts = append(parts, fmt.Sprintf("+%d more", len(units)-maxSummaryUnits))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s → %s", u.Unit, u.Name, pct(u.Baseline), pct(u.Current)))
+	}
+	return "pass rate fell: " + strings.Join(parts, ", ")
+}
+
+// pct formats a rate as a percentage.
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// lastNonEmpty returns b unless it is empty.
+func lastNonEmpty(a, b string) string {
+	if b != "" {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,583 @@
+// Package monitor is the monitor behind promptcanary serve: it runs the
+// checks of monitor.yaml on their schedules, compares each run with the
+// check's baseline (through the check package, as the command line does),
+// confirms a drift with a second run before it opens an incident, keeps
+// incidents through their lifecycle (open, update, repeat, acknowledge,
+// resolve), enforces the daily budget, notices checks that stopped
+// completing, notifies, exposes Prometheus metrics and serves the
+// dashboard. Every decision is recorded in the store before it is acted
+// on, so a restart neither loses a run nor notifies twice.
+//
+// The monitor never prints, never exits and never handles signals: the
+// command line owns those (New, Start, Stop, Once).
+package monitor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/monitor/notify"
+	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// DefaultConcurrency bounds how many checks run at once.
+const DefaultConcurrency = 4
+
+// DefaultListen is the address served when the configuration names none.
+const DefaultListen = "127.0.0.1:9464"
+
+// notifyTimeout bounds one notification attempt when the caller gives no
+// HTTP client: a notifier that hangs is abandoned and retried, never waited
+// for.
+const notifyTimeout = 30 * time.Second
+
+// Options are what the monitor needs besides its configuration.
+type Options struct {
+	// Store is the history; it must also implement store.Monitor, which
+	// holds check runs, incidents and notification attempts.
+	Store store.Store
+	// Getenv reads API keys and ${ENV} values; nil means os.Getenv.
+	Getenv func(string) string
+	// Logger receives the monitor's log lines, scrubbed of every secret;
+	// nil discards them.
+	Logger *slog.Logger
+	// Now is the monitor's clock; nil means time.Now.
+	Now func() time.Time
+	// After waits on the monitor's clock, as time.After does; nil means
+	// time.After. Tests pair it with Now to drive the scheduler.
+	After func(d time.Duration) <-chan time.Time
+	// HTTPClient delivers notifications; nil means a client with a 30s
+	// timeout per attempt.
+	HTTPClient *http.Client
+	// Secrets collects every secret the configuration and the providers
+	// read, and scrubs them from logs, the store and notifications; nil
+	// means a set of the monitor's own.
+	Secrets *redact.Set
+	// Tool is the version string recorded in runs and in build_info
+	// ("promptcanary 1.2.0").
+	Tool string
+	// Concurrency bounds the checks running at once; 0 means
+	// DefaultConcurrency.
+	Concurrency int
+	// BaseURL is the dashboard's address as people reach it
+	// ("https://canary.example.com"), for the links in notifications; ""
+	// derives it from the listen address when that names a host.
+	BaseURL string
+	// NotifyBackoff is the retry policy of notifications; zero fields take
+	// the notify package's defaults (1s doubling to 5m, 8 attempts).
+	NotifyBackoff notify.Backoff
+	// NotifyTimeout bounds one notification attempt; 0 means the notify
+	// package's default (10s).
+	NotifyTimeout time.Duration
+}
+
+// OnceOutcome is what Once found.
+type OnceOutcome struct {
+	// Runs holds one check run per check and provider, in configuration
+	// order.
+	Runs []promptcanary.CheckRun
+	// Open are the incidents open after the runs (earlier ones included),
+	// newest first.
+	Open []promptcanary.Incident
+}
+
+// Monitor runs the checks of one configuration. Its methods are safe for
+// concurrent use.
+type Monitor struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	hist    store.Store
+	state   store.Monitor
+	secrets *redact.Set
+	tool    string
+	now     func() time.Time
+	after   func(time.Duration) <-chan time.Time
+	baseURL string
+
+	entries   []*entry
+	notifiers []notify.Notifier
+	disp      *notify.Dispatcher
+	metrics   *metrics
+	sem       chan struct{}
+	budget    budget
+	inc       incidents
+	handler   http.Handler
+	handlerMu sync.Once
+
+	mu       sync.Mutex // guards the lifecycle below
+	started   bool
+	startedAt time.Time
+	stopped   bool
+	ln       net.Listener
+	srv      *http.Server
+	addr     string
+	sched    context.CancelFunc // stops the schedule loops
+	runCtx   context.Context    // the context of runs
+	runStop  context.CancelFunc // cancels runs in flight
+	dispStop context.CancelFunc // stops the dispatcher's loop
+	loops    sync.WaitGroup     // the schedule loops and the staleness ticker
+	runs     sync.WaitGroup     // runs in flight
+	dispDone chan struct{}      // closed when the dispatcher's loop returns
+	serveErr chan error
+}
+
+// entry is one check and provider: its configuration, its resolved target
+// and its live state.
+type entry struct {
+	c           config.Check
+	target      check.Target
+	samples     int
+	baselineDir string
+	// pinned is the check's pinned baseline, nil when it follows the
+	// latest.
+	pinned *promptcanary.Baseline
+	// freshSeed is set when the suite pins no seed: every run then gets a
+	// seed of its own, so runs (and confirmations) are fresh samples.
+	freshSeed bool
+	// estimate is the cost of the next run for the budget: the cost of
+	// the last run that cost anything, 0 before the first.
+	estimate float64
+
+	mu          sync.Mutex // guards the fields below
+	running     bool
+	runningSlot time.Time
+	next        time.Time
+	last        *promptcanary.CheckRun
+	lastSuccess time.Time
+	failures    int // consecutive unmeasured runs
+	baselineID  string
+	trend       policy.Trend
+}
+
+// key identifies the entry among the checks.
+func (e *entry) key() [2]string { return [2]string{e.c.Name, e.c.Provider} }
+
+// New prepares a monitor for cfg: it resolves every check's provider,
+// finds every check's baseline, builds the notifiers, and loads the state
+// of incidents and checks from the store, so that a restart carries on
+// where the last process stopped. It starts nothing (see Start and Once).
+// All problems are returned at once, each naming its monitor.yaml line.
+func New(cfg *config.Config, o Options) (*Monitor, error) {
+	if cfg == nil {
+		return nil, errors.New("new monitor: no configuration")
+	}
+	if o.Store == nil {
+		return nil, errors.New("new monitor: no store")
+	}
+	state, ok := o.Store.(store.Monitor)
+	if !ok {
+		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents): use a SQLite or PostgreSQL store", o.Store)
+	}
+	secrets := o.Secrets
+	if secrets == nil {
+		secrets = redact.New()
+	}
+	secrets.Add(cfg.Secrets()...)
+	secrets.Add(cfg.AdminToken)
+	for _, n := range cfg.Notifiers {
+		secrets.Add(n.Secret, n.Token, n.RoutingKey)
+		if n.Type == "slack" {
+			secrets.Add(n.URL)
+		}
+	}
+	m := &Monitor{
+		cfg:     cfg,
+		hist:    o.Store,
+		state:   state,
+		secrets: secrets,
+		tool:    o.Tool,
+		now:     o.Now,
+		after:   o.After,
+		baseURL: strings.TrimRight(o.BaseURL, "/"),
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.after == nil {
+		m.after = time.After
+	}
+	var h slog.Handler
+	if o.Logger != nil {
+		h = o.Logger.Handler()
+	}
+	m.log = slog.New(newScrubber(h, secrets))
+	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
+	m.metrics = newMetrics(version(o.Tool))
+	m.budget.limit = cfg.Budget.USDPerDay
+
+	ctx := context.Background()
+	var probs problems
+	for i := range cfg.Checks {
+		e, err := m.newEntry(ctx, i, o)
+		if err != nil {
+			probs.add(err)
+			continue
+		}
+		m.entries = append(m.entries, e)
+	}
+	client := o.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: notifyTimeout}
+	}
+	for _, n := range cfg.Notifiers {
+		nt, err := notify.New(n, client)
+		if err != nil {
+			probs.add(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err))
+			continue
+		}
+		m.notifiers = append(m.notifiers, nt)
+		m.metrics.initNotifier(n.Name)
+	}
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	m.disp = notify.NewDispatcher(m.notifiers, notify.DispatcherOptions{
+		Record:  m.recordAttempt,
+		Backoff: o.NotifyBackoff,
+		Timeout: o.NotifyTimeout,
+		Now:     m.now,
+		Scrub:   secrets.String,
+		Logger:  m.log,
+	})
+	if err := m.restore(ctx); err != nil {
+		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
+	}
+	return m, nil
+}
+
+// newEntry resolves the i-th check: its provider, as a run would open it,
+// and its baseline.
+func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error) {
+	c := m.cfg.Checks[i]
+	where := fmt.Sprintf("%s: checks (%s)", m.where(c.Line), c.Name)
+	if c.Suite == nil {
+		return nil, fmt.Errorf("%s: no suite loaded", where)
+	}
+	samples := c.Samples
+	targets, n, err := check.Resolve(c.Suite, check.Settings{
+		Providers: []string{c.Provider},
+		Samples:   &samples,
+		Getenv:    o.Getenv,
+		Secrets:   m.secrets,
+	})
+	if err != nil {
+		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
+	}
+	t := targets[0]
+	// A provider the suite names reads its paths (a replay file, an exec
+	// command) relative to canary.yaml; one named only in monitor.yaml
+	// relative to monitor.yaml.
+	t.Options.BaseDir = filepath.Dir(m.cfg.Path)
+	if t.Entry != nil || c.Suite.Defaults.Provider == c.Provider {
+		t.Options.BaseDir = c.Suite.Dir()
+	}
+	if err := check.CheckTargets(c.Suite, []check.Target{t}); err != nil {
+		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
+	}
+	e := &entry{
+		c:           c,
+		target:      t,
+		samples:     n,
+		baselineDir: filepath.Join(c.Suite.Dir(), "baselines"),
+		freshSeed:   c.Suite.Defaults.Seed == nil,
+	}
+	b, err := m.findBaseline(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	e.baselineID = b.SnapshotID
+	if e.c.Baseline != "" && e.c.Baseline != "latest" {
+		e.pinned = b
+	}
+	m.metrics.initCheck(c.Name, c.Provider)
+	return e, nil
+}
+
+// where names a line of monitor.yaml for an error, the file relative to
+// the working directory when it is below it.
+func (m *Monitor) where(line int) string {
+	name := m.cfg.Path
+	if name == "" {
+		name = config.FileName
+	}
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(name) {
+		if r, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(r, "..") {
+			name = r
+		}
+	}
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}
+
+// version is the version label of build_info: Tool without the program's
+// name.
+func version(tool string) string {
+	v := strings.TrimSpace(strings.TrimPrefix(tool, "promptcanary"))
+	return cmp.Or(v, "unknown")
+}
+
+// Start listens on the configured address, serves Handler there, and
+// starts the schedule of every check, the staleness ticker and the
+// delivery of notifications. It returns once the listener is open; ctx
+// bounds nothing but the start (Stop ends the monitor).
+func (m *Monitor) Start(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return errors.New("start the monitor: already started")
+	}
+	addr := cmp.Or(m.cfg.Listen, DefaultListen)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	m.started = true
+	m.startedAt = m.now()
+	m.ln = ln
+	m.addr = ln.Addr().String()
+	m.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
+	m.serveErr = make(chan error, 1)
+	go func() { m.serveErr <- m.srv.Serve(ln) }()
+	m.startDispatcher()
+	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.sched = cancel
+	for _, e := range m.entries {
+		m.loops.Go(func() { m.loop(sctx, e) })
+	}
+	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
+	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers))
+	return nil
+}
+
+// startDispatcher runs the dispatcher's loop, which bounds the lifetime
+// of deliveries (they start as soon as they are queued).
+func (m *Monitor) startDispatcher() {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.dispStop = cancel
+	m.dispDone = make(chan struct{})
+	go func() {
+		defer close(m.dispDone)
+		m.disp.Run(ctx)
+	}()
+}
+
+// drain waits for the queued notifications until ctx ends or grace
+// passes.
+func (m *Monitor) drain(ctx context.Context, grace time.Duration) error {
+	dctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	if err := m.disp.Drain(dctx); err != nil {
+		return fmt.Errorf("deliver the notifications in the queue: %w", err)
+	}
+	return nil
+}
+
+// Addr returns the address the monitor listens on ("127.0.0.1:9464"),
+// "" before Start.
+func (m *Monitor) Addr() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.addr
+}
+
+// Stop stops scheduling at once, lets the runs in flight finish within
+// the configuration's shutdown grace (then cancels them: they are recorded
+// as unmeasured, interrupted), delivers the notifications still queued
+// within the grace, and closes the listener. ctx bounds the whole stop.
+func (m *Monitor) Stop(ctx context.Context) error {
+	m.mu.Lock()
+	if !m.started || m.stopped {
+		m.mu.Unlock()
+		return nil
+	}
+	m.stopped = true
+	m.mu.Unlock()
+
+	grace := m.cfg.ShutdownGrace
+	m.sched()
+	m.loops.Wait()
+	done := make(chan struct{})
+	go func() {
+		m.runs.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		m.log.Warn("shutdown grace passed: cancelling the runs in flight")
+		m.runStop()
+		<-done
+	case <-ctx.Done():
+		m.runStop()
+		<-done
+	}
+	m.runStop()
+	var errs []error
+	if err := m.drain(ctx, grace); err != nil {
+		errs = append(errs, err)
+	}
+	m.dispStop()
+	<-m.dispDone
+	if err := m.srv.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close the listener: %w", err))
+		_ = m.srv.Close()
+	}
+	if err := <-m.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serve: %w", err))
+	}
+	m.log.Info("monitor stopped")
+	return errors.Join(errs...)
+}
+
+// Once runs every check once now, with confirmation runs and
+// notifications as scheduled runs have, delivers the notifications (within
+// the shutdown grace), and returns the runs and the open incidents. It
+// needs no listener; the staleness rule does not apply.
+func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
+	now := m.now()
+	out := &OnceOutcome{Runs: make([]promptcanary.CheckRun, len(m.entries))}
+	var wg sync.WaitGroup
+	for i, e := range m.entries {
+		wg.Go(func() {
+			out.Runs[i] = m.claimAndRun(ctx, e, now)
+		})
+	}
+	wg.Wait()
+	err := m.drain(ctx, m.cfg.ShutdownGrace)
+	out.Open = m.inc.openList()
+	if ctx.Err() != nil {
+		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
+	}
+	if err != nil {
+		m.log.Warn("notifications not delivered within the shutdown grace", logErr, err)
+	}
+	return out, nil
+}
+
+// claimAndRun runs e now unless a run of it is in flight (then the run is
+// recorded as skipped).
+func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) promptcanary.CheckRun {
+	if !e.claim() {
+		return m.skip(ctx, e, slot, "a run of this check is still in flight")
+	}
+	defer e.release()
+	if err := m.acquire(ctx); err != nil {
+		return m.skip(ctx, e, slot, "the monitor stopped before the run could start")
+	}
+	defer m.releaseSlot()
+	return m.run(ctx, e, slot)
+}
+
+// acquire takes one of the global run slots.
+func (m *Monitor) acquire(ctx context.Context) error {
+	select {
+	case m.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *Monitor) releaseSlot() { <-m.sem }
+
+// claim marks e as running; false when it already is.
+func (e *entry) claim() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.running {
+		return false
+	}
+	e.running = true
+	return true
+}
+
+// release marks e as not running.
+func (e *entry) release() {
+	e.mu.Lock()
+	e.running = false
+	e.mu.Unlock()
+}
+
+// problems collects configuration problems with their hints.
+type problems struct {
+	errs  []error
+	hints []string
+}
+
+// add appends err and the hints it carries.
+func (p *problems) add(err error) {
+	p.errs = append(p.errs, err)
+	var h interface{ Hints() []string }
+	if errors.As(err, &h) {
+		for _, s := range h.Hints() {
+			if !slices.Contains(p.hints, s) {
+				p.hints = append(p.hints, s)
+			}
+		}
+	}
+}
+
+// err returns every problem as one error, nil when there is none.
+func (p *problems) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	return &ConfigError{errs: p.errs, hints: p.hints}
+}
+
+// ConfigError is every problem New found in the configuration (a check
+// without a baseline, a provider that cannot be opened, a notifier that
+// cannot be built), each naming its monitor.yaml line, with hints.
+type ConfigError struct {
+	errs  []error
+	hints []string
+}
+
+// Error lists the problems, one a line.
+func (e *ConfigError) Error() string { return errors.Join(e.errs...).Error() }
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (e *ConfigError) Unwrap() []error { return e.errs }
+
+// Hints returns how to fix the problems.
+func (e *ConfigError) Hints() []string { return e.hints }
+
+// hinted is an error with the hints of another.
+type hinted struct {
+	error
+	hints []string
+}
+
+func (h *hinted) Unwrap() error    { return h.error }
+func (h *hinted) Hints() []string { return h.hints }
+
+// withHints returns err with the hints of from (a *check.ConfigError).
+func withHints(err, from error) error {
+	var h interface{ Hints() []string }
+	if errors.As(from, &h) && len(h.Hints()) > 0 {
+		return &hinted{err, h.Hints()}
+	}
+	return err
+}

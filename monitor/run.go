@@ -1,0 +1,315 @@
+package monitor
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// reasonInterrupted is the reason of a run the monitor's stop cancelled.
+const reasonInterrupted = "interrupted: the monitor stopped before the run finished"
+
+// measurement is one compare of a check: what it measured, or why it
+// could not.
+type measurement struct {
+	run    *promptcanary.Run
+	report *promptcanary.DriftReport
+	// reason says why nothing usable was measured, "" when it was.
+	reason      string
+	interrupted bool
+	cost        float64
+}
+
+// run makes one scheduled run of e standing for slot: the budget, the
+// compare, a confirmation when it flags drift, the check run recorded,
+// then the incidents. It returns the recorded check run.
+func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanary.CheckRun {
+	now := m.now()
+	cr := promptcanary.CheckRun{
+		ID:        promptcanary.NewID(),
+		Check:     e.c.Name,
+		Provider:  e.c.Provider,
+		Suite:     e.c.Suite.Name,
+		Slot:      slot.UTC(),
+		StartedAt: now.UTC(),
+	}
+	if ok, reason := m.admit(e, now); !ok {
+		cr.Outcome = promptcanary.CheckSkipped
+		cr.Reason = reason
+		cr.FinishedAt = cr.StartedAt
+		m.record(ctx, e, &cr)
+		m.overBudget(ctx, now)
+		return cr
+	}
+	base, err := m.currentBaseline(ctx, e)
+	if err != nil {
+		cr.Outcome = promptcanary.CheckUnmeasured
+		cr.Reason = m.line(err.Error())
+		cr.FinishedAt = m.now().UTC()
+		m.record(ctx, e, &cr)
+		m.decide(ctx, e, &cr, nil)
+		return cr
+	}
+	cr.BaselineID = base.SnapshotID
+
+	first := m.measure(ctx, e, base, seed(e, slot, 0))
+	cr.CostUSD = first.cost
+	if first.run != nil {
+		cr.RunID = first.run.RunID
+	}
+	if first.report != nil {
+		cr.ReportID = first.report.ReportID
+	}
+	var units []promptcanary.IncidentUnit
+	switch {
+	case first.reason != "":
+		cr.Outcome = promptcanary.CheckUnmeasured
+		cr.Reason = first.reason
+	default:
+		cr.PassRate, cr.BaselinePassRate = passRates(first.report)
+		cr.Score = finite(first.run.OverallScore())
+		flagged := policy.Flagged(first.report)
+		if len(flagged) == 0 {
+			cr.Outcome = promptcanary.CheckClean
+			break
+		}
+		cr.Outcome = promptcanary.CheckDrift
+		cr.Severity = first.report.Severity
+		if !e.c.Confirm {
+			cr.Confirmed = true
+			units = flagged
+			break
+		}
+		second := m.measure(ctx, e, base, seed(e, slot, 1))
+		cr.CostUSD += second.cost
+		if second.run != nil {
+			cr.ConfirmRunID = second.run.RunID
+		}
+		if second.report != nil {
+			cr.ConfirmReportID = second.report.ReportID
+		}
+		if second.reason != "" {
+			cr.Reason = "the confirmation run could not be measured: " + second.reason
+			break
+		}
+		units = policy.Confirm(first.report, second.report)
+		cr.Confirmed = len(units) > 0
+		if cr.Confirmed {
+			cr.Severity = lower(first.report.Severity, second.report.Severity)
+		} else {
+			cr.Reason = "the confirmation run did not flag the same units"
+		}
+	}
+	cr.FinishedAt = m.now().UTC()
+	m.record(ctx, e, &cr)
+	if first.interrupted {
+		// A stop is no finding: the check is neither failing nor fine.
+		return cr
+	}
+	m.decide(ctx, e, &cr, units)
+	return cr
+}
+
+// measure runs the suite once on e's provider and compares it with base.
+// The run and its report are recorded in the history by check.Compare.
+func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Baseline, seed *int64) measurement {
+	t := e.target
+	if seed != nil {
+		t.Config.Seed = seed
+	}
+	out, err := check.Compare(ctx, check.CompareRequest{
+		Suite:   e.c.Suite,
+		Targets: []check.Target{t},
+		Samples: e.samples,
+		Exec: check.Exec{
+			Settings: check.Settings{Secrets: m.secrets},
+			Tool:     m.tool,
+			Wrap:     m.instrument,
+		},
+		Baseline:  base,
+		Baselines: m.baselines(e),
+		MaxErrors: e.c.MaxErrors,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return measurement{reason: reasonInterrupted, interrupted: true}
+		}
+		return measurement{reason: m.line(err.Error())}
+	}
+	for _, f := range out.Failures {
+		m.log.Error("record in the history", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, f)
+	}
+	if out.Interrupted {
+		return measurement{reason: reasonInterrupted, interrupted: true}
+	}
+	ms := measurement{}
+	if len(out.Pairs) > 0 {
+		p := out.Pairs[0]
+		ms.run, ms.report = p.Run, p.Report
+		if p.Run.CostUSD != nil {
+			ms.cost = *p.Run.CostUSD
+		}
+	}
+	switch {
+	case len(out.Problems) > 0:
+		ms.reason = m.line(out.Problems[0].Reason)
+	case ms.report == nil:
+		ms.reason = "nothing was compared"
+	case ms.report.Compared() == 0:
+		ms.reason = fmt.Sprintf("no pair could be compared with baseline %s (were the prompts or probes changed? promote a new baseline)", short(base.SnapshotID))
+	}
+	return ms
+}
+
+// instrument wraps a provider of a run for the provider metrics.
+func (m *Monitor) instrument(spec string, p provider.Provider) provider.Provider {
+	return &instrumented{p: p, spec: spec, m: m.metrics, clock: time.Now}
+}
+
+// record stores a check run, before anything acts on it, and updates the
+// check's state and metrics.
+func (m *Monitor) record(ctx context.Context, e *entry, cr *promptcanary.CheckRun) {
+	cr.Reason = m.line(cr.Reason)
+	if err := m.state.SaveCheckRun(context.WithoutCancel(ctx), cr); err != nil {
+		m.log.Error("record the check run", logCheck, cr.Check, logProvider, cr.Provider, logErr, err)
+	}
+	m.metrics.observeRun(cr)
+	m.budget.add(cr.CostUSD, cr.StartedAt)
+	e.mu.Lock()
+	c := *cr
+	e.last = &c
+	if cr.CostUSD > 0 {
+		e.estimate = cr.CostUSD
+	}
+	e.mu.Unlock()
+	attrs := []any{logCheck, cr.Check, logProvider, cr.Provider, logSlot, cr.Slot, logOutcome, string(cr.Outcome)}
+	if cr.RunID != "" {
+		attrs = append(attrs, logRun, cr.RunID)
+	}
+	if cr.ConfirmRunID != "" {
+		attrs = append(attrs, logConfirm, cr.ConfirmRunID)
+	}
+	if cr.Outcome == promptcanary.CheckClean || cr.Outcome == promptcanary.CheckDrift {
+		attrs = append(attrs, logPassRate, cr.PassRate)
+	}
+	if cr.Severity != "" {
+		attrs = append(attrs, logSeverity, string(cr.Severity))
+	}
+	if cr.CostUSD > 0 {
+		attrs = append(attrs, logCost, cr.CostUSD)
+	}
+	if cr.Reason != "" {
+		attrs = append(attrs, logReason, cr.Reason)
+	}
+	m.log.Info("check run", attrs...)
+}
+
+// skip records a run that was not made.
+func (m *Monitor) skip(ctx context.Context, e *entry, slot time.Time, reason string) promptcanary.CheckRun {
+	now := m.now().UTC()
+	cr := promptcanary.CheckRun{
+		ID: promptcanary.NewID(), Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name,
+		Slot: slot.UTC(), StartedAt: now, FinishedAt: now, Outcome: promptcanary.CheckSkipped, Reason: reason,
+	}
+	m.record(ctx, e, &cr)
+	return cr
+}
+
+// line scrubs secrets from s and keeps its first line.
+func (m *Monitor) line(s string) string {
+	s = m.secrets.String(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " (…)"
+	}
+	return s
+}
+
+// passRates returns the current and the baseline pass rates over the
+// pairs the report compared, pooling the samples of each side.
+func passRates(d *promptcanary.DriftReport) (current, baseline float64) {
+	var cp, cn, bp, bn int
+	for i := range d.Comparisons {
+		c := &d.Comparisons[i]
+		if !c.Compared() {
+			continue
+		}
+		if c.Current.N > 0 {
+			cp, cn = cp+c.Current.Passes, cn+c.Current.N
+		} else {
+			cp, cn = cp+b2i(c.CurrentPassed), cn+1
+		}
+		if c.Baseline.N > 0 {
+			bp, bn = bp+c.Baseline.Passes, bn+c.Baseline.N
+		} else {
+			bp, bn = bp+b2i(c.BaselinePassed), bn+1
+		}
+	}
+	return ratio(cp, cn), ratio(bp, bn)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// finite maps NaN and infinities to 0, for stored figures.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+// lower returns the lower of two severities.
+func lower(a, b promptcanary.Severity) promptcanary.Severity {
+	if b.Rank() < a.Rank() {
+		return b
+	}
+	return a
+}
+
+// seed returns the seed of a run of e for slot (attempt 0 the scheduled
+// run, 1 its confirmation), or nil to keep the suite's own: a suite that
+// pins seed: keeps it for scheduled runs, but a confirmation always takes
+// fresh samples.
+func seed(e *entry, slot time.Time, attempt int) *int64 {
+	if !e.freshSeed && attempt == 0 {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(e.c.Name))
+	h.Write([]byte{0})
+	h.Write([]byte(e.c.Provider))
+	var b [9]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(slot.UnixNano()))
+	b[8] = byte(attempt)
+	h.Write(b[:])
+	s := int64(h.Sum64() & (1<<62 - 1))
+	return &s
+}
+
+// short abbreviates an id for messages.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,198 @@
+package monitor
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// maxSleep is the longest the scheduler sleeps before it looks at the
+// clock again, so that a jump of the wall clock (or a machine waking from
+// sleep) is noticed within it.
+var maxSleep = time.Minute
+
+// maxCoalesce bounds the missed slots the scheduler steps through one by
+// one after a long gap; beyond it, it jumps.
+const maxCoalesce = 1000
+
+// jitter is the delay of slot for e: a deterministic fraction (a hash of
+// the check, the provider and the slot) of Jitter × the interval, so that
+// checks on the same schedule spread out, and every restart (and every
+// monitor sharing a store) agrees on it.
+func jitter(e *entry, slot time.Time) time.Duration {
+	if e.c.Jitter <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(e.c.Name))
+	h.Write([]byte{0})
+	h.Write([]byte(e.c.Provider))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(slot.UnixNano()))
+	h.Write(b[:])
+	frac := float64(h.Sum64()>>11) / (1 << 53)
+	return time.Duration(frac * e.c.Jitter * float64(e.c.Schedule.Interval()))
+}
+
+// loop runs e's schedule until ctx ends: it sleeps until the next slot
+// (plus its jitter), coalesces every slot missed meanwhile (after a clock
+// jump or a long sleep) into one run, and starts the run without waiting
+// for it.
+func (m *Monitor) loop(ctx context.Context, e *entry) {
+	slot := e.c.Schedule.Next(m.now())
+	for {
+		fire := slot.Add(jitter(e, slot))
+		e.mu.Lock()
+		e.next = fire
+		e.mu.Unlock()
+		for {
+			now := m.now()
+			if !now.Before(fire) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.after(min(fire.Sub(now), maxSleep)):
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		var missed int
+		slot, missed = m.latestDue(e, slot, m.now())
+		if missed > 0 {
+			m.log.Warn("missed slots coalesced into one run (clock jump or long sleep)", logCheck, e.c.Name, logProvider, e.c.Provider,
+				logMissed, missed, logSlot, slot)
+		}
+		m.dispatch(ctx, e, slot)
+		slot = e.c.Schedule.Next(slot)
+	}
+}
+
+// latestDue returns the latest slot from slot on whose fire time has
+// passed at now, and how many slots it skipped.
+func (m *Monitor) latestDue(e *entry, slot, now time.Time) (time.Time, int) {
+	missed := 0
+	if iv := e.c.Schedule.Interval(); iv > 0 && now.Sub(slot) > maxCoalesce*iv {
+		missed = int(now.Sub(slot) / iv)
+		slot = e.c.Schedule.Next(now.Add(-2 * iv))
+	}
+	for {
+		n := e.c.Schedule.Next(slot)
+		if !n.After(slot) || n.Add(jitter(e, n)).After(now) {
+			return slot, missed
+		}
+		slot = n
+		missed++
+	}
+}
+
+// dispatch starts the run of e for slot, or records it as skipped when a
+// run of e is still in flight: one check never runs twice at once.
+func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
+	if !e.claim() {
+		e.mu.Lock()
+		busy := e.runningSlot
+		e.mu.Unlock()
+		m.skip(ctx, e, slot, fmt.Sprintf("the run of the slot %s is still in flight", busy.UTC().Format(time.RFC3339)))
+		return
+	}
+	e.mu.Lock()
+	e.runningSlot = slot
+	e.mu.Unlock()
+	m.runs.Go(func() {
+		defer e.release()
+		rctx := m.runCtx
+		if err := m.acquire(rctx); err != nil {
+			m.skip(rctx, e, slot, "the monitor stopped before the run could start")
+			return
+		}
+		defer m.releaseSlot()
+		m.run(rctx, e, slot)
+	})
+}
+
+// watch evaluates the rules that do not wait for a run, until ctx ends:
+// staleness (no measured run for twice the interval) and the end of the
+// budget's day. Staleness counts from the start at the earliest, and from
+// the last jump of the clock (or wake from sleep): after one, every check
+// gets twice its interval to complete again before it is called stale.
+func (m *Monitor) watch(ctx context.Context, started time.Time) {
+	period := time.Minute
+	for _, e := range m.entries {
+		period = min(period, e.c.Schedule.Interval()/4)
+	}
+	period = max(period, time.Second)
+	since, last := started, started
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.after(period):
+		}
+		now := m.now()
+		if now.Before(last) || now.Sub(last) > period+2*time.Minute {
+			m.log.Warn("the clock jumped (or the machine slept): staleness counts from now", logSlot, now)
+			since = now
+		}
+		last = now
+		m.budgetDay(ctx, now)
+		m.checkStale(ctx, now, since)
+	}
+}
+
+// stale reports whether e has not completed a measured run for twice its
+// interval, counted from since (the start of the monitor) at the earliest,
+// and since when.
+func (e *entry) stale(now, since time.Time) (bool, time.Time) {
+	e.mu.Lock()
+	ref := e.lastSuccess
+	e.mu.Unlock()
+	if ref.Before(since) {
+		ref = since
+	}
+	return now.Sub(ref) > 2*e.c.Schedule.Interval(), ref
+}
+
+// checkStale opens an unmeasured incident for every check that has not
+// completed a measured run for twice its interval (unless the budget is
+// what stops it).
+func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
+	m.inc.mu.Lock()
+	defer m.inc.mu.Unlock()
+	if m.inc.get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+		return
+	}
+	changed := false
+	for _, e := range m.entries {
+		stale, since := e.stale(now, started)
+		if !stale {
+			continue
+		}
+		m.fire(ctx, subjectOf(e), finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured,
+			summary: fmt.Sprintf("no measured run for %s (twice the interval of %s), since %s", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))})
+		changed = true
+	}
+	if changed {
+		m.syncOpen()
+	}
+}
+
+// dashboardURL is the dashboard's address when addr names a host that
+// others can reach by it, "" for an unspecified address (0.0.0.0, ::).
+func dashboardURL(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return ""
+	}
+	return "http://" + addr
+}

@@ -1,0 +1,204 @@
+package monitor
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// started starts m and waits until its schedule loop and its staleness
+// ticker both wait on the clock.
+func (f *fixture) started(m *Monitor) {
+	f.t.Helper()
+	if err := m.Start(context.Background()); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	f.idle()
+}
+
+// idle waits until the schedule loop and the ticker wait on the clock.
+func (f *fixture) idle() {
+	f.t.Helper()
+	eventually(f.t, "the scheduler waits on the clock", func() bool { return f.clock.waiters() == 2 })
+}
+
+// runsWith counts the stored check runs of an outcome.
+func (f *fixture) runsWith(o promptcanary.CheckOutcome) int {
+	n := 0
+	for _, r := range f.checkRuns() {
+		if r.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// A slot that comes while the check's previous run is still in flight is
+// skipped and recorded as such; the run in flight completes.
+func TestOverlappingSlotIsSkipped(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.flip.set("block")
+	f.started(m)
+
+	f.clock.Advance(time.Minute) // 10:00, the first slot
+	<-f.flip.entered
+	f.idle()
+	if s := m.Statuses(); len(s) != 1 || !s[0].Running {
+		t.Fatalf("got statuses %+v, want the check running", s)
+	}
+	f.clock.Advance(time.Minute) // 10:01, while 10:00 runs
+	eventually(t, "a skipped run", func() bool { return f.runsWith(promptcanary.CheckSkipped) == 1 })
+	skipped := f.checkRuns()[0]
+	if !strings.Contains(skipped.Reason, "still in flight") || !skipped.Slot.Equal(epoch.Add(2*time.Minute)) {
+		t.Errorf("got skipped run %+v, want slot 10:01 and the reason", skipped)
+	}
+	close(f.flip.release)
+	eventually(t, "the run in flight completes", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	clean := f.checkRuns()
+	if got := clean[len(clean)-1]; got.Outcome != promptcanary.CheckClean || !got.Slot.Equal(epoch.Add(time.Minute)) {
+		t.Errorf("got first run %+v, want the clean run of slot 10:00", got)
+	}
+}
+
+// After a jump of the clock (or a long sleep) the missed slots make one
+// run, not a burst, and no staleness incident.
+func TestClockJumpIsCoalesced(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.started(m)
+
+	f.clock.Set(epoch.Add(10 * time.Hour)) // 19:59: 600 slots missed
+	eventually(t, "one run", func() bool { return len(f.checkRuns()) == 1 })
+	f.idle()
+	f.clock.Advance(30 * time.Second) // not yet the next slot
+	f.idle()
+	runs := f.checkRuns()
+	if len(runs) != 1 || runs[0].Outcome != promptcanary.CheckClean || !runs[0].Slot.Equal(epoch.Add(10*time.Hour)) {
+		t.Fatalf("got runs %+v, want one clean run for the latest slot, 19:59", runs)
+	}
+	if !strings.Contains(f.logs.String(), "missed slots coalesced") {
+		t.Errorf("got logs without the coalescing: %s", f.logs.String())
+	}
+	if open := f.incidents(true); len(open) != 0 {
+		t.Errorf("got incidents %+v after a clock jump, want none", open)
+	}
+	f.clock.Advance(30 * time.Second) // 20:00
+	eventually(t, "the next slot runs", func() bool { return len(f.checkRuns()) == 2 })
+}
+
+// A check that does not complete for twice its interval (here a run that
+// hangs) gets an unmeasured incident from the ticker, which measured runs
+// then resolve.
+func TestStaleCheckOpensUnmeasured(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.flip.set("block")
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00: the run hangs
+	<-f.flip.entered
+	// Step the clock 15s at a time (the ticker's period) past 2m.
+	for range 10 {
+		f.idle()
+		f.clock.Advance(15 * time.Second)
+	}
+	eventually(t, "an unmeasured incident", func() bool { return len(f.incidents(true)) == 1 })
+	inc := f.incidents(true)[0]
+	if inc.Kind != promptcanary.IncidentUnmeasured || !strings.Contains(inc.Summary, "no measured run for") {
+		t.Fatalf("got %+v, want an unmeasured incident for staleness", inc)
+	}
+	if s := m.Statuses(); !s[0].Stale {
+		t.Errorf("got status %+v, want it stale", s[0])
+	}
+	f.flip.set("good")
+	close(f.flip.release)
+	eventually(t, "the hung run completes", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	f.idle()
+	f.clock.Advance(time.Minute)
+	eventually(t, "the incident resolves", func() bool { return len(f.incidents(true)) == 0 })
+	eventually(t, "the resolve is delivered", func() bool { return len(f.hook.got()) == 2 })
+	if got := f.hook.got(); len(got) != 2 || got[1].Status != promptcanary.NotificationResolved {
+		t.Errorf("got notifications %+v, want firing then resolved", got)
+	}
+}
+
+// Stop cancels a run still in flight after the grace and records it as
+// unmeasured (interrupted), which opens no incident; the listener closes.
+func TestStopInterruptsRunsAfterGrace(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	cfg := f.config("1m", 1)
+	cfg.ShutdownGrace = 20 * time.Millisecond
+	m := f.monitor(cfg)
+	f.flip.set("block")
+	f.started(m)
+	addr := m.Addr()
+	f.clock.Advance(time.Minute)
+	<-f.flip.entered
+	if err := m.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runs := f.checkRuns()
+	if len(runs) != 1 || runs[0].Outcome != promptcanary.CheckUnmeasured || runs[0].Reason != reasonInterrupted {
+		t.Fatalf("got runs %+v, want one unmeasured, interrupted", runs)
+	}
+	if open := f.incidents(false); len(open) != 0 {
+		t.Errorf("got incidents %+v, want none for a stop", open)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Errorf("dial %s after Stop: connected, want the listener closed", addr)
+	}
+}
+
+// The daily budget skips checks once the day's spend would pass it, opens
+// one budget incident, and resolves it the next (UTC) day.
+func TestBudget(t *testing.T) {
+	// 4 calls of 150 tokens at $10,000 per million: $6 a run.
+	f := newFixture(t, "prices:\n  \"{SPEC}\": {input: 10000, output: 10000}\n")
+	f.top = "budget: {usd_per_day: 10}\n"
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1h", 1))
+	cr := f.once(m)
+	if cr.Outcome != promptcanary.CheckClean || cr.CostUSD < 5.99 || cr.CostUSD > 6.01 {
+		t.Fatalf("got %+v, want a clean run costing $6", cr)
+	}
+	f.clock.Advance(time.Hour)
+	cr = f.once(m)
+	if cr.Outcome != promptcanary.CheckSkipped || !strings.Contains(cr.Reason, "daily budget of $10.00") {
+		t.Fatalf("got %+v, want the run skipped for the budget", cr)
+	}
+	open := f.incidents(true)
+	if len(open) != 1 || open[0].Kind != promptcanary.IncidentBudget {
+		t.Fatalf("got open incidents %+v, want one budget incident", open)
+	}
+	f.clock.Advance(time.Hour)
+	f.once(m)
+	if got := f.hook.got(); len(got) != 1 || got[0].Kind != promptcanary.IncidentBudget {
+		t.Fatalf("got notifications %+v, want one firing of the budget incident", got)
+	}
+	// A new UTC day: the incident resolves and checks run again.
+	f.clock.Set(time.Date(2026, time.March, 3, 0, 5, 0, 0, time.UTC))
+	if cr := f.once(m); cr.Outcome != promptcanary.CheckClean {
+		t.Fatalf("next day: got %+v, want a clean run", cr)
+	}
+	if open := f.incidents(true); len(open) != 0 {
+		t.Fatalf("next day: got open incidents %+v, want none", open)
+	}
+	if got := f.hook.got(); len(got) != 2 || got[1].Status != promptcanary.NotificationResolved {
+		t.Fatalf("got notifications %+v, want the budget's firing and resolved", got)
+	}
+	// A restart the same day knows the day's spend: $6 of $10, a run $6.
+	m2 := f.monitor(f.config("1h", 1))
+	if cr := f.once(m2); cr.Outcome != promptcanary.CheckSkipped {
+		t.Fatalf("after a restart: got %+v, want skipped (the day's spend is restored)", cr)
+	}
+}
