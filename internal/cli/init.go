@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
+	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 //go:embed scaffold
@@ -21,7 +22,7 @@ var scaffold embed.FS
 var suiteNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 func (a *app) initCmd() *cobra.Command {
-	var force bool
+	var force, monitor bool
 	c := &cobra.Command{
 		Use:   "init [NAME]",
 		Short: "Create a suite directory with a commented canary.yaml",
@@ -29,9 +30,14 @@ func (a *app) initCmd() *cobra.Command {
 probe), baselines/, README.md, .env.example and a .gitignore that keeps .env
 and the local history (.promptcanary/) out of git. With NAME the suite goes
 into a new directory NAME; without, into the current directory, named after
-it. Existing files are kept unless --force is given.`,
-		Example: "  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline",
-		Args:    argsUsage(cobra.MaximumNArgs(1)),
+it. Existing files are kept unless --force is given.
+
+With --monitor it also writes monitor.yaml, the configuration of
+'promptcanary serve', with one check on the suite. In a directory that
+already holds canary.yaml, --monitor adds only monitor.yaml.`,
+		Example: `  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline
+  promptcanary init --monitor          # add monitor.yaml beside an existing canary.yaml`,
+		Args: argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir, name := ".", ""
 			if len(args) == 1 {
@@ -47,14 +53,23 @@ it. Existing files are kept unless --force is given.`,
 			if !suiteNameRe.MatchString(name) {
 				name = "my-suite"
 			}
-			return a.scaffold(dir, name, force)
+			if monitor {
+				if _, err := os.Stat(filepath.Join(dir, "canary.yaml")); err == nil {
+					return a.scaffoldMonitor(dir, force)
+				}
+			}
+			if err := a.scaffold(dir, name, force, monitor); err != nil {
+				return err
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&force, "force", false, "overwrite existing files")
+	c.Flags().BoolVar(&monitor, "monitor", false, "also write monitor.yaml for 'promptcanary serve'")
 	return c
 }
 
-func (a *app) scaffold(dir, name string, force bool) error {
+func (a *app) scaffold(dir, name string, force, monitor bool) error {
 	files := []struct{ src, dst string }{
 		{"scaffold/canary.yaml", "canary.yaml"},
 		{"scaffold/README.md", "README.md"},
@@ -67,6 +82,9 @@ func (a *app) scaffold(dir, name string, force bool) error {
 			if _, err := os.Stat(filepath.Join(dir, f.dst)); err == nil {
 				exist = append(exist, filepath.Join(dir, f.dst))
 			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, config.FileName)); monitor && err == nil {
+			exist = append(exist, filepath.Join(dir, config.FileName))
 		}
 		if len(exist) > 0 {
 			return usageErr(fmt.Errorf("%s already exists", strings.Join(exist, ", ")), "pass --force to overwrite")
@@ -91,11 +109,35 @@ func (a *app) scaffold(dir, name string, force bool) error {
 			return err
 		}
 	}
+	if monitor {
+		if err := atomicfile.Write(filepath.Join(dir, config.FileName), config.Scaffold("canary.yaml"), 0o644); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(a.stdio.Out, "Created suite %q in %s\n\nNext:\n", name, dir)
 	if dir != "." {
 		fmt.Fprintf(a.stdio.Out, "  cd %s\n", dir)
 	}
 	fmt.Fprintln(a.stdio.Out, "  promptcanary run --save-baseline     # run on the simulated model and save a baseline")
 	fmt.Fprintln(a.stdio.Out, "  promptcanary compare --fail-on-drift # run again and compare")
+	if monitor {
+		fmt.Fprintln(a.stdio.Out, "  promptcanary serve                   # monitor it: dashboard on http://127.0.0.1:9464/")
+	}
+	return nil
+}
+
+// scaffoldMonitor adds monitor.yaml beside an existing canary.yaml.
+func (a *app) scaffoldMonitor(dir string, force bool) error {
+	dst := filepath.Join(dir, config.FileName)
+	if _, err := os.Stat(dst); err == nil && !force {
+		return usageErr(fmt.Errorf("%s already exists", dst), "pass --force to overwrite")
+	}
+	if err := atomicfile.Write(dst, config.Scaffold("canary.yaml"), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdio.Out, "Created %s with one check on %s\n\nNext:\n", dst, filepath.Join(dir, "canary.yaml"))
+	fmt.Fprintln(a.stdio.Out, "  promptcanary run --save-baseline     # the check compares against the latest baseline")
+	fmt.Fprintln(a.stdio.Out, "  promptcanary serve --check-config    # validate monitor.yaml")
+	fmt.Fprintln(a.stdio.Out, "  promptcanary serve                   # dashboard on http://127.0.0.1:9464/")
 	return nil
 }

@@ -119,6 +119,7 @@ Quick start (offline, on the built-in simulated model):
 		a.baselineCmd(),
 		a.trendsCmd(),
 		a.selftestCmd(),
+		a.serveCmd(),
 	)
 	return root
 }

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/termtext"
+	"github.com/promptcanary/promptcanary/monitor"
+	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+type serveOptions struct {
+	config      string
+	listen      string
+	once        bool
+	checkConfig bool
+	logFormat   string
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var o serveOptions
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the monitor: scheduled checks, incidents, alerts, metrics and a dashboard",
+		Long: `Run the checks of monitor.yaml on their schedules, compare each run with the
+check's baseline, confirm a drift with a second run before opening an
+incident, notify (webhook, Slack, GitHub issues, PagerDuty), and serve the
+dashboard, /metrics, /healthz, /readyz and the JSON API on --listen.
+
+SIGINT or SIGTERM stops scheduling; runs in flight finish (up to
+shutdown_grace) and are recorded before the monitor exits 0.
+
+With --once every check runs once now (confirmations and notifications
+included) and the command exits: 0 all clean, 1 an incident is open,
+3 a check could not be measured. It fits cron and a Kubernetes CronJob.
+With --check-config the configuration is validated (suites, baselines,
+notifiers) and nothing runs: exit 0 or 2.`,
+		Example: `  promptcanary init --monitor          # monitor.yaml beside canary.yaml
+  promptcanary serve --check-config
+  promptcanary serve --once
+  promptcanary serve --listen 127.0.0.1:9464`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.serve(c.Context(), c, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&o.config, "config", "f", config.FileName, "monitor configuration")
+	f.StringVar(&o.listen, "listen", "", "address of the dashboard, /metrics and the API (default: listen: in monitor.yaml, else 127.0.0.1:9464)")
+	f.BoolVar(&o.once, "once", false, "run every check once now, then exit (0 clean, 1 incident open, 3 unmeasured)")
+	f.BoolVar(&o.checkConfig, "check-config", false, "validate the configuration and exit (0 or 2)")
+	f.StringVar(&o.logFormat, "log-format", "text", "log lines on stderr: text or json")
+	c.MarkFlagsMutuallyExclusive("once", "check-config")
+	return c
+}
+
+func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error {
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return usageErr(fmt.Errorf("--log-format %q: want text or json", o.logFormat))
+	}
+	if _, err := os.Stat(o.config); errors.Is(err, os.ErrNotExist) {
+		return usageErr(fmt.Errorf("no monitor configuration at %q", displayPath(o.config)),
+			"create one beside canary.yaml with 'promptcanary init --monitor', or pass -f PATH")
+	}
+	cfg, err := config.Load(o.config, a.getenv)
+	if cfg != nil {
+		a.secrets.Add(cfg.Secrets()...)
+	}
+	if err != nil {
+		var ve *suite.ValidationError
+		if errors.As(err, &ve) {
+			return &exitError{code: ExitUsage, err: problemsErr{ve}}
+		}
+		return usageErr(err, "see the Monitor section of the README for every key")
+	}
+	if c.Flags().Changed("listen") {
+		cfg.Listen = o.listen
+	}
+	if a.store != "" {
+		cfg.Store = a.store
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg.Store), 0o755); err != nil {
+		return usageErr(fmt.Errorf("create the store's directory: %w", err), "pass --store PATH, or set store: in monitor.yaml")
+	}
+	st, err := sqlite.Open(cfg.Store)
+	if err != nil {
+		return usageErr(fmt.Errorf("open store %q: %w", displayPath(cfg.Store), err), "pass --store PATH, or set store: in monitor.yaml")
+	}
+	defer st.Close()
+
+	var h slog.Handler
+	if o.logFormat == "json" {
+		h = slog.NewJSONHandler(a.stdio.Err, nil)
+	} else {
+		h = slog.NewTextHandler(a.stdio.Err, nil)
+	}
+	m, err := monitor.New(cfg, monitor.Options{
+		Store:   st,
+		Getenv:  a.getenv,
+		Logger:  slog.New(h),
+		Secrets: a.secrets,
+		Tool:    "promptcanary " + version(),
+	})
+	if err != nil {
+		return usageErr(err)
+	}
+	switch {
+	case o.checkConfig:
+		fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
+			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayPath(cfg.Store))
+		return nil
+	case o.once:
+		return a.serveOnce(ctx, m)
+	}
+	// The monitor's own context outlives the signal: a signal stops
+	// scheduling and lets runs in flight finish within the grace period.
+	if err := m.Start(context.WithoutCancel(ctx)); err != nil {
+		return usageErr(fmt.Errorf("start the monitor: %w", err), "pass --listen ADDR, or set listen: in monitor.yaml")
+	}
+	fmt.Fprintf(a.stdio.Err, "promptcanary: monitoring %d check(s); dashboard on http://%s/\n", len(cfg.Checks), m.Addr())
+	<-ctx.Done()
+	fmt.Fprintf(a.stdio.Err, "promptcanary: stopping: runs in flight may take up to %s to finish\n", cfg.ShutdownGrace)
+	grace, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
+	defer cancel()
+	if err := m.Stop(grace); err != nil {
+		return &exitError{code: ExitInternal, err: fmt.Errorf("stop the monitor: %w", err)}
+	}
+	return nil
+}
+
+// serveOnce runs every check once and prints one line per check run.
+func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor) error {
+	out, err := m.Once(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return codeErr(ExitInterrupted)
+		}
+		return &exitError{code: ExitInternal, err: err}
+	}
+	code := ExitOK
+	for _, r := range out.Runs {
+		line := fmt.Sprintf("%-10s %s  %s", r.Outcome, termtext.Safe(r.Check), termtext.Safe(r.Provider))
+		switch r.Outcome {
+		case promptcanary.CheckClean, promptcanary.CheckDrift:
+			line += fmt.Sprintf("  pass rate %.1f%% (baseline %.1f%%)", 100*r.PassRate, 100*r.BaselinePassRate)
+		}
+		if r.Outcome == promptcanary.CheckDrift {
+			line += "  severity " + string(r.Severity)
+			if r.Confirmed {
+				line += ", confirmed"
+			} else {
+				line += ", not confirmed"
+			}
+		}
+		if r.Reason != "" {
+			line += "  (" + termtext.Safe(r.Reason) + ")"
+		}
+		if r.RunID != "" {
+			line += "  run " + short(r.RunID)
+		}
+		fmt.Fprintln(a.stdio.Out, line)
+		if r.Outcome == promptcanary.CheckUnmeasured {
+			code = ExitUnmeasured
+		}
+	}
+	for _, inc := range out.Open {
+		fmt.Fprintf(a.stdio.Out, "incident %s open: %s %s %s (%s): %s\n", short(inc.ID), inc.Kind,
+			termtext.Safe(inc.Check), termtext.Safe(inc.Provider), inc.Severity, termtext.Safe(inc.Summary))
+		if code == ExitOK {
+			code = ExitGate
+		}
+	}
+	if code != ExitOK {
+		return codeErr(code)
+	}
+	return nil
+}
