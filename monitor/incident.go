@@ -390,6 +390,11 @@ func (m *Monitor) syncOpen() {
 // changes (see fire). id may be a unique prefix; by names who
 // acknowledged.
 func (m *Monitor) Acknowledge(ctx context.Context, id, by string) error {
+	return m.scrub(m.acknowledge(ctx, id, by))
+}
+
+// acknowledge is Acknowledge with errors not yet scrubbed.
+func (m *Monitor) acknowledge(ctx context.Context, id, by string) error {
 	stored, err := m.state.Incident(ctx, id)
 	if err != nil {
 		return fmt.Errorf("acknowledge incident %q: %w", id, err)

@@ -120,21 +120,22 @@ type Monitor struct {
 	handler   http.Handler
 	handlerMu sync.Once
 
-	mu       sync.Mutex // guards the lifecycle below
+	mu        sync.Mutex // guards the lifecycle below
 	started   bool
 	startedAt time.Time
+	staleFrom time.Time // staleness counts from here: the start, or the last clock jump
 	stopped   bool
-	ln       net.Listener
-	srv      *http.Server
-	addr     string
-	sched    context.CancelFunc // stops the schedule loops
-	runCtx   context.Context    // the context of runs
-	runStop  context.CancelFunc // cancels runs in flight
-	dispStop context.CancelFunc // stops the dispatcher's loop
-	loops    sync.WaitGroup     // the schedule loops and the staleness ticker
-	runs     sync.WaitGroup     // runs in flight
-	dispDone chan struct{}      // closed when the dispatcher's loop returns
-	serveErr chan error
+	ln        net.Listener
+	srv       *http.Server
+	addr      string
+	sched     context.CancelFunc // stops the schedule loops
+	runCtx    context.Context    // the context of runs
+	runStop   context.CancelFunc // cancels runs in flight
+	dispStop  context.CancelFunc // stops the dispatcher's loop
+	loops     sync.WaitGroup     // the schedule loops and the staleness ticker
+	runs      sync.WaitGroup     // runs in flight
+	dispDone  chan struct{}      // closed when the dispatcher's loop returns
+	serveErr  chan error
 }
 
 // entry is one check and provider: its configuration, its resolved target
@@ -150,11 +151,11 @@ type entry struct {
 	// freshSeed is set when the suite pins no seed: every run then gets a
 	// seed of its own, so runs (and confirmations) are fresh samples.
 	freshSeed bool
+
+	mu sync.Mutex // guards the fields below
 	// estimate is the cost of the next run for the budget: the cost of
 	// the last run that cost anything, 0 before the first.
-	estimate float64
-
-	mu          sync.Mutex // guards the fields below
+	estimate    float64
 	running     bool
 	runningSlot time.Time
 	next        time.Time
@@ -226,7 +227,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	for i := range cfg.Checks {
 		e, err := m.newEntry(ctx, i, o)
 		if err != nil {
-			probs.add(err)
+			probs.add(m.scrub(err))
 			continue
 		}
 		m.entries = append(m.entries, e)
@@ -238,7 +239,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	for _, n := range cfg.Notifiers {
 		nt, err := notify.New(n, client)
 		if err != nil {
-			probs.add(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err))
+			probs.add(m.scrub(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err)))
 			continue
 		}
 		m.notifiers = append(m.notifiers, nt)
@@ -287,7 +288,10 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 	if t.Entry != nil || c.Suite.Defaults.Provider == c.Provider {
 		t.Options.BaseDir = c.Suite.Dir()
 	}
-	if err := check.CheckTargets(c.Suite, []check.Target{t}); err != nil {
+	// Opened once now, so that a missing key or file is a configuration
+	// error and the provider's secrets are known before anything is
+	// logged; every run opens it afresh (a replay file may change).
+	if _, err := check.Open(c.Suite, []check.Target{t}); err != nil {
 		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
 	}
 	e := &entry{
@@ -352,6 +356,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	}
 	m.started = true
 	m.startedAt = m.now()
+	m.staleFrom = m.startedAt
 	m.ln = ln
 	m.addr = ln.Addr().String()
 	m.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
@@ -570,7 +575,7 @@ type hinted struct {
 	hints []string
 }
 
-func (h *hinted) Unwrap() error    { return h.error }
+func (h *hinted) Unwrap() error   { return h.error }
 func (h *hinted) Hints() []string { return h.hints }
 
 // withHints returns err with the hints of from (a *check.ConfigError).

@@ -161,7 +161,11 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	}
 	switch {
 	case len(out.Problems) > 0:
-		ms.reason = m.line(out.Problems[0].Reason)
+		ms.reason = out.Problems[0].Reason
+		if ms.run != nil && len(ms.run.Errors) > 0 {
+			ms.reason += " (first: " + ms.run.Errors[0].Message + ")"
+		}
+		ms.reason = m.line(ms.reason)
 	case ms.report == nil:
 		ms.reason = "nothing was compared"
 	case ms.report.Compared() == 0:
@@ -222,6 +226,24 @@ func (m *Monitor) skip(ctx context.Context, e *entry, slot time.Time, reason str
 	}
 	m.record(ctx, e, &cr)
 	return cr
+}
+
+// scrubbed is an error whose message is scrubbed of secrets; errors.Is
+// and errors.As still see what it wraps.
+type scrubbed struct {
+	err error
+	msg string
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// scrub returns err with its message scrubbed of secrets, nil for nil.
+func (m *Monitor) scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &scrubbed{err: err, msg: m.secrets.String(err.Error())}
 }
 
 // line scrubs secrets from s and keeps its first line.

@@ -140,6 +140,9 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		if now.Before(last) || now.Sub(last) > period+2*time.Minute {
 			m.log.Warn("the clock jumped (or the machine slept): staleness counts from now", logSlot, now)
 			since = now
+			m.mu.Lock()
+			m.staleFrom = now
+			m.mu.Unlock()
 		}
 		last = now
 		m.budgetDay(ctx, now)

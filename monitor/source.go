@@ -39,7 +39,7 @@ func (m *Monitor) Handler() http.Handler {
 func (m *Monitor) Statuses() []web.CheckStatus {
 	now := m.now()
 	m.mu.Lock()
-	since := m.startedAt
+	since := m.staleFrom
 	m.mu.Unlock()
 	out := make([]web.CheckStatus, len(m.entries))
 	for i, e := range m.entries {
@@ -88,6 +88,11 @@ func (m *Monitor) Ready(ctx context.Context) error {
 // A check pinned to a baseline refuses: its baseline changes in
 // monitor.yaml only.
 func (m *Monitor) Promote(ctx context.Context, check, prov, runID string) error {
+	return m.scrub(m.promote(ctx, check, prov, runID))
+}
+
+// promote is Promote with errors not yet scrubbed.
+func (m *Monitor) promote(ctx context.Context, check, prov, runID string) error {
 	e, err := m.entry(check, prov)
 	if err != nil {
 		return fmt.Errorf("promote run %q: %w", runID, err)
