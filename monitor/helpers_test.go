@@ -259,6 +259,8 @@ type fixture struct {
 	cfgPath string
 	extra   string // more YAML for the check
 	top     string // more top-level YAML
+	// provider is the check's provider: line, "" for the suite's own.
+	provider string
 }
 
 // suiteYAML has four prompts whose answers a flip provider gets right or
@@ -280,6 +282,7 @@ func newFixture(t *testing.T, suiteExtra string) *fixture {
 	dir := t.TempDir()
 	f := &fixture{t: t, dir: dir, clock: newClock(epoch), logs: &syncBuffer{}, hook: newReceiver(t)}
 	f.flip, f.spec = newFlip(t)
+	f.provider = "    provider: " + f.spec + "\n"
 	if err := os.MkdirAll(filepath.Join(dir, "suite"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -346,10 +349,9 @@ defaults: {every: %s, jitter: 0, samples: %d, confirm: true, notify: [hook]}
 %schecks:
   - name: canary
     suite: suite/canary.yaml
-    provider: %s
-%snotifiers:
+%s%snotifiers:
   - {name: hook, type: webhook, url: "${HOOK_URL}", secret: "${HOOK_SECRET}"}
-`, every, samples, f.top, f.spec, f.extra)
+`, every, samples, f.top, f.provider, f.extra)
 	f.cfgPath = filepath.Join(f.dir, "monitor.yaml")
 	if err := os.WriteFile(f.cfgPath, []byte(yaml), 0o644); err != nil {
 		f.t.Fatal(err)

@@ -27,6 +27,19 @@ func (f *fixture) idle() {
 	eventually(f.t, "the scheduler waits on the clock", func() bool { return f.clock.waiters() == 2 })
 }
 
+// settled waits until no run of m is in flight (recorded and decided).
+func (f *fixture) settled(m *Monitor) {
+	f.t.Helper()
+	eventually(f.t, "no run in flight", func() bool {
+		for _, s := range m.Statuses() {
+			if s.Running {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // runsWith counts the stored check runs of an outcome.
 func (f *fixture) runsWith(o promptcanary.CheckOutcome) int {
 	n := 0
@@ -77,6 +90,7 @@ func TestClockJumpIsCoalesced(t *testing.T) {
 
 	f.clock.Set(epoch.Add(10 * time.Hour)) // 19:59: 600 slots missed
 	eventually(t, "one run", func() bool { return len(f.checkRuns()) == 1 })
+	f.settled(m)
 	f.idle()
 	f.clock.Advance(30 * time.Second) // not yet the next slot
 	f.idle()
@@ -121,6 +135,7 @@ func TestStaleCheckOpensUnmeasured(t *testing.T) {
 	f.flip.set("good")
 	close(f.flip.release)
 	eventually(t, "the hung run completes", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	f.settled(m)
 	f.idle()
 	f.clock.Advance(time.Minute)
 	eventually(t, "the incident resolves", func() bool { return len(f.incidents(true)) == 0 })
