@@ -96,10 +96,10 @@ func TestEndToEndScheduledReplay(t *testing.T) {
 		t.Errorf("got report_url %q, want %q", got[0].ReportURL, want)
 	}
 	for path, want := range map[string]string{
-		"/metrics":                         `promptcanary_check_runs_total{check="canary",outcome="drift",provider="replay/answers.jsonl"} 2`,
+		"/metrics":                        `promptcanary_check_runs_total{check="canary",outcome="drift",provider="replay/answers.jsonl"} 2`,
 		"/incidents/" + got[0].IncidentID: "canary",
-		"/healthz":                         "",
-		"/readyz":                          "",
+		"/healthz":                        "",
+		"/readyz":                         "",
 	} {
 		resp, err := http.Get("http://" + m.Addr() + path)
 		if err != nil {
