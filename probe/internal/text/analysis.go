@@ -1,6 +1,7 @@
 package text
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
@@ -137,47 +138,146 @@ func byteTables() (class [256]uint8, lowerByte [256]byte) {
 // IsWordByte reports whether b is an ASCII word character, [0-9A-Za-z_].
 func IsWordByte(b byte) bool { return class[b]&wordClass != 0 }
 
-// build analyses content into a.
+// build analyses content into a: eight bytes at a time where they are
+// ASCII, with the word and space bytes of the eight as bit masks, so that
+// the cost is a few operations a byte and one keyword lookup a word;
+// character by character elsewhere.
 func (a *Analysis) build(content string) {
 	tab := keywordTable()
 	a.content = content
-	a.fields, a.runes = 0, 0
 	a.ascii, a.folds = true, false
-	a.hits = a.hits[:0]
+	a.runes = 0
 	if a.hits == nil {
 		a.hits = make([]Hit, 0, 16)
 	}
 	a.lowered, a.lowerS = false, ""
-	inField := false
 	s := content
-	n := len(s)
-	for i := 0; i < n; {
+	hits := a.hits[:0]
+	fields, runes := 0, 0
+	inField := false
+	ws := -1 // the start of the word the last eight bytes ended in, else -1
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if x := load64(s, i); x&high == 0 {
+				// Bit 7 of byte b of word (nonSpace) is set when byte b
+				// is a word character (no white space).
+				word := between(x|lowerBits, 'a', 'z') | between(x, '0', '9') | equal(x, '_')
+				nonSpace := ^(between(x, '\t', '\r') | equal(x, ' '))
+				word, nonSpace = word&high, nonSpace&high
+				var prevNonSpace, prevWord uint64
+				if inField {
+					prevNonSpace = 0x80
+				}
+				if ws >= 0 {
+					prevWord = 0x80
+				}
+				fields += bits.OnesCount64(nonSpace &^ (nonSpace<<8 | prevNonSpace))
+				inField = nonSpace>>63 != 0
+				// A word starts or ends at each bit of edges, in turn.
+				for edges := word ^ (word<<8 | prevWord); edges != 0; edges &= edges - 1 {
+					at := i + bits.TrailingZeros64(edges)>>3
+					if ws < 0 {
+						ws = at
+						continue
+					}
+					hits = tab.appendHit(hits, s, ws, at)
+					ws = -1
+				}
+				runes += 8
+				i += 8
+				continue
+			}
+		}
+		if ws >= 0 {
+			// Finish the word the eight bytes before ended in.
+			j := i
+			for j < len(s) && class[s[j]]&wordClass != 0 {
+				j++
+			}
+			hits = tab.appendHit(hits, s, ws, j)
+			runes += j - i
+			i, ws = j, -1
+			continue
+		}
+		var n int
+		i, n, inField, hits = a.scalar(tab, s, i, min(len(s), i+8), inField, hits)
+		fields += n
+	}
+	if ws >= 0 {
+		hits = tab.appendHit(hits, s, ws, len(s))
+	}
+	a.hits = hits
+	a.fields = fields
+	a.runes += runes
+}
+
+// Masks of the bytes of a machine word.
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// atLeast sets the high bit of each byte of x (all ASCII) that is >= c.
+func atLeast(x, c uint64) uint64 { return x + ones*(0x80-c) }
+
+// between sets the high bit of each byte of x (all ASCII) in [lo, hi].
+func between(x, lo, hi uint64) uint64 { return atLeast(x, lo) &^ atLeast(x, hi+1) }
+
+// equal sets the high bit of each byte of x (all ASCII) equal to c.
+func equal(x, c uint64) uint64 { return ^(x ^ ones*c + ones*0x7f) }
+
+// appendHit appends to hits the keyword s[start:end] is, if any.
+func (t *table) appendHit(hits []Hit, s string, start, end int) []Hit {
+	n := end - start
+	if n > 8 || start+8 > len(s) {
+		if n <= maxKeyword {
+			if w, ok := t.find(s, start, end); ok {
+				hits = append(hits, Hit{Start: int32(start), End: int32(end), Word: w})
+			}
+		}
+		return hits
+	}
+	// find, inlined for a word of up to 8 bytes (k1 = 0): most words.
+	k := (load64(s, start) | lowerBits) & (^uint64(0) >> ((64 - 8*uint(n)) & 63))
+	h := (k + uint64(n)) * hashMul
+	tag := uint8(h>>(56-tableBits)) | 1
+	for j := h >> (64 - tableBits); ; j = (j + 1) & tableMask {
+		c := t.tags[j]
+		if c == 0 {
+			return hits
+		}
+		if sl := &t.slots[j]; c == tag && sl.k0 == k && sl.k1 == 0 && sl.n == n {
+			return append(hits, Hit{Start: int32(start), End: int32(end), Word: sl.word})
+		}
+	}
+}
+
+// scalar analyses s from i, which is not inside a word, character by
+// character, and stops at the first word or character boundary at or
+// after limit. It returns where it stopped and the fields it began.
+func (a *Analysis) scalar(tab *table, s string, i, limit int, inField bool, hits []Hit) (int, int, bool, []Hit) {
+	fields := 0
+	for i < limit {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			cl := class[c]
 			if cl&wordClass != 0 {
 				start := i
-				h := uint32(0)
-				for ; i < n && class[s[i]]&wordClass != 0; i++ {
-					h = h*31 + uint32(lowerByte[s[i]])
+				for i++; i < len(s) && class[s[i]]&wordClass != 0; i++ {
 				}
 				a.runes += i - start
 				if !inField {
-					a.fields++
+					fields++
 					inField = true
 				}
-				if i-start <= tab.maxLen {
-					if w, ok := tab.lookup(h, s[start:i]); ok {
-						a.hits = append(a.hits, Hit{Start: int32(start), End: int32(i), Word: w})
-					}
-				}
+				hits = tab.appendHit(hits, s, start, i)
 				continue
 			}
 			a.runes++
 			if cl&spaceClass != 0 {
 				inField = false
 			} else if !inField {
-				a.fields++
+				fields++
 				inField = true
 			}
 			i++
@@ -192,9 +292,10 @@ func (a *Analysis) build(content string) {
 		if unicode.IsSpace(r) {
 			inField = false
 		} else if !inField {
-			a.fields++
+			fields++
 			inField = true
 		}
 		i += size
 	}
+	return i, fields, inField, hits
 }

@@ -1,6 +1,8 @@
 package text
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,8 +26,53 @@ func TestAnalysis(t *testing.T) {
 	}
 }
 
-// great is a keyword of the tests.
-var great = Intern("great")
+// great is a keyword of the tests; the others are edge cases of the
+// keyword table: one character, a digit and an underscore, the longest.
+var (
+	great = Intern("great")
+	_     = Intern("i")
+	_     = Intern("a_1")
+	_     = Intern("professional")
+	_     = Intern("x0123456789abcde")
+)
+
+// wantHits is the reference for Hits: every maximal run of ASCII word
+// characters whose lowercase is a keyword.
+func wantHits(s string) []Hit {
+	var out []Hit
+	for i := 0; i < len(s); {
+		if !IsWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && IsWordByte(s[j]) {
+			j++
+		}
+		if w, ok := kwIDs[strings.ToLower(s[i:j])]; ok {
+			out = append(out, Hit{Start: int32(i), End: int32(j), Word: w})
+		}
+		i = j
+	}
+	return out
+}
+
+// TestAnalysisLong checks texts long enough for the 64-byte blocks: words
+// across block edges, non-ASCII characters in some blocks, words longer
+// than a block.
+func TestAnalysisLong(t *testing.T) {
+	pieces := []string{"great", "GREAT", "Great", "i", "I", "a_1", "A_1", "professional", "PROFESSIONAL", "x0123456789ABCDE",
+		"x0123456789abcdef", "greatness", "the", " ", " ", "  ", "\n", "\t", "\v", "\r\n", ",", ".", "_", "9", "é", "’", "\u00a0",
+		"\u3000", "ſ", "\u212a", "\xff", "\xe2\x80", "-", strings.Repeat("w", 70), strings.Repeat("great", 20)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		var b strings.Builder
+		for n := rng.IntN(300); b.Len() < n; {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		checkAnalysis(t, b.String())
+	}
+}
 
 func checkAnalysis(t *testing.T, s string) {
 	t.Helper()
@@ -46,13 +93,8 @@ func checkAnalysis(t *testing.T, s string) {
 	if got, want := HasFolds(s), a.Folds(); got != want {
 		t.Errorf("HasFolds(%q): got %v, want %v", s, got, want)
 	}
-	for _, h := range a.Hits() {
-		if h.Word == great && !EqualFold(s[h.Start:h.End], "great") {
-			t.Errorf("hit %q in %q: want great", s[h.Start:h.End], s)
-		}
-		if (h.Start > 0 && IsWordByte(s[h.Start-1])) || (int(h.End) < len(s) && IsWordByte(s[h.End])) {
-			t.Errorf("hit %q in %q is not a whole word", s[h.Start:h.End], s)
-		}
+	if got, want := a.Hits(), wantHits(s); !slices.Equal(got, want) {
+		t.Errorf("Hits(%q):\ngot  %v\nwant %v", s, got, want)
 	}
 	// The same content again is the cached analysis, and still right.
 	b := Analyze(s)
