@@ -91,7 +91,7 @@ func TestEvaluate(t *testing.T) {
 			detailsPrefix: `Response fails 3 of 18 schema checks: (root) additionalProperties (additional properties 'note' not allowed); (root) required (missing property "total"); /items/1/qty minimum (must be >= 1, got 0).`},
 		{name: "additional properties named in order", schema: `{"properties":{"a":{}},"additionalProperties":false}`,
 			answer: `{"zeta":1,"a":2,"beta":3,"mu":4,"alpha":5,"omega":6,"delta":7,"kappa":8,"gamma":9}`,
-			score: 0, checks: 1,
+			score:  0, checks: 1,
 			failures: []string{`: #/additionalProperties: additional properties 'alpha', 'beta', 'delta', 'gamma', 'kappa', 'mu', 'omega', 'zeta' not allowed`}},
 		{name: "one check failing at two places counts once", schema: orderSchema,
 			answer: `{"id":"ord-1","items":[{"sku":"a","qty":0},{"sku":"b","qty":-3}],"total":1}`,
