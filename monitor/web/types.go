@@ -14,6 +14,9 @@ import (
 
 // CheckStatus is the live state of one check and provider.
 type CheckStatus struct {
+	// Check is the check's name, Provider its provider ("NAME/MODEL", the
+	// model id its runs record) and Suite the suite's name (as its runs
+	// record it): the heatmap and promotion look runs up by both.
 	Check, Provider, Suite string
 	// Schedule describes when the check runs.
 	Schedule string
@@ -22,6 +25,9 @@ type CheckStatus struct {
 	// Next is the next scheduled slot.
 	Next    time.Time
 	Running bool
+	// Stale is set when the check has not completed a run for twice its
+	// interval.
+	Stale bool
 	// Open are the check's open incidents.
 	Open []promptcanary.Incident
 	// Baseline is the snapshot id compared against, "" when none.
