@@ -31,7 +31,7 @@ func coord(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 // point is a point of a chart with what hovering it tells.
 type point struct {
-	X, Y  string
+	X, Y string
 	// D is the outline of a marker drawn as a path.
 	D     string
 	Class string
@@ -159,18 +159,18 @@ type tick struct {
 
 // historyChart is a check's pass-rate history with its baseline band.
 type historyChart struct {
-	W, H                         int
-	Left, Right, Top, Bottom     string
-	YTicks, XTicks               []tick
-	Bands                        []string // polygon points of baseline ± Wilson 95%
-	BaseLines                    []string // polyline points of the baseline pass rate
-	Lines                        []string // polyline points of the runs' pass rates
-	Points                       []point  // drift runs, confirmed ones larger
-	Unmeasured                   []point  // runs that could not measure, on the axis
-	Spans                        []rect   // incidents, opened to resolved
-	Hits                         []rect   // one per run: a link with a tooltip
-	Runs, MeasuredRuns           int
-	From, To                     time.Time
+	W, H                                int
+	Left, Right, Top, Bottom            string
+	YTicks, XTicks                      []tick
+	Bands                               []string // polygon points of baseline ± Wilson 95%
+	BaseLines                           []string // polyline points of the baseline pass rate
+	Lines                               []string // polyline points of the runs' pass rates
+	Points                              []point  // drift runs, confirmed ones larger
+	Unmeasured                          []point  // runs that could not measure, on the axis
+	Spans                               []rect   // incidents, opened to resolved
+	Hits                                []rect   // one per run: a link with a tooltip
+	Runs, MeasuredRuns                  int
+	From, To                            time.Time
 	HasBand, HasIncident, HasUnmeasured bool
 }
 
@@ -269,7 +269,7 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 				flushLine()
 				by := h - bottom - 2
 				c.Unmeasured = append(c.Unmeasured, point{X: coord(px), Y: coord(by), Class: "unmeasured",
-					D: "M" + coord(px-4) + "," + coord(by) + " L" + coord(px+4) + "," + coord(by) + " L" + coord(px) + "," + coord(by-7) + " Z",
+					D:     "M" + coord(px-4) + "," + coord(by) + " L" + coord(px+4) + "," + coord(by) + " L" + coord(px) + "," + coord(by-7) + " Z",
 					Title: stamp(cr.Slot) + ": unmeasured: " + oneLine(cr.Reason), URL: checkRunURL(cr)})
 				c.HasUnmeasured = true
 			}

@@ -347,8 +347,8 @@ func (f *fakeSource) Statuses() []CheckStatus {
 	return slices.Clone(f.statuses)
 }
 
-func (f *fakeSource) History() store.Store  { return f.hist }
-func (f *fakeSource) State() store.Monitor  { return f.state }
+func (f *fakeSource) History() store.Store            { return f.hist }
+func (f *fakeSource) State() store.Monitor            { return f.state }
 func (f *fakeSource) Ready(ctx context.Context) error { return f.ready }
 
 func (f *fakeSource) Acknowledge(ctx context.Context, id, by string) error {

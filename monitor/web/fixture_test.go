@@ -44,17 +44,17 @@ type fixture struct {
 	statuses []CheckStatus
 	// check and provider are the drifting check.
 	check, provider, suite string
-	driftIncident       string
-	unmeasuredIncident  string
-	resolvedIncident    string
-	driftRun, driftRep  string // the latest drifting run and its report
-	confirmRun          string // a confirmation run
-	cleanRun            string // a run without a drift report
-	baseline, baseRun   string
-	otherProvider       string // of the drifting check, clean
-	hostileCheck        string
-	hostileProvider     string
-	checkRuns, runs     int
+	driftIncident          string
+	unmeasuredIncident     string
+	resolvedIncident       string
+	driftRun, driftRep     string // the latest drifting run and its report
+	confirmRun             string // a confirmation run
+	cleanRun               string // a run without a drift report
+	baseline, baseRun      string
+	otherProvider          string // of the drifting check, clean
+	hostileCheck           string
+	hostileProvider        string
+	checkRuns, runs        int
 }
 
 // fixtureProbes are the probes of the checkout suite.

@@ -55,10 +55,10 @@ type server struct {
 	token   string
 	actions bool
 	// origin is the scheme and host of Options.BaseURL, "" when unset.
-	origin  string
-	secure  bool
-	assets  *assets
-	pages   *pageSet
+	origin string
+	secure bool
+	assets *assets
+	pages  *pageSet
 	// failures limits wrong tokens, at the login form and the API alike.
 	failures *rate.Limiter
 	mux      *http.ServeMux
