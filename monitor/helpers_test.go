@@ -122,7 +122,7 @@ func init() {
 }
 
 // newFlip registers a flip provider under a model unique to the test.
-func newFlip(t *testing.T) (*flip, string) {
+func newFlip(t testing.TB) (*flip, string) {
 	t.Helper()
 	f := &flip{entered: make(chan struct{}, 1000), release: make(chan struct{})}
 	f.mode.Store("good")
@@ -175,7 +175,7 @@ type receiver struct {
 	raw     bytes.Buffer
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t testing.TB) *receiver {
 	r := &receiver{release: make(chan struct{})}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
@@ -247,7 +247,7 @@ func (s *syncBuffer) String() string {
 // fixture is a monitor's world: a suite with a baseline, a store, a
 // webhook receiver, a flip provider and a clock.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	store   *sqlite.Store
 	flip    *flip
@@ -277,7 +277,7 @@ prompts:
 // start of the tests' clock: a Monday, mid-morning UTC.
 var epoch = time.Date(2026, time.March, 2, 9, 59, 0, 0, time.UTC)
 
-func newFixture(t *testing.T, suiteExtra string) *fixture {
+func newFixture(t testing.TB, suiteExtra string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{t: t, dir: dir, clock: newClock(epoch), logs: &syncBuffer{}, hook: newReceiver(t)}
@@ -422,7 +422,7 @@ func (f *fixture) checkRuns() []promptcanary.CheckRun {
 
 // eventually waits (polling every millisecond, at most 10s so a broken
 // test fails instead of hanging) until cond holds.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

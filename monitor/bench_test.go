@@ -1,0 +1,81 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// manyChecks configures n checks of the flip provider, every hour.
+func (f *fixture) manyChecks(n int) {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString("  - name: check-" + fmt.Sprint(i) + "\n    suite: suite/canary.yaml\n    provider: " + f.spec + "\n")
+		}
+	}
+	f.extra = b.String()
+}
+
+// BenchmarkMetricsScrape measures one /metrics scrape of a monitor with 50
+// checks after a run of each (the spec's budget: 10 ms).
+func BenchmarkMetricsScrape(b *testing.B) {
+	f := newFixture(b, "")
+	f.saveBaseline(3)
+	f.manyChecks(50)
+	m := f.monitor(f.config("1h", 1))
+	if _, err := m.Once(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	h := m.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	b.ResetTimer()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// TestIdleRSS reports the resident memory of an idle monitor with 50
+// checks (the spec's budget: 40 MiB). It measures, never asserts (the
+// figure depends on the machine); run it with PROMPTCANARY_RSS=1 and -v.
+func TestIdleRSS(t *testing.T) {
+	if os.Getenv("PROMPTCANARY_RSS") == "" {
+		t.Skip("set PROMPTCANARY_RSS=1 to measure the idle RSS of a monitor with 50 checks")
+	}
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	f.manyChecks(50)
+	m := f.monitor(f.config("1h", 1))
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop(context.Background())
+	eventually(t, "every check waits for its slot", func() bool { return f.clock.waiters() == 51 })
+	runtime.GC()
+	debug.FreeOSMemory()
+	t.Logf("idle monitor, 50 checks: VmRSS %s", vmRSS(t))
+}
+
+// vmRSS reads this process's resident set size from /proc.
+func vmRSS(t *testing.T) string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status:", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:"))
+		}
+	}
+	return "unknown"
+}
