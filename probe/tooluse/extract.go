@@ -2,7 +2,6 @@ package tooluse
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -38,37 +37,7 @@ var (
 		`"(?:function|name)"\s*:\s*"([^"]+)"`,
 		`<function_calls>\s*<invoke>\s*<tool_name>([^<]+)</tool_name>`,
 	)
-	// argKeyPattern captures "key": value pairs in free text (case-sensitive,
-	// as in the reference).
-	argKeyPattern = regexp.MustCompile(`"(\w+)"\s*:\s*(?:"[^"]*"|\d+|true|false|\[|\{)`)
 )
-
-// Every match of presencePatterns[i] holds each of presenceNeedles[i] up
-// to ASCII case, and every match of namePatterns[i] one of nameNeedles[i]:
-// content without them is not searched with the regexp, unless it holds a
-// character that (?i) regexps fold to an ASCII letter (ſ, the Kelvin sign).
-var (
-	presenceNeedles = [][]string{{`"function"`}, {`"tool_calls"`}, {`"name"`, `"arguments"`}, {"<tool_call>"},
-		{"<function_calls>"}, {"function", "("}}
-	nameNeedles = [][]string{{`"`}, {"<function_calls>", "<tool_name>"}}
-)
-
-// containsAll reports whether lowered holds each of needles.
-func containsAll(lowered string, needles []string) bool {
-	for _, n := range needles {
-		if !strings.Contains(lowered, n) {
-			return false
-		}
-	}
-	return true
-}
-
-// containsAllFold is containsAll on the lowercased content.
-func containsAllFold(content string, needles []string) bool {
-	l := text.Lower(content) // shared with the other probes that ignore case
-	defer l.Release()
-	return containsAll(l.String(), needles)
-}
 
 // scanHasCall is jsonHasCall on the trimmed content, decided while
 // validating it instead of building its tree: an object with a function,
@@ -146,19 +115,15 @@ func (in *input) detect(s Strategy) (bool, string) {
 			return true, sourceJSON
 		}
 	}
-	if s != StrategyJSON && !text.HasFolds(in.content) {
-		l := text.Lower(in.content) // shared with the other probes that ignore case
-		defer l.Release()
-		for i, re := range presencePatterns {
-			if containsAll(l.String(), presenceNeedles[i]) && re.MatchString(in.content) {
-				return true, sourceText
+	if s != StrategyJSON {
+		if text.HasFolds(in.content) {
+			for _, re := range presencePatterns {
+				if re.MatchString(in.content) {
+					return true, sourceText
+				}
 			}
-		}
-	} else if s != StrategyJSON {
-		for _, re := range presencePatterns {
-			if re.MatchString(in.content) {
-				return true, sourceText
-			}
+		} else if hasCallPattern(in.content) {
+			return true, sourceText
 		}
 	}
 	return false, sourceNone
@@ -200,16 +165,16 @@ func (in *input) names() ([]string, string) {
 			return dedup(names), sourceJSON
 		}
 	}
-	folds := text.HasFolds(in.content)
-	for i, re := range namePatterns {
-		if !folds && !containsAllFold(in.content, nameNeedles[i]) {
-			continue // no match
-		}
-		for _, m := range re.FindAllStringSubmatch(in.content, -1) {
-			if n := strings.TrimSpace(m[1]); n != "" {
-				names = append(names, n)
+	if text.HasFolds(in.content) {
+		for _, re := range namePatterns {
+			for _, m := range re.FindAllStringSubmatch(in.content, -1) {
+				if n := strings.TrimSpace(m[1]); n != "" {
+					names = append(names, n)
+				}
 			}
 		}
+	} else {
+		names = appendTextNames(names, in.content)
 	}
 	if len(names) == 0 {
 		return names, sourceNone
@@ -288,14 +253,7 @@ func (in *input) argKeys() ([]string, string) {
 			return sortedSet(keys), sourceJSON
 		}
 	}
-	if strings.IndexByte(in.content, '"') < 0 { // no match is possible
-		return keys, sourceNone
-	}
-	for _, m := range argKeyPattern.FindAllStringSubmatch(in.content, -1) {
-		if !structuralKeys[m[1]] {
-			keys = append(keys, m[1])
-		}
-	}
+	keys = appendTextKeys(keys, in.content)
 	if len(keys) == 0 {
 		return keys, sourceNone
 	}
