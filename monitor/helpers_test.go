@@ -144,6 +144,10 @@ func (f *flip) Generate(ctx context.Context, req *provider.Request) (*promptcana
 	switch f.mode.Load().(string) {
 	case "bad":
 		return resp("I would rather not say."), nil
+	case "bad-p1":
+		if req.Prompt.ID == "p1" {
+			return resp("I would rather not say."), nil
+		}
 	case "bad-first":
 		if n <= f.badN.Load() {
 			return resp("I would rather not say."), nil

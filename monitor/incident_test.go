@@ -1,0 +1,129 @@
+package monitor
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/monitor/policy"
+)
+
+// A change of the flagged units updates the open incident and notifies;
+// the events say opened then updated.
+func TestChangedFindingUpdatesIncident(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	m := f.monitor(f.config("1h", 5))
+	f.flip.set("bad-p1")
+	if cr := f.once(m); !cr.Confirmed {
+		t.Fatalf("one prompt wrong: got %+v, want a confirmed drift", cr)
+	}
+	first := f.incidents(true)
+	if len(first) != 1 {
+		t.Fatalf("got %+v, want one incident", first)
+	}
+	f.flip.set("bad")
+	f.clock.Advance(time.Hour)
+	f.once(m)
+	open := f.incidents(true)
+	if len(open) != 1 || open[0].ID != first[0].ID || sameUnits(open[0].Units, first[0].Units) {
+		t.Fatalf("got %+v, want the same incident with other units", open)
+	}
+	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.hook.got(); len(got) != 2 || got[1].Status != promptcanary.NotificationFiring || len(got[1].Units) <= len(got[0].Units) {
+		t.Fatalf("got %+v, want a second firing with more units", got)
+	}
+	events, _ := f.store.IncidentEvents(context.Background(), open[0].ID)
+	if len(events) != 2 || events[1].Type != promptcanary.EventUpdated {
+		t.Errorf("got events %+v, want opened, updated", events)
+	}
+}
+
+// A restart keeps the count of failures in a row: one failure before and
+// one after open the unmeasured incident.
+func TestRestartKeepsFailuresInARow(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	cfg := f.config("1h", 1)
+	f.flip.set("fail")
+	f.once(f.monitor(cfg))
+	f.clock.Advance(time.Hour)
+	f.once(f.monitor(cfg))
+	if open := f.incidents(true); len(open) != 1 || open[0].Kind != promptcanary.IncidentUnmeasured {
+		t.Fatalf("got %+v, want the unmeasured incident after two failures across a restart", open)
+	}
+}
+
+// The trend detector turns a slow decline of clean runs into one drift
+// incident, "gradual decline", held open while the decline lasts.
+func TestGradualDeclineOpensDriftIncident(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1h", 1))
+	e := m.entries[0]
+	e.trend = policy.Trend{Warmup: 5}
+	rate := 0.95
+	for i := range 40 {
+		if i >= 5 {
+			rate -= 0.01
+		}
+		f.clock.Advance(time.Hour)
+		cr := promptcanary.CheckRun{ID: promptcanary.NewID(), Check: "canary", Provider: f.spec, Outcome: promptcanary.CheckClean,
+			PassRate: rate + 0.01*float64(i%2), BaselinePassRate: 0.95, BaselineID: e.baselineID, FinishedAt: f.clock.Now()}
+		m.decide(context.Background(), e, &cr, nil)
+	}
+	incs := f.incidents(false)
+	if len(incs) != 1 || incs[0].Kind != promptcanary.IncidentDrift || !strings.HasPrefix(incs[0].Summary, "gradual decline") || !incs[0].Open() {
+		t.Fatalf("got incidents %+v, want one open drift incident of a gradual decline", incs)
+	}
+	if u := incs[0].Units; len(u) != 1 || u[0].Unit != promptcanary.UnitSuite {
+		t.Errorf("got units %+v, want the suite", u)
+	}
+}
+
+// Jitter is deterministic, within Jitter × the interval, and differs
+// between slots and checks.
+func TestJitter(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	cfg := f.config("1h", 1)
+	cfg.Checks[0].Jitter = 0.5
+	m := f.monitor(cfg)
+	e := m.entries[0]
+	seen := map[time.Duration]bool{}
+	for i := range 50 {
+		slot := epoch.Add(time.Duration(i) * time.Hour)
+		j := jitter(e, slot)
+		if j < 0 || j >= 30*time.Minute || j != jitter(e, slot) {
+			t.Fatalf("slot %d: jitter %v, want a stable value in [0, 30m)", i, j)
+		}
+		seen[j] = true
+	}
+	if len(seen) < 45 {
+		t.Errorf("got %d distinct jitters of 50 slots, want them spread", len(seen))
+	}
+}
+
+// The log scrubber removes secrets from the message and from attributes
+// of every kind.
+func TestScrubber(t *testing.T) {
+	var b syncBuffer
+	secret := "s3cr3t-value-0123"
+	l := slog.New(newScrubber(slog.NewTextHandler(&b, nil), redact.New(secret)))
+	l = l.With("bound", "x"+secret)
+	l.Info("message "+secret, "str", secret, "err", errorString("failed: "+secret),
+		slog.Group("g", "inner", secret), "any", []string{secret}, "n", 3)
+	if out := b.String(); strings.Contains(out, secret) || strings.Count(out, redact.Placeholder) != 6 || !strings.Contains(out, "n=3") {
+		t.Errorf("got %q, want 6 placeholders and no secret", out)
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
