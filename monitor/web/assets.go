@@ -37,18 +37,20 @@ func loadAssets() *assets {
 
 func (s *server) static(w http.ResponseWriter, r *http.Request) {
 	var body []byte
+	var versioned string
 	switch r.PathValue("file") {
 	case "dashboard.css":
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		body = s.assets.css
+		body, versioned = s.assets.css, s.assets.cssPath
 	case "dashboard.js":
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		body = s.assets.js
+		body, versioned = s.assets.js, s.assets.jsPath
 	default:
-		http.NotFound(w, r)
+		s.notFoundPage(w, r)
 		return
 	}
-	if r.URL.Query().Get("v") != "" {
+	// Only the URL of this very version may be cached for good.
+	if r.URL.RequestURI() == versioned {
 		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")

@@ -37,6 +37,12 @@ type fixtureOptions struct {
 	// reports is how many of the drifting check's newest runs get a drift
 	// report and a confirmation run (default 3).
 	reports int
+	// samples is the number of samples per prompt of a scheduled run
+	// (default 10; baselines have twice as many).
+	samples int
+	// pastIncidents adds as many resolved incidents, each with two events
+	// and a notification, spread over the history.
+	pastIncidents int
 }
 
 // fixture is what populate stored, by name.
@@ -148,6 +154,9 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	if o.reports == 0 {
 		o.reports = 3
 	}
+	if o.samples == 0 {
+		o.samples = 10
+	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 11))
 	ids := idGen{rand.New(rand.NewPCG(3, 5))}
@@ -162,7 +171,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	// Baselines, ten days old, of the two providers of checkout-prod.
 	baselineOf := map[string]*promptcanary.Baseline{}
 	for _, model := range []string{f.provider, f.otherProvider, "openai/gpt-4o", "sim/flaky"} {
-		run := makeRun(rng, ids.next(), f.suite, model, fixtureNow.Add(-10*24*time.Hour), 20, false)
+		run := makeRun(rng, ids.next(), f.suite, model, fixtureNow.Add(-10*24*time.Hour), 2*o.samples, false)
 		b := store.NewBaseline(run, "first baseline", fixtureNow.Add(-10*24*time.Hour+time.Minute))
 		b.SnapshotID = ids.next()
 		_, err := hist.SaveBaseline(ctx, b)
@@ -201,7 +210,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 				continue
 			}
 			drifted := h.drifted != nil && h.drifted(hour)
-			run := makeRun(rng, ids.next(), f.suite, h.provider, cr.StartedAt, 10, drifted)
+			run := makeRun(rng, ids.next(), f.suite, h.provider, cr.StartedAt, o.samples, drifted)
 			must(hist.SaveRun(ctx, run))
 			f.runs++
 			cr.RunID, cr.PassRate, cr.Score, cr.Outcome = run.RunID, run.PassRate(), run.OverallScore(), promptcanary.CheckClean
@@ -216,7 +225,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 					must(hist.SaveDrift(ctx, d))
 					cr.ReportID, cr.Severity = d.ReportID, d.Severity
 					// The first drifting run of the stretch has a confirmation.
-					conf := makeRun(rng, ids.next(), f.suite, h.provider, cr.FinishedAt.Add(2*time.Second), 10, true)
+					conf := makeRun(rng, ids.next(), f.suite, h.provider, cr.FinishedAt.Add(2*time.Second), o.samples, true)
 					must(hist.SaveRun(ctx, conf))
 					f.runs++
 					dc, err := drift.Compare(base, conf, drift.Options{Seed: 2, Now: func() time.Time { return conf.FinishedAt }, NewID: ids.next})
@@ -252,7 +261,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	nb := baselineOf["openai/gpt-4o"]
 	for day := 20; day >= 3; day-- {
 		slot := time.Date(2026, 5, 14, 2, 0, 0, 0, time.UTC).AddDate(0, 0, -day)
-		run := makeRun(rng, ids.next(), f.suite, "openai/gpt-4o", slot.Add(time.Second), 5, false)
+		run := makeRun(rng, ids.next(), f.suite, "openai/gpt-4o", slot.Add(time.Second), o.samples, false)
 		must(hist.SaveRun(ctx, run))
 		f.runs++
 		cr := &promptcanary.CheckRun{ID: ids.next(), Check: "nightly-eval", Provider: "openai/gpt-4o", Suite: f.suite, Slot: slot,
@@ -319,6 +328,18 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 		ResolvedAt: rOpened.Add(5 * time.Hour), CleanRuns: 2, NotifiedTo: []string{"oncall"}}))
 	must(state.AddIncidentEvent(ctx, promptcanary.IncidentEvent{IncidentID: f.resolvedIncident, At: rOpened, Type: promptcanary.EventOpened, Severity: promptcanary.SeverityMedium, Summary: "drift confirmed by a second run: 1 unit flagged"}))
 	must(state.AddIncidentEvent(ctx, promptcanary.IncidentEvent{IncidentID: f.resolvedIncident, At: rOpened.Add(5 * time.Hour), Type: promptcanary.EventResolved, Summary: "2 clean runs in a row"}))
+
+	for i := range o.pastIncidents {
+		at := fixtureNow.Add(-time.Duration(80+i*7) * time.Hour)
+		id := fmt.Sprintf("past%012d", i)
+		must(state.SaveIncident(ctx, &promptcanary.Incident{ID: id, Fingerprint: "fp-past", Check: f.check, Suite: f.suite,
+			Provider: f.otherProvider, Kind: promptcanary.IncidentDrift, Severity: promptcanary.SeverityLow,
+			Summary: "json_valid regressed on gift-card", OpenedAt: at, UpdatedAt: at.Add(2 * time.Hour), ResolvedAt: at.Add(2 * time.Hour), CleanRuns: 2}))
+		must(state.AddIncidentEvent(ctx, promptcanary.IncidentEvent{IncidentID: id, At: at, Type: promptcanary.EventOpened, Summary: "drift confirmed"}))
+		must(state.AddIncidentEvent(ctx, promptcanary.IncidentEvent{IncidentID: id, At: at.Add(2 * time.Hour), Type: promptcanary.EventResolved, Summary: "2 clean runs"}))
+		must(state.SaveNotification(ctx, promptcanary.NotificationAttempt{ID: "n-" + id, IncidentID: id, Notifier: "oncall",
+			Status: promptcanary.NotificationFiring, Event: promptcanary.EventOpened, Attempt: 1, At: at, OK: true, Code: 200}))
+	}
 
 	open := func(ids ...string) []promptcanary.Incident {
 		var out []promptcanary.Incident

@@ -180,16 +180,22 @@ func (s *server) checkPage(w http.ResponseWriter, r *http.Request) {
 
 // baselineSizes maps the snapshot ids the runs were compared against to
 // the number of results of the baseline's run, the n of the band's Wilson
-// interval. It reads summaries only; a baseline it cannot size gets no
-// band.
+// interval. It reads summaries only, once per baseline (a stored baseline
+// never changes); a baseline it cannot size gets no band.
 func (s *server) baselineSizes(ctx context.Context, r *http.Request, suite, provider string, runs []promptcanary.CheckRun) map[string]int {
 	want := map[string]bool{}
+	sizes := map[string]int{}
 	for i := range runs {
-		if runs[i].BaselineID != "" {
-			want[runs[i].BaselineID] = true
+		id := runs[i].BaselineID
+		if id == "" || want[id] {
+			continue
+		}
+		if n, ok := s.baseSizes.Load(id); ok {
+			sizes[id] = n.(int)
+		} else {
+			want[id] = true
 		}
 	}
-	sizes := map[string]int{}
 	if len(want) == 0 || suite == "" {
 		return sizes
 	}
@@ -215,6 +221,7 @@ func (s *server) baselineSizes(ctx context.Context, r *http.Request, suite, prov
 	for _, sum := range sums {
 		if snap, ok := runOf[sum.RunID]; ok {
 			sizes[snap] = sum.Results
+			s.baseSizes.Store(snap, sum.Results)
 		}
 	}
 	return sizes

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -61,7 +62,10 @@ type server struct {
 	pages  *pageSet
 	// failures limits wrong tokens, at the login form and the API alike.
 	failures *rate.Limiter
-	mux      *http.ServeMux
+	// baseSizes caches the number of results of each baseline's run
+	// (snapshot id → n), for the band of the pass-rate chart.
+	baseSizes sync.Map
+	mux       *http.ServeMux
 }
 
 // New returns the dashboard and JSON API of the monitor o.Source:
