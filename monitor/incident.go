@@ -242,7 +242,7 @@ func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 		inc.Severity, inc.Units, inc.Summary, inc.UpdatedAt = f.severity, f.units, f.summary, now
 		// Acknowledging silences repeats until the state changes: it has.
 		inc.AcknowledgedAt, inc.AcknowledgedBy = time.Time{}, ""
-	case inc.AcknowledgedAt.IsZero() && now.Sub(base) >= m.cfg.Incidents.RepeatInterval:
+	case inc.AcknowledgedAt.IsZero() && now.Sub(base) >= m.repeat:
 		ev = promptcanary.EventRepeated
 		inc.Summary = f.summary
 	}
@@ -304,7 +304,7 @@ func (m *Monitor) clean(ctx context.Context, fp, runID string) {
 		return
 	}
 	inc.CleanRuns++
-	if inc.CleanRuns < max(m.cfg.Incidents.ResolveAfter, 1) {
+	if inc.CleanRuns < m.resolveAfter {
 		if err := m.state.SaveIncident(ctx, inc); err != nil {
 			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
 		}

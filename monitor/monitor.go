@@ -119,6 +119,11 @@ type Monitor struct {
 	inc       incidents
 	handler   http.Handler
 	handlerMu sync.Once
+	// grace, repeat and resolveAfter are the configuration's, or the
+	// defaults where it leaves them zero.
+	grace        time.Duration
+	repeat       time.Duration
+	resolveAfter int
 
 	mu        sync.Mutex // guards the lifecycle below
 	started   bool
@@ -193,7 +198,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	secrets.Add(cfg.AdminToken)
 	for _, n := range cfg.Notifiers {
 		secrets.Add(n.Secret, n.Token, n.RoutingKey)
-		if n.Type == "slack" {
+		if n.Type == notify.TypeSlack {
 			secrets.Add(n.URL)
 		}
 	}
@@ -221,6 +226,9 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
 	m.metrics = newMetrics(version(o.Tool))
 	m.budget.limit = cfg.Budget.USDPerDay
+	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
+	m.repeat = cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval)
+	m.resolveAfter = max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1)
 
 	ctx := context.Background()
 	var probs problems
@@ -418,7 +426,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	m.stopped = true
 	m.mu.Unlock()
 
-	grace := m.cfg.ShutdownGrace
+	grace := m.grace
 	m.sched()
 	m.loops.Wait()
 	done := make(chan struct{})
@@ -470,7 +478,7 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 		})
 	}
 	wg.Wait()
-	err := m.drain(ctx, m.cfg.ShutdownGrace)
+	err := m.drain(ctx, m.grace)
 	out.Open = m.inc.openList()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
