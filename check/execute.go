@@ -130,10 +130,14 @@ func engine(t Target, x Exec) runner.Options {
 		OnWait:       x.OnWait,
 		MaxRetryWait: s.MaxRetryWait,
 		Secrets:      s.Secrets,
+		Getenv:       t.Options.Getenv,
+		HTTPClient:   t.Options.HTTPClient,
 	}
 }
 
-// EstimateCost prices a run's token usage; nil when the price is unknown.
+// EstimateCost prices a run's token usage, with the calls its probes made
+// to models (an llm_judge's judge, see runner.ModelCost); nil when a price
+// is unknown.
 func EstimateCost(r *promptcanary.Run, prices map[string]provider.Price) *float64 {
 	price, ok := provider.LookupPrice(r.Provider.ModelID, prices)
 	if !ok {
@@ -141,5 +145,10 @@ func EstimateCost(r *promptcanary.Run, prices map[string]provider.Price) *float6
 	}
 	in, out := r.Tokens()
 	c := price.Cost(in, out)
+	probes, ok := runner.ModelCost(r, prices)
+	if !ok {
+		return nil
+	}
+	c += probes
 	return &c
 }

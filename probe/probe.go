@@ -109,8 +109,12 @@ type Contextual interface {
 	EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) Result
 }
 
-// EvaluateContext is EvaluateWith that hands ctx to a Contextual probe.
+// EvaluateContext is EvaluateWith that hands ctx to a Contextual or
+// ReferencedContext probe.
 func EvaluateContext(ctx context.Context, p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
+	if rp, ok := p.(ReferencedContext); ok {
+		return evaluateReferencedContext(ctx, rp, prompt, resp, refs)
+	}
 	cp, ok := p.(Contextual)
 	if !ok {
 		return EvaluateWith(p, prompt, resp, refs)

@@ -43,6 +43,11 @@ type Plan struct {
 	// model's own answers, the counterpart of a later run's closeness to
 	// them.
 	References map[string][]promptcanary.Response
+	// Models are the models the probes call (probe.Remote), with their
+	// settings and limits (see suite.Suite.Plan); the run opens them
+	// before its first call. A model a probe calls that is not listed is
+	// opened with the probe's settings when it is first called.
+	Models []Model
 }
 
 // References returns the answers of run by prompt id, in sample order, for

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"runtime"
 	"sync"
 	"time"
@@ -63,8 +64,13 @@ type Options struct {
 	// Secrets are scrubbed from each response and call error as soon as
 	// the provider returns it, before probes judge it and before it enters
 	// the run, so that everything reported or stored is scrubbed. Nil
-	// scrubs nothing.
+	// scrubs nothing. The models the probes call (Plan.Models) register
+	// their keys with it when they are opened.
 	Secrets *redact.Set
+	// Getenv and HTTPClient open the models the probes call (Plan.Models)
+	// as provider.Options do; nil means os.Getenv and a default client.
+	Getenv     func(string) string
+	HTTPClient *http.Client
 }
 
 // Wait describes a sleep before a retry, for Options.OnWait.
@@ -138,7 +144,9 @@ type call struct {
 // evaluates each response with its probes. Calls that fail for good become
 // CallErrors in the run; the run still completes. When ctx is cancelled,
 // in-flight calls are cancelled and the run returned holds what finished,
-// with Interrupted set; the error is then ctx's.
+// with Interrupted set; the error is then ctx's. A model that the probes
+// call (Plan.Models) and that cannot be opened, for want of an API key
+// say, is an error before any call, with no run.
 func Execute(ctx context.Context, plan *Plan, p provider.Provider, opts Options) (*promptcanary.Run, error) {
 	return ExecuteAdaptive(ctx, plan, p, opts, nil)
 }
@@ -198,8 +206,12 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		done, failed int
 	)
 	total := len(plan.Items) * samples
-	lim := newLimiter(opts.Limits)
-	e := &engine{plan: plan, p: p, lim: lim, opts: &opts, budget: newBudget(opts.MaxRetryWait)}
+	e := newEngine(plan, p, &opts)
+	// A model a probe calls that cannot be opened (a missing API key) stops
+	// the run before it spends anything.
+	if err := e.models.openAll(); err != nil {
+		return nil, err
+	}
 
 	active := make([]int, len(plan.Items))
 	for i := range active {
@@ -266,13 +278,14 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 				byItem[c.item] = append(byItem[c.item], c)
 			}
 		}
-		forEachItem(plan, func(i int, ks []int) {
+		pctx := e.probeContext(ctx)
+		forEachItem(plan, conc, func(i int, ks []int) {
 			cs := byItem[i]
 			resps := make([]promptcanary.Response, len(cs))
 			for j, c := range cs {
 				resps[j] = *c.resp
 			}
-			leaveOneOut(&plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) { cs[j].probes[k] = r })
+			leaveOneOut(pctx, &plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) { cs[j].probes[k] = r })
 		})
 	}
 
@@ -305,6 +318,16 @@ type engine struct {
 	opts   *Options
 	budget *budget
 	waitMu sync.Mutex // serialises OnWait
+	// models are the models the probes call (see Model).
+	models *models
+}
+
+// newEngine returns the engine of one run of plan against p (nil when
+// the run only rescores answers).
+func newEngine(plan *Plan, p provider.Provider, opts *Options) *engine {
+	e := &engine{plan: plan, p: p, lim: newLimiter(opts.Limits), opts: opts, budget: newBudget(opts.MaxRetryWait)}
+	e.models = newModels(e, plan.Models)
+	return e
 }
 
 // call performs one call with retries and evaluates the response. The
@@ -313,44 +336,17 @@ type engine struct {
 func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	plan, opts := e.plan, e.opts
 	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
-	maxAttempts := opts.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 4
-	}
-	var (
-		resp *promptcanary.Response
-		err  error
-	)
-	attempts := 0
-	for attempts < maxAttempts {
-		if err = e.lim.wait(ctx, CallTokens(&item.Prompt, plan.Config.MaxTokens)); err != nil {
-			break
-		}
-		attempts++
+	var resp *promptcanary.Response
+	site := callSite{spec: plan.Config.ModelID, promptID: item.Prompt.ID, sample: c.sample}
+	attempts, err := e.retry(ctx, site, e.lim, CallTokens(&item.Prompt, plan.Config.MaxTokens), opts.Timeout, func(ctx context.Context) error {
 		start := time.Now()
-		resp, err = attempt(ctx, e.p, req, opts.Timeout)
-		if err == nil {
-			if resp.LatencyMS == 0 {
-				resp.LatencyMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
-			}
-			break
+		r, err := generate(ctx, e.p, req)
+		if err == nil && r.LatencyMS == 0 {
+			r.LatencyMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
 		}
-		if ctx.Err() != nil || attempts == maxAttempts || !retryable(err) {
-			break
-		}
-		d := backoff(opts.BackoffBase, attempts, err)
-		reason := waitReason(err, opts.Secrets)
-		if berr := e.budget.take(d, reason); berr != nil {
-			err = fmt.Errorf("%w: %w", berr, err)
-			break
-		}
-		e.notify(Wait{Provider: plan.Config.ModelID, PromptID: item.Prompt.ID, Sample: c.sample,
-			Delay: d, Reason: reason, Attempt: attempts, MaxAttempts: maxAttempts})
-		if werr := opts.wait(ctx, d); werr != nil {
-			err = werr
-			break
-		}
-	}
+		resp = r
+		return err
+	})
 	if err != nil {
 		msg := err.Error()
 		if ctx.Err() != nil {
@@ -378,7 +374,61 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	if plan.References != nil {
 		refs = plan.References[item.Prompt.ID]
 	}
-	c.probes = EvaluateContext(ctx, &item.Prompt, resp, item.Probes, refs)
+	c.probes = EvaluateContext(e.probeContext(ctx), &item.Prompt, resp, item.Probes, refs)
+}
+
+// callSite names a call for OnWait: the model called and the response it
+// is for.
+type callSite struct {
+	spec     string
+	promptID string
+	sample   int
+}
+
+// retry runs do, an attempt bounded by timeout (0: none), until it
+// succeeds, fails for good or runs out of attempts, pacing each attempt
+// with lim (tokens is what it counts against the tpm limit) and sleeping
+// between attempts as the server or the backoff says, within the run's
+// retry budget. It returns the attempts made.
+func (e *engine) retry(ctx context.Context, site callSite, lim *limiter, tokens int64, timeout time.Duration, do func(ctx context.Context) error) (int, error) {
+	opts := e.opts
+	maxAttempts := opts.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = 4
+	}
+	var err error
+	attempts := 0
+	for attempts < maxAttempts {
+		if err = lim.wait(ctx, tokens); err != nil {
+			break
+		}
+		attempts++
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		err = do(actx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || attempts == maxAttempts || !retryable(err) {
+			break
+		}
+		d := backoff(opts.BackoffBase, attempts, err)
+		reason := waitReason(err, opts.Secrets)
+		if berr := e.budget.take(d, reason); berr != nil {
+			err = fmt.Errorf("%w: %w", berr, err)
+			break
+		}
+		e.notify(Wait{Provider: site.spec, PromptID: site.promptID, Sample: site.sample,
+			Delay: d, Reason: reason, Attempt: attempts, MaxAttempts: maxAttempts})
+		if werr := opts.wait(ctx, d); werr != nil {
+			err = werr
+			break
+		}
+	}
+	return attempts, err
 }
 
 // notify calls OnWait, one call at a time.
@@ -445,17 +495,24 @@ func EvaluateContext(ctx context.Context, prompt *promptcanary.Prompt, resp *pro
 	return out
 }
 
-// evaluate runs one probe instance on one response.
-func evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
-	return evaluateIn(context.Background(), prompt, resp, inst, refs)
-}
-
-// evaluateIn runs one probe instance on one response under ctx.
+// evaluateIn runs one probe instance on one response under ctx. A Remote
+// probe calls models through the Caller ctx carries, and its result
+// records what they returned (see ModelCost).
 func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
+	var acct *account
+	if remote(inst.Probe) {
+		if c := probe.CallerFrom(ctx); c != nil {
+			acct = &account{next: c, site: callSite{promptID: prompt.ID, sample: resp.Sample}}
+			ctx = probe.WithCaller(ctx, acct)
+		}
+	}
 	res := probe.EvaluateContext(ctx, inst.Probe, prompt, resp, refs)
 	md := res.Metadata
 	if md == nil {
 		md = map[string]any{}
+	}
+	if acct != nil {
+		acct.record(md)
 	}
 	return promptcanary.ProbeResult{
 		ProbeID:   inst.ID,
@@ -469,6 +526,12 @@ func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptca
 		Details:   res.Details,
 		Metadata:  md,
 	}
+}
+
+// remote reports whether p calls models to judge a response.
+func remote(p probe.Probe) bool {
+	r, ok := p.(probe.Remote)
+	return ok && len(r.Models()) > 0
 }
 
 // referenced returns the indices of item's probes that judge a response
@@ -485,9 +548,19 @@ func referenced(item *Item) []int {
 
 // forEachItem calls fn, on all cores, for each item of plan with probes
 // that judge a response against reference answers, with their indices.
-func forEachItem(plan *Plan, fn func(i int, ks []int)) {
+// When one of them calls models (probe.Remote), at most calls items run
+// at once, so that the run's bound on calls in flight holds.
+func forEachItem(plan *Plan, calls int, fn func(i int, ks []int)) {
 	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	limit := runtime.GOMAXPROCS(0)
+	for i := range plan.Items {
+		for _, k := range referenced(&plan.Items[i]) {
+			if remote(plan.Items[i].Probes[k].Probe) && calls > 0 {
+				limit = min(limit, calls)
+			}
+		}
+	}
+	g.SetLimit(limit)
 	for i := range plan.Items {
 		ks := referenced(&plan.Items[i])
 		if len(ks) == 0 {
@@ -501,12 +574,12 @@ func forEachItem(plan *Plan, fn func(i int, ks []int)) {
 // leaveOneOut evaluates the probes ks of item on each of resps, answers to
 // its prompt, against the other answers of resps, and hands each result to
 // set with the answer's and the probe's index.
-func leaveOneOut(item *Item, ks []int, resps []promptcanary.Response, set func(j, k int, r promptcanary.ProbeResult)) {
+func leaveOneOut(ctx context.Context, item *Item, ks []int, resps []promptcanary.Response, set func(j, k int, r promptcanary.ProbeResult)) {
 	refs := make([]promptcanary.Response, 0, max(len(resps)-1, 0))
 	for j := range resps {
 		refs = append(append(refs[:0], resps[:j]...), resps[j+1:]...)
 		for _, k := range ks {
-			set(j, k, evaluate(&item.Prompt, &resps[j], &item.Probes[k], refs))
+			set(j, k, evaluateIn(ctx, &item.Prompt, &resps[j], &item.Probes[k], refs))
 		}
 	}
 }
@@ -517,7 +590,25 @@ func leaveOneOut(item *Item, ks []int, resps []promptcanary.Response, set func(j
 // the same prompt, as ExecuteAdaptive would have. It is for a run
 // measured earlier and compared now with a baseline, such as a saved run;
 // results of probes or prompts the plan does not hold are left alone.
+//
+// Probes that call models (probe.Remote, such as similarity with an
+// embedder) call them as a run would, with the default Options: open
+// failures and call errors become their results' errors. RescoreContext
+// takes the options and a context.
 func Rescore(plan *Plan, run *promptcanary.Run) {
+	RescoreContext(context.Background(), plan, run, Options{})
+}
+
+// RescoreContext is Rescore under ctx, calling the probes' models with
+// opts (its retries, timeout, retry budget, secrets, Getenv and
+// HTTPClient).
+func RescoreContext(ctx context.Context, plan *Plan, run *promptcanary.Run, opts Options) {
+	e := newEngine(plan, nil, &opts)
+	pctx := e.probeContext(ctx)
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
 	type key struct {
 		probe, prompt string
 		sample        int
@@ -536,28 +627,25 @@ func Rescore(plan *Plan, run *promptcanary.Run) {
 			mu.Unlock()
 		}
 	}
-	forEachItem(plan, func(i int, ks []int) {
+	forEachItem(plan, conc, func(i int, ks []int) {
 		item := &plan.Items[i]
 		resps := byPrompt[item.Prompt.ID]
 		if plan.References == nil {
-			leaveOneOut(item, ks, resps, func(_, _ int, r promptcanary.ProbeResult) { set(r) })
+			leaveOneOut(pctx, item, ks, resps, func(_, _ int, r promptcanary.ProbeResult) { set(r) })
 			return
 		}
 		refs := plan.References[item.Prompt.ID]
 		for j := range resps {
 			for _, k := range ks {
-				set(evaluate(&item.Prompt, &resps[j], &item.Probes[k], refs))
+				set(evaluateIn(pctx, &item.Prompt, &resps[j], &item.Probes[k], refs))
 			}
 		}
 	})
+	opts.Secrets.Run(run)
 }
 
-func attempt(ctx context.Context, p provider.Provider, req *provider.Request, timeout time.Duration) (*promptcanary.Response, error) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+// generate makes one attempt of req with p.
+func generate(ctx context.Context, p provider.Provider, req *provider.Request) (*promptcanary.Response, error) {
 	resp, err := p.Generate(ctx, req)
 	if err == nil && resp == nil {
 		err = errors.New("provider returned no response")

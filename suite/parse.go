@@ -21,7 +21,7 @@ import (
 
 // The keys each kind of mapping accepts.
 var (
-	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "prices", "store", "probes", "prompts"}
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "judges", "prices", "store", "probes", "prompts"}
 	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
@@ -481,7 +481,9 @@ func (p *parser) parse(data []byte) *Suite {
 		case "base_url":
 			s.Defaults.BaseURL, _ = p.str(v, "base_url")
 		case "providers":
-			s.Providers = p.providers(v)
+			s.Providers = p.providers(v, "providers")
+		case "judges":
+			s.Judges = p.providers(v, "judges")
 		case "store":
 			s.Defaults.Store, _ = p.str(v, "store")
 		case "prices":
@@ -525,6 +527,7 @@ func (p *parser) parse(data []byte) *Suite {
 	}
 	p.addPrompts(s, prompts)
 	p.checkSkips(s, suiteProbes, prompts, len(s.Prompts) == promptItems)
+	p.checkJudges(s)
 	if probeCount == 0 {
 		where := probesKey
 		if where == nil {

@@ -40,14 +40,24 @@ func (s *Suite) Provider(spec string) *ProviderSpec {
 	return nil
 }
 
-// providers parses the `providers:` list. The suite reads id, rpm, tpm and
-// timeout; every other key is a provider setting, checked by the provider
-// when it is opened.
-func (p *parser) providers(n *yaml.Node) []ProviderSpec {
+// Judge returns the judges: entry for spec, or nil.
+func (s *Suite) Judge(spec string) *ProviderSpec {
+	for i := range s.Judges {
+		if s.Judges[i].Spec == spec {
+			return &s.Judges[i]
+		}
+	}
+	return nil
+}
+
+// providers parses the `providers:` list, or the `judges:` list, named by
+// key. The suite reads id, rpm, tpm and timeout; every other key is a
+// provider setting, checked by the provider when it is opened.
+func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 	var out []ProviderSpec
 	seen := map[string]int{}
-	for i, item := range p.items(n, "providers", "a list of providers") {
-		field := fmt.Sprintf("providers[%d]", i)
+	for i, item := range p.items(n, key, "a list of providers") {
+		field := fmt.Sprintf("%s[%d]", key, i)
 		if item.Kind != yaml.MappingNode {
 			p.wrongType(item, field, "a mapping with id: NAME/MODEL")
 			continue

@@ -45,6 +45,10 @@ type Suite struct {
 	// Providers are the `providers:` entries: what to run when no provider
 	// is given on the command line, and each provider's settings.
 	Providers []ProviderSpec
+	// Judges are the `judges:` entries: the settings, rate limits and
+	// timeouts of the models that llm_judge probes call, which are never
+	// run as providers.
+	Judges []ProviderSpec
 	// Prices override the built-in price table, keyed by model or
 	// NAME/MODEL (USD per million tokens).
 	Prices map[string]provider.Price
@@ -133,5 +137,6 @@ func (s *Suite) Plan(cfg promptcanary.ProviderConfig, samples int) *runner.Plan 
 		Samples:      samples,
 		ConfigHash:   s.Hash(cfg),
 		PromptHashes: hashes,
+		Models:       s.models(items),
 	}
 }
