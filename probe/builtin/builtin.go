@@ -9,6 +9,7 @@ import (
 	_ "github.com/promptcanary/promptcanary/probe/custom"
 	_ "github.com/promptcanary/promptcanary/probe/factual"
 	_ "github.com/promptcanary/promptcanary/probe/format"
+	_ "github.com/promptcanary/promptcanary/probe/judge"
 	_ "github.com/promptcanary/promptcanary/probe/match"
 	_ "github.com/promptcanary/promptcanary/probe/meta"
 	_ "github.com/promptcanary/promptcanary/probe/reasoning"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	// llm_judge checks that its judge names a registered provider.
+	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
