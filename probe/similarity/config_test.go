@@ -25,11 +25,29 @@ func TestConfigErrors(t *testing.T) {
 			`invalid-min-type.yaml:4: probes[0] (similarity).min: must be a number, got string "high"`, minDoc,
 		}},
 		{File: "invalid-metric.yaml", Want: []string{
-			`invalid-metric.yaml:4: probes[0] (similarity).metric: invalid value "bleu"`, "use one of: chrf, token_f1, rouge_l",
+			`invalid-metric.yaml:4: probes[0] (similarity).metric: invalid value "bleu"`, "use one of: chrf, token_f1, rouge_l, embedding",
 			`invalid-metric.yaml:6: probes[0] (similarity).against: invalid value "median"`, "use one of: max, mean",
 		}},
+		{File: "invalid-embedder-missing.yaml", Want: []string{
+			"invalid-embedder-missing.yaml:2: probes[0] (similarity).embedder: required by metric: embedding",
+			"name the embedding model, for example embedder: openai/text-embedding-3-small or embedder: ollama/nomic-embed-text",
+		}},
+		{File: "invalid-embedder-unused.yaml", Want: []string{
+			"invalid-embedder-unused.yaml:4: probes[0] (similarity).embedder: is used by metric: embedding only, and the metric is chrf",
+			"set metric: embedding to compare the answers' embeddings, or remove embedder:",
+		}},
+		{File: "invalid-embedder-config.yaml", Want: []string{
+			`invalid-embedder-config.yaml:5: probes[0] (similarity).embedder: no embeddings client for "anthropic"; use openai/MODEL (the OpenAI API or any compatible server) or ollama/MODEL`,
+			"the embedder is openai/MODEL or ollama/MODEL, for example embedder: openai/text-embedding-3-small",
+			"invalid-embedder-config.yaml:10: probes[1] (similarity).embedder_base_url: want a server address such as http://localhost:11434 or 0.0.0.0:11434",
+			"for example embedder_base_url: http://localhost:11434",
+			"invalid-embedder-config.yaml:15: probes[2] (similarity).embedder_api_key_env: want the name of an environment variable (letters, digits and _), not the key itself",
+			"name the variable that holds the key, for example embedder_api_key_env: OPENAI_API_KEY",
+			`invalid-embedder-config.yaml:19: probes[3] (similarity).embedder: must be NAME/MODEL, got "ollama"`,
+			"for example embedder: openai/text-embedding-3-small or embedder: ollama/nomic-embed-text",
+		}},
 		{File: "invalid-unknown.yaml", Want: []string{
-			"invalid-unknown.yaml:5: probes[0] (similarity).treshold: unknown parameter for similarity", "known parameters: metric, min, against",
+			"invalid-unknown.yaml:5: probes[0] (similarity).treshold: unknown parameter for similarity", "known parameters: metric, min, against, embedder, embedder_base_url, embedder_api_key_env",
 		}},
 	})
 }

@@ -1,11 +1,14 @@
 package similarity
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/memo"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
@@ -35,17 +38,26 @@ type Similarity struct {
 	Min float64
 	// Against aggregates the similarities to each reference; "" means Max.
 	Against Against
+	// Embedder is the embedding model of the Embedding metric, with the
+	// settings of its client; unused by the other metrics.
+	Embedder probe.Model
+
+	// vectors keeps the embeddings of the texts compared, by their hash.
+	vectors *memo.Memo[[32]byte, []float32]
 }
 
 var (
-	_ probe.Probe      = (*Similarity)(nil)
-	_ probe.Referenced = (*Similarity)(nil)
+	_ probe.Probe             = (*Similarity)(nil)
+	_ probe.Referenced        = (*Similarity)(nil)
+	_ probe.ReferencedContext = (*Similarity)(nil)
+	_ probe.Remote            = (*Similarity)(nil)
+	_ probe.Fingerprinter     = (*Similarity)(nil)
 )
 
 const (
 	id   = "similarity"
 	name = "Similarity"
-	desc = "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1 or ROUGE-L)."
+	desc = "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1, ROUGE-L, or the cosine of embeddings)."
 )
 
 func init() {
@@ -59,21 +71,41 @@ func init() {
     metric: chrf
     min: 0.6
     against: max
+  - type: similarity
+    id: meaning
+    metric: embedding   # the cosine of the answers' embeddings
+    min: 0.85
+    embedder: ollama/nomic-embed-text   # or openai/text-embedding-3-small
+    embedder_base_url: http://localhost:11434
+    embedder_api_key_env: ""            # the variable holding a key, if the server needs one
 `,
 		Params: []probe.Param{
-			{Name: "metric", Kind: probe.String, Default: string(ChrF), Enum: metrics,
-				Doc: "chrf (character 1- to 6-grams, β = 2, good for any language), token_f1 (bag of lowercase words) or rouge_l (longest common word subsequence, order matters)"},
+			{Name: "metric", Kind: probe.String, Default: string(ChrF), Enum: append(slices.Clone(metrics), string(Embedding)),
+				Doc: "chrf (character 1- to 6-grams, β = 2, good for any language), token_f1 (bag of lowercase words), rouge_l (longest common word subsequence, order matters) or embedding (cosine of the answers' embeddings by embedder:)"},
 			{Name: "min", Kind: probe.Float, Required: true,
 				Doc: "lowest passing similarity, in (0,1], for example 0.6; a run without a baseline shows how similar the model's answers are to one another"},
 			{Name: "against", Kind: probe.String, Default: string(Max), Enum: []string{string(Max), string(Mean)},
 				Doc: "max scores an answer by its closest reference answer, mean by its mean similarity to all of them"},
+			{Name: "embedder", Kind: probe.String,
+				Doc: "the embedding model of metric: embedding, openai/MODEL (the OpenAI embeddings API or a compatible server) or ollama/MODEL, for example openai/text-embedding-3-small"},
+			{Name: "embedder_base_url", Kind: probe.String,
+				Doc: "the embedder's server, for example http://localhost:11434 (default: OPENAI_BASE_URL or https://api.openai.com/v1 for openai, OLLAMA_HOST or http://localhost:11434 for ollama)"},
+			{Name: "embedder_api_key_env", Kind: probe.String,
+				Doc: "the variable holding the embedder's API key (default: OPENAI_API_KEY for openai, none for ollama)"},
 		},
-		New: func(p probe.Params) (probe.Probe, error) {
+		NewIn: func(p probe.Params, env probe.Env) (probe.Probe, error) {
 			s := &Similarity{Metric: Metric(p.String("metric")), Against: Against(p.String("against"))}
+			var errs []error
 			s.Min, _ = p.Float("min")
 			if !(s.Min > 0 && s.Min <= 1) {
-				return nil, &probe.ParamError{Param: "min", Msg: fmt.Sprintf("must be in (0,1], got %v", s.Min),
-					Hint: "the lowest passing similarity, above 0 and at most 1, for example min: 0.6"}
+				errs = append(errs, &probe.ParamError{Param: "min", Msg: fmt.Sprintf("must be in (0,1], got %v", s.Min),
+					Hint: "the lowest passing similarity, above 0 and at most 1, for example min: 0.6"})
+			}
+			if err := s.configureEmbedder(p, env); err != nil {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return nil, errors.Join(errs...)
 			}
 			return s, nil
 		},
@@ -97,18 +129,31 @@ func (s *Similarity) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) 
 	return s.EvaluateWith(p, r, nil)
 }
 
+// EvaluateWithContext is EvaluateWith under ctx, which carries the run's
+// probe.Caller that the Embedding metric embeds the answers through.
+func (s *Similarity) EvaluateWithContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
+	if s.metric() == Embedding && len(refs) > 0 {
+		return s.evaluateEmbedding(ctx, r, refs)
+	}
+	return s.EvaluateWith(p, r, refs)
+}
+
 // EvaluateWith scores r's content against the content of each reference
 // answer and aggregates the scores by s.Against. The metadata holds
 // "metric", "min", "against", "references" (their number) and "skipped";
 // unless skipped, also "score" and "best_sample", the sample index of the
 // most similar reference (the first of equals). With no reference, the
-// result passes with score 1 and "skipped" true.
-func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
+// result passes with score 1 and "skipped" true. The Embedding metric
+// calls its embedder through the probe.Caller of a run, which EvaluateWith
+// has none of: use EvaluateWithContext.
+func (s *Similarity) EvaluateWith(p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
 	metric, against := s.metric(), s.against()
-	meta := map[string]any{"metric": string(metric), "min": s.Min, "against": string(against),
-		"references": len(refs), "skipped": len(refs) == 0}
-	if !metric.valid() {
-		return probe.Result{Metadata: meta, Details: fmt.Sprintf("Unknown similarity metric %q; use chrf, token_f1 or rouge_l.", metric)}
+	meta := s.meta(metric, against, len(refs))
+	if len(refs) > 0 && metric == Embedding {
+		return s.evaluateEmbedding(context.Background(), r, refs)
+	}
+	if !metric.valid() && metric != Embedding {
+		return probe.Result{Metadata: meta, Details: fmt.Sprintf("Unknown similarity metric %q; use chrf, token_f1, rouge_l or embedding.", metric)}
 	}
 	if len(refs) == 0 {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
@@ -134,6 +179,22 @@ func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Respon
 			best, bestAt = v, i
 		}
 	}
+	return s.result(meta, metric, against, best, bestAt, sum, refs)
+}
+
+// meta is the metadata every result has.
+func (s *Similarity) meta(metric Metric, against Against, refs int) map[string]any {
+	meta := map[string]any{"metric": string(metric), "min": s.Min, "against": string(against),
+		"references": refs, "skipped": refs == 0}
+	if metric == Embedding {
+		meta[probe.MetaEmbedder] = s.Embedder.Spec
+	}
+	return meta
+}
+
+// result aggregates the similarities to the references, the best of them
+// at bestAt, their sum, into the verdict.
+func (s *Similarity) result(meta map[string]any, metric Metric, against Against, best float64, bestAt int, sum float64, refs []promptcanary.Response) probe.Result {
 	score := best
 	if against == Mean {
 		score = sum / float64(len(refs))
@@ -151,16 +212,7 @@ func (s *Similarity) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Respon
 const MaxCompared = 32 << 10
 
 // clip cuts s to at most MaxCompared bytes, on a character boundary.
-func clip(s string) string {
-	if len(s) <= MaxCompared {
-		return s
-	}
-	cut := MaxCompared
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+func clip(s string) string { return clipTo(s, MaxCompared) }
 
 // details says the score, how it was aggregated and whether it reaches Min.
 func (s *Similarity) details(metric Metric, against Against, score float64, n int) string {
