@@ -190,59 +190,70 @@ func countsForTrend(cr *promptcanary.CheckRun) bool {
 	return false
 }
 
-// fire opens an incident for f, or updates the open one: a change of
-// severity or of the flagged units is an update, notified; an unchanged
-// finding is notified again only after the repeat interval, and never
-// while acknowledged. The caller holds m.inc.mu.
+// fire opens an incident for f, or updates the open one of the same
+// fingerprint. The caller holds m.inc.mu.
 func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
-	now := m.now().UTC()
-	fp := Fingerprint(sub.check, sub.provider, f.kind)
 	f.summary = m.line(f.summary)
-	inc := m.inc.get(fp)
-	if inc == nil {
-		inc = &promptcanary.Incident{
-			ID: promptcanary.NewID(), Fingerprint: fp, Check: sub.check, Suite: sub.suite, Provider: sub.provider,
-			Kind: f.kind, Severity: f.severity, Summary: f.summary, Units: f.units, RunID: f.runID, ReportID: f.reportID,
-			OpenedAt: now, UpdatedAt: now,
-		}
-		to := m.recipients(sub, inc)
-		if len(to) > 0 {
-			inc.NotifiedTo, inc.NotifiedAt = to, now
-		}
-		err := m.state.SaveIncident(ctx, inc)
-		if errors.Is(err, store.ErrConflict) {
-			// Another monitor sharing the store opened it first: adopt it.
-			if adopted := m.adopt(ctx, sub, fp); adopted != nil {
-				m.inc.open[fp] = adopted
-				m.fire(ctx, sub, f)
-				return
-			}
-		}
-		if err != nil {
-			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
-		}
-		m.inc.open[fp] = inc
-		m.event(ctx, inc, promptcanary.EventOpened, f.runID, inc.Summary)
-		m.send(inc, promptcanary.NotificationFiring, promptcanary.EventOpened, to)
+	fp := Fingerprint(sub.check, sub.provider, f.kind)
+	if inc := m.inc.get(fp); inc != nil {
+		m.update(ctx, sub, inc, f)
 		return
 	}
+	m.open(ctx, sub, fp, f)
+}
+
+// open opens a new incident for f and notifies it. The caller holds
+// m.inc.mu.
+func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
+	now := m.now().UTC()
+	inc := &promptcanary.Incident{
+		ID: promptcanary.NewID(), Fingerprint: fp, Check: sub.check, Suite: sub.suite, Provider: sub.provider,
+		Kind: f.kind, Severity: f.severity, Summary: f.summary, Units: f.units, RunID: f.runID, ReportID: f.reportID,
+		OpenedAt: now, UpdatedAt: now,
+	}
+	to := m.recipients(sub, inc)
+	if len(to) > 0 {
+		inc.NotifiedTo, inc.NotifiedAt = to, now
+	}
+	err := m.state.SaveIncident(ctx, inc)
+	if errors.Is(err, store.ErrConflict) {
+		// Another monitor sharing the store opened it first: adopt it.
+		if adopted := m.adopt(ctx, sub, fp); adopted != nil {
+			m.inc.open[fp] = adopted
+			m.update(ctx, sub, adopted, f)
+			return
+		}
+	}
+	if err != nil {
+		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+	}
+	m.inc.open[fp] = inc
+	m.event(ctx, inc, promptcanary.EventOpened, f.runID, inc.Summary)
+	m.send(inc, promptcanary.NotificationFiring, promptcanary.EventOpened, to)
+}
+
+// update applies f to the open incident inc: a change of severity or of
+// the flagged units is an update, notified; an unchanged finding is
+// notified again after the repeat interval unless acknowledged; either way
+// the incident is not clean. The caller holds m.inc.mu.
+func (m *Monitor) update(ctx context.Context, sub subject, inc *promptcanary.Incident, f finding) {
+	now := m.now().UTC()
 	inc.CleanRuns = 0
 	if f.runID != "" {
 		inc.RunID, inc.ReportID = f.runID, f.reportID
 	}
-	changed := f.severity != inc.Severity || !sameUnits(f.units, inc.Units)
-	base := inc.NotifiedAt
-	if base.IsZero() {
-		base = inc.UpdatedAt
+	last := inc.NotifiedAt
+	if last.IsZero() {
+		last = inc.UpdatedAt
 	}
 	var ev promptcanary.IncidentEventType
 	switch {
-	case changed:
+	case f.severity != inc.Severity || !sameUnits(f.units, inc.Units):
 		ev = promptcanary.EventUpdated
 		inc.Severity, inc.Units, inc.Summary, inc.UpdatedAt = f.severity, f.units, f.summary, now
 		// Acknowledging silences repeats until the state changes: it has.
 		inc.AcknowledgedAt, inc.AcknowledgedBy = time.Time{}, ""
-	case inc.AcknowledgedAt.IsZero() && now.Sub(base) >= m.repeat:
+	case inc.AcknowledgedAt.IsZero() && now.Sub(last) >= m.repeat:
 		ev = promptcanary.EventRepeated
 		inc.Summary = f.summary
 	}
@@ -256,9 +267,8 @@ func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 					inc.NotifiedTo = append(inc.NotifiedTo, n)
 				}
 			}
-		}
-		if ev == promptcanary.EventRepeated && len(to) == 0 {
-			ev = ""
+		} else if ev == promptcanary.EventRepeated {
+			ev = "" // nobody to remind
 		}
 	}
 	if err := m.state.SaveIncident(ctx, inc); err != nil {
