@@ -70,44 +70,11 @@ func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanar
 		cr.ReportID = first.report.ReportID
 	}
 	var units []promptcanary.IncidentUnit
-	switch {
-	case first.reason != "":
+	if first.reason != "" {
 		cr.Outcome = promptcanary.CheckUnmeasured
 		cr.Reason = first.reason
-	default:
-		cr.PassRate, cr.BaselinePassRate = passRates(first.report)
-		cr.Score = finite(first.run.OverallScore())
-		flagged := policy.Flagged(first.report)
-		if len(flagged) == 0 {
-			cr.Outcome = promptcanary.CheckClean
-			break
-		}
-		cr.Outcome = promptcanary.CheckDrift
-		cr.Severity = first.report.Severity
-		if !e.c.Confirm {
-			cr.Confirmed = true
-			units = flagged
-			break
-		}
-		second := m.measure(ctx, e, base, seed(e, slot, 1))
-		cr.CostUSD += second.cost
-		if second.run != nil {
-			cr.ConfirmRunID = second.run.RunID
-		}
-		if second.report != nil {
-			cr.ConfirmReportID = second.report.ReportID
-		}
-		if second.reason != "" {
-			cr.Reason = "the confirmation run could not be measured: " + second.reason
-			break
-		}
-		units = policy.Confirm(first.report, second.report)
-		cr.Confirmed = len(units) > 0
-		if cr.Confirmed {
-			cr.Severity = lower(first.report.Severity, second.report.Severity)
-		} else {
-			cr.Reason = "the confirmation run did not flag the same units"
-		}
+	} else {
+		units = m.judge(ctx, e, base, slot, first, &cr)
 	}
 	cr.FinishedAt = m.now().UTC()
 	m.record(ctx, e, &cr)
@@ -117,6 +84,54 @@ func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanar
 	}
 	m.decide(ctx, e, &cr, units)
 	return cr
+}
+
+// judge decides a measured run: clean, or drift, which a confirmation
+// run with fresh samples must confirm (unless the check turns confirmation
+// off). It fills cr and returns the confirmed units.
+func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) []promptcanary.IncidentUnit {
+	cr.PassRate, cr.BaselinePassRate = passRates(first.report)
+	cr.Score = finite(first.run.OverallScore())
+	flagged := policy.Flagged(first.report)
+	if len(flagged) == 0 {
+		cr.Outcome = promptcanary.CheckClean
+		return nil
+	}
+	cr.Outcome = promptcanary.CheckDrift
+	cr.Severity = atLeastLow(first.report.Severity)
+	if !e.c.Confirm {
+		cr.Confirmed = true
+		return flagged
+	}
+	second := m.measure(ctx, e, base, seed(e, slot, 1))
+	cr.CostUSD += second.cost
+	if second.run != nil {
+		cr.ConfirmRunID = second.run.RunID
+	}
+	if second.report != nil {
+		cr.ConfirmReportID = second.report.ReportID
+	}
+	if second.reason != "" {
+		cr.Reason = "the confirmation run could not be measured: " + second.reason
+		return nil
+	}
+	units := policy.Confirm(first.report, second.report)
+	cr.Confirmed = len(units) > 0
+	if !cr.Confirmed {
+		cr.Reason = "the confirmation run did not flag the same units"
+		return nil
+	}
+	cr.Severity = atLeastLow(lower(first.report.Severity, second.report.Severity))
+	return units
+}
+
+// atLeastLow is s, or low when a report that flagged units graded them
+// none: a flagged drift is never below the least severity notifiers take.
+func atLeastLow(s promptcanary.Severity) promptcanary.Severity {
+	if s.Rank() < promptcanary.SeverityLow.Rank() {
+		return promptcanary.SeverityLow
+	}
+	return s
 }
 
 // measure runs the suite once on e's provider and compares it with base.
