@@ -94,8 +94,11 @@ func (*Args) Description() string { return argsDesc }
 // Evaluate passes when no required key is missing and no forbidden key is
 // present.
 func (p *Args) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	keys, source := newInput(r).argKeys()
+	in := getInput(r)
+	defer in.release()
+	keys, source := in.argKeys()
 	v := judgeArgs(keys, p.Required, p.Forbidden)
+	keys = fresh(keys)
 	return probe.Result{
 		Passed:  v.passed,
 		Score:   v.score,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
@@ -73,18 +74,80 @@ var structuralKeys = map[string]bool{
 
 // input is one response as the tool-use probes read it: its structured tool
 // calls, which take precedence, or else its content, parsed as JSON at most
-// once.
+// once. What the probes ask of it is worked out once and kept: the probes
+// of one response, evaluated one after the other, share one input (see
+// getInput), so the four tool-use probes of a suite parse a response once.
+// The slices it returns are its own: a result gets a copy.
 type input struct {
 	calls   []promptcanary.ToolCall
 	content string
+	valid   bool
 
+	a      arena
 	parsed bool
 	root   node
 	isJSON bool
+
+	detected  [3]int8 // by strategy (strategyIndex): 0 not known yet, 1 no, 2 yes
+	detectSrc [3]string
+
+	namesDone bool
+	names_    []string
+	namesSrc  string
+
+	keysDone bool
+	keys     []string
+	keysSrc  string
+
+	objDone bool
+	obj     node
+	objSt   argsState
 }
 
-func newInput(r *promptcanary.Response) *input {
-	return &input{calls: r.ToolCalls, content: r.Content}
+// inputs keeps inputs for reuse, as text.Analyze keeps analyses: the next
+// probe that judges the same response, most often on the same P, finds
+// the work done. An input is used for a response only when its content
+// and tool calls are equal, so any other interleaving costs only the work.
+var inputs = sync.Pool{New: func() any { return new(input) }}
+
+// getInput returns the input of r, reusing a kept one made for the same
+// response. Give it back with release.
+func getInput(r *promptcanary.Response) *input {
+	in := inputs.Get().(*input)
+	if in.valid && in.content == r.Content && sameCalls(in.calls, r.ToolCalls) {
+		return in
+	}
+	in.a.reset()
+	*in = input{calls: r.ToolCalls, content: r.Content, valid: true, a: in.a,
+		names_: in.names_[:0], keys: in.keys[:0]}
+	return in
+}
+
+// release gives in back for reuse; in and the slices it returned must not
+// be used after.
+func (in *input) release() {
+	if cap(in.names_) > maxArena || cap(in.keys) > maxArena {
+		return
+	}
+	inputs.Put(in)
+}
+
+// sameCalls reports whether two lists of tool calls are equal.
+func sameCalls(a, b []promptcanary.ToolCall) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Name != b[i].Name || !bytes.Equal(a[i].Arguments, b[i].Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// fresh returns a copy of s for a result, never nil.
+func fresh(s []string) []string {
+	return append(make([]string, 0, len(s)), s...)
 }
 
 // structured reports whether the provider returned structured tool calls.
@@ -94,15 +157,38 @@ func (in *input) structured() bool { return len(in.calls) > 0 }
 func (in *input) doc() (*node, bool) {
 	if !in.parsed {
 		in.parsed = true
-		in.root, in.isJSON = parseJSON(strings.TrimSpace(in.content))
+		in.root, in.isJSON = in.a.parse(strings.TrimSpace(in.content))
 	}
 	return &in.root, in.isJSON
+}
+
+// strategyIndex numbers the strategies for input.detected.
+func strategyIndex(s Strategy) int {
+	switch s {
+	case StrategyJSON:
+		return 1
+	case StrategyText:
+		return 2
+	}
+	return 0
 }
 
 // detect reports whether the response holds a tool call, and from where.
 // Structured calls count whatever the strategy; the strategy chooses how
 // the content is read.
 func (in *input) detect(s Strategy) (bool, string) {
+	k := strategyIndex(s)
+	if in.detected[k] == 0 {
+		found, src := in.detectOnce(s)
+		in.detected[k], in.detectSrc[k] = 1, src
+		if found {
+			in.detected[k] = 2
+		}
+	}
+	return in.detected[k] == 2, in.detectSrc[k]
+}
+
+func (in *input) detectOnce(s Strategy) (bool, string) {
 	if in.structured() {
 		return true, sourceStructured
 	}
@@ -150,7 +236,14 @@ func jsonHasCall(n *node) bool {
 // names returns the called function names, deduplicated in order of first
 // appearance, and where they were found.
 func (in *input) names() ([]string, string) {
-	names := []string{}
+	if !in.namesDone {
+		in.namesDone = true
+		in.names_, in.namesSrc = in.namesOnce(in.names_[:0])
+	}
+	return in.names_, in.namesSrc
+}
+
+func (in *input) namesOnce(names []string) ([]string, string) {
 	if in.structured() {
 		for _, c := range in.calls {
 			if c.Name != "" && !slices.Contains(names, c.Name) {
@@ -238,17 +331,24 @@ func dedup(names []string) []string {
 // argKeys returns the sorted, distinct argument keys of the response's tool
 // calls, and where they were found.
 func (in *input) argKeys() ([]string, string) {
-	keys := []string{}
+	if !in.keysDone {
+		in.keysDone = true
+		in.keys, in.keysSrc = in.argKeysOnce(in.keys[:0])
+	}
+	return in.keys, in.keysSrc
+}
+
+func (in *input) argKeysOnce(keys []string) ([]string, string) {
 	if in.structured() {
 		for _, c := range in.calls {
-			if args, st := callArguments(c.Arguments); st == argsObject {
+			if args, st := in.callArguments(c.Arguments); st == argsObject {
 				keys = appendKeys(keys, &args)
 			}
 		}
 		return sortedSet(keys), sourceStructured
 	}
 	if root, ok := in.doc(); ok {
-		keys = collectArgKeys(root, keys)
+		keys = in.collectArgKeys(root, keys)
 		if len(keys) > 0 {
 			return sortedSet(keys), sourceJSON
 		}
@@ -262,7 +362,7 @@ func (in *input) argKeys() ([]string, string) {
 
 // collectArgKeys appends the keys of every object found under an argument
 // container anywhere in n; a string value is parsed as JSON first.
-func collectArgKeys(n *node, keys []string) []string {
+func (in *input) collectArgKeys(n *node, keys []string) []string {
 	switch n.kind {
 	case kindObject:
 		for _, k := range argContainers {
@@ -274,17 +374,17 @@ func collectArgKeys(n *node, keys []string) []string {
 			case kindObject:
 				keys = appendKeys(keys, v)
 			case kindString:
-				if obj, ok := parseJSON(v.str); ok && obj.kind == kindObject {
+				if obj, ok := in.a.parse(v.str); ok && obj.kind == kindObject {
 					keys = appendKeys(keys, &obj)
 				}
 			}
 		}
 		for i := range n.members {
-			keys = collectArgKeys(&n.members[i].val, keys)
+			keys = in.collectArgKeys(&n.members[i].val, keys)
 		}
 	case kindArray:
 		for i := range n.items {
-			keys = collectArgKeys(&n.items[i], keys)
+			keys = in.collectArgKeys(&n.items[i], keys)
 		}
 	}
 	return keys
@@ -313,17 +413,17 @@ const (
 
 // callArguments parses the arguments of a structured tool call: an object,
 // or a JSON string holding one (as OpenAI sends them).
-func callArguments(raw []byte) (node, argsState) {
+func (in *input) callArguments(raw []byte) (node, argsState) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return node{}, argsNone
 	}
-	n, ok := parseJSONBytes(raw)
+	n, ok := in.a.parse(string(raw))
 	if !ok {
 		return node{}, argsInvalid
 	}
 	if n.kind == kindString {
-		if n, ok = parseJSON(n.str); !ok {
+		if n, ok = in.a.parse(n.str); !ok {
 			return node{}, argsInvalid
 		}
 	}
@@ -338,14 +438,22 @@ func callArguments(raw []byte) (node, argsState) {
 // under an argument container in the parsed content, depth-first in
 // document order.
 func (in *input) argObject() (node, argsState) {
+	if !in.objDone {
+		in.objDone = true
+		in.obj, in.objSt = in.argObjectOnce()
+	}
+	return in.obj, in.objSt
+}
+
+func (in *input) argObjectOnce() (node, argsState) {
 	if in.structured() {
-		return callArguments(in.calls[0].Arguments)
+		return in.callArguments(in.calls[0].Arguments)
 	}
 	root, ok := in.doc()
 	if !ok {
 		return node{}, argsInvalid
 	}
-	if obj, ok := findArgs(root); ok {
+	if obj, ok := in.findArgs(root); ok {
 		return obj, argsObject
 	}
 	return node{}, argsNone
@@ -354,7 +462,7 @@ func (in *input) argObject() (node, argsState) {
 // findArgs searches n depth-first: an object's own argument containers
 // first (in argContainers order, a string value parsed as JSON), then its
 // values in document order.
-func findArgs(n *node) (node, bool) {
+func (in *input) findArgs(n *node) (node, bool) {
 	switch n.kind {
 	case kindObject:
 		for _, k := range argContainers {
@@ -368,19 +476,19 @@ func findArgs(n *node) (node, bool) {
 					return *v, true
 				}
 			case kindString:
-				if obj, ok := parseJSON(v.str); ok && obj.kind == kindObject && len(obj.members) > 0 {
+				if obj, ok := in.a.parse(v.str); ok && obj.kind == kindObject && len(obj.members) > 0 {
 					return obj, true
 				}
 			}
 		}
 		for i := range n.members {
-			if obj, ok := findArgs(&n.members[i].val); ok {
+			if obj, ok := in.findArgs(&n.members[i].val); ok {
 				return obj, true
 			}
 		}
 	case kindArray:
 		for i := range n.items {
-			if obj, ok := findArgs(&n.items[i]); ok {
+			if obj, ok := in.findArgs(&n.items[i]); ok {
 				return obj, true
 			}
 		}

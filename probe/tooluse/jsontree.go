@@ -72,6 +72,39 @@ func (n *node) integral() bool {
 // parseJSON parses s as one JSON value (surrounding whitespace allowed),
 // with the grammar of encoding/json. It reports false when s is not JSON.
 func parseJSON(s string) (node, bool) {
+	var a arena
+	return a.parse(s)
+}
+
+// arena holds the items and members of the trees it parses, in a few large
+// slices reused from one response to the next: a tree costs no allocation
+// once the arena has grown to the size of the responses it meets. A tree is
+// valid until the arena's reset.
+type arena struct {
+	items   []node
+	members []member
+	// The items and members of the containers being parsed, moved to
+	// items and members when their container ends.
+	itemStack   []node
+	memberStack []member
+}
+
+// maxArena bounds the nodes an arena keeps for reuse.
+const maxArena = 1 << 14
+
+// reset forgets the trees of a, keeping its memory unless it grew large.
+func (a *arena) reset() {
+	if cap(a.items) > maxArena || cap(a.members) > maxArena {
+		*a = arena{}
+		return
+	}
+	clear(a.items)
+	clear(a.members)
+	a.items, a.members = a.items[:0], a.members[:0]
+}
+
+// parse is parseJSON with the tree's storage in a.
+func (a *arena) parse(s string) (node, bool) {
 	t := strings.TrimLeft(s, " \t\r\n")
 	if t == "" || !startsValue(t[0]) {
 		return node{}, false
@@ -79,17 +112,7 @@ func parseJSON(s string) (node, bool) {
 	if _, ok := text.ScanJSON(s, nil); !ok {
 		return node{}, false
 	}
-	p := parser{s: s}
-	return p.value(), true
-}
-
-// parseJSONBytes is parseJSON for raw bytes.
-func parseJSONBytes(b []byte) (node, bool) {
-	s := string(b)
-	if _, ok := text.ScanJSON(s, nil); !ok {
-		return node{}, false
-	}
-	p := parser{s: s}
+	p := parser{s: s, a: a}
 	return p.value(), true
 }
 
@@ -108,6 +131,7 @@ func startsValue(c byte) bool {
 type parser struct {
 	s string
 	i int
+	a *arena
 }
 
 func (p *parser) ws() {
@@ -155,12 +179,15 @@ func (p *parser) object() node {
 		p.i++
 		return n
 	}
+	a := p.a
+	base := len(a.memberStack)
 	for {
 		p.ws()
 		key := p.string()
 		p.ws()
 		p.i++ // :
-		n.members = append(n.members, member{key: key, val: p.value()})
+		v := p.value()
+		a.memberStack = append(a.memberStack, member{key: key, val: v})
 		p.ws()
 		c := p.s[p.i]
 		p.i++
@@ -168,7 +195,12 @@ func (p *parser) object() node {
 			break
 		}
 	}
-	n.members = dedupMembers(n.members)
+	ms := dedupMembers(a.memberStack[base:])
+	start := len(a.members)
+	a.members = append(a.members, ms...)
+	n.members = a.members[start:len(a.members):len(a.members)]
+	clear(a.memberStack[base:])
+	a.memberStack = a.memberStack[:base]
 	return n
 }
 
@@ -180,15 +212,24 @@ func (p *parser) array() node {
 		p.i++
 		return n
 	}
+	a := p.a
+	base := len(a.itemStack)
 	for {
-		n.items = append(n.items, p.value())
+		v := p.value()
+		a.itemStack = append(a.itemStack, v)
 		p.ws()
 		c := p.s[p.i]
 		p.i++
 		if c == ']' {
-			return n
+			break
 		}
 	}
+	start := len(a.items)
+	a.items = append(a.items, a.itemStack[base:]...)
+	n.items = a.items[start:len(a.items):len(a.items)]
+	clear(a.itemStack[base:])
+	a.itemStack = a.itemStack[:base]
+	return n
 }
 
 // string reads a string literal starting at the opening quote.

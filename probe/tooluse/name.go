@@ -79,8 +79,11 @@ func (*Name) Description() string { return nameDesc }
 // Evaluate passes when any called function has the expected name or an
 // alias.
 func (p *Name) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	names, source := newInput(r).names()
+	in := getInput(r)
+	defer in.release()
+	names, source := in.names()
 	score, details := p.judge(names)
+	names = fresh(names)
 	return probe.Result{
 		Passed:  score == 1,
 		Score:   score,

@@ -79,7 +79,9 @@ func (p *Presence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) pr
 	if strategy != StrategyJSON && strategy != StrategyText {
 		strategy = StrategyAuto
 	}
-	detected, source := newInput(r).detect(strategy)
+	in := getInput(r)
+	detected, source := in.detect(strategy)
+	in.release()
 	passed := detected == p.Expect
 	var details string
 	switch {

@@ -287,7 +287,8 @@ func (*Schema) Description() string { return schemaDesc }
 // Evaluate scores the tool call's name, argument keys and argument types
 // and passes when the weighted score reaches 0.85.
 func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	in := newInput(r)
+	in := getInput(r)
+	defer in.release()
 	parts := make([]string, 0, 3)
 
 	// Each weighted component is rounded to float64 on its own (no fused

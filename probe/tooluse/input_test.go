@@ -1,0 +1,56 @@
+package tooluse
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// TestResultsOwnTheirValues checks that a result keeps its values while the
+// probes go on judging other responses with the input they share: no
+// metadata slice may be the shared input's.
+func TestResultsOwnTheirValues(t *testing.T) {
+	probes := fuzzProbes(t)
+	prompt := &promptcanary.Prompt{ID: "p"}
+	var responses []*promptcanary.Response
+	for i := range 6 {
+		responses = append(responses,
+			&promptcanary.Response{Content: fmt.Sprintf(`{"name": "f%d", "arguments": {"k%d": 1, "city": "x"}}`, i, i)},
+			&promptcanary.Response{Content: fmt.Sprintf(`"function": "g%d", "arguments": {"a%d": 1}`, i, i)},
+			&promptcanary.Response{ToolCalls: []promptcanary.ToolCall{call(fmt.Sprintf("h%d", i), fmt.Sprintf(`{"b%d": 2}`, i))}})
+	}
+	var kept [][]probe.Result
+	for _, r := range responses {
+		var rs []probe.Result
+		for _, p := range probes {
+			rs = append(rs, probe.Evaluate(p, prompt, r))
+		}
+		kept = append(kept, rs)
+	}
+	// What each result must read, written down before any comparison.
+	want := make([][]string, len(responses))
+	for i, r := range responses {
+		for _, p := range probes {
+			want[i] = append(want[i], fmt.Sprint(probe.Evaluate(&isolated{p}, prompt, r)))
+		}
+	}
+	for i := range responses {
+		for j, p := range probes {
+			if got := fmt.Sprint(kept[i][j]); got != want[i][j] {
+				t.Errorf("%s on response %d: kept result changed to\n%s\nwant\n%s", p.ID(), i, got, want[i][j])
+			}
+		}
+	}
+}
+
+// isolated evaluates its probe on a copy of the response, so it never
+// finds another evaluation's input.
+type isolated struct{ probe.Probe }
+
+func (p *isolated) Evaluate(prompt *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+	c := *r
+	c.Content = string(append([]byte(nil), r.Content...))
+	return p.Probe.Evaluate(prompt, &c)
+}
