@@ -63,7 +63,10 @@ func TestIdleRSS(t *testing.T) {
 	eventually(t, "every check waits for its slot", func() bool { return f.clock.waiters() == 51 })
 	runtime.GC()
 	debug.FreeOSMemory()
-	t.Logf("idle monitor, 50 checks: VmRSS %s", vmRSS(t))
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("idle monitor, 50 checks: VmRSS %s (Go heap in use %.1f MiB, runtime total %.1f MiB)",
+		vmRSS(t), float64(ms.HeapInuse)/(1<<20), float64(ms.Sys-ms.HeapReleased)/(1<<20))
 }
 
 // vmRSS reads this process's resident set size from /proc.
