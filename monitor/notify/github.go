@@ -82,12 +82,14 @@ func Marker(inc promptcanary.Incident) string {
 }
 
 func markerSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:/+=", r) {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:/+=", r) {
 			return r
 		}
 		return '_'
 	}, s)
+	// "--" may not occur inside an HTML comment.
+	return strings.ReplaceAll(s, "--", "-_")
 }
 
 // Send opens, updates or closes the incident's issue. The code returned

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/monitor/config"
 )
@@ -59,7 +58,8 @@ func New(cfg config.Notifier, client *http.Client) (Notifier, error) {
 	if cfg.MinSeverity.Rank() < 0 {
 		return nil, fmt.Errorf("notifier %q (%s): unknown min_severity %q (want none, low, medium, high or critical)", cfg.Name, cfg.Type, cfg.MinSeverity)
 	}
-	s := newSender(client, cfg.URL, cfg.Secret, cfg.Token, cfg.RoutingKey)
+	secrets := append(urlSecrets(cfg.URL), urlSecrets(cfg.APIURL)...)
+	s := newSender(client, append(secrets, cfg.Secret, cfg.Token, cfg.RoutingKey)...)
 	n, err := newFn(cfg, s)
 	if err != nil {
 		return nil, fmt.Errorf("notifier %q (%s): %w", cfg.Name, cfg.Type, err)
@@ -108,6 +108,35 @@ func Wants(n Notifier, m Message) bool {
 	return r < 0 || r >= n.MinSeverity().Rank()
 }
 
-// secretSet holds a notifier's secrets, for scrubbing what a server sends
-// back (an echo of a URL or key) out of errors.
-func secretSet(secrets ...string) *redact.Set { return redact.New(secrets...) }
+// urlSecrets returns raw and the parts of it that may be credentials
+// (a password, query values, long path segments such as the token of a
+// Slack webhook), so that a server echoing any of them back has it
+// scrubbed from errors.
+func urlSecrets(raw string) []string {
+	if raw == "" {
+		return nil
+	}
+	out := []string{raw}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return out
+	}
+	out = append(out, strings.TrimPrefix(raw, u.Scheme+"://"), u.RawQuery)
+	if p, ok := u.User.Password(); ok {
+		out = append(out, p)
+	}
+	for _, vs := range u.Query() {
+		out = append(out, vs...)
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if len(seg) >= minSecretSegment {
+			out = append(out, seg)
+		}
+	}
+	return out
+}
+
+// minSecretSegment is the length from which a URL path segment is taken
+// for a credential (a Slack webhook's token has 24 characters; its team
+// and channel ids are shorter and not secret).
+const minSecretSegment = 16
