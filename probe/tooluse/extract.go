@@ -83,10 +83,11 @@ type input struct {
 	content string
 	valid   bool
 
-	a      arena
-	parsed bool
-	root   node
-	isJSON bool
+	jsonDone bool
+	isJSON   bool
+	a        arena
+	parsed   bool
+	root     node
 
 	detected  [3]int8 // by strategy (strategyIndex): 0 not known yet, 1 no, 2 yes
 	detectSrc [3]string
@@ -153,14 +154,48 @@ func fresh(s []string) []string {
 // structured reports whether the provider returned structured tool calls.
 func (in *input) structured() bool { return len(in.calls) > 0 }
 
+// json reports whether the trimmed content is JSON, without parsing it.
+func (in *input) json() bool {
+	if !in.jsonDone {
+		in.jsonDone = true
+		_, in.isJSON = text.ScanJSON(strings.TrimSpace(in.content), nil)
+	}
+	return in.isJSON
+}
+
 // doc returns the trimmed content parsed as JSON, and whether it is JSON.
 func (in *input) doc() (*node, bool) {
+	if !in.json() {
+		return &in.root, false
+	}
 	if !in.parsed {
 		in.parsed = true
-		in.root, in.isJSON = in.a.parse(strings.TrimSpace(in.content))
+		in.root, _ = in.a.parse(strings.TrimSpace(in.content))
 	}
-	return &in.root, in.isJSON
+	return &in.root, true
 }
+
+// mayHold reports whether the content may hold an object key among
+// quoted (keys with their quotes): whether it holds one of them, or a
+// backslash (a key may be escaped). A JSON document that does not is
+// searched for none of them.
+func (in *input) mayHold(quoted []string) bool {
+	if strings.IndexByte(in.content, '\\') >= 0 {
+		return true
+	}
+	for _, k := range quoted {
+		if strings.Contains(in.content, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// The keys the JSON rules look for, quoted.
+var (
+	quotedNameKeys   = []string{`"function"`, `"name"`, `"tool_calls"`}
+	quotedContainers = []string{`"arguments"`, `"parameters"`, `"args"`, `"input"`}
+)
 
 // strategyIndex numbers the strategies for input.detected.
 func strategyIndex(s Strategy) int {
@@ -252,7 +287,8 @@ func (in *input) namesOnce(names []string) ([]string, string) {
 		}
 		return names, sourceStructured
 	}
-	if root, ok := in.doc(); ok {
+	if in.json() && in.mayHold(quotedNameKeys) {
+		root, _ := in.doc()
 		names = jsonNames(root, names)
 		if len(names) > 0 {
 			return dedup(names), sourceJSON
@@ -347,7 +383,8 @@ func (in *input) argKeysOnce(keys []string) ([]string, string) {
 		}
 		return sortedSet(keys), sourceStructured
 	}
-	if root, ok := in.doc(); ok {
+	if in.json() && in.mayHold(quotedContainers) {
+		root, _ := in.doc()
 		keys = in.collectArgKeys(root, keys)
 		if len(keys) > 0 {
 			return sortedSet(keys), sourceJSON
@@ -449,10 +486,13 @@ func (in *input) argObjectOnce() (node, argsState) {
 	if in.structured() {
 		return in.callArguments(in.calls[0].Arguments)
 	}
-	root, ok := in.doc()
-	if !ok {
+	if !in.json() {
 		return node{}, argsInvalid
 	}
+	if !in.mayHold(quotedContainers) {
+		return node{}, argsNone
+	}
+	root, _ := in.doc()
 	if obj, ok := in.findArgs(root); ok {
 		return obj, argsObject
 	}

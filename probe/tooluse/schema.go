@@ -373,7 +373,7 @@ func schemaSource(in *input, nameSource, keySource string) string {
 	if in.structured() {
 		return sourceStructured
 	}
-	if _, ok := in.doc(); ok {
+	if in.json() {
 		return sourceJSON
 	}
 	if nameSource == sourceText || keySource == sourceText {
