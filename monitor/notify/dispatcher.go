@@ -313,7 +313,10 @@ func (d *Dispatcher) deliver(dl *delivery) {
 // abandon records that Run ended before the delivery succeeded, as one
 // more attempt that reached nobody.
 func (d *Dispatcher) abandon(dl *delivery) {
-	msg := fmt.Sprintf("not sent: the dispatcher stopped after %d attempts", dl.attempts)
+	msg := "not sent: the dispatcher stopped before the first attempt"
+	if dl.attempts > 0 {
+		msg = fmt.Sprintf("not sent: the dispatcher stopped after attempt %d", dl.attempts)
+	}
 	d.o.Logger.Warn("notification abandoned", logNotifier, dl.n.Name(), logIncident, dl.m.Incident.ID, logError, msg)
 	d.record(promptcanary.NotificationAttempt{
 		ID: dl.id, IncidentID: dl.m.Incident.ID, Notifier: dl.n.Name(), Status: dl.m.Status,

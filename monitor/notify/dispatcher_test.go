@@ -294,7 +294,7 @@ func TestDispatcherDrainAndStop(t *testing.T) {
 	if a := attempts[0]; a.OK || a.Attempt != 1 || !strings.Contains(a.Error, "context canceled") || a.Status != promptcanary.NotificationFiring {
 		t.Errorf("interrupted attempt %+v", a)
 	}
-	if a := attempts[1]; a.OK || a.Attempt != 1 || a.Status != promptcanary.NotificationResolved || a.Error != "not sent: the dispatcher stopped after 0 attempts" {
+	if a := attempts[1]; a.OK || a.Attempt != 1 || a.Status != promptcanary.NotificationResolved || a.Error != "not sent: the dispatcher stopped before the first attempt" {
 		t.Errorf("abandoned delivery %+v", a)
 	}
 	if a := attempts[2]; a.OK || a.Error != "not sent: the dispatcher has stopped" {
@@ -324,7 +324,7 @@ func TestDispatcherStopDuringBackoff(t *testing.T) {
 	cancel()
 	<-stopped
 	attempts, _ := r.got()
-	if len(attempts) != 2 || attempts[0].Code != 503 || attempts[1].Attempt != 2 || attempts[1].Error != "not sent: the dispatcher stopped after 1 attempts" || attempts[1].ID != attempts[0].ID {
+	if len(attempts) != 2 || attempts[0].Code != 503 || attempts[1].Attempt != 2 || attempts[1].Error != "not sent: the dispatcher stopped after attempt 1" || attempts[1].ID != attempts[0].ID {
 		t.Errorf("attempts %+v, want the 503 then the abandonment", attempts)
 	}
 }
