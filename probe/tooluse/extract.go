@@ -85,6 +85,7 @@ type input struct {
 
 	jsonDone bool
 	isJSON   bool
+	keysHeld uint8 // the kinds of keys the JSON document holds (heldNames, heldContainers)
 	a        arena
 	parsed   bool
 	root     node
@@ -154,11 +155,32 @@ func fresh(s []string) []string {
 // structured reports whether the provider returned structured tool calls.
 func (in *input) structured() bool { return len(in.calls) > 0 }
 
-// json reports whether the trimmed content is JSON, without parsing it.
+// The kinds of object keys the JSON rules look for, as bits of
+// input.keysHeld.
+const (
+	heldNames      = 1 << iota // function, name, tool_calls
+	heldContainers             // argContainers
+)
+
+// json reports whether the trimmed content is JSON, without parsing it,
+// and notes which keys of interest its objects hold.
 func (in *input) json() bool {
 	if !in.jsonDone {
 		in.jsonDone = true
-		_, in.isJSON = text.ScanJSON(strings.TrimSpace(in.content), nil)
+		held := uint8(0)
+		_, in.isJSON = text.ScanJSON(strings.TrimSpace(in.content), func(_ int, lit string) {
+			switch lit {
+			case "function", "name", "tool_calls":
+				held |= heldNames
+			case "arguments", "parameters", "args", "input":
+				held |= heldContainers
+			default:
+				if strings.IndexByte(lit, '\\') >= 0 {
+					held |= heldNames | heldContainers // an escaped key may be any of them
+				}
+			}
+		})
+		in.keysHeld = held
 	}
 	return in.isJSON
 }
@@ -175,27 +197,12 @@ func (in *input) doc() (*node, bool) {
 	return &in.root, true
 }
 
-// mayHold reports whether the content may hold an object key among
-// quoted (keys with their quotes): whether it holds one of them, or a
-// backslash (a key may be escaped). A JSON document that does not is
-// searched for none of them.
-func (in *input) mayHold(quoted []string) bool {
-	if strings.IndexByte(in.content, '\\') >= 0 {
-		return true
-	}
-	for _, k := range quoted {
-		if strings.Contains(in.content, k) {
-			return true
-		}
-	}
-	return false
+// holds reports whether the JSON document has an object key of kind, a
+// heldNames or heldContainers bit: the rules that look for one need no
+// tree of a document that has none.
+func (in *input) holds(kind uint8) bool {
+	return in.json() && in.keysHeld&kind != 0
 }
-
-// The keys the JSON rules look for, quoted.
-var (
-	quotedNameKeys   = []string{`"function"`, `"name"`, `"tool_calls"`}
-	quotedContainers = []string{`"arguments"`, `"parameters"`, `"args"`, `"input"`}
-)
 
 // strategyIndex numbers the strategies for input.detected.
 func strategyIndex(s Strategy) int {
@@ -287,7 +294,7 @@ func (in *input) namesOnce(names []string) ([]string, string) {
 		}
 		return names, sourceStructured
 	}
-	if in.json() && in.mayHold(quotedNameKeys) {
+	if in.holds(heldNames) {
 		root, _ := in.doc()
 		names = jsonNames(root, names)
 		if len(names) > 0 {
@@ -383,7 +390,7 @@ func (in *input) argKeysOnce(keys []string) ([]string, string) {
 		}
 		return sortedSet(keys), sourceStructured
 	}
-	if in.json() && in.mayHold(quotedContainers) {
+	if in.holds(heldContainers) {
 		root, _ := in.doc()
 		keys = in.collectArgKeys(root, keys)
 		if len(keys) > 0 {
@@ -489,7 +496,7 @@ func (in *input) argObjectOnce() (node, argsState) {
 	if !in.json() {
 		return node{}, argsInvalid
 	}
-	if !in.mayHold(quotedContainers) {
+	if !in.holds(heldContainers) {
 		return node{}, argsNone
 	}
 	root, _ := in.doc()

@@ -78,35 +78,35 @@ func checkTextPatterns(t *testing.T, s string) {
 var holdSeeds = []string{`{"name": "f"}`, `{"n\u0061me": "f"}`, `[{"function": {"name": "g"}}]`, `{"args": {"a": 1}}`,
 	`{"x": {"input": "{\"k\": 1}"}}`, `{"title": "no keys of interest", "items": [1, {"id": 2}]}`, `{"input": {}}`}
 
-// FuzzMayHold checks the shortcut of the JSON rules: a JSON document for
-// which mayHold is false yields no name and no argument key.
-func FuzzMayHold(f *testing.F) {
+// FuzzHolds checks the shortcut of the JSON rules: a JSON document for
+// which holds is false yields no name and no argument key.
+func FuzzHolds(f *testing.F) {
 	for _, s := range holdSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkMayHold(t, s) })
+	f.Fuzz(func(t *testing.T, s string) { checkHolds(t, s) })
 }
 
-func TestMayHold(t *testing.T) {
+func TestHolds(t *testing.T) {
 	for _, s := range holdSeeds {
-		checkMayHold(t, s)
+		checkHolds(t, s)
 	}
 }
 
-func checkMayHold(t *testing.T, s string) {
+func checkHolds(t *testing.T, s string) {
 	t.Helper()
 	root, ok := parseJSON(strings.TrimSpace(s))
 	if !ok {
 		return
 	}
 	in := &input{content: s}
-	if names := jsonNames(&root, nil); len(names) > 0 && !in.mayHold(quotedNameKeys) {
-		t.Errorf("mayHold(%q, name keys): got false, but the document names %q", s, names)
+	if names := jsonNames(&root, nil); len(names) > 0 && !in.holds(heldNames) {
+		t.Errorf("holds(%q, heldNames): got false, but the document names %q", s, names)
 	}
-	if keys := in.collectArgKeys(&root, nil); len(keys) > 0 && !in.mayHold(quotedContainers) {
-		t.Errorf("mayHold(%q, containers): got false, but the document has argument keys %q", s, keys)
+	if keys := in.collectArgKeys(&root, nil); len(keys) > 0 && !in.holds(heldContainers) {
+		t.Errorf("holds(%q, heldContainers): got false, but the document has argument keys %q", s, keys)
 	}
-	if obj, ok := in.findArgs(&root); ok && !in.mayHold(quotedContainers) {
-		t.Errorf("mayHold(%q, containers): got false, but the document has arguments %v", s, obj)
+	if obj, ok := in.findArgs(&root); ok && !in.holds(heldContainers) {
+		t.Errorf("holds(%q, heldContainers): got false, but the document has arguments %v", s, obj)
 	}
 }
