@@ -34,7 +34,17 @@ var notifierTypes = map[string][]string{
 }
 
 // typeNames are the notifier types, sorted.
-var typeNames = []string{TypeGitHub, TypePagerDuty, TypeSlack, TypeWebhook}
+var typeNames = func() []string {
+	names := make([]string, 0, len(notifierTypes))
+	for t := range notifierTypes {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// NotifierTypes returns the notifier types monitor.yaml accepts, sorted.
+func NotifierTypes() []string { return slices.Clone(typeNames) }
 
 var notifierKeys = []string{"name", "type", "url", "webhook_url", "secret", "repo", "token", "labels", "routing_key", "api_url", "min_severity"}
 

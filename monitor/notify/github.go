@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultGitHubAPI is the GitHub REST API's base URL.
-const DefaultGitHubAPI = "https://api.github.com"
+const DefaultGitHubAPI = config.DefaultGitHubAPI
 
 // gitHubMaxPages bounds the pages of open issues searched for an
 // incident's issue (100 issues a page, newest first).

@@ -12,12 +12,13 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
-// The notifier types of monitor.yaml's type: key.
+// The notifier types of monitor.yaml's type: key, as the configuration
+// declares them (TestTypesMatchConfig keeps the two lists one).
 const (
-	TypeWebhook   = "webhook"
-	TypeSlack     = "slack"
-	TypeGitHub    = "github"
-	TypePagerDuty = "pagerduty"
+	TypeWebhook   = config.TypeWebhook
+	TypeSlack     = config.TypeSlack
+	TypeGitHub    = config.TypeGitHub
+	TypePagerDuty = config.TypePagerDuty
 )
 
 // constructors builds a notifier of each type from its configuration and

@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultPagerDutyAPI is the PagerDuty Events API's base URL.
-const DefaultPagerDutyAPI = "https://events.pagerduty.com"
+const DefaultPagerDutyAPI = config.DefaultPagerDutyAPI
 
 // PagerDuty's limits, in characters.
 const (
