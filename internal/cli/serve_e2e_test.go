@@ -227,7 +227,7 @@ incidents: {resolve_after: 2}
 	recv.mu.Lock()
 	first := recv.got[0]
 	recv.mu.Unlock()
-	if first["status"] != "firing" || first["incident_id"] != incID || first["check"] != "app" || first["kind"] != "drift" {
+	if first["status"] != "firing" || first["event"] != "opened" || first["incident_id"] != incID || first["check"] != "app" || first["kind"] != "drift" {
 		t.Errorf("firing notification: got %v", first)
 	}
 	if runs := checkRuns(); runs[0]["confirmed"] != true {

@@ -24,17 +24,21 @@ const WebhookVersion = "1"
 
 // WebhookBody is the JSON body a webhook notifier posts (version 1).
 type WebhookBody struct {
-	Version     string                          `json:"version"`
-	Status      promptcanary.NotificationStatus `json:"status"`
-	IncidentID  string                          `json:"incident_id"`
-	Fingerprint string                          `json:"fingerprint"`
-	Check       string                          `json:"check"`
-	Suite       string                          `json:"suite"`
-	Provider    string                          `json:"provider"`
-	Kind        promptcanary.IncidentKind       `json:"kind"`
-	Severity    promptcanary.Severity           `json:"severity"`
-	Summary     string                          `json:"summary"`
-	StartedAt   time.Time                       `json:"started_at"`
+	Version string                          `json:"version"`
+	Status  promptcanary.NotificationStatus `json:"status"`
+	// Event is the lifecycle step notified (opened, updated, repeated,
+	// resolved), an addition to the spec's body so a receiver can tell a
+	// new incident from a reminder.
+	Event       promptcanary.IncidentEventType `json:"event"`
+	IncidentID  string                         `json:"incident_id"`
+	Fingerprint string                         `json:"fingerprint"`
+	Check       string                         `json:"check"`
+	Suite       string                         `json:"suite"`
+	Provider    string                         `json:"provider"`
+	Kind        promptcanary.IncidentKind      `json:"kind"`
+	Severity    promptcanary.Severity          `json:"severity"`
+	Summary     string                         `json:"summary"`
+	StartedAt   time.Time                      `json:"started_at"`
 	// ResolvedAt is null while the incident fires.
 	ResolvedAt *time.Time `json:"resolved_at"`
 	RunID      string     `json:"run_id"`
@@ -50,6 +54,7 @@ func NewWebhookBody(m Message) WebhookBody {
 	b := WebhookBody{
 		Version:     WebhookVersion,
 		Status:      m.Status,
+		Event:       m.Event,
 		IncidentID:  inc.ID,
 		Fingerprint: inc.Fingerprint,
 		Check:       inc.Check,

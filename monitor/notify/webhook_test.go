@@ -19,7 +19,7 @@ import (
 const hookSecret = "whsec-4f1d9a7c2b8e6d30"
 
 func TestWebhookBody(t *testing.T) {
-	wantKeys := []string{"check", "fingerprint", "incident_id", "kind", "provider", "report_url", "resolved_at", "run_id", "severity", "started_at", "status", "suite", "summary", "units", "version"}
+	wantKeys := []string{"check", "event", "fingerprint", "incident_id", "kind", "provider", "report_url", "resolved_at", "run_id", "severity", "started_at", "status", "suite", "summary", "units", "version"}
 	tests := []struct {
 		name         string
 		m            notify.Message
