@@ -85,7 +85,7 @@ type input struct {
 
 	jsonDone bool
 	isJSON   bool
-	keysHeld uint8 // the kinds of keys the JSON document holds (heldNames, heldContainers)
+	keysHeld keyKinds // the kinds of keys the JSON document holds
 	a        arena
 	parsed   bool
 	root     node
@@ -162,25 +162,31 @@ const (
 	heldContainers             // argContainers
 )
 
+// keyKinds is a set of the kinds of keys (heldNames, heldContainers); as a
+// text.KeyVisitor it collects those of a document.
+type keyKinds uint8
+
+// Key adds the kind of key lit.
+func (k *keyKinds) Key(_ int, lit string) {
+	switch lit {
+	case "function", "name", "tool_calls":
+		*k |= heldNames
+	case "arguments", "parameters", "args", "input":
+		*k |= heldContainers
+	default:
+		if strings.IndexByte(lit, '\\') >= 0 {
+			*k |= heldNames | heldContainers // an escaped key may be any of them
+		}
+	}
+}
+
 // json reports whether the trimmed content is JSON, without parsing it,
 // and notes which keys of interest its objects hold.
 func (in *input) json() bool {
 	if !in.jsonDone {
 		in.jsonDone = true
-		held := uint8(0)
-		_, in.isJSON = text.ScanJSON(strings.TrimSpace(in.content), func(_ int, lit string) {
-			switch lit {
-			case "function", "name", "tool_calls":
-				held |= heldNames
-			case "arguments", "parameters", "args", "input":
-				held |= heldContainers
-			default:
-				if strings.IndexByte(lit, '\\') >= 0 {
-					held |= heldNames | heldContainers // an escaped key may be any of them
-				}
-			}
-		})
-		in.keysHeld = held
+		in.keysHeld = 0
+		_, in.isJSON = text.ScanJSONKeys(strings.TrimSpace(in.content), &in.keysHeld)
 	}
 	return in.isJSON
 }
@@ -200,7 +206,7 @@ func (in *input) doc() (*node, bool) {
 // holds reports whether the JSON document has an object key of kind, a
 // heldNames or heldContainers bit: the rules that look for one need no
 // tree of a document that has none.
-func (in *input) holds(kind uint8) bool {
+func (in *input) holds(kind keyKinds) bool {
 	return in.json() && in.keysHeld&kind != 0
 }
 

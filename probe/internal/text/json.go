@@ -53,6 +53,28 @@ const maxJSONDepth = 10000
 // object, 2 for those of an object in it, ...), as the scan meets them: a
 // caller must ignore what it saw when ok is false. It never allocates.
 func ScanJSON(s string, keys func(depth int, lit string)) (kind JSONKind, ok bool) {
+	if keys == nil {
+		return ScanJSONKeys(s, nil)
+	}
+	return ScanJSONKeys(s, keyFunc(keys))
+}
+
+// KeyVisitor is told the keys of a JSON document by ScanJSONKeys.
+type KeyVisitor interface {
+	// Key is called with the literal of each object key and the depth of
+	// its object, as ScanJSON calls its keys function.
+	Key(depth int, lit string)
+}
+
+// keyFunc adapts a keys function of ScanJSON to a KeyVisitor.
+type keyFunc func(depth int, lit string)
+
+func (f keyFunc) Key(depth int, lit string) { f(depth, lit) }
+
+// ScanJSONKeys is ScanJSON with a KeyVisitor (nil for none) instead of a
+// function: a caller whose visitor is already on the heap scans without
+// allocating, where a closure would escape.
+func ScanJSONKeys(s string, keys KeyVisitor) (kind JSONKind, ok bool) {
 	sc := jsonScanner{s: s, keys: keys}
 	sc.ws()
 	if sc.i >= len(s) {
@@ -86,7 +108,7 @@ func ScanJSON(s string, keys func(depth int, lit string)) (kind JSONKind, ok boo
 type jsonScanner struct {
 	s    string
 	i    int
-	keys func(int, string)
+	keys KeyVisitor
 }
 
 func (sc *jsonScanner) ws() {
@@ -151,7 +173,7 @@ func (sc *jsonScanner) object(depth int) bool {
 			return false
 		}
 		if sc.keys != nil {
-			sc.keys(depth, lit)
+			sc.keys.Key(depth, lit)
 		}
 		sc.ws()
 		if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
