@@ -207,13 +207,39 @@ func tags(s string, tags ...string) (int, bool) {
 }
 
 // indexFold returns the index of the first occurrence at or after from of
-// lower, a lowercase ASCII word, in s up to ASCII case, or -1.
+// lower, a lowercase ASCII word, in s up to ASCII case, or -1. It finds the
+// candidates with strings.IndexByte, one stream for each case of the first
+// letter.
 func indexFold(s string, from int, lower string) int {
-	for i := from; i+len(lower) <= len(s); i++ {
-		c := s[i]
-		if c|0x20 == lower[0] && text.HasPrefixFold(s[i:], lower) {
+	lo, up := lower[0], lower[0]-'a'+'A'
+	nextLo, nextUp := indexByteFrom(s, from, lo), indexByteFrom(s, from, up)
+	for {
+		i := min(nextLo, nextUp)
+		if i < 0 {
+			i = max(nextLo, nextUp)
+		}
+		if i < 0 || i+len(lower) > len(s) {
+			return -1
+		}
+		if text.HasPrefixFold(s[i:], lower) {
 			return i
 		}
+		if i == nextLo {
+			nextLo = indexByteFrom(s, i+1, lo)
+		} else {
+			nextUp = indexByteFrom(s, i+1, up)
+		}
+	}
+}
+
+// indexByteFrom returns the index of the first c in s at or after from,
+// or -1.
+func indexByteFrom(s string, from int, c byte) int {
+	if from >= len(s) {
+		return -1
+	}
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
 	}
 	return -1
 }

@@ -181,7 +181,11 @@ func (ps *PhraseSet) At(w Word) []PhraseRef {
 // HasFolds reports whether s holds ſ or the Kelvin sign, which (?i)
 // regexps fold to s and k (see Analysis.Folds).
 func HasFolds(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i+8 <= len(s) && load64(s, i)&high == 0 {
+		i += 8 // ASCII
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0xC5 {
 			return strings.Contains(s[i:], "\u017f") || strings.Contains(s[i:], "\u212a")
 		}
