@@ -34,8 +34,9 @@ type RegexConfig struct {
 // NewRegex; it is safe for concurrent use.
 type Regex struct {
 	cfg     RegexConfig
-	must    []*regexp.Regexp
-	mustNot []*regexp.Regexp
+	must    []filtered
+	mustNot []filtered
+	q       quoter
 }
 
 var _ probe.Probe = (*Regex)(nil)
@@ -125,8 +126,8 @@ func NewRegex(c RegexConfig) (*Regex, error) {
 	x.cfg.MustMatch = append([]string(nil), c.MustMatch...)
 	x.cfg.MustNotMatch = append([]string(nil), c.MustNotMatch...)
 	seen := map[string]string{}
-	compile := func(param string, patterns []string) []*regexp.Regexp {
-		out := make([]*regexp.Regexp, 0, len(patterns))
+	compile := func(param string, patterns []string) []filtered {
+		out := make([]filtered, 0, len(patterns))
 		for i, pat := range patterns {
 			name := fmt.Sprintf("%s[%d]", param, i)
 			if pat == "" {
@@ -151,10 +152,11 @@ func NewRegex(c RegexConfig) (*Regex, error) {
 				errs = append(errs, &probe.ParamError{Param: name, Msg: err.Error(), Hint: regexHint})
 				continue
 			}
-			out = append(out, re)
+			out = append(out, newFiltered(re))
 		}
 		return out
 	}
+	x.q = newQuoter(x.cfg.MustMatch, x.cfg.MustNotMatch)
 	x.must = compile("must_match", c.MustMatch)
 	x.mustNot = compile("must_not_match", c.MustNotMatch)
 	if len(errs) > 0 {
@@ -200,15 +202,16 @@ const snippetChars = 60
 // did), in configuration order, and "not".
 func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	s := r.Content
+	folds := text.HasFolds(s)
 	var failedMust, failedNot []string
-	for i, re := range x.must {
-		if !re.MatchString(s) {
+	for i := range x.must {
+		if !x.must[i].MatchString(s, folds) {
 			failedMust = append(failedMust, x.cfg.MustMatch[i])
 		}
 	}
 	firstNot := -1
-	for i, re := range x.mustNot {
-		if re.MatchString(s) {
+	for i := range x.mustNot {
+		if x.mustNot[i].MatchString(s, folds) {
 			failedNot = append(failedNot, x.cfg.MustNotMatch[i])
 			if firstNot < 0 {
 				firstNot = i
@@ -237,11 +240,11 @@ func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe
 	if !holds {
 		var parts []string
 		if len(failedMust) > 0 {
-			parts = append(parts, "did not match "+quoteList(failedMust))
+			parts = append(parts, "did not match "+x.q.list(failedMust))
 		}
 		if firstNot >= 0 {
-			loc := x.mustNot[firstNot].FindStringIndex(s)
-			part := "matched forbidden " + quoteList(failedNot)
+			loc := x.mustNot[firstNot].FindStringIndex(s, folds)
+			part := "matched forbidden " + x.q.list(failedNot)
 			if loc != nil {
 				part += " (first at " + quote(text.Preview(s[loc[0]:loc[1]], snippetChars)) + ")"
 			}

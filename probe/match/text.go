@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/promptcanary/promptcanary"
@@ -92,7 +93,15 @@ type Text struct {
 	cfg    TextConfig
 	folded []folded // the lower-cased values, when not case-sensitive
 	mode   any      // cfg.Mode boxed once, for metadata
+	q      quoter
+	// details caches the details of each outcome (the set of values that
+	// hold, as a bit mask) of a probe with up to maxCachedValues values.
+	details []atomic.Pointer[string]
 }
+
+// maxCachedValues is the most values whose outcomes' details a text probe
+// caches (2^maxCachedValues of them).
+const maxCachedValues = 6
 
 var _ probe.Probe = (*Text)(nil)
 
@@ -151,6 +160,10 @@ func NewText(op Op, c TextConfig) (*Text, error) {
 		for i, v := range c.Values {
 			t.folded[i] = newFolded(v)
 		}
+	}
+	t.q = newQuoter(t.cfg.Values)
+	if len(c.Values) <= maxCachedValues {
+		t.details = make([]atomic.Pointer[string], 1<<len(c.Values))
 	}
 	return t, nil
 }
@@ -279,6 +292,10 @@ func (t *Text) holds(i int, s string) bool {
 	}
 	f := &t.folded[i]
 	switch t.op {
+	case Contains:
+		if !t.cfg.Trim {
+			return strings.Contains(s, f.low) // s is lowercase (Evaluate)
+		}
 	case Equals:
 		return equalLower(s, f.low)
 	case StartsWith:
@@ -298,18 +315,26 @@ func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	if t.cfg.Trim {
 		s = strings.TrimSpace(s)
 	}
+	if t.op == Contains && !t.cfg.CaseSensitive && !t.cfg.Trim {
+		// strings.ToLower of the response, shared with the other probes
+		// that ignore case, holds f.low exactly when containsLower does.
+		l := text.Lower(s)
+		defer l.Release()
+		s = l.String()
+	}
 	n := len(t.cfg.Values)
 	var small [64]bool
 	held := small[:0]
 	if n > len(small) {
 		held = make([]bool, 0, n)
 	}
-	count := 0
+	count, mask := 0, 0
 	for i := range n {
 		h := t.holds(i, s)
 		held = append(held, h)
 		if h {
 			count++
+			mask |= 1 << i
 		}
 	}
 	// One backing array for both lists: matched first, then unmatched.
@@ -343,49 +368,60 @@ func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	case passed:
 		score = 1
 	}
-	return probe.Result{Passed: passed, Score: score, Details: t.details(matched, unmatched, passed),
+	var details string
+	if t.details != nil {
+		if d := t.details[mask].Load(); d != nil {
+			details = *d
+		} else {
+			details = t.describe(matched, unmatched, passed)
+			t.details[mask].Store(&details)
+		}
+	} else {
+		details = t.describe(matched, unmatched, passed)
+	}
+	return probe.Result{Passed: passed, Score: score, Details: details,
 		Metadata: map[string]any{"matched": matched, "unmatched": unmatched, "mode": t.mode, "not": t.cfg.Not}}
 }
 
-// details is the sentence naming the values that decided the verdict.
-func (t *Text) details(matched, unmatched []string, passed bool) string {
+// describe is the sentence naming the values that decided the verdict.
+func (t *Text) describe(matched, unmatched []string, passed bool) string {
 	yes, no := t.op.verbs()
 	n := len(matched) + len(unmatched)
 	var s string
 	switch {
 	case !t.cfg.Not && t.cfg.Mode == Any && passed:
-		s = "The response " + yes + " " + quote(matched[0]) + "."
+		s = "The response " + yes + " " + t.q.quote(matched[0]) + "."
 	case !t.cfg.Not && t.cfg.Mode == Any:
-		s = "The response " + noneOf(no, yes, unmatched) + "."
+		s = "The response " + t.q.noneOf(no, yes, unmatched) + "."
 	case !t.cfg.Not && passed:
-		s = "The response " + yes + " " + allOf(matched) + "."
+		s = "The response " + yes + " " + t.q.allOf(matched) + "."
 	case !t.cfg.Not:
-		s = "The response " + no + " " + quoteList(unmatched) + " (" + strconv.Itoa(len(matched)) + " of " + strconv.Itoa(n) + " values hold)."
+		s = "The response " + no + " " + t.q.list(unmatched) + " (" + strconv.Itoa(len(matched)) + " of " + strconv.Itoa(n) + " values hold)."
 	case t.cfg.Mode == Any && passed:
-		s = "Inverted check (not: true): the response " + noneOf(no, yes, unmatched) + ", as required."
+		s = "Inverted check (not: true): the response " + t.q.noneOf(no, yes, unmatched) + ", as required."
 	case t.cfg.Mode == Any:
-		s = "Inverted check (not: true): the response " + yes + " " + quoteList(matched) + ", which it must not."
+		s = "Inverted check (not: true): the response " + yes + " " + t.q.list(matched) + ", which it must not."
 	case passed:
-		s = "Inverted check (not: true): the response " + no + " " + quoteList(unmatched) + ", so not all " + strconv.Itoa(n) + " values hold, as required."
+		s = "Inverted check (not: true): the response " + no + " " + t.q.list(unmatched) + ", so not all " + strconv.Itoa(n) + " values hold, as required."
 	default:
-		s = "Inverted check (not: true): the response " + yes + " " + allOf(matched) + ", which it must not."
+		s = "Inverted check (not: true): the response " + yes + " " + t.q.allOf(matched) + ", which it must not."
 	}
 	return s
 }
 
 // noneOf says that no value holds: `does not contain "a"` or `contains
 // none of "a", "b"`.
-func noneOf(no, yes string, values []string) string {
+func (q quoter) noneOf(no, yes string, values []string) string {
 	if len(values) == 1 {
-		return no + " " + quote(values[0])
+		return no + " " + q.quote(values[0])
 	}
-	return yes + " none of " + quoteList(values)
+	return yes + " none of " + q.list(values)
 }
 
 // allOf names every value: `"a"` or `all 3 values`.
-func allOf(values []string) string {
+func (q quoter) allOf(values []string) string {
 	if len(values) == 1 {
-		return quote(values[0])
+		return q.quote(values[0])
 	}
 	return "all " + strconv.Itoa(len(values)) + " values"
 }
@@ -402,9 +438,34 @@ func quote(v string) string {
 	return strconv.Quote(v)
 }
 
-// quoteList quotes up to 5 values, comma-separated, and counts the rest.
-func quoteList(vs []string) string {
+// quoter quotes the values of a probe for details, each computed once.
+type quoter map[string]string
+
+// newQuoter quotes values.
+func newQuoter(values ...[]string) quoter {
+	q := quoter{}
+	for _, vs := range values {
+		for _, v := range vs {
+			q[v] = quote(v)
+		}
+	}
+	return q
+}
+
+// quote is quote(v), computed when the probe was built.
+func (q quoter) quote(v string) string {
+	if s, ok := q[v]; ok {
+		return s
+	}
+	return quote(v)
+}
+
+// list quotes up to 5 values, comma-separated, and counts the rest.
+func (q quoter) list(vs []string) string {
 	const most = 5
+	if len(vs) == 1 {
+		return q.quote(vs[0])
+	}
 	var b strings.Builder
 	for i, v := range vs {
 		if i == most {
@@ -414,7 +475,7 @@ func quoteList(vs []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quote(v))
+		b.WriteString(q.quote(v))
 	}
 	return b.String()
 }

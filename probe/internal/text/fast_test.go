@@ -58,6 +58,13 @@ func checkFast(t *testing.T, s, kw string) {
 	if got, want := ContainsLower(l.String(), kw), strings.Contains(strings.ToLower(s), strings.ToLower(kw)); got != want {
 		t.Errorf("ContainsLower(%q, %q): got %v, want %v", s, kw, got, want)
 	}
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < 0x80
+	}
+	if l.ASCII() != ascii {
+		t.Errorf("Lower(%q).ASCII(): got %v, want %v", s, l.ASCII(), ascii)
+	}
 	l.Release()
 	var keys []string
 	kind, ok := ScanJSON(s, func(depth int, lit string) {

@@ -19,10 +19,15 @@ type Lowered struct {
 	buf     []byte
 	s       string
 	valid   bool
+	ascii   bool
 }
 
 // String returns strings.ToLower of the content.
 func (l *Lowered) String() string { return l.s }
+
+// ASCII reports whether the content is ASCII: then the lowercase copy has
+// the content's length and every byte at the same index.
+func (l *Lowered) ASCII() bool { return l.ascii }
 
 // lowerPool keeps lowered copies for reuse, as pool keeps analyses: the
 // probes of one response, evaluated one after the other, find the copy
@@ -36,12 +41,13 @@ func Lower(content string) *Lowered {
 	if l.valid && l.content == content {
 		return l
 	}
-	l.content, l.valid = content, true
+	l.content, l.valid, l.ascii = content, true, true
 	if b, ok := appendLowerASCII(l.buf[:0], content); ok {
 		l.buf = b
 		l.s = unsafeString(b)
 		return l
 	}
+	l.ascii = false
 	l.s = strings.ToLower(content)
 	return l
 }
