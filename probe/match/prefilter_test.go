@@ -84,3 +84,6 @@ func TestFilteredFindsLiterals(t *testing.T) {
 		}
 	}
 }
+
+// String prints a literal as the tests expect it: {text fold}.
+func (l literal) String() string { return fmt.Sprintf("{%s %v}", l.s, l.fold) }
