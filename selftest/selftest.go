@@ -145,10 +145,12 @@ func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promp
 		slices.SortStableFunc(answers, func(a, b promptcanary.Response) int { return cmp.Compare(a.Sample, b.Sample) })
 		var probes []probe.Instance
 		for _, in := range st.ProbesFor(pr.ID) {
-			// An external check may call services or take seconds; a
-			// self-test runs each probe on every answer for every drift, so
-			// it leaves them out and says so.
-			if in.Type == "exec" {
+			// An external check may call services or take seconds, and a
+			// probe that calls a model (a judge, an embedder) would pay for
+			// every drifted answer; a self-test runs each probe on every
+			// answer for every drift and calls nothing, so it leaves them
+			// out and says so.
+			if in.Type == "exec" || callsModel(in.Probe) {
 				if !slices.Contains(skipped, in.ID) {
 					skipped = append(skipped, in.ID)
 				}
@@ -168,9 +170,15 @@ func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promp
 		res.Notes = append(res.Notes, fmt.Sprintf("%d prompt(s) have no stored answer in the baseline and were not tested: %s", len(missing), joinIDs(missing)))
 	}
 	if len(skipped) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("exec probes are not run by the self-test (they run a command per answer and drift, and may call services): %s", joinIDs(skipped)))
+		res.Notes = append(res.Notes, fmt.Sprintf("exec probes and probes that call a model are not run by the self-test (they run a command or make a call per answer and drift): %s", joinIDs(skipped)))
 	}
 	return out
+}
+
+// callsModel reports whether p calls a model to judge an answer.
+func callsModel(p probe.Probe) bool {
+	r, ok := p.(probe.Remote)
+	return ok && len(r.Models()) > 0
 }
 
 // probeList lists the probe instances that judge stored answers, suite-wide

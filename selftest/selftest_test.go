@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/provider"
+	_ "github.com/promptcanary/promptcanary/provider/openai"
 	_ "github.com/promptcanary/promptcanary/provider/sim"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/selftest"
@@ -251,7 +252,36 @@ func TestExecProbesAreNotRun(t *testing.T) {
 			t.Errorf("the exec probe was run")
 		}
 	}
-	if !strings.Contains(strings.Join(res.Notes, "\n"), "exec probes are not run by the self-test") {
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "exec probes and probes that call a model are not run by the self-test") {
 		t.Errorf("got notes %q, want the skipped exec probe named", res.Notes)
+	}
+}
+
+// TestJudgeProbesAreNotRun: a probe that calls a model (llm_judge) would
+// pay for every drifted answer; the self-test calls nothing, so it leaves
+// it out and says so, while a text similarity probe still runs.
+func TestJudgeProbesAreNotRun(t *testing.T) {
+	st, err := suite.Parse("canary.yaml", []byte("name: ex\nprobes:\n  - direct_answer\n"+
+		"  - {type: llm_judge, id: grader, judge: openai/gpt-4o-mini, rubric: Names the capital.}\n"+
+		"  - {type: similarity, id: close, metric: chrf, min: 0.5}\nprompts:\n"+
+		"  - {id: capital, text: \"What is the capital of France?\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := &promptcanary.Baseline{SnapshotID: "b", SuiteName: "ex", RunResult: promptcanary.Run{SuiteName: "ex",
+		LLMResponses: []promptcanary.Response{{PromptID: "capital", Content: "Paris."}, {PromptID: "capital", Content: "Paris.", Sample: 1}}}}
+	res, err := selftest.Run(st, base, selftest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{}
+	for _, p := range res.Probes {
+		ran[p.ID] = true
+	}
+	if ran["grader"] || !ran["close"] {
+		t.Errorf("probes run: %v, want close and not grader", ran)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "probes that call a model are not run") || !strings.Contains(notes, "grader") {
+		t.Errorf("got notes %q, want the skipped judge named", res.Notes)
 	}
 }
