@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 
@@ -100,6 +102,13 @@ type Expr struct {
 	passScore   float64
 	score       bool // the expression returns a double
 	prg         cel.Program
+	// loops is set when the expression has a comprehension (exists, all,
+	// map, filter, …): only then can an evaluation outlast TimeLimit
+	// within CostLimit, and only then does it run under a deadline.
+	loops bool
+	// label, held and notHeld are the label and the details of a bool
+	// verdict, made once.
+	label, held, notHeld string
 }
 
 var (
@@ -198,6 +207,14 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		return nil, errors.Join(errs...)
 	}
 	e.prg = prg
+	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
+		if x.Kind() == celast.ComprehensionKind {
+			e.loops = true
+		}
+	}))
+	e.label = e.makeLabel()
+	e.held = "Expression held: " + e.label + "."
+	e.notHeld = "Expression did not hold: " + e.label + "."
 	return e, nil
 }
 
@@ -256,18 +273,31 @@ func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.
 	return e.EvaluateContext(context.Background(), p, r)
 }
 
-// EvaluateContext is Evaluate under ctx, and at most TimeLimit.
+// EvaluateContext is Evaluate under ctx, and at most TimeLimit. An
+// expression without a comprehension runs without them: its cost limit
+// bounds its time to far less, and it never checks for an interruption.
 func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	ctx, cancel := context.WithTimeout(ctx, TimeLimit)
-	defer cancel()
-	act := &activation{prompt: p, resp: r}
+	act := activations.Get().(*activation)
+	defer act.release()
+	act.prompt, act.resp = p, r
 	if p == nil {
 		act.prompt = &promptcanary.Prompt{}
 	}
 	if r == nil {
 		act.resp = &promptcanary.Response{}
 	}
-	out, _, err := e.prg.ContextEval(ctx, act)
+	var (
+		out ref.Val
+		err error
+	)
+	if e.loops {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, TimeLimit)
+		defer cancel()
+		out, _, err = e.prg.ContextEval(ctx, act)
+	} else {
+		out, _, err = e.prg.Eval(act)
+	}
 	if err != nil {
 		msg := err.Error()
 		switch {
@@ -283,11 +313,9 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 	switch v := out.Value().(type) {
 	case bool:
 		if v {
-			return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("Expression held: %s.", e.label()),
-				Metadata: map[string]any{"result": true}}
+			return probe.Result{Passed: true, Score: 1, Details: e.held, Metadata: map[string]any{"result": true}}
 		}
-		return probe.Result{Details: fmt.Sprintf("Expression did not hold: %s.", e.label()),
-			Metadata: map[string]any{"result": false}}
+		return probe.Result{Details: e.notHeld, Metadata: map[string]any{"result": false}}
 	case float64:
 		if math.IsNaN(v) || v < 0 || v > 1 {
 			return e.failure(fmt.Sprintf("score %v is outside [0,1]", v))
@@ -298,7 +326,7 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 			verb = "fails"
 		}
 		return probe.Result{Passed: passed, Score: v,
-			Details:  fmt.Sprintf("Expression scored %.3g, which %s at >= %.3g: %s.", v, verb, e.passScore, e.label()),
+			Details:  fmt.Sprintf("Expression scored %.3g, which %s at >= %.3g: %s.", v, verb, e.passScore, e.label),
 			Metadata: map[string]any{"result": v, "pass_score": e.passScore}}
 	}
 	// unreachable: the output type was checked at load time
@@ -307,13 +335,13 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 
 // failure is the result of an expression that yielded no verdict.
 func (e *Expr) failure(msg string) probe.Result {
-	return probe.Result{Details: fmt.Sprintf("Expression could not be judged: %s: %s.", e.label(), msg),
+	return probe.Result{Details: fmt.Sprintf("Expression could not be judged: %s: %s.", e.label, msg),
 		Metadata: map[string]any{"error": msg}}
 }
 
-// label names the expression in details: its description, else its text
-// on one line, cut to exprShown characters.
-func (e *Expr) label() string {
+// makeLabel names the expression in details: its description, else its
+// text on one line, cut to exprShown characters.
+func (e *Expr) makeLabel() string {
 	if e.description != "" {
 		return e.description
 	}
@@ -375,6 +403,15 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 // Parent implements interpreter.Activation: there is none.
 func (a *activation) Parent() interpreter.Activation { return nil }
+
+// activations keeps activations for reuse.
+var activations = sync.Pool{New: func() any { return new(activation) }}
+
+// release clears a and gives it back for reuse.
+func (a *activation) release() {
+	*a = activation{}
+	activations.Put(a)
+}
 
 // parseJSON returns s decoded as one JSON value, or nil when it is not.
 func parseJSON(s string) any {
