@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
@@ -197,7 +199,13 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		errs = append(errs, &probe.ParamError{Param: "expr",
 			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(64))
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64)}
+	if est, err := env.EstimateCost(ast, unknownSizes{}); err != nil || est.Max > CostLimit {
+		// Only an expression whose cost CEL cannot bound below the limit
+		// pays for tracking it as it runs.
+		opts = append(opts, cel.CostLimit(CostLimit))
+	}
+	prg, err := env.Program(ast, opts...)
 	if err != nil {
 		// OptOptimize compiles constant regular expressions here.
 		errs = append(errs, &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
@@ -216,6 +224,16 @@ func compileExpr(p probe.Params) (*Expr, error) {
 	e.held = "Expression held: " + e.label + "."
 	e.notHeld = "Expression did not hold: " + e.label + "."
 	return e, nil
+}
+
+// unknownSizes is a checker.CostEstimator that knows nothing: the cost
+// estimate of an expression then holds for answers of any size.
+type unknownSizes struct{}
+
+func (unknownSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
+
+func (unknownSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }
 
 // celMessage drops what CEL adds for its own namespaces: " (in container ”)".
@@ -325,8 +343,10 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 		if !passed {
 			verb = "fails"
 		}
+		// "Expression scored %.3g, which %s at >= %.3g: %s."
 		return probe.Result{Passed: passed, Score: v,
-			Details:  fmt.Sprintf("Expression scored %.3g, which %s at >= %.3g: %s.", v, verb, e.passScore, e.label),
+			Details: "Expression scored " + strconv.FormatFloat(v, 'g', 3, 64) + ", which " + verb + " at >= " +
+				strconv.FormatFloat(e.passScore, 'g', 3, 64) + ": " + e.label + ".",
 			Metadata: map[string]any{"result": v, "pass_score": e.passScore}}
 	}
 	// unreachable: the output type was checked at load time

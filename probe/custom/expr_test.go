@@ -214,6 +214,23 @@ func TestExprCostLimit(t *testing.T) {
 	probetest.CheckVerdict(t, res, true, 1)
 }
 
+// TestExprCostLimitLinear checks that an expression without a
+// comprehension whose work grows with the answer is still held to the
+// cost limit: only expressions whose cost CEL bounds run untracked.
+func TestExprCostLimitLinear(t *testing.T) {
+	long := &promptcanary.Response{Content: strings.Repeat("ab", 6_000_000)}
+	for _, expr := range []string{`content.contains("zz")`, `content.matches("zz")`, `json == null && content.indexOf("zz") < 0`} {
+		p := probetest.New(t, "expr", map[string]any{"expr": expr})
+		res := probe.Evaluate(p, &promptcanary.Prompt{}, long)
+		if got, want := res.Metadata["error"], "operation cancelled: actual cost limit exceeded (the limit is 1000000)"; got != want {
+			t.Errorf("%s: error %q, want %q", expr, got, want)
+		}
+	}
+	// A bounded expression judges the same long answer.
+	p := probetest.New(t, "expr", map[string]any{"expr": `content.size() > 100 && completion_tokens == 0`})
+	probetest.CheckVerdict(t, probe.Evaluate(p, &promptcanary.Prompt{}, long), true, 1)
+}
+
 // TestExprNil checks that a nil prompt or response is judged as empty.
 func TestExprNil(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `content == "" && json == null && tool_calls.size() == 0 && prompt.id == "" && prompt.tags.size() == 0`})
