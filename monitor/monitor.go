@@ -162,7 +162,7 @@ type entry struct {
 	// the last run that cost anything, 0 before the first.
 	estimate    float64
 	running     bool
-	runningSlot time.Time
+	runningSlot time.Time // the slot of the run in flight
 	next        time.Time
 	last        *promptcanary.CheckRun
 	lastSuccess time.Time
@@ -492,7 +492,7 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 // claimAndRun runs e now unless a run of it is in flight (then the run is
 // recorded as skipped).
 func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) promptcanary.CheckRun {
-	if !e.claim() {
+	if !e.claim(slot) {
 		return m.skip(ctx, e, slot, "a run of this check is still in flight")
 	}
 	defer e.release()
@@ -515,14 +515,15 @@ func (m *Monitor) acquire(ctx context.Context) error {
 
 func (m *Monitor) releaseSlot() { <-m.sem }
 
-// claim marks e as running; false when it already is.
-func (e *entry) claim() bool {
+// claim marks e as running the run of slot; false when it already runs
+// one.
+func (e *entry) claim(slot time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.running {
 		return false
 	}
-	e.running = true
+	e.running, e.runningSlot = true, slot
 	return true
 }
 

@@ -96,16 +96,13 @@ func (m *Monitor) latestDue(e *entry, slot, now time.Time) (time.Time, int) {
 // dispatch starts the run of e for slot, or records it as skipped when a
 // run of e is still in flight: one check never runs twice at once.
 func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
-	if !e.claim() {
+	if !e.claim(slot) {
 		e.mu.Lock()
 		busy := e.runningSlot
 		e.mu.Unlock()
 		m.skip(ctx, e, slot, fmt.Sprintf("the run of the slot %s is still in flight", busy.UTC().Format(time.RFC3339)))
 		return
 	}
-	e.mu.Lock()
-	e.runningSlot = slot
-	e.mu.Unlock()
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
@@ -152,15 +149,21 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 
 // stale reports whether e has not completed a measured run for twice its
 // interval, counted from since (the start of the monitor) at the earliest,
-// and since when.
-func (e *entry) stale(now, since time.Time) (bool, time.Time) {
+// and since when. A run in flight counts from its slot: a run that takes
+// a little longer than the interval (a drift and its confirmation, a slow
+// provider) is not stale, one that hangs for twice the interval is;
+// inFlight says that the time counts from the run in flight.
+func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight bool) {
 	e.mu.Lock()
-	ref := e.lastSuccess
+	ref = e.lastSuccess
+	if e.running && e.runningSlot.After(ref) {
+		ref, inFlight = e.runningSlot, true
+	}
 	e.mu.Unlock()
 	if ref.Before(since) {
-		ref = since
+		ref, inFlight = since, false
 	}
-	return now.Sub(ref) > 2*e.c.Schedule.Interval(), ref
+	return now.Sub(ref) > 2*e.c.Schedule.Interval(), ref, inFlight
 }
 
 // checkStale opens an unmeasured incident for every check that has not
@@ -174,12 +177,15 @@ func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
 	}
 	changed := false
 	for _, e := range m.entries {
-		stale, since := e.stale(now, started)
+		stale, since, inFlight := e.stale(now, started)
 		if !stale {
 			continue
 		}
-		m.fire(ctx, subjectOf(e), finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured,
-			summary: fmt.Sprintf("no measured run for %s (twice the interval of %s), since %s", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))})
+		summary := fmt.Sprintf("no measured run for %s (twice the interval of %s), since %s", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))
+		if inFlight {
+			summary = fmt.Sprintf("no measured run for %s (twice the interval of %s): the run of the slot %s is still in flight", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))
+		}
+		m.fire(ctx, subjectOf(e), finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured, summary: summary})
 		changed = true
 	}
 	if changed {

@@ -217,3 +217,46 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("after a restart: got %+v, want skipped (the day's spend is restored)", cr)
 	}
 }
+
+// A run still in flight is not stale until it has been running for twice
+// the interval: a slow run (or a drift and its confirmation) that takes a
+// little longer than the interval opens no unmeasured incident, which
+// would also inhibit the drift it is about to confirm. A run that hangs is
+// still caught.
+func TestSlowRunInFlightIsNotStale(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00: a clean run
+	eventually(t, "a clean run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	f.settled(m)
+	f.idle()
+	f.flip.set("block")
+	f.clock.Advance(time.Minute) // 10:01: the run is slow
+	<-f.flip.entered
+	// Step the clock 15s at a time (the ticker's period) to 10:02:45,
+	// more than 2m after the last success but less after the run began.
+	for range 7 {
+		f.idle()
+		f.clock.Advance(15 * time.Second)
+	}
+	f.idle()
+	if open := f.incidents(true); len(open) != 0 {
+		t.Fatalf("got incidents %+v while a run of 1m45s is in flight, want none", open)
+	}
+	if s := m.Statuses(); s[0].Stale {
+		t.Errorf("got status %+v, want it not stale", s[0])
+	}
+	// 10:03:15: the run has been in flight for more than 2m: it hangs.
+	for range 2 {
+		f.clock.Advance(15 * time.Second)
+		f.idle()
+	}
+	eventually(t, "an unmeasured incident", func() bool { return len(f.incidents(true)) == 1 })
+	if inc := f.incidents(true)[0]; inc.Kind != promptcanary.IncidentUnmeasured || !strings.Contains(inc.Summary, "in flight") {
+		t.Errorf("got %+v, want an unmeasured incident for the run in flight", inc)
+	}
+	close(f.flip.release)
+	f.settled(m)
+}

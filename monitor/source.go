@@ -45,7 +45,7 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 	for i, e := range m.entries {
 		stale := false
 		if !since.IsZero() {
-			stale, _ = e.stale(now, since)
+			stale, _, _ = e.stale(now, since)
 		}
 		e.mu.Lock()
 		s := web.CheckStatus{
