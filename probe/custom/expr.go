@@ -2,7 +2,6 @@ package custom
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -390,7 +389,12 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		return a.resp.Content, true
 	case "json":
 		if !a.jsonDone {
-			a.json, a.jsonDone = parseJSON(text.StripFences(a.resp.Content)), true
+			// Decoded once per response, shared with the other probes
+			// that read it as JSON; CEL does not modify it.
+			d := text.ParseJSON(text.StripFences(a.resp.Content))
+			a.json, _ = d.Value()
+			a.jsonDone = true
+			d.Release()
 		}
 		return a.json, true
 	case "tool_calls":
@@ -435,10 +439,7 @@ func (a *activation) release() {
 
 // parseJSON returns s decoded as one JSON value, or nil when it is not.
 func parseJSON(s string) any {
-	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
-		return nil
-	}
+	v, _ := text.DecodeJSON(s) // as json.Unmarshal into an any
 	return v
 }
 

@@ -3,8 +3,6 @@ package format
 import (
 	"encoding/json"
 	"errors"
-	"slices"
-	"unsafe"
 
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
@@ -32,66 +30,21 @@ func parseJSON(s string) jsonDoc { return parse(s, true) }
 // validateJSON is parseJSON without collecting keys.
 func validateJSON(s string) jsonDoc { return parse(s, false) }
 
-// parse checks s with text.ScanJSON, which decides validity as json.Valid
-// does without allocating; only an invalid document goes through
-// encoding/json, for its error message and offset.
+// parse reads s through the shared text.JSONDoc, which decides validity as
+// json.Valid does, and only for an invalid document asks encoding/json for
+// its error message and offset. The keys are a fresh copy.
 func parse(s string, withKeys bool) jsonDoc {
-	var keys []string
-	var seen map[string]struct{} // once there are many keys
-	var collect func(int, string)
-	if withKeys {
-		collect = func(depth int, lit string) {
-			if depth != 1 {
-				return
-			}
-			k := text.JSONUnquote(lit)
-			if seen == nil && len(keys) < 32 {
-				if !slices.Contains(keys, k) {
-					keys = append(keys, k)
-				}
-				return
-			}
-			if seen == nil {
-				seen = make(map[string]struct{}, 2*len(keys))
-				for _, k := range keys {
-					seen[k] = struct{}{}
-				}
-			}
-			if _, dup := seen[k]; !dup {
-				seen[k] = struct{}{}
-				keys = append(keys, k)
-			}
-		}
-	}
-	kind, ok := text.ScanJSON(s, collect)
+	d := text.ParseJSON(s)
+	defer d.Release()
+	kind, ok := d.Kind()
 	if !ok {
-		return jsonDoc{err: syntaxError(s)}
+		return jsonDoc{err: d.Err()}
 	}
 	doc := jsonDoc{kind: kind.String(), object: kind == text.JSONObject}
 	if doc.object && withKeys {
-		doc.keys = keys
-		if doc.keys == nil {
-			doc.keys = []string{}
-		}
+		doc.keys = append([]string{}, d.Keys()...)
 	}
 	return doc
-}
-
-// syntaxError returns the error encoding/json reports for s, which is not
-// valid JSON. Unmarshal checks the whole input before decoding anything, so
-// the error is the first syntax error with its byte offset.
-func syntaxError(s string) error {
-	// Unmarshal only reads its input when it is not valid JSON, so the
-	// bytes of s are lent to it rather than copied.
-	var b []byte
-	if len(s) > 0 {
-		b = unsafe.Slice(unsafe.StringData(s), len(s))
-	}
-	var v json.RawMessage
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	return errors.New("invalid JSON")
 }
 
 // errorOffset returns the byte offset of a JSON syntax error, and whether

@@ -143,7 +143,16 @@ func (f *Full) Checks() int { return len(f.c.checks) }
 func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	content := text.StripFences(r.Content)
 	total := len(f.c.checks)
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(content))
+	// The decoded answer is shared with the other probes that read it as
+	// JSON; the validator does not modify it. Only an answer that is not
+	// JSON goes through the validator's decoder, for its error message.
+	d := text.ParseJSON(content)
+	doc, ok := d.NumberValue()
+	d.Release()
+	var err error
+	if !ok {
+		doc, err = jsonschema.UnmarshalJSON(strings.NewReader(content))
+	}
 	if err != nil {
 		return probe.Result{Details: fmt.Sprintf("Response is not valid JSON (%s), so the schema cannot be checked.", err),
 			Metadata: map[string]any{

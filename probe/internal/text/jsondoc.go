@@ -1,0 +1,273 @@
+package text
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"unsafe"
+)
+
+// JSONDoc is one JSON text as the probes read it, worked out once and
+// shared by every probe that judges it, as Analysis is: whether it is JSON
+// and of which kind, its top-level keys, encoding/json's error when it is
+// not JSON, and its decoded value.
+//
+// Get one with ParseJSON and give it back with Release; it must not be
+// used after Release. The values it returns are shared with the other
+// probes of the response: a caller must not modify them, and gives a
+// result its own copy of a slice it keeps.
+type JSONDoc struct {
+	src   string
+	valid bool
+
+	kind JSONKind
+	ok   bool
+	keys []string
+	seen map[string]struct{} // the keys, once there are many
+
+	errDone bool
+	err     error
+
+	valueDone, numberDone bool
+	value, number         any
+	valueOK               bool
+}
+
+// docs keeps JSON documents for reuse, as pool keeps analyses.
+var docs = sync.Pool{New: func() any { return new(JSONDoc) }}
+
+// ParseJSON returns the document of src, reusing a kept one made for the
+// same text. It scans src once, as ScanJSON does.
+func ParseJSON(src string) *JSONDoc {
+	d := docs.Get().(*JSONDoc)
+	if d.valid && d.src == src {
+		return d
+	}
+	*d = JSONDoc{src: src, valid: true, keys: d.keys[:0]}
+	d.kind, d.ok = ScanJSONKeys(src, d)
+	return d
+}
+
+// Release gives d back for reuse.
+func (d *JSONDoc) Release() {
+	if cap(d.keys) > 1024 {
+		return
+	}
+	docs.Put(d)
+}
+
+// Key implements KeyVisitor: it collects the top-level keys of an object,
+// decoded, each once at its first occurrence.
+func (d *JSONDoc) Key(depth int, lit string) {
+	if depth != 1 {
+		return
+	}
+	k := JSONUnquote(lit)
+	if d.seen == nil && len(d.keys) < 32 {
+		if !slices.Contains(d.keys, k) {
+			d.keys = append(d.keys, k)
+		}
+		return
+	}
+	if d.seen == nil {
+		d.seen = make(map[string]struct{}, 2*len(d.keys))
+		for _, k := range d.keys {
+			d.seen[k] = struct{}{}
+		}
+	}
+	if _, dup := d.seen[k]; !dup {
+		d.seen[k] = struct{}{}
+		d.keys = append(d.keys, k)
+	}
+}
+
+// Kind returns the kind of the top-level value and whether the text is
+// JSON, as json.Valid decides it.
+func (d *JSONDoc) Kind() (JSONKind, bool) { return d.kind, d.ok }
+
+// Keys returns the keys of a top-level object in document order, each once
+// (at its first occurrence), decoded as encoding/json decodes them; nil
+// when the text is not a JSON object. The slice is the document's.
+func (d *JSONDoc) Keys() []string {
+	if !d.ok || d.kind != JSONObject {
+		return nil
+	}
+	return d.keys
+}
+
+// Err returns the error json.Unmarshal reports for the text, nil when it is
+// JSON. Unmarshal checks the whole input before decoding anything, so the
+// error is the first syntax error with its byte offset.
+func (d *JSONDoc) Err() error {
+	if d.ok {
+		return nil
+	}
+	if !d.errDone {
+		d.errDone = true
+		// Unmarshal only reads its input when it is not valid JSON, so
+		// the bytes of src are lent to it rather than copied.
+		var b []byte
+		if len(d.src) > 0 {
+			b = unsafe.Slice(unsafe.StringData(d.src), len(d.src))
+		}
+		var v json.RawMessage
+		if d.err = json.Unmarshal(b, &v); d.err == nil {
+			d.err = errors.New("invalid JSON") // unreachable: ScanJSON agrees with json.Valid
+		}
+	}
+	return d.err
+}
+
+// Value returns the text decoded as json.Unmarshal decodes it into an
+// `any` (objects as map[string]any, arrays as []any, numbers as float64),
+// and false where Unmarshal fails: text that is not JSON, or a number
+// beyond the range of a float64.
+func (d *JSONDoc) Value() (any, bool) {
+	if !d.valueDone {
+		d.valueDone = true
+		if d.ok {
+			dec := decoder{s: d.src}
+			d.value = dec.value()
+			d.valueOK = !dec.bad
+			if dec.bad {
+				d.value = nil
+			}
+		}
+	}
+	return d.value, d.valueOK
+}
+
+// NumberValue returns the text decoded as a json.Decoder with UseNumber
+// decodes it (numbers as json.Number), or false when it is not JSON.
+func (d *JSONDoc) NumberValue() (any, bool) {
+	if !d.numberDone {
+		d.numberDone = true
+		if d.ok {
+			dec := decoder{s: d.src, numbers: true}
+			d.number = dec.value()
+		}
+	}
+	return d.number, d.ok
+}
+
+// DecodeJSON is JSONDoc.Value for a text no other probe reads: it neither
+// takes nor keeps a document.
+func DecodeJSON(s string) (any, bool) {
+	if _, ok := ScanJSONKeys(s, nil); !ok {
+		return nil, false
+	}
+	d := decoder{s: s}
+	v := d.value()
+	if d.bad {
+		return nil, false
+	}
+	return v, true
+}
+
+// decoder decodes text that ScanJSON has found valid, so it meets no
+// syntax error.
+type decoder struct {
+	s       string
+	i       int
+	numbers bool // json.Number instead of float64
+	bad     bool // a number out of the range of a float64
+}
+
+func (d *decoder) ws() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\r', '\n':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value() any {
+	d.ws()
+	switch d.s[d.i] {
+	case '{':
+		d.i++
+		m := map[string]any{}
+		d.ws()
+		if d.s[d.i] == '}' {
+			d.i++
+			return m
+		}
+		for {
+			d.ws()
+			k := d.str()
+			d.ws()
+			d.i++ // :
+			m[k] = d.value()
+			d.ws()
+			c := d.s[d.i]
+			d.i++
+			if c == '}' {
+				return m
+			}
+		}
+	case '[':
+		d.i++
+		a := []any{}
+		d.ws()
+		if d.s[d.i] == ']' {
+			d.i++
+			return a
+		}
+		for {
+			a = append(a, d.value())
+			d.ws()
+			c := d.s[d.i]
+			d.i++
+			if c == ']' {
+				return a
+			}
+		}
+	case '"':
+		return d.str()
+	case 't':
+		d.i += len("true")
+		return true
+	case 'f':
+		d.i += len("false")
+		return false
+	case 'n':
+		d.i += len("null")
+		return nil
+	}
+	start := d.i
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+		d.i++
+	}
+	lit := d.s[start:d.i]
+	if d.numbers {
+		return json.Number(lit)
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		d.bad = true
+	}
+	return f
+}
+
+// str reads the string literal at d.i.
+func (d *decoder) str() string {
+	start := d.i + 1
+	for d.i++; ; d.i++ {
+		switch d.s[d.i] {
+		case '\\':
+			d.i++
+		case '"':
+			d.i++
+			return JSONUnquote(d.s[start : d.i-1])
+		}
+	}
+}

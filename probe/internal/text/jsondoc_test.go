@@ -1,0 +1,65 @@
+package text
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+var docSeeds = []string{`{"a": [1, 2.5, "x", true, null, {}], "b": {"c": []}}`, `"\u00e9\ud800x"`, `[]`, `{"a": 1, "a": {"b": 2}}`,
+	"\"\xff\"", `1e400`, `[1e400]`, `{`, ``, ` 1 `, `-0.0e+1`, `{"\u0061": 1, "a": 2}`, `"a\"b\\c\/d\n"`, `[[[]]]`, `{"k": 12345678901234567890}`}
+
+// FuzzJSONDoc checks the decoded values against encoding/json: Value
+// against json.Unmarshal, NumberValue against a json.Decoder with
+// UseNumber, Err against Unmarshal's error.
+func FuzzJSONDoc(f *testing.F) {
+	for _, s := range docSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkJSONDoc(t, s) })
+}
+
+func TestJSONDoc(t *testing.T) {
+	for _, s := range docSeeds {
+		checkJSONDoc(t, s)
+	}
+}
+
+func checkJSONDoc(t *testing.T, s string) {
+	t.Helper()
+	d := ParseJSON(s)
+	defer d.Release()
+	var want any
+	err := json.Unmarshal([]byte(s), &want)
+	got, ok := d.Value()
+	if ok != (err == nil) {
+		t.Fatalf("Value(%q): ok %v, Unmarshal error %v", s, ok, err)
+	}
+	if ok && !reflect.DeepEqual(got, want) {
+		t.Errorf("Value(%q):\ngot  %#v\nwant %#v", s, got, want)
+	}
+	if v, okD := DecodeJSON(s); okD != ok || !reflect.DeepEqual(v, got) {
+		t.Errorf("DecodeJSON(%q): got %#v, %v, want %#v, %v", s, v, okD, got, ok)
+	}
+	if _, valid := d.Kind(); valid != json.Valid([]byte(s)) {
+		t.Errorf("Kind(%q): valid %v, want %v", s, valid, !valid)
+	}
+	if valid := json.Valid([]byte(s)); !valid {
+		if d.Err() == nil || d.Err().Error() != err.Error() {
+			t.Errorf("Err(%q): got %v, want %v", s, d.Err(), err)
+		}
+		return
+	} else if d.Err() != nil {
+		t.Errorf("Err(%q): got %v, want nil", s, d.Err())
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var wantN any
+	if err := dec.Decode(&wantN); err != nil {
+		t.Fatalf("Decode(%q): %v", s, err)
+	}
+	if gotN, ok := d.NumberValue(); !ok || !reflect.DeepEqual(gotN, wantN) {
+		t.Errorf("NumberValue(%q):\ngot  %#v, %v\nwant %#v", s, gotN, ok, wantN)
+	}
+}
