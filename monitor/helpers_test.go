@@ -85,6 +85,19 @@ func (c *fakeClock) Set(t time.Time) {
 	c.timers = kept
 }
 
+// Jump moves the wall clock to t (backwards too) as an NTP step or a
+// manual change does: timers keep the time they have left (they run on
+// the monotonic clock), so none fires.
+func (c *fakeClock) Jump(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := t.Sub(c.now)
+	c.now = t
+	for i := range c.timers {
+		c.timers[i].at = c.timers[i].at.Add(d)
+	}
+}
+
 // Advance moves the clock forward by d.
 func (c *fakeClock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
 

@@ -42,7 +42,7 @@ func jitter(e *entry, slot time.Time) time.Duration {
 // loop runs e's schedule until ctx ends: it sleeps until the next slot
 // (plus its jitter), coalesces every slot missed meanwhile (after a clock
 // jump or a long sleep) into one run, and starts the run without waiting
-// for it.
+// for it. When the clock is set back, it goes on from the new time.
 func (m *Monitor) loop(ctx context.Context, e *entry) {
 	slot := e.c.Schedule.Next(m.now())
 	for {
@@ -54,6 +54,17 @@ func (m *Monitor) loop(ctx context.Context, e *entry) {
 			now := m.now()
 			if !now.Before(fire) {
 				break
+			}
+			if fire.Sub(now) > horizon(e) {
+				// The clock was set back: the slot is further away
+				// than any slot can be; go on from the new time.
+				m.log.Warn("the clock was set back: the schedule goes on from now", logCheck, e.c.Name, logProvider, e.c.Provider, logSlot, slot)
+				slot = e.c.Schedule.Next(now)
+				fire = slot.Add(jitter(e, slot))
+				e.mu.Lock()
+				e.next = fire
+				e.mu.Unlock()
+				continue
 			}
 			select {
 			case <-ctx.Done():
@@ -73,6 +84,13 @@ func (m *Monitor) loop(ctx context.Context, e *entry) {
 		m.dispatch(ctx, e, slot)
 		slot = e.c.Schedule.Next(slot)
 	}
+}
+
+// horizon is the furthest a slot's fire time can be from any moment: an
+// interval (the longest gap between slots) and the largest jitter.
+func horizon(e *entry) time.Duration {
+	iv := e.c.Schedule.Interval()
+	return iv + time.Duration(max(e.c.Jitter, 0)*float64(iv)) + time.Second
 }
 
 // latestDue returns the latest slot from slot on whose fire time has

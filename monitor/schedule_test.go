@@ -260,3 +260,28 @@ func TestSlowRunInFlightIsNotStale(t *testing.T) {
 	close(f.flip.release)
 	f.settled(m)
 }
+
+// After the wall clock is set back (by an hour here), the schedule goes on
+// from the new time: the next slot runs within an interval, not an hour
+// later, and no check turns stale meanwhile.
+func TestClockSetBackKeepsScheduling(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00
+	eventually(t, "the first run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	f.settled(m)
+	f.idle()
+	f.clock.Jump(epoch.Add(-time.Hour + time.Minute)) // back to 09:00
+	for range 12 {                                    // 3 minutes, 15s at a time
+		f.clock.Advance(15 * time.Second)
+		f.idle()
+		f.settled(m)
+	}
+	eventually(t, "two runs after the clock was set back", func() bool { return f.runsWith(promptcanary.CheckClean) >= 3 })
+	f.settled(m)
+	if open := f.incidents(true); len(open) != 0 {
+		t.Errorf("got incidents %+v after the clock was set back, want none", open)
+	}
+}
