@@ -1,7 +1,10 @@
 package schema
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -35,6 +38,8 @@ const (
 type Full struct {
 	c     *compiled
 	draft string
+	// matches is the details of a valid answer.
+	matches string
 }
 
 var (
@@ -102,7 +107,9 @@ func New(cfg Config) (*Full, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Full{c: c, draft: draftName(c.schema.DraftVersion)}, nil
+	f := &Full{c: c, draft: draftName(c.schema.DraftVersion)}
+	f.matches = fmt.Sprintf("Response matches the schema (%s, %s).", f.draft, plural(len(c.checks), "check"))
+	return f, nil
 }
 
 // draftName names a draft as its specification does.
@@ -148,11 +155,12 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	// JSON goes through the validator's decoder, for its error message.
 	d := text.ParseJSON(content)
 	doc, ok := d.NumberValue()
-	d.Release()
+	depth := d.Depth()
 	var err error
 	if !ok {
-		doc, err = jsonschema.UnmarshalJSON(strings.NewReader(content))
+		err = decodeError(d.Err(), content)
 	}
+	d.Release()
 	if err != nil {
 		return probe.Result{Details: fmt.Sprintf("Response is not valid JSON (%s), so the schema cannot be checked.", err),
 			Metadata: map[string]any{
@@ -162,7 +170,7 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 				"raw_content_preview": text.Preview(content, previewChars),
 			}}
 	}
-	if d := nesting(content, maxDepth); d > maxDepth {
+	if depth > maxDepth {
 		return probe.Result{Details: fmt.Sprintf("Response nests JSON more than %d levels deep, deeper than this probe validates.", maxDepth),
 			Metadata: map[string]any{
 				"draft":               f.draft,
@@ -173,8 +181,7 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	}
 	verr := f.c.schema.Validate(doc)
 	if verr == nil {
-		return probe.Result{Passed: true, Score: 1,
-			Details: fmt.Sprintf("Response matches the schema (%s, %s).", f.draft, plural(total, "check")),
+		return probe.Result{Passed: true, Score: 1, Details: f.matches,
 			Metadata: map[string]any{
 				"draft": f.draft, "checks": total, "valid": true, "failed_checks": 0, "failure_count": 0,
 				"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
@@ -216,35 +223,32 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 		}}
 }
 
-// nesting returns the deepest nesting of arrays and objects in s, a JSON
-// text, or a value above limit as soon as the nesting exceeds it.
-func nesting(s string, limit int) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > deepest {
-				if deepest = depth; deepest > limit {
-					return deepest
-				}
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
+// decodeError returns the error jsonschema.UnmarshalJSON reports for s,
+// which is not JSON, from err, the error json.Unmarshal reports for it:
+// the decoder of the validator reads one value from a stream, so a syntax
+// error inside the value is the same, text after it has a message of its
+// own, and the end of the input is an io error. FuzzDecodeError checks it
+// against UnmarshalJSON.
+func decodeError(err error, s string) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		_, err = jsonschema.UnmarshalJSON(strings.NewReader(s)) // unreachable
+		return err
 	}
-	return deepest
+	msg := se.Error()
+	switch {
+	case strings.HasSuffix(msg, " after top-level value"):
+		return errors.New("invalid character after top-level value")
+	case msg == "unexpected end of JSON input",
+		// json.Unmarshal feeds a space after the input: the space it
+		// complains of is past the end.
+		strings.HasPrefix(msg, "invalid character ' '") && se.Offset == int64(len(s)) && s != "" && s[len(s)-1] != ' ':
+		if strings.TrimLeft(s, " \t\r\n") == "" {
+			return io.EOF
+		}
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // details names the first failures: "/items/0/qty: minimum (must be >= 1

@@ -33,6 +33,7 @@ type JSONDoc struct {
 	valueDone, numberDone bool
 	value, number         any
 	valueOK               bool
+	depth                 int
 }
 
 // docs keeps JSON documents for reuse, as pool keeps analyses.
@@ -134,6 +135,7 @@ func (d *JSONDoc) Value() (any, bool) {
 			if dec.bad {
 				d.value = nil
 			}
+			d.depth = dec.deepest
 		}
 	}
 	return d.value, d.valueOK
@@ -147,9 +149,19 @@ func (d *JSONDoc) NumberValue() (any, bool) {
 		if d.ok {
 			dec := decoder{s: d.src, numbers: true}
 			d.number = dec.value()
+			d.depth = dec.deepest
 		}
 	}
 	return d.number, d.ok
+}
+
+// Depth returns the deepest nesting of arrays and objects in the text (0
+// for a scalar), or 0 when it is not JSON.
+func (d *JSONDoc) Depth() int {
+	if !d.valueDone && !d.numberDone {
+		d.NumberValue()
+	}
+	return d.depth
 }
 
 // DecodeJSON is JSONDoc.Value for a text no other probe reads: it neither
@@ -173,6 +185,16 @@ type decoder struct {
 	i       int
 	numbers bool // json.Number instead of float64
 	bad     bool // a number out of the range of a float64
+	depth   int  // of the container being decoded
+	deepest int
+}
+
+// enter notes one more level of nesting.
+func (d *decoder) enter() {
+	d.i++
+	if d.depth++; d.depth > d.deepest {
+		d.deepest = d.depth
+	}
 }
 
 func (d *decoder) ws() {
@@ -190,7 +212,8 @@ func (d *decoder) value() any {
 	d.ws()
 	switch d.s[d.i] {
 	case '{':
-		d.i++
+		d.enter()
+		defer func() { d.depth-- }()
 		m := map[string]any{}
 		d.ws()
 		if d.s[d.i] == '}' {
@@ -211,7 +234,8 @@ func (d *decoder) value() any {
 			}
 		}
 	case '[':
-		d.i++
+		d.enter()
+		defer func() { d.depth-- }()
 		a := []any{}
 		d.ws()
 		if d.s[d.i] == ']' {

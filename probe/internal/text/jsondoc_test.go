@@ -26,6 +26,31 @@ func TestJSONDoc(t *testing.T) {
 	}
 }
 
+// depth is the deepest nesting of brackets outside strings in s.
+func depth(s string) int {
+	n, deepest := 0, 0
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			n++
+			deepest = max(deepest, n)
+		case c == ']' || c == '}':
+			n--
+		}
+	}
+	return deepest
+}
+
 func checkJSONDoc(t *testing.T, s string) {
 	t.Helper()
 	d := ParseJSON(s)
@@ -52,6 +77,9 @@ func checkJSONDoc(t *testing.T, s string) {
 		return
 	} else if d.Err() != nil {
 		t.Errorf("Err(%q): got %v, want nil", s, d.Err())
+	}
+	if got, want := d.Depth(), depth(s); got != want {
+		t.Errorf("Depth(%q): got %d, want %d", s, got, want)
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	dec.UseNumber()
