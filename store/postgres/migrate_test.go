@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func TestLoadMigrations(t *testing.T) {
+	sql := &fstest.MapFile{Data: []byte("CREATE TABLE t (x integer);")}
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		want    []int
+		wantErr string
+	}{
+		{"ordered", fstest.MapFS{"migrations/0002_more.sql": sql, "migrations/0001_init.sql": sql}, []int{1, 2}, ""},
+		{"gap", fstest.MapFS{"migrations/0001_init.sql": sql, "migrations/0003_skip.sql": sql}, nil,
+			`migration "0003_skip.sql": got version 3, want 2`},
+		{"not starting at 1", fstest.MapFS{"migrations/0002_init.sql": sql}, nil, `migration "0002_init.sql": got version 2, want 1`},
+		{"bad name", fstest.MapFS{"migrations/1_init.sql": sql}, nil, `migration "1_init.sql": name must be NNNN_name.sql`},
+		{"none", fstest.MapFS{}, nil, "no migrations"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := loadMigrations(tc.files)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("got %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.version)
+			}
+			if len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
+				t.Errorf("got versions %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbeddedMigrations(t *testing.T) {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].name != "history" || !strings.Contains(ms[0].sql, "CREATE TABLE runs") {
+		t.Errorf("got first migration %q, want history creating runs", ms[0].name)
+	}
+}
+
+// TestRefusesNewerSchema opens a store whose schema a newer promptcanary
+// migrated.
+func TestRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	dsn := freshDSN(t)
+	s := openDSN(t, dsn)
+	if _, err := s.pool.Exec(context.Background(), `INSERT INTO schema_migrations (version, name) VALUES (99, 'future')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(context.Background(), dsn)
+	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this program's 2: upgrade promptcanary") {
+		t.Errorf("got %v, want the newer schema refused", err)
+	}
+}
+
+// TestFailedMigrationLeavesNothing applies a migration that fails halfway:
+// PostgreSQL's DDL is transactional, so neither its first statement nor
+// its record remain.
+func TestFailedMigrationLeavesNothing(t *testing.T) {
+	t.Parallel()
+	dsn := freshDSN(t)
+	s := openDSN(t, dsn)
+	ctx := context.Background()
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := migration{version: len(ms) + 1, name: "broken", sql: `CREATE TABLE half (x integer); SELECT no_such_column FROM half;`}
+	err = migrate(ctx, s.pool, append(ms, broken))
+	if err == nil || !strings.Contains(err.Error(), "_broken: ") || !strings.Contains(err.Error(), "no_such_column") {
+		t.Fatalf("got %v, want the broken migration's error", err)
+	}
+	if v, err := s.SchemaVersion(ctx); err != nil || v != len(ms) {
+		t.Errorf("schema version: got %d, %v, want %d", v, err, len(ms))
+	}
+	var half bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('half') IS NOT NULL`).Scan(&half); err != nil || half {
+		t.Errorf("table of the broken migration: got exists %v, %v, want none", half, err)
+	}
+}
+
+// TestNoSchema opens a store whose search path names no schema.
+func TestNoSchema(t *testing.T) {
+	t.Parallel()
+	dsn := withParam(t, testDSN(t), "search_path", schemaPrefix+"missing")
+	_, err := Open(context.Background(), dsn)
+	if err == nil || !strings.Contains(err.Error(), `no schema to create the tables in: search_path "`+schemaPrefix+`missing" names no schema that exists`) {
+		t.Errorf("got %v, want the missing schema named", err)
+	}
+}
+
+// TestRefusesEncoding opens a store in a database that is not UTF8.
+func TestRefusesEncoding(t *testing.T) {
+	t.Parallel()
+	name := schemaPrefix + "ascii"
+	admin(t, `CREATE DATABASE `+name+` ENCODING 'SQL_ASCII' TEMPLATE template0`)
+	t.Cleanup(func() { admin(t, `DROP DATABASE `+name) })
+	cfg, err := pgxpool.ParseConfig(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.Database = name
+	_, err = open(context.Background(), cfg, "test")
+	if err == nil || !strings.Contains(err.Error(), "the database's encoding is SQL_ASCII, want UTF8") {
+		t.Errorf("got %v, want the encoding refused", err)
+	}
+}
