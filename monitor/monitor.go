@@ -353,8 +353,8 @@ func version(tool string) string {
 func (m *Monitor) Start(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.started {
-		return errors.New("start the monitor: already started")
+	if m.started || m.stopped {
+		return errors.New("start the monitor: already started or stopped")
 	}
 	addr := cmp.Or(m.cfg.Listen, DefaultListen)
 	var lc net.ListenConfig
@@ -394,6 +394,26 @@ func (m *Monitor) startDispatcher() {
 	}()
 }
 
+// stopDispatcher delivers the queued notifications within grace (or
+// until ctx ends), then ends the dispatcher: the deliveries still pending
+// are recorded as not sent.
+func (m *Monitor) stopDispatcher(ctx context.Context, grace time.Duration) {
+	if grace > 0 {
+		if err := m.drain(ctx, grace); err != nil {
+			m.log.Warn("notifications given up at shutdown", logErr, err)
+		}
+	}
+	if m.dispStop == nil {
+		// Never started (Once): Run with an ended context stops it.
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		m.disp.Run(done)
+		return
+	}
+	m.dispStop()
+	<-m.dispDone
+}
+
 // drain waits for the queued notifications until ctx ends or grace
 // passes.
 func (m *Monitor) drain(ctx context.Context, grace time.Duration) error {
@@ -417,14 +437,23 @@ func (m *Monitor) Addr() string {
 // the configuration's shutdown grace (then cancels them: they are recorded
 // as unmeasured, interrupted), delivers the notifications still queued
 // within the grace, and closes the listener. ctx bounds the whole stop.
+// A notification still undelivered after the grace is given up and
+// recorded as such (and logged); it does not make Stop fail. On a monitor
+// that was never started (after Once), Stop gives up the notifications
+// still pending the same way.
 func (m *Monitor) Stop(ctx context.Context) error {
 	m.mu.Lock()
-	if !m.started || m.stopped {
+	if m.stopped {
 		m.mu.Unlock()
 		return nil
 	}
 	m.stopped = true
+	started := m.started
 	m.mu.Unlock()
+	if !started {
+		m.stopDispatcher(ctx, 0)
+		return nil
+	}
 
 	grace := m.grace
 	m.sched()
@@ -447,12 +476,8 @@ func (m *Monitor) Stop(ctx context.Context) error {
 		<-done
 	}
 	m.runStop()
+	m.stopDispatcher(ctx, grace)
 	var errs []error
-	if err := m.drain(ctx, grace); err != nil {
-		errs = append(errs, err)
-	}
-	m.dispStop()
-	<-m.dispDone
 	if err := m.srv.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("close the listener: %w", err))
 		_ = m.srv.Close()

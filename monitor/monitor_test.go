@@ -270,3 +270,65 @@ func TestMissingBaselineIsAConfigError(t *testing.T) {
 		t.Errorf("got %v, want it to wrap store.ErrNotFound", err)
 	}
 }
+
+// A notification that the notifier never answers does not fail the stop
+// (SIGTERM exits 0): Stop gives up on it after the grace and records the
+// attempt as not delivered.
+func TestStopGivesUpOnHangingNotifier(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	cfg := f.config("1h", 5)
+	cfg.ShutdownGrace = 50 * time.Millisecond
+	o := f.options()
+	o.NotifyTimeout = time.Hour
+	m, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.started(m)
+	f.hook.hang.Store(true)
+	f.flip.set("bad")
+	if cr := f.once(m); cr.Outcome != promptcanary.CheckDrift || !cr.Confirmed {
+		t.Fatalf("got %+v, want a confirmed drift", cr)
+	}
+	if err := m.Stop(context.Background()); err != nil {
+		t.Fatalf("stop with a notification pending: got %v, want nil", err)
+	}
+	attempts, err := f.store.Notifications(context.Background(), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) == 0 || attempts[0].OK {
+		t.Errorf("got attempts %+v, want the undelivered one recorded", attempts)
+	}
+}
+
+// After Once, Stop ends the deliveries still pending and records them, so
+// that `serve --once` leaves every attempt in the store.
+func TestStopAfterOnceRecordsPendingNotifications(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	cfg := f.config("1h", 5)
+	cfg.ShutdownGrace = 50 * time.Millisecond
+	o := f.options()
+	o.NotifyTimeout = time.Hour
+	m, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.hook.hang.Store(true)
+	f.flip.set("bad")
+	if cr := f.once(m); cr.Outcome != promptcanary.CheckDrift || !cr.Confirmed {
+		t.Fatalf("got %+v, want a confirmed drift", cr)
+	}
+	if err := m.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	attempts, err := f.store.Notifications(context.Background(), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) != 1 || attempts[0].OK || attempts[0].Error == "" {
+		t.Errorf("got attempts %+v, want the one pending recorded as not delivered", attempts)
+	}
+}

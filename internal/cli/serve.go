@@ -139,8 +139,11 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 }
 
 // serveOnce runs every check once and prints one line per check run.
+// Notifications not delivered within the shutdown grace are given up and
+// recorded as such by Stop.
 func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor) error {
 	out, err := m.Once(ctx)
+	_ = m.Stop(context.WithoutCancel(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
 			return codeErr(ExitInterrupted)
