@@ -127,3 +127,19 @@ func TestScrubber(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// The version label of build_info is the Tool string without the
+// program's name, whichever name the command line records runs under.
+func TestVersionLabel(t *testing.T) {
+	for _, tc := range []struct{ tool, want string }{
+		{"promptcanary 1.2.0", "1.2.0"},
+		{"promptcanary-go v1.2.0", "v1.2.0"},
+		{"promptcanary-go (devel)", "(devel)"},
+		{"", "unknown"},
+		{"promptcanary", "unknown"},
+	} {
+		if got := version(tc.tool); got != tc.want {
+			t.Errorf("version(%q): got %q, want %q", tc.tool, got, tc.want)
+		}
+	}
+}

@@ -69,8 +69,9 @@ type Options struct {
 	// read, and scrubs them from logs, the store and notifications; nil
 	// means a set of the monitor's own.
 	Secrets *redact.Set
-	// Tool is the version string recorded in runs and in build_info
-	// ("promptcanary 1.2.0").
+	// Tool is the program and version recorded in runs, as the command
+	// line records them ("promptcanary-go v1.2.0"); build_info's version
+	// label is its part after the program's name.
 	Tool string
 	// Concurrency bounds the checks running at once; 0 means
 	// DefaultConcurrency.
@@ -340,10 +341,10 @@ func (m *Monitor) where(line int) string {
 }
 
 // version is the version label of build_info: Tool without the program's
-// name.
+// name (its first word).
 func version(tool string) string {
-	v := strings.TrimSpace(strings.TrimPrefix(tool, "promptcanary"))
-	return cmp.Or(v, "unknown")
+	_, v, _ := strings.Cut(strings.TrimSpace(tool), " ")
+	return cmp.Or(strings.TrimSpace(v), "unknown")
 }
 
 // Start listens on the configured address, serves Handler there, and

@@ -109,7 +109,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 		Getenv:  a.getenv,
 		Logger:  slog.New(h),
 		Secrets: a.secrets,
-		Tool:    "promptcanary " + version(),
+		Tool:    toolName(),
 	})
 	if err != nil {
 		return usageErr(err)
