@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -88,6 +89,12 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	}
 	if a.store != "" {
 		cfg.Store = a.store
+	}
+	if strings.Contains(cfg.Store, "://") {
+		// Opened as a path, a DSN would become a SQLite file under a
+		// directory named after it, password included.
+		return usageErr(errors.New("open store: store: a PostgreSQL DSN, and this build opens SQLite stores only"),
+			"set store: (or --store) to a file path, for example .promptcanary/history.db")
 	}
 	if err := os.MkdirAll(filepath.Dir(cfg.Store), 0o755); err != nil {
 		return usageErr(fmt.Errorf("create the store's directory: %w", err), "pass --store PATH, or set store: in monitor.yaml")
