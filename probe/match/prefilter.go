@@ -38,56 +38,10 @@ type filtered struct {
 type literal struct {
 	s    string // lowercase
 	fold bool
-	rare int // the index of the byte of s the search looks for first
 }
 
-// index returns the index of l.s in low, or -1. It finds candidates by
-// the rarest byte of l.s in English text, where strings.Index would find
-// them by the first, which is often a common letter.
-func (l literal) index(low string) int {
-	if len(l.s) <= 1 || l.rare == 0 {
-		return strings.Index(low, l.s)
-	}
-	c, r := l.s[l.rare], l.rare
-	for i := r; i < len(low); {
-		j := strings.IndexByte(low[i:], c)
-		if j < 0 {
-			return -1
-		}
-		at := i + j - r
-		if at+len(l.s) <= len(low) && low[at:at+len(l.s)] == l.s {
-			return at
-		}
-		i += j + 1
-	}
-	return -1
-}
-
-// rareIndex returns the index of the byte of s that is rarest in English
-// text.
-func rareIndex(s string) int {
-	best, bestRank := 0, 256
-	for i := 0; i < len(s); i++ {
-		if r := rank(s[i]); r < bestRank {
-			best, bestRank = i, r
-		}
-	}
-	return best
-}
-
-// rank orders bytes by how often they occur in English text, rarer first:
-// the letters by frequency, after everything else.
-func rank(c byte) int {
-	const common = "etaoinshrdlcumwfgypbvkjxqz"
-	if i := strings.IndexByte(common, c); i >= 0 {
-		return 200 - i
-	}
-	switch c {
-	case ' ', '\n', '.', ',':
-		return 255
-	}
-	return 100
-}
+// index returns the index of l.s in low, or -1.
+func (l literal) index(low string) int { return text.IndexRare(low, l.s) }
 
 // maxLiterals bounds the alternatives of one clause, and of the exact sets
 // the analysis combines.
@@ -347,8 +301,7 @@ func literalInfo(re *syntax.Regexp) info {
 }
 
 func newLiteral(s string, fold bool) literal {
-	s = strings.ToLower(s)
-	return literal{s: s, fold: fold, rare: rareIndex(s)}
+	return literal{s: strings.ToLower(s), fold: fold}
 }
 
 // classInfo is the info of a small ASCII character class: its characters.

@@ -288,13 +288,13 @@ func (t *Text) holds(i int, s string) bool {
 		case EndsWith:
 			return strings.HasSuffix(s, v)
 		}
-		return strings.Contains(s, v)
+		return text.IndexRare(s, v) >= 0
 	}
 	f := &t.folded[i]
 	switch t.op {
 	case Contains:
 		if !t.cfg.Trim {
-			return strings.Contains(s, f.low) // s is lowercase (Evaluate)
+			return text.IndexRare(s, f.low) >= 0 // s is lowercase (Evaluate)
 		}
 	case Equals:
 		return equalLower(s, f.low)

@@ -55,6 +55,9 @@ func checkFast(t *testing.T, s, kw string) {
 	if got, want := l.String(), strings.ToLower(s); got != want {
 		t.Errorf("Lower(%q): got %q, want %q", s, got, want)
 	}
+	if got, want := IndexRare(s, kw), strings.Index(s, kw); got != want {
+		t.Errorf("IndexRare(%q, %q): got %d, want %d", s, kw, got, want)
+	}
 	if got, want := ContainsLower(l.String(), kw), strings.Contains(strings.ToLower(s), strings.ToLower(kw)); got != want {
 		t.Errorf("ContainsLower(%q, %q): got %v, want %v", s, kw, got, want)
 	}

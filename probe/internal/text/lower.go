@@ -108,5 +108,55 @@ func ContainsLower(lowered, kw string) bool {
 		}
 		buf[i] = lowerByte[c]
 	}
-	return strings.Contains(lowered, unsafeString(buf[:len(kw)]))
+	return IndexRare(lowered, unsafeString(buf[:len(kw)])) >= 0
 }
+
+// IndexRare is strings.Index(s, sub), with the candidates found by the
+// byte of sub that is rarest in English text rather than by its first
+// byte, which is often a common letter: a search of a response for "oslo"
+// looks at each "l", not at each "o".
+func IndexRare(s, sub string) int {
+	if len(sub) <= 1 {
+		return strings.Index(s, sub)
+	}
+	r := 0
+	for i := 1; i < len(sub); i++ {
+		if rarity[sub[i]] < rarity[sub[r]] {
+			r = i
+		}
+	}
+	if r == 0 {
+		return strings.Index(s, sub)
+	}
+	c := sub[r]
+	for i := r; i < len(s); {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		at := i + j - r
+		if at+len(sub) <= len(s) && s[at:at+len(sub)] == sub {
+			return at
+		}
+		i += j + 1
+	}
+	return -1
+}
+
+// rarity ranks bytes by how often they occur in English text, rarer lower:
+// the letters by frequency (in either case), after everything else but
+// white space and common punctuation.
+var rarity = func() (t [256]uint8) {
+	const letters = "zqjxkvbpygfwmucldrhsnioate" // rarest first
+	for c := range 256 {
+		t[c] = 100
+	}
+	for i := 0; i < len(letters); i++ {
+		t[letters[i]] = 150 + uint8(i)
+		t[letters[i]-'a'+'A'] = 150 + uint8(i)
+	}
+	for _, c := range []byte(" \n\t.,") {
+		t[c] = 255
+	}
+	return t
+}()
