@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FileName is the name Find looks for.
@@ -43,6 +44,9 @@ func (s *Suite) Resolve(path string) string {
 // StorePath returns the run history database: store: resolved against Dir,
 // else DefaultStore beside the file.
 func (s *Suite) StorePath() string {
+	if strings.Contains(s.Defaults.Store, "://") {
+		return s.Defaults.Store // a database URL (postgres://…), not a path
+	}
 	if s.Defaults.Store != "" {
 		return s.Resolve(s.Defaults.Store)
 	}

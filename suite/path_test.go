@@ -20,6 +20,8 @@ func TestResolve(t *testing.T) {
 		{"ci/canary.yaml", "../shared/runs.db", "ci", "ci/replay.jsonl", "shared/runs.db"},
 		{filepath.Join(abs, "canary.yaml"), "/var/lib/runs.db", abs, filepath.Join(abs, "replay.jsonl"), "/var/lib/runs.db"},
 		{"", "", ".", "replay.jsonl", ".promptcanary/history.db"},
+		// A database URL is used as written, never joined to the suite's directory.
+		{"ci/canary.yaml", "postgres://canary@db:5432/canary", "ci", "ci/replay.jsonl", "postgres://canary@db:5432/canary"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {

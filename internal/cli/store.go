@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/store/backend"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -28,12 +29,17 @@ func (a *app) storePath(config string, st *suite.Suite) string {
 
 // openStore opens the run history for a command that has a suite.
 func (a *app) openStore(config string, st *suite.Suite) (store.Store, error) {
-	path := a.storePath(config, st)
-	s, err := sqlite.Open(path)
+	return openTarget(context.Background(), a.storePath(config, st), "pass --store PATH (or postgres://…), or set store: in canary.yaml")
+}
+
+// openTarget opens the store target names: the path of a SQLite database
+// or a postgres:// URL. Nothing was called yet, so a store that cannot be
+// opened is a setup problem for the user to fix (exit 2), not an internal
+// error; the error shows a URL without its password.
+func openTarget(ctx context.Context, target, hint string) (backend.Store, error) {
+	s, err := backend.Open(ctx, target)
 	if err != nil {
-		// Nothing was called yet: a history that cannot be opened is a
-		// setup problem for the user to fix, not an internal error.
-		return nil, usageErr(fmt.Errorf("open store %q: %w", displayPath(path), err), "pass --store PATH, or set store: in canary.yaml")
+		return nil, usageErr(err, hint)
 	}
 	return s, nil
 }
@@ -47,17 +53,11 @@ func (a *app) openHistory(c *cobra.Command, config string) (store.Store, error) 
 		return nil, err
 	}
 	path := a.storePath(config, st)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); !backend.IsURL(path) && errors.Is(err, os.ErrNotExist) {
 		return nil, usageErr(fmt.Errorf("no run history at %q", displayPath(path)),
 			"runs are recorded by 'promptcanary run' and 'compare'; pass --store PATH to read another history")
 	}
-	s, err := sqlite.Open(path)
-	if err != nil {
-		// Nothing was called yet: a history that cannot be opened is a
-		// setup problem for the user to fix, not an internal error.
-		return nil, usageErr(fmt.Errorf("open store %q: %w", displayPath(path), err), "pass --store PATH, or set store: in canary.yaml")
-	}
-	return s, nil
+	return openTarget(context.Background(), path, "pass --store PATH (or postgres://…), or set store: in canary.yaml")
 }
 
 // optionalSuite finds canary.yaml for a command that needs it only to
