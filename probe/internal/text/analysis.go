@@ -2,7 +2,6 @@ package text
 
 import (
 	"math/bits"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -66,7 +65,8 @@ func (a *Analysis) Lower() string {
 	}
 	a.lowered = true
 	if !a.ascii {
-		a.lowerS = strings.ToLower(a.content)
+		a.lower = appendLower(a.lower[:0], a.content)
+		a.lowerS = unsafeString(a.lower)
 		return a.lowerS
 	}
 	a.lower = a.lower[:0]

@@ -2,8 +2,10 @@ package text
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -48,7 +50,8 @@ func Lower(content string) *Lowered {
 		return l
 	}
 	l.ascii = false
-	l.s = strings.ToLower(content)
+	l.buf = appendLower(l.buf[:0], content)
+	l.s = unsafeString(l.buf)
 	return l
 }
 
@@ -91,6 +94,34 @@ func appendLowerASCII(b []byte, s string) ([]byte, bool) {
 		out[i] = lowerByte[c]
 	}
 	return b, true
+}
+
+// appendLower appends strings.ToLower(s) to b: ASCII eight bytes at a time,
+// every other character through unicode.ToLower (an invalid byte becoming
+// U+FFFD, as strings.Map makes it), where strings.ToLower maps the whole
+// string rune by rune as soon as it holds one non-ASCII byte.
+func appendLower(b []byte, s string) []byte {
+	b = slices.Grow(b, len(s))
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if w := load64(s, i); w&high == 0 {
+				geA := w + ones*(0x80-'A')
+				gtZ := w + ones*(0x7f-'Z')
+				b = binary.LittleEndian.AppendUint64(b, w|(geA&^gtZ&high)>>2)
+				i += 8
+				continue
+			}
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			b = append(b, lowerByte[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b = utf8.AppendRune(b, unicode.ToLower(r)) // RuneError for an invalid byte
+		i += size
+	}
+	return b
 }
 
 // ContainsLower reports whether strings.Contains(lowered,
