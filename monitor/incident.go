@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -42,20 +43,41 @@ func Fingerprint(check, provider string, kind promptcanary.IncidentKind) string 
 }
 
 // incidents are the open incidents, by fingerprint. The lock also
-// serialises every lifecycle step, so two runs never race on one incident.
+// serialises every lifecycle step, so two runs never race on one incident;
+// since a step holds it while it writes to the store (which may be
+// locked by another process for a while), readers such as the dashboard
+// read the copy published after each step instead.
 type incidents struct {
 	mu   sync.Mutex
 	open map[string]*promptcanary.Incident
+	// published is a copy of open as list returns it, replaced by
+	// publish; readers never take mu.
+	published atomic.Pointer[[]promptcanary.Incident]
 }
 
 // get returns the open incident of fp, nil when none; the caller holds mu.
 func (s *incidents) get(fp string) *promptcanary.Incident { return s.open[fp] }
 
-// openList returns copies of the open incidents, newest opened first.
+// publish makes the open incidents as they are now what openList and of
+// return; the caller holds mu.
+func (s *incidents) publish() []promptcanary.Incident {
+	l := s.list()
+	s.published.Store(&l)
+	return l
+}
+
+// openList returns copies of the open incidents as last published, newest
+// opened first.
 func (s *incidents) openList() []promptcanary.Incident {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.list()
+	p := s.published.Load()
+	if p == nil {
+		return nil
+	}
+	out := make([]promptcanary.Incident, len(*p))
+	for i := range *p {
+		out[i] = copyIncident(&(*p)[i])
+	}
+	return out
 }
 
 // list is openList for a caller that holds mu.
@@ -73,12 +95,11 @@ func (s *incidents) list() []promptcanary.Incident {
 	return out
 }
 
-// of returns copies of the open incidents of one check and provider.
+// of returns copies of the open incidents of one check and provider, as
+// last published.
 func (s *incidents) of(check, provider string) []promptcanary.Incident {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []promptcanary.Incident
-	for _, inc := range s.list() {
+	for _, inc := range s.openList() {
 		if inc.Check == check && inc.Provider == provider {
 			out = append(out, inc)
 		}
@@ -386,14 +407,14 @@ func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
 	}
 }
 
-// syncOpen updates the metrics of open incidents. The caller holds
-// m.inc.mu.
+// syncOpen publishes the open incidents to readers and updates their
+// metrics. The caller holds m.inc.mu.
 func (m *Monitor) syncOpen() {
 	keys := make([][2]string, len(m.entries))
 	for i, e := range m.entries {
 		keys[i] = e.key()
 	}
-	m.metrics.setOpen(m.inc.list(), keys)
+	m.metrics.setOpen(m.inc.publish(), keys)
 }
 
 // Acknowledge silences the repeats of an open incident until its state
@@ -427,7 +448,9 @@ func (m *Monitor) acknowledge(ctx context.Context, id, by string) error {
 		by = by[:200]
 	}
 	inc.AcknowledgedAt, inc.AcknowledgedBy = m.now().UTC(), by
-	if err := m.state.SaveIncident(context.WithoutCancel(ctx), inc); err != nil {
+	err = m.state.SaveIncident(context.WithoutCancel(ctx), inc)
+	m.syncOpen()
+	if err != nil {
 		return fmt.Errorf("acknowledge incident %s: %w", short(inc.ID), err)
 	}
 	summary := "acknowledged"

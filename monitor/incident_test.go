@@ -10,6 +10,8 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/monitor/web"
+	"github.com/promptcanary/promptcanary/store/sqlite"
 )
 
 // A change of the flagged units updates the open incident and notifies;
@@ -141,5 +143,59 @@ func TestVersionLabel(t *testing.T) {
 		if got := version(tc.tool); got != tc.want {
 			t.Errorf("version(%q): got %q, want %q", tc.tool, got, tc.want)
 		}
+	}
+}
+
+// slowStore is a store whose incident writes wait until released, as a
+// SQLite store does while another process holds its write lock.
+type slowStore struct {
+	*sqlite.Store
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *slowStore) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.Store.SaveIncident(ctx, inc)
+}
+
+// The dashboard's statuses do not wait for the store: while an incident
+// write waits for a locked store, Statuses still answers.
+func TestStatusesDoNotWaitForALockedStore(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	slow := &slowStore{Store: f.store, entered: make(chan struct{}, 10), release: make(chan struct{})}
+	o := f.options()
+	o.Store = slow
+	m, err := New(f.config("1h", 5), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.flip.set("bad")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = m.Once(context.Background())
+	}()
+	<-slow.entered // the incident's write waits for the store
+	answered := make(chan []web.CheckStatus, 1)
+	go func() { answered <- m.Statuses() }()
+	var got []web.CheckStatus
+	eventually(t, "Statuses answers while the store is locked", func() bool {
+		select {
+		case got = <-answered:
+			return true
+		default:
+			return false
+		}
+	})
+	close(slow.release)
+	<-done
+	if len(got) != 1 || got[0].Last == nil || got[0].Last.Outcome != promptcanary.CheckDrift {
+		t.Errorf("got statuses %+v, want the drift run", got)
+	}
+	if s := m.Statuses(); len(s[0].Open) != 1 || s[0].Open[0].Kind != promptcanary.IncidentDrift {
+		t.Errorf("after the write: got open %+v, want the drift incident", s[0].Open)
 	}
 }
