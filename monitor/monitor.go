@@ -135,6 +135,7 @@ type Monitor struct {
 	srv       *http.Server
 	addr      string
 	sched     context.CancelFunc // stops the schedule loops
+	schedCtx  context.Context    // ends when Stop stops scheduling
 	runCtx    context.Context    // the context of runs
 	runStop   context.CancelFunc // cancels runs in flight
 	dispStop  context.CancelFunc // stops the dispatcher's loop
@@ -374,7 +375,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.startDispatcher()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m.sched = cancel
+	m.sched, m.schedCtx = cancel, sctx
 	for _, e := range m.entries {
 		m.loops.Go(func() { m.loop(sctx, e) })
 	}
@@ -522,20 +523,31 @@ func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) pro
 		return m.skip(ctx, e, slot, "a run of this check is still in flight")
 	}
 	defer e.release()
-	if err := m.acquire(ctx); err != nil {
+	if err := m.acquire(ctx, nil); err != nil {
 		return m.skip(ctx, e, slot, "the monitor stopped before the run could start")
 	}
 	defer m.releaseSlot()
 	return m.run(ctx, e, slot)
 }
 
-// acquire takes one of the global run slots.
-func (m *Monitor) acquire(ctx context.Context) error {
+// acquire takes one of the global run slots, unless ctx ends or stop
+// (the schedule's context, nil for none) ends first: a run that has not
+// started when the monitor stops is not started.
+func (m *Monitor) acquire(ctx, stop context.Context) error {
+	var stopped <-chan struct{}
+	if stop != nil {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		stopped = stop.Done()
+	}
 	select {
 	case m.sem <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-stopped:
+		return stop.Err()
 	}
 }
 

@@ -124,7 +124,7 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
-		if err := m.acquire(rctx); err != nil {
+		if err := m.acquire(rctx, ctx); err != nil {
 			m.skip(rctx, e, slot, "the monitor stopped before the run could start")
 			return
 		}

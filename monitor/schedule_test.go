@@ -285,3 +285,47 @@ func TestClockSetBackKeepsScheduling(t *testing.T) {
 		t.Errorf("got incidents %+v after the clock was set back, want none", open)
 	}
 }
+
+// On Stop, a run that waits for a free run slot (the concurrency bound)
+// is not started: it is recorded as skipped, and only the run in flight
+// finishes within the grace.
+func TestStopStartsNoWaitingRun(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	cfg := f.config("1m", 1)
+	second := cfg.Checks[0]
+	second.Name = "canary-two"
+	cfg.Checks = append(cfg.Checks, second)
+	o := f.options()
+	o.Concurrency = 1
+	m, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.flip.set("block")
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the scheduler waits on the clock", func() bool { return f.clock.waiters() == 3 })
+	f.clock.Advance(time.Minute) // 10:00: one check runs, the other waits
+	<-f.flip.entered
+	stopped := make(chan error, 1)
+	go func() { stopped <- m.Stop(context.Background()) }()
+	eventually(t, "Stop stops scheduling", func() bool { return m.schedCtx.Err() != nil })
+	close(f.flip.release)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	var clean, skipped int
+	for _, r := range f.checkRuns() {
+		switch {
+		case r.Outcome == promptcanary.CheckClean:
+			clean++
+		case r.Outcome == promptcanary.CheckSkipped && strings.Contains(r.Reason, "stopped before the run could start"):
+			skipped++
+		}
+	}
+	if clean != 1 || skipped != 1 {
+		t.Errorf("got %d clean and %d skipped runs (%+v), want the run in flight and the waiting one skipped", clean, skipped, f.checkRuns())
+	}
+}
