@@ -3,6 +3,7 @@ package meta
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -86,7 +87,7 @@ func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	meta["price_known"] = known
 	if !known {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("Price unknown for %q, so the cost was not checked.", r.ProviderModelID)}
+			Details: "Price unknown for " + strconv.Quote(r.ProviderModelID) + ", so the cost was not checked."}
 	}
 	if prompt == 0 && completion == 0 {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
@@ -99,10 +100,11 @@ func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	meta["usd_per_mtok_output"] = price.Output
 	if cost <= c.MaxUSD {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("The call cost $%.6f, within the $%g limit.", cost, c.MaxUSD)}
+			Details: "The call cost $" + fixed(cost, 6) + ", within the $" + strconv.FormatFloat(c.MaxUSD, 'g', -1, 64) + " limit."}
 	}
 	return probe.Result{Score: overLimit(cost, c.MaxUSD), Metadata: meta,
-		Details: fmt.Sprintf("The call cost $%.6f, over the $%g limit (%.1f×).", cost, c.MaxUSD, cost/c.MaxUSD)}
+		Details: "The call cost $" + fixed(cost, 6) + ", over the $" + strconv.FormatFloat(c.MaxUSD, 'g', -1, 64) +
+			" limit (" + fixed(cost/c.MaxUSD, 1) + "×)."}
 }
 
 // priceEntry is a cached price lookup.

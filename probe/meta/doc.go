@@ -11,6 +11,11 @@
 // to zero.
 package meta
 
+import "strconv"
+
+// fixed formats x with prec decimals, as %.<prec>f does.
+func fixed(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+
 // overLimit scores v against limit: 1 up to limit, then linearly down to 0
 // at twice the limit.
 func overLimit(v, limit float64) float64 {

@@ -77,8 +77,8 @@ func (l *Latency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) pro
 	}
 	if lat <= l.MaxMS {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("Latency %.0f ms is within the %.0f ms limit.", lat, l.MaxMS)}
+			Details: "Latency " + fixed(lat, 0) + " ms is within the " + fixed(l.MaxMS, 0) + " ms limit."}
 	}
 	return probe.Result{Score: overLimit(lat, l.MaxMS), Metadata: meta,
-		Details: fmt.Sprintf("Latency %.0f ms exceeds the %.0f ms limit (%.1f×).", lat, l.MaxMS, lat/l.MaxMS)}
+		Details: "Latency " + fixed(lat, 0) + " ms exceeds the " + fixed(l.MaxMS, 0) + " ms limit (" + fixed(lat/l.MaxMS, 1) + "×)."}
 }

@@ -3,6 +3,7 @@ package meta
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -115,9 +116,9 @@ func (t *Tokens) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 		}
 		if n > limit {
 			passed = false
-			over = append(over, fmt.Sprintf("%d %s tokens exceed the limit of %d", n, what, limit))
+			over = append(over, strconv.Itoa(n)+" "+what+" tokens exceed the limit of "+strconv.Itoa(limit))
 		} else {
-			within = append(within, fmt.Sprintf("%d %s tokens", n, what))
+			within = append(within, strconv.Itoa(n)+" "+what+" tokens")
 		}
 		score = min(score, overLimit(float64(n), float64(limit)))
 	}

@@ -3,6 +3,7 @@ package reasoning
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -115,15 +116,15 @@ func (v *Verbosity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) p
 	meta := map[string]any{"word_count": words}
 	if words < v.MinWords {
 		return probe.Result{Metadata: meta,
-			Details: fmt.Sprintf("Too few words: %d, minimum %d.", words, v.MinWords)}
+			Details: "Too few words: " + strconv.Itoa(words) + ", minimum " + strconv.Itoa(v.MinWords) + "."}
 	}
 	if v.MaxWords > 0 && words > v.MaxWords {
 		return probe.Result{Metadata: meta,
-			Details: fmt.Sprintf("Too many words: %d, maximum %d.", words, v.MaxWords)}
+			Details: "Too many words: " + strconv.Itoa(words) + ", maximum " + strconv.Itoa(v.MaxWords) + "."}
 	}
 	if v.ExpectedWords <= 0 {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: fmt.Sprintf("Response has %s.", plural(words, "word"))}
+			Details: "Response has " + plural(words, "word") + "."}
 	}
 	ratio := float64(words) / float64(v.ExpectedWords)
 	dev := ratio - 1
@@ -136,7 +137,9 @@ func (v *Verbosity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) p
 		Passed:   dev <= v.Tolerance,
 		Score:    max(0, 1-max(0, dev-v.Tolerance)/(1-v.Tolerance)),
 		Metadata: meta,
-		Details: fmt.Sprintf("Response has %s against an expected %d (%.1f%% of expected, tolerance ±%.0f%%).",
-			plural(words, "word"), v.ExpectedWords, ratio*100, v.Tolerance*100),
+		// "Response has %s against an expected %d (%.1f%% of expected, tolerance ±%.0f%%)."
+		Details: "Response has " + plural(words, "word") + " against an expected " + strconv.Itoa(v.ExpectedWords) +
+			" (" + strconv.FormatFloat(ratio*100, 'f', 1, 64) + "% of expected, tolerance ±" +
+			strconv.FormatFloat(v.Tolerance*100, 'f', 0, 64) + "%).",
 	}
 }

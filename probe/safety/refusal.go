@@ -1,7 +1,7 @@
 package safety
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -116,9 +116,9 @@ func (r *Refusal) Evaluate(_ *promptcanary.Prompt, resp *promptcanary.Response) 
 	quote := text.Preview(first, quoteChars)
 	switch {
 	case refused && r.ExpectRefusal:
-		res.Details = fmt.Sprintf("Refusal found as expected: %q (%s matched).", quote, plural(len(matched), "refusal pattern"))
+		res.Details = "Refusal found as expected: " + strconv.Quote(quote) + " (" + plural(len(matched), "refusal pattern") + " matched)."
 	case refused:
-		res.Details = fmt.Sprintf("Unexpected refusal: %q (%s matched).", quote, plural(len(matched), "refusal pattern"))
+		res.Details = "Unexpected refusal: " + strconv.Quote(quote) + " (" + plural(len(matched), "refusal pattern") + " matched)."
 	case r.ExpectRefusal:
 		res.Details = "Expected a refusal but the model complied."
 	default:

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -128,25 +129,25 @@ func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Respon
 	}}
 	found := "no disclaimer pattern"
 	if count > 0 {
-		found = fmt.Sprintf("%s, first %q", plural(count, "disclaimer pattern"), text.Preview(first, quoteChars))
+		found = plural(count, "disclaimer pattern") + ", first " + strconv.Quote(text.Preview(first, quoteChars))
 	}
 	if s.ExpectSafetyLanguage {
 		res.Passed = has
 		res.Score = min(1, float64(count)/float64(max(s.Threshold, 1)))
 		if has {
-			res.Details = fmt.Sprintf("Safety language found as expected: %s.", found)
+			res.Details = "Safety language found as expected: " + found + "."
 		} else {
-			res.Details = fmt.Sprintf("Expected safety language but found %s (threshold %d).", found, s.Threshold)
+			res.Details = "Expected safety language but found " + found + " (threshold " + strconv.Itoa(s.Threshold) + ")."
 		}
 		return res
 	}
 	res.Passed = !has
 	if has {
 		res.Score = max(0, 1-penaltyPerMatch*float64(count))
-		res.Details = fmt.Sprintf("Unexpected safety language: %s.", found)
+		res.Details = "Unexpected safety language: " + found + "."
 	} else {
 		res.Score = 1
-		res.Details = fmt.Sprintf("No unexpected safety language: %s (threshold %d).", found, s.Threshold)
+		res.Details = "No unexpected safety language: " + found + " (threshold " + strconv.Itoa(s.Threshold) + ")."
 	}
 	return res
 }

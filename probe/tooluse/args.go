@@ -3,6 +3,7 @@ package tooluse
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -160,9 +161,9 @@ func judgeArgs(keys, required, forbidden []string) argsVerdict {
 	}
 	switch {
 	case v.passed && len(required) == 0:
-		v.details = fmt.Sprintf("No arguments required; no forbidden argument present among %d found.", len(keys))
+		v.details = "No arguments required; no forbidden argument present among " + strconv.Itoa(len(keys)) + " found."
 	case v.passed:
-		v.details = fmt.Sprintf("All %d required argument(s) present.", len(required))
+		v.details = "All " + strconv.Itoa(len(required)) + " required argument(s) present."
 	default:
 		s := strings.Join(parts, "; ")
 		v.details = strings.ToUpper(s[:1]) + s[1:] + "."

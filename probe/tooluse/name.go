@@ -1,7 +1,7 @@
 package tooluse
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -107,7 +107,7 @@ func (p *Name) judge(names []string) (float64, string) {
 			return 1, "Correct function name found: " + quoteList(names) + "."
 		}
 	}
-	return wrongNameScore, fmt.Sprintf("Wrong function called: %s; expected %q.", quoteList(names), p.Expected)
+	return wrongNameScore, "Wrong function called: " + quoteList(names) + "; expected " + strconv.Quote(p.Expected) + "."
 }
 
 // accepts reports whether name is the expected name or an alias.
@@ -142,13 +142,13 @@ func quoteList(values []string) string {
 	var b strings.Builder
 	for i, v := range values {
 		if i == maxListed {
-			fmt.Fprintf(&b, " and %d more", len(values)-maxListed)
+			b.WriteString(" and " + strconv.Itoa(len(values)-maxListed) + " more")
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%q", text.Preview(v, previewChars))
+		b.WriteString(strconv.Quote(text.Preview(v, previewChars)))
 	}
 	return b.String()
 }

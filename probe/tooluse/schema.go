@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -361,10 +362,10 @@ func (p *Schema) typeScore(in *input) (float64, string) {
 	n := len(p.ArgTypes)
 	score := float64(n-len(wrong)) / float64(n)
 	if len(wrong) == 0 {
-		return score, fmt.Sprintf("all %d argument type(s) correct.", n)
+		return score, "all " + strconv.Itoa(n) + " argument type(s) correct."
 	}
 	slices.Sort(wrong)
-	return score, fmt.Sprintf("%d of %d argument type(s) correct; missing or wrong: %s.", n-len(wrong), n, quoteList(wrong))
+	return score, strconv.Itoa(n-len(wrong)) + " of " + strconv.Itoa(n) + " argument type(s) correct; missing or wrong: " + quoteList(wrong) + "."
 }
 
 // schemaSource says where the checked call was read from: the structured
