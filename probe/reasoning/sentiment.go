@@ -110,9 +110,10 @@ func tone(positive bool) string {
 // Evaluate counts the positive and negative words of r's content.
 func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	a := text.Analyze(r.Content)
+	folds := a.Folds() // first: the keywords and the counts in one pass
 	words := float64(max(a.Fields(), 1))
 	var pos, neg int
-	if a.Folds() {
+	if folds {
 		pos = text.Count(r.Content, positivePatterns)
 		neg = text.Count(r.Content, negativePatterns)
 	} else {

@@ -27,6 +27,8 @@ type Hit struct {
 // nor any of its slices kept, after Release.
 type Analysis struct {
 	content string
+	valid   bool
+	state   uint8 // what is known: counted, built
 	fields  int
 	runes   int
 	ascii   bool
@@ -37,22 +39,41 @@ type Analysis struct {
 	lowerS  string
 }
 
+// What an analysis knows of its content, in order: each includes the one
+// before. A probe that needs only counts does not pay for keywords.
+const (
+	counted = 1 + iota // fields, runes, ascii, folds
+	built              // and hits
+)
+
+// need makes sure a knows at least what state says.
+func (a *Analysis) need(state uint8) {
+	switch {
+	case a.state >= state:
+	case state == counted:
+		a.count()
+	default:
+		a.build(a.content)
+	}
+}
+
 // Fields is the number of whitespace-separated words of the content, as
 // len(strings.Fields(content)).
-func (a *Analysis) Fields() int { return a.fields }
+func (a *Analysis) Fields() int { a.need(counted); return a.fields }
 
 // Runes is the number of characters (code points) of the content, as
 // utf8.RuneCountInString.
-func (a *Analysis) Runes() int { return a.runes }
+func (a *Analysis) Runes() int { a.need(counted); return a.runes }
 
 // Folds reports whether the content holds a character that
 // case-insensitive regexp matching folds to an ASCII letter (ſ to s, the
 // Kelvin sign to k). Keyword hits miss such spellings, so a probe that must
-// agree with its (?i) regexps uses the regexps on such content.
-func (a *Analysis) Folds() bool { return a.folds }
+// agree with its (?i) regexps uses the regexps on such content. Only such
+// a probe asks, so the analysis looks for the keywords at the same time.
+func (a *Analysis) Folds() bool { a.need(built); return a.folds }
 
 // Hits returns the keywords of the content in text order.
-func (a *Analysis) Hits() []Hit { return a.hits }
+func (a *Analysis) Hits() []Hit { a.need(built); return a.hits }
 
 // Content returns the analysed content.
 func (a *Analysis) Content() string { return a.content }
@@ -64,15 +85,12 @@ func (a *Analysis) Lower() string {
 		return a.lowerS
 	}
 	a.lowered = true
-	if !a.ascii {
+	if a.need(counted); !a.ascii {
 		a.lower = appendLower(a.lower[:0], a.content)
 		a.lowerS = unsafeString(a.lower)
 		return a.lowerS
 	}
-	a.lower = a.lower[:0]
-	for i := 0; i < len(a.content); i++ {
-		a.lower = append(a.lower, lowerByte[a.content[i]])
-	}
+	a.lower, _ = appendLowerASCII(a.lower[:0], a.content)
 	a.lowerS = unsafeString(a.lower)
 	return a.lowerS
 }
@@ -90,14 +108,20 @@ var pool = sync.Pool{New: func() any { return new(Analysis) }}
 const maxKept = 1 << 16
 
 // Analyze returns the analysis of content, reusing a cached one when it was
-// built for the same content.
+// made for the same content. Its parts are worked out when first asked for.
 func Analyze(content string) *Analysis {
 	a := pool.Get().(*Analysis)
-	if a.content == content && a.hits != nil {
+	if a.valid && a.content == content {
 		return a
 	}
-	a.build(content)
+	a.reset(content)
 	return a
+}
+
+// reset makes a the analysis of content, knowing nothing yet.
+func (a *Analysis) reset(content string) {
+	a.content, a.valid, a.state = content, true, 0
+	a.lowered, a.lowerS = false, ""
 }
 
 // Release gives a back for reuse by the next Analyze.
@@ -151,6 +175,7 @@ func (a *Analysis) build(content string) {
 		a.hits = make([]Hit, 0, 16)
 	}
 	a.lowered, a.lowerS = false, ""
+	a.state = built
 	s := content
 	hits := a.hits[:0]
 	fields, runes := 0, 0
@@ -209,6 +234,56 @@ func (a *Analysis) build(content string) {
 	a.hits = hits
 	a.fields = fields
 	a.runes += runes
+}
+
+// count works out the counts of a's content, as build does but without
+// looking for keywords.
+func (a *Analysis) count() {
+	s := a.content
+	fields, runes := 0, 0
+	ascii, folds, inField := true, false, false
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if x := load64(s, i); x&high == 0 {
+				nonSpace := ^(between(x, '\t', '\r') | equal(x, ' ')) & high
+				var prev uint64
+				if inField {
+					prev = 0x80
+				}
+				fields += bits.OnesCount64(nonSpace &^ (nonSpace<<8 | prev))
+				inField = nonSpace>>63 != 0
+				runes += 8
+				i += 8
+				continue
+			}
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			runes++
+			if class[c]&spaceClass != 0 {
+				inField = false
+			} else if !inField {
+				fields++
+				inField = true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		ascii = false
+		runes++
+		if r == '\u017f' || r == '\u212a' {
+			folds = true
+		}
+		if unicode.IsSpace(r) {
+			inField = false
+		} else if !inField {
+			fields++
+			inField = true
+		}
+		i += size
+	}
+	a.fields, a.runes, a.ascii, a.folds = fields, runes, ascii, folds
+	a.state = counted
 }
 
 // Masks of the bytes of a machine word.

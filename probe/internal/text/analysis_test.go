@@ -96,6 +96,13 @@ func checkAnalysis(t *testing.T, s string) {
 	if got, want := a.Hits(), wantHits(s); !slices.Equal(got, want) {
 		t.Errorf("Hits(%q):\ngot  %v\nwant %v", s, got, want)
 	}
+	// A fresh analysis asked for its hits first agrees.
+	var f Analysis
+	f.reset(s)
+	if f.Hits(); f.Fields() != a.Fields() || f.Runes() != a.Runes() || f.Folds() != a.Folds() || f.Lower() != a.Lower() {
+		t.Errorf("analysis of %q built before counted: fields %d, runes %d, folds %v; counted first: %d, %d, %v",
+			s, f.Fields(), f.Runes(), f.Folds(), a.Fields(), a.Runes(), a.Folds())
+	}
 	// The same content again is the cached analysis, and still right.
 	b := Analyze(s)
 	if b.Fields() != a.Fields() || len(b.Hits()) != len(a.Hits()) {
