@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +61,18 @@ func (m *Monitor) admit(e *entry, now time.Time) (bool, string) {
 	if spent+est <= m.budget.limit {
 		return true, ""
 	}
-	return false, fmt.Sprintf("daily budget of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.budget.limit, spent, est)
+	return false, fmt.Sprintf(reasonBudget+" of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.budget.limit, spent, est)
+}
+
+// reasonBudget begins the reason of a run the daily budget skipped.
+const reasonBudget = "daily budget"
+
+// schedulingSkip reports whether cr is a slot skipped for the scheduler's
+// sake (the check's previous run was still in flight, the monitor was
+// stopping): recorded, but no result of the check, so not its last run.
+// A run the budget skipped is one.
+func schedulingSkip(cr *promptcanary.CheckRun) bool {
+	return cr.Outcome == promptcanary.CheckSkipped && !strings.HasPrefix(cr.Reason, reasonBudget)
 }
 
 // overBudget opens (or keeps open) the budget incident.

@@ -195,7 +195,8 @@ func (m *Monitor) instrument(spec string, p provider.Provider) provider.Provider
 }
 
 // record stores a check run, before anything acts on it, and updates the
-// check's state and metrics.
+// check's state and metrics. A slot skipped for the scheduler's sake is
+// stored and counted but does not become the check's last run.
 func (m *Monitor) record(ctx context.Context, e *entry, cr *promptcanary.CheckRun) {
 	cr.Reason = m.line(cr.Reason)
 	if err := m.state.SaveCheckRun(context.WithoutCancel(ctx), cr); err != nil {
@@ -204,8 +205,10 @@ func (m *Monitor) record(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 	m.metrics.observeRun(cr)
 	m.budget.add(cr.CostUSD, cr.StartedAt)
 	e.mu.Lock()
-	c := *cr
-	e.last = &c
+	if !schedulingSkip(cr) {
+		c := *cr
+		e.last = &c
+	}
 	if cr.CostUSD > 0 {
 		e.estimate = cr.CostUSD
 	}

@@ -329,3 +329,32 @@ func TestStopStartsNoWaitingRun(t *testing.T) {
 		t.Errorf("got %d clean and %d skipped runs (%+v), want the run in flight and the waiting one skipped", clean, skipped, f.checkRuns())
 	}
 }
+
+// A slot skipped because the check's previous run is still in flight is
+// recorded, but it is no result of the check: the check's last run (its
+// state on the dashboard) stays the last run made, also after a restart.
+func TestOverlapSkipIsNotTheLastRun(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1m", 1))
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00: clean
+	eventually(t, "a clean run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
+	f.settled(m)
+	f.idle()
+	f.flip.set("block")
+	f.clock.Advance(time.Minute) // 10:01: in flight
+	<-f.flip.entered
+	f.idle()
+	f.clock.Advance(time.Minute) // 10:02: skipped
+	eventually(t, "a skipped run", func() bool { return strings.Contains(f.logs.String(), `"outcome":"skipped"`) })
+	if last := m.Statuses()[0].Last; last == nil || last.Outcome != promptcanary.CheckClean {
+		t.Errorf("got last run %+v, want the clean run of 10:00", last)
+	}
+	m2 := f.monitor(f.config("1m", 1))
+	if last := m2.Statuses()[0].Last; last == nil || last.Outcome != promptcanary.CheckClean {
+		t.Errorf("after a restart: got last run %+v, want the clean run of 10:00", last)
+	}
+	close(f.flip.release)
+	f.settled(m)
+}

@@ -54,7 +54,7 @@ func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.
 	defer e.mu.Unlock()
 	for i := range runs {
 		r := &runs[i]
-		if last == nil {
+		if last == nil && !schedulingSkip(r) {
 			last = r
 		}
 		switch r.Outcome {
