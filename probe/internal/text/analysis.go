@@ -205,6 +205,16 @@ func (a *Analysis) build(content string) {
 						ws = at
 						continue
 					}
+					// tab.appendHit, inlined for a word of up to 8
+					// bytes that is no keyword: most words.
+					if n := at - ws; n <= 8 && ws+8 <= len(s) {
+						k := (load64(s, ws) | lowerBits) & (^uint64(0) >> ((64 - 8*uint(n)) & 63))
+						h := (k + uint64(n)) * hashMul
+						if tab.tags[h>>(64-tableBits)] == 0 {
+							ws = -1
+							continue
+						}
+					}
 					hits = tab.appendHit(hits, s, ws, at)
 					ws = -1
 				}
