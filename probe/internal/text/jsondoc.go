@@ -22,10 +22,11 @@ type JSONDoc struct {
 	src   string
 	valid bool
 
-	kind JSONKind
-	ok   bool
-	keys []string
-	seen map[string]struct{} // the keys, once there are many
+	kind     JSONKind
+	ok       bool
+	keysDone bool
+	keys     []string
+	seen     map[string]struct{} // the keys, once there are many
 
 	errDone bool
 	err     error
@@ -40,14 +41,14 @@ type JSONDoc struct {
 var docs = sync.Pool{New: func() any { return new(JSONDoc) }}
 
 // ParseJSON returns the document of src, reusing a kept one made for the
-// same text. It scans src once, as ScanJSON does.
+// same text. It scans src as ScanJSON does.
 func ParseJSON(src string) *JSONDoc {
 	d := docs.Get().(*JSONDoc)
 	if d.valid && d.src == src {
 		return d
 	}
 	*d = JSONDoc{src: src, valid: true, keys: d.keys[:0]}
-	d.kind, d.ok = ScanJSONKeys(src, d)
+	d.kind, d.ok = ScanJSONKeys(src, nil)
 	return d
 }
 
@@ -94,6 +95,11 @@ func (d *JSONDoc) Kind() (JSONKind, bool) { return d.kind, d.ok }
 func (d *JSONDoc) Keys() []string {
 	if !d.ok || d.kind != JSONObject {
 		return nil
+	}
+	if !d.keysDone {
+		// A second scan: the probes that only validate do not pay for it.
+		d.keysDone = true
+		ScanJSONKeys(d.src, d)
 	}
 	return d.keys
 }
