@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +14,6 @@ import (
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/monitor"
 	"github.com/promptcanary/promptcanary/monitor/config"
-	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -90,18 +87,9 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	if a.store != "" {
 		cfg.Store = a.store
 	}
-	if strings.Contains(cfg.Store, "://") {
-		// Opened as a path, a DSN would become a SQLite file under a
-		// directory named after it, password included.
-		return usageErr(errors.New("open store: store: a PostgreSQL DSN, and this build opens SQLite stores only"),
-			"set store: (or --store) to a file path, for example .promptcanary/history.db")
-	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Store), 0o755); err != nil {
-		return usageErr(fmt.Errorf("create the store's directory: %w", err), "pass --store PATH, or set store: in monitor.yaml")
-	}
-	st, err := sqlite.Open(cfg.Store)
+	st, err := openTarget(ctx, cfg.Store, "pass --store PATH (or postgres://…), or set store: in monitor.yaml")
 	if err != nil {
-		return usageErr(fmt.Errorf("open store %q: %w", displayPath(cfg.Store), err), "pass --store PATH, or set store: in monitor.yaml")
+		return err
 	}
 	defer st.Close()
 
@@ -124,7 +112,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	switch {
 	case o.checkConfig:
 		fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
-			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayPath(cfg.Store))
+			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), storeDisplay(cfg.Store))
 		return nil
 	case o.once:
 		return a.serveOnce(ctx, m)

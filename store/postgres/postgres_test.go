@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -14,18 +11,19 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/postgres/pgtest"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
 // envDSN names the variable holding the test database's DSN.
-const envDSN = "PROMPTCANARY_TEST_POSTGRES"
+const envDSN = pgtest.EnvDSN
 
 // t0 is the start time of the fixtures.
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
 
 // schemaPrefix starts the name of every schema the tests of this process
 // make, so TestMain can check that none is left.
-var schemaPrefix = fmt.Sprintf("pctest_%d_", os.Getpid())
+var schemaPrefix = pgtest.SchemaPrefix
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -59,60 +57,16 @@ func leftSchemas(dsn string) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// testDSN returns the DSN of the test database, and skips the test when
-// there is none.
-func testDSN(tb testing.TB) string {
-	tb.Helper()
-	dsn := os.Getenv(envDSN)
-	if dsn == "" {
-		tb.Skip(`PostgreSQL not available: run eval "$(scripts/postgres.sh start)" to set ` + envDSN)
-	}
-	return dsn
-}
+// testDSN, admin, freshDSN and withParam are pgtest's, which other
+// packages' tests share.
+func testDSN(tb testing.TB) string { return pgtest.DSN(tb) }
 
-// admin runs sql on the test database, outside any test schema.
-func admin(tb testing.TB, sql string, args ...any) {
-	tb.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testDSN(tb))
-	if err != nil {
-		tb.Fatalf("connect to the test database: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		tb.Fatalf("%s: %v", sql, err)
-	}
-}
+func admin(tb testing.TB, sql string, args ...any) { pgtest.Exec(tb, sql, args...) }
 
-// freshDSN makes an empty schema, dropped when the test ends, and returns
-// the DSN of the test database with that schema as its search path: each
-// test has a store of its own, so tests run in parallel and leave nothing.
-func freshDSN(tb testing.TB) string {
-	tb.Helper()
-	dsn := testDSN(tb)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := schemaPrefix + hex.EncodeToString(b)
-	ident := pgx.Identifier{name}.Sanitize()
-	admin(tb, `CREATE SCHEMA `+ident)
-	tb.Cleanup(func() { admin(tb, `DROP SCHEMA `+ident+` CASCADE`) })
-	return withParam(tb, dsn, "search_path", name)
-}
+func freshDSN(tb testing.TB) string { return pgtest.FreshDSN(tb) }
 
-// withParam returns dsn with the parameter key set to value.
 func withParam(tb testing.TB, dsn, key, value string) string {
-	tb.Helper()
-	if !IsDSN(dsn) {
-		return dsn + " " + key + "=" + value
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatalf("parse %s: %v", envDSN, err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.WithParam(tb, dsn, key, value)
 }
 
 // openDSN opens the store at dsn, closed when the test ends.
