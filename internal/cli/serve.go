@@ -105,6 +105,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 		Logger:  slog.New(h),
 		Secrets: a.secrets,
 		Tool:    toolName(),
+		BaseURL: cfg.BaseURL,
 	})
 	if err != nil {
 		return usageErr(err)

@@ -76,7 +76,7 @@ func TestLoadFull(t *testing.T) {
 	if cfg.Path != filepath.Join(dir, "valid-full.yaml") {
 		t.Errorf("Path: got %q, want it absolute", cfg.Path)
 	}
-	if cfg.Listen != "0.0.0.0:9999" || cfg.Store != fixtureSecrets["DATABASE_URL"] || cfg.AdminToken != fixtureSecrets["ADMIN_TOKEN"] ||
+	if cfg.Listen != "0.0.0.0:9999" || cfg.BaseURL != "https://canary.example.com/monitor" || cfg.Store != fixtureSecrets["DATABASE_URL"] || cfg.AdminToken != fixtureSecrets["ADMIN_TOKEN"] ||
 		cfg.ShutdownGrace != 45*time.Second || cfg.Budget.USDPerDay != 2.5 ||
 		cfg.Incidents != (Incidents{ResolveAfter: 3, RepeatInterval: 12 * time.Hour}) {
 		t.Errorf("top level: got %+v", cfg)

@@ -202,6 +202,7 @@ func TestLoadInvalid(t *testing.T) {
 			"6: notifiers[2].url: must be an absolute URL with a host", "write an absolute URL such as https://ops.example.com/canary",
 			"7: notifiers[3].api_url: must be an absolute http or https URL", "write an absolute URL such as https://ops.example.com/canary",
 			"8: notifiers[4].url: invalid URL", "write an absolute URL such as https://ops.example.com/canary",
+			"9: base_url: must be an absolute http or https URL", "write an absolute URL such as https://ops.example.com/canary",
 		}},
 		{"invalid-yaml.yaml", []string{
 			"1: invalid YAML: did not find expected '-' indicator", "check the indentation and quoting on this line and the one before",

@@ -45,7 +45,7 @@ const (
 	MinAdminToken = 16
 )
 
-var topKeys = []string{"listen", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents"}
+var topKeys = []string{"listen", "base_url", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents"}
 
 // Load reads and validates the monitor configuration at path, expanding
 // ${NAME} references with getenv and loading every check's suite (the
@@ -129,6 +129,10 @@ func (l *loader) load(data []byte) *Config {
 		case "listen":
 			if s, ok := l.str(v, "listen"); ok && l.listen(s) {
 				cfg.Listen = s.val
+			}
+		case "base_url":
+			if s, ok := l.str(v, "base_url"); ok && l.httpURL(s, "base_url") {
+				cfg.BaseURL = strings.TrimRight(s.val, "/")
 			}
 		case "store":
 			if s, ok := l.str(v, "store"); ok {

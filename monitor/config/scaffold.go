@@ -37,6 +37,7 @@ const scaffold = `# monitor.yaml: the checks that ` + "`promptcanary serve`" + `
 # environment of promptcanary serve.
 
 listen: 127.0.0.1:9464            # dashboard, /metrics, /healthz, /readyz, /api/v1
+# base_url: https://canary.example.com  # the dashboard as people reach it, for links in notifications
 store: .promptcanary/history.db   # run history; or postgres://… shared by several monitors
 shutdown_grace: 30s               # how long runs in flight may finish on SIGTERM
 # admin_token: "${PROMPTCANARY_ADMIN_TOKEN}"  # enables acknowledge and baseline promotion

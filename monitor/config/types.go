@@ -20,6 +20,10 @@ type Config struct {
 	Path string
 	// Listen is the address of the dashboard, /metrics and the API.
 	Listen string
+	// BaseURL is the dashboard's address as people reach it (behind a
+	// proxy, or when Listen binds every interface), for the links in
+	// notifications; "" derives it from Listen when that names a host.
+	BaseURL string
 	// Store is the history's path (absolute) or a DSN as given.
 	Store string
 	// AdminToken enables acknowledging incidents and promoting baselines
