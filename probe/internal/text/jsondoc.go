@@ -24,6 +24,7 @@ type JSONDoc struct {
 
 	kind     JSONKind
 	ok       bool
+	rawKeys  []string // the literals of the top-level keys, as scanned
 	keysDone bool
 	keys     []string
 	seen     map[string]struct{} // the keys, once there are many
@@ -47,25 +48,29 @@ func ParseJSON(src string) *JSONDoc {
 	if d.valid && d.src == src {
 		return d
 	}
-	*d = JSONDoc{src: src, valid: true, keys: d.keys[:0]}
-	d.kind, d.ok = ScanJSONKeys(src, nil)
+	*d = JSONDoc{src: src, valid: true, keys: d.keys[:0], rawKeys: d.rawKeys[:0]}
+	d.kind, d.ok = ScanJSONKeys(src, d)
 	return d
 }
 
 // Release gives d back for reuse.
 func (d *JSONDoc) Release() {
-	if cap(d.keys) > 1024 {
+	if cap(d.keys) > 1024 || cap(d.rawKeys) > 1024 {
 		return
 	}
 	docs.Put(d)
 }
 
-// Key implements KeyVisitor: it collects the top-level keys of an object,
-// decoded, each once at its first occurrence.
+// Key implements KeyVisitor: it notes the literals of the top-level keys
+// of an object, which Keys decodes when asked.
 func (d *JSONDoc) Key(depth int, lit string) {
-	if depth != 1 {
-		return
+	if depth == 1 {
+		d.rawKeys = append(d.rawKeys, lit)
 	}
+}
+
+// addKey adds the key of literal lit unless it is known already.
+func (d *JSONDoc) addKey(lit string) {
 	k := JSONUnquote(lit)
 	if d.seen == nil && len(d.keys) < 32 {
 		if !slices.Contains(d.keys, k) {
@@ -97,9 +102,13 @@ func (d *JSONDoc) Keys() []string {
 		return nil
 	}
 	if !d.keysDone {
-		// A second scan: the probes that only validate do not pay for it.
 		d.keysDone = true
-		ScanJSONKeys(d.src, d)
+		for _, lit := range d.rawKeys {
+			d.addKey(lit)
+		}
+		if d.keys == nil {
+			d.keys = []string{}
+		}
 	}
 	return d.keys
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
-var docSeeds = []string{`{"a": [1, 2.5, "x", true, null, {}], "b": {"c": []}}`, `"\u00e9\ud800x"`, `[]`, `{"a": 1, "a": {"b": 2}}`,
+var docSeeds = []string{"{}", " {\"a\":1} ", `{"a": [1, 2.5, "x", true, null, {}], "b": {"c": []}}`, `"\u00e9\ud800x"`, `[]`, `{"a": 1, "a": {"b": 2}}`,
 	"\"\xff\"", `1e400`, `[1e400]`, `{`, ``, ` 1 `, `-0.0e+1`, `{"\u0061": 1, "a": 2}`, `"a\"b\\c\/d\n"`, `[[[]]]`, `{"k": 12345678901234567890}`}
 
 // FuzzJSONDoc checks the decoded values against encoding/json: Value
@@ -77,6 +78,20 @@ func checkJSONDoc(t *testing.T, s string) {
 		return
 	} else if d.Err() != nil {
 		t.Errorf("Err(%q): got %v, want nil", s, d.Err())
+	}
+	var wantKeys []string
+	kind, _ := ScanJSON(s, func(depth int, lit string) {
+		if k := JSONUnquote(lit); depth == 1 && !slices.Contains(wantKeys, k) {
+			wantKeys = append(wantKeys, k)
+		}
+	})
+	if kind != JSONObject {
+		wantKeys = nil
+	} else if wantKeys == nil {
+		wantKeys = []string{}
+	}
+	if got := d.Keys(); !slices.Equal(got, wantKeys) || (got == nil) != (wantKeys == nil) {
+		t.Errorf("Keys(%q): got %q, want %q", s, got, wantKeys)
 	}
 	if got, want := d.Depth(), depth(s); got != want {
 		t.Errorf("Depth(%q): got %d, want %d", s, got, want)
