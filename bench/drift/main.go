@@ -8,6 +8,11 @@
 // Markdown tables: false-alarm rate with its Wilson interval, power per
 // scenario, localisation and false-discovery share, severity distribution
 // and mean calls per prompt, per world, and a check against the targets.
+//
+// `go run ./bench/drift -monitor` measures the monitor instead (see
+// monitor.go): false incidents per check-year over months of hourly runs,
+// with confirmation runs and the trend test of monitor/policy, and how many
+// scheduled runs pass before a drift opens an incident.
 package main
 
 import (
@@ -481,13 +486,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	alpha := fs.Float64("alpha", drift.DefaultAlpha, "Benjamini–Hochberg level")
 	only := fs.String("worlds", "", "comma-separated worlds to run (default all)")
 	onlySc := fs.String("scenarios", "", "comma-separated scenario name prefixes to run (default all)")
+	monitor := fs.Bool("monitor", false, "the monitor mode: months of hourly runs with confirmation and the trend test")
+	months := fs.Int("months", 40, "monitor mode: drift-free months of hourly runs per world")
+	stepTrials := fs.Int("step-trials", 600, "monitor mode: trials per step-drift scenario and world")
+	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
+	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *quick {
 		*trials, *scTrials = 1000, 200
+		*months, *stepTrials, *gradualTrials = 1, 40, 8
 	}
-	if *workers < 1 || *trials < 1 || *scTrials < 1 {
+	if *workers < 1 || *trials < 1 || *scTrials < 1 || *months < 1 || *stepTrials < 1 || *gradualTrials < 1 {
 		return fmt.Errorf("parse flags: workers and trials must be positive")
 	}
 	ws := worlds
@@ -500,6 +511,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			ws = append(ws, worlds[i])
 		}
+	}
+	if *ruleSet != "monitor" && *ruleSet != "all" {
+		return fmt.Errorf("parse flags: -rules %q: want monitor or all", *ruleSet)
+	}
+	if *monitor {
+		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all"})
+		return nil
 	}
 	start := time.Now()
 	results := map[cellKey]tally{}

@@ -26,8 +26,13 @@ type Confirmation struct {
 	Overlap Overlap
 }
 
-// DefaultConfirmation is the rule Confirm applies. See the monitor
-// benchmark (go run ./bench/drift -monitor) for what it measured.
+// DefaultConfirmation is the rule Confirm applies: nested overlap. On the
+// monitor benchmark (go run ./bench/drift -monitor -rules all) same-unit
+// and nested overlap opened the same false incidents with 30-sample
+// confirmations (0 to 2 in 21,600 drift-free hourly runs per world), and
+// nested overlap confirmed a dropped pair as often or a little more often
+// (up to 0.5 points): a drop flagged in one run as the pair and in the
+// other only as its probe or category is one finding.
 var DefaultConfirmation = Confirmation{Overlap: OverlapNested}
 
 // Confirm reports the units of the confirmation report (second) that
@@ -114,4 +119,22 @@ func contains(outer, inner *flag) bool {
 		return (inner.Unit == promptcanary.UnitPair || inner.Unit == promptcanary.UnitProbe) && inner.category != "" && inner.category == outer.Name
 	}
 	return false
+}
+
+// ConfirmSamples returns the samples per prompt a confirmation run takes
+// when the check's scheduled runs take samples: three times as many (at
+// most promptcanary.MaxSamples), sampled adaptively like any compare, so
+// prompts that look fine stop early and the flagged ones get the evidence
+// a confirmation needs.
+//
+// A confirmation of the same size as the run it confirms costs the monitor
+// power on drops that one run sees only sometimes. On the monitor benchmark
+// (T07 world, 10 samples per scheduled run) a pair dropping 50 points
+// opened an incident within two scheduled runs 23.5% of the time with
+// 10-sample confirmations, less than the 29.2% at which one compare flags
+// it; 39.5% with 20-sample and 43.8% with 30-sample confirmations, with
+// no more false incidents. The cost is small: a confirmation runs only
+// after a flag (about 0.4 to 0.7% of drift-free runs).
+func ConfirmSamples(samples int) int {
+	return min(max(3*samples, 1), promptcanary.MaxSamples)
 }

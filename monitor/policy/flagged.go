@@ -9,8 +9,9 @@
 // -monitor`:
 //
 //   - Confirm: a run that flags drift is followed at once by a confirmation
-//     run with fresh samples, and an incident opens only when the
-//     confirmation flags a unit that overlaps one the first run flagged.
+//     run with fresh samples (ConfirmSamples: three times the run's), and an
+//     incident opens only when the confirmation flags a unit that overlaps
+//     one the first run flagged.
 //   - Trend: a one-sided CUSUM over the pass-rate deficits of the check's
 //     runs, for a decline too slow for any single compare to see.
 package policy

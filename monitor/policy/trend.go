@@ -12,9 +12,9 @@ import (
 // check-year on drift-free hourly runs and its delay on a decline of one
 // point a day.
 const (
-	DefaultTrendWarmup    = 48
-	DefaultTrendSlack     = 0.5
-	DefaultTrendThreshold = 12
+	DefaultTrendWarmup    = 96
+	DefaultTrendSlack     = 0.75
+	DefaultTrendThreshold = 10
 	DefaultTrendMaxStep   = 3
 	DefaultTrendMinSD     = 0.005
 )
@@ -30,8 +30,10 @@ const (
 // sampling luck, which a single baseline carries for its whole life) and
 // raise no alarm. From then on each run adds z = (d − reference)/σ − Slack,
 // capped at MaxStep so that one odd run cannot alarm alone, to a sum that
-// never falls below 0; the detector alarms while the sum is at least
-// Threshold. σ is the run-to-run noise, estimated from the mean squared
+// never falls below 0 (nor rises above twice Threshold). The detector
+// alarms when the sum reaches Threshold and stays in alarm until the sum is
+// back at 0: a decline keeps it in alarm, a recovery clears it, and a sum
+// hovering near the threshold raises one alarm, not many. σ is the run-to-run noise, estimated from the mean squared
 // successive difference of all deficits since the reset (a slow trend
 // hardly moves it), and never below MinSD.
 //
@@ -40,7 +42,9 @@ const (
 // restart. The zero value is ready to use with the defaults.
 type Trend struct {
 	// Warmup is how many runs learn the reference before any alarm
-	// (default DefaultTrendWarmup: two days of hourly runs).
+	// (default DefaultTrendWarmup: four days of hourly runs). A shorter
+	// warmup leaves the reference less certain, and an unlucky reference
+	// is the main source of false alarms.
 	Warmup int
 	// Slack is the CUSUM's allowance k, in units of σ (default
 	// DefaultTrendSlack): deficits below reference + Slack·σ pull the sum
@@ -115,7 +119,7 @@ func (t *Trend) Observe(passRate float64, n int, baselineRate float64) (alarm bo
 	// The sum is capped at twice the threshold, so that after a recovery
 	// the alarm clears within a bounded number of runs.
 	t.cusum = min(max(0, t.cusum+z-orDefault(t.Slack, DefaultTrendSlack)), 2*h)
-	t.alarmed = t.cusum >= h
+	t.alarmed = t.cusum >= h || (t.alarmed && t.cusum > 0)
 	return t.alarmed
 }
 

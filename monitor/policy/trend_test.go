@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestTrendQuietWithoutDecline(t *testing.T) {
 func TestTrendCatchesDecline(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 1))
 	var tr Trend
-	for i := range 100 {
+	for i := range DefaultTrendWarmup + 24 {
 		if tr.Observe(noisyRate(rng, 0.80, 0.02), 280, 0.80) {
 			t.Fatalf("alarm at run %d before the decline", i)
 		}
@@ -72,14 +73,15 @@ func TestTrendCatchesDecline(t *testing.T) {
 func TestTrendOneOddRun(t *testing.T) {
 	var tr Trend
 	rng := rand.New(rand.NewPCG(5, 1))
-	for range 60 {
+	for range DefaultTrendWarmup + 20 {
 		tr.Observe(noisyRate(rng, 0.9, 0.01), 280, 0.9)
 	}
+	c0, _ := tr.Statistic()
 	if tr.Observe(0.0, 280, 0.9) {
 		t.Error("got an alarm on one run at 0%, want MaxStep to keep one run from alarming")
 	}
-	if c, h := tr.Statistic(); c != DefaultTrendMaxStep-DefaultTrendSlack || h != DefaultTrendThreshold {
-		t.Errorf("Statistic: got %v of %v, want %v of %v", c, h, DefaultTrendMaxStep-DefaultTrendSlack, DefaultTrendThreshold)
+	if c, h := tr.Statistic(); math.Abs(c-c0-(DefaultTrendMaxStep-DefaultTrendSlack)) > 1e-9 || h != DefaultTrendThreshold {
+		t.Errorf("Statistic: got a step of %v (threshold %v), want %v (threshold %v)", c-c0, h, DefaultTrendMaxStep-DefaultTrendSlack, DefaultTrendThreshold)
 	}
 	// Runs that measured nothing change nothing.
 	before := tr
@@ -104,6 +106,27 @@ func TestTrendWarmupAndConfig(t *testing.T) {
 	// σ is the floor (nothing varied): a 10-point deficit is z = 10 − 0.5.
 	if !tr.Observe(0.8, 100, 0.9) {
 		t.Error("got no alarm on a 10 σ deficit with threshold 2")
+	}
+	// Hysteresis: the alarm lasts, below the threshold, until the sum is
+	// back at 0; runs at the reference take Slack off each.
+	runs := 0
+	for {
+		c0, _ := tr.Statistic()
+		alarm := tr.Observe(0.9, 100, 0.9)
+		c, _ := tr.Statistic()
+		runs++
+		if c != max(0, c0-0.5) {
+			t.Fatalf("run %d at the reference: got sum %v after %v, want %v", runs, c, c0, max(0, c0-0.5))
+		}
+		if alarm != (c > 0) {
+			t.Fatalf("run %d at the reference: got alarm %v with sum %v, want alarm while the sum is above 0", runs, alarm, c)
+		}
+		if !alarm {
+			break
+		}
+	}
+	if runs < 4 {
+		t.Errorf("alarm cleared after %d runs at the reference, want it to last while the sum drains (≥ 4 runs)", runs)
 	}
 	tr.Reset()
 	if tr.Ready() || tr.Alarm() || tr.Warmup != 5 || tr.Threshold != 2 {
