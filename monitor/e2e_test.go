@@ -16,8 +16,8 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 )
 
-// writeReplay writes the suite's recorded answers: right or wrong, ten
-// samples per prompt.
+// writeReplay writes the suite's recorded answers: right or wrong, thirty
+// samples per prompt, as many as a confirmation of a ten-sample run takes.
 func writeReplay(t *testing.T, path string, good bool) {
 	t.Helper()
 	var b strings.Builder
@@ -26,7 +26,7 @@ func writeReplay(t *testing.T, path string, good bool) {
 		if !good {
 			answer = "I would rather not say."
 		}
-		for range 10 {
+		for range 30 {
 			fmt.Fprintf(&b, "{\"prompt_id\": %q, \"content\": %q, \"prompt_tokens\": 12, \"completion_tokens\": 3}\n", id, answer)
 		}
 	}

@@ -138,10 +138,12 @@ func TestMetrics(t *testing.T) {
 		{"promptcanary_check_last_success_timestamp_seconds", cp, float64(epoch.Add(time.Hour).Unix())},
 		{"promptcanary_check_runs_total", with("outcome", "clean"), 1},
 		{"promptcanary_check_runs_total", with("outcome", "drift"), 1},
-		{"promptcanary_provider_requests_total", map[string]string{"provider": f.spec, "code": "ok"}, 12},
-		{"promptcanary_provider_request_duration_seconds", map[string]string{"provider": f.spec}, 12},
-		{"promptcanary_tokens_total", map[string]string{"provider": f.spec, "kind": "prompt"}, 1200},
-		{"promptcanary_tokens_total", map[string]string{"provider": f.spec, "kind": "completion"}, 600},
+		// A clean run and a drifted one of 4 calls each, and the
+		// drift's confirmation of 3 × 4 (policy.ConfirmSamples).
+		{"promptcanary_provider_requests_total", map[string]string{"provider": f.spec, "code": "ok"}, 20},
+		{"promptcanary_provider_request_duration_seconds", map[string]string{"provider": f.spec}, 20},
+		{"promptcanary_tokens_total", map[string]string{"provider": f.spec, "kind": "prompt"}, 2000},
+		{"promptcanary_tokens_total", map[string]string{"provider": f.spec, "kind": "completion"}, 1000},
 		{"promptcanary_incidents_open", map[string]string{"kind": "drift", "severity": string(f.incidents(true)[0].Severity)}, 1},
 		{"promptcanary_notifications_total", map[string]string{"notifier": "hook", "outcome": "ok"}, 1},
 	}

@@ -543,6 +543,12 @@ func (m *Monitor) acquire(ctx, stop context.Context) error {
 	}
 	select {
 	case m.sem <- struct{}{}:
+		// A slot freed as the monitor stops may win the select over the
+		// stop: the stop comes first.
+		if stop != nil && stop.Err() != nil {
+			<-m.sem
+			return stop.Err()
+		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -61,7 +61,7 @@ func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanar
 	}
 	cr.BaselineID = base.SnapshotID
 
-	first := m.measure(ctx, e, base, seed(e, slot, 0))
+	first := m.measure(ctx, e, base, seed(e, slot, 0), e.samples)
 	cr.CostUSD = first.cost
 	if first.run != nil {
 		cr.RunID = first.run.RunID
@@ -103,7 +103,10 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 		cr.Confirmed = true
 		return flagged
 	}
-	second := m.measure(ctx, e, base, seed(e, slot, 1))
+	// The confirmation takes more samples than the run (see
+	// policy.ConfirmSamples): with as few, a real drop on one pair would
+	// open an incident less often than one compare flags it.
+	second := m.measure(ctx, e, base, seed(e, slot, 1), policy.ConfirmSamples(e.samples))
 	cr.CostUSD += second.cost
 	if second.run != nil {
 		cr.ConfirmRunID = second.run.RunID
@@ -134,9 +137,10 @@ func atLeastLow(s promptcanary.Severity) promptcanary.Severity {
 	return s
 }
 
-// measure runs the suite once on e's provider and compares it with base.
+// measure runs the suite once on e's provider, samples per prompt, and
+// compares it with base.
 // The run and its report are recorded in the history by check.Compare.
-func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Baseline, seed *int64) measurement {
+func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Baseline, seed *int64, samples int) measurement {
 	t := e.target
 	if seed != nil {
 		t.Config.Seed = seed
@@ -144,7 +148,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	out, err := check.Compare(ctx, check.CompareRequest{
 		Suite:   e.c.Suite,
 		Targets: []check.Target{t},
-		Samples: e.samples,
+		Samples: samples,
 		Exec: check.Exec{
 			Settings: check.Settings{Secrets: m.secrets},
 			Tool:     m.tool,

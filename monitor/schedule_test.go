@@ -309,6 +309,19 @@ func TestStopStartsNoWaitingRun(t *testing.T) {
 	eventually(t, "the scheduler waits on the clock", func() bool { return f.clock.waiters() == 3 })
 	f.clock.Advance(time.Minute) // 10:00: one check runs, the other waits
 	<-f.flip.entered
+	// Both checks were dispatched (the second waits for the run slot)
+	// before the monitor is stopped.
+	eventually(t, "both checks dispatched", func() bool {
+		for _, e := range m.entries {
+			e.mu.Lock()
+			running := e.running
+			e.mu.Unlock()
+			if !running {
+				return false
+			}
+		}
+		return true
+	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- m.Stop(context.Background()) }()
 	eventually(t, "Stop stops scheduling", func() bool { return m.schedCtx.Err() != nil })
