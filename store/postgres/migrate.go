@@ -3,65 +3,23 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"regexp"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/promptcanary/promptcanary/store"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
-
-// migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
-
-// loadMigrations reads the migrations of fsys (files migrations/NNNN_name.sql),
-// which must be numbered 1, 2, 3 … without gaps.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names { // fs.Glob sorts
-		base := path.Base(name)
-		m := migrationName.FindStringSubmatch(base)
-		if m == nil {
-			return nil, fmt.Errorf("migration %q: name must be NNNN_name.sql", base)
-		}
-		v, _ := strconv.Atoi(m[1])
-		if v != len(out)+1 {
-			return nil, fmt.Errorf("migration %q: got version %d, want %d", base, v, len(out)+1)
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: m[2], sql: string(body)})
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no migrations")
-	}
-	return out, nil
-}
 
 // migrate brings the schema up to the newest of ms in one transaction,
 // holding a transaction-level advisory lock on the schema: stores opened
 // at once, by several monitors, wait for each other and apply each
 // migration once (PostgreSQL's DDL is transactional, so a failed migration
 // leaves nothing). It refuses a schema newer than this program.
-func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, ms []store.Migration) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var schema *string
 		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
@@ -98,18 +56,18 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
 			return err
 		}
-		latest := ms[len(ms)-1].version
+		latest := ms[len(ms)-1].Version
 		if current > latest {
 			return fmt.Errorf("schema version %d is newer than this program's %d: upgrade promptcanary", current, latest)
 		}
 		for _, m := range ms[current:] {
 			// Exec without arguments uses the simple protocol, which runs
 			// the several statements of a file.
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
-				return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+				return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 			}
 		}
 		return nil

@@ -7,6 +7,8 @@ import (
 	"testing/fstest"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/promptcanary/promptcanary/store"
 )
 
 func TestLoadMigrations(t *testing.T) {
@@ -26,7 +28,7 @@ func TestLoadMigrations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, err := loadMigrations(tc.files)
+			ms, err := store.LoadMigrations(tc.files)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Errorf("got %v, want %q", err, tc.wantErr)
@@ -38,7 +40,7 @@ func TestLoadMigrations(t *testing.T) {
 			}
 			var got []int
 			for _, m := range ms {
-				got = append(got, m.version)
+				got = append(got, m.Version)
 			}
 			if len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
 				t.Errorf("got versions %v, want %v", got, tc.want)
@@ -48,12 +50,12 @@ func TestLoadMigrations(t *testing.T) {
 }
 
 func TestEmbeddedMigrations(t *testing.T) {
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms[0].name != "history" || !strings.Contains(ms[0].sql, "CREATE TABLE runs") {
-		t.Errorf("got first migration %q, want history creating runs", ms[0].name)
+	if ms[0].Name != "history" || !strings.Contains(ms[0].SQL, "CREATE TABLE runs") {
+		t.Errorf("got first migration %q, want history creating runs", ms[0].Name)
 	}
 }
 
@@ -81,11 +83,11 @@ func TestFailedMigrationLeavesNothing(t *testing.T) {
 	dsn := freshDSN(t)
 	s := openDSN(t, dsn)
 	ctx := context.Background()
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := migration{version: len(ms) + 1, name: "broken", sql: `CREATE TABLE half (x integer); SELECT no_such_column FROM half;`}
+	broken := store.Migration{Version: len(ms) + 1, Name: "broken", SQL: `CREATE TABLE half (x integer); SELECT no_such_column FROM half;`}
 	err = migrate(ctx, s.pool, append(ms, broken))
 	if err == nil || !strings.Contains(err.Error(), "_broken: ") || !strings.Contains(err.Error(), "no_such_column") {
 		t.Fatalf("got %v, want the broken migration's error", err)

@@ -80,7 +80,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
 	}
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func TestReopen(t *testing.T) {
 	if got.RunID != r.RunID || len(got.ProbeResults) != len(r.ProbeResults) {
 		t.Errorf("after reopening: got run %s with %d results, want %s with %d", got.RunID, len(got.ProbeResults), r.RunID, len(r.ProbeResults))
 	}
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}

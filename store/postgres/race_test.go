@@ -103,7 +103,7 @@ func TestMigrationRace(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/promptcanary/promptcanary/store"
 )
 
 func TestLoadMigrations(t *testing.T) {
@@ -26,7 +28,7 @@ func TestLoadMigrations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, err := loadMigrations(tc.files)
+			ms, err := store.LoadMigrations(tc.files)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Errorf("got %v, want %q", err, tc.wantErr)
@@ -38,7 +40,7 @@ func TestLoadMigrations(t *testing.T) {
 			}
 			var got []int
 			for _, m := range ms {
-				got = append(got, m.version)
+				got = append(got, m.Version)
 			}
 			if len(got) != len(tc.want) || got[0] != tc.want[0] || got[len(got)-1] != tc.want[len(tc.want)-1] {
 				t.Errorf("got versions %v, want %v", got, tc.want)
@@ -48,12 +50,12 @@ func TestLoadMigrations(t *testing.T) {
 }
 
 func TestEmbeddedMigrations(t *testing.T) {
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms[0].name != "init" || !strings.Contains(ms[0].sql, "CREATE TABLE runs") {
-		t.Errorf("got first migration %q, want init creating runs", ms[0].name)
+	if ms[0].Name != "init" || !strings.Contains(ms[0].SQL, "CREATE TABLE runs") {
+		t.Errorf("got first migration %q, want init creating runs", ms[0].Name)
 	}
 }
 
@@ -77,7 +79,7 @@ func migrationRows(t *testing.T, s *Store) []int {
 }
 
 func TestMigrationVersionRecordedOnce(t *testing.T) {
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestConcurrentOpen(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	ms, _ := loadMigrations(migrationFiles)
+	ms, _ := store.LoadMigrations(migrationFiles)
 	if got := migrationRows(t, stores[0]); len(got) != len(ms) {
 		t.Errorf("got migrations %v, want each of %d once", got, len(ms))
 	}

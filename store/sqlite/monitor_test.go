@@ -20,7 +20,7 @@ import (
 // migrations applied, as an older promptcanary left it.
 func openVersion(t *testing.T, path string, version int) *Store {
 	t.Helper()
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open store %q: %w", path, err)
 		}
 	}
-	ms, err := loadMigrations(migrationFiles)
+	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
