@@ -120,6 +120,7 @@ Quick start (offline, on the built-in simulated model):
 		a.trendsCmd(),
 		a.selftestCmd(),
 		a.serveCmd(),
+		a.storeCmd(),
 	)
 	return root
 }
