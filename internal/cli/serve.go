@@ -113,7 +113,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	switch {
 	case o.checkConfig:
 		fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
-			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), storeDisplay(cfg.Store))
+			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayStore(cfg.Store))
 		return nil
 	case o.once:
 		return a.serveOnce(ctx, m)

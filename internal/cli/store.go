@@ -86,12 +86,3 @@ func (a *app) optionalSuite(c *cobra.Command, config string) (string, *suite.Sui
 	st, err := loadSuite(config)
 	return config, st, err
 }
-
-// storeDisplay shows a store target: a path relative to here when it can
-// be, a URL without its password.
-func storeDisplay(target string) string {
-	if backend.IsURL(target) {
-		return backend.Display(target)
-	}
-	return displayPath(target)
-}
