@@ -2,20 +2,19 @@ package embed
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
-	"github.com/promptcanary/promptcanary/provider/internal/setting"
+	"github.com/promptcanary/promptcanary/provider/ollama"
 )
 
-// Ollama defaults, as for the ollama chat client and the ollama command.
+// Ollama defaults: the chat client's (package ollama), as the ollama
+// command reads them.
 const (
-	OllamaHost    = "http://localhost:11434"
-	ollamaHostEnv = "OLLAMA_HOST"
-	ollamaPort    = "11434"
+	OllamaHost    = ollama.DefaultHost
+	ollamaHostEnv = ollama.HostEnv
 )
 
 // Ollama embeds with POST {host}/api/embed:
@@ -27,7 +26,7 @@ type Ollama struct{ client }
 var _ Embedder = (*Ollama)(nil)
 
 func openOllama(model string, opts provider.Options, needKey bool) (*Ollama, error) {
-	s, key, err := common(opts, func(raw string) (*url.URL, error) { return ollamaHost("setting base_url", raw) }, "", needKey)
+	s, key, err := common(opts, func(raw string) (*url.URL, error) { return ollama.HostURL("setting base_url", raw) }, "", needKey)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +38,7 @@ func openOllama(model string, opts provider.Options, needKey bool) (*Ollama, err
 	if s.BaseURL == "" {
 		source = ollamaHostEnv
 	}
-	u, err := ollamaHost(source, base)
+	u, err := ollama.HostURL(source, base)
 	if err != nil {
 		return nil, err
 	}
@@ -53,31 +52,6 @@ func openOllama(model string, opts provider.Options, needKey bool) (*Ollama, err
 		url:   u.String() + "/api/embed",
 		http:  &httpc.Client{HTTP: opts.HTTPClient, Header: h, Secrets: httpc.Secrets(opts.Secrets, secrets...)},
 	}}, nil
-}
-
-// ollamaHost reads a server address as Ollama reads OLLAMA_HOST: without a
-// scheme it is http, without a port 11434; empty means OllamaHost.
-func ollamaHost(source, raw string) (*url.URL, error) {
-	raw = strings.Trim(strings.TrimSpace(raw), `"'`)
-	if raw == "" {
-		raw = OllamaHost
-	}
-	if !strings.Contains(raw, "://") {
-		hostport, path, _ := strings.Cut(raw, "/")
-		host, port, err := net.SplitHostPort(hostport)
-		if err != nil {
-			host, port = strings.Trim(hostport, "[]"), ollamaPort
-		}
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		raw = "http://" + net.JoinHostPort(host, port)
-		if path != "" {
-			raw += "/" + path
-		}
-	}
-	r := setting.Root{Source: source, Want: "a server address such as http://localhost:11434 or 0.0.0.0:11434", Suffix: "/api", CheckPort: true}
-	return r.Parse(raw)
 }
 
 // URL returns the address the client posts to.

@@ -102,7 +102,7 @@ func New(cfg Config) (*Client, error) {
 	if err := checkModel(cfg.Model); err != nil {
 		return nil, err
 	}
-	host, err := hostURL("base URL", cfg.BaseURL)
+	host, err := HostURL("base URL", cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func configure(model string, opts provider.Options, needKey bool) (Config, error
 	base := s.BaseURL
 	if base == "" {
 		if env := strings.TrimSpace(opts.Env(HostEnv)); env != "" {
-			if _, err := hostURL(HostEnv, env); err != nil {
+			if _, err := HostURL(HostEnv, env); err != nil {
 				return Config{}, err
 			}
 			base = env

@@ -148,7 +148,7 @@ func TestHostURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			u, err := hostURL("OLLAMA_HOST", tc.in)
+			u, err := HostURL("OLLAMA_HOST", tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +159,7 @@ func TestHostURL(t *testing.T) {
 	}
 	for _, bad := range []string{"ftp://x", "host:99999", "host:port", "http://x/?key=1", "http://"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			if _, err := hostURL("OLLAMA_HOST", bad); err == nil || !strings.HasPrefix(err.Error(), "OLLAMA_HOST: ") {
+			if _, err := HostURL("OLLAMA_HOST", bad); err == nil || !strings.HasPrefix(err.Error(), "OLLAMA_HOST: ") {
 				t.Errorf("got %v, want an error naming OLLAMA_HOST", err)
 			}
 		})

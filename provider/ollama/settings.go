@@ -13,17 +13,17 @@ import (
 
 // readSettings validates m and reports every problem at once.
 func readSettings(m map[string]any) (setting.Common, error) {
-	return setting.ReadCommon(m, func(raw string) (*url.URL, error) { return hostURL("setting base_url", raw) }, nil)
+	return setting.ReadCommon(m, func(raw string) (*url.URL, error) { return HostURL("setting base_url", raw) }, nil)
 }
 
-// hostURL parses an Ollama server address the way Ollama reads
+// HostURL parses an Ollama server address the way Ollama reads
 // OLLAMA_HOST: without a scheme it is http, and without a port it is 11434
 // ("0.0.0.0:11434" → http://0.0.0.0:11434, "example.com" →
 // http://example.com:11434); with a scheme the scheme's default port
 // applies. Empty means DefaultHost. A trailing slash or "/api" is dropped,
 // and a port outside 1-65535 is rejected. source names the setting or
 // variable in errors.
-func hostURL(source, raw string) (*url.URL, error) {
+func HostURL(source, raw string) (*url.URL, error) {
 	raw = strings.Trim(strings.TrimSpace(raw), `"'`)
 	if raw == "" {
 		raw = DefaultHost
