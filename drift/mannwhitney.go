@@ -196,8 +196,9 @@ func mwLowerTail(sizes []int, nc, u2obs, work int) float64 {
 	if (nc+1)*w*len(sizes) > work {
 		return math.NaN()
 	}
-	cur := make([]float64, (nc+1)*w)
-	next := make([]float64, (nc+1)*w)
+	pcur, pnext := zeroFloats((nc+1)*w), zeroFloats((nc+1)*w)
+	defer putFloats(pcur, pnext)
+	cur, next := *pcur, *pnext
 	// lo[j]..hi[j] bound the live states of row j (hi < lo: none).
 	lo := make([]int, nc+1)
 	hi := make([]int, nc+1)

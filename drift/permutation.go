@@ -125,8 +125,8 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 		if (k+1)*w*n > exactWork {
 			return 0, false
 		}
-		cur := make([]float64, (k+1)*w)
-		next := make([]float64, (k+1)*w)
+		pcur, pnext := zeroFloats((k+1)*w), zeroFloats((k+1)*w)
+		cur, next := *pcur, *pnext
 		cur[0] = 1
 		rest := n
 		for _, v := range vals {
@@ -170,6 +170,7 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 		}
 		dist = nd
 		base += k * lo
+		putFloats(pcur, pnext)
 	}
 	x := obs - base
 	if x < 0 {

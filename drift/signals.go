@@ -133,23 +133,16 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 	if s, ok := finishSignal(id, b, c); ok {
 		out = append(out, s)
 	}
-	pb := make([]textProfile, len(b))
-	pc := make([]textProfile, len(c))
-	for i, r := range b {
-		pb[i] = newProfile(r.Content)
-	}
-	for i, r := range c {
-		pc[i] = newProfile(r.Content)
-	}
+	tf1, chrf := similarityMatrices(newResponseGroups(b, c))
 	for _, sim := range []struct {
 		kind string
-		f    func(a, b *textProfile) float64
-	}{{"token_f1", tokenF1}, {"chrf", chrF}} {
-		within, across, p := similarityTest(pb, pc, sim.f, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
+		m    *groupMatrix
+	}{{"token_f1", tf1}, {"chrf", chrf}} {
+		within, across, p := similarityTest(sim.m, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
 		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: within, Current: across, P: p,
 			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (response permutation two-sided p=%s)", sim.kind, id, within, across, fmtP(p))})
 	}
-	e, p := energyTest(pb, pc, min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
+	e, p := energyTest(tf1.distance(), min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
 	out = append(out, promptcanary.ChangeSignal{Kind: "energy_distance", PromptID: id, Current: e, P: p,
 		Detail: fmt.Sprintf("response distribution of %s moved: energy distance %.3f on token-F1 distances (permutation p=%s)", id, e, fmtP(p))})
 	return out
@@ -215,24 +208,113 @@ func finishSignal(id string, b, c []*promptcanary.Response) (promptcanary.Change
 		Detail: fmt.Sprintf("finish_reason %q of %s: %.0f%% → %.0f%% of responses (Fisher two-sided p=%s)", name, id, 100*rb, 100*rc, fmtP(p))}, true
 }
 
-// responseMatrix returns the matrix m[i·n+j] = f(response i, response j)
-// over the baseline responses pb followed by the current responses pc, each
-// side capped at maxReferences responses, and the number of baseline rows.
-// f need not be symmetric (chrF weighs recall of its second argument), so
-// every ordered pair is computed.
-func responseMatrix(pb, pc []textProfile, f func(a, b *textProfile) float64) (m []float64, n, nb int) {
-	pb, pc = pb[:min(len(pb), maxReferences)], pc[:min(len(pc), maxReferences)]
-	all := append(append([]textProfile(nil), pb...), pc...)
-	n, nb = len(all), len(pb)
-	m = make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			if i != j {
-				m[i*n+j] = f(&all[i], &all[j])
+// responseGroups are the responses of one prompt on both sides, the
+// baseline's first, each side capped at maxReferences, grouped by content:
+// identical answers (most of a deterministic model's) have identical
+// similarities, so each distinct answer is profiled and compared once.
+type responseGroups struct {
+	// n responses, of which the first nb are the baseline's.
+	n, nb int
+	// group is the group of each response, size the responses of each
+	// group and profiles the text profile of each group's answer.
+	group    []int
+	size     []int
+	profiles []textProfile
+}
+
+// newResponseGroups groups the first maxReferences responses of each side
+// by content.
+func newResponseGroups(b, c []*promptcanary.Response) *responseGroups {
+	b, c = b[:min(len(b), maxReferences)], c[:min(len(c), maxReferences)]
+	g := &responseGroups{n: len(b) + len(c), nb: len(b), group: make([]int, 0, len(b)+len(c))}
+	seen := make(map[string]int, g.n)
+	var pr profiler
+	for _, side := range [2][]*promptcanary.Response{b, c} {
+		for _, r := range side {
+			k, ok := seen[r.Content]
+			if !ok {
+				k = len(g.profiles)
+				seen[r.Content] = k
+				g.profiles = append(g.profiles, pr.profile(r.Content))
+				g.size = append(g.size, 0)
 			}
+			g.group = append(g.group, k)
+			g.size[k]++
 		}
 	}
-	return m, n, nb
+	return g
+}
+
+// groupMatrix is a response matrix kept by group: m(i, j) = v[g(i)·d+g(j)]
+// for distinct responses i and j; the diagonal of a group of one response
+// is never read.
+type groupMatrix struct {
+	g *responseGroups
+	d int
+	v []float64
+}
+
+// at is the matrix entry of responses i and j.
+func (m *groupMatrix) at(i, j int) float64 {
+	return m.v[m.g.group[i]*m.d+m.g.group[j]]
+}
+
+// similarityMatrices returns the token-F1 and chrF matrices of g. Both are
+// computed once per pair of groups: the n-gram overlaps of two answers
+// give chrF in both directions, and token-F1 is symmetric.
+func similarityMatrices(g *responseGroups) (tf1, chrf *groupMatrix) {
+	d := len(g.profiles)
+	tf1 = &groupMatrix{g: g, d: d, v: make([]float64, d*d)}
+	chrf = &groupMatrix{g: g, d: d, v: make([]float64, d*d)}
+	var ids idTable
+	bags := make([]*bag, d)
+	for i := range g.profiles {
+		bags[i] = &g.profiles[i].tokens
+	}
+	tokens := newGramSets(bags, &ids)
+	var grams [chrfOrder]gramSets
+	for n := range chrfOrder {
+		for i := range g.profiles {
+			bags[i] = &g.profiles[i].grams[n]
+		}
+		grams[n] = newGramSets(bags, &ids)
+	}
+	var c, na, nb [chrfOrder]int
+	for x := range d {
+		for y := x; y < d; y++ {
+			if x == y && g.size[x] < 2 {
+				continue // no two responses share this answer
+			}
+			a, b := &g.profiles[x], &g.profiles[y]
+			t := tokenF1Of(tokens.common(x, y), a.tokens.n, b.tokens.n)
+			for n := range chrfOrder {
+				c[n], na[n], nb[n] = grams[n].common(x, y), a.grams[n].n, b.grams[n].n
+			}
+			ab, ba := chrFOf(&c, &na, &nb)
+			tf1.v[x*d+y], tf1.v[y*d+x] = t, t
+			chrf.v[x*d+y], chrf.v[y*d+x] = ab, ba
+		}
+	}
+	return tf1, chrf
+}
+
+// distance returns 1 − m, the matrix of a similarity m as distances.
+func (m *groupMatrix) distance() *groupMatrix {
+	out := &groupMatrix{g: m.g, d: m.d, v: make([]float64, len(m.v))}
+	for i, v := range m.v {
+		out.v[i] = 1 - v
+	}
+	return out
+}
+
+// identityGroups puts each of n responses, the first nb the baseline's, in
+// a group of its own, so that a plain n × n matrix is a groupMatrix.
+func identityGroups(m []float64, n, nb int) *groupMatrix {
+	g := &responseGroups{n: n, nb: nb, group: make([]int, n), size: make([]int, n)}
+	for i := range n {
+		g.group[i], g.size[i] = i, 1
+	}
+	return &groupMatrix{g: g, d: n, v: m}
 }
 
 // blockSums are the sums of a response matrix over the ordered pairs of
@@ -248,22 +330,31 @@ func (s blockSums) meanBB() float64 { return s.bb / float64(max(s.nbb, 1)) }
 func (s blockSums) meanCC() float64 { return s.cc / float64(max(s.ncc, 1)) }
 func (s blockSums) meanBC() float64 { return s.bc / float64(max(s.nbc, 1)) }
 
-// sums returns the block sums of m under the labels (true = current).
+// sums returns the block sums of m under the labels (true = current),
+// adding the pairs in response order.
 func sums(m []float64, n int, label []bool) blockSums {
+	return identityGroups(m, n, 0).sums(label)
+}
+
+// sums returns the block sums of m under the labels (true = current),
+// adding the pairs in response order: the reported means do not depend on
+// how responses were grouped.
+func (m *groupMatrix) sums(label []bool) blockSums {
 	var s blockSums
+	n, d, group := m.g.n, m.d, m.g.group
 	for i := range n {
-		row := m[i*n : (i+1)*n]
+		row := m.v[group[i]*d : (group[i]+1)*d]
 		for j := range n {
 			switch {
 			case i == j:
 			case label[i] && label[j]:
-				s.cc += row[j]
+				s.cc += row[group[j]]
 				s.ncc++
 			case label[i]:
-				s.bc += row[j]
+				s.bc += row[group[j]]
 				s.nbc++
 			case !label[j]:
-				s.bb += row[j]
+				s.bb += row[group[j]]
 				s.nbb++
 			}
 		}
@@ -271,22 +362,109 @@ func sums(m []float64, n int, label []bool) blockSums {
 	return s
 }
 
+// permuter computes the block sums of a labelling from how many responses
+// of each group are labelled current, instead of pair by pair: a group of
+// k baseline responses holds k(k−1) ordered pairs with one value, and two
+// groups k·l. With the totals of the matrix weighted by the group sizes
+// computed once, a labelling costs the square of the number of groups
+// holding a current response (at most the current side's size), not of
+// the number of responses. The sums are those of sums up to rounding, and
+// equal for labellings with the same counts, so a relabelling of
+// identical answers ties the observed statistic exactly.
+type permuter struct {
+	m *groupMatrix
+	// rowW[g] = Σ_h v[g][h]·size[h], colW[g] = Σ_h size[h]·v[h][g] and
+	// all = Σ_g size[g]·rowW[g]: the sums over every ordered pair,
+	// including a response with itself, whose sum is diagAll.
+	rowW, colW   []float64
+	all, diagAll float64
+	cur          []float64
+	support      []int
+	nb, nc       int
+}
+
+func newPermuter(m *groupMatrix) *permuter {
+	d := m.d
+	p := &permuter{m: m, rowW: make([]float64, d), colW: make([]float64, d), cur: make([]float64, d), nb: m.g.nb, nc: m.g.n - m.g.nb}
+	for g := range d {
+		sg := float64(m.g.size[g])
+		for h := range d {
+			sh := float64(m.g.size[h])
+			p.rowW[g] += m.v[g*d+h] * sh
+			p.colW[g] += sh * m.v[h*d+g]
+		}
+		p.all += sg * p.rowW[g]
+		p.diagAll += sg * m.v[g*d+g]
+	}
+	return p
+}
+
+func (p *permuter) sums(label []bool) blockSums {
+	m, d := p.m, p.m.d
+	clear(p.cur)
+	for i, g := range m.g.group {
+		if label[i] {
+			p.cur[g]++
+		}
+	}
+	// cc·V·cc over the groups holding current responses, in group order.
+	p.support = p.support[:0]
+	for g, c := range p.cur {
+		if c > 0 {
+			p.support = append(p.support, g)
+		}
+	}
+	var quad, toAll, fromAll, diag float64
+	for _, g := range p.support {
+		cg := p.cur[g]
+		row := m.v[g*d : (g+1)*d]
+		var q float64
+		for _, h := range p.support {
+			q += row[h] * p.cur[h]
+		}
+		quad += cg * q
+		toAll += cg * p.rowW[g]
+		fromAll += cg * p.colW[g]
+		diag += cg * row[g]
+	}
+	// With cb = size − cc: bb = cbᵀVcb − Σ v[g][g]·cb[g], bc = ccᵀVcb,
+	// cc = ccᵀVcc − Σ v[g][g]·cc[g].
+	bc := toAll - quad
+	return blockSums{
+		bb:  p.all - toAll - fromAll + quad - (p.diagAll - diag),
+		cc:  quad - diag,
+		bc:  bc,
+		nbb: p.nb * (p.nb - 1), ncc: p.nc * (p.nc - 1), nbc: p.nc * p.nb,
+	}
+}
+
 // responsePermutationTest is a permutation test with the response as the
 // unit: it relabels whole responses as baseline or current (keeping the
-// side sizes), recomputes stat from the block sums of the response matrix
-// m and returns the observed statistic and the p-value of a statistic at
-// least as large. Pairwise values are not independent (each response
-// appears in many pairs), so only relabelling responses gives a valid null.
-// At most perms permutations are drawn; the test stops after permStopHits
-// hits with the sequential p-value hits/draws, otherwise the p-value is
-// (1 + hits) / (1 + draws).
+// side sizes), recomputes stat from the block sums of the n × n response
+// matrix m, whose first nb rows are the baseline's, and returns the
+// observed statistic and the p-value of a statistic at least as large.
+// Pairwise values are not independent (each response appears in many
+// pairs), so only relabelling responses gives a valid null. At most perms
+// permutations are drawn; the test stops after permStopHits hits with the
+// sequential p-value hits/draws, otherwise the p-value is (1 + hits) /
+// (1 + draws).
 func responsePermutationTest(m []float64, n, nb int, stat func(blockSums) float64, perms int, rng *rand.Rand) (obs, p float64) {
-	label := sideLabels(n, nb)
-	obs = stat(sums(m, n, label))
+	return identityGroups(m, n, nb).permutationTest(stat, perms, rng)
+}
+
+// permutationTest is responsePermutationTest on a grouped matrix.
+func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, rng *rand.Rand) (obs, p float64) {
+	n := m.g.n
+	label := sideLabels(n, m.g.nb)
+	obs = stat(m.sums(label))
+	pm := newPermuter(m)
+	// The permutations are compared with the observed labelling summed the
+	// same way, so a relabelling with the same counts ties exactly.
+	ref := stat(pm.sums(label))
 	hits := 0
 	for b := 1; b <= perms; b++ {
-		rng.Shuffle(n, func(i, j int) { label[i], label[j] = label[j], label[i] })
-		if stat(sums(m, n, label)) >= obs-1e-12 {
+		shuffle(rng, label)
+		if stat(pm.sums(label)) >= ref-1e-12 {
 			hits++
 			if hits == permStopHits {
 				return obs, float64(hits) / float64(b)
@@ -296,16 +474,24 @@ func responsePermutationTest(m []float64, n, nb int, stat func(blockSums) float6
 	return obs, float64(1+hits) / float64(1+perms)
 }
 
-// similarityTest compares the lexical similarity f of the current
+// similarityTest compares the lexical similarity m of the current
 // responses to the baseline responses (mean over current–baseline pairs)
 // with the similarity within the baseline (mean over distinct baseline
 // pairs), by a two-sided permutation test of their difference over
 // responses. It returns both means and the p-value.
-func similarityTest(pb, pc []textProfile, f func(a, b *textProfile) float64, perms int, rng *rand.Rand) (within, across, p float64) {
-	m, n, nb := responseMatrix(pb, pc, f)
-	obs := sums(m, n, sideLabels(n, nb))
-	_, p = responsePermutationTest(m, n, nb, func(s blockSums) float64 { return math.Abs(s.meanBB() - s.meanBC()) }, perms, rng)
+func similarityTest(m *groupMatrix, perms int, rng *rand.Rand) (within, across, p float64) {
+	obs := m.sums(sideLabels(m.g.n, m.g.nb))
+	_, p = m.permutationTest(func(s blockSums) float64 { return math.Abs(s.meanBB() - s.meanBC()) }, perms, rng)
 	return obs.meanBB(), obs.meanBC(), p
+}
+
+// shuffle is rng.Shuffle of label, drawing the same numbers (Fisher–Yates
+// with Uint64N) without a call per swap.
+func shuffle(rng *rand.Rand, label []bool) {
+	for i := len(label) - 1; i > 0; i-- {
+		j := int(rng.Uint64N(uint64(i + 1)))
+		label[i], label[j] = label[j], label[i]
+	}
 }
 
 // sideLabels labels the first nb of n responses baseline (false) and the
@@ -319,11 +505,10 @@ func sideLabels(n, nb int) []bool {
 }
 
 // energyTest is the permutation test of the energy distance between the
-// baseline and current responses, with 1 − token-F1 as the distance. It
-// returns the statistic and the p-value.
-func energyTest(pb, pc []textProfile, perms int, rng *rand.Rand) (float64, float64) {
-	m, n, nb := responseMatrix(pb, pc, func(a, b *textProfile) float64 { return 1 - tokenF1(a, b) })
-	return responsePermutationTest(m, n, nb, func(s blockSums) float64 {
+// baseline and current responses, with 1 − token-F1 as the distance (dist).
+// It returns the statistic and the p-value.
+func energyTest(dist *groupMatrix, perms int, rng *rand.Rand) (float64, float64) {
+	return dist.permutationTest(func(s blockSums) float64 {
 		return 2*s.meanBC() - s.meanBB() - s.meanCC()
 	}, perms, rng)
 }

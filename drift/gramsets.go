@@ -1,0 +1,136 @@
+package drift
+
+import "math/bits"
+
+// gramSets holds one kind of multiset (the tokens, or the character
+// n-grams of one order) of each of a prompt's distinct answers, as a
+// bitset over the hashes the answers hold between them plus the hashes an
+// answer holds more than once with their counts. The size of the multiset
+// intersection of two answers is then the popcount of the AND of their
+// bitsets, plus what their repeated hashes share beyond one: a few dozen
+// machine words for answers of a few hundred characters, where a merge of
+// their sorted hashes takes hundreds of steps, for each of the many pairs
+// the similarity matrices compare.
+type gramSets struct {
+	words int
+	sets  [][]uint64
+	multi [][]idCount
+}
+
+// idCount is a hash, by its number, held count > 1 times.
+type idCount struct {
+	id, count int32
+}
+
+// newGramSets numbers the hashes of bags with ids and makes their sets.
+func newGramSets(bags []*bag, ids *idTable) gramSets {
+	ids.reset()
+	for _, b := range bags {
+		for _, v := range b.vals {
+			ids.id(v)
+		}
+	}
+	s := gramSets{words: (ids.n + 63) / 64, sets: make([][]uint64, len(bags)), multi: make([][]idCount, len(bags))}
+	words := make([]uint64, s.words*len(bags))
+	for i, b := range bags {
+		set := words[i*s.words : (i+1)*s.words : (i+1)*s.words]
+		var multi []idCount
+		for j, v := range b.vals {
+			id := ids.id(v)
+			set[id/64] |= 1 << (id % 64)
+			if c := b.counts[j]; c > 1 {
+				multi = append(multi, idCount{id, c})
+			}
+		}
+		sortIDCounts(multi)
+		s.sets[i], s.multi[i] = set, multi
+	}
+	return s
+}
+
+// common is the size of the multiset intersection of answers x and y.
+func (s *gramSets) common(x, y int) int {
+	a, b := s.sets[x], s.sets[y]
+	n := 0
+	for i := range a {
+		n += bits.OnesCount64(a[i] & b[i])
+	}
+	ma, mb := s.multi[x], s.multi[y]
+	for i, j := 0, 0; i < len(ma) && j < len(mb); {
+		switch {
+		case ma[i].id == mb[j].id:
+			n += int(min(ma[i].count, mb[j].count)) - 1
+			i++
+			j++
+		case ma[i].id < mb[j].id:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
+}
+
+// sortIDCounts sorts a short list by id (insertion sort: the lists are
+// the few repeated hashes of one answer).
+func sortIDCounts(v []idCount) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j].id < v[j-1].id; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+// idTable numbers distinct hashes 0, 1, 2… in the order first seen: an
+// open-addressing table, reused from one multiset kind to the next.
+type idTable struct {
+	keys []uint64
+	vals []int32 // -1: empty
+	n    int
+}
+
+func (t *idTable) reset() {
+	t.n = 0
+	for i := range t.vals {
+		t.vals[i] = -1
+	}
+}
+
+// id returns the number of h, numbering it if it is new.
+func (t *idTable) id(h uint64) int32 {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := (h * 0x9e3779b97f4a7c15) >> 32 & mask; ; i = (i + 1) & mask {
+		switch v := t.vals[i]; {
+		case v < 0:
+			t.keys[i], t.vals[i] = h, int32(t.n)
+			t.n++
+			return int32(t.n - 1)
+		case t.keys[i] == h:
+			return v
+		}
+	}
+}
+
+func (t *idTable) grow() {
+	keys, vals := t.keys, t.vals
+	size := max(1024, 2*len(keys))
+	t.keys, t.vals = make([]uint64, size), make([]int32, size)
+	for i := range t.vals {
+		t.vals[i] = -1
+	}
+	mask := uint64(size - 1)
+	for i, v := range vals {
+		if v < 0 {
+			continue
+		}
+		h := keys[i]
+		j := (h * 0x9e3779b97f4a7c15) >> 32 & mask
+		for t.vals[j] >= 0 {
+			j = (j + 1) & mask
+		}
+		t.keys[j], t.vals[j] = h, v
+	}
+}
