@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"time"
@@ -27,6 +28,22 @@ func Marshal(v any) ([]byte, error) {
 // be read and diffed by people.
 func MarshalIndent(v any) ([]byte, error) {
 	return marshal(v, true)
+}
+
+// WriteIndent writes data, compact JSON as Marshal returns it, to w
+// indented as MarshalIndent indents, followed by a newline, indenting as it
+// writes: the indented text is never held whole (a drift report of a
+// statistical run is megabytes).
+func WriteIndent(w io.Writer, data []byte) error {
+	out, err := indentChunks(make([]byte, 0, indentChunk+indentChunk/4), data, math.MaxInt, func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
 }
 
 func marshal(v any, indent bool) ([]byte, error) {
@@ -144,7 +161,8 @@ func replaceNonFinite(v reflect.Value, sentinel float64, n *int) reflect.Value {
 // UnmarshalRun decodes a run written by this module or by the original
 // Python tool. Timestamps may be RFC 3339 or naive ISO 8601 (read as UTC),
 // a null probe score reads as NaN and a missing schema version as
-// LegacySchemaVersion.
+// LegacySchemaVersion. In a run of the compact layout, probe results with
+// equal metadata share one map: treat decoded metadata as read-only.
 func UnmarshalRun(data []byte) (*promptcanary.Run, error) {
 	var w runJSON
 	if err := json.Unmarshal(data, &w); err != nil {

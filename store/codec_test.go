@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"strings"
@@ -308,4 +309,49 @@ func FuzzDecodeDocument(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestWriteIndent(t *testing.T) {
+	big := manySamples() // plain, well over one chunk indented
+	values := []any{
+		map[string]any{}, []any{}, map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{1.0, "x", nil, map[string]any{"d": "e"}}},
+		"a \"quoted\" {string} with [brackets], colons: and \\\\ backslashes",
+		map[string]any{"nan": math.NaN(), "inf": math.Inf(1), "s": "<&>\u2028"},
+		&big,
+	}
+	for i, v := range values {
+		want, err := MarshalIndent(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, err := Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteIndent(&buf, compact); err != nil {
+			t.Fatal(err)
+		}
+		if got := buf.String(); got != string(want)+"\n" {
+			t.Errorf("value %d: got %d bytes, want %d:\n%.300s", i, len(got), len(want)+1, got)
+		}
+	}
+	compact, err := Marshal(&big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &failingWriter{after: 1}
+	if err := WriteIndent(w, compact); err == nil || w.n > indentChunk+indentChunk/4 {
+		t.Errorf("failing writer: got %v after %d bytes, want its error after one chunk", err, w.n)
+	}
+}
+
+type failingWriter struct{ n, after int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	w.n += len(b)
+	if w.n > w.after {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
 }

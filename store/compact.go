@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -67,7 +69,7 @@ func MarshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Marshal(w)
+	return w.appendJSON(make([]byte, 0, w.sizeHint()))
 }
 
 // MarshalRunIndent is MarshalRun for a file: indented as MarshalBaseline
@@ -95,13 +97,33 @@ func MarshalBaseline(b *promptcanary.Baseline, l Layout) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := Marshal(&compactBaselineJSON{Baseline: b, RunResult: run})
+	// The baseline's own fields, then its run: "run_result" comes last.
+	head, err := Marshal(&compactBaselineJSON{Baseline: b})
 	if err != nil {
+		return nil, err
+	}
+	out, err := spliceLast(head, `"run_result":null}`, run.sizeHint())
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, `"run_result":`...)
+	if out, err = run.appendJSON(out); err != nil {
 		return nil, err
 	}
 	// Depth 0 is the baseline, 1 the run, 2 the compact lists, 3 their
 	// tables: the entries of a table are one per line.
-	return indentTo(out, 3), nil
+	return indentTo(append(out, '}'), 3), nil
+}
+
+// spliceLast returns a copy of head, a JSON object that ends with tail
+// (its last fields, written as null), without tail, with room for size
+// more bytes.
+func spliceLast(head []byte, tail string, size int) ([]byte, error) {
+	if !bytes.HasSuffix(head, []byte(tail)) {
+		return nil, fmt.Errorf("encode compact layout: want JSON ending %s, got %.40q", tail, head[max(0, len(head)-40):])
+	}
+	out := make([]byte, 0, len(head)+size)
+	return append(out, head[:len(head)-len(tail)]...), nil
 }
 
 type compactBaselineJSON struct {
@@ -113,6 +135,57 @@ type compactRunJSON struct {
 	*promptcanary.Run
 	ProbeResults *compactResults   `json:"probe_results"`
 	LLMResponses *compactResponses `json:"llm_responses"`
+}
+
+// appendJSON appends w as encoding/json would write it, the run's own
+// fields through Marshal and the compact lists directly: they are most of
+// a statistical run's bytes, and encoding/json would build them value by
+// value and copy them twice (see TestCompactEncoder).
+func (w *compactRunJSON) appendJSON(b []byte) ([]byte, error) {
+	head, err := Marshal(&compactRunJSON{Run: w.Run})
+	if err != nil {
+		return nil, err
+	}
+	const tail = `"probe_results":null,"llm_responses":null}`
+	if !bytes.HasSuffix(head, []byte(tail)) {
+		return nil, fmt.Errorf("encode compact layout: want JSON ending %s, got %.40q", tail, head[max(0, len(head)-40):])
+	}
+	b = append(b, head[:len(head)-len(tail)]...)
+	b = append(b, `"probe_results":`...)
+	b = w.ProbeResults.appendJSON(b)
+	b = append(b, `,"llm_responses":`...)
+	if b, err = w.LLMResponses.appendJSON(b); err != nil {
+		return nil, fmt.Errorf("encode run %q: responses: %w", w.RunID, err)
+	}
+	return append(b, '}'), nil
+}
+
+// sizeHint estimates the bytes of w's compact lists, so that one
+// allocation holds them.
+func (w *compactRunJSON) sizeHint() int {
+	n := 4096
+	if c := w.ProbeResults; c != nil {
+		for _, s := range c.Strings {
+			n += len(s) + 3
+		}
+		for _, m := range c.Metadata {
+			n += len(m) + 1
+		}
+		n += 24*len(c.Outcomes) + 12*len(c.Probes)
+		for _, r := range c.Rows {
+			n += 5 * len(r)
+		}
+	}
+	if c := w.LLMResponses; c != nil {
+		for _, s := range c.Strings {
+			n += len(s) + 3
+		}
+		for _, t := range c.ToolCalls {
+			n += len(t) + 1
+		}
+		n += 24*len(c.Profiles) + 48*len(c.Rows)
+	}
+	return n + n/16
 }
 
 func newCompactRun(r *promptcanary.Run) (*compactRunJSON, error) {
@@ -150,7 +223,10 @@ type outcomeRow struct {
 }
 
 func (o outcomeRow) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 32)
+	return o.appendJSON(make([]byte, 0, 32)), nil
+}
+
+func (o outcomeRow) appendJSON(b []byte) []byte {
 	b = append(b, '[')
 	b = strconv.AppendInt(b, int64(o.probe), 10)
 	b = append(b, ',')
@@ -161,7 +237,7 @@ func (o outcomeRow) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(o.details), 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(o.metadata), 10)
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 func (o *outcomeRow) UnmarshalJSON(data []byte) error {
@@ -233,12 +309,21 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 		outcomes interner[outcomeKey]
 	)
 	out := &compactResults{Encoding: CompactEncoding, Version: CompactVersion, Rows: [][]int{}}
+	// A run's results often share metadata maps (see runner): each map is
+	// encoded once.
+	metaOf := map[unsafe.Pointer]int{}
 	var row []int
 	for i := range prs {
 		pr := &prs[i]
-		meta, err := Marshal(pr.Metadata)
-		if err != nil {
-			return nil, fmt.Errorf("probe result %d metadata: %w", i, err)
+		ptr := reflect.ValueOf(pr.Metadata).UnsafePointer()
+		meta, seen := metaOf[ptr]
+		if !seen {
+			data, err := Marshal(pr.Metadata)
+			if err != nil {
+				return nil, fmt.Errorf("probe result %d metadata: %w", i, err)
+			}
+			meta = metas.add(string(data))
+			metaOf[ptr] = meta
 		}
 		prompt := strs.add(pr.PromptID)
 		if row == nil || row[0] != prompt || row[1] != pr.Sample {
@@ -248,7 +333,7 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 			row = []int{prompt, pr.Sample}
 		}
 		probe := probes.add([4]int{strs.add(pr.ProbeID), strs.add(pr.ProbeType), strs.add(pr.ProbeName), strs.add(string(pr.Category))})
-		k := outcomeKey{probe: probe, details: strs.add(pr.Details), metadata: metas.add(string(meta)), passed: pr.Passed, score: math.Float64bits(pr.Score)}
+		k := outcomeKey{probe: probe, details: strs.add(pr.Details), metadata: meta, passed: pr.Passed, score: math.Float64bits(pr.Score)}
 		if math.IsNaN(pr.Score) || math.IsInf(pr.Score, 0) {
 			k.score = math.Float64bits(math.NaN()) // all read back as one NaN
 		}
@@ -291,7 +376,9 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 			return nil, fmt.Errorf("metadata %d: %w", i, err)
 		}
 	}
-	// Every outcome expands to a template result; rows copy it.
+	// Every outcome expands to a template result; rows copy it. Results
+	// with one metadata entry share its map: a 30-sample run holds some
+	// thousands of distinct metadata objects, not 60,000 maps.
 	tmpl := make([]promptcanary.ProbeResult, len(c.Outcomes))
 	metaOf := make([]int, len(c.Outcomes))
 	for i, o := range c.Outcomes {
@@ -332,7 +419,7 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 			}
 			pr := tmpl[o]
 			pr.PromptID, pr.Sample = prompt, row[1]
-			pr.Metadata = copyMap(metas[metaOf[o]])
+			pr.Metadata = metas[metaOf[o]]
 			out = append(out, pr)
 		}
 	}
@@ -350,33 +437,6 @@ func checkCompact(encoding string, version int) error {
 		return fmt.Errorf("compact encoding version %d: want 1 to %d", version, CompactVersion)
 	}
 	return nil
-}
-
-// copyMap returns a deep copy of a decoded JSON object, so that results
-// that shared a table entry do not share a map.
-func copyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = copyJSON(v)
-	}
-	return out
-}
-
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return copyMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i := range v {
-			out[i] = copyJSON(v[i])
-		}
-		return out
-	}
-	return v
 }
 
 // compactResponses is the compact form of a run's responses. A row is
@@ -409,7 +469,10 @@ type responseRow struct {
 }
 
 func (r responseRow) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 64)
+	return r.appendJSON(make([]byte, 0, 64)), nil
+}
+
+func (r responseRow) appendJSON(b []byte) []byte {
 	b = append(b, '[')
 	for _, n := range [4]int{r.prompt, r.sample, r.content, r.profile} {
 		b = strconv.AppendInt(b, int64(n), 10)
@@ -430,10 +493,19 @@ func (r responseRow) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.responseID), 10)
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 func (r *responseRow) UnmarshalJSON(data []byte) error {
+	if r.parse(data) {
+		return nil
+	}
+	*r = responseRow{}
+	return r.unmarshalSlow(data)
+}
+
+// unmarshalSlow reads any row encoding/json accepts as nine values.
+func (r *responseRow) unmarshalSlow(data []byte) error {
 	var f [9]json.RawMessage
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
@@ -468,6 +540,119 @@ func (r *responseRow) UnmarshalJSON(data []byte) error {
 		r.hasTime = true
 	}
 	return nil
+}
+
+// parse reads a row of the form this package writes, nine numbers (the
+// latency and time may be null) with no space, without encoding/json's
+// allocations: a statistical run has thousands of rows. It reports false
+// for anything else (a time as a string, another layout of valid JSON, or
+// invalid JSON), which UnmarshalJSON then reads or rejects the slow way.
+func (r *responseRow) parse(data []byte) bool {
+	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+		return false
+	}
+	data = data[1 : len(data)-1]
+	ints := [9]*int{&r.prompt, &r.sample, &r.content, &r.profile, nil, &r.completion, &r.extra, nil, &r.responseID}
+	for i := range 9 {
+		end := bytes.IndexByte(data, ',')
+		if i == 8 {
+			if end >= 0 {
+				return false // more than nine values
+			}
+			end = len(data)
+		} else if end < 0 {
+			return false
+		}
+		tok := data[:end]
+		data = data[min(end+1, len(data)):]
+		switch {
+		case i == 4: // latency: a number or null (0, as in the plain layout)
+			if string(tok) == "null" {
+				continue
+			}
+			if !isJSONNumber(tok) {
+				return false
+			}
+			f, err := strconv.ParseFloat(string(tok), 64)
+			if err != nil {
+				return false
+			}
+			r.latency = f
+		case i == 7: // time: an offset from the base or null
+			if string(tok) == "null" {
+				continue
+			}
+			if !isJSONInt(tok) {
+				return false
+			}
+			t, err := strconv.ParseInt(string(tok), 10, 64)
+			if err != nil {
+				return false
+			}
+			r.time, r.hasTime = t, true
+		default:
+			if !isJSONInt(tok) {
+				return false
+			}
+			n, err := strconv.ParseInt(string(tok), 10, strconv.IntSize)
+			if err != nil {
+				return false
+			}
+			*ints[i] = int(n)
+		}
+	}
+	return true
+}
+
+// isJSONInt reports whether b is a JSON integer: -?(0|[1-9][0-9]*).
+func isJSONInt(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isJSONNumber reports whether b is a JSON number.
+func isJSONNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	switch n := digits(); {
+	case n == 0, n > 1 && b[i-n] == '0':
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactResponses, error) {
@@ -658,7 +843,18 @@ func firstByte(data []byte) byte {
 // spaces, but only the objects and arrays nested at most depth deep (the
 // top level is depth 0): deeper values stay on one line.
 func indentTo(data []byte, depth int) []byte {
-	out := make([]byte, 0, len(data)+len(data)/8)
+	out, _ := indentChunks(make([]byte, 0, len(data)+len(data)/8), data, depth, nil)
+	return out
+}
+
+// indentChunk is how much indented text indentChunks holds before it
+// hands it to flush.
+const indentChunk = 64 << 10
+
+// indentChunks appends data indented as indentTo indents it to out; with
+// flush, it hands out to flush whenever it holds indentChunk bytes and
+// starts over, so that the indented text is never held whole.
+func indentChunks(out, data []byte, depth int, flush func([]byte) error) ([]byte, error) {
 	level := 0 // nesting level of the next byte
 	inStr, esc := false, false
 	newline := func(l int) {
@@ -668,6 +864,12 @@ func indentTo(data []byte, depth int) []byte {
 		}
 	}
 	for i := 0; i < len(data); i++ {
+		if flush != nil && len(out) >= indentChunk {
+			if err := flush(out); err != nil {
+				return out, err
+			}
+			out = out[:0]
+		}
 		c := data[i]
 		if inStr {
 			out = append(out, c)
@@ -711,5 +913,111 @@ func indentTo(data []byte, depth int) []byte {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// appendJSON appends c as encoding/json writes the compactResults struct
+// (null for nil).
+func (c *compactResults) appendJSON(b []byte) []byte {
+	if c == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"encoding":`...)
+	b = appendString(b, c.Encoding)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(c.Version), 10)
+	b = append(b, `,"strings":`...)
+	b = appendStrings(b, c.Strings)
+	b = append(b, `,"metadata":`...)
+	b = appendRaws(b, c.Metadata)
+	b = append(b, `,"probes":`...)
+	b = appendList(b, c.Probes == nil, len(c.Probes), func(b []byte, i int) []byte { return appendInts(b, c.Probes[i][:]) })
+	b = append(b, `,"outcomes":`...)
+	b = appendList(b, c.Outcomes == nil, len(c.Outcomes), func(b []byte, i int) []byte { return c.Outcomes[i].appendJSON(b) })
+	b = append(b, `,"rows":`...)
+	b = appendList(b, c.Rows == nil, len(c.Rows), func(b []byte, i int) []byte { return appendInts(b, c.Rows[i]) })
+	return append(b, '}')
+}
+
+// appendJSON appends c as encoding/json writes the compactResponses
+// struct (null for nil).
+func (c *compactResponses) appendJSON(b []byte) ([]byte, error) {
+	if c == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, `{"encoding":`...)
+	b = appendString(b, c.Encoding)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(c.Version), 10)
+	b = append(b, `,"base":`...)
+	base, err := c.Base.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("base time: %w", err) // a year outside [0, 9999]
+	}
+	b = append(b, base...)
+	b = append(b, `,"strings":`...)
+	b = appendStrings(b, c.Strings)
+	b = append(b, `,"tool_calls":`...)
+	b = appendRaws(b, c.ToolCalls)
+	b = append(b, `,"profiles":`...)
+	b = appendList(b, c.Profiles == nil, len(c.Profiles), func(b []byte, i int) []byte { return appendInts(b, c.Profiles[i][:]) })
+	b = append(b, `,"rows":`...)
+	b = appendList(b, c.Rows == nil, len(c.Rows), func(b []byte, i int) []byte { return c.Rows[i].appendJSON(b) })
+	return append(b, '}'), nil
+}
+
+// appendList appends a JSON array of n elements written by elem, or null
+// for a nil slice.
+func appendList(b []byte, isNil bool, n int, elem func(b []byte, i int) []byte) []byte {
+	if isNil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, i)
+	}
+	return append(b, ']')
+}
+
+func appendInts(b []byte, v []int) []byte {
+	b = append(b, '[')
+	for i, n := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, ']')
+}
+
+func appendStrings(b []byte, v []string) []byte {
+	return appendList(b, v == nil, len(v), func(b []byte, i int) []byte { return appendString(b, v[i]) })
+}
+
+// appendRaws appends JSON values, each already compact (from Marshal).
+func appendRaws(b []byte, v []json.RawMessage) []byte {
+	return appendList(b, v == nil, len(v), func(b []byte, i int) []byte {
+		if v[i] == nil {
+			return append(b, "null"...)
+		}
+		return append(b, v[i]...)
+	})
+}
+
+// appendString appends s quoted as encoding/json quotes it: printable
+// ASCII other than ", \, <, > and & as it is, anything else through
+// encoding/json itself.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // never fails for a string
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

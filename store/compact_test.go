@@ -3,8 +3,10 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,14 @@ func plainRoundTrip(t *testing.T, r *promptcanary.Run) *promptcanary.Run {
 	return got
 }
 
-func TestCompactRoundTrip(t *testing.T) {
+// compactCase is a run the compact layout must encode and decode.
+type compactCase struct {
+	name string
+	run  promptcanary.Run
+}
+
+// compactCases are the edge cases of the compact layout.
+func compactCases() []compactCase {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC)
 	res := func(probe, prompt string, sample int, passed bool, score float64, meta map[string]any) promptcanary.ProbeResult {
 		return promptcanary.ProbeResult{ProbeID: probe, ProbeType: "t_" + probe, ProbeName: "N " + probe, Category: promptcanary.CategoryFormat,
@@ -43,10 +52,7 @@ func TestCompactRoundTrip(t *testing.T) {
 		return promptcanary.Response{PromptID: prompt, ProviderModelID: "m", Content: content, FinishReason: "stop", LatencyMS: 812.4,
 			PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, Timestamp: ts, Sample: sample, Attempts: 1}
 	}
-	tests := []struct {
-		name string
-		run  promptcanary.Run
-	}{
+	return []compactCase{
 		{"nil lists", promptcanary.Run{RunID: "r"}},
 		{"empty lists", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{}, LLMResponses: []promptcanary.Response{}}},
 		{"non-finite scores", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
@@ -74,6 +80,10 @@ func TestCompactRoundTrip(t *testing.T) {
 			res("\"],[0", "p\n1\u2028", 0, true, 1, map[string]any{"</script>": "\x1b[31m"})},
 			LLMResponses: []promptcanary.Response{resp("p\n1\u2028", 0, "\"]}\\", time.Time{})}}},
 	}
+}
+
+func TestCompactRoundTrip(t *testing.T) {
+	tests := compactCases()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.run.SchemaVersion = "1"
@@ -92,10 +102,21 @@ func TestCompactRoundTrip(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
 				t.Errorf("compact round trip differs from plain (-plain +compact):\n%s\n%s", diff, data)
 			}
-			if len(got.ProbeResults) > 1 && got.ProbeResults[0].Metadata != nil {
-				got.ProbeResults[0].Metadata["mutated"] = true
-				if _, shared := got.ProbeResults[1].Metadata["mutated"]; shared {
-					t.Error("decoded results share a metadata map")
+			// Results with equal metadata share one map (read-only), those
+			// with different metadata do not.
+			first := map[string]int{}
+			for i, pr := range got.ProbeResults {
+				key, err := Marshal(pr.Metadata)
+				if err != nil {
+					t.Fatal(err)
+				}
+				j, seen := first[string(key)]
+				if !seen {
+					first[string(key)] = i
+					continue
+				}
+				if pr.Metadata != nil && reflect.ValueOf(pr.Metadata).UnsafePointer() != reflect.ValueOf(got.ProbeResults[j].Metadata).UnsafePointer() {
+					t.Errorf("results %d and %d have equal metadata %s in two maps, want one", j, i, key)
 				}
 			}
 			// What was decoded encodes, decodes and encodes to the same bytes.
@@ -265,4 +286,146 @@ func TestPythonFixturesRoundTrip(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", field, tt[0], tt[1])
 		}
 	}
+}
+
+// manySamples is a run of many samples per prompt with repeating and
+// hostile answers, details and metadata.
+func manySamples() promptcanary.Run {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 123456789, time.UTC)
+	answers := []string{"Paris.", "1 < 2", "a && b", "Sure! <b>Paris</b> & \"Lyon\"", "Étape 1 : thé — 完成\u2028", "", "line\nbreak\ttab\x00nul", "\xff invalid utf-8"}
+	r := promptcanary.Run{RunID: "many", StartedAt: t0, Samples: 30, Provider: promptcanary.ProviderConfig{ModelID: "sim/noisy"}}
+	for p := range 7 {
+		prompt := fmt.Sprintf("p%d", p)
+		for s := range 30 {
+			a := answers[(p*s+s/7)%len(answers)]
+			resp := promptcanary.Response{PromptID: prompt, Sample: s, Content: a, ProviderModelID: "sim/noisy", FinishReason: "stop",
+				LatencyMS: float64(s*37%100) + 0.25, PromptTokens: 12, CompletionTokens: len(a) / 3, TotalTokens: 12 + len(a)/3 + s%2,
+				Timestamp: t0.Add(time.Duration(p*30+s) * time.Second), Attempts: 1 + s%3, ResponseID: fmt.Sprintf("r-%d-%d", p, s)}
+			if p == 3 {
+				resp.ToolCalls = []promptcanary.ToolCall{{ID: "c", Name: "get", Arguments: json.RawMessage(`{"id": 1}`)}}
+			}
+			r.LLMResponses = append(r.LLMResponses, resp)
+			for k, probe := range []string{"length", "no_preamble", "<json>"} {
+				score := float64(len(a)%5) / 4
+				if k == 2 && s%11 == 0 {
+					score = math.NaN()
+				}
+				r.ProbeResults = append(r.ProbeResults, promptcanary.ProbeResult{ProbeID: probe, ProbeType: probe, ProbeName: "N " + probe,
+					Category: promptcanary.CategoryFormat, PromptID: prompt, Sample: s, Passed: score > 0.5, Score: score,
+					Details: fmt.Sprintf("%d chars in %q", len(a), a), Metadata: map[string]any{"chars": float64(len(a)), "answer": a, "k": []any{k, nil}}})
+			}
+		}
+	}
+	return r
+}
+
+// TestCompactEncoder checks that the compact layout, written directly,
+// is byte for byte what encoding/json writes of its tables.
+func TestCompactEncoder(t *testing.T) {
+	cases := append(compactCases(), compactCase{"many samples", manySamples()})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := newCompactRun(&tc.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Marshal(w) // through encoding/json
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := MarshalRun(&tc.run, LayoutCompact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Errorf("run differs at byte %d:\ngot  …%.120s\nwant …%.120s", i, got[max(0, i-40):], want[max(0, i-40):])
+			}
+			b := &promptcanary.Baseline{SnapshotID: "snap", CreatedAt: tc.run.StartedAt, SuiteName: "s", Note: "a <note>", RunResult: tc.run}
+			wantB, err := Marshal(&compactBaselineJSON{Baseline: b, RunResult: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotB, err := MarshalBaseline(b, LayoutCompact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := indentTo(wantB, 3); !bytes.Equal(gotB, want) {
+				t.Errorf("baseline differs:\ngot  %.300s\nwant %.300s", gotB, want)
+			}
+		})
+	}
+}
+
+func BenchmarkMarshalCompactRun(b *testing.B) {
+	r := manySamples()
+	for _, n := range []int{1, 30} { // more prompts
+		big := r
+		for range n - 1 {
+			big.ProbeResults = append(big.ProbeResults, r.ProbeResults...)
+			big.LLMResponses = append(big.LLMResponses, r.LLMResponses...)
+		}
+		b.Run(fmt.Sprintf("x%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := MarshalRun(&big, LayoutCompact); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// rowCases are response rows: what this package writes, and what other
+// writers of valid or invalid JSON may.
+var rowCases = []string{
+	`[0,1,2,3,812.4,5,0,1000000007,4]`, `[0,0,0,0,null,0,-3,null,0]`, `[1,2,3,4,1e-05,5,6,-7,8]`, `[1,2,3,4,-0,5,6,0,8]`,
+	`[1,2,3,4,12,5,6,"2025-03-01T12:00:00Z",8]`, `[ 1, 2, 3, 4, 5, 6, 7, 8, 9 ]`, `[1,2,3,4,5,6,7,8,9,10]`, `[1,2,3,4,5,6,7,8]`,
+	`[01,2,3,4,5,6,7,8,9]`, `[1.0,2,3,4,5,6,7,8,9]`, `[1,2,3,4,5.,6,7,8,9]`, `[1,2,3,4,.5,6,7,8,9]`, `[1,2,3,4,5,6,7,1e3,9]`,
+	`[1,2,3,4,5,6,7,99999999999999999999,9]`, `[1,2,3,4,5,6,7,8,99999999999999999999]`, `[1,2,3,4,+5,6,7,8,9]`,
+	`[1,2,3,4,5,6,7,8,9`, `1,2,3,4,5,6,7,8,9]`, `[]`, `[,,,,,,,,]`, `[1,2,3,4,NaN,6,7,8,9]`, `[-,2,3,4,5,6,7,8,9]`,
+}
+
+func TestResponseRowParse(t *testing.T) {
+	for _, data := range rowCases {
+		var fast, slow responseRow
+		if !fast.parse([]byte(data)) {
+			continue
+		}
+		if err := slow.unmarshalSlow([]byte(data)); err != nil {
+			t.Errorf("%s: parsed, but encoding/json rejects it: %v", data, err)
+			continue
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s: got %+v, want %+v", data, fast, slow)
+		}
+	}
+	// The rows this package writes take the fast way.
+	for _, data := range rowCases[:4] {
+		var r responseRow
+		if !r.parse([]byte(data)) {
+			t.Errorf("%s: not parsed", data)
+		}
+	}
+}
+
+func FuzzResponseRow(f *testing.F) {
+	for _, data := range rowCases {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var fast, slow responseRow
+		if !fast.parse([]byte(data)) {
+			return
+		}
+		if err := slow.unmarshalSlow([]byte(data)); err != nil {
+			t.Fatalf("%q: parsed, but encoding/json rejects it: %v", data, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
+		}
+	})
 }
