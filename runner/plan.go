@@ -67,3 +67,15 @@ func References(run *promptcanary.Run) map[string][]promptcanary.Response {
 	}
 	return refs
 }
+
+// Referenced reports whether some prompt of p has a probe that judges an
+// answer against reference answers (probe.Referenced): only then do
+// References and Rescore matter to a run of p.
+func (p *Plan) Referenced() bool {
+	for i := range p.Items {
+		if len(referenced(&p.Items[i])) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -217,7 +217,10 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	for i := range active {
 		active[i] = i
 	}
-	var calls []*call
+	var (
+		calls        []*call
+		stageResults [][]promptcanary.ProbeResult
+	)
 	prev := 0
 	for _, stage := range ad.stages(samples) {
 		if ctx.Err() != nil || len(active) == 0 {
@@ -228,6 +231,21 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 			for _, i := range active {
 				batch = append(batch, &call{item: i, sample: s})
 			}
+		}
+		// The results of a stage are one slice, each call's a part of
+		// it: a run without stages keeps it as its results instead of
+		// copying them.
+		n := 0
+		for _, c := range batch {
+			n += len(plan.Items[c.item].Probes)
+		}
+		part := make([]promptcanary.ProbeResult, n)
+		stageResults = append(stageResults, part)
+		n = 0
+		for _, c := range batch {
+			k := len(plan.Items[c.item].Probes)
+			c.probes = part[n : n+k : n+k]
+			n += k
 		}
 		prev = stage
 		g, gctx := errgroup.WithContext(ctx)
@@ -285,20 +303,41 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 			for j, c := range cs {
 				resps[j] = *c.resp
 			}
-			leaveOneOut(pctx, &plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) { cs[j].probes[k] = r })
+			leaveOneOut(pctx, &plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) {
+				cs[j].probes[k] = r
+				e.intern.results(cs[j].probes[k : k+1])
+			})
 		})
 	}
 
 	interrupted := ctx.Err() != nil
+	answered, nres := 0, 0
+	for _, c := range calls {
+		if c.resp != nil {
+			answered++
+			nres += len(c.probes)
+		}
+	}
+	if answered > 0 {
+		run.LLMResponses = make([]promptcanary.Response, 0, answered)
+		// One stage: its results, closed over the calls that failed.
+		run.ProbeResults = stageResults[0][:0]
+		if len(stageResults) > 1 {
+			run.ProbeResults = make([]promptcanary.ProbeResult, 0, nres)
+		}
+	}
 	for _, c := range calls {
 		switch {
 		case c.resp != nil:
 			run.LLMResponses = append(run.LLMResponses, *c.resp)
+			// In place, the destination never passes the source.
 			run.ProbeResults = append(run.ProbeResults, c.probes...)
 		case c.err != nil && !(interrupted && c.err.Message == context.Canceled.Error()):
 			run.Errors = append(run.Errors, *c.err)
 		}
+		c.resp, c.probes = nil, nil
 	}
+	clear(run.ProbeResults[len(run.ProbeResults):cap(run.ProbeResults)]) // what failed calls left
 	// Responses and errors were scrubbed as they came; this catches what
 	// the probes derived from them and whatever else the run holds.
 	opts.Secrets.Run(run)
@@ -320,12 +359,14 @@ type engine struct {
 	waitMu sync.Mutex // serialises OnWait
 	// models are the models the probes call (see Model).
 	models *models
+	// intern shares equal details and metadata among the run's results.
+	intern *interner
 }
 
 // newEngine returns the engine of one run of plan against p (nil when
 // the run only rescores answers).
 func newEngine(plan *Plan, p provider.Provider, opts *Options) *engine {
-	e := &engine{plan: plan, p: p, lim: newLimiter(opts.Limits), opts: opts, budget: newBudget(opts.MaxRetryWait)}
+	e := &engine{plan: plan, p: p, lim: newLimiter(opts.Limits), opts: opts, budget: newBudget(opts.MaxRetryWait), intern: newInterner()}
 	e.models = newModels(e, plan.Models)
 	return e
 }
@@ -374,7 +415,11 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	if plan.References != nil {
 		refs = plan.References[item.Prompt.ID]
 	}
-	c.probes = EvaluateContext(e.probeContext(ctx), &item.Prompt, resp, item.Probes, refs)
+	pctx := e.probeContext(ctx)
+	for k := range item.Probes {
+		c.probes[k] = evaluateIn(pctx, &item.Prompt, resp, &item.Probes[k], refs)
+	}
+	e.intern.results(c.probes)
 }
 
 // callSite names a call for OnWait: the model called and the response it
