@@ -43,7 +43,7 @@ func (v Baselines) Latest(ctx context.Context, suiteName, model string) (*prompt
 	if err != nil {
 		return nil, err
 	}
-	if fs != nil {
+	if fs != nil && (best == nil || v.fileMayWin(ctx, fs, suiteName, model, best)) {
 		b, err := v.latest(ctx, fs, suiteName, model)
 		if err != nil {
 			return nil, err
@@ -82,6 +82,36 @@ func (v Baselines) latest(ctx context.Context, s store.Store, suiteName, model s
 		return nil, err
 	}
 	return l.Baseline, nil
+}
+
+// fileMayWin reports whether the directory may hold a baseline for
+// (suite, model) to use instead of best, the history's: one created after
+// it, or a file that cannot be read, which the lookup must warn about.
+// Otherwise the directory's newest baseline, as large as best (a
+// statistical baseline is tens of megabytes in memory), is not loaded:
+// "run --save-baseline" writes the same baseline to both places.
+func (v Baselines) fileMayWin(ctx context.Context, fs *file.Store, suiteName, model string, best *promptcanary.Baseline) bool {
+	infos, err := fs.Baselines(ctx, "")
+	if err != nil {
+		return true // the lookup reports it
+	}
+	for _, in := range infos {
+		if (suiteName == "" || in.Suite == suiteName) && (model == "" || in.Model == model) && in.CreatedAt.After(best.CreatedAt) {
+			return true
+		}
+	}
+	// Every baseline file was read: as many as the directory holds.
+	entries, err := os.ReadDir(v.Dir)
+	if err != nil {
+		return true
+	}
+	files := 0
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			files++
+		}
+	}
+	return files != len(infos)
 }
 
 // files opens the baseline directory, nil when it does not exist.

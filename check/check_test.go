@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -370,5 +372,68 @@ func TestExecuteWrapSeesEveryCall(t *testing.T) {
 	}
 	if len(specs) != 1 || specs[0] != "sim/stable" {
 		t.Errorf("got Wrap called with %v, want [sim/stable]", specs)
+	}
+}
+
+// TestLatestBaselineFromHistoryOrDirectory checks which of the history and
+// the baseline directory a lookup uses: the newer one (the history on a
+// tie, without loading the directory's copy of the same baseline), and a
+// newer file that cannot be read is named in a warning whatever is used.
+func TestLatestBaselineFromHistoryOrDirectory(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	hist := openStore(t)
+	dir := t.TempDir()
+	targets, samples, _ := Resolve(st, Settings{})
+	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	saved, err := hist.LatestBaseline(ctx, "t", "sim/stable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	views := Baselines{History: hist, Dir: dir, Warn: func(w string) { warnings = append(warnings, w) }}
+	got, err := views.Latest(ctx, "t", "sim/stable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file holds the same baseline with microsecond times: the
+	// history's wins the tie.
+	if got.SnapshotID != saved.SnapshotID || !got.CreatedAt.Equal(saved.CreatedAt) || len(warnings) > 0 {
+		t.Errorf("same baseline in both: got %s created %v (warnings %q), want the history's %s created %v",
+			got.SnapshotID, got.CreatedAt, warnings, saved.SnapshotID, saved.CreatedAt)
+	}
+
+	// A newer baseline file wins.
+	newer := *saved
+	newer.SnapshotID, newer.CreatedAt = "newer-snapshot", saved.CreatedAt.Add(time.Hour)
+	fs, err := views.files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.SaveBaseline(ctx, &newer); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = views.Latest(ctx, "t", "sim/stable"); err != nil || got.SnapshotID != "newer-snapshot" {
+		t.Errorf("newer file: got %v, %v; want newer-snapshot", got, err)
+	}
+
+	// A file that cannot be read is named, though the history's baseline
+	// is used.
+	if err := os.Remove(filepath.Join(dir, file.BaselineName(&newer))); err != nil {
+		t.Fatal(err)
+	}
+	broken := *saved
+	broken.SnapshotID, broken.CreatedAt = "deadbeef", saved.CreatedAt.Add(2*time.Hour)
+	if err := os.WriteFile(filepath.Join(dir, file.BaselineName(&broken)), []byte(`{"snapshot_id": "deadbeef", "run_res`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warnings = nil
+	if got, err = views.Latest(ctx, "t", "sim/stable"); err != nil || got.SnapshotID != saved.SnapshotID {
+		t.Errorf("broken newer file: got %v, %v; want the history's %s", got, err, saved.SnapshotID)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], file.BaselineName(&broken)) {
+		t.Errorf("broken newer file: got warnings %q, want one naming it", warnings)
 	}
 }

@@ -100,11 +100,14 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		// Adaptive sampling needs the baseline's results, and probes that
 		// judge an answer against others the baseline's answers.
 		against := make([]Against, n)
+		referenced := req.Suite.Plan(promptcanary.ProviderConfig{}, 1).Referenced()
 		for i := range n {
 			if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
 				against[i].Adaptive = acceptAgainst(bases[i])
 			}
-			against[i].References = runner.References(&bases[i].RunResult)
+			if referenced {
+				against[i].References = runner.References(&bases[i].RunResult)
+			}
 		}
 		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
 		if err != nil && ctx.Err() != nil {
@@ -117,12 +120,17 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		currents = runs
 	} else if req.Suite != nil {
 		// A saved run judged its answers against its own other samples:
-		// judge them again against the baseline's, on a copy.
+		// judge them again against the baseline's, on a copy. A suite
+		// without such probes leaves the run as it is (a copy of a
+		// statistical run's results would be as large as the run).
 		currents = slices.Clone(currents)
 		for i, cur := range currents {
+			plan := req.Suite.Plan(cur.Provider, max(cur.Samples, 1))
+			if !plan.Referenced() {
+				continue
+			}
 			c := *cur
 			c.ProbeResults = slices.Clone(cur.ProbeResults)
-			plan := req.Suite.Plan(cur.Provider, max(cur.Samples, 1))
 			plan.References = runner.References(&bases[i].RunResult)
 			runner.Rescore(plan, &c)
 			currents[i] = &c
