@@ -98,7 +98,7 @@ func Run(w io.Writer, f Format, run *promptcanary.Run, opts Options) error {
 	case HTML:
 		err = renderHTML(&buf, "run.html.tmpl", newRunModel(run))
 	case JSON:
-		err = writeJSON(&buf, run)
+		err = writeRunJSON(&buf, run)
 	case JUnit:
 		err = renderRunJUnit(&buf, []*promptcanary.Run{run}, false)
 	default:
@@ -118,6 +118,18 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 	if d == nil {
 		return errors.New("render drift report: nil report")
 	}
+	if f == JSON {
+		// Indented as it is written: a statistical run's report is
+		// megabytes.
+		data, err := store.Marshal(d)
+		if err != nil {
+			return fmt.Errorf("render drift report as %s: %w", f, err)
+		}
+		if err := store.WriteIndent(w, data); err != nil {
+			return fmt.Errorf("write drift report: %w", err)
+		}
+		return nil
+	}
 	var buf bytes.Buffer
 	var err error
 	switch f {
@@ -127,8 +139,6 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 		renderDriftMarkdown(&buf, newDriftModel(d))
 	case HTML:
 		err = renderHTML(&buf, "drift.html.tmpl", newDriftModel(d))
-	case JSON:
-		err = writeJSON(&buf, d)
 	case JUnit:
 		err = renderDriftJUnit(&buf, d)
 	default:
@@ -140,6 +150,21 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write drift report: %w", err)
 	}
+	return nil
+}
+
+// writeRunJSON writes run as indented JSON followed by a newline, in the
+// layout the history keeps it (store.LayoutAuto): a run of many samples per
+// prompt stores each distinct answer, detail and metadata value once, so
+// that a statistical run's file is a tenth of its plain size and reads back
+// (compare --current) in a fraction of the time and memory.
+func writeRunJSON(buf *bytes.Buffer, run *promptcanary.Run) error {
+	data, err := store.MarshalRunIndent(run, store.LayoutAuto)
+	if err != nil {
+		return err
+	}
+	buf.Write(data)
+	buf.WriteByte('\n')
 	return nil
 }
 

@@ -13,15 +13,33 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // sideKind is the "kind" of a side-by-side report written as JSON.
 const sideKind = "side_by_side"
 
-// sideJSON is the JSON shape of a side-by-side report.
-type sideJSON struct {
-	Kind string              `json:"kind"`
-	Runs []*promptcanary.Run `json:"runs"`
+// writeSideJSON writes the JSON of a side-by-side report followed by a
+// newline: {"kind": "side_by_side", "runs": [...]}, indented as
+// json.MarshalIndent would, each run in the layout its own file would have
+// (see writeRunJSON).
+func writeSideJSON(buf *bytes.Buffer, runs []*promptcanary.Run) error {
+	buf.WriteString("{\n  \"kind\": \"" + sideKind + "\",\n  \"runs\": [")
+	for i, r := range runs {
+		data, err := store.MarshalRunIndent(r, store.LayoutAuto)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		// A run nested two levels deep: every line four spaces further in
+		// (JSON strings hold no raw newline).
+		buf.WriteString("\n    ")
+		buf.Write(bytes.ReplaceAll(data, []byte("\n"), []byte("\n    ")))
+	}
+	buf.WriteString("\n  ]\n}\n")
+	return nil
 }
 
 // Side renders several runs of the same suite, one per provider, side by
@@ -59,7 +77,7 @@ func Side(w io.Writer, f Format, runs []*promptcanary.Run, opts Options) error {
 	case HTML:
 		err = renderHTML(&buf, "sidebyside.html.tmpl", newSideModel(runs))
 	case JSON:
-		err = writeJSON(&buf, sideJSON{Kind: sideKind, Runs: runs})
+		err = writeSideJSON(&buf, runs)
 	case JUnit:
 		err = renderRunJUnit(&buf, runs, len(runs) > 1)
 	default:

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/termtext"
@@ -330,8 +332,8 @@ func TestSideJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Kind string              `json:"kind"`
-		Runs []*promptcanary.Run `json:"runs"`
+		Kind string            `json:"kind"`
+		Runs []json.RawMessage `json:"runs"`
 	}
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("unmarshal: %v", err)
@@ -339,17 +341,59 @@ func TestSideJSON(t *testing.T) {
 	if got.Kind != "side_by_side" {
 		t.Errorf("got kind %q, want side_by_side", got.Kind)
 	}
-	if diff := cmp.Diff(runs, got.Runs); diff != "" {
-		t.Errorf("runs changed in the round trip (-want +got):\n%s", diff)
-	}
 	if !bytes.HasPrefix(buf.Bytes(), []byte("{\n  \"kind\"")) {
 		t.Errorf("got output starting %q, want indented JSON", buf.Bytes()[:min(20, buf.Len())])
+	}
+	// Each run is written as its own file would be: runs of several
+	// samples per prompt in the compact layout.
+	for i, r := range runs {
+		want, err := store.MarshalRun(r, store.LayoutAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, got.Runs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(compact.Bytes(), want) {
+			t.Errorf("run %d: got %.200s…, want %.200s…", i, compact.Bytes(), want)
+		}
 	}
 	// The side-by-side shape is a report input too: report and compare
 	// --current read it back.
 	doc, err := store.DecodeDocument(buf.Bytes())
 	if err != nil || doc.Kind != store.KindSideBySide || len(doc.Runs) != len(runs) {
-		t.Errorf("DecodeDocument: got %+v, %v; want the %d runs side by side", doc, err, len(runs))
+		t.Fatalf("DecodeDocument: got %+v, %v; want the %d runs side by side", doc, err, len(runs))
+	}
+	// A run without a schema version reads back as the Python tool's.
+	if diff := cmp.Diff(runs, doc.Runs, cmpopts.IgnoreFields(promptcanary.Run{}, "SchemaVersion")); diff != "" {
+		t.Errorf("runs changed in the round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestSideJSONPlain checks that the side-by-side report of one-sample runs
+// is exactly what json.MarshalIndent writes, as before the runs of many
+// samples were written compactly.
+func TestSideJSONPlain(t *testing.T) {
+	runs := sideRuns()
+	for _, r := range runs {
+		r.Samples = 1
+		r.ProbeResults = slices.DeleteFunc(r.ProbeResults, func(p promptcanary.ProbeResult) bool { return p.Sample > 0 })
+		r.LLMResponses = slices.DeleteFunc(r.LLMResponses, func(p promptcanary.Response) bool { return p.Sample > 0 })
+	}
+	var buf bytes.Buffer
+	if err := Side(&buf, JSON, runs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.MarshalIndent(struct {
+		Kind string              `json:"kind"`
+		Runs []*promptcanary.Run `json:"runs"`
+	}{"side_by_side", runs}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != string(want)+"\n" {
+		t.Errorf("got\n%.600s\nwant\n%.600s", got, want)
 	}
 }
 
