@@ -55,6 +55,18 @@ type incidents struct {
 	published atomic.Pointer[[]promptcanary.Incident]
 }
 
+// load replaces the open incidents with open (as a store lists them: of
+// two with one fingerprint, the newest opened wins); the caller holds mu.
+func (s *incidents) load(open []promptcanary.Incident) {
+	s.open = make(map[string]*promptcanary.Incident, len(open))
+	for i := range open {
+		inc := open[i]
+		if prev := s.open[inc.Fingerprint]; prev == nil || inc.OpenedAt.After(prev.OpenedAt) {
+			s.open[inc.Fingerprint] = &inc
+		}
+	}
+}
+
 // get returns the open incident of fp, nil when none; the caller holds mu.
 func (s *incidents) get(fp string) *promptcanary.Incident { return s.open[fp] }
 
@@ -223,8 +235,9 @@ func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 	m.open(ctx, sub, fp, f)
 }
 
-// open opens a new incident for f and notifies it. The caller holds
-// m.inc.mu.
+// open opens a new incident for f and notifies it: the incident, its
+// opened event and its notifications are recorded in one step. The
+// caller holds m.inc.mu.
 func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	now := m.now().UTC()
 	inc := &promptcanary.Incident{
@@ -236,7 +249,8 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	if len(to) > 0 {
 		inc.NotifiedTo, inc.NotifiedAt = to, now
 	}
-	err := m.state.SaveIncident(ctx, inc)
+	st, unknown := m.step(inc, promptcanary.EventOpened, f.runID, inc.Summary, promptcanary.NotificationFiring, to)
+	err := m.box.RecordStep(ctx, st)
 	if errors.Is(err, store.ErrConflict) {
 		// Another monitor sharing the store opened it first: adopt it.
 		if adopted := m.adopt(ctx, sub, fp); adopted != nil {
@@ -245,12 +259,14 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 			return
 		}
 	}
-	if err != nil {
-		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
-	}
 	m.inc.open[fp] = inc
-	m.event(ctx, inc, promptcanary.EventOpened, f.runID, inc.Summary)
-	m.send(inc, promptcanary.NotificationFiring, promptcanary.EventOpened, to)
+	if err != nil {
+		m.log.Error("record the incident: it is open here, but neither stored nor notified", logIncident, inc.ID, logErr, err)
+		return
+	}
+	m.logEvent(inc, st.Event)
+	m.noteUnknown(st, promptcanary.NotificationFiring, unknown)
+	m.wake()
 }
 
 // update applies f to the open incident inc: a change of severity or of
@@ -292,13 +308,27 @@ func (m *Monitor) update(ctx context.Context, sub subject, inc *promptcanary.Inc
 			ev = "" // nobody to remind
 		}
 	}
-	if err := m.state.SaveIncident(ctx, inc); err != nil {
-		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+	if ev == "" {
+		if err := m.state.SaveIncident(ctx, inc); err != nil {
+			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
+		}
+		return
 	}
-	if ev != "" {
-		m.event(ctx, inc, ev, f.runID, inc.Summary)
-		m.send(inc, promptcanary.NotificationFiring, ev, to)
+	m.recordStep(ctx, inc, ev, f.runID, inc.Summary, promptcanary.NotificationFiring, to)
+}
+
+// recordStep records a step of inc's lifecycle with its notifications to
+// the notifiers named, logs it, and wakes the outbox.
+func (m *Monitor) recordStep(ctx context.Context, inc *promptcanary.Incident, t promptcanary.IncidentEventType, runID, summary string,
+	status promptcanary.NotificationStatus, to []string) {
+	st, unknown := m.step(inc, t, runID, summary, status, to)
+	if err := m.box.RecordStep(ctx, st); err != nil {
+		m.log.Error("record the incident: neither stored nor notified", logIncident, inc.ID, logEvent, string(t), logErr, err)
+		return
 	}
+	m.logEvent(inc, st.Event)
+	m.noteUnknown(st, status, unknown)
+	m.wake()
 }
 
 // adopt loads the open incident of fp that another writer stored.
@@ -349,21 +379,23 @@ func (m *Monitor) clean(ctx context.Context, fp, runID string) {
 func (m *Monitor) resolve(ctx context.Context, inc *promptcanary.Incident, runID, why string) {
 	now := m.now().UTC()
 	inc.ResolvedAt, inc.UpdatedAt = now, now
-	if err := m.state.SaveIncident(ctx, inc); err != nil {
-		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
-	}
 	delete(m.inc.open, inc.Fingerprint)
-	m.event(ctx, inc, promptcanary.EventResolved, runID, why)
-	m.send(inc, promptcanary.NotificationResolved, promptcanary.EventResolved, inc.NotifiedTo)
+	m.recordStep(ctx, inc, promptcanary.EventResolved, runID, why, promptcanary.NotificationResolved, inc.NotifiedTo)
 }
 
-// event records one step of an incident's lifecycle and logs it.
+// event records one step of an incident's lifecycle that notifies nobody
+// (an acknowledgement) and logs it.
 func (m *Monitor) event(ctx context.Context, inc *promptcanary.Incident, t promptcanary.IncidentEventType, runID, summary string) {
 	ev := promptcanary.IncidentEvent{IncidentID: inc.ID, At: m.now().UTC(), Type: t, RunID: runID, Severity: inc.Severity, Summary: m.line(summary)}
 	if err := m.state.AddIncidentEvent(ctx, ev); err != nil {
 		m.log.Error("record the incident event", logIncident, inc.ID, logEvent, string(t), logErr, err)
 	}
-	m.log.Info("incident "+string(t), logIncident, inc.ID, logKind, string(inc.Kind), logCheck, inc.Check,
+	m.logEvent(inc, ev)
+}
+
+// logEvent logs a step of an incident's lifecycle.
+func (m *Monitor) logEvent(inc *promptcanary.Incident, ev promptcanary.IncidentEvent) {
+	m.log.Info("incident "+string(ev.Type), logIncident, inc.ID, logKind, string(inc.Kind), logCheck, inc.Check,
 		logProvider, inc.Provider, logSeverity, string(inc.Severity), logReason, ev.Summary)
 }
 
@@ -384,15 +416,6 @@ func (m *Monitor) recipients(sub subject, inc *promptcanary.Incident) []string {
 		}
 	}
 	return to
-}
-
-// send queues a notification of inc for the notifiers named; it never
-// blocks.
-func (m *Monitor) send(inc *promptcanary.Incident, status promptcanary.NotificationStatus, ev promptcanary.IncidentEventType, to []string) {
-	if len(to) == 0 {
-		return
-	}
-	m.disp.Enqueue(notify.Message{Status: status, Event: ev, Incident: copyIncident(inc), ReportURL: m.reportURL(inc.ID)}, slices.Clone(to))
 }
 
 // recordAttempt stores a notification attempt and counts it.

@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/web"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
 )
 
@@ -158,6 +159,12 @@ func (s *slowStore) SaveIncident(ctx context.Context, inc *promptcanary.Incident
 	s.entered <- struct{}{}
 	<-s.release
 	return s.Store.SaveIncident(ctx, inc)
+}
+
+func (s *slowStore) RecordStep(ctx context.Context, st store.IncidentStep) error {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.Store.RecordStep(ctx, st)
 }
 
 // The dashboard's statuses do not wait for the store: while an incident

@@ -35,6 +35,12 @@ const (
 	logBudget    = "budget_usd"
 	logChecks    = "checks"
 	logNotifiers = "notifiers"
+	logOwner     = "owner"
+	logState     = "state"
+	logTakenOver = "taken_over_from"
+	logCount     = "count"
+	logDelivery  = "delivery"
+	logTTL       = "lease_ttl"
 )
 
 // scrubber is a slog.Handler that removes every known secret from the

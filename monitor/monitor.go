@@ -8,6 +8,13 @@
 // dashboard. Every decision is recorded in the store before it is acted
 // on, so a restart neither loses a run nor notifies twice.
 //
+// Several monitors may share one store (PostgreSQL, or a SQLite file on
+// one machine) and split the work: each scheduled slot of a check is run
+// by the one monitor that claims its lease (store.Leases), kept by
+// heartbeats and taken over by another monitor once it expires; each
+// notification is written to the store's outbox (store.Outbox) with the
+// incident's step and sent by the one monitor that claims it.
+//
 // The monitor never prints, never exits and never handles signals: the
 // command line owns those (New, Start, Stop, Once).
 package monitor
@@ -49,8 +56,9 @@ const notifyTimeout = 30 * time.Second
 
 // Options are what the monitor needs besides its configuration.
 type Options struct {
-	// Store is the history; it must also implement store.Monitor, which
-	// holds check runs, incidents and notification attempts.
+	// Store is the history; it must also implement store.Monitor (check
+	// runs, incidents, notification attempts), store.Leases and
+	// store.Outbox, as the SQLite and PostgreSQL stores do.
 	Store store.Store
 	// Getenv reads API keys and ${ENV} values; nil means os.Getenv.
 	Getenv func(string) string
@@ -86,6 +94,14 @@ type Options struct {
 	// NotifyTimeout bounds one notification attempt; 0 means the notify
 	// package's default (10s).
 	NotifyTimeout time.Duration
+	// LeaseTTL is how long a slot or a notification this monitor claimed
+	// stays its own without a heartbeat (they come every third of it):
+	// when the monitor dies, another monitor sharing the store takes its
+	// work over within about one TTL. 0 means DefaultLeaseTTL.
+	LeaseTTL time.Duration
+	// Owner names this monitor in the store's leases and claims; "" means
+	// the host, the process id and random bytes.
+	Owner string
 }
 
 // OnceOutcome is what Once found.
@@ -105,6 +121,10 @@ type Monitor struct {
 	log     *slog.Logger
 	hist    store.Store
 	state   store.Monitor
+	leases  store.Leases
+	box     store.Outbox
+	owner   string
+	ttl     time.Duration
 	secrets *redact.Set
 	tool    string
 	now     func() time.Time
@@ -113,13 +133,19 @@ type Monitor struct {
 
 	entries   []*entry
 	notifiers []notify.Notifier
-	disp      *notify.Dispatcher
-	metrics   *metrics
-	sem       chan struct{}
-	budget    budget
-	inc       incidents
-	handler   http.Handler
-	handlerMu sync.Once
+	// notifierByName and notifierNames index notifiers; dispOpts are the
+	// options of the dispatcher of each delivery, Record aside.
+	notifierByName map[string]notify.Notifier
+	notifierNames  []string
+	dispOpts       notify.DispatcherOptions
+	ob             outbox
+	held           held
+	metrics        *metrics
+	sem            chan struct{}
+	budget         budget
+	inc            incidents
+	handler        http.Handler
+	handlerMu      sync.Once
 	// grace, repeat and resolveAfter are the configuration's, or the
 	// defaults where it leaves them zero.
 	grace        time.Duration
@@ -138,11 +164,10 @@ type Monitor struct {
 	schedCtx  context.Context    // ends when Stop stops scheduling
 	runCtx    context.Context    // the context of runs
 	runStop   context.CancelFunc // cancels runs in flight
-	dispStop  context.CancelFunc // stops the dispatcher's loop
 	loops     sync.WaitGroup     // the schedule loops and the staleness ticker
 	runs      sync.WaitGroup     // runs in flight
-	dispDone  chan struct{}      // closed when the dispatcher's loop returns
 	serveErr  chan error
+	prunedAt  time.Time // when the finished leases were last pruned
 }
 
 // entry is one check and provider: its configuration, its resolved target
@@ -164,13 +189,20 @@ type entry struct {
 	// the last run that cost anything, 0 before the first.
 	estimate    float64
 	running     bool
-	runningSlot time.Time // the slot of the run in flight
+	runningSlot time.Time // the slot of the run in flight here
+	// remote is the earliest slot of the check in flight on another
+	// monitor, zero for none, as the ticker last read it.
+	remote      time.Time
 	next        time.Time
 	last        *promptcanary.CheckRun
 	lastSuccess time.Time
 	failures    int // consecutive unmeasured runs
 	baselineID  string
 	trend       policy.Trend
+	// applied are the latest runs the decision state above accounts for;
+	// counted those today's spend and last account for. A run not among
+	// them was recorded by another monitor.
+	applied, counted idRing
 }
 
 // key identifies the entry among the checks.
@@ -189,8 +221,10 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		return nil, errors.New("new monitor: no store")
 	}
 	state, ok := o.Store.(store.Monitor)
-	if !ok {
-		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents): use a SQLite or PostgreSQL store", o.Store)
+	leases, okL := o.Store.(store.Leases)
+	box, okO := o.Store.(store.Outbox)
+	if !ok || !okL || !okO {
+		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents, slot leases, notifications): use a SQLite or PostgreSQL store", o.Store)
 	}
 	secrets := o.Secrets
 	if secrets == nil {
@@ -208,6 +242,10 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		cfg:     cfg,
 		hist:    o.Store,
 		state:   state,
+		leases:  leases,
+		box:     box,
+		owner:   cmp.Or(o.Owner, newOwner()),
+		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
 		tool:    o.Tool,
 		now:     o.Now,
@@ -258,14 +296,19 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	m.disp = notify.NewDispatcher(m.notifiers, notify.DispatcherOptions{
-		Record:  m.recordAttempt,
+	m.notifierByName = map[string]notify.Notifier{}
+	for _, n := range m.notifiers {
+		m.notifierByName[n.Name()] = n
+		m.notifierNames = append(m.notifierNames, n.Name())
+	}
+	m.dispOpts = notify.DispatcherOptions{
 		Backoff: o.NotifyBackoff,
 		Timeout: o.NotifyTimeout,
 		Now:     m.now,
 		Scrub:   secrets.String,
 		Logger:  m.log,
-	})
+	}
+	m.initOutbox()
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
 	}
@@ -372,7 +415,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
 	m.serveErr = make(chan error, 1)
 	go func() { m.serveErr <- m.srv.Serve(ln) }()
-	m.startDispatcher()
+	m.startOutbox()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.sched, m.schedCtx = cancel, sctx
@@ -380,50 +423,8 @@ func (m *Monitor) Start(ctx context.Context) error {
 		m.loops.Go(func() { m.loop(sctx, e) })
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
-	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers))
-	return nil
-}
-
-// startDispatcher runs the dispatcher's loop, which bounds the lifetime
-// of deliveries (they start as soon as they are queued).
-func (m *Monitor) startDispatcher() {
-	ctx, cancel := context.WithCancel(context.Background())
-	m.dispStop = cancel
-	m.dispDone = make(chan struct{})
-	go func() {
-		defer close(m.dispDone)
-		m.disp.Run(ctx)
-	}()
-}
-
-// stopDispatcher delivers the queued notifications within grace (or
-// until ctx ends), then ends the dispatcher: the deliveries still pending
-// are recorded as not sent.
-func (m *Monitor) stopDispatcher(ctx context.Context, grace time.Duration) {
-	if grace > 0 {
-		if err := m.drain(ctx, grace); err != nil {
-			m.log.Warn("notifications given up at shutdown", logErr, err)
-		}
-	}
-	if m.dispStop == nil {
-		// Never started (Once): Run with an ended context stops it.
-		done, cancel := context.WithCancel(context.Background())
-		cancel()
-		m.disp.Run(done)
-		return
-	}
-	m.dispStop()
-	<-m.dispDone
-}
-
-// drain waits for the queued notifications until ctx ends or grace
-// passes.
-func (m *Monitor) drain(ctx context.Context, grace time.Duration) error {
-	dctx, cancel := context.WithTimeout(ctx, grace)
-	defer cancel()
-	if err := m.disp.Drain(dctx); err != nil {
-		return fmt.Errorf("deliver the notifications in the queue: %w", err)
-	}
+	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
+	m.wake() // notifications a stopped or dead monitor left
 	return nil
 }
 
@@ -439,10 +440,11 @@ func (m *Monitor) Addr() string {
 // the configuration's shutdown grace (then cancels them: they are recorded
 // as unmeasured, interrupted), delivers the notifications still queued
 // within the grace, and closes the listener. ctx bounds the whole stop.
-// A notification still undelivered after the grace is given up and
-// recorded as such (and logged); it does not make Stop fail. On a monitor
-// that was never started (after Once), Stop gives up the notifications
-// still pending the same way.
+// A notification still undelivered after the grace is given up here and
+// recorded as such (and logged); it stays in the store's outbox for the
+// next monitor, and does not make Stop fail. On a monitor that was never
+// started (after Once), Stop gives up the notifications in flight the
+// same way.
 func (m *Monitor) Stop(ctx context.Context) error {
 	m.mu.Lock()
 	if m.stopped {
@@ -453,13 +455,25 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	started := m.started
 	m.mu.Unlock()
 	if !started {
-		m.stopDispatcher(ctx, 0)
+		m.stopOutbox(ctx, 0)
 		return nil
 	}
 
 	grace := m.grace
 	m.sched()
 	m.loops.Wait()
+	// The ticker is gone: heartbeats go on while runs and deliveries
+	// finish, so no other monitor takes them over meanwhile.
+	hctx, hstop := context.WithCancel(context.Background())
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		m.heartbeats(hctx)
+	}()
+	defer func() {
+		hstop()
+		<-beat
+	}()
 	done := make(chan struct{})
 	go func() {
 		m.runs.Wait()
@@ -478,7 +492,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 		<-done
 	}
 	m.runStop()
-	m.stopDispatcher(ctx, grace)
+	m.stopOutbox(ctx, grace)
 	var errs []error
 	if err := m.srv.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("close the listener: %w", err))
@@ -494,10 +508,17 @@ func (m *Monitor) Stop(ctx context.Context) error {
 // Once runs every check once now, with confirmation runs and
 // notifications as scheduled runs have, delivers the notifications (within
 // the shutdown grace), and returns the runs and the open incidents. It
-// needs no listener; the staleness rule does not apply.
+// needs no listener; the staleness rule does not apply. Each run claims
+// the slot "now" of its check, as scheduled runs claim theirs.
 func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	now := m.now()
 	out := &OnceOutcome{Runs: make([]promptcanary.CheckRun, len(m.entries))}
+	hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		m.heartbeats(hctx)
+	}()
 	var wg sync.WaitGroup
 	for i, e := range m.entries {
 		wg.Go(func() {
@@ -506,6 +527,8 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	}
 	wg.Wait()
 	err := m.drain(ctx, m.grace)
+	stop()
+	<-beat
 	out.Open = m.inc.openList()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
@@ -517,17 +540,30 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 }
 
 // claimAndRun runs e now unless a run of it is in flight (then the run is
-// recorded as skipped).
+// recorded as skipped). A slot another monitor holds is returned as
+// skipped, not recorded.
 func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) promptcanary.CheckRun {
-	if !e.claim(slot) {
-		return m.skip(ctx, e, slot, "a run of this check is still in flight")
+	var (
+		cr promptcanary.CheckRun
+		ok bool
+	)
+	switch {
+	case !e.claim(slot):
+		cr, ok = m.skipSlot(ctx, e, slot, "a run of this check is still in flight")
+	case m.acquire(ctx, nil) != nil:
+		e.release()
+		cr, ok = m.skipSlot(ctx, e, slot, "the monitor stopped before the run could start")
+	default:
+		cr, ok = m.runSlot(ctx, e, slot)
+		m.releaseSlot()
+		e.release()
 	}
-	defer e.release()
-	if err := m.acquire(ctx, nil); err != nil {
-		return m.skip(ctx, e, slot, "the monitor stopped before the run could start")
+	if !ok {
+		now := m.now().UTC()
+		cr = promptcanary.CheckRun{Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name, Slot: slot.UTC(), StartedAt: now, FinishedAt: now,
+			Outcome: promptcanary.CheckSkipped, Reason: "another monitor sharing the store runs this slot"}
 	}
-	defer m.releaseSlot()
-	return m.run(ctx, e, slot)
+	return cr
 }
 
 // acquire takes one of the global run slots, unless ctx ends or stop

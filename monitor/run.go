@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // reasonInterrupted is the reason of a run the monitor's stop cancelled.
@@ -29,10 +31,13 @@ type measurement struct {
 	cost        float64
 }
 
-// run makes one scheduled run of e standing for slot: the budget, the
-// compare, a confirmation when it flags drift, the check run recorded,
-// then the incidents. It returns the recorded check run.
-func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanary.CheckRun {
+// run makes the run of the slot l holds for e: the budget, the compare,
+// a confirmation when it flags drift, the check run recorded (with the
+// slot finished, in one step), then the incidents. It returns the check
+// run; false when the lease was lost meanwhile (another monitor took the
+// slot over), and then nothing is recorded or decided.
+func (m *Monitor) run(ctx context.Context, e *entry, l *slotLease) (promptcanary.CheckRun, bool) {
+	slot := l.key.Slot
 	now := m.now()
 	cr := promptcanary.CheckRun{
 		ID:        promptcanary.NewID(),
@@ -46,18 +51,23 @@ func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanar
 		cr.Outcome = promptcanary.CheckSkipped
 		cr.Reason = reason
 		cr.FinishedAt = cr.StartedAt
-		m.record(ctx, e, &cr)
+		if !m.record(ctx, e, l, &cr) {
+			return cr, false
+		}
 		m.overBudget(ctx, now)
-		return cr
+		return cr, true
 	}
 	base, err := m.currentBaseline(ctx, e)
 	if err != nil {
 		cr.Outcome = promptcanary.CheckUnmeasured
 		cr.Reason = m.line(err.Error())
 		cr.FinishedAt = m.now().UTC()
-		m.record(ctx, e, &cr)
+		if !m.record(ctx, e, l, &cr) {
+			return cr, false
+		}
+		m.syncCheck(ctx, e, &cr)
 		m.decide(ctx, e, &cr, nil)
-		return cr
+		return cr, true
 	}
 	cr.BaselineID = base.SnapshotID
 
@@ -77,13 +87,16 @@ func (m *Monitor) run(ctx context.Context, e *entry, slot time.Time) promptcanar
 		units = m.judge(ctx, e, base, slot, first, &cr)
 	}
 	cr.FinishedAt = m.now().UTC()
-	m.record(ctx, e, &cr)
+	if !m.record(ctx, e, l, &cr) {
+		return cr, false
+	}
 	if first.interrupted {
 		// A stop is no finding: the check is neither failing nor fine.
-		return cr
+		return cr, true
 	}
+	m.syncCheck(ctx, e, &cr)
 	m.decide(ctx, e, &cr, units)
-	return cr
+	return cr, true
 }
 
 // judge decides a measured run: clean, or drift, which a confirmation
@@ -198,12 +211,23 @@ func (m *Monitor) instrument(spec string, p provider.Provider) provider.Provider
 	return &instrumented{p: p, spec: spec, m: m.metrics, clock: time.Now}
 }
 
-// record stores a check run, before anything acts on it, and updates the
-// check's state and metrics. A slot skipped for the scheduler's sake is
-// stored and counted but does not become the check's last run.
-func (m *Monitor) record(ctx context.Context, e *entry, cr *promptcanary.CheckRun) {
+// record stores a check run, before anything acts on it, finishing the
+// slot l holds in the same step, and updates the check's state and
+// metrics. A slot skipped for the scheduler's sake is stored and counted
+// but does not become the check's last run. It returns false, recording
+// nothing, when the lease was lost: another monitor runs the slot.
+func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *promptcanary.CheckRun) bool {
 	cr.Reason = m.line(cr.Reason)
-	if err := m.state.SaveCheckRun(context.WithoutCancel(ctx), cr); err != nil {
+	e.mu.Lock()
+	e.counted.add(cr.ID)
+	e.mu.Unlock()
+	err := m.leases.FinishSlot(context.WithoutCancel(ctx), l.key, m.owner, m.now(), cr)
+	if errors.Is(err, store.ErrLeaseLost) {
+		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,
+			logSlot, cr.Slot, logErr, err)
+		return false
+	}
+	if err != nil {
 		m.log.Error("record the check run", logCheck, cr.Check, logProvider, cr.Provider, logErr, err)
 	}
 	m.metrics.observeRun(cr)
@@ -236,18 +260,22 @@ func (m *Monitor) record(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 	if cr.Reason != "" {
 		attrs = append(attrs, logReason, cr.Reason)
 	}
+	if l.takenOver {
+		attrs = append(attrs, logTakenOver, l.previous)
+	}
 	m.log.Info("check run", attrs...)
+	return true
 }
 
-// skip records a run that was not made.
-func (m *Monitor) skip(ctx context.Context, e *entry, slot time.Time, reason string) promptcanary.CheckRun {
+// skip records the slot l holds as a run that was not made; false when
+// the lease was lost meanwhile.
+func (m *Monitor) skip(ctx context.Context, e *entry, l *slotLease, reason string) (promptcanary.CheckRun, bool) {
 	now := m.now().UTC()
 	cr := promptcanary.CheckRun{
 		ID: promptcanary.NewID(), Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name,
-		Slot: slot.UTC(), StartedAt: now, FinishedAt: now, Outcome: promptcanary.CheckSkipped, Reason: reason,
+		Slot: l.key.Slot.UTC(), StartedAt: now, FinishedAt: now, Outcome: promptcanary.CheckSkipped, Reason: reason,
 	}
-	m.record(ctx, e, &cr)
-	return cr
+	return cr, m.record(ctx, e, l, &cr)
 }
 
 // scrubbed is an error whose message is scrubbed of secrets; errors.Is

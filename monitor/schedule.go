@@ -112,24 +112,28 @@ func (m *Monitor) latestDue(e *entry, slot, now time.Time) (time.Time, int) {
 }
 
 // dispatch starts the run of e for slot, or records it as skipped when a
-// run of e is still in flight: one check never runs twice at once.
+// run of e is still in flight: one check never runs twice at once. Of
+// monitors sharing the store, the one that claims the slot's lease runs
+// it (or records it skipped); the others do nothing with it. The loop
+// never waits for the store.
 func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 	if !e.claim(slot) {
 		e.mu.Lock()
 		busy := e.runningSlot
 		e.mu.Unlock()
-		m.skip(ctx, e, slot, fmt.Sprintf("the run of the slot %s is still in flight", busy.UTC().Format(time.RFC3339)))
+		reason := fmt.Sprintf("the run of the slot %s is still in flight", busy.UTC().Format(time.RFC3339))
+		m.runs.Go(func() { m.skipSlot(m.runCtx, e, slot, reason) })
 		return
 	}
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
 		if err := m.acquire(rctx, ctx); err != nil {
-			m.skip(rctx, e, slot, "the monitor stopped before the run could start")
+			m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
 			return
 		}
 		defer m.releaseSlot()
-		m.run(rctx, e, slot)
+		m.runSlot(rctx, e, slot)
 	})
 }
 
@@ -138,12 +142,16 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 // budget's day. Staleness counts from the start at the earliest, and from
 // the last jump of the clock (or wake from sleep): after one, every check
 // gets twice its interval to complete again before it is called stale.
+// It is also the heartbeat of the leases and claims this monitor holds,
+// takes over the slots of monitors that died, reads back what other
+// monitors sharing the store did, and wakes the outbox for the
+// notifications due again.
 func (m *Monitor) watch(ctx context.Context, started time.Time) {
-	period := time.Minute
+	period := min(time.Minute, m.ttl/3)
 	for _, e := range m.entries {
 		period = min(period, e.c.Schedule.Interval()/4)
 	}
-	period = max(period, time.Second)
+	period = max(period, minTick)
 	since, last := started, started
 	for {
 		select {
@@ -160,22 +168,35 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 			m.mu.Unlock()
 		}
 		last = now
+		m.heartbeat(ctx)
+		m.takeOver(ctx, now)
+		m.refresh(ctx, now)
+		m.syncIncidents(ctx)
 		m.budgetDay(ctx, now)
 		m.checkStale(ctx, now, since)
+		m.prune(ctx, now)
+		m.wake()
 	}
 }
 
+// minTick is the shortest period of the ticker.
+const minTick = 250 * time.Millisecond
+
 // stale reports whether e has not completed a measured run for twice its
 // interval, counted from since (the start of the monitor) at the earliest,
-// and since when. A run in flight counts from its slot: a run that takes
-// a little longer than the interval (a drift and its confirmation, a slow
-// provider) is not stale, one that hangs for twice the interval is;
-// inFlight says that the time counts from the run in flight.
+// and since when. A run in flight, here or on another monitor sharing the
+// store, counts from its slot: a run that takes a little longer than the
+// interval (a drift and its confirmation, a slow provider) is not stale,
+// one that hangs for twice the interval is; inFlight says that the time
+// counts from the run in flight.
 func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight bool) {
 	e.mu.Lock()
 	ref = e.lastSuccess
 	if e.running && e.runningSlot.After(ref) {
 		ref, inFlight = e.runningSlot, true
+	}
+	if !e.remote.IsZero() && e.remote.After(ref) {
+		ref, inFlight = e.remote, true
 	}
 	e.mu.Unlock()
 	if ref.Before(since) {

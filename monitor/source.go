@@ -50,7 +50,7 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 		e.mu.Lock()
 		s := web.CheckStatus{
 			Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name, Schedule: e.c.Schedule.String(),
-			Next: e.next, Running: e.running, Baseline: e.baselineID,
+			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: e.baselineID,
 			Stale: stale,
 		}
 		if e.last != nil {

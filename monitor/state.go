@@ -23,13 +23,7 @@ func (m *Monitor) restore(ctx context.Context) error {
 		return err
 	}
 	m.inc.mu.Lock()
-	m.inc.open = make(map[string]*promptcanary.Incident, len(open))
-	for i := range open {
-		inc := open[i]
-		if prev := m.inc.open[inc.Fingerprint]; prev == nil || inc.OpenedAt.After(prev.OpenedAt) {
-			m.inc.open[inc.Fingerprint] = &inc
-		}
-	}
+	m.inc.load(open)
 	m.inc.mu.Unlock()
 	now := m.now()
 	for _, e := range m.entries {
@@ -47,11 +41,36 @@ func (m *Monitor) restore(ctx context.Context) error {
 
 // restoreEntry rebuilds e's state from its runs, newest first.
 func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.Time) {
-	var last, lastMeasured *promptcanary.CheckRun
-	failing := true
-	estimated := false
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	last, lastMeasured := e.replay(runs)
+	if last != nil {
+		c := *last
+		e.last = &c
+	}
+	for i := range runs {
+		if r := &runs[i]; r.CostUSD > 0 {
+			e.estimate = r.CostUSD
+			break
+		}
+	}
+	for i := range runs {
+		if r := &runs[i]; dayOf(r.StartedAt) == dayOf(now) {
+			m.budget.add(r.CostUSD, r.StartedAt)
+		}
+	}
+	e.applied.reset(runs)
+	e.counted.reset(runs)
+	m.metrics.restore(last, lastMeasured)
+}
+
+// replay rebuilds from e's runs (newest first) what decisions depend on:
+// the failures in a row, the last success and the trend detector, and
+// returns the last run (a slot skipped for the scheduler's sake is none)
+// and the last measured one. The caller holds e.mu.
+func (e *entry) replay(runs []promptcanary.CheckRun) (last, lastMeasured *promptcanary.CheckRun) {
+	failing := true
+	e.failures = 0
 	for i := range runs {
 		r := &runs[i]
 		if last == nil && !schedulingSkip(r) {
@@ -69,16 +88,6 @@ func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.
 				e.failures++
 			}
 		}
-		if !estimated && r.CostUSD > 0 {
-			e.estimate, estimated = r.CostUSD, true
-		}
-		if dayOf(r.StartedAt) == dayOf(now) {
-			m.budget.add(r.CostUSD, r.StartedAt)
-		}
-	}
-	if last != nil {
-		c := *last
-		e.last = &c
 	}
 	// The trend detector continues over the runs against the current
 	// baseline; a new baseline since the last run starts it afresh.
@@ -90,6 +99,8 @@ func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.
 	}
 	if len(compared) > 0 && compared[0].BaselineID == e.baselineID {
 		e.trend.Replay(compared)
+	} else {
+		e.trend.Reset()
 	}
-	m.metrics.restore(last, lastMeasured)
+	return last, lastMeasured
 }

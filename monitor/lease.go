@@ -1,0 +1,271 @@
+package monitor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// DefaultLeaseTTL is how long a slot or a notification a monitor claimed
+// stays its own without a heartbeat. Heartbeats (every third of it) keep a
+// long run's lease however long it takes, so the TTL only bounds how long
+// the slot of a monitor that died waits before another takes it over.
+const DefaultLeaseTTL = time.Minute
+
+// takeoverBatch bounds the expired slots one tick of the ticker takes over.
+const takeoverBatch = 16
+
+// leaseKeep is how long finished leases and deliveries are kept before
+// the monitor prunes them; pruneEvery how often it does.
+const (
+	leaseKeep  = 7 * 24 * time.Hour
+	pruneEvery = time.Hour
+)
+
+// newOwner returns the id of this process in leases and claims: the host,
+// the process id and random bytes, so that two processes (or two
+// monitors in one process) never share one.
+func newOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "monitor"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// slotLease is a slot this monitor holds: heartbeats extend it until the
+// slot's check run is recorded.
+type slotLease struct {
+	key store.SlotKey
+	// takenOver is set when the slot was claimed from a monitor whose
+	// lease expired (previous names it).
+	takenOver bool
+	previous  string
+	// busy is the earlier slot of the check still running, nil if none.
+	busy *store.SlotLease
+	// lost is set, and cancel called, when a heartbeat finds that another
+	// monitor holds the slot now: the run is abandoned, nothing recorded.
+	lost   atomic.Bool
+	cancel context.CancelFunc
+}
+
+// held are the slots this monitor holds.
+type held struct {
+	mu    sync.Mutex
+	slots map[store.SlotKey]*slotLease
+}
+
+func (h *held) add(l *slotLease) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.slots == nil {
+		h.slots = map[store.SlotKey]*slotLease{}
+	}
+	h.slots[l.key] = l
+}
+
+func (h *held) remove(l *slotLease) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.slots, l.key)
+}
+
+func (h *held) list() []*slotLease {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*slotLease, 0, len(h.slots))
+	for _, l := range h.slots {
+		out = append(out, l)
+	}
+	return out
+}
+
+// slotKey is the key of e's slot.
+func slotKey(e *entry, slot time.Time) store.SlotKey {
+	return store.SlotKey{Check: e.c.Name, Provider: e.c.Provider, Slot: slot.UTC()}
+}
+
+// claimSlot claims e's slot in the store for this monitor; nil when
+// another monitor holds or finished it (or the store cannot be reached:
+// logged). The caller releases the lease it gets with m.unhold.
+func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slotLease {
+	key := slotKey(e, slot)
+	c, err := m.leases.ClaimSlot(context.WithoutCancel(ctx), key, m.owner, m.now(), m.ttl)
+	if err != nil {
+		m.log.Error("claim the slot: the slot is not run by this monitor", logCheck, e.c.Name, logProvider, e.c.Provider, logSlot, slot, logErr, err)
+		return nil
+	}
+	if !c.Claimed {
+		m.log.Debug("slot held by another monitor", logCheck, e.c.Name, logProvider, e.c.Provider, logSlot, slot,
+			logOwner, c.Lease.Owner, logState, string(c.Lease.State))
+		return nil
+	}
+	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy}
+	if l.takenOver {
+		m.log.Warn("slot taken over: the monitor running it stopped answering", logCheck, e.c.Name, logProvider, e.c.Provider,
+			logSlot, slot, logOwner, l.previous)
+	}
+	m.held.add(l)
+	return l
+}
+
+// unhold stops the heartbeats of l.
+func (m *Monitor) unhold(l *slotLease) { m.held.remove(l) }
+
+// runSlot runs e's slot when this monitor claims it (a slot an earlier
+// slot of the check still runs for is recorded as skipped), and returns
+// the check run recorded; false when another monitor has the slot or the
+// lease was lost meanwhile. The caller holds e (entry.claim) and a run
+// slot (m.acquire).
+func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (promptcanary.CheckRun, bool) {
+	l := m.claimSlot(ctx, e, slot)
+	if l == nil {
+		return promptcanary.CheckRun{}, false
+	}
+	defer m.unhold(l)
+	if l.busy != nil {
+		return m.skip(ctx, e, l, busyReason(l.busy, m.owner))
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l.cancel = cancel
+	return m.run(rctx, e, l)
+}
+
+// skipSlot records e's slot as skipped for reason when this monitor
+// claims it; false when another monitor has the slot.
+func (m *Monitor) skipSlot(ctx context.Context, e *entry, slot time.Time, reason string) (promptcanary.CheckRun, bool) {
+	l := m.claimSlot(ctx, e, slot)
+	if l == nil {
+		return promptcanary.CheckRun{}, false
+	}
+	defer m.unhold(l)
+	return m.skip(ctx, e, l, reason)
+}
+
+// busyReason says why a slot is skipped while an earlier one of the
+// check is not done.
+func busyReason(busy *store.SlotLease, self string) string {
+	at := busy.Slot.UTC().Format(time.RFC3339)
+	if busy.Owner == self {
+		return fmt.Sprintf("the run of the slot %s is still in flight", at)
+	}
+	return fmt.Sprintf("the run of the slot %s is still in flight on monitor %s", at, busy.Owner)
+}
+
+// heartbeat extends every lease and claim this monitor holds by the TTL.
+// A lease another monitor took over meanwhile (this process was paused,
+// or the store unreachable, for longer than the TTL) is given up: its run
+// is cancelled and records nothing, since the other monitor runs the slot.
+func (m *Monitor) heartbeat(ctx context.Context) {
+	until := m.now().Add(m.ttl)
+	for _, l := range m.held.list() {
+		err := m.leases.ExtendSlot(ctx, l.key, m.owner, until)
+		switch {
+		case errors.Is(err, store.ErrLeaseLost):
+			if l.lost.CompareAndSwap(false, true) {
+				m.log.Warn("lease lost: another monitor runs the slot now; this run is abandoned", logCheck, l.key.Check,
+					logProvider, l.key.Provider, logSlot, l.key.Slot, logErr, err)
+				if l.cancel != nil {
+					l.cancel()
+				}
+			}
+		case err != nil && ctx.Err() == nil:
+			m.log.Warn("extend the lease of a slot", logCheck, l.key.Check, logProvider, l.key.Provider, logSlot, l.key.Slot, logErr, err)
+		}
+	}
+	m.extendDeliveries(ctx, until)
+}
+
+// heartbeats calls heartbeat every third of the TTL, on the wall clock,
+// until ctx ends: Once has no ticker of its own.
+func (m *Monitor) heartbeats(ctx context.Context) {
+	t := time.NewTicker(m.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.heartbeat(ctx)
+		}
+	}
+}
+
+// takeOver runs the slots whose monitor died: their leases expired
+// without being finished. Each is claimed again (one monitor wins) and run
+// from the start; its check run records this monitor as the one that
+// completed it. A slot of a check this monitor does not run, or runs
+// right now, waits for another tick or another monitor.
+func (m *Monitor) takeOver(ctx context.Context, now time.Time) {
+	expired, err := m.leases.ExpiredSlots(ctx, now, takeoverBatch)
+	if err != nil {
+		m.log.Warn("list the expired slot leases", logErr, err)
+		return
+	}
+	for _, l := range expired {
+		if l.Owner == m.owner {
+			// Ours, and its heartbeat is late (a slow store, a paused
+			// process): the run is still ours unless another takes it.
+			continue
+		}
+		e := m.entryOf(l.Check, l.Provider)
+		if e == nil || !e.claim(l.Slot) {
+			continue
+		}
+		slot := l.Slot
+		m.runs.Go(func() {
+			defer e.release()
+			rctx := m.runCtx
+			if err := m.acquire(rctx, ctx); err != nil {
+				return
+			}
+			defer m.releaseSlot()
+			m.runSlot(rctx, e, slot)
+		})
+	}
+}
+
+// entryOf returns the entry of check and provider, nil when this monitor
+// does not run it.
+func (m *Monitor) entryOf(check, prov string) *entry {
+	for _, e := range m.entries {
+		if e.c.Name == check && e.c.Provider == prov {
+			return e
+		}
+	}
+	return nil
+}
+
+// prune deletes the leases and deliveries finished more than leaseKeep
+// ago, at most once per pruneEvery.
+func (m *Monitor) prune(ctx context.Context, now time.Time) {
+	m.mu.Lock()
+	due := now.Sub(m.prunedAt) >= pruneEvery || now.Before(m.prunedAt)
+	if due {
+		m.prunedAt = now
+	}
+	m.mu.Unlock()
+	if !due {
+		return
+	}
+	n, err := m.leases.PruneLeases(ctx, now.Add(-leaseKeep))
+	if err != nil {
+		m.log.Warn("prune the finished leases", logErr, err)
+		return
+	}
+	if n > 0 {
+		m.log.Debug("finished leases pruned", logCount, n)
+	}
+}

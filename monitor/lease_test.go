@@ -1,0 +1,105 @@
+package monitor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// leasesOf lists the slot leases of the fixture's check.
+func (f *fixture) leasesOf() []store.SlotLease {
+	f.t.Helper()
+	ls, err := f.store.SlotLeases(context.Background(), "canary", f.spec, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ls
+}
+
+// The slot of a monitor that died (its lease expired, unfinished) is
+// taken over by a live monitor's ticker and run once, to completion; the
+// lease records who completed it and from whom it was taken.
+func TestDeadMonitorsSlotIsTakenOver(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	cfg := f.config("1h", 1)
+	o := f.options()
+	o.Owner = "alive"
+	m, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := epoch.Add(time.Minute) // 10:00, the first slot
+	key := store.SlotKey{Check: "canary", Provider: f.spec, Slot: slot}
+	if c, err := f.store.ClaimSlot(context.Background(), key, "dead", slot, 30*time.Second); err != nil || !c.Claimed {
+		t.Fatalf("the dead monitor's claim: %+v, %v", c, err)
+	}
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00: held by the dead monitor, not run here
+	f.idle()
+	if runs := f.checkRuns(); len(runs) != 0 {
+		t.Fatalf("got runs %+v while the dead monitor's lease holds, want none", runs)
+	}
+	for range 3 { // the ticker's period is 20s: past the expiry at 10:00:30
+		f.clock.Advance(20 * time.Second)
+		f.idle()
+	}
+	eventually(t, "the slot run by the live monitor", func() bool { return len(f.checkRuns()) == 1 })
+	f.settled(m)
+	runs := f.checkRuns()
+	if runs[0].Outcome != promptcanary.CheckClean || !runs[0].Slot.Equal(slot) {
+		t.Errorf("got run %+v, want a clean run of the slot 10:00", runs[0])
+	}
+	ls := f.leasesOf()
+	if len(ls) != 1 || ls[0].State != store.LeaseDone || ls[0].Owner != "alive" || ls[0].PreviousOwner != "dead" || ls[0].Takeovers != 1 || ls[0].CheckRunID != runs[0].ID {
+		t.Errorf("got leases %+v, want the slot done by alive, taken over from dead", ls)
+	}
+	if !strings.Contains(f.logs.String(), `"taken_over_from":"dead"`) {
+		t.Errorf("the log does not say the slot was taken over from dead")
+	}
+}
+
+// A monitor whose lease another monitor took over (it was paused, or cut
+// from the store, for longer than the TTL) abandons its run and records
+// nothing: the slot runs once, on the other monitor.
+func TestLostLeaseAbandonsTheRun(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1h", 1))
+	f.flip.set("block")
+	f.started(m)
+	f.clock.Advance(time.Minute) // 10:00: the run blocks
+	<-f.flip.entered
+	f.idle()
+	ls := f.leasesOf()
+	if len(ls) != 1 || ls[0].State != store.LeaseRunning || ls[0].Owner != m.owner {
+		t.Fatalf("got leases %+v, want the slot held by the monitor", ls)
+	}
+	// The wall clock jumps past the TTL without a tick (a paused
+	// process): another monitor takes the slot over and finishes it.
+	f.clock.Jump(f.clock.Now().Add(2 * DefaultLeaseTTL))
+	key := ls[0].SlotKey
+	c, err := f.store.ClaimSlot(context.Background(), key, "other", f.clock.Now(), time.Hour)
+	if err != nil || !c.Claimed || !c.TakenOver {
+		t.Fatalf("takeover: %+v, %v", c, err)
+	}
+	other := &promptcanary.CheckRun{ID: "other-run", Check: key.Check, Provider: key.Provider, Slot: key.Slot, Outcome: promptcanary.CheckClean,
+		StartedAt: f.clock.Now(), FinishedAt: f.clock.Now()}
+	if err := f.store.FinishSlot(context.Background(), key, "other", f.clock.Now(), other); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(20 * time.Second) // a tick: the heartbeat finds the lease lost
+	eventually(t, "the run abandoned", func() bool { return strings.Contains(f.logs.String(), "lease lost") })
+	f.settled(m)
+	runs := f.checkRuns()
+	if len(runs) != 1 || runs[0].ID != "other-run" {
+		t.Errorf("got runs %+v, want only the other monitor's", runs)
+	}
+	if !strings.Contains(f.logs.String(), "check run not recorded: another monitor took the slot over") {
+		t.Errorf("the log does not say the run was not recorded")
+	}
+}
