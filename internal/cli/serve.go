@@ -23,6 +23,7 @@ type serveOptions struct {
 	once        bool
 	checkConfig bool
 	logFormat   string
+	leaseTTL    time.Duration
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -42,7 +43,13 @@ With --once every check runs once now (confirmations and notifications
 included) and the command exits: 0 all clean, 1 an incident is open,
 3 a check could not be measured. It fits cron and a Kubernetes CronJob.
 With --check-config the configuration is validated (suites, baselines,
-notifiers) and nothing runs: exit 0 or 2.`,
+notifiers) and nothing runs: exit 0 or 2.
+
+Several monitors may share one store (a postgres:// DSN, or a SQLite
+file on one machine) with the same monitor.yaml: each scheduled slot of
+a check runs once across them, and each notification is sent once. When
+one dies, another takes its slot and its notifications over within about
+--lease-ttl.`,
 		Example: `  promptcanary init --monitor          # monitor.yaml beside canary.yaml
   promptcanary serve --check-config
   promptcanary serve --once
@@ -58,6 +65,7 @@ notifiers) and nothing runs: exit 0 or 2.`,
 	f.BoolVar(&o.once, "once", false, "run every check once now, then exit (0 clean, 1 incident open, 3 unmeasured)")
 	f.BoolVar(&o.checkConfig, "check-config", false, "validate the configuration and exit (0 or 2)")
 	f.StringVar(&o.logFormat, "log-format", "text", "log lines on stderr: text or json")
+	f.DurationVar(&o.leaseTTL, "lease-ttl", monitor.DefaultLeaseTTL, "how long a slot or notification claimed by a monitor that stops answering stays claimed before another monitor sharing the store takes it over")
 	c.MarkFlagsMutuallyExclusive("once", "check-config")
 	return c
 }
@@ -65,6 +73,9 @@ notifiers) and nothing runs: exit 0 or 2.`,
 func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error {
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return usageErr(fmt.Errorf("--log-format %q: want text or json", o.logFormat))
+	}
+	if o.leaseTTL < time.Second {
+		return usageErr(fmt.Errorf("--lease-ttl %s: want at least 1s", o.leaseTTL))
 	}
 	if _, err := os.Stat(o.config); errors.Is(err, os.ErrNotExist) {
 		return usageErr(fmt.Errorf("no monitor configuration at %q", displayPath(o.config)),
@@ -100,12 +111,13 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 		h = slog.NewTextHandler(a.stdio.Err, nil)
 	}
 	m, err := monitor.New(cfg, monitor.Options{
-		Store:   st,
-		Getenv:  a.getenv,
-		Logger:  slog.New(h),
-		Secrets: a.secrets,
-		Tool:    toolName(),
-		BaseURL: cfg.BaseURL,
+		Store:    st,
+		Getenv:   a.getenv,
+		Logger:   slog.New(h),
+		Secrets:  a.secrets,
+		Tool:     toolName(),
+		BaseURL:  cfg.BaseURL,
+		LeaseTTL: o.leaseTTL,
 	})
 	if err != nil {
 		return usageErr(err)
