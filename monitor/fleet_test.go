@@ -456,9 +456,6 @@ func testFleet(t *testing.T, target string, n int) {
 		owners[l.Owner]++
 	}
 	t.Logf("%d check runs, %d leases by owner %v, notifications %v", len(runs), len(leases), owners, f.hook.notices())
-	if len(owners) < 2 {
-		t.Errorf("slots done by %v, want the monitors to share them", owners)
-	}
 
 	// No slot ran twice; every lease is done and names its check run.
 	bySlot := map[time.Time][]promptcanary.CheckRun{}
