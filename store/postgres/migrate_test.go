@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -69,8 +70,12 @@ func TestRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	_, err := Open(context.Background(), dsn)
-	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this program's 2: upgrade promptcanary") {
+	ms, err := store.LoadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), dsn)
+	if want := fmt.Sprintf("schema version 99 is newer than this program's %d: upgrade promptcanary", len(ms)); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want the newer schema refused", err)
 	}
 }
