@@ -104,7 +104,7 @@ Quick start (offline, on the built-in simulated model):
 		return &exitError{code: ExitUsage, err: err, hints: hints}
 	})
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentFlags().StringVar(&a.store, "store", "", "run history database (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
+	root.PersistentFlags().StringVar(&a.store, "store", "", "run history: a SQLite file or a postgres:// URL (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
 	root.AddCommand(
 		a.initCmd(),
 		a.runCmd(),
