@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Targets of issue 10 for the statistical run.
+const (
+	maxBaselineFile = 3_000_000 // bytes
+	maxRunStored    = 5_000_000 // bytes per run, in either store
+	maxPeakRSS      = 80 << 20
+	maxCompareCPU   = 500 * time.Millisecond
+)
+
+// runCommands runs the suite as a baseline, runs it again into a file and
+// compares that file, each command a child process, and returns their
+// figures and the size of the files they wrote.
+func runCommands(ctx context.Context, c *config, dir string, stderr io.Writer) ([]figure, error) {
+	suitePath, err := writeSuite(c, dir)
+	if err != nil {
+		return nil, err
+	}
+	current := filepath.Join(dir, "current.json")
+	drift := filepath.Join(dir, "drift.json")
+	steps := []struct {
+		name string
+		args []string
+		cpu  bool // held against the compare's CPU target
+	}{
+		{"`run --save-baseline` (the baseline)", []string{"run", "-c", suitePath, "--save-baseline", "--no-progress"}, false},
+		{"`run -o current.json`", []string{"run", "-c", suitePath, "-p", c.current, "--no-progress", "-o", current}, false},
+		{"`compare --current current.json`", []string{"compare", "-c", suitePath, "--current", current, "--baseline-provider", c.baseline, "--no-progress", "-o", drift}, true},
+	}
+	var figs []figure
+	for _, s := range steps {
+		u, err := command(ctx, c, dir, s.args)
+		if err != nil {
+			return figs, fmt.Errorf("%s: %w", s.name, err)
+		}
+		figs = append(figs, figure{s.name + ": peak RSS", mib(u.peakRSS), "≤ 80 MiB", check(u.peakRSS <= maxPeakRSS)})
+		f := figure{what: s.name + ": CPU (user + system)", value: fmt.Sprintf("%.2f s", u.cpu().Seconds())}
+		if s.cpu {
+			f.target, f.ok = "≤ 0.5 s", check(u.cpu() <= maxCompareCPU)
+		}
+		figs = append(figs, f)
+	}
+	baselines, err := filepath.Glob(filepath.Join(dir, "baselines", "*.json"))
+	if err != nil || len(baselines) != 1 {
+		return figs, fmt.Errorf("want the one baseline file the run saved, got %q (%v)", baselines, err)
+	}
+	for _, f := range []struct {
+		what, path string
+		max        int64
+	}{
+		{"baseline file", baselines[0], maxBaselineFile},
+		{"run file (`run -o`)", current, 0},
+		{"drift report file (`compare -o`)", drift, 0},
+	} {
+		info, err := os.Stat(f.path)
+		if err != nil {
+			return figs, err
+		}
+		fig := figure{what: f.what, value: mb(info.Size())}
+		if f.max > 0 {
+			fig.target, fig.ok = fmt.Sprintf("≤ %s", mb(f.max)), check(info.Size() <= f.max)
+		}
+		figs = append(figs, fig)
+	}
+	return figs, nil
+}
+
+// command runs the promptcanary command line with args in dir and returns
+// what it cost. Its standard output is discarded; a failure shows its
+// standard error.
+func command(ctx context.Context, c *config, dir string, args []string) (usage, error) {
+	var cmd *exec.Cmd
+	stats := filepath.Join(dir, "usage.txt")
+	if c.bin != "" {
+		cmd = exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-v", c.bin}, args...)...)
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return usage{}, err
+		}
+		cmd = exec.CommandContext(ctx, self, append([]string{childFlag}, args...)...)
+		cmd.Env = append(os.Environ(), statsEnv+"="+stats)
+	}
+	cmd.Dir = dir
+	var errBuf bytes.Buffer
+	cmd.Stderr = &errBuf
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 0 {
+			return usage{}, fmt.Errorf("%v\n%s", err, errBuf.Bytes())
+		}
+	}
+	if c.bin != "" {
+		return parseTimeV(errBuf.String())
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		return usage{}, err
+	}
+	return parseUsage(string(data))
+}
