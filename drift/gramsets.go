@@ -22,8 +22,9 @@ type idCount struct {
 	id, count int32
 }
 
-// newGramSets numbers the hashes of bags with ids and makes their sets.
-func newGramSets(bags []*bag, ids *idTable) gramSets {
+// newGramSets numbers the hashes of bags with ids and makes their sets,
+// in the memory of sc when it is set.
+func newGramSets(bags []*bag, ids *idTable, sc *signalScratch) gramSets {
 	ids.reset()
 	for _, b := range bags {
 		for _, v := range b.vals {
@@ -31,7 +32,11 @@ func newGramSets(bags []*bag, ids *idTable) gramSets {
 		}
 	}
 	s := gramSets{words: (ids.n + 63) / 64, sets: make([][]uint64, len(bags)), multi: make([][]idCount, len(bags))}
-	words := make([]uint64, s.words*len(bags))
+	var u64 *arena[uint64]
+	if sc != nil {
+		u64 = &sc.u64
+	}
+	words := u64.take(s.words * len(bags))
 	for i, b := range bags {
 		set := words[i*s.words : (i+1)*s.words : (i+1)*s.words]
 		var multi []idCount
@@ -87,13 +92,14 @@ type idTable struct {
 	keys []uint64
 	vals []int32 // -1: empty
 	n    int
+	used []int // the slots taken, which reset empties
 }
 
 func (t *idTable) reset() {
-	t.n = 0
-	for i := range t.vals {
+	for _, i := range t.used {
 		t.vals[i] = -1
 	}
+	t.n, t.used = 0, t.used[:0]
 }
 
 // id returns the number of h, numbering it if it is new.
@@ -106,6 +112,7 @@ func (t *idTable) id(h uint64) int32 {
 		switch v := t.vals[i]; {
 		case v < 0:
 			t.keys[i], t.vals[i] = h, int32(t.n)
+			t.used = append(t.used, int(i))
 			t.n++
 			return int32(t.n - 1)
 		case t.keys[i] == h:
@@ -122,6 +129,7 @@ func (t *idTable) grow() {
 		t.vals[i] = -1
 	}
 	mask := uint64(size - 1)
+	t.used = t.used[:0]
 	for i, v := range vals {
 		if v < 0 {
 			continue
@@ -132,5 +140,6 @@ func (t *idTable) grow() {
 			j = (j + 1) & mask
 		}
 		t.keys[j], t.vals[j] = h, v
+		t.used = append(t.used, int(j))
 	}
 }

@@ -26,3 +26,45 @@ func putFloats(ps ...*[]float64) {
 		floatPool.Put(p)
 	}
 }
+
+// signalScratch is the working memory of the change signals, reused from
+// one prompt to the next: the profiles, gram sets and similarity matrices
+// of a prompt are dropped once its signals are computed, and a compare of
+// a statistical run computes them for hundreds of prompts.
+type signalScratch struct {
+	pr  profiler
+	ids idTable
+	u64 arena[uint64]
+	i32 arena[int32]
+	f64 arena[float64]
+}
+
+// reset makes everything taken so far free for the next prompt.
+func (sc *signalScratch) reset() {
+	sc.u64.reset()
+	sc.i32.reset()
+	sc.f64.reset()
+}
+
+// arena hands out zeroed slices from a reused chunk. What it handed out
+// before reset must no longer be used after it.
+type arena[T any] struct {
+	chunk []T
+	used  int
+}
+
+// take returns a zeroed slice of n elements (a new one when a is nil).
+func (a *arena[T]) take(n int) []T {
+	if a == nil {
+		return make([]T, n)
+	}
+	if a.used+n > len(a.chunk) {
+		a.chunk, a.used = make([]T, max(2*len(a.chunk), n, 4096)), 0
+	}
+	s := a.chunk[a.used : a.used+n : a.used+n]
+	a.used += n
+	clear(s)
+	return s
+}
+
+func (a *arena[T]) reset() { a.used = 0 }

@@ -89,8 +89,10 @@ func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []pro
 	}
 	slices.Sort(prompts)
 	var sigs []promptcanary.ChangeSignal
+	var sc signalScratch
 	for _, id := range prompts {
-		sigs = append(sigs, promptSignals(id, bm[id], cm[id], opts)...)
+		sigs = append(sigs, sc.promptSignals(id, bm[id], cm[id], opts)...)
+		sc.reset()
 	}
 	q := make([]float64, len(sigs))
 	for i := range sigs {
@@ -112,6 +114,11 @@ func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []pro
 
 // promptSignals tests one prompt's responses.
 func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []promptcanary.ChangeSignal {
+	return new(signalScratch).promptSignals(id, b, c, opts)
+}
+
+// promptSignals is promptSignals in the memory of sc.
+func (sc *signalScratch) promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []promptcanary.ChangeSignal {
 	var out []promptcanary.ChangeSignal
 	numeric := func(kind, unit string, f func(*promptcanary.Response) float64) {
 		xb, xc := make([]float64, len(b)), make([]float64, len(c))
@@ -133,7 +140,7 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 	if s, ok := finishSignal(id, b, c); ok {
 		out = append(out, s)
 	}
-	tf1, chrf := similarityMatrices(newResponseGroups(b, c))
+	tf1, chrf := sc.similarityMatrices(sc.newResponseGroups(b, c))
 	for _, sim := range []struct {
 		kind string
 		m    *groupMatrix
@@ -142,7 +149,7 @@ func promptSignals(id string, b, c []*promptcanary.Response, opts *Options) []pr
 		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: within, Current: across, P: p,
 			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (response permutation two-sided p=%s)", sim.kind, id, within, across, fmtP(p))})
 	}
-	e, p := energyTest(tf1.distance(), min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
+	e, p := energyTest(tf1.distance(&sc.f64), min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
 	out = append(out, promptcanary.ChangeSignal{Kind: "energy_distance", PromptID: id, Current: e, P: p,
 		Detail: fmt.Sprintf("response distribution of %s moved: energy distance %.3f on token-F1 distances (permutation p=%s)", id, e, fmtP(p))})
 	return out
@@ -223,12 +230,13 @@ type responseGroups struct {
 }
 
 // newResponseGroups groups the first maxReferences responses of each side
-// by content.
-func newResponseGroups(b, c []*promptcanary.Response) *responseGroups {
+// by content, their profiles in the memory of sc.
+func (sc *signalScratch) newResponseGroups(b, c []*promptcanary.Response) *responseGroups {
 	b, c = b[:min(len(b), maxReferences)], c[:min(len(c), maxReferences)]
 	g := &responseGroups{n: len(b) + len(c), nb: len(b), group: make([]int, 0, len(b)+len(c))}
 	seen := make(map[string]int, g.n)
-	var pr profiler
+	pr := &sc.pr
+	pr.sc = sc
 	for _, side := range [2][]*promptcanary.Response{b, c} {
 		for _, r := range side {
 			k, ok := seen[r.Content]
@@ -259,25 +267,26 @@ func (m *groupMatrix) at(i, j int) float64 {
 	return m.v[m.g.group[i]*m.d+m.g.group[j]]
 }
 
-// similarityMatrices returns the token-F1 and chrF matrices of g. Both are
+// similarityMatrices returns the token-F1 and chrF matrices of g, in the
+// memory of sc. Both are
 // computed once per pair of groups: the n-gram overlaps of two answers
 // give chrF in both directions, and token-F1 is symmetric.
-func similarityMatrices(g *responseGroups) (tf1, chrf *groupMatrix) {
+func (sc *signalScratch) similarityMatrices(g *responseGroups) (tf1, chrf *groupMatrix) {
 	d := len(g.profiles)
-	tf1 = &groupMatrix{g: g, d: d, v: make([]float64, d*d)}
-	chrf = &groupMatrix{g: g, d: d, v: make([]float64, d*d)}
-	var ids idTable
+	tf1 = &groupMatrix{g: g, d: d, v: sc.f64.take(d * d)}
+	chrf = &groupMatrix{g: g, d: d, v: sc.f64.take(d * d)}
+	ids := &sc.ids
 	bags := make([]*bag, d)
 	for i := range g.profiles {
 		bags[i] = &g.profiles[i].tokens
 	}
-	tokens := newGramSets(bags, &ids)
+	tokens := newGramSets(bags, ids, sc)
 	var grams [chrfOrder]gramSets
 	for n := range chrfOrder {
 		for i := range g.profiles {
 			bags[i] = &g.profiles[i].grams[n]
 		}
-		grams[n] = newGramSets(bags, &ids)
+		grams[n] = newGramSets(bags, ids, sc)
 	}
 	var c, na, nb [chrfOrder]int
 	for x := range d {
@@ -298,9 +307,10 @@ func similarityMatrices(g *responseGroups) (tf1, chrf *groupMatrix) {
 	return tf1, chrf
 }
 
-// distance returns 1 − m, the matrix of a similarity m as distances.
-func (m *groupMatrix) distance() *groupMatrix {
-	out := &groupMatrix{g: m.g, d: m.d, v: make([]float64, len(m.v))}
+// distance returns 1 − m, the matrix of a similarity m as distances, in
+// the memory of a.
+func (m *groupMatrix) distance(a *arena[float64]) *groupMatrix {
+	out := &groupMatrix{g: m.g, d: m.d, v: a.take(len(m.v))}
 	for i, v := range m.v {
 		out.v[i] = 1 - v
 	}

@@ -289,6 +289,9 @@ func responsesOf(answers []string) []*promptcanary.Response {
 func TestPromptSignalsMatchPlainImplementation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	cases := 0
+	// One scratch for every case, as changeSignals reuses it prompt after
+	// prompt.
+	var sc signalScratch
 	for _, nb := range []int{2, 5, 30, 45} {
 		for _, nc := range []int{2, 7, 30} {
 			for _, variants := range []int{1, 3, 12, 60} {
@@ -297,7 +300,8 @@ func TestPromptSignalsMatchPlainImplementation(t *testing.T) {
 					c := responsesOf(signalAnswers(rng, nc, variants, drifted))
 					opts := &Options{Permutations: 500, Seed: rng.Uint64()}
 					id := fmt.Sprintf("b%d-c%d-v%d-drift=%v", nb, nc, variants, drifted)
-					got, want := promptSignals(id, b, c, opts), refPromptSignals(id, b, c, opts)
+					got, want := sc.promptSignals(id, b, c, opts), refPromptSignals(id, b, c, opts)
+					sc.reset()
 					if len(got) != len(want) {
 						t.Fatalf("%s: got %d signals, want %d", id, len(got), len(want))
 					}
@@ -363,6 +367,7 @@ func TestShuffleIsRandShuffle(t *testing.T) {
 
 func TestGramSetsCommon(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
+	var ids idTable // reused, as from one prompt to the next
 	for round := range 20 {
 		// Answers over a small alphabet of hashes, so that they share and
 		// repeat many; some empty.
@@ -376,8 +381,7 @@ func TestGramSetsCommon(t *testing.T) {
 			bags[i] = newBag(hs)
 			ptrs[i] = &bags[i]
 		}
-		var ids idTable
-		s := newGramSets(ptrs, &ids)
+		s := newGramSets(ptrs, &ids, nil)
 		for x := range bags {
 			for y := range bags {
 				if got, want := s.common(x, y), multiset.Common(expand(&bags[x]), expand(&bags[y])); got != want {

@@ -35,7 +35,10 @@ type bag struct {
 }
 
 // newBag makes the bag of hs, which it sorts.
-func newBag(hs []uint64) bag {
+func newBag(hs []uint64) bag { return newBagIn(hs, nil) }
+
+// newBagIn is newBag with the bag's memory taken from sc (nil: allocated).
+func newBagIn(hs []uint64, sc *signalScratch) bag {
 	slices.Sort(hs)
 	distinct := 0
 	for i, h := range hs {
@@ -43,7 +46,12 @@ func newBag(hs []uint64) bag {
 			distinct++
 		}
 	}
-	b := bag{n: len(hs), vals: make([]uint64, 0, distinct), counts: make([]int32, 0, distinct)}
+	var u64 *arena[uint64]
+	var i32 *arena[int32]
+	if sc != nil {
+		u64, i32 = &sc.u64, &sc.i32
+	}
+	b := bag{n: len(hs), vals: u64.take(distinct)[:0], counts: i32.take(distinct)[:0]}
 	for i, h := range hs {
 		if i > 0 && h == hs[i-1] {
 			b.counts[len(b.counts)-1]++
@@ -55,12 +63,14 @@ func newBag(hs []uint64) bag {
 	return b
 }
 
-// profiler makes text profiles, reusing its scratch space.
+// profiler makes text profiles, reusing its scratch space, their bags in
+// the memory of sc when it is set.
 type profiler struct {
 	runes []rune
 	utf   []byte
 	at    []int
 	hs    []uint64
+	sc    *signalScratch
 }
 
 // common returns the size of the multiset intersection of a and b.
@@ -130,7 +140,7 @@ func (pr *profiler) profile(s string) textProfile {
 	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		hs = append(hs, hashString(w))
 	}
-	p.tokens = newBag(hs)
+	p.tokens = newBagIn(hs, pr.sc)
 	// The characters other than whitespace in UTF-8, and where each
 	// starts: an n-gram is hashed as the bytes of string(chars[i:i+n]).
 	utf, at := pr.utf[:0], pr.at[:0]
@@ -148,7 +158,7 @@ func (pr *profiler) profile(s string) textProfile {
 		for i := 0; i+n <= chars; i++ {
 			hs = append(hs, hashBytes(utf[at[i]:at[i+n]]))
 		}
-		p.grams[n-1] = newBag(hs)
+		p.grams[n-1] = newBagIn(hs, pr.sc)
 	}
 	pr.hs = hs
 	return p
