@@ -213,7 +213,123 @@ type compactResults struct {
 	Metadata []json.RawMessage `json:"metadata"`
 	Probes   [][4]int          `json:"probes"`
 	Outcomes []outcomeRow      `json:"outcomes"`
-	Rows     [][]int           `json:"rows"`
+	Rows     intRows           `json:"rows"`
+}
+
+// intRows is a table of rows of integers (the rows of the compact
+// results), decoded without encoding/json's reflection: a statistical
+// run has thousands of rows.
+type intRows [][]int
+
+func (t *intRows) UnmarshalJSON(data []byte) error {
+	if rows, ok := parseIntRows(data); ok {
+		*t = rows
+		return nil
+	}
+	var slow [][]int
+	if err := json.Unmarshal(data, &slow); err != nil {
+		return err
+	}
+	*t = slow
+	return nil
+}
+
+// parseIntRows reads null or an array of arrays of JSON integers, with any
+// JSON whitespace, into rows that share one backing array. It reports
+// false for anything else, which encoding/json then reads or rejects.
+func parseIntRows(data []byte) ([][]int, bool) {
+	i := 0
+	ws := func() {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
+			i++
+		}
+	}
+	ws()
+	if string(data[i:]) == "null" || len(data)-i > 4 && string(data[i:i+4]) == "null" && isJSONSpace(data[i+4:]) {
+		return nil, true
+	}
+	if i >= len(data) || data[i] != '[' {
+		return nil, false
+	}
+	i++
+	// At most one more number than commas, and a row per "[" after the
+	// first.
+	all := make([]int, 0, bytes.Count(data, []byte{','})+1)
+	ends := make([]int, 0, bytes.Count(data, []byte{'['}))
+	ws()
+	if i < len(data) && data[i] == ']' {
+		i++
+	} else {
+		for {
+			ws()
+			if i >= len(data) || data[i] != '[' {
+				return nil, false
+			}
+			i++
+			ws()
+			if i < len(data) && data[i] == ']' {
+				i++
+			} else {
+				for {
+					ws()
+					start := i
+					for i < len(data) && (data[i] == '-' || data[i] >= '0' && data[i] <= '9') {
+						i++
+					}
+					tok := data[start:i]
+					if !isJSONInt(tok) {
+						return nil, false
+					}
+					n, err := strconv.ParseInt(string(tok), 10, strconv.IntSize)
+					if err != nil {
+						return nil, false
+					}
+					all = append(all, int(n))
+					ws()
+					if i < len(data) && data[i] == ',' {
+						i++
+						continue
+					}
+					if i < len(data) && data[i] == ']' {
+						i++
+						break
+					}
+					return nil, false
+				}
+			}
+			ends = append(ends, len(all))
+			ws()
+			if i < len(data) && data[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(data) && data[i] == ']' {
+				i++
+				break
+			}
+			return nil, false
+		}
+	}
+	if !isJSONSpace(data[i:]) {
+		return nil, false
+	}
+	rows := make([][]int, len(ends))
+	start := 0
+	for r, end := range ends {
+		rows[r] = all[start:end:end]
+		start = end
+	}
+	return rows, true
+}
+
+// isJSONSpace reports whether b is only JSON whitespace.
+func isJSONSpace(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // outcomeRow is [probe, passed, score, details, metadata].
@@ -241,6 +357,62 @@ func (o outcomeRow) appendJSON(b []byte) []byte {
 }
 
 func (o *outcomeRow) UnmarshalJSON(data []byte) error {
+	if o.parse(data) {
+		return nil
+	}
+	*o = outcomeRow{}
+	return o.unmarshalSlow(data)
+}
+
+// parse reads an outcome of the form this package writes, without
+// encoding/json, reporting false for anything else (see responseRow.parse).
+func (o *outcomeRow) parse(data []byte) bool {
+	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+		return false
+	}
+	data = data[1 : len(data)-1]
+	ints := [5]*int{&o.probe, &o.passed, nil, &o.details, &o.metadata}
+	for i := range 5 {
+		end := bytes.IndexByte(data, ',')
+		if i == 4 {
+			if end >= 0 {
+				return false
+			}
+			end = len(data)
+		} else if end < 0 {
+			return false
+		}
+		tok := data[:end]
+		data = data[min(end+1, len(data)):]
+		if i == 2 {
+			if string(tok) == "null" {
+				o.score = math.NaN()
+				continue
+			}
+			if !isJSONNumber(tok) {
+				return false
+			}
+			f, err := strconv.ParseFloat(string(tok), 64)
+			if err != nil {
+				return false
+			}
+			o.score = f
+			continue
+		}
+		if !isJSONInt(tok) || tok[0] == '-' {
+			return false
+		}
+		n, err := strconv.ParseInt(string(tok), 10, 32)
+		if err != nil {
+			return false
+		}
+		*ints[i] = int(n)
+	}
+	return true
+}
+
+// unmarshalSlow reads any outcome encoding/json accepts.
+func (o *outcomeRow) unmarshalSlow(data []byte) error {
 	var f [5]nullableFloat
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
@@ -308,7 +480,7 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 		probes   interner[[4]int]
 		outcomes interner[outcomeKey]
 	)
-	out := &compactResults{Encoding: CompactEncoding, Version: CompactVersion, Rows: [][]int{}}
+	out := &compactResults{Encoding: CompactEncoding, Version: CompactVersion, Rows: intRows{}}
 	// A run's results often share metadata maps (see runner): each map is
 	// encoded once.
 	metaOf := map[unsafe.Pointer]int{}

@@ -429,3 +429,99 @@ func FuzzResponseRow(f *testing.F) {
 		}
 	})
 }
+
+var intRowsCases = []string{
+	`null`, ` null `, `[]`, `[[]]`, `[[0,1,2],[3],[]]`, "[\n  [0, 1,\t2],\r\n  [-3, 40]\n]", `[[1,2],[3,4]]  `,
+	`[[01]]`, `[[1.0]]`, `[[1e2]]`, `[[-]]`, `[[1,]]`, `[[1],]`, `[[1]`, `[[1]]]`, `[null]`, `[[null]]`, `[["1"]]`,
+	`[[99999999999999999999]]`, `[[1]] x`, `nul`, `nullx`, `{}`, ``, `[[+1]]`, `[[-0]]`,
+}
+
+func TestParseIntRows(t *testing.T) {
+	for _, data := range intRowsCases {
+		fast, ok := parseIntRows([]byte(data))
+		var slow [][]int
+		err := json.Unmarshal([]byte(data), &slow)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: parsed, but encoding/json rejects it: %v", data, err)
+			continue
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%q: got %#v, want %#v", data, fast, slow)
+		}
+	}
+	for _, data := range intRowsCases[:7] {
+		if _, ok := parseIntRows([]byte(data)); !ok {
+			t.Errorf("%q: not parsed", data)
+		}
+	}
+}
+
+func FuzzParseIntRows(f *testing.F) {
+	for _, data := range intRowsCases {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		fast, ok := parseIntRows([]byte(data))
+		if !ok {
+			return
+		}
+		var slow [][]int
+		if err := json.Unmarshal([]byte(data), &slow); err != nil {
+			t.Fatalf("%q: parsed, but encoding/json rejects it: %v", data, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: got %#v, want %#v", data, fast, slow)
+		}
+	})
+}
+
+var outcomeCases = []string{
+	`[0,1,1,2,3]`, `[0,0,null,0,0]`, `[4,1,0.5,7,1]`, `[4,1,-1e-300,7,1]`, `[1,1,1,1,2147483647]`,
+	`[1,1,1,1,2147483648]`, `[1.0,1,1,1,1]`, `[-1,1,1,1,1]`, `[null,1,1,1,1]`, `[1,1,1,1]`, `[1,1,1,1,1,1]`, `[ 1,1,1,1,1]`,
+	`[1,1,NaN,1,1]`, `[01,1,1,1,1]`, `[1,1,.5,1,1]`, `[1,1,1,1,1`, `[1,1,"1",1,1]`,
+}
+
+func TestOutcomeParse(t *testing.T) {
+	for _, data := range outcomeCases {
+		var fast, slow outcomeRow
+		if !fast.parse([]byte(data)) {
+			continue
+		}
+		if err := slow.unmarshalSlow([]byte(data)); err != nil {
+			t.Errorf("%s: parsed, but the slow way rejects it: %v", data, err)
+			continue
+		}
+		if fast.probe != slow.probe || fast.passed != slow.passed || fast.details != slow.details || fast.metadata != slow.metadata ||
+			math.Float64bits(fast.score) != math.Float64bits(slow.score) && !(math.IsNaN(fast.score) && math.IsNaN(slow.score)) {
+			t.Errorf("%s: got %+v, want %+v", data, fast, slow)
+		}
+	}
+	for _, data := range outcomeCases[:5] {
+		var o outcomeRow
+		if !o.parse([]byte(data)) {
+			t.Errorf("%s: not parsed", data)
+		}
+	}
+}
+
+func FuzzOutcomeRow(f *testing.F) {
+	for _, data := range outcomeCases {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var fast, slow outcomeRow
+		if !fast.parse([]byte(data)) {
+			return
+		}
+		if err := slow.unmarshalSlow([]byte(data)); err != nil {
+			t.Fatalf("%q: parsed, but the slow way rejects it: %v", data, err)
+		}
+		if fast.probe != slow.probe || fast.passed != slow.passed || fast.details != slow.details || fast.metadata != slow.metadata ||
+			math.Float64bits(fast.score) != math.Float64bits(slow.score) && !(math.IsNaN(fast.score) && math.IsNaN(slow.score)) {
+			t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
+		}
+	})
+}
