@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -24,31 +26,50 @@ const (
 // compares that file, each command a child process, and returns their
 // figures and the size of the files they wrote.
 func runCommands(ctx context.Context, c *config, dir string, stderr io.Writer) ([]figure, error) {
-	suitePath, err := writeSuite(c, dir)
-	if err != nil {
-		return nil, err
-	}
 	current := filepath.Join(dir, "current.json")
 	drift := filepath.Join(dir, "drift.json")
-	steps := []struct {
+	type step struct {
 		name string
 		args []string
 		cpu  bool // held against the compare's CPU target
-	}{
-		{"`run --save-baseline` (the baseline)", []string{"run", "-c", suitePath, "--save-baseline", "--no-progress"}, false},
-		{"`run -o current.json`", []string{"run", "-c", suitePath, "-p", c.current, "--no-progress", "-o", current}, false},
-		{"`compare --current current.json`", []string{"compare", "-c", suitePath, "--current", current, "--baseline-provider", c.baseline, "--no-progress", "-o", drift}, true},
+	}
+	var steps []step
+	usages := make([][]usage, 3)
+	for rep := range c.repeat {
+		// Each repetition, and a kept -dir, starts over but for the
+		// -history database.
+		for _, name := range []string{"baselines", ".promptcanary", "current.json", "drift.json", "sizes.db", "sizes.db-wal", "sizes.db-shm"} {
+			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+				return nil, err
+			}
+		}
+		suitePath, err := writeSuite(c, dir)
+		if err != nil {
+			return nil, err
+		}
+		steps = []step{
+			{"`run --save-baseline` (the baseline)", []string{"run", "-c", suitePath, "--save-baseline", "--no-progress"}, false},
+			{"`run -o current.json`", []string{"run", "-c", suitePath, "-p", c.current, "--no-progress", "-o", current}, false},
+			{"`compare --current current.json -o drift.json`", []string{"compare", "-c", suitePath, "--current", current, "--baseline-provider", c.baseline, "--no-progress", "-o", drift}, true},
+		}
+		for i, s := range steps {
+			u, err := command(ctx, c, dir, s.args)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			usages[i] = append(usages[i], u)
+		}
+		fmt.Fprintf(stderr, "scale: repetition %d of %d done\n", rep+1, c.repeat)
 	}
 	var figs []figure
-	for _, s := range steps {
-		u, err := command(ctx, c, dir, s.args)
-		if err != nil {
-			return figs, fmt.Errorf("%s: %w", s.name, err)
-		}
-		figs = append(figs, figure{s.name + ": peak RSS", mib(u.peakRSS), "≤ 80 MiB", check(u.peakRSS <= maxPeakRSS)})
-		f := figure{what: s.name + ": CPU (user + system)", value: fmt.Sprintf("%.2f s", u.cpu().Seconds())}
+	for i, s := range steps {
+		rss := medianOf(usages[i], func(u usage) float64 { return float64(u.peakRSS) })
+		cpu := medianOf(usages[i], func(u usage) float64 { return u.cpu().Seconds() })
+		figs = append(figs, figure{s.name + ": peak RSS", mib(int64(rss)) + spread(usages[i], func(u usage) string { return mib(u.peakRSS) }),
+			"≤ 80 MiB", check(rss <= maxPeakRSS)})
+		f := figure{what: s.name + ": CPU (user + system)", value: fmt.Sprintf("%.2f s", cpu) + spread(usages[i], func(u usage) string { return fmt.Sprintf("%.2f", u.cpu().Seconds()) })}
 		if s.cpu {
-			f.target, f.ok = "≤ 0.5 s", check(u.cpu() <= maxCompareCPU)
+			f.target, f.ok = "≤ 0.5 s", check(cpu <= maxCompareCPU.Seconds())
 		}
 		figs = append(figs, f)
 	}
@@ -110,4 +131,29 @@ func command(ctx context.Context, c *config, dir string, args []string) (usage, 
 		return usage{}, err
 	}
 	return parseUsage(string(data))
+}
+
+// medianOf is the median of f over us.
+func medianOf(us []usage, f func(usage) float64) float64 {
+	v := make([]float64, len(us))
+	for i, u := range us {
+		v[i] = f(u)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// spread lists every repetition's value when there were several.
+func spread(us []usage, f func(usage) string) string {
+	if len(us) < 2 {
+		return ""
+	}
+	parts := make([]string, len(us))
+	for i, u := range us {
+		parts[i] = strings.TrimSuffix(f(u), " MiB")
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

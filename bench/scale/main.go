@@ -51,6 +51,7 @@ type config struct {
 	postgres                 bool
 	history                  bool
 	checks, hours            int
+	repeat                   int
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -69,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.history, "history", false, "also time the trends and dashboard queries on a year of hourly runs of -checks checks")
 	fs.IntVar(&c.checks, "checks", 20, "checks of the -history year")
 	fs.IntVar(&c.hours, "hours", 365*24, "hourly runs of each check in the -history year")
+	fs.IntVar(&c.repeat, "repeat", 3, "run the commands this many times and report the median (each repetition's figure in brackets)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -76,8 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scale: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	if c.prompts < 1 || c.probes < 1 || c.probes > len(probeTypes) || c.samples < 2 {
-		fmt.Fprintf(stderr, "scale: want -prompts >= 1, -probes in 1..%d and -samples >= 2\n", len(probeTypes))
+	if c.prompts < 1 || c.probes < 1 || c.probes > len(probeTypes) || c.samples < 2 || c.repeat < 1 || c.checks < 1 || c.hours < 1 {
+		fmt.Fprintf(stderr, "scale: want -prompts >= 1, -probes in 1..%d, -samples >= 2, and -repeat, -checks and -hours >= 1\n", len(probeTypes))
 		return 2
 	}
 	dsn := os.Getenv("PROMPTCANARY_TEST_POSTGRES")
