@@ -409,14 +409,42 @@ func newPermuter(m *groupMatrix) *permuter {
 	return p
 }
 
-func (p *permuter) sums(label []bool) blockSums {
-	m, d := p.m, p.m.d
+// count sets the counts of the groups from label (true = current).
+func (p *permuter) count(label []bool) {
 	clear(p.cur)
-	for i, g := range m.g.group {
+	for i, g := range p.m.g.group {
 		if label[i] {
 			p.cur[g]++
 		}
 	}
+}
+
+// shuffle is rng.Shuffle of label, drawing the same numbers (Fisher–Yates
+// with Uint64N) without a call per swap, and keeps the counts of the
+// groups up to date as responses change sides.
+func (p *permuter) shuffle(rng *rand.Rand, label []bool) {
+	group := p.m.g.group
+	for i := len(label) - 1; i > 0; i-- {
+		j := int(rng.Uint64N(uint64(i + 1)))
+		li, lj := label[i], label[j]
+		if li == lj {
+			continue
+		}
+		label[i], label[j] = lj, li
+		if li { // i's current label moves to j
+			p.cur[group[i]]--
+			p.cur[group[j]]++
+		} else {
+			p.cur[group[j]]--
+			p.cur[group[i]]++
+		}
+	}
+}
+
+// sums returns the block sums of the labelling counted by count and
+// shuffle.
+func (p *permuter) sums() blockSums {
+	m, d := p.m, p.m.d
 	// cc·V·cc over the groups holding current responses, in group order.
 	p.support = p.support[:0]
 	for g, c := range p.cur {
@@ -470,11 +498,12 @@ func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, r
 	pm := newPermuter(m)
 	// The permutations are compared with the observed labelling summed the
 	// same way, so a relabelling with the same counts ties exactly.
-	ref := stat(pm.sums(label))
+	pm.count(label)
+	ref := stat(pm.sums())
 	hits := 0
 	for b := 1; b <= perms; b++ {
-		shuffle(rng, label)
-		if stat(pm.sums(label)) >= ref-1e-12 {
+		pm.shuffle(rng, label)
+		if stat(pm.sums()) >= ref-1e-12 {
 			hits++
 			if hits == permStopHits {
 				return obs, float64(hits) / float64(b)
@@ -493,15 +522,6 @@ func similarityTest(m *groupMatrix, perms int, rng *rand.Rand) (within, across, 
 	obs := m.sums(sideLabels(m.g.n, m.g.nb))
 	_, p = m.permutationTest(func(s blockSums) float64 { return math.Abs(s.meanBB() - s.meanBC()) }, perms, rng)
 	return obs.meanBB(), obs.meanBC(), p
-}
-
-// shuffle is rng.Shuffle of label, drawing the same numbers (Fisher–Yates
-// with Uint64N) without a call per swap.
-func shuffle(rng *rand.Rand, label []bool) {
-	for i := len(label) - 1; i > 0; i-- {
-		j := int(rng.Uint64N(uint64(i + 1)))
-		label[i], label[j] = label[j], label[i]
-	}
 }
 
 // sideLabels labels the first nb of n responses baseline (false) and the

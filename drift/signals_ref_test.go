@@ -348,15 +348,27 @@ func BenchmarkPromptSignals(b *testing.B) {
 	}
 }
 
-func TestShuffleIsRandShuffle(t *testing.T) {
+func TestPermuterShuffleIsRandShuffle(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 60} {
 		a, b := rand.New(rand.NewPCG(5, uint64(n))), rand.New(rand.NewPCG(5, uint64(n)))
 		x, y := sideLabels(n, n/3), sideLabels(n, n/3)
+		// Groups of up to three responses each.
+		m := identityGroups(make([]float64, n*n), n, n/3)
+		for i := range m.g.group {
+			m.g.group[i] = i / 3
+		}
+		pm := newPermuter(m)
+		pm.count(x)
 		for range 50 {
-			shuffle(a, x)
+			pm.shuffle(a, x)
 			b.Shuffle(n, func(i, j int) { y[i], y[j] = y[j], y[i] })
 			if !slices.Equal(x, y) {
 				t.Fatalf("n=%d: got %v, want %v", n, x, y)
+			}
+			kept := slices.Clone(pm.cur)
+			pm.count(x)
+			if !slices.Equal(kept, pm.cur) {
+				t.Fatalf("n=%d: counts kept %v, counted %v", n, kept, pm.cur)
 			}
 		}
 		if a.Uint64() != b.Uint64() {

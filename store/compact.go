@@ -552,7 +552,6 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 	// with one metadata entry share its map: a 30-sample run holds some
 	// thousands of distinct metadata objects, not 60,000 maps.
 	tmpl := make([]promptcanary.ProbeResult, len(c.Outcomes))
-	metaOf := make([]int, len(c.Outcomes))
 	for i, o := range c.Outcomes {
 		if o.probe >= len(c.Probes) || o.metadata >= len(metas) || o.passed > 1 {
 			return nil, fmt.Errorf("outcome %d: index out of range", i)
@@ -566,8 +565,8 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 			}
 		}
 		tmpl[i] = promptcanary.ProbeResult{ProbeID: fields[0], ProbeType: fields[1], ProbeName: fields[2],
-			Category: promptcanary.Category(fields[3]), Passed: o.passed == 1, Score: o.score, Details: fields[4]}
-		metaOf[i] = o.metadata
+			Category: promptcanary.Category(fields[3]), Passed: o.passed == 1, Score: o.score, Details: fields[4],
+			Metadata: metas[o.metadata]}
 	}
 	n := 0
 	for _, row := range c.Rows {
@@ -589,10 +588,9 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 			if o < 0 || o >= len(tmpl) {
 				return nil, fmt.Errorf("row %d: outcome %d out of range", i, o)
 			}
-			pr := tmpl[o]
+			out = append(out, tmpl[o])
+			pr := &out[len(out)-1]
 			pr.PromptID, pr.Sample = prompt, row[1]
-			pr.Metadata = metas[metaOf[o]]
-			out = append(out, pr)
 		}
 	}
 	return out, nil
@@ -1044,6 +1042,16 @@ func indentChunks(out, data []byte, depth int, flush func([]byte) error) ([]byte
 		}
 		c := data[i]
 		if inStr {
+			if !esc && c != '\\' && c != '"' {
+				// The rest of a plain run of the string at once.
+				end := i + 1
+				for end < len(data) && data[end] != '\\' && data[end] != '"' {
+					end++
+				}
+				out = append(out, data[i:end]...)
+				i = end - 1
+				continue
+			}
 			out = append(out, c)
 			switch {
 			case esc:
