@@ -1,6 +1,10 @@
 package drift
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
 
 // gramSets holds one kind of multiset (the tokens, or the character
 // n-grams of one order) of each of a prompt's distinct answers, as a
@@ -23,30 +27,65 @@ type idCount struct {
 }
 
 // newGramSets numbers the hashes of bags with ids and makes their sets,
-// in the memory of sc when it is set.
+// in the memory of sc when it is set. A bag may be sorted with counts, or
+// raw: its hashes as they came, which the numbering counts without the
+// sort (see newBagIn).
 func newGramSets(bags []*bag, ids *idTable, sc *signalScratch) gramSets {
 	ids.reset()
+	var u64 *arena[uint64]
+	var i32 *arena[int32]
+	if sc != nil {
+		u64, i32 = &sc.u64, &sc.i32
+	}
+	// The number of each hash, bag after bag.
+	total := 0
+	for _, b := range bags {
+		total += len(b.vals)
+	}
+	numbers := i32.take(total)
+	k := 0
 	for _, b := range bags {
 		for _, v := range b.vals {
-			ids.id(v)
+			numbers[k] = ids.id(v)
+			k++
 		}
 	}
 	s := gramSets{words: (ids.n + 63) / 64, sets: make([][]uint64, len(bags)), multi: make([][]idCount, len(bags))}
-	var u64 *arena[uint64]
-	if sc != nil {
-		u64 = &sc.u64
-	}
 	words := u64.take(s.words * len(bags))
+	var counts []int32 // of a raw bag, by number
+	var seen []int32   // the numbers a raw bag holds
+	k = 0
 	for i, b := range bags {
 		set := words[i*s.words : (i+1)*s.words : (i+1)*s.words]
 		var multi []idCount
-		for j, v := range b.vals {
-			id := ids.id(v)
-			set[id/64] |= 1 << (id % 64)
-			if c := b.counts[j]; c > 1 {
-				multi = append(multi, idCount{id, c})
+		if b.counts != nil {
+			for j := range b.vals {
+				id := numbers[k+j]
+				set[id/64] |= 1 << (id % 64)
+				if c := b.counts[j]; c > 1 {
+					multi = append(multi, idCount{id, c})
+				}
 			}
+		} else {
+			if counts == nil {
+				counts = i32.take(ids.n)
+			}
+			for _, id := range numbers[k : k+len(b.vals)] {
+				if counts[id] == 0 {
+					set[id/64] |= 1 << (id % 64)
+					seen = append(seen, id)
+				}
+				counts[id]++
+			}
+			for _, id := range seen {
+				if counts[id] > 1 {
+					multi = append(multi, idCount{id, counts[id]})
+				}
+				counts[id] = 0
+			}
+			seen = seen[:0]
 		}
+		k += len(b.vals)
 		sortIDCounts(multi)
 		s.sets[i], s.multi[i] = set, multi
 	}
@@ -76,9 +115,13 @@ func (s *gramSets) common(x, y int) int {
 	return n
 }
 
-// sortIDCounts sorts a short list by id (insertion sort: the lists are
-// the few repeated hashes of one answer).
+// sortIDCounts sorts a list by id: by insertion when short, as the
+// repeated hashes of one answer mostly are.
 func sortIDCounts(v []idCount) {
+	if len(v) > 32 {
+		slices.SortFunc(v, func(a, b idCount) int { return cmp.Compare(a.id, b.id) })
+		return
+	}
 	for i := 1; i < len(v); i++ {
 		for j := i; j > 0 && v[j].id < v[j-1].id; j-- {
 			v[j], v[j-1] = v[j-1], v[j]

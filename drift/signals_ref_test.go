@@ -380,27 +380,36 @@ func TestPermuterShuffleIsRandShuffle(t *testing.T) {
 func TestGramSetsCommon(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	var ids idTable // reused, as from one prompt to the next
+	var sc signalScratch
 	for round := range 20 {
 		// Answers over a small alphabet of hashes, so that they share and
 		// repeat many; some empty.
 		bags := make([]bag, 1+rng.IntN(12))
-		ptrs := make([]*bag, len(bags))
+		raws := make([]bag, len(bags))
+		ptrs, rawPtrs := make([]*bag, len(bags)), make([]*bag, len(bags))
 		for i := range bags {
 			hs := make([]uint64, rng.IntN(200))
 			for k := range hs {
 				hs[k] = uint64(rng.IntN(20 + round*40))
 			}
+			raws[i] = newBagIn(slices.Clone(hs), &sc) // as they came
 			bags[i] = newBag(hs)
-			ptrs[i] = &bags[i]
+			ptrs[i], rawPtrs[i] = &bags[i], &raws[i]
 		}
 		s := newGramSets(ptrs, &ids, nil)
+		r := newGramSets(rawPtrs, &ids, &sc)
 		for x := range bags {
 			for y := range bags {
-				if got, want := s.common(x, y), multiset.Common(expand(&bags[x]), expand(&bags[y])); got != want {
+				want := multiset.Common(expand(&bags[x]), expand(&bags[y]))
+				if got := s.common(x, y); got != want {
 					t.Fatalf("round %d: common(%d, %d) = %d, want %d", round, x, y, got, want)
+				}
+				if got := r.common(x, y); got != want {
+					t.Fatalf("round %d: raw bags: common(%d, %d) = %d, want %d", round, x, y, got, want)
 				}
 			}
 		}
+		sc.reset()
 	}
 }
 

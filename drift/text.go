@@ -27,7 +27,9 @@ type textProfile struct {
 
 // bag is a multiset of hashes: the distinct values in ascending order with
 // how often each occurs, and their total. Characters and short n-grams
-// repeat, so two bags are compared over their distinct values only.
+// repeat, so two bags are compared over their distinct values only. A raw
+// bag (counts nil) holds its hashes as they came instead, unsorted, for
+// newGramSets, which counts them while it numbers them.
 type bag struct {
 	vals   []uint64
 	counts []int32
@@ -37,8 +39,14 @@ type bag struct {
 // newBag makes the bag of hs, which it sorts.
 func newBag(hs []uint64) bag { return newBagIn(hs, nil) }
 
-// newBagIn is newBag with the bag's memory taken from sc (nil: allocated).
+// newBagIn is newBag, or with sc set a raw bag in the memory of sc: the
+// change signals compare answers through gram sets, which need no sort.
 func newBagIn(hs []uint64, sc *signalScratch) bag {
+	if sc != nil {
+		raw := sc.u64.take(len(hs))
+		copy(raw, hs)
+		return bag{vals: raw, n: len(hs)}
+	}
 	slices.Sort(hs)
 	distinct := 0
 	for i, h := range hs {
@@ -46,12 +54,7 @@ func newBagIn(hs []uint64, sc *signalScratch) bag {
 			distinct++
 		}
 	}
-	var u64 *arena[uint64]
-	var i32 *arena[int32]
-	if sc != nil {
-		u64, i32 = &sc.u64, &sc.i32
-	}
-	b := bag{n: len(hs), vals: u64.take(distinct)[:0], counts: i32.take(distinct)[:0]}
+	b := bag{n: len(hs), vals: make([]uint64, 0, distinct), counts: make([]int32, 0, distinct)}
 	for i, h := range hs {
 		if i > 0 && h == hs[i-1] {
 			b.counts[len(b.counts)-1]++
