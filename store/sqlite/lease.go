@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -290,46 +289,12 @@ func (s *Store) RecordStep(ctx context.Context, step store.IncidentStep) error {
 		return fmt.Errorf("record incident step: %w", err)
 	}
 	inc := step.Incident
-	units, err := store.Marshal(inc.Units)
-	if err != nil {
-		return fmt.Errorf("record incident %q: units: %w", inc.ID, err)
-	}
-	notifiedTo, err := json.Marshal(inc.NotifiedTo)
-	if err != nil {
-		return fmt.Errorf("record incident %q: notified_to: %w", inc.ID, err)
-	}
 	snapshot, err := store.MarshalIncident(inc)
 	if err != nil {
 		return fmt.Errorf("record incident %q: %w", inc.ID, err)
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if inc.Open() {
-			var other string
-			err := tx.QueryRowContext(ctx, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
-				inc.Fingerprint, inc.ID).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO incidents
-			(id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id, report_id,
-			 opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET
-				fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
-				provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
-				summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
-				report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
-				resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
-				acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
-				notified_at = excluded.notified_at, notified_to = excluded.notified_to`,
-			inc.ID, inc.Fingerprint, inc.Check, inc.Suite, inc.Provider, string(inc.Kind), string(inc.Severity), inc.Summary,
-			string(units), inc.RunID, inc.ReportID, formatTime(inc.OpenedAt), formatTime(inc.UpdatedAt),
-			nullTime(inc.ResolvedAt), nullTime(inc.AcknowledgedAt), inc.AcknowledgedBy, inc.CleanRuns,
-			nullTime(inc.NotifiedAt), string(notifiedTo)); err != nil {
+		if err := upsertIncident(ctx, tx, inc); err != nil {
 			return err
 		}
 		e := step.Event

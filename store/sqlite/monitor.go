@@ -37,25 +37,7 @@ func (s *Store) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) err
 	if err := store.CheckCheckRun(cr); err != nil {
 		return fmt.Errorf("save check run: %w", err)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO check_runs
-			(id, check_name, provider, suite, slot, started_at, finished_at, outcome, run_id, report_id,
-			 confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score, baseline_pass_rate,
-			 severity, cost_usd, reason)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET
-				check_name = excluded.check_name, provider = excluded.provider, suite = excluded.suite,
-				slot = excluded.slot, started_at = excluded.started_at, finished_at = excluded.finished_at,
-				outcome = excluded.outcome, run_id = excluded.run_id, report_id = excluded.report_id,
-				confirm_run_id = excluded.confirm_run_id, confirm_report_id = excluded.confirm_report_id,
-				baseline_id = excluded.baseline_id, confirmed = excluded.confirmed, pass_rate = excluded.pass_rate,
-				score = excluded.score, baseline_pass_rate = excluded.baseline_pass_rate,
-				severity = excluded.severity, cost_usd = excluded.cost_usd, reason = excluded.reason`,
-			cr.ID, cr.Check, cr.Provider, cr.Suite, formatTime(cr.Slot), formatTime(cr.StartedAt), formatTime(cr.FinishedAt),
-			string(cr.Outcome), cr.RunID, cr.ReportID, cr.ConfirmRunID, cr.ConfirmReportID, cr.BaselineID, cr.Confirmed,
-			finite(cr.PassRate), finite(cr.Score), finite(cr.BaselinePassRate), string(cr.Severity), finite(cr.CostUSD), cr.Reason)
-		return err
-	})
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return upsertCheckRun(ctx, tx, cr) })
 	if err != nil {
 		return fmt.Errorf("save check run %q: %w", cr.ID, err)
 	}
@@ -116,55 +98,56 @@ func (s *Store) CheckRuns(ctx context.Context, check, provider string, n int) ([
 	return out, nil
 }
 
-// SaveIncident stores inc, replacing an incident with the same id. It
-// fails with store.ErrConflict when inc is open and another open incident
-// has its fingerprint.
+// SaveIncident stores inc, replacing an incident with the same id.
 func (s *Store) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error {
 	if err := store.CheckIncident(inc); err != nil {
 		return fmt.Errorf("save incident: %w", err)
 	}
-	units, err := store.Marshal(inc.Units)
-	if err != nil {
-		return fmt.Errorf("save incident %q: units: %w", inc.ID, err)
-	}
-	notifiedTo, err := json.Marshal(inc.NotifiedTo)
-	if err != nil {
-		return fmt.Errorf("save incident %q: notified_to: %w", inc.ID, err)
-	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if inc.Open() {
-			var other string
-			err := tx.QueryRowContext(ctx, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
-				inc.Fingerprint, inc.ID).Scan(&other)
-			if err == nil {
-				return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO incidents
-			(id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id, report_id,
-			 opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET
-				fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
-				provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
-				summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
-				report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
-				resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
-				acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
-				notified_at = excluded.notified_at, notified_to = excluded.notified_to`,
-			inc.ID, inc.Fingerprint, inc.Check, inc.Suite, inc.Provider, string(inc.Kind), string(inc.Severity), inc.Summary,
-			string(units), inc.RunID, inc.ReportID, formatTime(inc.OpenedAt), formatTime(inc.UpdatedAt),
-			nullTime(inc.ResolvedAt), nullTime(inc.AcknowledgedAt), inc.AcknowledgedBy, inc.CleanRuns,
-			nullTime(inc.NotifiedAt), string(notifiedTo))
-		return err
-	})
-	if err != nil {
+	if err := s.inTx(ctx, func(tx *sql.Tx) error { return upsertIncident(ctx, tx, inc) }); err != nil {
 		return fmt.Errorf("save incident %q: %w", inc.ID, err)
 	}
 	return nil
+}
+
+// upsertIncident writes inc in tx, updated in place when its id is stored
+// (rows of other tables that refer to it, a monitor's outbox, stay). An
+// open incident fails with store.ErrConflict while another incident with
+// its fingerprint is open.
+func upsertIncident(ctx context.Context, tx *sql.Tx, inc *promptcanary.Incident) error {
+	units, err := store.Marshal(inc.Units)
+	if err != nil {
+		return fmt.Errorf("units: %w", err)
+	}
+	notifiedTo, err := json.Marshal(inc.NotifiedTo)
+	if err != nil {
+		return fmt.Errorf("notified_to: %w", err)
+	}
+	if inc.Open() {
+		var other string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
+			inc.Fingerprint, inc.ID).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO incidents (`+incidentColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
+			provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
+			summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
+			report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
+			resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
+			acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
+			notified_at = excluded.notified_at, notified_to = excluded.notified_to`,
+		inc.ID, inc.Fingerprint, inc.Check, inc.Suite, inc.Provider, string(inc.Kind), string(inc.Severity), inc.Summary,
+		string(units), inc.RunID, inc.ReportID, formatTime(inc.OpenedAt), formatTime(inc.UpdatedAt),
+		nullTime(inc.ResolvedAt), nullTime(inc.AcknowledgedAt), inc.AcknowledgedBy, inc.CleanRuns,
+		nullTime(inc.NotifiedAt), string(notifiedTo))
+	return err
 }
 
 // incidentColumns are the columns scanIncident reads, in its order.
