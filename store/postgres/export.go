@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -230,36 +229,17 @@ func (s *Store) ImportIncident(ctx context.Context, rec store.IncidentRecord) er
 	if err := store.CheckIncident(inc); err != nil {
 		return fmt.Errorf("import incident: %w", err)
 	}
-	units, err := store.Marshal(inc.Units)
-	if err != nil {
-		return fmt.Errorf("import incident %q: units: %w", inc.ID, err)
+	w, err := incidentRow(inc)
+	if err == nil {
+		err = w.err
 	}
-	notifiedTo, err := json.Marshal(inc.NotifiedTo)
 	if err != nil {
-		return fmt.Errorf("import incident %q: notified_to: %w", inc.ID, err)
-	}
-	w := (&row{}).add(inc.ID).text("fingerprint", inc.Fingerprint).text("check", inc.Check).text("suite", inc.Suite).
-		text("provider", inc.Provider).text("kind", string(inc.Kind)).text("severity", string(inc.Severity)).
-		bytes(inc.Summary).add(string(units)).text("run id", inc.RunID).text("report id", inc.ReportID).
-		time("opened_at", inc.OpenedAt).time("updated_at", inc.UpdatedAt).time("resolved_at", inc.ResolvedAt).
-		time("acknowledged_at", inc.AcknowledgedAt).bytes(inc.AcknowledgedBy).add(inc.CleanRuns).
-		time("notified_at", inc.NotifiedAt).add(string(notifiedTo))
-	if w.err != nil {
-		return fmt.Errorf("import incident %q: %w", inc.ID, w.err)
+		return fmt.Errorf("import incident %q: %w", inc.ID, err)
 	}
 	b := &pgx.Batch{}
 	// Updated in place, not deleted and inserted: rows of other tables
 	// that refer to the incident (a monitor's outbox) stay.
-	b.Queue(`INSERT INTO incidents (`+incidentColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-		ON CONFLICT (id) DO UPDATE SET
-			fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
-			provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
-			summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
-			report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
-			resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
-			acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
-			notified_at = excluded.notified_at, notified_to = excluded.notified_to`, w.args...)
+	b.Queue(upsertIncident, w.args...)
 	b.Queue(`DELETE FROM incident_events WHERE incident_id = $1`, inc.ID)
 	b.Queue(`DELETE FROM notifications WHERE incident_id = $1`, inc.ID)
 	for _, e := range rec.Events {

@@ -187,7 +187,7 @@ func checkRunRow(cr *promptcanary.CheckRun) *row {
 		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason)
 }
 
-// upsertCheckRun writes a check run, as SaveCheckRun does.
+// upsertCheckRun writes a check run: SaveCheckRun and FinishSlot use it.
 const upsertCheckRun = `INSERT INTO check_runs
 	(id, check_name, provider, suite, slot, started_at, finished_at, outcome, run_id, report_id,
 	 confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score, baseline_pass_rate,
@@ -296,7 +296,8 @@ func incidentRow(inc *promptcanary.Incident) (*row, error) {
 		time("notified_at", inc.NotifiedAt).add(string(notifiedTo)), nil
 }
 
-// upsertIncident writes an incident, as SaveIncident does.
+// upsertIncident writes an incident, updated in place when its id is
+// stored: SaveIncident, RecordStep and ImportIncident use it.
 const upsertIncident = `INSERT INTO incidents
 	(id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id, report_id,
 	 opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to)

@@ -20,29 +20,12 @@ func (s *Store) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) err
 	if err := store.CheckCheckRun(cr); err != nil {
 		return fmt.Errorf("save check run: %w", err)
 	}
-	w := (&row{}).add(cr.ID).text("check", cr.Check).text("provider", cr.Provider).text("suite", cr.Suite).
-		time("slot", cr.Slot).time("started_at", cr.StartedAt).time("finished_at", cr.FinishedAt).
-		text("outcome", string(cr.Outcome)).text("run id", cr.RunID).text("report id", cr.ReportID).
-		text("confirmation run id", cr.ConfirmRunID).text("confirmation report id", cr.ConfirmReportID).
-		text("baseline id", cr.BaselineID).add(cr.Confirmed, finite(cr.PassRate), finite(cr.Score), finite(cr.BaselinePassRate)).
-		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason)
+	w := checkRunRow(cr)
 	if w.err != nil {
 		return fmt.Errorf("save check run %q: %w", cr.ID, w.err)
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO check_runs
-			(id, check_name, provider, suite, slot, started_at, finished_at, outcome, run_id, report_id,
-			 confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score, baseline_pass_rate,
-			 severity, cost_usd, reason)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-			ON CONFLICT (id) DO UPDATE SET
-				check_name = excluded.check_name, provider = excluded.provider, suite = excluded.suite,
-				slot = excluded.slot, started_at = excluded.started_at, finished_at = excluded.finished_at,
-				outcome = excluded.outcome, run_id = excluded.run_id, report_id = excluded.report_id,
-				confirm_run_id = excluded.confirm_run_id, confirm_report_id = excluded.confirm_report_id,
-				baseline_id = excluded.baseline_id, confirmed = excluded.confirmed, pass_rate = excluded.pass_rate,
-				score = excluded.score, baseline_pass_rate = excluded.baseline_pass_rate,
-				severity = excluded.severity, cost_usd = excluded.cost_usd, reason = excluded.reason`, w.args...)
+		_, err := tx.Exec(ctx, upsertCheckRun, w.args...)
 		return err
 	})
 	if err != nil {
@@ -109,36 +92,15 @@ func (s *Store) SaveIncident(ctx context.Context, inc *promptcanary.Incident) er
 	if err := store.CheckIncident(inc); err != nil {
 		return fmt.Errorf("save incident: %w", err)
 	}
-	units, err := store.Marshal(inc.Units)
-	if err != nil {
-		return fmt.Errorf("save incident %q: units: %w", inc.ID, err)
+	w, err := incidentRow(inc)
+	if err == nil {
+		err = w.err
 	}
-	notifiedTo, err := json.Marshal(inc.NotifiedTo)
 	if err != nil {
-		return fmt.Errorf("save incident %q: notified_to: %w", inc.ID, err)
-	}
-	w := (&row{}).add(inc.ID).text("fingerprint", inc.Fingerprint).text("check", inc.Check).text("suite", inc.Suite).
-		text("provider", inc.Provider).text("kind", string(inc.Kind)).text("severity", string(inc.Severity)).
-		bytes(inc.Summary).add(string(units)).text("run id", inc.RunID).text("report id", inc.ReportID).
-		time("opened_at", inc.OpenedAt).time("updated_at", inc.UpdatedAt).time("resolved_at", inc.ResolvedAt).
-		time("acknowledged_at", inc.AcknowledgedAt).bytes(inc.AcknowledgedBy).add(inc.CleanRuns).
-		time("notified_at", inc.NotifiedAt).add(string(notifiedTo))
-	if w.err != nil {
-		return fmt.Errorf("save incident %q: %w", inc.ID, w.err)
+		return fmt.Errorf("save incident %q: %w", inc.ID, err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO incidents
-			(id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id, report_id,
-			 opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-			ON CONFLICT (id) DO UPDATE SET
-				fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
-				provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
-				summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
-				report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
-				resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
-				acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
-				notified_at = excluded.notified_at, notified_to = excluded.notified_to`, w.args...)
+		_, err := tx.Exec(ctx, upsertIncident, w.args...)
 		return err
 	})
 	if isViolation(err, uniqueViolation, "incidents_open_fingerprint") {
