@@ -18,14 +18,19 @@ func (a *app) probesCmd() *cobra.Command {
 		Short: "List the available probe types",
 		Args:  argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tCATEGORY\tDESCRIPTION")
-			for _, t := range probe.Types() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Category, t.Description)
-			}
-			return tw.Flush()
+			return a.listProbes()
 		},
 	}
+	// "probes list" is what kubectl and gh users type first.
+	c.AddCommand(&cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the available probe types (the same as 'promptcanary probes')",
+		Args:    argsUsage(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.listProbes()
+		},
+	})
 	var exampleOnly bool
 	show := &cobra.Command{
 		Use:   "show ID",
@@ -91,4 +96,14 @@ func formatDefault(p probe.Param) string {
 	default:
 		return fmt.Sprint(d)
 	}
+}
+
+// listProbes prints every registered probe type, one line each.
+func (a *app) listProbes() error {
+	tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCATEGORY\tDESCRIPTION")
+	for _, t := range probe.Types() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Category, t.Description)
+	}
+	return tw.Flush()
 }
