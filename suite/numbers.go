@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"math"
 	"regexp"
 	"strconv"
@@ -40,7 +41,7 @@ func rangeHint(lo, hi string) string {
 // temperature validates `temperature:`, a finite number in
 // [MinTemperature, MaxTemperature].
 func (p *parser) temperature(n *yaml.Node) *float64 {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") {
@@ -83,7 +84,7 @@ func (p *parser) integer(n *yaml.Node, field string, lo, hi int64) (int64, bool)
 // boundedInt validates an optional integer field within [lo, hi]; null
 // yields nil.
 func (p *parser) boundedInt(n *yaml.Node, field string, lo, hi int64) *int {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	v, ok := p.integer(n, field, lo, hi)
@@ -96,7 +97,7 @@ func (p *parser) boundedInt(n *yaml.Node, field string, lo, hi int64) *int {
 
 // seed validates `seed:`, any 64-bit integer.
 func (p *parser) seed(n *yaml.Node) *int64 {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	v, ok := p.integer(n, "seed", math.MinInt64, math.MaxInt64)
@@ -109,11 +110,11 @@ func (p *parser) seed(n *yaml.Node) *int64 {
 // duration validates a positive duration of at most maxTimeout, such as
 // "30s".
 func (p *parser) duration(n *yaml.Node, field string) (time.Duration, bool) {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return 0, false
 	}
-	if !isString(n) {
-		p.add(n, field, "must be a duration, got "+describe(n), "write a duration with its unit, for example 30s or 2m")
+	if !yamlwalk.IsString(n) {
+		p.add(n, field, "must be a duration, got "+yamlwalk.Describe(n), "write a duration with its unit, for example 30s or 2m")
 		return 0, false
 	}
 	str := n.Value
@@ -138,7 +139,7 @@ func (p *parser) price(n *yaml.Node, field string) (float64, bool) {
 	x, isNum := toFloat(v)
 	switch {
 	case !isNum:
-		p.add(n, field, "must be a number, got "+describe(n), priceHint)
+		p.add(n, field, "must be a number, got "+yamlwalk.Describe(n), priceHint)
 		return 0, false
 	case x < 0:
 		p.add(n, field, "must be a non-negative number, got "+n.Value, priceHint)

@@ -1,10 +1,7 @@
 package suite
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -33,22 +31,6 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // accepts.
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// yamlErrRE extracts the line from a YAML syntax error.
-var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// maxVisits bounds the YAML nodes visited, aliases expanded, so that a small
-// file full of nested aliases ("billion laughs") cannot exhaust memory or time.
-const maxVisits = 1 << 18
-
-// maxDepth bounds the nesting of values and merge keys, which aliases can
-// make cyclic.
-const maxDepth = 64
-
-const (
-	tooLarge = "document too large: too many nodes or aliases"
-	tooDeep  = "too deeply nested (aliases that refer to themselves?)"
-)
-
 const (
 	idHint       = "use only letters, digits, '_', '.' and '-'"
 	probesHint   = "run `promptcanary probes` to list them"
@@ -58,18 +40,22 @@ const (
 	probeTypeTip = "probes need a type: field, for example type: json_validity"
 )
 
+// parser walks canary.yaml with a yamlwalk.Walker, collecting problems.
 type parser struct {
+	yamlwalk.Walker
 	file     string
 	problems []*Problem
-	visits   int
-	depth    int
-	overrun  bool
+}
+
+// newParser returns a parser of the named file.
+func newParser(file string) *parser {
+	p := &parser{file: file}
+	p.Report = p.add
+	return p
 }
 
 // kv is one key/value pair of a mapping, both resolved.
-type kv struct {
-	key, val *yaml.Node
-}
+type kv = yamlwalk.KV
 
 // probeSpec is a probe entry being validated.
 type probeSpec struct {
@@ -92,7 +78,7 @@ type promptSpec struct {
 }
 
 func (p *parser) add(n *yaml.Node, field, msg, hint string) {
-	if p.overrun {
+	if p.Overrun {
 		return
 	}
 	pr := &Problem{File: p.file, Field: field, Msg: msg, Hint: hint}
@@ -111,100 +97,13 @@ func (p *parser) sortProblems() {
 	})
 }
 
-// resolve follows an alias and counts the visit. Past the visit budget it
-// reports one problem and returns a null node, which stops any descent.
-func (p *parser) resolve(n *yaml.Node) *yaml.Node {
-	p.visits++
-	if p.visits > maxVisits {
-		if !p.overrun {
-			p.add(n, "", tooLarge, "expand fewer aliases")
-			p.overrun = true
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
-	}
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // decode parses data into its single document's root node.
-func (p *parser) decode(data []byte) (root *yaml.Node) {
-	defer func() {
-		if v := recover(); v != nil {
-			root = nil
-			p.add(nil, "", fmt.Sprintf("invalid YAML: %v", v), "check the YAML syntax")
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			p.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", "a suite needs prompts: and probes:")
-			return nil
-		}
-		p.yamlError(err)
-		return nil
-	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
-		p.add(&next, "", "only one YAML document is allowed", "remove the --- separator and what follows")
-	} else if !errors.Is(err, io.EOF) {
-		p.yamlError(err)
-	}
-	if len(doc.Content) == 0 {
-		p.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", "a suite needs prompts: and probes:")
-		return nil
-	}
-	return doc.Content[0]
-}
-
-func (p *parser) yamlError(err error) {
-	msg := err.Error()
-	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		p.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], "check the indentation and quoting on this line and the one before")
-		return
-	}
-	p.add(nil, "", "invalid YAML: "+strings.TrimPrefix(msg, "yaml: "), "check the YAML syntax")
-}
-
-// describe names the type of a node for "must be X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	switch t := n.ShortTag(); t {
-	case "!!str":
-		return "a string"
-	case "!!int":
-		return "an integer"
-	case "!!float":
-		return "a number"
-	case "!!bool":
-		return "a boolean"
-	case "!!null":
-		return "null"
-	case "!!timestamp":
-		return "a timestamp"
-	default:
-		return "a value tagged " + t
-	}
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-func isString(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str"
+func (p *parser) decode(data []byte) *yaml.Node {
+	return p.Decode(data, "a suite needs prompts: and probes:", nil)
 }
 
 func (p *parser) wrongType(n *yaml.Node, field, want string) {
-	p.add(n, field, "must be "+want+", got "+describe(n), typeHint(n, want))
+	p.WrongType(n, field, want, typeHint(n, want))
 }
 
 // typeHint shows how to write a value of the wanted type.
@@ -216,7 +115,7 @@ func typeHint(n *yaml.Node, want string) string {
 		}
 		return "write a single text value, quoted if it contains ': '"
 	case "a list of strings":
-		if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if n.Kind == yaml.ScalarNode && !yamlwalk.IsNull(n) {
 			return "write a list: [" + n.Value + "]"
 		}
 		return "write a list of texts, for example [a, b]"
@@ -233,10 +132,10 @@ func typeHint(n *yaml.Node, want string) string {
 // str returns the value of a string field. Null yields ok false without a
 // problem; any other non-string is a problem.
 func (p *parser) str(n *yaml.Node, field string) (string, bool) {
-	if isString(n) {
+	if yamlwalk.IsString(n) {
 		return n.Value, true
 	}
-	if !isNull(n) {
+	if !yamlwalk.IsNull(n) {
 		p.wrongType(n, field, "a string")
 	}
 	return "", false
@@ -244,7 +143,7 @@ func (p *parser) str(n *yaml.Node, field string) (string, bool) {
 
 // strList returns the value of a list-of-strings field; null yields nil.
 func (p *parser) strList(n *yaml.Node, field string) []string {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
@@ -253,9 +152,9 @@ func (p *parser) strList(n *yaml.Node, field string) []string {
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
-		item = p.resolve(item)
+		item = p.Resolve(item)
 		f := fmt.Sprintf("%s[%d]", field, i)
-		if isString(item) {
+		if yamlwalk.IsString(item) {
 			out = append(out, item.Value)
 		} else {
 			p.wrongType(item, f, "a string")
@@ -271,7 +170,7 @@ func (p *parser) noEmptyItems(n *yaml.Node, field, hint string) {
 	}
 	for i, item := range n.Content {
 		item = deref(item)
-		if isString(item) && item.Value == "" {
+		if yamlwalk.IsString(item) && item.Value == "" {
 			p.add(item, fmt.Sprintf("%s[%d]", field, i), "must not be empty", hint)
 		}
 	}
@@ -279,117 +178,17 @@ func (p *parser) noEmptyItems(n *yaml.Node, field, hint string) {
 
 // items returns the resolved items of a list field; null yields nil.
 func (p *parser) items(n *yaml.Node, field, what string) []*yaml.Node {
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.SequenceNode {
-		p.wrongType(n, field, what)
-		return nil
-	}
-	out := make([]*yaml.Node, len(n.Content))
-	for i, c := range n.Content {
-		out[i] = p.resolve(c)
-	}
-	return out
-}
-
-// pairs returns the key/value pairs of a mapping, expanding merge keys
-// (explicit keys win over merged ones) and reporting duplicate and
-// non-scalar keys.
-func (p *parser) pairs(n *yaml.Node, field string) []kv {
-	if !p.enter(n, field) {
-		return nil
-	}
-	defer p.leave()
-	out := make([]kv, 0, len(n.Content)/2)
-	seen := make(map[string]*yaml.Node, len(n.Content)/2)
-	var merged []kv
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := p.resolve(n.Content[i]), p.resolve(n.Content[i+1])
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
-			merged = append(merged, p.mergePairs(v, field)...)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			p.add(k, field, "keys must be plain names, got "+describe(k), "use a plain word as the key")
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			p.add(k, join(field, k.Value), fmt.Sprintf("duplicate key (also at line %d)", first.Line), "remove one of them")
-			continue
-		}
-		seen[k.Value] = k
-		out = append(out, kv{k, v})
-	}
-	for _, m := range merged {
-		if _, ok := seen[m.key.Value]; !ok {
-			seen[m.key.Value] = m.key
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func (p *parser) mergePairs(v *yaml.Node, field string) []kv {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return p.pairs(v, field)
-	case yaml.SequenceNode:
-		var out []kv
-		for _, c := range v.Content {
-			c = p.resolve(c)
-			if c.Kind != yaml.MappingNode {
-				p.wrongType(c, join(field, "<<"), "a mapping")
-				continue
-			}
-			out = append(out, p.pairs(c, field)...)
-		}
-		return out
-	}
-	p.wrongType(v, join(field, "<<"), "a mapping or a list of mappings")
-	return nil
-}
-
-// enter descends one nesting level; past maxDepth it reports one problem
-// and stops the walk, as an exhausted visit budget does.
-func (p *parser) enter(n *yaml.Node, field string) bool {
-	if p.depth >= maxDepth {
-		if !p.overrun {
-			p.add(n, field, tooDeep, "nest values at most 64 levels deep")
-			p.overrun = true
-		}
-		return false
-	}
-	p.depth++
-	return true
-}
-
-func (p *parser) leave() { p.depth-- }
-
-// join appends a key to a field path.
-func join(field, key string) string {
-	if field == "" {
-		return key
-	}
-	return field + "." + key
-}
-
-func (p *parser) unknownKey(k *yaml.Node, field string, known []string) {
-	hint := "known fields: " + strings.Join(known, ", ")
-	if c := suggest.Closest(k.Value, known); c != "" {
-		hint = "did you mean " + c + "?"
-	}
-	p.add(k, join(field, k.Value), "unknown field", hint)
+	return p.Items(n, field, what, typeHint(n, what))
 }
 
 // value converts a node to a plain Go value: string, int (int64 or uint64
 // when large), float64, bool, []any, map[string]any or nil.
 func (p *parser) value(n *yaml.Node, field string) (any, bool) {
-	if !p.enter(n, field) {
+	if !p.Enter(n, field) {
 		return nil, false
 	}
-	defer p.leave()
-	n = p.resolve(n)
+	defer p.Leave()
+	n = p.Resolve(n)
 	switch n.Kind {
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
@@ -400,12 +199,12 @@ func (p *parser) value(n *yaml.Node, field string) (any, bool) {
 		}
 		return out, ok
 	case yaml.MappingNode:
-		ps := p.pairs(n, field)
+		ps := p.Pairs(n, field)
 		out := make(map[string]any, len(ps))
 		ok := true
 		for _, e := range ps {
-			v, cok := p.value(e.val, join(field, e.key.Value))
-			out[e.key.Value], ok = v, ok && cok
+			v, cok := p.value(e.Val, yamlwalk.Join(field, e.Key.Value))
+			out[e.Key.Value], ok = v, ok && cok
 		}
 		return out, ok
 	case yaml.ScalarNode:
@@ -417,7 +216,7 @@ func (p *parser) value(n *yaml.Node, field string) (any, bool) {
 		case "!!bool", "!!int", "!!float":
 			var v any
 			if err := n.Decode(&v); err != nil {
-				p.add(n, field, fmt.Sprintf("invalid %s %q", strings.TrimPrefix(strings.TrimPrefix(describe(n), "an "), "a "), n.Value), quoteHint)
+				p.add(n, field, fmt.Sprintf("invalid %s %q", strings.TrimPrefix(strings.TrimPrefix(yamlwalk.Describe(n), "an "), "a "), n.Value), quoteHint)
 				return nil, false
 			}
 			if f, isF := v.(float64); isF && (math.IsNaN(f) || math.IsInf(f, 0)) {
@@ -440,15 +239,15 @@ func (p *parser) parse(data []byte) *Suite {
 	if root == nil {
 		return nil
 	}
-	doc := p.resolve(root)
+	doc := p.Resolve(root)
 	if doc.Kind != yaml.MappingNode {
-		p.add(doc, "", "top level must be a mapping, got "+describe(doc), "a suite has name:, probes: and prompts: keys")
+		p.add(doc, "", "top level must be a mapping, got "+yamlwalk.Describe(doc), "a suite has name:, probes: and prompts: keys")
 		return nil
 	}
 	s := &Suite{Name: DefaultName, PromptProbes: map[string][]probe.Instance{}}
 	var probesKey, probesVal, promptsKey, promptsVal *yaml.Node
-	for _, e := range p.pairs(doc, "") {
-		k, v := e.key, e.val
+	for _, e := range p.Pairs(doc, "") {
+		k, v := e.Key, e.Val
 		switch k.Value {
 		case "name":
 			if name, ok := p.str(v, "name"); ok && name != "" {
@@ -493,7 +292,7 @@ func (p *parser) parse(data []byte) *Suite {
 		case "prompts":
 			promptsKey, promptsVal = k, v
 		default:
-			p.unknownKey(k, "", topKeys)
+			p.UnknownKey(k, "", topKeys)
 		}
 	}
 
@@ -514,7 +313,7 @@ func (p *parser) parse(data []byte) *Suite {
 			}
 		}
 	}
-	if promptsVal == nil || (isNull(promptsVal) || promptsVal.Kind == yaml.SequenceNode) && len(promptsVal.Content) == 0 {
+	if promptsVal == nil || (yamlwalk.IsNull(promptsVal) || promptsVal.Kind == yaml.SequenceNode) && len(promptsVal.Content) == 0 {
 		where := promptsKey
 		if where == nil {
 			where = doc
@@ -546,7 +345,7 @@ func (p *parser) probeList(n *yaml.Node, field string) ([]*probeSpec, int) {
 		return nil, 0
 	}
 	count := 0
-	if !isNull(n) && n.Kind != yaml.SequenceNode {
+	if !yamlwalk.IsNull(n) && n.Kind != yaml.SequenceNode {
 		count++
 	}
 	var specs []*probeSpec
@@ -643,22 +442,22 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	params := map[string]kv{}
 	ok := true
 	switch {
-	case isString(n):
+	case yamlwalk.IsString(n):
 		typeNode = n
 	case n.Kind == yaml.MappingNode:
 		var probeIDNode *yaml.Node
 		var others []string
-		for _, e := range p.pairs(n, field) {
-			switch e.key.Value {
+		for _, e := range p.Pairs(n, field) {
+			switch e.Key.Value {
 			case "type":
-				typeNode = e.val
+				typeNode = e.Val
 			case "probe_id":
-				probeIDNode = e.val
+				probeIDNode = e.Val
 			case "id":
-				ps.idNode = e.val
+				ps.idNode = e.Val
 			default:
-				others = append(others, e.key.Value)
-				params[e.key.Value] = e
+				others = append(others, e.Key.Value)
+				params[e.Key.Value] = e
 			}
 		}
 		if typeNode != nil && probeIDNode != nil {
@@ -681,13 +480,13 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 			return nil
 		}
 	default:
-		p.add(n, field, "must be a probe type id or a mapping with type:, got "+describe(n), probeTypeTip)
+		p.add(n, field, "must be a probe type id or a mapping with type:, got "+yamlwalk.Describe(n), probeTypeTip)
 		return nil
 	}
 
 	typeID, isStr := p.str(typeNode, typeField)
 	if !isStr || typeID == "" {
-		if isStr || isNull(typeNode) {
+		if isStr || yamlwalk.IsNull(typeNode) {
 			p.add(typeNode, typeField, "probe type must not be empty", probeTypeTip)
 		}
 		return nil
@@ -707,7 +506,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	if ps.idNode != nil {
 		id, isStr := p.str(ps.idNode, label+".id")
 		switch {
-		case !isStr && isNull(ps.idNode):
+		case !isStr && yamlwalk.IsNull(ps.idNode):
 			ps.idNode = nil
 		case !isStr:
 			ok = false
@@ -723,7 +522,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	// still checked, so that every problem shows at once.
 	failed := map[string]bool{}
 	for name, e := range params {
-		v, vok := p.value(e.val, label+"."+name)
+		v, vok := p.value(e.Val, label+"."+name)
 		if !vok {
 			failed[name] = true
 			continue
@@ -811,7 +610,7 @@ func paramNode(fallback *yaml.Node, params map[string]kv, path string) *yaml.Nod
 	if !ok {
 		return fallback
 	}
-	at, cur := e.key, deref(e.val)
+	at, cur := e.Key, deref(e.Val)
 	rest := path[end:]
 	for rest != "" {
 		if rest[0] == '[' {
@@ -902,12 +701,12 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 	var textNode, systemNode, choiceNode *yaml.Node
 	var toolNames []string
 	switch {
-	case isString(n):
+	case yamlwalk.IsString(n):
 		textNode = n
 	case n.Kind == yaml.MappingNode:
-		for _, e := range p.pairs(n, field) {
-			k, v := e.key, e.val
-			f := join(field, k.Value)
+		for _, e := range p.Pairs(n, field) {
+			k, v := e.Key, e.Val
+			f := yamlwalk.Join(field, k.Value)
 			switch k.Value {
 			case "id":
 				ps.idNode = v
@@ -930,11 +729,11 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 			case "tool_choice":
 				choiceNode = v
 			default:
-				p.unknownKey(k, field, promptKeys)
+				p.UnknownKey(k, field, promptKeys)
 			}
 		}
 	default:
-		p.add(n, field, "must be a prompt text or a mapping with text:, got "+describe(n), textHint)
+		p.add(n, field, "must be a prompt text or a mapping with text:, got "+yamlwalk.Describe(n), textHint)
 		return nil
 	}
 
@@ -943,13 +742,13 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 	case textNode == nil:
 		p.add(n, field, "missing text", textHint)
 	default:
-		textField := join(field, "text")
+		textField := yamlwalk.Join(field, "text")
 		if textNode == n {
 			textField = field
 		}
 		if text, ok := p.str(textNode, textField); ok && strings.TrimSpace(text) != "" {
 			pr.Text, textOK = text, true
-		} else if ok || isNull(textNode) {
+		} else if ok || yamlwalk.IsNull(textNode) {
 			msg := "must not be empty"
 			if textNode == n {
 				msg = "prompt text must not be empty"
@@ -958,20 +757,20 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 		}
 	}
 	if systemNode != nil {
-		pr.SystemPrompt, _ = p.str(systemNode, join(field, "system_prompt"))
+		pr.SystemPrompt, _ = p.str(systemNode, yamlwalk.Join(field, "system_prompt"))
 	}
 	if pr.SystemPrompt == "" {
 		pr.SystemPrompt = defaultSystem
 	}
 	if choiceNode != nil {
-		p.toolChoice(choiceNode, join(field, "tool_choice"), pr, toolNames)
+		p.toolChoice(choiceNode, yamlwalk.Join(field, "tool_choice"), pr, toolNames)
 	}
 
 	if ps.idNode != nil {
-		f := join(field, "id")
+		f := yamlwalk.Join(field, "id")
 		id, ok := p.str(ps.idNode, f)
 		switch {
-		case !ok && isNull(ps.idNode):
+		case !ok && yamlwalk.IsNull(ps.idNode):
 			p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
 		case !ok:
 		case id == "":
@@ -1000,30 +799,30 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 		}
 		var tool promptcanary.Tool
 		var nameNode *yaml.Node
-		for _, e := range p.pairs(c, f) {
-			kf := join(f, e.key.Value)
-			switch e.key.Value {
+		for _, e := range p.Pairs(c, f) {
+			kf := yamlwalk.Join(f, e.Key.Value)
+			switch e.Key.Value {
 			case "name":
-				nameNode = e.val
-				tool.Name, _ = p.str(e.val, kf)
+				nameNode = e.Val
+				tool.Name, _ = p.str(e.Val, kf)
 			case "description":
-				tool.Description, _ = p.str(e.val, kf)
+				tool.Description, _ = p.str(e.Val, kf)
 			case "parameters":
-				if isNull(e.val) {
+				if yamlwalk.IsNull(e.Val) {
 					continue
 				}
-				if e.val.Kind != yaml.MappingNode {
-					p.wrongType(e.val, kf, "a mapping (a JSON Schema)")
+				if e.Val.Kind != yaml.MappingNode {
+					p.wrongType(e.Val, kf, "a mapping (a JSON Schema)")
 					continue
 				}
-				if v, ok := p.value(e.val, kf); ok {
+				if v, ok := p.value(e.Val, kf); ok {
 					tool.Parameters = v.(map[string]any)
 					if tool.Parameters["type"] != "object" {
-						p.add(e.val, kf, "must be a JSON Schema with type: object", "for example parameters: {type: object, properties: {city: {type: string}}, required: [city]}")
+						p.add(e.Val, kf, "must be a JSON Schema with type: object", "for example parameters: {type: object, properties: {city: {type: string}}, required: [city]}")
 					}
 				}
 			default:
-				p.unknownKey(e.key, f, toolKeys)
+				p.UnknownKey(e.Key, f, toolKeys)
 			}
 		}
 		switch {
@@ -1031,7 +830,7 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 			p.add(c, f, "missing name", "tools need a name: field")
 			continue
 		case tool.Name == "":
-			if isString(nameNode) || isNull(nameNode) {
+			if yamlwalk.IsString(nameNode) || yamlwalk.IsNull(nameNode) {
 				p.add(nameNode, f+".name", "must not be empty", "tools need a name: field")
 			}
 			continue

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -64,25 +65,25 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 		}
 		ps := ProviderSpec{Line: item.Line, Field: field, Settings: map[string]any{}}
 		var idNode *yaml.Node
-		for _, e := range p.pairs(item, field) {
-			switch e.key.Value {
+		for _, e := range p.Pairs(item, field) {
+			switch e.Key.Value {
 			case "id":
-				idNode = e.val
+				idNode = e.Val
 			case "rpm", "tpm":
-				if v := p.boundedInt(e.val, join(field, e.key.Value), 1, promptcanary.MaxRate); v != nil {
-					if e.key.Value == "rpm" {
+				if v := p.boundedInt(e.Val, yamlwalk.Join(field, e.Key.Value), 1, promptcanary.MaxRate); v != nil {
+					if e.Key.Value == "rpm" {
 						ps.RPM = *v
 					} else {
 						ps.TPM = *v
 					}
 				}
 			case "timeout":
-				if d, ok := p.duration(e.val, join(field, "timeout")); ok {
+				if d, ok := p.duration(e.Val, yamlwalk.Join(field, "timeout")); ok {
 					ps.Timeout = d
 				}
 			default:
-				if v, ok := p.value(e.val, join(field, e.key.Value)); ok {
-					ps.Settings[e.key.Value] = v
+				if v, ok := p.value(e.Val, yamlwalk.Join(field, e.Key.Value)); ok {
+					ps.Settings[e.Key.Value] = v
 				}
 			}
 		}
@@ -113,7 +114,7 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 // prices parses `prices:`, a mapping of model (or NAME/MODEL) to
 // {input, output} in US dollars per million tokens.
 func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
@@ -121,26 +122,26 @@ func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
 		return nil
 	}
 	out := map[string]provider.Price{}
-	for _, e := range p.pairs(n, "prices") {
-		field := join("prices", e.key.Value)
-		if e.val.Kind != yaml.MappingNode {
-			p.wrongType(e.val, field, "a mapping with input: and output: (USD per million tokens)")
+	for _, e := range p.Pairs(n, "prices") {
+		field := yamlwalk.Join("prices", e.Key.Value)
+		if e.Val.Kind != yaml.MappingNode {
+			p.wrongType(e.Val, field, "a mapping with input: and output: (USD per million tokens)")
 			continue
 		}
 		var pr provider.Price
 		have := 0
-		for _, f := range p.pairs(e.val, field) {
+		for _, f := range p.Pairs(e.Val, field) {
 			var dst *float64
-			switch f.key.Value {
+			switch f.Key.Value {
 			case "input":
 				dst = &pr.Input
 			case "output":
 				dst = &pr.Output
 			default:
-				p.unknownKey(f.key, field, []string{"input", "output"})
+				p.UnknownKey(f.Key, field, []string{"input", "output"})
 				continue
 			}
-			x, ok := p.price(f.val, join(field, f.key.Value))
+			x, ok := p.price(f.Val, yamlwalk.Join(field, f.Key.Value))
 			if !ok {
 				continue
 			}
@@ -148,9 +149,9 @@ func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
 			have++
 		}
 		if have == 2 {
-			out[e.key.Value] = pr
-		} else if have < 2 && len(e.val.Content) < 4 {
-			p.add(e.val, field, "needs both input: and output:", "for example {input: 2.5, output: 10}")
+			out[e.Key.Value] = pr
+		} else if have < 2 && len(e.Val.Content) < 4 {
+			p.add(e.Val, field, "needs both input: and output:", "for example {input: 2.5, output: 10}")
 		}
 	}
 	return out

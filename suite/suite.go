@@ -96,7 +96,7 @@ func Load(path string) (*Suite, error) {
 // as a *ValidationError. Probe types are looked up in the probe registry, so
 // the probes used must be registered before Parse is called.
 func Parse(filename string, data []byte) (*Suite, error) {
-	p := &parser{file: filename}
+	p := newParser(filename)
 	s := p.parse(data)
 	if len(p.problems) > 0 {
 		p.sortProblems()

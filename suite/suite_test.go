@@ -2,6 +2,7 @@ package suite
 
 import (
 	"errors"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -282,7 +283,7 @@ func TestProblemError(t *testing.T) {
 // walk stops at a budget and reports one problem.
 func TestAliasBomb(t *testing.T) {
 	tests := []struct{ name, want, src string }{
-		{"laughs", tooLarge, `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+		{"laughs", yamlwalk.TooLarge, `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
 b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
 c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
 d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
@@ -295,13 +296,13 @@ probes:
   - type: test_keywords
     required_keywords: *h
 `},
-		{"cycle", tooDeep, `prompts: [hi]
+		{"cycle", yamlwalk.TooDeep, `prompts: [hi]
 probes:
   - &p
     type: test_schema
     schema: {loop: *p}
 `},
-		{"merge cycle", tooDeep, `prompts: [hi]
+		{"merge cycle", yamlwalk.TooDeep, `prompts: [hi]
 probes:
   - &p
     type: test_plain

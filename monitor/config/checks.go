@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,12 +58,12 @@ type settings struct {
 // settings reads the setting keys of a mapping; the other keys of known
 // are returned for the caller, unknown ones reported.
 func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string) (st settings, rest []kv) {
-	for _, e := range l.mapping(n, field, "write key: value lines indented under it, for example every: 1h") {
-		k, v := e.key, e.val
-		f := join(field, k.Value)
+	for _, e := range l.Mapping(n, field, "write key: value lines indented under it, for example every: 1h") {
+		k, v := e.Key, e.Val
+		f := yamlwalk.Join(field, k.Value)
 		switch k.Value {
 		case "every":
-			if isNull(v) {
+			if yamlwalk.IsNull(v) {
 				continue
 			}
 			st.everyNode = v
@@ -102,12 +103,12 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 			if contains(known, k.Value) {
 				rest = append(rest, e)
 			} else {
-				l.unknownKey(k, field, known)
+				l.UnknownKey(k, field, known)
 			}
 		}
 	}
 	if st.everyNode != nil && st.cronNode != nil {
-		l.add(st.cronNode, join(field, "cron"), fmt.Sprintf("cannot be used with every: (line %d)", st.everyNode.Line),
+		l.add(st.cronNode, yamlwalk.Join(field, "cron"), fmt.Sprintf("cannot be used with every: (line %d)", st.everyNode.Line),
 			"choose one: every: for a fixed spacing, cron: for times of day")
 		st.cronBad = true
 	} else if st.cronNode != nil {
@@ -116,7 +117,7 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 			tz = "UTC" // reported already; check the expression alone
 		}
 		if _, msg, hint := compileCron(st.cron, tz); msg != "" {
-			l.add(st.cronNode, join(field, "cron"), msg, hint)
+			l.add(st.cronNode, yamlwalk.Join(field, "cron"), msg, hint)
 			st.cronBad = true
 		}
 	}
@@ -128,7 +129,7 @@ const tzHint = "an IANA time zone name, for example Europe/Berlin or America/New
 // jitter reads a jitter: "10%" or a fraction such as 0.1, from 0 to 50%.
 func (l *loader) jitter(n *yaml.Node, field string) *float64 {
 	const hint = "a share of the interval from 0 to 50%, written 10% or 0.1"
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	var (
@@ -136,7 +137,7 @@ func (l *loader) jitter(n *yaml.Node, field string) *float64 {
 		text = n.Value
 	)
 	switch {
-	case isString(n):
+	case yamlwalk.IsString(n):
 		s, ok := l.str(n, field)
 		if !ok {
 			return nil
@@ -158,7 +159,7 @@ func (l *loader) jitter(n *yaml.Node, field string) *float64 {
 			return nil
 		}
 	default:
-		l.wrongType(n, field, "a percentage or a fraction", hint)
+		l.WrongType(n, field, "a percentage or a fraction", hint)
 		return nil
 	}
 	if !(f >= 0 && f <= MaxJitter) {
@@ -184,7 +185,7 @@ func (l *loader) notify(n *yaml.Node, field string, notifiers []string) ([]strin
 			out = append(out, name)
 			continue
 		}
-		item := l.resolve(n.Content[i])
+		item := l.Resolve(n.Content[i])
 		hint := "define it under notifiers:"
 		if len(notifiers) > 0 {
 			hint = "known notifiers: " + strings.Join(notifiers, ", ")
@@ -201,10 +202,10 @@ func (l *loader) notify(n *yaml.Node, field string, notifiers []string) ([]strin
 func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []Check {
 	var out []Check
 	seen := map[string]int{}
-	for i, item := range l.items(n, "checks", "write one check per line, each starting with '- '") {
+	for i, item := range l.Items(n, "checks", "a list", "write one check per line, each starting with '- '") {
 		field := fmt.Sprintf("checks[%d]", i)
 		if item.Kind != yaml.MappingNode {
-			l.wrongType(item, field, "a mapping with name:, suite: and provider:", "write key: value lines indented under it")
+			l.WrongType(item, field, "a mapping with name:, suite: and provider:", "write key: value lines indented under it")
 			continue
 		}
 		out = append(out, l.check(item, field, defaults, notifiers, seen)...)
@@ -226,31 +227,31 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		specsOK         = true
 	)
 	for _, e := range rest {
-		f := join(field, e.key.Value)
-		switch e.key.Value {
+		f := yamlwalk.Join(field, e.Key.Value)
+		switch e.Key.Value {
 		case "name":
-			nameOK = l.checkName(e.val, f, seen, &name)
+			nameOK = l.checkName(e.Val, f, seen, &name)
 		case "suite":
-			s, suitePath, suiteOK = l.suite(e.val, f)
+			s, suitePath, suiteOK = l.suite(e.Val, f)
 		case "provider":
-			providerNode = e.val
-			if sp, ok := l.providerSpec(e.val, f); ok {
+			providerNode = e.Val
+			if sp, ok := l.providerSpec(e.Val, f); ok {
 				specs = append(specs, sp)
-			} else if !isNull(e.val) {
+			} else if !yamlwalk.IsNull(e.Val) {
 				specsOK = false
 			}
 		case "providers":
-			providersNode = e.val
-			list, ok := l.providerList(e.val, f)
+			providersNode = e.Val
+			list, ok := l.providerList(e.Val, f)
 			specs = append(specs, list...)
 			specsOK = specsOK && ok
 		}
 	}
 	if !nameOK && !hasKey(rest, "name") {
-		l.add(item, join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
+		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
 	}
 	if suitePath == "" && !hasKey(rest, "suite") {
-		l.add(item, join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+		l.add(item, yamlwalk.Join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
 	}
 	if specsOK {
 		specs, specsOK = l.checkProviders(item, field, specs, providerNode, providersNode, s, suitePath)
@@ -299,7 +300,7 @@ func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 func hasKey(ps []kv, key string) bool {
 	for _, p := range ps {
-		if p.key.Value == key {
+		if p.Key.Value == key {
 			return true
 		}
 	}
@@ -309,8 +310,8 @@ func hasKey(ps []kv, key string) bool {
 // checkProviders returns the providers of a check: its provider: or
 // providers:, else its suite's. Both keys, or none anywhere, is a problem.
 func (l *loader) checkProviders(item *yaml.Node, field string, specs []string, providerNode, providersNode *yaml.Node, s *suite.Suite, suitePath string) ([]string, bool) {
-	if providerNode != nil && providersNode != nil && !isNull(providerNode) && !isNull(providersNode) {
-		l.add(providersNode, join(field, "providers"), fmt.Sprintf("cannot be used with provider: (line %d)", providerNode.Line),
+	if providerNode != nil && providersNode != nil && !yamlwalk.IsNull(providerNode) && !yamlwalk.IsNull(providersNode) {
+		l.add(providersNode, yamlwalk.Join(field, "providers"), fmt.Sprintf("cannot be used with provider: (line %d)", providerNode.Line),
 			"use providers: [a, b] alone to check several providers")
 		return nil, false
 	}
@@ -332,7 +333,7 @@ func (l *loader) checkProviders(item *yaml.Node, field string, specs []string, p
 func (l *loader) checkName(n *yaml.Node, field string, seen map[string]int, name *string) bool {
 	s, ok := l.str(n, field)
 	if !ok {
-		if isNull(n) {
+		if yamlwalk.IsNull(n) {
 			l.add(n, field, "must not be empty", "name the check, for example name: checkout-prod")
 		}
 		return false
@@ -407,15 +408,15 @@ func (l *loader) providerSpec(n *yaml.Node, field string) (string, bool) {
 
 // providerList validates providers:, a non-empty list of distinct specs.
 func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil, true
 	}
 	if n.Kind != yaml.SequenceNode {
 		h := "write a list, for example [openai/gpt-4o-mini, anthropic/claude-haiku-4-5]"
-		if isString(n) {
+		if yamlwalk.IsString(n) {
 			h = "write a list: [" + n.Value + "], or use provider: for one"
 		}
-		l.wrongType(n, field, "a list of NAME/MODEL", h)
+		l.WrongType(n, field, "a list of NAME/MODEL", h)
 		return nil, false
 	}
 	if len(n.Content) == 0 {
@@ -426,11 +427,11 @@ func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
 	ok := true
 	seen := map[string]string{}
 	for i, c := range n.Content {
-		c = l.resolve(c)
+		c = l.Resolve(c)
 		f := fmt.Sprintf("%s[%d]", field, i)
 		sp, good := l.providerSpec(c, f)
 		if !good {
-			if isNull(c) {
+			if yamlwalk.IsNull(c) {
 				l.add(c, f, "must not be empty", "write NAME/MODEL, for example sim/stable")
 			}
 			ok = false
@@ -468,7 +469,7 @@ func suiteProviders(s *suite.Suite) []string {
 func (l *loader) suite(n *yaml.Node, field string) (*suite.Suite, string, bool) {
 	s, ok := l.str(n, field)
 	if !ok {
-		if isNull(n) {
+		if yamlwalk.IsNull(n) {
 			l.add(n, field, "must not be empty", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
 		}
 		return nil, "", false
@@ -556,7 +557,7 @@ func (l *loader) schedule(field string, st, d settings) Schedule {
 	}
 	if src.cronNode == nil {
 		if st.tzNode != nil {
-			l.add(st.tzNode, join(field, "tz"), "applies to cron: schedules only", "remove tz:, or schedule the check with cron:")
+			l.add(st.tzNode, yamlwalk.Join(field, "tz"), "applies to cron: schedules only", "remove tz:, or schedule the check with cron:")
 			return nil
 		}
 		if src.every != nil {
@@ -576,7 +577,7 @@ func (l *loader) schedule(field string, st, d settings) Schedule {
 	}
 	sched, msg, hint := compileCron(src.cron, tz)
 	if msg != "" {
-		l.add(src.cronNode, join(field, "cron"), msg, hint)
+		l.add(src.cronNode, yamlwalk.Join(field, "cron"), msg, hint)
 		return nil
 	}
 	return sched

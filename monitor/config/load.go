@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"net"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func parseWith(path string, data []byte, getenv func(string) string, load func(a
 	if err != nil {
 		return nil, fmt.Errorf("read monitor config %q: %w", path, err)
 	}
-	w := &walker{file: path, getenv: getenv}
+	w := newWalker(path, getenv)
 	l := &loader{walker: w, abs: abs, shown: filepath.Dir(path), dir: filepath.Dir(abs), suites: map[string]*loadedSuite{}, loadSuite: load}
 	cfg := l.load(data)
 	if probs := w.problems(); len(probs) > 0 {
@@ -110,9 +111,9 @@ func (l *loader) load(data []byte) *Config {
 	if root == nil {
 		return nil
 	}
-	doc := l.resolve(root)
+	doc := l.Resolve(root)
 	if doc.Kind != yaml.MappingNode {
-		l.add(doc, "", "top level must be a mapping, got "+describe(doc), "a monitor.yaml has checks:, notifiers: and other key: value lines")
+		l.add(doc, "", "top level must be a mapping, got "+yamlwalk.Describe(doc), "a monitor.yaml has checks:, notifiers: and other key: value lines")
 		return nil
 	}
 	cfg := &Config{
@@ -123,8 +124,8 @@ func (l *loader) load(data []byte) *Config {
 		Incidents:     Incidents{ResolveAfter: DefaultResolveAfter, RepeatInterval: DefaultRepeatInterval},
 	}
 	var defaultsVal, checksKey, checksVal, notifiersVal *yaml.Node
-	for _, e := range l.pairs(doc, "") {
-		k, v := e.key, e.val
+	for _, e := range l.Pairs(doc, "") {
+		k, v := e.Key, e.Val
 		switch k.Value {
 		case "listen":
 			if s, ok := l.str(v, "listen"); ok && l.listen(s) {
@@ -162,7 +163,7 @@ func (l *loader) load(data []byte) *Config {
 		case "notifiers":
 			notifiersVal = v
 		default:
-			l.unknownKey(k, "", topKeys)
+			l.UnknownKey(k, "", topKeys)
 		}
 	}
 	var names []string
@@ -176,7 +177,7 @@ func (l *loader) load(data []byte) *Config {
 	if checksVal != nil {
 		cfg.Checks = l.checks(checksVal, defaults, names)
 	}
-	if len(cfg.Checks) == 0 && (checksVal == nil || isNull(checksVal) || checksVal.Kind == yaml.SequenceNode && len(checksVal.Content) == 0) {
+	if len(cfg.Checks) == 0 && (checksVal == nil || yamlwalk.IsNull(checksVal) || checksVal.Kind == yaml.SequenceNode && len(checksVal.Content) == 0) {
 		where := checksKey
 		if where == nil {
 			where = doc
@@ -229,32 +230,32 @@ func (l *loader) resolvePath(p string) string {
 
 func (l *loader) budget(n *yaml.Node) Budget {
 	var b Budget
-	for _, e := range l.mapping(n, "budget", "write budget: {usd_per_day: 5}") {
-		switch e.key.Value {
+	for _, e := range l.Mapping(n, "budget", "write budget: {usd_per_day: 5}") {
+		switch e.Key.Value {
 		case "usd_per_day":
-			if f := l.number(e.val, "budget.usd_per_day", 0, MaxUSDPerDay, "estimated US dollars per day (UTC), for example 5; 0 for no budget"); f != nil {
+			if f := l.number(e.Val, "budget.usd_per_day", 0, MaxUSDPerDay, "estimated US dollars per day (UTC), for example 5; 0 for no budget"); f != nil {
 				b.USDPerDay = *f
 			}
 		default:
-			l.unknownKey(e.key, "budget", []string{"usd_per_day"})
+			l.UnknownKey(e.Key, "budget", []string{"usd_per_day"})
 		}
 	}
 	return b
 }
 
 func (l *loader) incidents(n *yaml.Node, in *Incidents) {
-	for _, e := range l.mapping(n, "incidents", "write incidents: {resolve_after: 2, repeat_interval: 24h}") {
-		switch e.key.Value {
+	for _, e := range l.Mapping(n, "incidents", "write incidents: {resolve_after: 2, repeat_interval: 24h}") {
+		switch e.Key.Value {
 		case "resolve_after":
-			if v := l.integer(e.val, "incidents.resolve_after", 1, MaxResolveAfter); v != nil {
+			if v := l.integer(e.Val, "incidents.resolve_after", 1, MaxResolveAfter); v != nil {
 				in.ResolveAfter = *v
 			}
 		case "repeat_interval":
-			if d := l.duration(e.val, "incidents.repeat_interval", MinRepeatInterval, MaxRepeatInterval, ""); d != nil {
+			if d := l.duration(e.Val, "incidents.repeat_interval", MinRepeatInterval, MaxRepeatInterval, ""); d != nil {
 				in.RepeatInterval = *d
 			}
 		default:
-			l.unknownKey(e.key, "incidents", []string{"resolve_after", "repeat_interval"})
+			l.UnknownKey(e.Key, "incidents", []string{"resolve_after", "repeat_interval"})
 		}
 	}
 }

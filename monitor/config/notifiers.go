@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"net/url"
 	"regexp"
 	"slices"
@@ -72,10 +73,10 @@ var required = map[string][][2]string{
 // notifier that has a problem of its own.
 func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 	seen := map[string]int{}
-	for i, item := range l.items(n, "notifiers", "write one notifier per line, each starting with '- '") {
+	for i, item := range l.Items(n, "notifiers", "a list", "write one notifier per line, each starting with '- '") {
 		field := fmt.Sprintf("notifiers[%d]", i)
 		if item.Kind != yaml.MappingNode {
-			l.wrongType(item, field, "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}")
+			l.WrongType(item, field, "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}")
 			continue
 		}
 		nt, ok := l.notifier(item, field, seen)
@@ -91,15 +92,15 @@ func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 
 // notifier reads one notifier entry.
 func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (Notifier, bool) {
-	ps := l.pairs(item, field)
+	ps := l.Pairs(item, field)
 	nt := Notifier{Line: item.Line, MinSeverity: promptcanary.SeverityLow}
 	// The type decides which keys are allowed: read it first.
 	nt.Type = l.notifierType(item, field, ps)
 	ok := nt.Type != ""
 	allowed := notifierTypes[nt.Type]
 	for _, e := range ps {
-		k, v := e.key, e.val
-		f := join(field, k.Value)
+		k, v := e.Key, e.Val
+		f := yamlwalk.Join(field, k.Value)
 		switch {
 		case k.Value == "type":
 			continue
@@ -112,7 +113,7 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 			if nt.Type != "" {
 				known = append([]string{"name", "type"}, allowed...)
 			}
-			l.unknownKey(k, field, known)
+			l.UnknownKey(k, field, known)
 			ok = false
 			continue
 		case nt.Type != "" && !slices.Contains(allowed, k.Value):
@@ -125,12 +126,12 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 		}
 	}
 	if !hasKey(ps, "name") {
-		l.add(item, join(field, "name"), "required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:")
+		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:")
 		ok = false
 	}
 	for _, r := range required[nt.Type] {
 		if !hasKey(ps, r[0]) {
-			l.add(item, join(field, r[0]), "required field is missing", r[1])
+			l.add(item, yamlwalk.Join(field, r[0]), "required field is missing", r[1])
 			ok = false
 		}
 	}
@@ -147,12 +148,12 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 
 // notifierType reads a notifier's type:; "" means a problem was reported.
 func (l *loader) notifierType(item *yaml.Node, field string, ps []kv) string {
-	f := join(field, "type")
+	f := yamlwalk.Join(field, "type")
 	hint := "one of: " + strings.Join(typeNames, ", ")
 	var n *yaml.Node
 	for _, e := range ps {
-		if e.key.Value == "type" {
-			n = e.val
+		if e.Key.Value == "type" {
+			n = e.Val
 		}
 	}
 	if n == nil {
@@ -162,7 +163,7 @@ func (l *loader) notifierType(item *yaml.Node, field string, ps []kv) string {
 	s, ok := l.str(n, f)
 	switch {
 	case !ok:
-		if isNull(n) {
+		if yamlwalk.IsNull(n) {
 			l.add(n, f, "must not be empty", hint)
 		}
 		return ""
@@ -182,7 +183,7 @@ func (l *loader) notifierName(v *yaml.Node, f string, seen map[string]int) strin
 	s, ok := l.str(v, f)
 	switch {
 	case !ok:
-		if isNull(v) {
+		if yamlwalk.IsNull(v) {
 			l.add(v, f, "must not be empty", "name the notifier, for example name: oncall")
 		}
 		return ""
@@ -241,7 +242,7 @@ func (l *loader) notifierField(nt *Notifier, key string, v *yaml.Node, f string)
 	case "repo":
 		s, ok := l.str(v, f)
 		if !ok {
-			if isNull(v) {
+			if yamlwalk.IsNull(v) {
 				l.add(v, f, "must not be empty", "write owner/name, for example repo: org/app")
 			}
 			return false

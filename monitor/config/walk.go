@@ -1,10 +1,8 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"math"
 	"regexp"
 	"slices"
@@ -15,19 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/promptcanary/promptcanary/internal/envvar"
-	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/suite"
 )
-
-// maxVisits bounds the YAML nodes visited, aliases expanded, so that a
-// small file full of aliases cannot exhaust memory or time.
-const maxVisits = 1 << 16
-
-// maxDepth bounds the nesting of merge keys, which aliases can chain.
-const maxDepth = 32
-
-// yamlErrRE extracts the line from a YAML syntax error.
-var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // intLikeRE matches a plain decimal integer, which YAML tags !!float when
 // it does not fit in 64 bits.
@@ -42,12 +29,10 @@ type entry struct {
 
 // walker walks the YAML nodes of monitor.yaml, collecting problems.
 type walker struct {
+	yamlwalk.Walker
 	file    string
 	getenv  func(string) string
 	entries []entry
-	visits  int
-	depth   int
-	overrun bool
 	// secrets are the values read from the environment that must never
 	// be shown.
 	secrets []string
@@ -67,8 +52,14 @@ type expansion struct{ val, ref string }
 const minScrub = 4
 
 // kv is one key/value pair of a mapping, both resolved.
-type kv struct {
-	key, val *yaml.Node
+type kv = yamlwalk.KV
+
+// newWalker returns a walker of the named file that reads variables with
+// getenv.
+func newWalker(file string, getenv func(string) string) *walker {
+	w := &walker{file: file, getenv: getenv}
+	w.Report = func(n *yaml.Node, field, msg, hint string) { w.add(n, field, msg, hint) }
+	return w
 }
 
 // str is a string value with the environment references expanded.
@@ -84,7 +75,7 @@ type str struct {
 func (s str) fromEnv() bool { return len(s.vars) > 0 }
 
 func (w *walker) add(n *yaml.Node, field, msg, hint string) *entry {
-	if w.overrun {
+	if w.Overrun {
 		return nil
 	}
 	pr := &suite.Problem{File: w.file, Field: field, Msg: w.scrub(msg), Hint: w.scrub(hint)}
@@ -132,228 +123,30 @@ func (w *walker) problems() []*suite.Problem {
 	return out
 }
 
-// resolve follows an alias and counts the visit. Past the visit budget it
-// reports one problem and returns a null node, which stops any descent.
-func (w *walker) resolve(n *yaml.Node) *yaml.Node {
-	w.visits++
-	if w.visits > maxVisits {
-		if !w.overrun {
-			w.add(n, "", "document too large: too many nodes or aliases", "expand fewer aliases")
-			w.overrun = true
-		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
-	}
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // decode parses data into its single document's root node.
-func (w *walker) decode(data []byte) (root *yaml.Node) {
-	defer func() {
-		if v := recover(); v != nil {
-			root = nil
-			w.add(nil, "", fmt.Sprintf("invalid YAML: %v", v), "check the YAML syntax")
+func (w *walker) decode(data []byte) *yaml.Node {
+	return w.Decode(data, "a monitor.yaml needs checks:; `promptcanary init` writes one", func(line []byte) string {
+		if starValueRE.Match(line) {
+			return `quote a value that starts with '*', for example cron: "*/5 * * * *"`
 		}
-	}()
-	const emptyHint = "a monitor.yaml needs checks:; `promptcanary init` writes one"
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
-			return nil
-		}
-		w.yamlError(err, data)
-		return nil
-	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
-		w.add(&next, "", "only one YAML document is allowed", "remove the --- separator and what follows")
-	} else if !errors.Is(err, io.EOF) {
-		w.yamlError(err, data)
-	}
-	if len(doc.Content) == 0 {
-		w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
-		return nil
-	}
-	return doc.Content[0]
+		return ""
+	})
 }
 
 // starValueRE matches a line whose value starts with '*', which YAML reads
 // as an alias: an unquoted cron expression.
 var starValueRE = regexp.MustCompile(`^[\s-]*[A-Za-z_]+:\s+\*`)
 
-func (w *walker) yamlError(err error, data []byte) {
-	msg := err.Error()
-	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		hint := "check the indentation and quoting on this line and the one before"
-		if lines := bytes.Split(data, []byte("\n")); line >= 1 && line <= len(lines) && starValueRE.Match(lines[line-1]) {
-			hint = `quote a value that starts with '*', for example cron: "*/5 * * * *"`
-		}
-		w.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], hint)
-		return
-	}
-	w.add(nil, "", "invalid YAML: "+strings.TrimPrefix(msg, "yaml: "), "check the YAML syntax")
-}
-
-// describe names the type of a node for "must be X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	switch t := n.ShortTag(); t {
-	case "!!str":
-		return "a string"
-	case "!!int":
-		return "an integer"
-	case "!!float":
-		return "a number"
-	case "!!bool":
-		return "a boolean"
-	case "!!null":
-		return "null"
-	case "!!timestamp":
-		return "a timestamp"
-	default:
-		return "a value tagged " + t
-	}
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-func isString(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str"
-}
-
-func (w *walker) wrongType(n *yaml.Node, field, want, hint string) {
-	w.add(n, field, "must be "+want+", got "+describe(n), hint)
-}
-
-// join appends a key to a field path.
-func join(field, key string) string {
-	if field == "" {
-		return key
-	}
-	return field + "." + key
-}
-
-// pairs returns the key/value pairs of a mapping, expanding merge keys
-// (explicit keys win over merged ones) and reporting duplicate and
-// non-scalar keys.
-func (w *walker) pairs(n *yaml.Node, field string) []kv {
-	if w.depth >= maxDepth {
-		if !w.overrun {
-			w.add(n, field, "too deeply nested (aliases that refer to themselves?)", "nest merge keys less deeply")
-			w.overrun = true
-		}
-		return nil
-	}
-	w.depth++
-	defer func() { w.depth-- }()
-	out := make([]kv, 0, len(n.Content)/2)
-	seen := make(map[string]*yaml.Node, len(n.Content)/2)
-	var merged []kv
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := w.resolve(n.Content[i]), w.resolve(n.Content[i+1])
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
-			merged = append(merged, w.mergePairs(v, field)...)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			w.add(k, field, "keys must be plain names, got "+describe(k), "use a plain word as the key")
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			w.add(k, join(field, k.Value), fmt.Sprintf("duplicate key (also at line %d)", first.Line), "remove one of them")
-			continue
-		}
-		seen[k.Value] = k
-		out = append(out, kv{k, v})
-	}
-	for _, m := range merged {
-		if _, ok := seen[m.key.Value]; !ok {
-			seen[m.key.Value] = m.key
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func (w *walker) mergePairs(v *yaml.Node, field string) []kv {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return w.pairs(v, field)
-	case yaml.SequenceNode:
-		var out []kv
-		for _, c := range v.Content {
-			c = w.resolve(c)
-			if c.Kind != yaml.MappingNode {
-				w.wrongType(c, join(field, "<<"), "a mapping", "merge a mapping with <<: *anchor")
-				continue
-			}
-			out = append(out, w.pairs(c, field)...)
-		}
-		return out
-	}
-	w.wrongType(v, join(field, "<<"), "a mapping or a list of mappings", "merge a mapping with <<: *anchor")
-	return nil
-}
-
-// mapping returns the pairs of a mapping field; null yields nil without a
-// problem.
-func (w *walker) mapping(n *yaml.Node, field, hint string) []kv {
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		w.wrongType(n, field, "a mapping", hint)
-		return nil
-	}
-	return w.pairs(n, field)
-}
-
-// items returns the resolved items of a list field; null yields nil.
-func (w *walker) items(n *yaml.Node, field, hint string) []*yaml.Node {
-	if isNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.SequenceNode {
-		w.wrongType(n, field, "a list", hint)
-		return nil
-	}
-	out := make([]*yaml.Node, len(n.Content))
-	for i, c := range n.Content {
-		out[i] = w.resolve(c)
-	}
-	return out
-}
-
-func (w *walker) unknownKey(k *yaml.Node, field string, known []string) {
-	hint := "known fields: " + strings.Join(known, ", ")
-	if c := suggest.Closest(k.Value, known); c != "" {
-		hint = "did you mean " + c + "?"
-	}
-	w.add(k, join(field, k.Value), "unknown field", hint)
-}
-
 // str returns a string field with its ${NAME} references expanded. Null
 // yields ok false without a problem; any other non-string, and a reference
 // to an unset variable, is a problem. Messages name variables, never their
 // values.
 func (w *walker) str(n *yaml.Node, field string) (str, bool) {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return str{}, false
 	}
-	if !isString(n) {
-		w.wrongType(n, field, "a string", "quote the value to make it a string")
+	if !yamlwalk.IsString(n) {
+		w.WrongType(n, field, "a string", "quote the value to make it a string")
 		return str{}, false
 	}
 	s := str{val: n.Value, node: n}
@@ -405,7 +198,7 @@ func refs(s string) []string {
 // unset variable. The value read is recorded as a secret. env suggests the
 // variable to use.
 func (w *walker) secret(n *yaml.Node, field, env string) (str, bool) {
-	if isString(n) && !strings.Contains(n.Value, "${") {
+	if yamlwalk.IsString(n) && !strings.Contains(n.Value, "${") {
 		w.add(n, field, "must come from the environment, not be written in the file",
 			fmt.Sprintf(`write %s: "${%s}" and set %s where promptcanary serve runs (monitor.yaml is usually committed)`, lastKey(field), env, env))
 		return str{}, false
@@ -437,24 +230,24 @@ func lastKey(field string) string {
 // strList returns the value of a list-of-strings field; null yields nil
 // and set false. Empty items are problems.
 func (w *walker) strList(n *yaml.Node, field, hint string) (out []string, set bool) {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil, false
 	}
 	if n.Kind != yaml.SequenceNode {
 		h := "write a list of names, for example [a, b]"
-		if isString(n) {
+		if yamlwalk.IsString(n) {
 			h = "write a list: [" + n.Value + "]"
 		}
-		w.wrongType(n, field, "a list of strings", h)
+		w.WrongType(n, field, "a list of strings", h)
 		return nil, false
 	}
 	out = []string{}
 	for i, item := range n.Content {
-		item = w.resolve(item)
+		item = w.Resolve(item)
 		f := fmt.Sprintf("%s[%d]", field, i)
 		s, ok := w.str(item, f)
 		switch {
-		case !ok && isNull(item):
+		case !ok && yamlwalk.IsNull(item):
 			w.add(item, f, "must not be empty", hint)
 		case !ok:
 		case s.val == "":
@@ -468,12 +261,12 @@ func (w *walker) strList(n *yaml.Node, field, hint string) (out []string, set bo
 
 // boolean returns a boolean field; null yields nil.
 func (w *walker) boolean(n *yaml.Node, field string) *bool {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
-		w.wrongType(n, field, "true or false", "write true or false, unquoted")
+		w.WrongType(n, field, "true or false", "write true or false, unquoted")
 		return nil
 	}
 	return &b
@@ -481,13 +274,13 @@ func (w *walker) boolean(n *yaml.Node, field string) *bool {
 
 // integer returns an integer field within [lo, hi]; null yields nil.
 func (w *walker) integer(n *yaml.Node, field string, lo, hi int64) *int {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	isInt := n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int"
 	tooBig := n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && intLikeRE.MatchString(n.Value)
 	if !isInt && !tooBig {
-		w.wrongType(n, field, "an integer", "write a whole number, for example 3")
+		w.WrongType(n, field, "an integer", "write a whole number, for example 3")
 		return nil
 	}
 	var v int64
@@ -502,11 +295,11 @@ func (w *walker) integer(n *yaml.Node, field string, lo, hi int64) *int {
 
 // number returns a finite number field within [lo, hi]; null yields nil.
 func (w *walker) number(n *yaml.Node, field string, lo, hi float64, hint string) *float64 {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") {
-		w.wrongType(n, field, "a number", hint)
+		w.WrongType(n, field, "a number", hint)
 		return nil
 	}
 	var f float64
@@ -523,15 +316,15 @@ func (w *walker) number(n *yaml.Node, field string, lo, hi float64, hint string)
 
 // duration returns a duration field within [lo, hi]; null yields nil.
 func (w *walker) duration(n *yaml.Node, field string, lo, hi time.Duration, hint string) *time.Duration {
-	if isNull(n) {
+	if yamlwalk.IsNull(n) {
 		return nil
 	}
-	if !isString(n) {
+	if !yamlwalk.IsString(n) {
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && n.Value == "0" && lo == 0 {
 			d := time.Duration(0)
 			return &d
 		}
-		w.add(n, field, "must be a duration, got "+describe(n), "write a duration with its unit, for example 30s, 15m or 2h")
+		w.add(n, field, "must be a duration, got "+yamlwalk.Describe(n), "write a duration with its unit, for example 30s, 15m or 2h")
 		return nil
 	}
 	s, ok := w.str(n, field)

@@ -1,0 +1,109 @@
+package yamlwalk
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// walk decodes src and reads every pair of its root mapping, returning the
+// keys found and the problems reported as "line:col field: msg (hint)".
+func walk(src string) (keys []string, problems []string) {
+	w := &Walker{}
+	w.Report = func(n *yaml.Node, field, msg, hint string) {
+		line, col := 0, 0
+		if n != nil {
+			line, col = n.Line, n.Column
+		}
+		problems = append(problems, fmt.Sprintf("%d:%d %s: %s (%s)", line, col, field, msg, hint))
+	}
+	root := w.Decode([]byte(src), "write something", func(line []byte) string {
+		if strings.Contains(string(line), "*") {
+			return "quote the star"
+		}
+		return ""
+	})
+	if root == nil {
+		return nil, problems
+	}
+	for _, e := range w.Mapping(root, "", "write a mapping") {
+		keys = append(keys, e.Key.Value+"="+e.Val.Value)
+		if e.Key.Value == "list" {
+			w.Items(e.Val, "list", "a list", "write a list")
+		}
+	}
+	return keys, problems
+}
+
+func TestWalker(t *testing.T) {
+	tests := []struct {
+		name     string
+		src      string
+		keys     string
+		problems string
+	}{
+		{"plain", "a: 1\nb: x\n", "a=1 b=x", ""},
+		{"empty", "", "", "1:1 : file is empty (write something)"},
+		{"two documents", "a: 1\n---\nb: 2\n", "a=1", "2:1 : only one YAML document is allowed (remove the --- separator and what follows)"},
+		{"syntax error with a line hint", "a: 1\nb: *\n", "", "2:0 : invalid YAML: did not find expected alphabetic or numeric character (quote the star)"},
+		{"duplicate key", "a: 1\na: 2\n", "a=1", "2:1 a: duplicate key (also at line 1) (remove one of them)"},
+		{"merge: explicit keys win", "base: &b {a: 1, c: 3}\nx: {<<: *b, a: 2}\na: 9\n<<: *b\n", "base= x= a=9 c=3", ""},
+		{"merge of a string", "<<: hello\n", "", "1:5 <<: must be a mapping or a list of mappings, got a string (merge a mapping with <<: *anchor)"},
+		{"key that is a list", "[a]: 1\n", "", "1:1 : keys must be plain names, got a list (use a plain word as the key)"},
+		{"list of the wrong type", "list: 3\n", "list=3", "1:7 list: must be a list, got an integer (write a list)"},
+		{"root of the wrong type", "- a\n", "", "1:1 : must be a mapping, got a list (write a mapping)"},
+		{"billion laughs", laughs(), "", "TooLarge"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, problems := walk(tc.src)
+			if got := strings.Join(keys, " "); got != tc.keys && tc.problems != "TooLarge" {
+				t.Errorf("keys: got %q, want %q", got, tc.keys)
+			}
+			got := strings.Join(problems, "\n")
+			if tc.problems == "TooLarge" {
+				if len(problems) != 1 || !strings.Contains(got, TooLarge) {
+					t.Errorf("problems: got %q, want one %q", got, TooLarge)
+				}
+				return
+			}
+			if got != tc.problems {
+				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.problems)
+			}
+		})
+	}
+}
+
+// laughs is a small document whose merge keys expand past MaxVisits.
+func laughs() string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8}\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d {<<: [", i, i)
+		for j := range 8 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*l%d", i-1)
+		}
+		b.WriteString("]}\n")
+	}
+	b.WriteString("<<: *l9\n")
+	return b.String()
+}
+
+func TestEnterStopsTheWalkOnce(t *testing.T) {
+	var problems []string
+	w := &Walker{Report: func(_ *yaml.Node, field, msg, _ string) { problems = append(problems, field+": "+msg) }}
+	n := &yaml.Node{Line: 1, Column: 1}
+	depth := 0
+	for w.Enter(n, "deep") {
+		depth++
+	}
+	w.Enter(n, "deeper")
+	if depth != MaxDepth || len(problems) != 1 || problems[0] != "deep: "+TooDeep || !w.Overrun {
+		t.Errorf("got depth %d, problems %q, overrun %v; want %d, one %q, true", depth, problems, w.Overrun, MaxDepth, TooDeep)
+	}
+}
