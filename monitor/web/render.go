@@ -46,6 +46,7 @@ func parsePages(s *server) *pageSet {
 		"q":           qValue,
 		"delta":       delta,
 		"deltaClass":  deltaClass,
+		"count":       plural,
 	}
 	base := template.Must(template.New("layout").Funcs(funcs).ParseFS(templateFS, "templates/layout.html.tmpl"))
 	ps := &pageSet{pages: make(map[string]*template.Template, len(pageNames))}
@@ -165,7 +166,7 @@ func (s *server) ago(t time.Time) string {
 	return span(d) + " ago"
 }
 
-// until says how long after now t is: "in 4m", "now" once it is due, ""
+// until says how long after now t is: "in 4m", "due" once it is due, ""
 // for the zero time.
 func (s *server) until(t time.Time) string {
 	if t.IsZero() {
@@ -176,9 +177,17 @@ func (s *server) until(t time.Time) string {
 		return "due"
 	}
 	if d < 30*time.Second {
-		return "in a few s"
+		return "in a few seconds"
 	}
 	return "in " + span(d)
+}
+
+// plural is n with its noun, singular for one: "1 event", "3 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // span is a coarse duration: 45s, 12m, 5h, 3d.
