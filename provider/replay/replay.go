@@ -175,7 +175,17 @@ var fields = []string{
 
 var toolCallFields = []string{"id", "name", "arguments"}
 
+// parseLine decodes one trimmed, non-blank line: by fastLine when it
+// can, else by slowLine, which also names what is wrong with a line.
 func parseLine(b []byte) (record, error) {
+	if rec, ok := fastLine(b); ok {
+		return rec, nil
+	}
+	return slowLine(b)
+}
+
+// slowLine decodes one line with encoding/json, checking every field.
+func slowLine(b []byte) (record, error) {
 	rec := record{sample: -1, resp: &promptcanary.Response{}}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
