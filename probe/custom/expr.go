@@ -2,6 +2,7 @@ package custom
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -10,10 +11,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
@@ -63,10 +67,89 @@ var exprEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable("latency_ms", cel.DoubleType),
 		cel.Variable("prompt", cel.MapType(cel.StringType, cel.DynType)),
 		ext.Strings(),
+		// The same overloads as ext.Strings' (same ids and signatures, so
+		// the same cost estimates and tracking), with implementations that
+		// do not convert the string to runes and back.
+		cel.Function("lowerAscii", cel.MemberOverload("string_lower_ascii", []*cel.Type{cel.StringType}, cel.StringType,
+			cel.UnaryBinding(func(s ref.Val) ref.Val { return types.String(caseASCII(string(s.(types.String)), false)) }))),
+		cel.Function("upperAscii", cel.MemberOverload("string_upper_ascii", []*cel.Type{cel.StringType}, cel.StringType,
+			cel.UnaryBinding(func(s ref.Val) ref.Val { return types.String(caseASCII(string(s.(types.String)), true)) }))),
 		ext.Math(),
 		cel.OptionalTypes(),
 	)
 })
+
+// caseASCII is ext.Strings' lowerAscii (upper false) or upperAscii (upper
+// true) of s without its rune conversion: the ASCII letters of the other
+// case changed, every other valid character kept, and each byte of an
+// invalid sequence replaced by U+FFFD (as []rune(s) does). A valid s with
+// no letter to change is returned as it is.
+func caseASCII(s string, upper bool) string {
+	lo, hi := byte('A'), byte('Z') // the letters to change
+	if upper {
+		lo, hi = 'a', 'z'
+	}
+	// The first eight bytes holding a letter to change, or the tail.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if letters(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)), lo, hi) != 0 {
+			break
+		}
+	}
+	if !utf8.ValidString(s) {
+		b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+		for i := 0; i < len(s); {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				if c-lo <= hi-lo {
+					c ^= 0x20
+				}
+				b = append(b, c)
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			b = utf8.AppendRune(b, r) // utf8.RuneError for an invalid byte
+			i += size
+		}
+		return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+	}
+	if i+8 > len(s) {
+		j := i
+		for ; j < len(s) && s[j]-lo > hi-lo; j++ {
+		}
+		if j == len(s) {
+			return s
+		}
+	}
+	b := make([]byte, len(s))
+	copy(b, s[:i])
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		binary.LittleEndian.PutUint64(b[i:], w^letters(w, lo, hi)>>2)
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c-lo <= hi-lo {
+			c ^= 0x20
+		}
+		b[i] = c
+	}
+	return unsafe.String(&b[0], len(b)) // b is never written again
+}
+
+// letters has the high bit set in each byte of w that is an ASCII
+// character from lo to hi, and no other bit.
+func letters(w uint64, lo, hi byte) uint64 {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	x := w &^ high // no byte carries into the next
+	ge := x + ones*uint64(0x80-lo)
+	gt := x + ones*uint64(0x7f-hi)
+	return ge &^ gt &^ w & high
+}
 
 // Expr judges a response with a CEL expression (https://cel.dev) compiled
 // once, when the suite is loaded. An expression that returns a bool passes
@@ -103,6 +186,11 @@ type Expr struct {
 	passScore   float64
 	score       bool // the expression returns a double
 	prg         cel.Program
+	// untracked is prg without cost tracking, for an expression whose
+	// cost CEL bounds below CostLimit on answers (and finish reasons) of
+	// at most textBound bytes; nil when there is no such bound.
+	untracked cel.Program
+	textBound int
 	// loops is set when the expression has a comprehension (exists, all,
 	// map, filter, …): only then can an evaluation outlast TimeLimit
 	// within CostLimit, and only then does it run under a deadline.
@@ -199,12 +287,24 @@ func compileExpr(p probe.Params) (*Expr, error) {
 			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
 	}
 	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64)}
+	tracked := opts
 	if est, err := env.EstimateCost(ast, unknownSizes{}); err != nil || est.Max > CostLimit {
 		// Only an expression whose cost CEL cannot bound below the limit
-		// pays for tracking it as it runs.
-		opts = append(opts, cel.CostLimit(CostLimit))
+		// pays for tracking it as it runs; and when the bound only
+		// depends on the length of the answer (a string function over
+		// content, say), only on answers longer than the bound.
+		tracked = append(tracked[:len(tracked):len(tracked)], cel.CostLimit(CostLimit))
+		for _, n := range textBounds {
+			if est, err := env.EstimateCost(ast, textSizes{n}); err == nil && est.Max <= CostLimit {
+				e.textBound = int(n)
+				break
+			}
+		}
 	}
-	prg, err := env.Program(ast, opts...)
+	prg, err := env.Program(ast, tracked...)
+	if err == nil && e.textBound > 0 {
+		e.untracked, err = env.Program(ast, opts...)
+	}
 	if err != nil {
 		// OptOptimize compiles constant regular expressions here.
 		errs = append(errs, &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
@@ -223,6 +323,26 @@ func compileExpr(p probe.Params) (*Expr, error) {
 	e.held = "Expression held: " + e.label + "."
 	e.notHeld = "Expression did not hold: " + e.label + "."
 	return e, nil
+}
+
+// textBounds are the answer lengths, in bytes, up to which an expression
+// whose cost depends on them may run untracked, tried from the longest.
+var textBounds = []uint64{1 << 20, 1 << 18, 1 << 16, 1 << 14, 1 << 12, 1 << 10}
+
+// textSizes is a checker.CostEstimator that bounds the size of content and
+// finish_reason by max (CEL measures a string's size in code points, at
+// most its length in bytes) and knows nothing else.
+type textSizes struct{ max uint64 }
+
+func (t textSizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	if p := n.Path(); len(p) == 1 && (p[0] == "content" || p[0] == "finish_reason") {
+		return &checker.SizeEstimate{Min: 0, Max: t.max}
+	}
+	return nil
+}
+
+func (textSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }
 
 // unknownSizes is a checker.CostEstimator that knows nothing: the cost
@@ -307,13 +427,17 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 		out ref.Val
 		err error
 	)
+	prg := e.prg
+	if e.untracked != nil && len(act.resp.Content) <= e.textBound && len(act.resp.FinishReason) <= e.textBound {
+		prg = e.untracked
+	}
 	if e.loops {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, TimeLimit)
 		defer cancel()
-		out, _, err = e.prg.ContextEval(ctx, act)
+		out, _, err = prg.ContextEval(ctx, act)
 	} else {
-		out, _, err = e.prg.Eval(act)
+		out, _, err = prg.Eval(act)
 	}
 	if err != nil {
 		msg := err.Error()

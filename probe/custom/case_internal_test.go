@@ -1,0 +1,130 @@
+package custom
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
+)
+
+// libraryCase evaluates s.lowerAscii() or s.upperAscii() with ext.Strings'
+// own implementation: the reference caseASCII must agree with.
+func libraryCase(tb testing.TB) func(s string, upper bool) string {
+	tb.Helper()
+	env, err := cel.NewEnv(cel.Variable("s", cel.StringType), ext.Strings())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var prgs [2]cel.Program
+	for i, src := range []string{"s.lowerAscii()", "s.upperAscii()"} {
+		ast, iss := env.Compile(src)
+		if iss.Err() != nil {
+			tb.Fatal(iss.Err())
+		}
+		if prgs[i], err = env.Program(ast); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return func(s string, upper bool) string {
+		i := 0
+		if upper {
+			i = 1
+		}
+		out, _, err := prgs[i].Eval(map[string]any{"s": s})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return out.Value().(string)
+	}
+}
+
+var caseSeeds = []string{
+	"", "a", "Z", "@[`{", "As An AI, I CANNOT", "already lower case text, long enough for words",
+	"TacoCÆt Xii", "ÀÉÎ mixed ÄSCII and Ünïcödé 123 ABC xyz",
+	"invalid \xff\xfe bytes AND Upper", "\xc3", "tail\xe2\x82", "ABCDEFGH\x80ijklmnop",
+	"日本語 テキスト WITH ascii", strings.Repeat("MiXeD cAsE ", 20),
+}
+
+// TestCaseASCII checks lowerAscii and upperAscii against ext.Strings on
+// fixed strings, and that a string with nothing to change is not copied.
+func TestCaseASCII(t *testing.T) {
+	ref := libraryCase(t)
+	for _, s := range caseSeeds {
+		for _, upper := range []bool{false, true} {
+			if got, want := caseASCII(s, upper), ref(s, upper); got != want {
+				t.Errorf("caseASCII(%q, %v): got %q, want %q", s, upper, got, want)
+			}
+		}
+	}
+	s := "nothing to lower here, ünïcödé included"
+	if got := caseASCII(s, false); got != s {
+		t.Errorf("caseASCII(%q): got %q", s, got)
+	}
+	if n := testing.AllocsPerRun(10, func() { caseASCII(s, false) }); n != 0 {
+		t.Errorf("caseASCII of a string with nothing to change: %v allocations, want 0", n)
+	}
+}
+
+// FuzzCaseASCII checks caseASCII against ext.Strings' lowerAscii and
+// upperAscii on arbitrary strings, valid UTF-8 or not.
+func FuzzCaseASCII(f *testing.F) {
+	for _, s := range caseSeeds {
+		f.Add(s)
+	}
+	ref := libraryCase(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, upper := range []bool{false, true} {
+			if got, want := caseASCII(s, upper), ref(s, upper); got != want {
+				t.Fatalf("caseASCII(%q, %v): got %q, want %q", s, upper, got, want)
+			}
+		}
+	})
+}
+
+// TestExprTextBound checks which expressions run untracked on answers of
+// a bounded length, and that CEL's estimate holds there: the tracked
+// program, run on an answer (and a finish reason) of the bound's length,
+// costs no more than CostLimit.
+func TestExprTextBound(t *testing.T) {
+	cases := []struct {
+		expr  string
+		bound int
+	}{
+		{`content.size() < 4000 && !content.lowerAscii().contains("as an ai") && completion_tokens <= 400`, 1 << 18},
+		{`content.matches("(?i)\\bstep\\s+\\d") && finish_reason.upperAscii() == "STOP"`, 1 << 18},
+		{`content.split(" ").size() > 3`, 1 << 18},
+		{`content.lowerAscii().replace("a", "bb").upperAscii().contains(finish_reason)`, 1 << 12},
+		{`content.split("").all(a, !content.contains(a + "!!"))`, 0}, // quadratic
+		{`json.?text.orValue("").lowerAscii().contains("x")`, 0},     // json's size is unknown
+		{`completion_tokens < 10`, 0},                                // bounded: never tracked
+	}
+	for _, c := range cases {
+		t.Run(c.expr, func(t *testing.T) {
+			e, err := compileExpr(probe.Params{"expr": c.expr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.textBound != c.bound || (e.untracked != nil) != (c.bound > 0) {
+				t.Fatalf("text bound %d (untracked program %v), want %d", e.textBound, e.untracked != nil, c.bound)
+			}
+			if c.bound == 0 {
+				return
+			}
+			for _, unit := range []string{"a", "A b", "é", "\xff"} {
+				long := strings.Repeat(unit, c.bound/len(unit))
+				act := &activation{prompt: &promptcanary.Prompt{}, resp: &promptcanary.Response{Content: long, FinishReason: long}}
+				_, det, err := e.prg.Eval(act)
+				if err != nil && strings.Contains(err.Error(), "cost limit") {
+					t.Fatalf("%q × %d: %v", unit, c.bound/len(unit), err)
+				}
+				if cost := det.ActualCost(); cost == nil || *cost > CostLimit {
+					t.Fatalf("%q × %d: actual cost %v, above the limit %d", unit, c.bound/len(unit), cost, CostLimit)
+				}
+			}
+		})
+	}
+}
