@@ -101,18 +101,26 @@ func junitSeconds(d time.Duration) string {
 // runSuite is the testsuite of one run; name prefixes its classnames for a
 // side-by-side report of several providers.
 func runSuite(r *promptcanary.Run, prefix string) junitSuite {
-	m := newRunModel(r)
-	s := junitSuite{Name: xmlSafe(orDefault(strings.TrimSpace(prefix+r.SuiteName), "promptcanary"), 200), Time: junitSeconds(r.Duration())}
-	if !r.StartedAt.IsZero() {
-		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	return modelSuite(newRunModel(r), r.SuiteName, r.StartedAt, r.Duration(), prefix)
+}
+
+// modelSuite is the testsuite of a run prepared for display (a run's or a
+// streamed run's), of the suite named suite.
+func modelSuite(m *runModel, suite string, started time.Time, took time.Duration, prefix string) junitSuite {
+	s := junitSuite{Name: xmlSafe(orDefault(strings.TrimSpace(prefix+suite), "promptcanary"), 200), Time: junitSeconds(took)}
+	if !started.IsZero() {
+		s.Timestamp = started.UTC().Format("2006-01-02T15:04:05")
 	}
 	s.Properties = &junitPropertys{Props: []junitProperty{
-		{"provider", xmlSafe(r.Provider.ModelID, 200)},
-		{"run_id", xmlSafe(r.RunID, 200)},
+		{"provider", xmlSafe(m.Model, 200)},
+		{"run_id", xmlSafe(m.RunID, 200)},
 		{"samples", strconv.Itoa(m.Samples)},
 		{"score", m.Score},
 		{"pass_rate", m.PassRate},
 	}}
+	if m.Stream != nil {
+		s.Properties.Props = append(s.Properties.Props, junitProperty{"source", xmlSafe(m.Stream.Source, 200)}, junitProperty{"answers", m.Stream.Lines})
+	}
 	groups := append(slices.Clone(m.Failed), m.Passing...)
 	slices.SortStableFunc(groups, func(a, b resultGroup) int {
 		return strings.Compare(a.ProbeID+"\x00"+a.PromptID, b.ProbeID+"\x00"+b.PromptID)
@@ -176,22 +184,29 @@ func junitErrorCases(errs []errorRow, prefix string, s *junitSuite) []junitCase 
 }
 
 func renderRunJUnit(buf *bytes.Buffer, runs []*promptcanary.Run, prefixes bool) error {
-	all := junitSuites{Name: "PromptCanary"}
+	var suites []junitSuite
 	var total time.Duration
 	for i, r := range runs {
 		prefix := ""
 		if prefixes {
 			prefix = sideColumns(runs)[i].Name + "/"
 		}
-		s := runSuite(r, prefix)
+		suites = append(suites, runSuite(r, prefix))
+		total += r.Duration()
+	}
+	return writeXML(buf, suitesOf(suites, total))
+}
+
+// suitesOf gathers testsuites that took total in all.
+func suitesOf(suites []junitSuite, total time.Duration) junitSuites {
+	all := junitSuites{Name: "PromptCanary", Time: junitSeconds(total)}
+	for _, s := range suites {
 		all.Suites = append(all.Suites, s)
 		all.Tests += s.Tests
 		all.Failures += s.Failures
 		all.Errors += s.Errors
-		total += r.Duration()
 	}
-	all.Time = junitSeconds(total)
-	return writeXML(buf, all)
+	return all
 }
 
 func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {

@@ -140,6 +140,14 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		line += " · " + plural(len(m.Errors), "call error", "call errors")
 	}
 	w.line(line)
+	if m.Stream != nil {
+		w.line()
+		w.line(mdText(m.Stream.Lines, 200), " (", mdCode(cut(m.Stream.Source, 200)), ").")
+		if m.Stream.Unknown != "" {
+			w.line()
+			w.line("⚠️ ", mdText(m.Stream.Unknown, 1000))
+		}
+	}
 	if m.Interrupted {
 		w.line()
 		w.line("⚠️ **The run was interrupted: results are incomplete.**")
@@ -183,7 +191,15 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		rows = append(rows, []string{"Cost", mdText(m.Cost, 200)})
 	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
+	if m.Stream != nil {
+		rows[2] = []string{"Answers", mdText(m.Stream.Lines, 200)}
+		rows = append(rows, []string{"Source", mdText(m.Stream.Source, 200)})
+	}
 	w.table([]string{"Run", ""}, "", rows)
+	if m.Stream != nil {
+		w.line()
+		w.line(mdText(m.Stream.Note, 500))
+	}
 	w.endDetails()
 	if len(m.Passing) > 0 {
 		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))

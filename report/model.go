@@ -51,6 +51,8 @@ type runModel struct {
 	ConfigHash  string
 	RunID       string
 	Status      string // "pass", "fail" or "none" (nothing measured), for colour and icons
+	// Stream is set for a streamed run (see Summary), nil for a run.
+	Stream *streamModel
 }
 
 // resultGroup is the results of one (probe, prompt) pair across its

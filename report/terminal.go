@@ -266,6 +266,12 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	} else {
 		t.line("  score n/a · pass rate n/a: nothing was measured")
 	}
+	if m.Stream != nil {
+		t.para("  ", "", m.Stream.Lines+" ("+m.Stream.Source+").")
+		if m.Stream.Unknown != "" {
+			t.line(t.paint(ansiYellow, "  ⚠ ")+termtext.Safe(cut(m.Stream.Unknown, 400)))
+		}
+	}
 	if m.Interrupted {
 		t.line()
 		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
@@ -303,7 +309,12 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t.heading("", "Run")
 	t.field("provider", m.Model)
 	t.field("sampling", m.Sampling)
-	t.field("samples", strconv.Itoa(m.Samples)+" per prompt")
+	if m.Stream != nil {
+		t.field("source", m.Stream.Source)
+		t.field("answers", m.Stream.Lines)
+	} else {
+		t.field("samples", strconv.Itoa(m.Samples)+" per prompt")
+	}
 	t.field("started", m.Started)
 	t.field("duration", m.Duration)
 	t.field("tokens used", m.Tokens)
@@ -311,6 +322,10 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 		t.field("cost", m.Cost)
 	}
 	t.field("run id", m.RunID)
+	if m.Stream != nil {
+		t.line()
+		t.para("", "", m.Stream.Note)
+	}
 
 	t.line()
 	var parts []string
