@@ -269,7 +269,7 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	if m.Stream != nil {
 		t.para("  ", "", m.Stream.Lines+" ("+m.Stream.Source+").")
 		if m.Stream.Unknown != "" {
-			t.line(t.paint(ansiYellow, "  ⚠ ")+termtext.Safe(cut(m.Stream.Unknown, 400)))
+			t.line(t.paint(ansiYellow, "  ⚠ ") + termtext.Safe(cut(m.Stream.Unknown, 400)))
 		}
 	}
 	if m.Interrupted {
