@@ -66,7 +66,10 @@ type Result struct {
 	// Score is in [0,1]; Evaluate clamps it.
 	Score   float64
 	Details string
-	// Metadata holds the diagnostic values named in the probe's spec.
+	// Metadata holds the diagnostic values named in the probe's spec. It
+	// is read-only: a probe may return the same map (and the same lists
+	// in it) for every response with the same outcome, as a run shares
+	// equal metadata among its results.
 	Metadata map[string]any
 }
 

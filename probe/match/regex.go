@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -37,6 +38,12 @@ type Regex struct {
 	must    []filtered
 	mustNot []filtered
 	q       quoter
+	// outcomes caches the result of each outcome in which no
+	// must_not_match pattern matches (whose details quote the answer): the
+	// set of must_match patterns that fail, as a bit mask, when there are
+	// at most maxCachedValues of them. Results of the same outcome share
+	// their details and metadata.
+	outcomes []atomic.Pointer[probe.Result]
 }
 
 var _ probe.Probe = (*Regex)(nil)
@@ -162,6 +169,9 @@ func NewRegex(c RegexConfig) (*Regex, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if len(x.must) <= maxCachedValues {
+		x.outcomes = make([]atomic.Pointer[probe.Result], 1<<len(x.must))
+	}
 	return x, nil
 }
 
@@ -199,14 +209,24 @@ const snippetChars = 60
 
 // Evaluate matches every pattern. The metadata holds "failed_must_match"
 // (patterns that did not match), "failed_must_not_match" (patterns that
-// did), in configuration order, and "not".
+// did), in configuration order, and "not". Results of the same outcome
+// share their metadata, unless a must_not_match pattern matched.
 func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	s := r.Content
 	folds := text.HasFolds(s)
-	var failedMust, failedNot []string
+	var failedNot []string
+	// The failed must_match patterns: in failedMust, or with outcomes as a
+	// mask, listed only when the outcome is not cached.
+	var failedMust []string
+	mask, failedMusts := 0, 0
 	for i := range x.must {
 		if !x.must[i].MatchString(s, folds) {
-			failedMust = append(failedMust, x.cfg.MustMatch[i])
+			if x.outcomes != nil {
+				mask |= 1 << i
+			} else {
+				failedMust = append(failedMust, x.cfg.MustMatch[i])
+			}
+			failedMusts++
 		}
 	}
 	firstNot := -1
@@ -218,6 +238,18 @@ func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe
 			}
 		}
 	}
+	var cached *atomic.Pointer[probe.Result]
+	if firstNot < 0 && x.outcomes != nil {
+		cached = &x.outcomes[mask]
+		if res := cached.Load(); res != nil {
+			return *res
+		}
+	}
+	for i := range x.must {
+		if mask&(1<<i) != 0 {
+			failedMust = append(failedMust, x.cfg.MustMatch[i])
+		}
+	}
 	if failedMust == nil {
 		failedMust = []string{}
 	}
@@ -225,7 +257,7 @@ func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe
 		failedNot = []string{}
 	}
 	n := len(x.must) + len(x.mustNot)
-	failed := len(failedMust) + len(failedNot)
+	failed := failedMusts + len(failedNot)
 	holds := failed == 0
 	passed := holds != x.cfg.Not
 	var score float64
@@ -263,9 +295,13 @@ func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe
 	default:
 		details = "Inverted check (not: true): all " + strconv.Itoa(n) + " pattern(s) hold, which they must not."
 	}
-	return probe.Result{Passed: passed, Score: score, Details: details, Metadata: map[string]any{
+	res := probe.Result{Passed: passed, Score: score, Details: details, Metadata: map[string]any{
 		"failed_must_match":     failedMust,
 		"failed_must_not_match": failedNot,
 		"not":                   x.cfg.Not,
 	}}
+	if cached != nil {
+		cached.Store(&res)
+	}
+	return res
 }
