@@ -2,19 +2,23 @@ package benchmark_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/probe"
-	"github.com/promptcanary/promptcanary/provider/replay"
+	_ "github.com/promptcanary/promptcanary/provider/replay"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 // streamConfigs are the 10 probes the streaming test judges every replayed
@@ -60,31 +64,104 @@ func writeReplay(tb testing.TB, path string, n int) {
 	}
 }
 
-// tally aggregates results: per probe, the answers judged, those that
-// passed and the sum of scores.
-type tally struct {
-	n, passed []int
-	score     []float64
+// writeStreamSuite writes a suite (JSON, which canary.yaml reads as YAML)
+// of the 100 prompts writeReplay answers, each judged by the probes of
+// streamConfigs: what `promptcanary run -p replay/FILE` is measured with.
+func writeStreamSuite(tb testing.TB, path string) {
+	tb.Helper()
+	probes := make([]map[string]any, len(streamConfigs))
+	for i, c := range streamConfigs {
+		probes[i] = map[string]any{"type": c.id}
+		maps.Copy(probes[i], c.raw)
+	}
+	prompts := make([]map[string]any, 100)
+	for i := range prompts {
+		prompts[i] = map[string]any{"id": "p" + strconv.Itoa(i), "text": prompt.Text}
+	}
+	data, err := json.MarshalIndent(map[string]any{"name": "stream-bench", "probes": probes, "prompts": prompts}, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }
 
-func newTally(probes int) *tally {
-	return &tally{n: make([]int, probes), passed: make([]int, probes), score: make([]float64, probes)}
+// streamFile runs a streamed run of the replay file at path with the
+// suite at suitePath, as `promptcanary run -p replay/PATH --stream` does.
+func streamFile(tb testing.TB, suitePath, path string) *promptcanary.RunSummary {
+	tb.Helper()
+	st, err := suite.Load(suitePath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{"replay/" + path}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	file, ok, err := check.Streams(targets, check.StreamPlan{Mode: check.StreamAlways})
+	if err != nil || !ok {
+		tb.Fatalf("Streams: %v, %v", ok, err)
+	}
+	out, err := check.Stream(context.Background(), check.StreamRequest{Suite: st, Target: targets[0], Path: file})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(out.Problems) > 0 {
+		tb.Fatalf("problems: %+v", out.Problems)
+	}
+	return out.Summary
 }
 
-func (t *tally) add(u *tally) {
-	for i := range t.n {
-		t.n[i] += u.n[i]
-		t.passed[i] += u.passed[i]
-		t.score[i] += u.score[i]
+// TestStreamSuiteJudgesAsProbes: the suite writeStreamSuite writes judges
+// a streamed file as streamConfigs' probes judge its answers one by one,
+// so the CLI's figures are those of the same work.
+func TestStreamSuiteJudgesAsProbes(t *testing.T) {
+	dir := t.TempDir()
+	path, suitePath := filepath.Join(dir, "replay.jsonl"), filepath.Join(dir, "canary.yaml")
+	const lines = 500
+	writeReplay(t, path, lines)
+	writeStreamSuite(t, suitePath)
+	s := streamFile(t, suitePath, path)
+	if s.Lines != lines || s.Judged != lines || s.UnknownLines != 0 || len(s.Errors) != 0 {
+		t.Fatalf("lines %d, judged %d, unknown %d, errors %d; want %d, %d, 0, 0", s.Lines, s.Judged, s.UnknownLines, len(s.Errors), lines, lines)
+	}
+	probes := build(t, streamConfigs)
+	resps := responses(t)
+	want := make([]int64, len(probes))
+	for i := range lines {
+		r := resps[i%len(resps)]
+		r.ToolCalls = nil // writeReplay writes none
+		if r.FinishReason == "" {
+			r.FinishReason = "stop"
+		}
+		for k, p := range probes {
+			if probe.Evaluate(p, prompt, &r).Passed {
+				want[k]++
+			}
+		}
+	}
+	got := make([]int64, len(probes))
+	for _, p := range s.Pairs {
+		k := slices.IndexFunc(streamConfigs, func(c config) bool { return c.id == p.ProbeType })
+		got[k] += p.Passes
+	}
+	for k, c := range streamConfigs {
+		if got[k] != want[k] {
+			t.Errorf("%s: %d of %d answers passed in the stream, %d one by one", c.name, got[k], lines, want[k])
+		}
 	}
 }
 
 // TestStreamReplay streams a replay file through 10 probes on all cores,
-// keeping no answer and no result, and prints the throughput, the
-// aggregate and the Go heap's peak. It runs only when
-// PROMPTCANARY_STREAM_LINES is set (to 1000000 for the README figures);
-// PROMPTCANARY_STREAM_FILE names the file to write, or to reuse when it
-// exists. Measure the process with /usr/bin/time -v on the test binary.
+// as `promptcanary run -p replay/FILE --stream` does (check.Stream: one
+// goroutine splits lines, every core decodes and judges them, aggregates
+// per pair), and prints the throughput, the aggregate and the Go heap. It
+// runs only when PROMPTCANARY_STREAM_LINES is set (to 1000000 for the
+// README figures); PROMPTCANARY_STREAM_FILE names the file to write, or to
+// reuse when it exists, and a canary.yaml for it is written beside it.
+// Measure the CLI itself with /usr/bin/time -v promptcanary run -c
+// DIR/canary.yaml -p replay/FILE.
 func TestStreamReplay(t *testing.T) {
 	lines, _ := strconv.Atoi(os.Getenv("PROMPTCANARY_STREAM_LINES"))
 	if lines <= 0 {
@@ -99,77 +176,26 @@ func TestStreamReplay(t *testing.T) {
 		writeReplay(t, path, lines)
 		t.Logf("wrote %d lines to %s in %v", lines, path, time.Since(start).Round(time.Millisecond))
 	}
-	probes := build(t, streamConfigs)
-
-	const batch = 256
-	workers := runtime.GOMAXPROCS(0)
-	full := make(chan []*promptcanary.Response, 2*workers)
-	free := make(chan []*promptcanary.Response, 2*workers+1)
-	for range cap(free) {
-		free <- make([]*promptcanary.Response, 0, batch)
-	}
-	total := newTally(len(probes))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			local := newTally(len(probes))
-			for b := range full {
-				for _, r := range b {
-					for k, p := range probes {
-						res := probe.Evaluate(p, prompt, r)
-						local.n[k]++
-						local.score[k] += res.Score
-						if res.Passed {
-							local.passed[k]++
-						}
-					}
-				}
-				clear(b)
-				free <- b[:0]
-			}
-			mu.Lock()
-			total.add(local)
-			mu.Unlock()
-		})
-	}
+	suitePath := filepath.Join(filepath.Dir(path), "canary.yaml")
+	writeStreamSuite(t, suitePath)
 
 	start := time.Now()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cur := <-free
-	read := 0
-	err = replay.Stream(bufio.NewReaderSize(f, 1<<20), filepath.Base(path), func(r *promptcanary.Response) error {
-		read++
-		if cur = append(cur, r); len(cur) == batch {
-			full <- cur
-			cur = <-free
-		}
-		return nil
-	})
-	if len(cur) > 0 {
-		full <- cur
-	}
-	close(full)
-	wg.Wait()
+	s := streamFile(t, suitePath, path)
 	elapsed := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total.n[0] != read {
-		t.Fatalf("judged %d answers, read %d", total.n[0], read)
-	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	total, _ := s.Results()
 	t.Logf("%d answers × %d probes on %d cores in %v: %.0f answers/s, %.0f evaluations/s; Go heap: %d MiB in use at the end, %d MiB obtained from the OS",
-		read, len(probes), workers, elapsed.Round(time.Millisecond), float64(read)/elapsed.Seconds(),
-		float64(read*len(probes))/elapsed.Seconds(), ms.HeapInuse>>20, ms.HeapSys>>20)
-	for k, c := range streamConfigs {
-		t.Logf("%-20s pass rate %5.1f%%, mean score %.3f", c.name, 100*float64(total.passed[k])/float64(total.n[k]),
-			total.score[k]/float64(total.n[k]))
+		s.Judged, len(streamConfigs), runtime.GOMAXPROCS(0), elapsed.Round(time.Millisecond), float64(s.Judged)/elapsed.Seconds(),
+		float64(total)/elapsed.Seconds(), ms.HeapInuse>>20, ms.HeapSys>>20)
+	n, passed, sum := map[string]int64{}, map[string]int64{}, map[string]float64{}
+	for _, p := range s.Pairs {
+		n[p.ProbeID] += p.N
+		passed[p.ProbeID] += p.Passes
+		sum[p.ProbeID] += p.ScoreSum
+	}
+	for _, c := range streamConfigs {
+		t.Logf("%-20s pass rate %5.1f%%, mean score %.3f", c.name, 100*float64(passed[c.id])/float64(n[c.id]), sum[c.id]/float64(n[c.id]))
 	}
 	fmt.Fprintln(os.Stderr) // keep the log apart from /usr/bin/time's report
 }
