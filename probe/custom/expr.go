@@ -195,9 +195,11 @@ type Expr struct {
 	// map, filter, …): only then can an evaluation outlast TimeLimit
 	// within CostLimit, and only then does it run under a deadline.
 	loops bool
-	// label, held and notHeld are the label and the details of a bool
-	// verdict, made once.
-	label, held, notHeld string
+	// label is the expression's name in details; heldResult and
+	// notHeldResult are the results of a bool verdict, made once and
+	// shared.
+	label                     string
+	heldResult, notHeldResult probe.Result
 }
 
 var (
@@ -320,8 +322,8 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		}
 	}))
 	e.label = e.makeLabel()
-	e.held = "Expression held: " + e.label + "."
-	e.notHeld = "Expression did not hold: " + e.label + "."
+	e.heldResult = probe.Result{Passed: true, Score: 1, Details: "Expression held: " + e.label + ".", Metadata: map[string]any{"result": true}}
+	e.notHeldResult = probe.Result{Details: "Expression did not hold: " + e.label + ".", Metadata: map[string]any{"result": false}}
 	return e, nil
 }
 
@@ -405,7 +407,8 @@ func (e *Expr) Source() string { return e.source }
 
 // Evaluate runs the compiled expression on r. Metadata holds "result" (the
 // bool or the score) and, for a double, "pass_score"; on an evaluation
-// error, "error" instead of "result".
+// error, "error" instead of "result". The results of a bool verdict are
+// shared.
 func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	return e.EvaluateContext(context.Background(), p, r)
 }
@@ -454,9 +457,9 @@ func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *p
 	switch v := out.Value().(type) {
 	case bool:
 		if v {
-			return probe.Result{Passed: true, Score: 1, Details: e.held, Metadata: map[string]any{"result": true}}
+			return e.heldResult
 		}
-		return probe.Result{Details: e.notHeld, Metadata: map[string]any{"result": false}}
+		return e.notHeldResult
 	case float64:
 		if math.IsNaN(v) || v < 0 || v > 1 {
 			return e.failure(fmt.Sprintf("score %v is outside [0,1]", v))
