@@ -175,11 +175,11 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	}
 	m.Verdict = m.verdict()
 	if !m.Measured {
-		m.Verdict = "Nothing was measured: none of the " + plural(int(s.Lines), "line", "lines") + " read is for a prompt of the suite, so there is no score."
+		m.Verdict = "Nothing was measured: no line read is for a prompt of the suite (" + count(s.Lines, "line") + " read), so there is no score."
 	}
 	m.Stream = &streamModel{
 		Source: orDash(s.Source),
-		Lines:  thousands(int(s.Lines)) + " lines read, " + thousands(int(s.Judged)) + " judged by their prompt's probes",
+		Lines:  count(s.Lines, "line") + " read, " + thousands(int(s.Judged)) + " judged by their prompt's probes",
 		Note:   streamNote,
 	}
 	if s.UnknownLines > 0 {
@@ -212,5 +212,13 @@ func unknownLine(s *promptcanary.RunSummary) string {
 	if len(s.Unknown) >= promptcanary.MaxSummaryUnknown {
 		prompts += " or more"
 	}
-	return thousands(int(s.UnknownLines)) + " lines for " + prompts + " prompt(s) not in the suite, not judged: " + strings.Join(parts, ", ")
+	return count(s.UnknownLines, "line") + " for " + prompts + " prompt(s) not in the suite, not judged: " + strings.Join(parts, ", ")
+}
+
+// count is "1 line" or "1,000 lines".
+func count(n int64, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(int(n)) + " " + one + "s"
 }

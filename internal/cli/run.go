@@ -25,6 +25,7 @@ type runOptions struct {
 	failOnFailure   bool
 	dryRun          bool
 	verbose         bool
+	stream          bool
 	out             outputs
 }
 
@@ -48,6 +49,17 @@ current directory.
 Every finished run is recorded in the history before any report file is
 written, so a failing output never loses a run.
 
+A run of one replay/FILE streams the file when it is 16 MiB or more (or
+with --stream, whatever its size), unless --save-baseline or --samples is
+given: every line is judged by the probes of its prompt on all cores, in
+flat memory, and the report aggregates each probe × prompt pair (answers
+judged, passes, mean score, distinct failure details with counts, the
+first failing answer) instead of listing every result; its -o JSON is a
+run summary ("kind": "run_summary"). Lines for prompts the suite (or
+--prompt/--tag) does not hold are counted and reported. A streamed run
+keeps no answers: it is not recorded in the history and cannot be a
+baseline. --stream=false holds the file as any provider's answers.
+
 Exit codes:
   0    ok
   1    --fail-on-failure and a probe failed
@@ -56,10 +68,12 @@ Exit codes:
   4    internal error
   5    measured, but an output failed (history, baseline or report file)
   130  interrupted: the calls that finished are printed and written to the
-       report files; nothing is recorded in the history, no baseline saved`,
+       report files; nothing is recorded in the history, no baseline saved
+       (a streamed run prints what it judged and writes no report file)`,
 		Example: `  promptcanary run -p sim/stable --save-baseline
   promptcanary run -p openai/gpt-4o-mini -p anthropic/claude-haiku-4-5 --output-html side.html
   promptcanary run -c suites/agent.yaml -p replay/prod-logs.jsonl --output-md run.md
+  promptcanary run -p replay/million-answers.jsonl --stream -o summary.json
   promptcanary run --tag smoke --prompt refund-json --output-junit junit.xml
   promptcanary run -p openai/gpt-4o --samples 5 --dry-run`,
 		Args: argsUsage(cobra.NoArgs),
@@ -74,6 +88,7 @@ Exit codes:
 	f.BoolVar(&o.failOnFailure, "fail-on-failure", false, "exit 1 when any probe fails")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the calls and estimated cost, call nothing")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every result, not only failures")
+	f.BoolVar(&o.stream, "stream", false, "judge every line of a replay/FILE as a stream and report aggregates (default: when the file is 16 MiB or more, without --save-baseline or --samples); --stream=false never streams")
 	o.out.flags(c)
 	return c
 }
@@ -106,8 +121,21 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 				"save baselines of the whole suite; select prompts when you run or compare")
 		}
 	}
+	path, streams, err := check.Streams(targets, check.StreamPlan{Mode: o.streamMode(c), SaveBaseline: o.saveBaseline, Samples: c.Flags().Changed("samples")})
+	if err != nil {
+		return err
+	}
 	if o.dryRun {
-		return a.dryRun(sel, targets, samples)
+		if err := a.dryRun(sel, targets, samples); err != nil {
+			return err
+		}
+		if streams {
+			fmt.Fprintf(a.stdio.Out, "The run would stream %s: every line judged, aggregates reported, nothing recorded in the history.\n", displayPath(path))
+		}
+		return nil
+	}
+	if streams {
+		return a.runStream(c, o, sel, targets[0], path, w)
 	}
 	hist, err := a.openStore(config, st)
 	if err != nil {
