@@ -505,6 +505,7 @@ type activation struct {
 	prompt *promptcanary.Prompt
 	resp   *promptcanary.Response
 
+	content                    ref.Val
 	json, toolCalls, promptMap any
 	jsonDone, toolCallsDone    bool
 }
@@ -513,7 +514,12 @@ type activation struct {
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "content":
-		return a.resp.Content, true
+		// Converted once: CEL would box the string and convert it to a
+		// types.String at each reference.
+		if a.content == nil {
+			a.content = types.String(a.resp.Content)
+		}
+		return a.content, true
 	case "json":
 		if !a.jsonDone {
 			// Decoded once per response, shared with the other probes
@@ -530,15 +536,15 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		}
 		return a.toolCalls, true
 	case "finish_reason":
-		return a.resp.FinishReason, true
+		return types.String(a.resp.FinishReason), true
 	case "prompt_tokens":
-		return int64(a.resp.PromptTokens), true
+		return types.Int(a.resp.PromptTokens), true
 	case "completion_tokens":
-		return int64(a.resp.CompletionTokens), true
+		return types.Int(a.resp.CompletionTokens), true
 	case "total_tokens":
-		return int64(a.resp.TotalTokens), true
+		return types.Int(a.resp.TotalTokens), true
 	case "latency_ms":
-		return a.resp.LatencyMS, true
+		return types.Double(a.resp.LatencyMS), true
 	case "prompt":
 		if a.promptMap == nil {
 			tags := a.prompt.Tags
