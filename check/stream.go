@@ -16,10 +16,11 @@ import (
 )
 
 // StreamThreshold is the size of a replay file from which a run streams it
-// unless told otherwise (StreamAuto): below it, a run holds the file and
-// every result in memory, some 150 MiB for a file of this size judged by
-// 10 probes; from it on, the run keeps aggregates only.
-const StreamThreshold = 16 << 20
+// unless told otherwise (StreamAuto). Below it, a run holds the file and
+// every result: about 100 MiB at its peak for a file of this size judged
+// by 10 probes (180 MiB at twice the size), against about 50 MiB for a
+// streamed run of any size.
+const StreamThreshold = 8 << 20
 
 // StreamMode says whether a run of a replay file streams it.
 type StreamMode int

@@ -134,7 +134,7 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	w.line()
 	line := "Score n/a · pass rate n/a: nothing was measured"
 	if m.Measured {
-		line = fmt.Sprintf("Score **%s** · pass rate **%s** (%d/%d results passed)", m.Score, m.PassRate, m.Passed, m.Total)
+		line = fmt.Sprintf("Score **%s** · pass rate **%s** (%s/%s results passed)", m.Score, m.PassRate, thousands(m.Passed), thousands(m.Total))
 	}
 	if len(m.Errors) > 0 {
 		line += " · " + plural(len(m.Errors), "call error", "call errors")

@@ -85,7 +85,7 @@ func (g resultGroup) Count() string {
 		}
 		return "failed"
 	}
-	return fmt.Sprintf("%d/%d passed", g.Passes, g.N)
+	return thousands(g.Passes) + "/" + thousands(g.N) + " passed"
 }
 
 // detailCount is one distinct details text and how many samples gave it.
@@ -251,12 +251,12 @@ func (m *runModel) verdict() string {
 	case !m.Measured:
 		s = "Nothing was measured: the run has no probe results, so there is no score."
 	case len(m.Failed) > 0:
-		s = fmt.Sprintf("%d of %s failed (%d of %s).", len(m.Failed), plural(pairs, "probe × prompt pair", "probe × prompt pairs"),
-			m.Total-m.Passed, plural(m.Total, "result", "results"))
+		s = fmt.Sprintf("%d of %s failed (%s of %s).", len(m.Failed), plural(pairs, "probe × prompt pair", "probe × prompt pairs"),
+			thousands(m.Total-m.Passed), count(int64(m.Total), "result"))
 	default:
-		s = fmt.Sprintf("All %s passed (%s).", plural(pairs, "probe × prompt pair", "probe × prompt pairs"), plural(m.Total, "result", "results"))
+		s = fmt.Sprintf("All %s passed (%s).", plural(pairs, "probe × prompt pair", "probe × prompt pairs"), count(int64(m.Total), "result"))
 		if pairs == 1 {
-			s = "The only probe × prompt pair passed (" + plural(m.Total, "result", "results") + ")."
+			s = "The only probe × prompt pair passed (" + count(int64(m.Total), "result") + ")."
 		}
 	}
 	if m.Measured && len(m.Errors) > 0 {

@@ -262,7 +262,7 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	}
 	if m.Measured {
 		t.line("  score ", t.paint(ansiBold+verdictStyle, m.Score), " · pass rate ", t.paint(verdictStyle, m.PassRate),
-			fmt.Sprintf(" (%d/%d results passed)", m.Passed, m.Total))
+			" ("+thousands(m.Passed)+"/"+thousands(m.Total)+" results passed)")
 	} else {
 		t.line("  score n/a · pass rate n/a: nothing was measured")
 	}

@@ -49,7 +49,7 @@ current directory.
 Every finished run is recorded in the history before any report file is
 written, so a failing output never loses a run.
 
-A run of one replay/FILE streams the file when it is 16 MiB or more (or
+A run of one replay/FILE streams the file when it is 8 MiB or more (or
 with --stream, whatever its size), unless --save-baseline or --samples is
 given: every line is judged by the probes of its prompt on all cores, in
 flat memory, and the report aggregates each probe × prompt pair (answers
@@ -88,7 +88,7 @@ Exit codes:
 	f.BoolVar(&o.failOnFailure, "fail-on-failure", false, "exit 1 when any probe fails")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the calls and estimated cost, call nothing")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every result, not only failures")
-	f.BoolVar(&o.stream, "stream", false, "judge every line of a replay/FILE as a stream and report aggregates (default: when the file is 16 MiB or more, without --save-baseline or --samples); --stream=false never streams")
+	f.BoolVar(&o.stream, "stream", false, "judge every line of a replay/FILE as a stream and report aggregates (default: when the file is 8 MiB or more, without --save-baseline or --samples); --stream=false never streams")
 	o.out.flags(c)
 	return c
 }
