@@ -9,6 +9,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -23,6 +24,10 @@ type KeywordPresence struct {
 	ForbiddenKeywords []string
 	// CaseSensitive matches exactly instead of ignoring case.
 	CaseSensitive bool
+
+	// outcomes caches the result of each outcome (which keywords occur)
+	// of a probe built from parameters, whose fields do not change.
+	outcomes *outcome.Cache
 }
 
 var _ probe.Probe = (*KeywordPresence)(nil)
@@ -79,6 +84,7 @@ func newKeywordPresence(p probe.Params) (probe.Probe, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	k.outcomes = outcome.New(len(k.RequiredKeywords) + len(k.ForbiddenKeywords))
 	return k, nil
 }
 
@@ -116,7 +122,9 @@ func (*KeywordPresence) Description() string {
 }
 
 // Evaluate checks the keywords. The metadata holds "missing_required" and
-// "found_forbidden", as configured and in configuration order.
+// "found_forbidden", as configured and in configuration order. A probe
+// built from parameters (probe.New) shares the result of an outcome among
+// the responses with that outcome; its fields must not change.
 func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	content := r.Content
 	if !k.CaseSensitive {
@@ -132,15 +140,40 @@ func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Respo
 		}
 		return strings.Contains(content, kw)
 	}
+	// Bit i: keyword i of the required, then of the forbidden, occurs;
+	// worked out first when the outcome may be cached.
+	nReq := len(k.RequiredKeywords)
+	var mask uint
+	occurs := func(i int, kw string) bool {
+		if k.outcomes != nil {
+			return mask&(1<<i) != 0
+		}
+		return contains(kw)
+	}
+	if k.outcomes != nil {
+		for i, kw := range k.RequiredKeywords {
+			if contains(kw) {
+				mask |= 1 << i
+			}
+		}
+		for i, kw := range k.ForbiddenKeywords {
+			if contains(kw) {
+				mask |= 1 << (nReq + i)
+			}
+		}
+		if res, ok := k.outcomes.Get(mask); ok {
+			return res
+		}
+	}
 	missing := []string{}
-	for _, kw := range k.RequiredKeywords {
-		if !contains(kw) {
+	for i, kw := range k.RequiredKeywords {
+		if !occurs(i, kw) {
 			missing = append(missing, kw)
 		}
 	}
 	forbidden := []string{}
-	for _, kw := range k.ForbiddenKeywords {
-		if contains(kw) {
+	for i, kw := range k.ForbiddenKeywords {
+		if occurs(nReq+i, kw) {
 			forbidden = append(forbidden, kw)
 		}
 	}
@@ -159,8 +192,8 @@ func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Respo
 	default:
 		details = "Found forbidden keywords " + quoteList(forbidden) + "."
 	}
-	return probe.Result{Passed: violations == 0, Score: score, Details: details, Metadata: map[string]any{
+	return k.outcomes.Put(mask, probe.Result{Passed: violations == 0, Score: score, Details: details, Metadata: map[string]any{
 		"missing_required": missing,
 		"found_forbidden":  forbidden,
-	}}
+	}})
 }
