@@ -1,10 +1,13 @@
 package format
 
 import (
+	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -13,7 +16,32 @@ import (
 // score is the fraction found and the result passes when none is missing.
 // A prompt that declares none is skipped and passes with 1. It has no
 // parameters.
-type ExpectedKeywords struct{}
+type ExpectedKeywords struct {
+	// last caches the results of the outcomes (which keywords occur) of
+	// the keywords it last judged: the samples of one prompt share them.
+	last atomic.Pointer[keywordOutcomes]
+}
+
+// keywordOutcomes are the results of the outcomes of one list of declared
+// keywords.
+type keywordOutcomes struct {
+	declared []string // a copy
+	cache    *outcome.Cache
+}
+
+// outcomes returns the cache for the outcomes of declared, nil when there
+// are too many keywords to cache.
+func (e *ExpectedKeywords) outcomes(declared []string) *outcome.Cache {
+	if len(declared) > outcome.MaxBits {
+		return nil
+	}
+	if o := e.last.Load(); o != nil && slices.Equal(o.declared, declared) {
+		return o.cache
+	}
+	o := &keywordOutcomes{declared: slices.Clone(declared), cache: outcome.New(len(declared))}
+	e.last.Store(o)
+	return o.cache
+}
 
 var (
 	_ probe.Probe   = (*ExpectedKeywords)(nil)
@@ -61,8 +89,9 @@ func (*ExpectedKeywords) Skips(p *promptcanary.Prompt) (reason, hint string) {
 }
 
 // Evaluate checks p.ExpectedKeywords against the response. The metadata
-// holds "missing", the declared keywords not found.
-func (*ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+// holds "missing", the declared keywords not found. Responses with the
+// same outcome in a row of the same keywords share their result.
+func (e *ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	var declared []string
 	if p != nil {
 		declared = p.ExpectedKeywords
@@ -74,8 +103,22 @@ func (*ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Respon
 	}
 	l := text.Lower(r.Content) // shared with the other probes that ignore case
 	defer l.Release()
-	for _, kw := range declared {
-		if !text.ContainsLower(l.String(), kw) {
+	cache := e.outcomes(declared)
+	var found uint // bit i: keyword i occurs, when the outcome is cached
+	for i, kw := range declared {
+		if text.ContainsLower(l.String(), kw) {
+			if cache != nil {
+				found |= 1 << i
+			}
+		} else if cache == nil {
+			missing = append(missing, kw)
+		}
+	}
+	if res, ok := cache.Get(found); ok {
+		return res
+	}
+	for i, kw := range declared {
+		if cache != nil && found&(1<<i) == 0 {
 			missing = append(missing, kw)
 		}
 	}
@@ -84,6 +127,6 @@ func (*ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Respon
 	if len(missing) > 0 {
 		details = "Missing " + strconv.Itoa(len(missing)) + " of " + strconv.Itoa(len(declared)) + " expected keywords: " + quoteList(missing) + "."
 	}
-	return probe.Result{Passed: len(missing) == 0, Score: score, Details: details,
-		Metadata: map[string]any{"missing": missing}}
+	return cache.Put(found, probe.Result{Passed: len(missing) == 0, Score: score, Details: details,
+		Metadata: map[string]any{"missing": missing}})
 }
