@@ -14,8 +14,9 @@ import (
 // Stream reads a replay file from r line by line and calls fn with each
 // recorded response, in file order, keeping none of them: its memory is
 // that of one line and of one counter per prompt, however long the file.
-// It is the reader for files too large to hold, such as a million logged
-// production answers; Parse holds the whole file and is the provider.
+// It reads files too large to hold on one goroutine; a Splitter hands
+// their lines to several (a streamed run); Parse holds the whole file and
+// is the provider.
 //
 // Lines are read by Parse's rules, with two differences that keep memory
 // flat: the first malformed line stops the stream with its error (Parse
