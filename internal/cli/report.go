@@ -19,8 +19,9 @@ func (a *app) reportCmd() *cobra.Command {
 		Short: "Render a saved run, baseline or drift report",
 		Long: `Render a saved JSON file in another format. INPUT may be a run (run
 --output-json), the runs of several providers side by side (run
---output-json with several providers), a baseline file (ours or the Python
-tool's) or a drift report (compare --output-json); the kind is recognised
+--output-json with several providers), a streamed run's summary (run
+--output-json of a streamed replay file), a baseline file (ours or the
+Python tool's) or a drift report (compare --output-json); the kind is recognised
 from its content. Use - to read standard input. --provider picks one run
 of a side-by-side file.`,
 		Example: `  promptcanary report run.json --format html --output run.html
@@ -32,7 +33,21 @@ of a side-by-side file.`,
 			if err != nil {
 				return err
 			}
-			doc, err := a.readDocument(args[0])
+			data, err := a.readInput(args[0])
+			if err != nil {
+				return err
+			}
+			if report.IsSummary(data) {
+				if pick != "" {
+					return usageErr(fmt.Errorf("--provider picks a run of a side-by-side file, and %s is a streamed run's summary", args[0]))
+				}
+				s, err := report.DecodeSummary(data)
+				if err != nil {
+					return usageErr(fmt.Errorf("read %q: %w", args[0], err))
+				}
+				return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Summary(w, f, s, opts) })
+			}
+			doc, err := a.decodeDocument(args[0], data)
 			if err != nil {
 				return err
 			}
@@ -59,6 +74,15 @@ of a side-by-side file.`,
 
 // readDocument reads and decodes a saved JSON file (- is standard input).
 func (a *app) readDocument(path string) (*store.Document, error) {
+	data, err := a.readInput(path)
+	if err != nil {
+		return nil, err
+	}
+	return a.decodeDocument(path, data)
+}
+
+// readInput reads a file, or standard input for -.
+func (a *app) readInput(path string) ([]byte, error) {
 	var (
 		data []byte
 		err  error
@@ -70,6 +94,16 @@ func (a *app) readDocument(path string) (*store.Document, error) {
 	}
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("read %q: %w", path, err))
+	}
+	return data, nil
+}
+
+// decodeDocument decodes the saved JSON file read from path. A streamed
+// run's summary is refused with what to do instead: it holds no answers.
+func (a *app) decodeDocument(path string, data []byte) (*store.Document, error) {
+	if report.IsSummary(data) {
+		return nil, usageErr(fmt.Errorf("read %q: a streamed run's summary holds counts, not answers: it cannot be compared or made a baseline", path),
+			"'promptcanary report "+path+"' renders it; to compare production answers with a baseline, run the replay file without --stream and with --samples N")
 	}
 	doc, err := store.DecodeDocument(data)
 	if err != nil {
