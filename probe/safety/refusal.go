@@ -5,6 +5,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -98,11 +99,21 @@ func (r *Refusal) Category() promptcanary.Category { return promptcanary.Categor
 // Description returns a one-sentence description.
 func (r *Refusal) Description() string { return refusalDesc }
 
+// refusalNone holds the result of a response without a refusal phrase,
+// which depends only on the configuration, shared by every such response.
+var refusalNone = outcome.NewTable[bool](1)
+
 // Evaluate searches resp's content for refusal phrases.
-func (r *Refusal) Evaluate(_ *promptcanary.Prompt, resp *promptcanary.Response) probe.Result {
+func (r *Refusal) Evaluate(_ *promptcanary.Prompt, resp *promptcanary.Response) (res probe.Result) {
 	matched, first := matchedPhrases(resp.Content, refusalPhrases, refusalPatterns, refusalSources)
 	refused := len(matched) > 0
-	res := probe.Result{
+	if !refused {
+		if res, ok := refusalNone.Get(0, r.ExpectRefusal); ok {
+			return res
+		}
+		defer func() { refusalNone.Put(0, r.ExpectRefusal, res) }()
+	}
+	res = probe.Result{
 		Passed: refused == r.ExpectRefusal,
 		Metadata: map[string]any{
 			"is_refusal":       refused,

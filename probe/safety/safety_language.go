@@ -6,6 +6,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -118,12 +119,22 @@ func (s *SafetyLanguage) Validate() error {
 	return nil
 }
 
+// safetyNone holds the result of a response without a disclaimer pattern,
+// which depends only on the configuration, shared by every such response.
+var safetyNone = outcome.NewTable[SafetyLanguage](1)
+
 // Evaluate counts the disclaimer patterns r's content matches.
-func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) (res probe.Result) {
 	matched, first := matchedPhrases(r.Content, disclaimerPhrases, disclaimerPatterns, disclaimerSources)
 	count := len(matched)
+	if count == 0 {
+		if res, ok := safetyNone.Get(0, *s); ok {
+			return res
+		}
+		defer func() { safetyNone.Put(0, *s, res) }()
+	}
 	has := count >= s.Threshold
-	res := probe.Result{Metadata: map[string]any{
+	res = probe.Result{Metadata: map[string]any{
 		"matched_patterns": matched,
 		"count":            count,
 	}}

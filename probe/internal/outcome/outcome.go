@@ -49,3 +49,43 @@ func (c *Cache) Put(mask uint, r probe.Result) probe.Result {
 	}
 	return r
 }
+
+// Table caches results in a few numbered slots, each result with the key
+// it was built for (the probe's configuration, say): a slot answers only
+// for the same key, and a result for another key replaces it. A Table may
+// thus be shared by every probe of a type, which usually has one
+// configuration in a suite. It is safe for concurrent use; a nil *Table
+// caches nothing.
+type Table[K comparable] struct {
+	slots []atomic.Pointer[entry[K]]
+}
+
+type entry[K comparable] struct {
+	key K
+	res probe.Result
+}
+
+// NewTable returns a table of n slots.
+func NewTable[K comparable](n int) *Table[K] {
+	return &Table[K]{slots: make([]atomic.Pointer[entry[K]], n)}
+}
+
+// Get returns the result in slot i when it was built for key; a slot out
+// of range holds nothing.
+func (t *Table[K]) Get(i int, key K) (probe.Result, bool) {
+	if t == nil || uint(i) >= uint(len(t.slots)) {
+		return probe.Result{}, false
+	}
+	if e := t.slots[i].Load(); e != nil && e.key == key {
+		return e.res, true
+	}
+	return probe.Result{}, false
+}
+
+// Put keeps r in slot i for key, when i is in range, and returns r.
+func (t *Table[K]) Put(i int, key K, r probe.Result) probe.Result {
+	if t != nil && uint(i) < uint(len(t.slots)) {
+		t.slots[i].Store(&entry[K]{key: key, res: r})
+	}
+	return r
+}

@@ -63,3 +63,43 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestTable(t *testing.T) {
+	type key struct {
+		expect bool
+		min    int
+	}
+	tab := NewTable[key](2)
+	a, b := key{true, 2}, key{false, 2}
+	if _, ok := tab.Get(0, a); ok {
+		t.Fatal("an empty table returned a result")
+	}
+	tab.Put(0, a, probe.Result{Details: "a0"})
+	tab.Put(1, a, probe.Result{Details: "a1"})
+	tab.Put(2, a, probe.Result{Details: "out of range"})
+	tab.Put(-1, a, probe.Result{Details: "out of range"})
+	for _, tc := range []struct {
+		slot int
+		key  key
+		want string // "" for a miss
+	}{
+		{0, a, "a0"}, {1, a, "a1"}, {0, b, ""}, {2, a, ""}, {-1, a, ""},
+	} {
+		got, ok := tab.Get(tc.slot, tc.key)
+		if ok != (tc.want != "") || got.Details != tc.want {
+			t.Errorf("Get(%d, %v): got %q, %v, want %q", tc.slot, tc.key, got.Details, ok, tc.want)
+		}
+	}
+	// Another key replaces the slot's result.
+	tab.Put(0, b, probe.Result{Details: "b0"})
+	if got, ok := tab.Get(0, a); ok {
+		t.Errorf("Get(0, a) after Put(0, b): got %q, want a miss", got.Details)
+	}
+	if got, _ := tab.Get(0, b); got.Details != "b0" {
+		t.Errorf("Get(0, b): got %q, want b0", got.Details)
+	}
+	var none *Table[key]
+	if _, ok := none.Get(0, a); ok || none.Put(0, a, probe.Result{Details: "x"}).Details != "x" {
+		t.Error("a nil table cached a result")
+	}
+}
