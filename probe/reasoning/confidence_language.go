@@ -5,6 +5,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -144,6 +145,10 @@ func (c *ConfidenceLanguage) Validate() error {
 	return nil
 }
 
+// unhedged holds the result of a response without a hedging phrase, which
+// depends only on the configuration, shared by every such response.
+var unhedged = outcome.NewTable[ConfidenceLanguage](1)
+
 // Evaluate computes the hedge rate of r's content.
 func (c *ConfidenceLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	a := text.Analyze(r.Content)
@@ -153,8 +158,20 @@ func (c *ConfidenceLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Re
 	} else {
 		hedges = countPhrases(a, hedgePhrases)
 	}
+	if hedges == 0 {
+		a.Release()
+		if res, ok := unhedged.Get(0, *c); ok {
+			return res
+		}
+		return unhedged.Put(0, *c, c.result(0, 0))
+	}
 	rate := float64(hedges) / float64(max(a.Fields(), 1))
 	a.Release()
+	return c.result(hedges, rate)
+}
+
+// result is the result of hedges hedging phrases at rate.
+func (c *ConfidenceLanguage) result(hedges int, rate float64) probe.Result {
 	has := rate >= c.Threshold
 	res := probe.Result{Metadata: map[string]any{
 		"hedge_rate":    round(rate, 4),

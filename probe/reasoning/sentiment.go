@@ -3,6 +3,7 @@ package reasoning
 import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -107,6 +108,17 @@ func tone(positive bool) string {
 	return "neutral/negative"
 }
 
+// sentimentKey is a Sentiment's configuration, comparable.
+type sentimentKey struct {
+	expect    int8 // 0 none, 1 positive, -1 not positive
+	threshold float64
+}
+
+// neutral holds the result of a response without a positive or negative
+// word, which depends only on the configuration, shared by every such
+// response.
+var neutral = outcome.NewTable[sentimentKey](1)
+
 // Evaluate counts the positive and negative words of r's content.
 func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	a := text.Analyze(r.Content)
@@ -127,6 +139,24 @@ func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) p
 		}
 	}
 	a.Release()
+	if pos == 0 && neg == 0 {
+		key := sentimentKey{threshold: s.Threshold}
+		if s.ExpectPositive != nil {
+			key.expect = -1
+			if *s.ExpectPositive {
+				key.expect = 1
+			}
+		}
+		if res, ok := neutral.Get(0, key); ok {
+			return res
+		}
+		return neutral.Put(0, key, s.result(0, 0, words))
+	}
+	return s.result(pos, neg, words)
+}
+
+// result is the result of pos positive and neg negative words among words.
+func (s *Sentiment) result(pos, neg int, words float64) probe.Result {
 	posRate, negRate := float64(pos)/words, float64(neg)/words
 	net := posRate - negRate
 	positive := net >= s.Threshold

@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -150,6 +151,11 @@ func (s *StepByStep) Validate() error {
 	return nil
 }
 
+// stepResults holds the result of each step indicator count below 16,
+// which depends only on the count and the configuration, shared by every
+// response with that count.
+var stepResults = outcome.NewTable[StepByStep](16)
+
 // Evaluate counts the step indicators of r's content.
 func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	a := text.Analyze(r.Content)
@@ -160,6 +166,9 @@ func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 		count = countSteps(a)
 	}
 	a.Release()
+	if res, ok := stepResults.Get(count, *s); ok {
+		return res
+	}
 	has := count >= s.MinStepCount
 	res := probe.Result{Metadata: map[string]any{
 		"step_indicator_count": count,
@@ -194,5 +203,5 @@ func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) 
 		b = append(b, '.')
 	}
 	res.Details = string(b)
-	return res
+	return stepResults.Put(count, *s, res)
 }
