@@ -273,7 +273,7 @@ func TestMarkdownFitsComment(t *testing.T) {
 		out  string
 		want []string
 	}{
-		{"run", runMD, []string{"**2000 of 2000 probe × prompt pairs failed", "### ❌ Failures (2000)", "| probe-0 |  | prompt-000 |", "This report was cut to fit a GitHub comment"}},
+		{"run", runMD, []string{"**2,000 of 2,000 probe × prompt pairs failed", "### ❌ Failures (2000)", "| probe-0 |  | prompt-000 |", "This report was cut to fit a GitHub comment"}},
 		{"drift", driftMD, []string{"**Drift detected (severity CRITICAL): 1000 of 2000 compared pairs regressed.**", "### What regressed",
 			"| " + severityIcon(first.Severity) + " " + first.Severity + " | " + mdText(first.Key, 200) + " |", "### 🔴 Regressions (1000)", "**Baseline answer", "This report was cut to fit a GitHub comment"}},
 	}
