@@ -207,13 +207,13 @@ func newCompactRun(r *promptcanary.Run) (*compactRunJSON, error) {
 // metadata]; a probe is [probe_id, probe_type, probe_name, category].
 // Strings are indexes into Strings, metadata into Metadata.
 type compactResults struct {
-	Encoding string            `json:"encoding"`
-	Version  int               `json:"version"`
-	Strings  []string          `json:"strings"`
-	Metadata []json.RawMessage `json:"metadata"`
-	Probes   [][4]int          `json:"probes"`
-	Outcomes []outcomeRow      `json:"outcomes"`
-	Rows     intRows           `json:"rows"`
+	Encoding string                          `json:"encoding"`
+	Version  int                             `json:"version"`
+	Strings  []string                        `json:"strings"`
+	Metadata []json.RawMessage               `json:"metadata"`
+	Probes   [][4]int                        `json:"probes"`
+	Outcomes listOf[outcomeRow, *outcomeRow] `json:"outcomes"`
+	Rows     intRows                         `json:"rows"`
 }
 
 // intRows is a table of rows of integers (the rows of the compact
@@ -320,6 +320,100 @@ func parseIntRows(data []byte) ([][]int, bool) {
 		start = end
 	}
 	return rows, true
+}
+
+// listOf is a JSON array of rows that decode themselves (outcomes and
+// response rows), decoded without encoding/json's reflection: it grows a
+// statistical run's thousands of rows one reallocation at a time.
+type listOf[T any, P interface {
+	*T
+	json.Unmarshaler
+}] []T
+
+func (l *listOf[T, P]) UnmarshalJSON(data []byte) error {
+	// encoding/json has checked that data is valid JSON, and hands every
+	// element of an array to its UnmarshalJSON as it is here, in order,
+	// stopping at the first error.
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 || data[0] != '[' {
+		// null, or the error of anything else.
+		var slow []T
+		err := json.Unmarshal(data, &slow)
+		*l = slow
+		return err
+	}
+	out := make([]T, 0, countElements(data))
+	for elem := range arrayElements(data) {
+		out = append(out, *new(T))
+		if err := P(&out[len(out)-1]).UnmarshalJSON(elem); err != nil {
+			return err
+		}
+	}
+	*l = out
+	return nil
+}
+
+// arrayElements yields the elements of arr, a valid JSON array, each
+// without the whitespace around it.
+func arrayElements(arr []byte) func(yield func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		i := 1 // after '['
+		for {
+			for i < len(arr) && (arr[i] == ' ' || arr[i] == '\n' || arr[i] == '\r' || arr[i] == '\t' || arr[i] == ',') {
+				i++
+			}
+			if i >= len(arr) || arr[i] == ']' {
+				return
+			}
+			end := skipValue(arr, i)
+			if !yield(arr[i:end]) {
+				return
+			}
+			i = end
+		}
+	}
+}
+
+// countElements counts the elements of arr, a valid JSON array.
+func countElements(arr []byte) int {
+	n := 0
+	for range arrayElements(arr) {
+		n++
+	}
+	return n
+}
+
+// skipValue returns the end of the valid JSON value that starts at i.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for ; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return i // the end of the array around a number or literal
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\n', '\r', '\t':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
 }
 
 // isJSONSpace reports whether b is only JSON whitespace.
@@ -618,13 +712,13 @@ func checkCompact(encoding string, version int) error {
 // none), served_model, system_fingerprint, attempts]. Strings are indexes
 // into Strings, tool calls into ToolCalls.
 type compactResponses struct {
-	Encoding  string            `json:"encoding"`
-	Version   int               `json:"version"`
-	Base      time.Time         `json:"base"`
-	Strings   []string          `json:"strings"`
-	ToolCalls []json.RawMessage `json:"tool_calls"`
-	Profiles  [][7]int          `json:"profiles"`
-	Rows      []responseRow     `json:"rows"`
+	Encoding  string                            `json:"encoding"`
+	Version   int                               `json:"version"`
+	Base      time.Time                         `json:"base"`
+	Strings   []string                          `json:"strings"`
+	ToolCalls []json.RawMessage                 `json:"tool_calls"`
+	Profiles  [][7]int                          `json:"profiles"`
+	Rows      listOf[responseRow, *responseRow] `json:"rows"`
 }
 
 type responseRow struct {
@@ -921,12 +1015,14 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 		case row.hasTime:
 			r.Timestamp = c.Base.Add(time.Duration(row.time))
 		}
+		out[i] = r
+		// Decoded in place: a pointer to r would move every response to
+		// the heap on its own.
 		if p[3] >= 0 {
-			if err := json.Unmarshal(c.ToolCalls[p[3]], &r.ToolCalls); err != nil {
+			if err := json.Unmarshal(c.ToolCalls[p[3]], &out[i].ToolCalls); err != nil {
 				return nil, fmt.Errorf("response %d tool calls: %w", i, err)
 			}
 		}
-		out[i] = r
 	}
 	return out, nil
 }

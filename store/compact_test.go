@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -523,5 +524,54 @@ func FuzzOutcomeRow(f *testing.F) {
 			math.Float64bits(fast.score) != math.Float64bits(slow.score) && !(math.IsNaN(fast.score) && math.IsNaN(slow.score)) {
 			t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
 		}
+	})
+}
+
+// listCases are arrays of rows: every row case and outcome case alone and
+// together, with JSON whitespace, strings holding brackets and values
+// that are not rows.
+func listCases() []string {
+	cases := []string{`null`, ` null`, `[]`, ` [ ] `, `[null]`, `[[1,2,3,4,5],null]`, `[ [0,1,1,2,3] ,[0,0,null,0,0] ]`,
+		"[\n\t[0,1,2,3,812.4,5,0,1000000007,4],\r\n\t[1,2,3,4,12,5,6,\"2025-03-01T12:00:00Z\",8]\n]",
+		`[[1,2,3,4,12,5,6,"]\"],[",8]]`, `[[[1]],{"a":[1]}]`, `["x"]`, `[1,2]`, `[true]`, `[{}]`}
+	for _, c := range append(slices.Clone(rowCases), outcomeCases...) {
+		cases = append(cases, "["+c+"]", "[ "+c+" , "+c+" ]")
+	}
+	return cases
+}
+
+// decodeBoth decodes data into a listOf and into the plain slice that
+// encoding/json fills by reflection, and fails t when they differ.
+func decodeBoth[T any, P interface {
+	*T
+	json.Unmarshaler
+}](t *testing.T, data string) {
+	t.Helper()
+	var fast listOf[T, P]
+	var slow []T
+	errFast := json.Unmarshal([]byte(data), &fast)
+	errSlow := json.Unmarshal([]byte(data), &slow)
+	if fmt.Sprint(errFast) != fmt.Sprint(errSlow) {
+		t.Fatalf("%q: error %v, encoding/json's %v", data, errFast, errSlow)
+	}
+	if errSlow == nil && !cmp.Equal([]T(fast), slow, cmp.AllowUnexported(*new(T)), cmpopts.EquateNaNs()) {
+		t.Fatalf("%q: got %+v, encoding/json's %+v", data, fast, slow)
+	}
+}
+
+func TestListOf(t *testing.T) {
+	for _, data := range listCases() {
+		decodeBoth[responseRow](t, data)
+		decodeBoth[outcomeRow](t, data)
+	}
+}
+
+func FuzzListOf(f *testing.F) {
+	for _, data := range listCases() {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		decodeBoth[responseRow](t, data)
+		decodeBoth[outcomeRow](t, data)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -46,9 +47,12 @@ type Document struct {
 // apart by their keys, and when data is none of them says what it looks
 // like instead.
 func DecodeDocument(data []byte) (*Document, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return nil, fmt.Errorf("decode document: %s", describeNonObject(data, err))
+	fields, ok := objectFields(data)
+	if !ok {
+		var err error
+		if err = json.Unmarshal(data, &fields); err != nil || fields == nil {
+			return nil, fmt.Errorf("decode document: %s", describeNonObject(data, err))
+		}
 	}
 	has := func(k string) bool { _, ok := fields[k]; return ok }
 	switch {
@@ -97,6 +101,44 @@ func DecodeDocument(data []byte) (*Document, error) {
 		return nil, errors.New("decode document: this is trend data (report trends -o), not a run, baseline or drift report")
 	}
 	return nil, fmt.Errorf("decode document: not a PromptCanary run, baseline, drift report or side-by-side report: a JSON object with keys %s (want run_id, snapshot_id, report_id or kind)", keyList(fields))
+}
+
+// objectFields returns the fields of data when it is a valid JSON object,
+// as json.Unmarshal into a map of raw messages would, but each value a
+// slice of data: the kind of a document is told from its keys before the
+// document is decoded, and a statistical run's fields are megabytes.
+func objectFields(data []byte) (map[string]json.RawMessage, bool) {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
+		return nil, false
+	}
+	fields := map[string]json.RawMessage{}
+	ws := func(i int) int {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+			i++
+		}
+		return i
+	}
+	for i := 1; ; {
+		i = ws(i)
+		if data[i] == ',' {
+			i = ws(i + 1)
+		}
+		if data[i] == '}' {
+			return fields, true
+		}
+		end := skipValue(data, i)
+		key := string(data[i+1 : end-1])
+		if bytes.IndexByte(data[i:end], '\\') >= 0 || !utf8.ValidString(key) {
+			if err := json.Unmarshal(data[i:end], &key); err != nil {
+				return nil, false // cannot happen in valid JSON
+			}
+		}
+		i = ws(ws(end) + 1) // after the colon
+		end = skipValue(data, i)
+		fields[key] = data[i:end:end]
+		i = end
+	}
 }
 
 // PickRun returns the run of d for the provider model id model: the run

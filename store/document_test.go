@@ -1,6 +1,9 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"strings"
@@ -138,5 +141,47 @@ func TestPickRun(t *testing.T) {
 				t.Errorf("got %v, %v, want %s", r, err, tc.wantID)
 			}
 		})
+	}
+}
+
+// objectCases are JSON documents and non-documents whose top-level fields
+// objectFields must find as encoding/json does.
+var objectCases = []string{
+	runDoc, run2Doc, driftDoc, `{}`, ` { } `, "{\n\t\"a\" :\t1 ,\r\n \"b\":[1,{\"c\":\"}\"}],\"d\":null}", `{"a":1,"a":2}`,
+	`{"k\u0069nd":"side_by_side"}`, `{"a\"b":"x\\"}`, `{"a":"\"}"}`, `{"a":true,"b":false,"c":-1.5e3}`,
+	`null`, `[]`, `"x"`, `1`, `{`, `{"a":}`, `{"a":1}x`, ``, `{"a":1,}`,
+}
+
+func TestObjectFields(t *testing.T) {
+	for _, data := range objectCases {
+		checkObjectFields(t, data)
+	}
+}
+
+func FuzzObjectFields(f *testing.F) {
+	for _, data := range objectCases {
+		f.Add(data)
+	}
+	f.Fuzz(checkObjectFields)
+}
+
+// checkObjectFields fails t when objectFields reads data otherwise than
+// json.Unmarshal into a map of raw messages.
+func checkObjectFields(t *testing.T, data string) {
+	t.Helper()
+	got, ok := objectFields([]byte(data))
+	var want map[string]json.RawMessage
+	err := json.Unmarshal([]byte(data), &want)
+	if !ok {
+		if err == nil && want != nil {
+			t.Fatalf("%q: not read, but encoding/json reads %v", data, want)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%q: read, but encoding/json rejects it: %v", data, err)
+	}
+	if !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		t.Fatalf("%q: got %q, want %q", data, got, want)
 	}
 }
