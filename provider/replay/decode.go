@@ -244,16 +244,12 @@ func (d *lineDecoder) str() (string, bool) {
 	}
 	start := d.i
 	// The common string has no escape and is ASCII: one copy.
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		if c == '"' {
-			d.i++
-			return string(d.b[start : d.i-1]), true
-		}
-		if c < 0x20 || c == '\\' || c >= 0x80 {
-			break
-		}
+	for d.i < len(d.b) && plain[d.b[d.i]] {
 		d.i++
+	}
+	if d.i < len(d.b) && d.b[d.i] == '"' {
+		d.i++
+		return string(d.b[start : d.i-1]), true
 	}
 	out := make([]byte, d.i-start, d.i-start+64)
 	copy(out, d.b[start:d.i])
@@ -273,8 +269,13 @@ func (d *lineDecoder) str() (string, bool) {
 			out = append(out, d.b[d.i:d.i+n]...)
 			d.i += n
 		case c != '\\':
-			out = append(out, c)
-			d.i++
+			// A run of plain ASCII, copied at once.
+			j := d.i + 1
+			for j < len(d.b) && plain[d.b[j]] {
+				j++
+			}
+			out = append(out, d.b[d.i:j]...)
+			d.i = j
 		default:
 			if d.i+1 >= len(d.b) {
 				return "", false
@@ -320,6 +321,15 @@ func (d *lineDecoder) str() (string, bool) {
 	}
 	return "", false
 }
+
+// plain marks the bytes a JSON string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hex4 reads the four hex digits of a \u escape.
 func (d *lineDecoder) hex4() (rune, bool) {
