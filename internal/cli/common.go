@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -114,15 +115,46 @@ func (a *app) colorFor(w io.Writer) bool {
 	return isTerminal(w)
 }
 
-// writeReport renders into memory, then replaces path atomically, so a
-// failed render never leaves a half-written report.
+// writeReport renders straight into a temporary file that then replaces
+// path atomically, so a failed render never leaves a half-written report
+// and a large report (the JSON of a statistical compare is megabytes) is
+// never held whole in memory.
 func writeReport(path string, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
-		return fmt.Errorf("render %q: %w", path, err)
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bw := bufio.NewWriterSize(pw, 64<<10)
+		err := render(bw)
+		if err == nil {
+			err = bw.Flush()
+		} else {
+			err = renderError{err}
+		}
+		// A failed render fails the copy into the temporary file, which
+		// is then removed; nil ends the copy.
+		pw.CloseWithError(err)
+	}()
+	err := atomicfile.WriteFrom(path, pr, 0o644)
+	// A write that stopped early fails the render's next write.
+	pr.CloseWithError(errReportAbandoned)
+	<-done
+	if re, ok := errors.AsType[renderError](err); ok {
+		return fmt.Errorf("render %q: %w", path, re.err)
 	}
-	return atomicfile.Write(path, buf.Bytes(), 0o644)
+	return err
 }
+
+// renderError marks the error of a report's render among those of writing
+// its file.
+type renderError struct{ err error }
+
+func (e renderError) Error() string { return e.err.Error() }
+func (e renderError) Unwrap() error { return e.err }
+
+// errReportAbandoned is what a render writes into once its file can no
+// longer be written.
+var errReportAbandoned = errors.New("the report file could not be written")
 
 // rendering is how a command that prints one report was asked to show it:
 // --format, --output and --verbose.
