@@ -26,6 +26,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/cli"
@@ -129,9 +131,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // child runs the promptcanary command line with args, then writes its own
-// peak RSS and CPU time to the file $PROMPTCANARY_SCALE_STATS.
+// peak RSS and CPU time to the file $PROMPTCANARY_SCALE_STATS. With
+// $PROMPTCANARY_SCALE_CPUPROFILE it writes a CPU profile of the command to
+// that file, with $PROMPTCANARY_SCALE_MEMPROFILE a heap profile (every
+// allocation sampled) taken when the command returns.
 func child(args []string) int {
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scale: %v\n", err)
+			return 4
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	memProfile := os.Getenv(memProfileEnv)
+	if memProfile != "" {
+		runtime.MemProfileRate = 1
+	}
 	code := cli.Main(context.Background(), args, cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err == nil {
+			err = pprof.WriteHeapProfile(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scale: %v\n", err)
+			return 4
+		}
+	}
 	if path := os.Getenv(statsEnv); path != "" {
 		u := selfUsage()
 		if err := os.WriteFile(path, []byte(u.String()), 0o644); err != nil {

@@ -11,6 +11,13 @@ import (
 // statsEnv names the file a child writes its usage to.
 const statsEnv = "PROMPTCANARY_SCALE_STATS"
 
+// cpuProfileEnv and memProfileEnv name the files a child writes its CPU
+// and heap profiles to, when set (see child).
+const (
+	cpuProfileEnv = "PROMPTCANARY_SCALE_CPUPROFILE"
+	memProfileEnv = "PROMPTCANARY_SCALE_MEMPROFILE"
+)
+
 // usage is what one command cost: its peak resident set and its CPU time.
 type usage struct {
 	peakRSS   int64 // bytes
