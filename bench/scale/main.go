@@ -154,6 +154,7 @@ func child(args []string) int {
 	}
 	code := cli.Main(context.Background(), args, cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	if memProfile != "" {
+		runtime.GC() // the profile counts what was allocated up to the last collection
 		f, err := os.Create(memProfile)
 		if err == nil {
 			err = pprof.WriteHeapProfile(f)
