@@ -214,47 +214,60 @@ func failures(err error) []failure {
 			}
 			return
 		}
-		p := pointer(loc)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, name := range k.Missing {
-				out = append(out, failure{key: checkKey(e.SchemaURL, "required", name), pointer: p,
-					keyword: "required", location: e.SchemaURL + "/required",
-					message: "missing property " + quote(name)})
-			}
-			return
-		case *kind.DependentRequired:
-			out = append(out, failure{key: checkKey(e.SchemaURL, "dependentRequired", k.Prop), pointer: p,
-				keyword: "dependentRequired", location: e.SchemaURL + "/dependentRequired/" + escape(k.Prop),
-				message: message(k)})
-			return
-		case *kind.Dependency:
-			out = append(out, failure{key: checkKey(e.SchemaURL, "dependencies", k.Prop), pointer: p,
-				keyword: "dependencies", location: e.SchemaURL + "/dependencies/" + escape(k.Prop),
-				message: message(k)})
-			return
-		}
-		kw := e.ErrorKind.KeywordPath()
-		switch e.ErrorKind.(type) {
-		case *kind.Not:
-			kw = []string{"not"}
-		case *kind.FalseSchema:
-			kw = nil
-		}
-		f := failure{key: checkKey(e.SchemaURL, kw...), pointer: p, location: e.SchemaURL, message: message(e.ErrorKind)}
-		if len(kw) > 0 {
-			f.keyword = kw[0]
-			f.location += "/" + escape(kw[0])
-		} else {
-			f.keyword = "false"
-		}
-		out = append(out, f)
+		out = appendLeaf(out, e.SchemaURL, loc, e.ErrorKind)
 	}
 	walk(ve, nil)
+	sortFailures(out)
+	return out
+}
+
+// sortFailures sorts failures by pointer, then keyword location, then
+// message.
+func sortFailures(out []failure) {
 	slices.SortFunc(out, func(a, b failure) int {
 		return cmp.Or(cmp.Compare(a.pointer, b.pointer), cmp.Compare(a.location, b.location), cmp.Compare(a.message, b.message))
 	})
-	return out
+}
+
+// appendLeaf appends the failures of one error without causes (or of an
+// alternative, which counts as one): kind k of the schema at schemaURL,
+// for the value at loc.
+func appendLeaf(out []failure, schemaURL string, loc []string, k jsonschema.ErrorKind) []failure {
+	p := pointer(loc)
+	switch k := k.(type) {
+	case *kind.Required:
+		for _, name := range k.Missing {
+			out = append(out, failure{key: checkKey(schemaURL, "required", name), pointer: p,
+				keyword: "required", location: schemaURL + "/required",
+				message: "missing property " + quote(name)})
+		}
+		return out
+	case *kind.DependentRequired:
+		out = append(out, failure{key: checkKey(schemaURL, "dependentRequired", k.Prop), pointer: p,
+			keyword: "dependentRequired", location: schemaURL + "/dependentRequired/" + escape(k.Prop),
+			message: message(k)})
+		return out
+	case *kind.Dependency:
+		out = append(out, failure{key: checkKey(schemaURL, "dependencies", k.Prop), pointer: p,
+			keyword: "dependencies", location: schemaURL + "/dependencies/" + escape(k.Prop),
+			message: message(k)})
+		return out
+	}
+	kw := k.KeywordPath()
+	switch k.(type) {
+	case *kind.Not:
+		kw = []string{"not"}
+	case *kind.FalseSchema:
+		kw = nil
+	}
+	f := failure{key: checkKey(schemaURL, kw...), pointer: p, location: schemaURL, message: message(k)}
+	if len(kw) > 0 {
+		f.keyword = kw[0]
+		f.location += "/" + escape(kw[0])
+	} else {
+		f.keyword = "false"
+	}
+	return append(out, f)
 }
 
 // printer renders the validator's messages in English.

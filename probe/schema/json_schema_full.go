@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -40,6 +42,66 @@ type Full struct {
 	draft string
 	// matches is the details of a valid answer.
 	matches string
+	// valid is the result of a valid answer, shared by all of them.
+	valid probe.Result
+	// fast validates answers when the schema uses only the keywords it
+	// knows (see fast.go); nil leaves them all to the validator.
+	fast *fastNode
+	// badStart caches the error of an answer whose first character (after
+	// white space) is a byte no JSON value starts with, by that byte; nil
+	// caches nothing.
+	badStart *[256]atomic.Pointer[notJSON]
+}
+
+// notJSON is the error of an answer that is not JSON, and its details.
+type notJSON struct {
+	msg, details string
+}
+
+// notJSON returns the cached error of content when its first character
+// decides it, building it the first time, and false when it does not.
+func (f *Full) notJSON(content string) (*notJSON, bool) {
+	c, ok := badStart(content)
+	if !ok || f.badStart == nil {
+		return nil, false
+	}
+	if ne := f.badStart[c].Load(); ne != nil {
+		return ne, true
+	}
+	msg := "invalid character " + quoteChar(c) + " looking for beginning of value"
+	ne := &notJSON{msg: msg, details: "Response is not valid JSON (" + msg + "), so the schema cannot be checked."}
+	f.badStart[c].Store(ne)
+	return ne, true
+}
+
+// badStart returns the first byte of s after JSON white space when no JSON
+// value starts with it: the decoder then reports "invalid character …
+// looking for beginning of value" for it, whatever follows.
+func badStart(s string) (byte, bool) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[', '"', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			return 0, false
+		default:
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// quoteChar quotes a byte as encoding/json's syntax errors do: as the
+// character whose code point is the byte.
+func quoteChar(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	return "'" + s[1:len(s)-1] + "'"
 }
 
 var (
@@ -109,6 +171,13 @@ func New(cfg Config) (*Full, error) {
 	}
 	f := &Full{c: c, draft: draftName(c.schema.DraftVersion)}
 	f.matches = fmt.Sprintf("Response matches the schema (%s, %s).", f.draft, plural(len(c.checks), "check"))
+	f.valid = probe.Result{Passed: true, Score: 1, Details: f.matches,
+		Metadata: map[string]any{
+			"draft": f.draft, "checks": len(c.checks), "valid": true, "failed_checks": 0, "failure_count": 0,
+			"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
+		}}
+	f.fast = newFast(c.schema)
+	f.badStart = new([256]atomic.Pointer[notJSON])
 	return f, nil
 }
 
@@ -146,7 +215,8 @@ func (f *Full) Checks() int { return len(f.c.checks) }
 // "failing_pointers" and "failing_keywords" (keyword locations, "#/…" in the
 // root schema), each list sorted and cut at 50 entries; for an answer that
 // is not JSON, or nests deeper than 256 levels, "error" and
-// "raw_content_preview" instead, with score 0.
+// "raw_content_preview" instead, with score 0. The results of valid
+// answers are one shared result.
 func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	content := text.StripFences(r.Content)
 	total := len(f.c.checks)
@@ -156,20 +226,24 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	d := text.ParseJSON(content)
 	doc, ok := d.NumberValue()
 	depth := d.Depth()
-	var err error
 	if !ok {
-		err = decodeError(d.Err(), content)
-	}
-	d.Release()
-	if err != nil {
-		return probe.Result{Details: fmt.Sprintf("Response is not valid JSON (%s), so the schema cannot be checked.", err),
+		// Most answers that are not JSON are prose, whose first character
+		// decides the error: its message and details are made once.
+		ne, cached := f.notJSON(content)
+		if !cached {
+			msg := decodeError(d.Err(), content).Error()
+			ne = &notJSON{msg: msg, details: "Response is not valid JSON (" + msg + "), so the schema cannot be checked."}
+		}
+		d.Release()
+		return probe.Result{Details: ne.details,
 			Metadata: map[string]any{
 				"draft":               f.draft,
 				"checks":              total,
-				"error":               err.Error(),
+				"error":               ne.msg,
 				"raw_content_preview": text.Preview(content, previewChars),
 			}}
 	}
+	d.Release()
 	if depth > maxDepth {
 		return probe.Result{Details: fmt.Sprintf("Response nests JSON more than %d levels deep, deeper than this probe validates.", maxDepth),
 			Metadata: map[string]any{
@@ -179,16 +253,16 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 				"raw_content_preview": text.Preview(content, previewChars),
 			}}
 	}
-	verr := f.c.schema.Validate(doc)
-	if verr == nil {
-		return probe.Result{Passed: true, Score: 1, Details: f.matches,
-			Metadata: map[string]any{
-				"draft": f.draft, "checks": total, "valid": true, "failed_checks": 0, "failure_count": 0,
-				"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
-			}}
+	fails, ok := f.fast.validate(doc)
+	if !ok {
+		if verr := f.c.schema.Validate(doc); verr != nil {
+			fails = failures(verr)
+		}
+	}
+	if len(fails) == 0 {
+		return f.valid
 	}
 
-	fails := failures(verr)
 	failed := map[string]struct{}{}
 	pointers, keywords := set{}, set{}
 	listed := make([]string, 0, min(len(fails), maxListed))
