@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/promptcanary/promptcanary"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/provider"
@@ -207,6 +210,60 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	if v := stale.Verdict(&anySev); v != Unmeasured {
 		t.Errorf("nothing compared: got verdict %v, want Unmeasured", v)
+	}
+}
+
+// TestCompareReportsOnly: a compare of saved runs that asks for the
+// reports only gets the same reports, recorded the same, with neither run
+// nor baseline in its pairs, and whether each run was measured.
+func TestCompareReportsOnly(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	hist := openStore(t)
+	targets, samples, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	drifted, _, err := Resolve(st, Settings{Providers: []string{"sim/drifted"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: drifted, Samples: samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) }
+	var reports []*promptcanary.DriftReport
+	for _, only := range []bool{false, true} {
+		out, err := Compare(context.Background(), CompareRequest{Suite: st, Current: saved.Runs, Baselines: Baselines{History: hist},
+			BaselineModel: "sim/stable", ReportsOnly: only})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Pairs) != 1 || !out.Recorded {
+			t.Fatalf("ReportsOnly %v: got %d pairs, recorded %v; want one, recorded", only, len(out.Pairs), out.Recorded)
+		}
+		p := out.Pairs[0]
+		if !p.Measured {
+			t.Errorf("ReportsOnly %v: the run is not marked measured", only)
+		}
+		if gotRuns := p.Run != nil || p.Baseline != nil; gotRuns == only {
+			t.Errorf("ReportsOnly %v: got run %v and baseline %v in the pair", only, p.Run != nil, p.Baseline != nil)
+		}
+		if _, err := hist.Drift(context.Background(), p.Report.ReportID); err != nil {
+			t.Errorf("ReportsOnly %v: report not in the history: %v", only, err)
+		}
+		r := *p.Report
+		r.ReportID, r.GeneratedAt = "", fixed()
+		reports = append(reports, &r)
+	}
+	if !reports[0].HasDrift {
+		t.Fatal("want the drifted run to drift, so that the reports say something")
+	}
+	if diff := cmp.Diff(reports[0], reports[1], cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("the reports differ (-all +reports only):\n%s", diff)
 	}
 }
 

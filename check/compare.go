@@ -40,13 +40,21 @@ type CompareRequest struct {
 	// baseline's other prompts are left out instead of reported removed.
 	Prompts   []string
 	MaxErrors int
+	// ReportsOnly is for a caller that reads only the reports: the
+	// outcome's pairs leave out their run and baseline, which are garbage
+	// once compared instead of held while the reports are recorded (a
+	// statistical run of 60,000 probe results is ten megabytes).
+	ReportsOnly bool
 }
 
-// Pair is one current run, its baseline and their drift report.
+// Pair is one current run, its baseline and their drift report. Run and
+// Baseline are nil when the request was ReportsOnly.
 type Pair struct {
 	Run      *promptcanary.Run
 	Baseline *promptcanary.Baseline
 	Report   *promptcanary.DriftReport
+	// Measured is whether the run has any probe result (Run.Measured).
+	Measured bool
 }
 
 // CompareOutcome is what a compare found and recorded.
@@ -168,9 +176,16 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			// is unexpected; the runs are recorded all the same.
 			return nil, fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d})
+		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: cur.Measured()})
 	}
 	out.Problems = unmeasured(currents, req.MaxErrors)
+	if req.ReportsOnly {
+		for i := range out.Pairs {
+			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
+		}
+		// The request's copy too: a method took its address.
+		req.Current, req.Baseline = nil, nil
+	}
 	for _, p := range out.Pairs {
 		if h == nil {
 			break

@@ -108,6 +108,9 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		Legacy:        o.legacy,
 		NoAdaptive:    o.noAdaptive,
 		MaxErrors:     o.settings.maxErrors,
+		// A saved run is not recorded again: only the reports are needed
+		// after the compare.
+		ReportsOnly: o.current != "",
 	}
 	var (
 		st     *suite.Suite
@@ -208,14 +211,14 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
 	}
 	for _, p := range out.Pairs {
-		if p.Report.Compared() == 0 && p.Run.Measured() {
-			a.warn("%s: nothing was compared (%s): there is no verdict", termtext.Safe(p.Run.Provider.ModelID), notComparedReasons(p.Report))
+		if p.Report.Compared() == 0 && p.Measured {
+			a.warn("%s: nothing was compared (%s): there is no verdict", termtext.Safe(p.Report.Provider.ModelID), notComparedReasons(p.Report))
 		}
 	}
 	code := verdictCode(out.Verdict(failOn))
 	if len(failures) > 0 {
 		a.printFailures(failures)
-		if req.Current == nil && len(out.Pairs) > 0 {
+		if o.current == "" && len(out.Pairs) > 0 {
 			runs := make([]*promptcanary.Run, len(out.Pairs))
 			for i, p := range out.Pairs {
 				runs[i] = p.Run
