@@ -174,9 +174,10 @@ type failure struct {
 	pointer string
 	// keyword is the keyword that fails, such as "minimum" or "required".
 	keyword string
-	// location is the keyword's absolute location in the schema.
-	location string
-	message  string
+	// location is the keyword's absolute location in the schema, and
+	// short the same as shortURL shows it ("" when not worked out yet).
+	location, short string
+	message         string
 }
 
 // terminal reports whether an error with causes still counts as one

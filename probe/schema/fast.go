@@ -52,6 +52,78 @@ type fastNode struct {
 	items        *fastNode // the items after prefix
 	// The numeric bounds as integers, when they are.
 	minimum, maximum, exclMin, exclMax, multipleOf intBound
+	// leaves are the failures of each kind in leafKinds at this schema,
+	// but for the pointer and the message; required those of each
+	// required property, but for the pointer.
+	leaves   [len(leafKinds)]failure
+	required map[string]failure
+}
+
+// leafKinds are the error kinds the fast validator reports, but for
+// required, in the order of leafIndex.
+var leafKinds = [...]jsonschema.ErrorKind{&kind.FalseSchema{}, &kind.Type{}, &kind.Const{}, &kind.Enum{},
+	&kind.MinProperties{}, &kind.MaxProperties{}, &kind.AdditionalProperties{}, &kind.MinItems{}, &kind.MaxItems{},
+	&kind.MinLength{}, &kind.MaxLength{}, &kind.Pattern{}, &kind.Minimum{}, &kind.Maximum{},
+	&kind.ExclusiveMinimum{}, &kind.ExclusiveMaximum{}, &kind.MultipleOf{}}
+
+// leafIndex is the index of k's kind in leafKinds, -1 for another kind.
+func leafIndex(k jsonschema.ErrorKind) int {
+	switch k.(type) {
+	case *kind.FalseSchema:
+		return 0
+	case *kind.Type:
+		return 1
+	case *kind.Const:
+		return 2
+	case *kind.Enum:
+		return 3
+	case *kind.MinProperties:
+		return 4
+	case *kind.MaxProperties:
+		return 5
+	case *kind.AdditionalProperties:
+		return 6
+	case *kind.MinItems:
+		return 7
+	case *kind.MaxItems:
+		return 8
+	case *kind.MinLength:
+		return 9
+	case *kind.MaxLength:
+		return 10
+	case *kind.Pattern:
+		return 11
+	case *kind.Minimum:
+		return 12
+	case *kind.Maximum:
+		return 13
+	case *kind.ExclusiveMinimum:
+		return 14
+	case *kind.ExclusiveMaximum:
+		return 15
+	case *kind.MultipleOf:
+		return 16
+	}
+	return -1
+}
+
+// setLeaves works out n's failures as appendLeaf builds them, but for the
+// pointer and the message, and their short locations.
+func (n *fastNode) setLeaves(base, dir string) {
+	loc := n.s.Location
+	for i, k := range leafKinds {
+		f := appendLeaf(nil, loc, nil, k)[0]
+		f.short, f.message = shortURL(f.location, base, dir), ""
+		n.leaves[i] = f
+	}
+	if len(n.s.Required) > 0 {
+		n.required = make(map[string]failure, len(n.s.Required))
+		for _, name := range n.s.Required {
+			f := appendLeaf(nil, loc, nil, &kind.Required{Missing: []string{name}})[0]
+			f.short = shortURL(f.location, base, dir)
+			n.required[name] = f
+		}
+	}
 }
 
 // intBound is a bound of the schema that is an int64.
@@ -70,8 +142,17 @@ func newIntBound(r *big.Rat) intBound {
 // newFast compiles s for the fast validator, or returns nil when s (or a
 // schema under it) uses a keyword the fast validator leaves to the
 // validator.
-func newFast(s *jsonschema.Schema) *fastNode {
-	return buildFast(s, map[*jsonschema.Schema]*fastNode{}, 0)
+// base and dir are those of the compiled schema, for shortURL.
+func newFast(s *jsonschema.Schema, base, dir string) *fastNode {
+	seen := map[*jsonschema.Schema]*fastNode{}
+	root := buildFast(s, seen, 0)
+	if root == nil {
+		return nil
+	}
+	for _, n := range seen {
+		n.setLeaves(base, dir)
+	}
+	return root
 }
 
 func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, depth int) *fastNode {
@@ -220,7 +301,21 @@ func (n *fastNode) validate(v any) ([]failure, bool) {
 }
 
 func (r *fastRun) fail(n *fastNode, k jsonschema.ErrorKind) {
-	r.fails = appendLeaf(r.fails, n.s.Location, r.loc, k)
+	i := leafIndex(k)
+	if i < 0 { // unreachable: the fast validator reports only leafKinds
+		r.fails = appendLeaf(r.fails, n.s.Location, r.loc, k)
+		return
+	}
+	f := n.leaves[i]
+	f.pointer, f.message = pointer(r.loc), message(k)
+	r.fails = append(r.fails, f)
+}
+
+// missing reports a required property that is missing.
+func (r *fastRun) missing(n *fastNode, name string) {
+	f := n.required[name]
+	f.pointer = pointer(r.loc)
+	r.fails = append(r.fails, f)
 }
 
 // value checks v against n, as validator.validate does.
@@ -287,15 +382,9 @@ func (r *fastRun) object(n *fastNode, obj map[string]any) {
 	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
 		r.fail(n, &kind.MaxProperties{Got: len(obj), Want: *s.MaxProperties})
 	}
-	if len(s.Required) > 0 {
-		var missing []string
-		for _, name := range s.Required {
-			if _, ok := obj[name]; !ok {
-				missing = append(missing, name)
-			}
-		}
-		if missing != nil {
-			r.fail(n, &kind.Required{Missing: missing})
+	for _, name := range s.Required {
+		if _, ok := obj[name]; !ok {
+			r.missing(n, name)
 		}
 	}
 	var additional []string

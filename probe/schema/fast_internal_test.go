@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
 	"github.com/promptcanary/promptcanary"
 )
 
@@ -137,3 +139,15 @@ func FuzzFastValidator(f *testing.F) {
 }
 
 func show(v any) string { return strings.ReplaceAll(fmt.Sprintf("%+v", v), "\n", " ") }
+
+// TestLeafIndex checks that leafIndex numbers leafKinds in order.
+func TestLeafIndex(t *testing.T) {
+	for i, k := range leafKinds {
+		if got := leafIndex(k); got != i {
+			t.Errorf("leafIndex(%T) = %d, want %d", k, got, i)
+		}
+	}
+	if got := leafIndex(&kind.AnyOf{}); got != -1 {
+		t.Errorf("leafIndex(*kind.AnyOf) = %d, want -1", got)
+	}
+}

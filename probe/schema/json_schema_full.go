@@ -176,7 +176,7 @@ func New(cfg Config) (*Full, error) {
 			"draft": f.draft, "checks": len(c.checks), "valid": true, "failed_checks": 0, "failure_count": 0,
 			"failures": []string{}, "failing_pointers": []string{}, "failing_keywords": []string{},
 		}}
-	f.fast = newFast(c.schema)
+	f.fast = newFast(c.schema, c.base, c.dir)
 	f.badStart = new([256]atomic.Pointer[notJSON])
 	return f, nil
 }
@@ -263,22 +263,25 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 		return f.valid
 	}
 
-	failed := map[string]struct{}{}
-	pointers, keywords := set{}, set{}
+	keys := make([]string, len(fails))
+	pointers := make([]string, len(fails))
+	keywords := make([]string, len(fails))
 	listed := make([]string, 0, min(len(fails), maxListed))
-	for _, fl := range fails {
-		failed[fl.key] = struct{}{}
-		loc := shortURL(fl.location, f.c.base, f.c.dir)
-		pointers.add(fl.pointer)
-		keywords.add(loc)
+	for i, fl := range fails {
+		loc := fl.short
+		if loc == "" {
+			loc = shortURL(fl.location, f.c.base, f.c.dir)
+		}
+		keys[i], pointers[i], keywords[i] = fl.key, fl.pointer, loc
 		if len(listed) < maxListed {
-			listed = append(listed, fmt.Sprintf("%s: %s: %s", fl.pointer, loc, fl.message))
+			listed = append(listed, fl.pointer+": "+loc+": "+fl.message)
 		}
 	}
+	failed := sortedSet(keys)
 	// A failure the count did not foresee (a $dynamicRef resolved at run
 	// time, say) still counts: the checks are those counted plus those
 	// failed.
-	for k := range failed {
+	for _, k := range failed {
 		if _, ok := f.c.checks[k]; !ok {
 			total++
 		}
@@ -292,8 +295,8 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 			"failed_checks":    len(failed),
 			"failure_count":    len(fails),
 			"failures":         listed,
-			"failing_pointers": pointers.sorted(),
-			"failing_keywords": keywords.sorted(),
+			"failing_pointers": listedSet(pointers),
+			"failing_keywords": listedSet(keywords),
 		}}
 }
 
@@ -329,16 +332,27 @@ func decodeError(err error, s string) error {
 // but found 0)".
 func details(fails []failure, failed, total int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Response fails %d of %d schema checks: ", failed, total)
+	b.WriteString("Response fails ")
+	b.WriteString(strconv.Itoa(failed))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(total))
+	b.WriteString(" schema checks: ")
 	for i, fl := range fails {
 		if i == maxDetails {
-			fmt.Fprintf(&b, "; and %d more", len(fails)-maxDetails)
+			b.WriteString("; and ")
+			b.WriteString(strconv.Itoa(len(fails) - maxDetails))
+			b.WriteString(" more")
 			break
 		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s %s (%s)", pointerOrRoot(fl.pointer), fl.keyword, fl.message)
+		b.WriteString(pointerOrRoot(fl.pointer))
+		b.WriteByte(' ')
+		b.WriteString(fl.keyword)
+		b.WriteString(" (")
+		b.WriteString(fl.message)
+		b.WriteByte(')')
 	}
 	b.WriteString(".")
 	return b.String()
@@ -352,20 +366,15 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// set collects distinct strings.
-type set map[string]struct{}
+// sortedSet sorts s and drops repeated strings, in place.
+func sortedSet(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
 
-func (s set) add(v string) { s[v] = struct{}{} }
-
-// sorted returns the strings in order, at most maxListed.
-func (s set) sorted() []string {
-	out := make([]string, 0, len(s))
-	for v := range s {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	if len(out) > maxListed {
-		out = out[:maxListed]
-	}
-	return out
+// listedSet is the distinct strings of s in order, at most maxListed
+// (sorting s in place).
+func listedSet(s []string) []string {
+	s = sortedSet(s)
+	return s[:min(len(s), maxListed):min(len(s), maxListed)]
 }
