@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/cli"
+	"github.com/promptcanary/promptcanary/internal/memlimit"
 )
 
 // childFlag makes this program the promptcanary command line (see child).
@@ -130,12 +131,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// child runs the promptcanary command line with args, then writes its own
-// peak RSS and CPU time to the file $PROMPTCANARY_SCALE_STATS. With
+// child runs the promptcanary command line with args, under the soft
+// memory limit cmd/promptcanary sets, then writes its own peak RSS and CPU
+// time to the file $PROMPTCANARY_SCALE_STATS. With
 // $PROMPTCANARY_SCALE_CPUPROFILE it writes a CPU profile of the command to
 // that file, with $PROMPTCANARY_SCALE_MEMPROFILE a heap profile (every
 // allocation sampled) taken when the command returns.
 func child(args []string) int {
+	memlimit.Apply(os.Getenv, memlimit.Default) // as cmd/promptcanary does
 	if path := os.Getenv(cpuProfileEnv); path != "" {
 		f, err := os.Create(path)
 		if err == nil {

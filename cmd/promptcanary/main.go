@@ -9,9 +9,11 @@ import (
 	"syscall"
 
 	"github.com/promptcanary/promptcanary/internal/cli"
+	"github.com/promptcanary/promptcanary/internal/memlimit"
 )
 
 func main() {
+	memlimit.Apply(os.Getenv, memlimit.Default)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
