@@ -69,6 +69,15 @@ var fastSeeds = []string{
 	"```json\n{\"name\": \"A\", \"born\": 1}\n```",
 	`{"name": "A", "born": 1, "born": "x"}`,
 	`{"name":"a\ud800","born":1}`,
+	`{"name": "A\u00e9\n", "born": 1, "extra": {"deep": [[[[{"x": "y"}]]]]}}`,
+	`{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "j": 10, "k": 11, "l": 12, "m": 13, "n": 14, "o": 15, "p": 16, "q": 17, "name": "x", "a": 0}`,
+	`{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "j": 10, "k": 11, "l": 12, "m": 13, "n": 14, "o": 15, "p": 16, "q": 17, "name": "x", "born": 2}`,
+	`{"city": "Oslo", "city": "Paris", "name": "A"}`,
+	`{"name": "A", "city": ["Oslo"], "kind": {"a": 1}, "ok": 3}`,
+	`{"name": "A", "city": "Lima", "kind": "person "}`,
+	`[[1, "a", {"b": [true, false, null]}], "\"", -1.5e-3]`,
+	` {"x": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `} `,
+	` {"known_for": ` + strings.Repeat("[", 250) + strings.Repeat("]", 250) + `, "name": "x", "born": 1} `,
 }
 
 func compileFull(tb testing.TB, src string) *Full {
@@ -117,7 +126,7 @@ func FuzzFastValidator(f *testing.F) {
 	for _, s := range fastSeeds {
 		f.Add(s)
 	}
-	var fast, slow []*Full
+	var fast, slow, decoded []*Full
 	for _, src := range fastSchemas {
 		p := compileFull(f, src)
 		if p.fast == nil {
@@ -126,13 +135,20 @@ func FuzzFastValidator(f *testing.F) {
 		q := *p
 		q.fast, q.badStart = nil, nil
 		fast, slow = append(fast, p), append(slow, &q)
+		// The fast validator on decoded values only, without the text.
+		d := *p
+		d.noText = true
+		decoded = append(decoded, &d)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		r := &promptcanary.Response{Content: content}
 		for i := range fast {
-			got, want := fast[i].Evaluate(nil, r), slow[i].Evaluate(nil, r)
-			if !reflect.DeepEqual(got, want) {
+			want := slow[i].Evaluate(nil, r)
+			if got := fast[i].Evaluate(nil, r); !reflect.DeepEqual(got, want) {
 				t.Fatalf("schema %d on %q:\nfast      %s\nvalidator %s", i, content, show(got), show(want))
+			}
+			if got := decoded[i].Evaluate(nil, r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("schema %d on %q:\nfast, decoded %s\nvalidator     %s", i, content, show(got), show(want))
 			}
 		}
 	})

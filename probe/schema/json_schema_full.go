@@ -51,6 +51,8 @@ type Full struct {
 	// white space) is a byte no JSON value starts with, by that byte; nil
 	// caches nothing.
 	badStart *[256]atomic.Pointer[notJSON]
+	// noText makes fast check decoded answers only, for tests.
+	noText bool
 }
 
 // notJSON is the error of an answer that is not JSON, and its details.
@@ -224,6 +226,13 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	// JSON; the validator does not modify it. Only an answer that is not
 	// JSON goes through the validator's decoder, for its error message.
 	d := text.ParseJSON(content)
+	if _, ok := d.Kind(); ok && !f.noText {
+		// Most schemas are checked on the text, without decoding it.
+		if fails, ok := f.fast.validateText(content); ok {
+			d.Release()
+			return f.failed(fails, total)
+		}
+	}
 	doc, ok := d.NumberValue()
 	depth := d.Depth()
 	if !ok {
@@ -259,10 +268,15 @@ func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 			fails = failures(verr)
 		}
 	}
+	return f.failed(fails, total)
+}
+
+// failed is the result of an answer with fails (none: a valid answer),
+// total being the number of checks.
+func (f *Full) failed(fails []failure, total int) probe.Result {
 	if len(fails) == 0 {
 		return f.valid
 	}
-
 	keys := make([]string, len(fails))
 	pointers := make([]string, len(fails))
 	keywords := make([]string, len(fails))

@@ -1,0 +1,342 @@
+package schema
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/promptcanary/promptcanary/probe/internal/text"
+)
+
+// textRun is the fast validator reading the answer's JSON text instead of
+// its decoded value: it decodes nothing but the strings and numbers it
+// checks, and skips what no keyword checks. It gives up, for the decoded
+// value to decide, where the decoded value and the text could differ or
+// where a message quotes a whole value: a repeated key in an object (the
+// decoder keeps the last), an answer nested deeper than maxDepth, and a
+// const or enum that fails.
+type textRun struct {
+	fastRun
+	s     string
+	i     int
+	depth int
+	bail  bool
+}
+
+// validateText checks the JSON text s (which text.ScanJSON found valid)
+// against n, as validate checks its decoded value, and returns false when
+// the decoded value must decide.
+func (n *fastNode) validateText(s string) ([]failure, bool) {
+	if n == nil {
+		return nil, false
+	}
+	r := textRun{s: s}
+	r.value(n)
+	if r.bail || r.unsupported {
+		return nil, false
+	}
+	sortFailures(r.fails)
+	return r.fails, true
+}
+
+func (r *textRun) ws() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\r', '\n':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// kindAt is the JSON type of the value at r.i.
+func (r *textRun) kindAt() uint8 {
+	switch r.s[r.i] {
+	case '{':
+		return tObject
+	case '[':
+		return tArray
+	case '"':
+		return tString
+	case 't', 'f':
+		return tBoolean
+	case 'n':
+		return tNull
+	}
+	return tNumber
+}
+
+// value checks the value at r.i against n and moves past it.
+func (r *textRun) value(n *fastNode) {
+	r.ws()
+	s := n.s
+	if s.Bool != nil {
+		if !*s.Bool {
+			r.fail(n, &kind.FalseSchema{})
+		}
+		r.skip()
+		return
+	}
+	t := r.kindAt()
+	if n.types != 0 && n.types&t == 0 &&
+		(n.types&tInteger == 0 || t != tNumber || !isInteger(json.Number(r.peekNumber()))) {
+		r.fail(n, &kind.Type{Got: typeNames[t], Want: n.typeNames})
+		r.skip()
+		return
+	}
+	if s.Const != nil || s.Enum != nil {
+		var v any
+		switch t {
+		case tString:
+			v = r.peekString()
+		case tBoolean:
+			v = r.s[r.i] == 't'
+		case tNull:
+		default:
+			r.bail = true // never equal to a scalar: the message quotes the value
+			return
+		}
+		if s.Const != nil && !equalScalar(v, *s.Const) {
+			r.bail = true
+			return
+		}
+		if s.Enum != nil && !slices.ContainsFunc(s.Enum.Values, func(e any) bool { return equalScalar(v, e) }) {
+			r.bail = true
+			return
+		}
+	}
+	switch t {
+	case tObject:
+		r.object(n)
+	case tArray:
+		r.array(n)
+	case tString:
+		r.string(n, r.str())
+	case tNumber:
+		r.number(n, json.Number(r.num()))
+	default:
+		r.skip()
+	}
+}
+
+// child checks the value at r.i, at token tok under the current location,
+// against n.
+func (r *textRun) child(n *fastNode, tok string) {
+	r.loc = append(r.loc, tok)
+	r.value(n)
+	r.loc = r.loc[:len(r.loc)-1]
+}
+
+// enter moves into an object or array, giving up past maxDepth.
+func (r *textRun) enter() bool {
+	r.i++
+	if r.depth++; r.depth > maxDepth {
+		r.bail = true
+		return false
+	}
+	return true
+}
+
+func (r *textRun) object(n *fastNode) {
+	if !r.enter() {
+		return
+	}
+	defer func() { r.depth-- }()
+	var small [16]string
+	keys := small[:0]
+	var seen map[string]struct{} // the keys, past len(small) of them
+	var additional []string
+	r.ws()
+	if r.s[r.i] == '}' {
+		r.i++
+	} else {
+		for !r.bail {
+			r.ws()
+			key := r.str()
+			if seen == nil && len(keys) == len(small) {
+				seen = make(map[string]struct{}, 2*len(keys))
+				for _, k := range keys {
+					seen[k] = struct{}{}
+				}
+			}
+			if seen != nil {
+				if _, dup := seen[key]; dup {
+					r.bail = true
+					return
+				}
+				seen[key] = struct{}{}
+			} else if slices.Contains(keys, key) {
+				r.bail = true
+				return
+			}
+			keys = append(keys, key)
+			r.ws()
+			r.i++ // :
+			switch sub, ok := n.props[key]; {
+			case ok:
+				r.child(sub, key)
+			case n.additional != nil:
+				r.child(n.additional, key)
+			default:
+				if n.noAdditional {
+					additional = append(additional, key)
+				}
+				r.skip()
+			}
+			r.ws()
+			c := r.s[r.i]
+			r.i++
+			if c == '}' {
+				break
+			}
+		}
+	}
+	if r.bail {
+		return
+	}
+	s := n.s
+	if s.MinProperties != nil && len(keys) < *s.MinProperties {
+		r.fail(n, &kind.MinProperties{Got: len(keys), Want: *s.MinProperties})
+	}
+	if s.MaxProperties != nil && len(keys) > *s.MaxProperties {
+		r.fail(n, &kind.MaxProperties{Got: len(keys), Want: *s.MaxProperties})
+	}
+	for _, name := range s.Required {
+		var found bool
+		if seen != nil {
+			_, found = seen[name]
+		} else {
+			found = slices.Contains(keys, name)
+		}
+		if !found {
+			r.missing(n, name)
+		}
+	}
+	if len(additional) > 0 {
+		r.fail(n, &kind.AdditionalProperties{Properties: additional})
+	}
+}
+
+func (r *textRun) array(n *fastNode) {
+	if !r.enter() {
+		return
+	}
+	defer func() { r.depth-- }()
+	count := 0
+	r.ws()
+	if r.s[r.i] == ']' {
+		r.i++
+	} else {
+		for !r.bail {
+			switch {
+			case count < len(n.prefix):
+				r.child(n.prefix[count], strconv.Itoa(count))
+			case n.items != nil:
+				r.child(n.items, strconv.Itoa(count))
+			default:
+				r.skip()
+			}
+			count++
+			r.ws()
+			c := r.s[r.i]
+			r.i++
+			if c == ']' {
+				break
+			}
+		}
+	}
+	if r.bail {
+		return
+	}
+	s := n.s
+	if s.MinItems != nil && count < *s.MinItems {
+		r.fail(n, &kind.MinItems{Got: count, Want: *s.MinItems})
+	}
+	if s.MaxItems != nil && count > *s.MaxItems {
+		r.fail(n, &kind.MaxItems{Got: count, Want: *s.MaxItems})
+	}
+}
+
+// strEnd returns the index just past the string literal at i.
+func (r *textRun) strEnd(i int) int {
+	for i++; ; i++ {
+		switch r.s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// str reads the string literal at r.i, decoded as the decoder does.
+func (r *textRun) str() string {
+	end := r.strEnd(r.i)
+	body := r.s[r.i+1 : end-1]
+	r.i = end
+	return text.JSONUnquote(body)
+}
+
+// peekString is the string literal at r.i, decoded, without moving past it.
+func (r *textRun) peekString() string {
+	return text.JSONUnquote(r.s[r.i+1 : r.strEnd(r.i)-1])
+}
+
+// numEnd returns the index just past the number literal at i.
+func (r *textRun) numEnd(i int) int {
+	for ; i < len(r.s); i++ {
+		c := r.s[i]
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+	}
+	return i
+}
+
+// num reads the number literal at r.i.
+func (r *textRun) num() string {
+	start := r.i
+	r.i = r.numEnd(r.i)
+	return r.s[start:r.i]
+}
+
+// peekNumber is the number literal at r.i, without moving past it.
+func (r *textRun) peekNumber() string { return r.s[r.i:r.numEnd(r.i)] }
+
+// skip moves past the value at r.i, giving up past maxDepth.
+func (r *textRun) skip() {
+	r.ws()
+	switch r.s[r.i] {
+	case '"':
+		r.i = r.strEnd(r.i)
+	case 't', 'n':
+		r.i += 4
+	case 'f':
+		r.i += 5
+	case '{', '[':
+		start := r.depth
+		for {
+			switch c := r.s[r.i]; c {
+			case '"':
+				r.i = r.strEnd(r.i)
+				continue
+			case '{', '[':
+				if r.depth++; r.depth > maxDepth {
+					r.bail = true
+					return
+				}
+			case '}', ']':
+				r.depth--
+			}
+			r.i++
+			if r.depth == start {
+				return
+			}
+		}
+	default:
+		r.i = r.numEnd(r.i)
+	}
+}
