@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 )
 
 // Args is the tool_call_args probe: it checks that the tool call carries
@@ -92,12 +94,38 @@ func (*Args) Category() promptcanary.Category { return promptcanary.CategoryTool
 // Description returns a one-line description of the probe.
 func (*Args) Description() string { return argsDesc }
 
+// noArgsKey is what the result of a response without argument keys
+// depends on: the configured lists, known by their backing arrays (which
+// the cached key keeps alive, so another list cannot take their place),
+// and the source.
+type noArgsKey struct {
+	required, forbidden   *string
+	nRequired, nForbidden int
+	source                string
+}
+
+// noArgs holds the result of a response without argument keys.
+var noArgs = outcome.NewTable[noArgsKey](1)
+
 // Evaluate passes when no required key is missing and no forbidden key is
-// present.
+// present. Responses without argument keys share their result; the lists
+// must not be changed in place once the probe is used.
 func (p *Args) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	in := getInput(r)
 	defer in.release()
 	keys, source := in.argKeys()
+	if len(keys) == 0 {
+		// No argument: the result depends only on the configuration and
+		// the source, and is shared.
+		key := noArgsKey{required: unsafe.SliceData(p.Required), nRequired: len(p.Required),
+			forbidden: unsafe.SliceData(p.Forbidden), nForbidden: len(p.Forbidden), source: source}
+		if res, ok := noArgs.Get(0, key); ok {
+			return res
+		}
+		v := judgeArgs(nil, p.Required, p.Forbidden)
+		return noArgs.Put(0, key, probe.Result{Passed: v.passed, Score: v.score, Details: v.details,
+			Metadata: map[string]any{"extracted_keys": []string{}, "missing": v.missing, "forbidden_found": v.forbidden, "source": source}})
+	}
 	v := judgeArgs(keys, p.Required, p.Forbidden)
 	keys = fresh(keys)
 	return probe.Result{

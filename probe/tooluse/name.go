@@ -6,6 +6,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -76,12 +77,29 @@ func (*Name) Category() promptcanary.Category { return promptcanary.CategoryTool
 // Description returns a one-line description of the probe.
 func (*Name) Description() string { return nameDesc }
 
+// noNameKey is what the result of a response without a call depends on.
+type noNameKey struct{ expected, source string }
+
+// noNames holds the result of a response without a call.
+var noNames = outcome.NewTable[noNameKey](1)
+
 // Evaluate passes when any called function has the expected name or an
 // alias.
 func (p *Name) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	in := getInput(r)
 	defer in.release()
 	names, source := in.names()
+	if len(names) == 0 {
+		// No call: the result depends only on the expected name and the
+		// source, and is shared.
+		key := noNameKey{expected: p.Expected, source: source}
+		if res, ok := noNames.Get(0, key); ok {
+			return res
+		}
+		score, details := p.judge(nil)
+		return noNames.Put(0, key, probe.Result{Passed: score == 1, Score: score, Details: details,
+			Metadata: map[string]any{"extracted_names": []string{}, "expected": p.Expected, "source": source}})
+	}
 	score, details := p.judge(names)
 	names = fresh(names)
 	return probe.Result{
