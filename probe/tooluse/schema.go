@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/outcome"
 )
 
 // ArgType is the JSON type an argument value must have in a Schema.
@@ -285,29 +286,57 @@ func (*Schema) Category() promptcanary.Category { return promptcanary.CategoryTo
 // Description returns a one-line description of the probe.
 func (*Schema) Description() string { return schemaDesc }
 
+// noCallKey is what the result of a response without a call (no name, no
+// argument key) depends on but for the schema's metadata: the probe (whose
+// fields must not change once it is used) and where it looked.
+type noCallKey struct {
+	p                *Schema
+	names, keys, src string
+	obj              argsState
+}
+
+// noCall holds the result of a response without a call, whose metadata
+// holds the shared "component_scores" and "source" (the "schema" each
+// result gets its own).
+var noCall = outcome.NewTable[noCallKey](1)
+
 // Evaluate scores the tool call's name, argument keys and argument types
-// and passes when the weighted score reaches 0.85.
+// and passes when the weighted score reaches 0.85. The result of a
+// response without a call is built once and shared but for the schema's
+// metadata, which each result owns.
 func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	in := getInput(r)
 	defer in.release()
-	parts := make([]string, 0, 3)
+	var names []string
+	nameSource := sourceNone
+	if p.ToolName != "" {
+		names, nameSource = in.names()
+	}
+	keys, keySource := in.argKeys()
+	var key noCallKey
+	if len(names) == 0 && len(keys) == 0 {
+		key = noCallKey{p: p, names: nameSource, keys: keySource, src: schemaSource(in, nameSource, keySource)}
+		if len(p.ArgTypes) > 0 {
+			_, key.obj = in.argObject()
+		}
+		if res, ok := noCall.Get(0, key); ok {
+			return p.withSchema(res)
+		}
+	}
 
+	parts := make([]string, 0, 3)
 	// Each weighted component is rounded to float64 on its own (no fused
 	// multiply-add), so sums match the reference's bit for bit at the
 	// pass mark.
 	var nameComponent any // nil when no name is set
 	namePart := float64(nameWeight)
-	nameSource := sourceNone
 	if p.ToolName != "" {
-		var names []string
-		names, nameSource = in.names()
 		score, details := (&Name{Expected: p.ToolName}).judge(names)
 		nameComponent = score
 		namePart = float64(score * nameWeight)
 		parts = append(parts, "name: "+details)
 	}
 
-	keys, keySource := in.argKeys()
 	args := judgeArgs(keys, p.RequiredArgs, p.ForbiddenArgs)
 	argsPart := float64(args.score * argsWeight)
 	parts = append(parts, "args: "+args.details)
@@ -319,12 +348,11 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 	}
 
 	total := namePart + argsPart + typesPart
-	return probe.Result{
+	res := probe.Result{
 		Passed:  total >= schemaPassing,
 		Score:   total,
 		Details: strings.Join(parts, " | "),
 		Metadata: map[string]any{
-			"schema": p.metadata(),
 			"component_scores": map[string]any{
 				"name":  nameComponent,
 				"args":  args.score,
@@ -333,6 +361,22 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 			"source": schemaSource(in, nameSource, keySource),
 		},
 	}
+	if key.p != nil {
+		noCall.Put(0, key, res)
+	}
+	return p.withSchema(res)
+}
+
+// withSchema returns res with its own metadata map, which adds the
+// schema's (see metadata) to res's.
+func (p *Schema) withSchema(res probe.Result) probe.Result {
+	md := make(map[string]any, len(res.Metadata)+1)
+	for k, v := range res.Metadata {
+		md[k] = v
+	}
+	md["schema"] = p.metadata()
+	res.Metadata = md
+	return res
 }
 
 // typeScore checks the argument types: 1 without ArgTypes, 0 when the
@@ -384,22 +428,34 @@ func schemaSource(in *input, nameSource, keySource string) string {
 }
 
 // metadata renders the schema as JSON-friendly values, freshly allocated so
-// that no two results share a map.
+// that no two results share a map or a list (the three lists in one
+// array).
 func (p *Schema) metadata() map[string]any {
 	types := make(map[string]any, len(p.ArgTypes))
 	for a, t := range p.ArgTypes {
-		types[a] = string(t)
+		if v, ok := typeValues[t]; ok {
+			types[a] = v
+		} else {
+			types[a] = string(t)
+		}
 	}
+	nr, no := len(p.RequiredArgs), len(p.OptionalArgs)
+	lists := make([]string, 0, nr+no+len(p.ForbiddenArgs))
+	lists = append(append(append(lists, p.RequiredArgs...), p.OptionalArgs...), p.ForbiddenArgs...)
 	return map[string]any{
 		"name":           p.ToolName,
-		"required_args":  nonNil(p.RequiredArgs),
-		"optional_args":  nonNil(p.OptionalArgs),
-		"forbidden_args": nonNil(p.ForbiddenArgs),
+		"required_args":  lists[:nr:nr],
+		"optional_args":  lists[nr : nr+no : nr+no],
+		"forbidden_args": lists[nr+no:],
 		"arg_types":      types,
 	}
 }
 
-// nonNil returns a copy of s, empty rather than nil.
-func nonNil(s []string) []string {
-	return append([]string{}, s...)
-}
+// typeValues holds each ArgType's name as metadata holds it, boxed once.
+var typeValues = func() map[ArgType]any {
+	m := map[ArgType]any{}
+	for name := range typeAliases {
+		m[ArgType(name)] = name
+	}
+	return m
+}()
