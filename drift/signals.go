@@ -145,11 +145,11 @@ func (sc *signalScratch) promptSignals(id string, b, c []*promptcanary.Response,
 		kind string
 		m    *groupMatrix
 	}{{"token_f1", tf1}, {"chrf", chrf}} {
-		within, across, p := similarityTest(sim.m, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(sim.kind+"/"+id))))
+		within, across, p := similarityTest(sim.m, opts.Permutations, newPCG(opts.Seed, hashString(sim.kind+"/"+id)))
 		out = append(out, promptcanary.ChangeSignal{Kind: sim.kind, PromptID: id, Baseline: within, Current: across, P: p,
 			Detail: fmt.Sprintf("lexical similarity (%s) of %s to the baseline responses: %.2f within the baseline, %.2f for the current responses (response permutation two-sided p=%s)", sim.kind, id, within, across, fmtP(p))})
 	}
-	e, p := energyTest(tf1.distance(&sc.f64), min(opts.Permutations, maxSignalPermutations), rand.New(rand.NewPCG(opts.Seed, hashString("energy/"+id))))
+	e, p := energyTest(tf1.distance(&sc.f64), min(opts.Permutations, maxSignalPermutations), newPCG(opts.Seed, hashString("energy/"+id)))
 	out = append(out, promptcanary.ChangeSignal{Kind: "energy_distance", PromptID: id, Current: e, P: p,
 		Detail: fmt.Sprintf("response distribution of %s moved: energy distance %.3f on token-F1 distances (permutation p=%s)", id, e, fmtP(p))})
 	return out
@@ -441,6 +441,31 @@ func (p *permuter) shuffle(rng *rand.Rand, label []bool) {
 	}
 }
 
+// shufflePCG is shuffle drawing from src: the same swaps for the same
+// numbers, without an interface call per number, and without a branch on
+// the labels, which are random: a swap moves d = label[i] − label[j] (−1,
+// 0 or 1) current responses from i's group to j's, the counts staying
+// whole numbers.
+func (p *permuter) shufflePCG(src *pcg, label []bool) {
+	group, cur := p.m.g.group, p.cur
+	for i := len(label) - 1; i > 0; i-- {
+		j := int(src.Uint64N(uint64(i + 1)))
+		li, lj := label[i], label[j]
+		label[i], label[j] = lj, li
+		d := float64(b2i(li) - b2i(lj))
+		cur[group[i]] -= d
+		cur[group[j]] += d
+	}
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // sums returns the block sums of the labelling counted by count and
 // shuffle.
 func (p *permuter) sums() blockSums {
@@ -486,12 +511,14 @@ func (p *permuter) sums() blockSums {
 // permutations are drawn; the test stops after permStopHits hits with the
 // sequential p-value hits/draws, otherwise the p-value is (1 + hits) /
 // (1 + draws).
+// rng seeds the generator of the permutations.
 func responsePermutationTest(m []float64, n, nb int, stat func(blockSums) float64, perms int, rng *rand.Rand) (obs, p float64) {
-	return identityGroups(m, n, nb).permutationTest(stat, perms, rng)
+	return identityGroups(m, n, nb).permutationTest(stat, perms, newPCG(rng.Uint64(), rng.Uint64()))
 }
 
-// permutationTest is responsePermutationTest on a grouped matrix.
-func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, rng *rand.Rand) (obs, p float64) {
+// permutationTest is responsePermutationTest on a grouped matrix, drawing
+// from rng.
+func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, rng *pcg) (obs, p float64) {
 	n := m.g.n
 	label := sideLabels(n, m.g.nb)
 	obs = stat(m.sums(label))
@@ -502,7 +529,7 @@ func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, r
 	ref := stat(pm.sums())
 	hits := 0
 	for b := 1; b <= perms; b++ {
-		pm.shuffle(rng, label)
+		pm.shufflePCG(rng, label)
 		if stat(pm.sums()) >= ref-1e-12 {
 			hits++
 			if hits == permStopHits {
@@ -518,7 +545,7 @@ func (m *groupMatrix) permutationTest(stat func(blockSums) float64, perms int, r
 // with the similarity within the baseline (mean over distinct baseline
 // pairs), by a two-sided permutation test of their difference over
 // responses. It returns both means and the p-value.
-func similarityTest(m *groupMatrix, perms int, rng *rand.Rand) (within, across, p float64) {
+func similarityTest(m *groupMatrix, perms int, rng *pcg) (within, across, p float64) {
 	obs := m.sums(sideLabels(m.g.n, m.g.nb))
 	_, p = m.permutationTest(func(s blockSums) float64 { return math.Abs(s.meanBB() - s.meanBC()) }, perms, rng)
 	return obs.meanBB(), obs.meanBC(), p
@@ -537,7 +564,7 @@ func sideLabels(n, nb int) []bool {
 // energyTest is the permutation test of the energy distance between the
 // baseline and current responses, with 1 − token-F1 as the distance (dist).
 // It returns the statistic and the p-value.
-func energyTest(dist *groupMatrix, perms int, rng *rand.Rand) (float64, float64) {
+func energyTest(dist *groupMatrix, perms int, rng *pcg) (float64, float64) {
 	return dist.permutationTest(func(s blockSums) float64 {
 		return 2*s.meanBC() - s.meanBB() - s.meanCC()
 	}, perms, rng)
