@@ -81,11 +81,15 @@ func (*Cost) Description() string { return costDesc }
 // tokens ("usd_per_mtok_input", "usd_per_mtok_output") when it was priced.
 func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	prompt, completion := max(r.PromptTokens, 0), max(r.CompletionTokens, 0)
-	meta := map[string]any{"provider_model_id": r.ProviderModelID, "prompt_tokens": prompt,
-		"completion_tokens": completion, "max_usd": c.MaxUSD, "skipped": true}
-	price, known := lookupPrice(r.ProviderModelID)
-	meta["price_known"] = known
-	if !known {
+	pe := priceOf(r.ProviderModelID)
+	meta := make(map[string]any, 9)
+	meta["provider_model_id"] = pe.boxedID
+	meta["prompt_tokens"] = prompt
+	meta["completion_tokens"] = completion
+	meta["max_usd"] = c.MaxUSD
+	meta["skipped"] = true
+	meta["price_known"] = pe.known
+	if !pe.known {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
 			Details: "Price unknown for " + strconv.Quote(r.ProviderModelID) + ", so the cost was not checked."}
 	}
@@ -93,24 +97,37 @@ func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
 			Details: "The provider reported no prompt or completion token counts, so the cost was not checked."}
 	}
-	cost := price.Cost(prompt, completion)
+	cost := pe.price.Cost(prompt, completion)
 	meta["skipped"] = false
 	meta["cost_usd"] = cost
-	meta["usd_per_mtok_input"] = price.Input
-	meta["usd_per_mtok_output"] = price.Output
+	meta["usd_per_mtok_input"] = pe.input
+	meta["usd_per_mtok_output"] = pe.output
+	var buf [128]byte
+	b := append(buf[:0], "The call cost $"...)
+	b = strconv.AppendFloat(b, cost, 'f', 6, 64)
 	if cost <= c.MaxUSD {
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "The call cost $" + fixed(cost, 6) + ", within the $" + strconv.FormatFloat(c.MaxUSD, 'g', -1, 64) + " limit."}
+		b = append(b, ", within the $"...)
+		b = strconv.AppendFloat(b, c.MaxUSD, 'g', -1, 64)
+		b = append(b, " limit."...)
+		return probe.Result{Passed: true, Score: 1, Metadata: meta, Details: string(b)}
 	}
-	return probe.Result{Score: overLimit(cost, c.MaxUSD), Metadata: meta,
-		Details: "The call cost $" + fixed(cost, 6) + ", over the $" + strconv.FormatFloat(c.MaxUSD, 'g', -1, 64) +
-			" limit (" + fixed(cost/c.MaxUSD, 1) + "×)."}
+	// "The call cost $%s, over the $%s limit (%s×)."
+	b = append(b, ", over the $"...)
+	b = strconv.AppendFloat(b, c.MaxUSD, 'g', -1, 64)
+	b = append(b, " limit ("...)
+	b = strconv.AppendFloat(b, cost/c.MaxUSD, 'f', 1, 64)
+	b = append(b, "×)."...)
+	return probe.Result{Score: overLimit(cost, c.MaxUSD), Metadata: meta, Details: string(b)}
 }
 
-// priceEntry is a cached price lookup.
+// priceEntry is a cached price lookup, with the values metadata holds
+// boxed once.
 type priceEntry struct {
-	price provider.Price
-	known bool
+	id            string
+	price         provider.Price
+	known         bool
+	boxedID       any // id
+	input, output any // price.Input, price.Output
 }
 
 // maxCachedPrices bounds the price cache: a run sees a handful of models,
@@ -118,22 +135,36 @@ type priceEntry struct {
 const maxCachedPrices = 1024
 
 var (
-	priceCache   sync.Map // model id → priceEntry
+	priceCache   sync.Map // model id → *priceEntry
 	cachedPrices atomic.Int64
+	// lastPrice is the entry looked up last: most runs price one model.
+	lastPrice atomic.Pointer[priceEntry]
 )
 
-// lookupPrice is provider.LookupPrice without overrides, cached: the table
-// lookup scans every model family, and one model answers many calls.
+// lookupPrice is provider.LookupPrice without overrides, cached.
 func lookupPrice(id string) (provider.Price, bool) {
+	pe := priceOf(id)
+	return pe.price, pe.known
+}
+
+// priceOf is the cached price lookup of id: the table lookup scans every
+// model family, and one model answers many calls.
+func priceOf(id string) *priceEntry {
+	if pe := lastPrice.Load(); pe != nil && pe.id == id {
+		return pe
+	}
 	if e, ok := priceCache.Load(id); ok {
-		pe := e.(priceEntry)
-		return pe.price, pe.known
+		pe := e.(*priceEntry)
+		lastPrice.Store(pe)
+		return pe
 	}
 	p, ok := provider.LookupPrice(id, nil)
+	pe := &priceEntry{id: id, price: p, known: ok, boxedID: id, input: p.Input, output: p.Output}
 	if cachedPrices.Load() < maxCachedPrices {
-		if _, loaded := priceCache.LoadOrStore(id, priceEntry{p, ok}); !loaded {
+		if _, loaded := priceCache.LoadOrStore(id, pe); !loaded {
 			cachedPrices.Add(1)
 		}
 	}
-	return p, ok
+	lastPrice.Store(pe)
+	return pe
 }
