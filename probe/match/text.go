@@ -94,9 +94,10 @@ type Text struct {
 	folded []folded // the lower-cased values, when not case-sensitive
 	mode   any      // cfg.Mode boxed once, for metadata
 	q      quoter
-	// details caches the details of each outcome (the set of values that
-	// hold, as a bit mask) of a probe with up to maxCachedValues values.
-	details []atomic.Pointer[string]
+	// outcomes caches the result of each outcome (the set of values that
+	// hold, as a bit mask) of a probe with up to maxCachedValues values:
+	// results of the same outcome share their details and metadata.
+	outcomes []atomic.Pointer[probe.Result]
 }
 
 // maxCachedValues is the most values whose outcomes' details a text probe
@@ -163,7 +164,7 @@ func NewText(op Op, c TextConfig) (*Text, error) {
 	}
 	t.q = newQuoter(t.cfg.Values)
 	if len(c.Values) <= maxCachedValues {
-		t.details = make([]atomic.Pointer[string], 1<<len(c.Values))
+		t.outcomes = make([]atomic.Pointer[probe.Result], 1<<len(c.Values))
 	}
 	return t, nil
 }
@@ -337,6 +338,11 @@ func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 			mask |= 1 << i
 		}
 	}
+	if t.outcomes != nil {
+		if res := t.outcomes[mask].Load(); res != nil {
+			return *res
+		}
+	}
 	// One backing array for both lists: matched first, then unmatched.
 	buf := make([]string, n)
 	m, u := 0, count
@@ -368,19 +374,12 @@ func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	case passed:
 		score = 1
 	}
-	var details string
-	if t.details != nil {
-		if d := t.details[mask].Load(); d != nil {
-			details = *d
-		} else {
-			details = t.describe(matched, unmatched, passed)
-			t.details[mask].Store(&details)
-		}
-	} else {
-		details = t.describe(matched, unmatched, passed)
-	}
-	return probe.Result{Passed: passed, Score: score, Details: details,
+	res := probe.Result{Passed: passed, Score: score, Details: t.describe(matched, unmatched, passed),
 		Metadata: map[string]any{"matched": matched, "unmatched": unmatched, "mode": t.mode, "not": t.cfg.Not}}
+	if t.outcomes != nil {
+		t.outcomes[mask].Store(&res)
+	}
+	return res
 }
 
 // describe is the sentence naming the values that decided the verdict.
