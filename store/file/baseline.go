@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,7 +113,9 @@ func WriteBaseline(path string, b *promptcanary.Baseline) error {
 }
 
 // portable returns a copy of b in the form the original tool validates:
-// microsecond timestamps, empty instead of null maps and lists.
+// microsecond timestamps, empty instead of null maps and lists. The probe
+// results and responses are copied only when one of them changes: those of
+// a statistical run are megabytes, and results rarely lack metadata.
 func portable(b *promptcanary.Baseline) *promptcanary.Baseline {
 	c := *b
 	c.CreatedAt = micro(c.CreatedAt)
@@ -121,13 +124,23 @@ func portable(b *promptcanary.Baseline) *promptcanary.Baseline {
 	r.Provider.ExtraParams = emptyMap(r.Provider.ExtraParams)
 	r.StartedAt = micro(r.StartedAt)
 	r.FinishedAt = micro(r.FinishedAt)
-	r.ProbeResults = append(make([]promptcanary.ProbeResult, 0, len(r.ProbeResults)), r.ProbeResults...)
-	for i := range r.ProbeResults {
-		r.ProbeResults[i].Metadata = emptyMap(r.ProbeResults[i].Metadata)
+	if r.ProbeResults == nil {
+		r.ProbeResults = []promptcanary.ProbeResult{}
 	}
-	r.LLMResponses = append(make([]promptcanary.Response, 0, len(r.LLMResponses)), r.LLMResponses...)
-	for i := range r.LLMResponses {
-		r.LLMResponses[i].Timestamp = micro(r.LLMResponses[i].Timestamp)
+	if r.LLMResponses == nil {
+		r.LLMResponses = []promptcanary.Response{}
+	}
+	if slices.ContainsFunc(r.ProbeResults, func(pr promptcanary.ProbeResult) bool { return pr.Metadata == nil }) {
+		r.ProbeResults = slices.Clone(r.ProbeResults)
+		for i := range r.ProbeResults {
+			r.ProbeResults[i].Metadata = emptyMap(r.ProbeResults[i].Metadata)
+		}
+	}
+	if slices.ContainsFunc(r.LLMResponses, func(resp promptcanary.Response) bool { return !resp.Timestamp.Equal(micro(resp.Timestamp)) }) {
+		r.LLMResponses = slices.Clone(r.LLMResponses)
+		for i := range r.LLMResponses {
+			r.LLMResponses[i].Timestamp = micro(r.LLMResponses[i].Timestamp)
+		}
 	}
 	return &c
 }
