@@ -100,7 +100,7 @@ type Text struct {
 	outcomes []atomic.Pointer[probe.Result]
 }
 
-// maxCachedValues is the most values whose outcomes' details a text probe
+// maxCachedValues is the most values whose outcomes' results a text probe
 // caches (2^maxCachedValues of them).
 const maxCachedValues = 6
 
@@ -310,7 +310,7 @@ func (t *Text) holds(i int, s string) bool {
 // Evaluate compares the response (trimmed when Trim is set) with each
 // value. The metadata holds "matched" and "unmatched", the values that hold
 // and those that do not, in configuration order, and "mode" and "not" as
-// configured.
+// configured. Results of the same outcome share their metadata.
 func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	s := r.Content
 	if t.cfg.Trim {
