@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/functions"
+	"github.com/google/cel-go/common/overloads"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 
 	"github.com/promptcanary/promptcanary"
@@ -127,4 +131,52 @@ func TestExprTextBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStringSize checks that size() of a string is the program's own
+// overload and counts code points as CEL does (len([]rune(s))).
+func TestStringSize(t *testing.T) {
+	for _, s := range caseSeeds {
+		if got, want := runeCount(s), len([]rune(s)); got != want {
+			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+	e, err := compileExpr(probe.Params{"expr": `content.size() == 6 && size(content) == 6`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: "ab\xffé\xe2\x82"})
+	if !res.Passed {
+		t.Errorf("size of 6 code points (the bytes of a cut sequence count one each): %+v", res)
+	}
+	// The overloads are the dispatcher's: one that answers otherwise
+	// shows in the result.
+	env, err := exprEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast, iss := env.Compile(`content.size()`)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	seven := func(ref.Val) ref.Val { return types.Int(7) }
+	prg, err := env.Program(ast, cel.Functions(&functions.Overload{Operator: overloads.SizeStringInst, Unary: seven}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := prg.Eval(map[string]any{"content": "abc"}); err != nil || out != types.Int(7) {
+		t.Errorf("size() through an overload of the program: got %v, %v, want 7", out, err)
+	}
+}
+
+// FuzzRuneCount checks runeCount against len([]rune(s)).
+func FuzzRuneCount(f *testing.F) {
+	for _, s := range caseSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := runeCount(s), len([]rune(s)); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	})
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/functions"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
@@ -78,6 +80,39 @@ var exprEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.OptionalTypes(),
 	)
 })
+
+// sizeOverloads implement size() of a string with runeCount instead of
+// CEL's conversion of the whole string to runes. The standard library binds
+// size() once for every type, which cel.Function cannot redefine for one
+// overload; the program's dispatcher takes these overloads by id instead
+// (cel.Functions is deprecated for declaring functions, which this does
+// not: the declarations, and so the type checking and the cost estimates,
+// stay the standard library's).
+var sizeOverloads = cel.Functions(
+	&functions.Overload{Operator: overloads.SizeString, Unary: stringSize},
+	&functions.Overload{Operator: overloads.SizeStringInst, Unary: stringSize})
+
+// stringSize is size() of a string: its number of code points.
+func stringSize(s ref.Val) ref.Val {
+	str, ok := s.(types.String)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(s)
+	}
+	return types.Int(runeCount(string(str)))
+}
+
+// runeCount is len([]rune(s)), as CEL counts a string's size: the ASCII
+// prefix eight bytes at a time, the rest by utf8.RuneCountInString (which
+// counts an invalid byte as one rune, as the conversion does).
+func runeCount(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	return i + utf8.RuneCountInString(s[i:])
+}
 
 // caseASCII is ext.Strings' lowerAscii (upper false) or upperAscii (upper
 // true) of s without its rune conversion: the ASCII letters of the other
@@ -288,7 +323,7 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		errs = append(errs, &probe.ParamError{Param: "expr",
 			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
 	}
-	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64)}
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64), sizeOverloads}
 	tracked := opts
 	if est, err := env.EstimateCost(ast, unknownSizes{}); err != nil || est.Max > CostLimit {
 		// Only an expression whose cost CEL cannot bound below the limit
