@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -374,6 +375,59 @@ func arrayElements(arr []byte) func(yield func([]byte) bool) {
 	}
 }
 
+// objectMembers yields the members of obj, a valid JSON object, in order:
+// each key as written (quoted, escapes and all) and its value, without the
+// whitespace around them.
+func objectMembers(obj []byte) func(yield func(key, val []byte) bool) {
+	return func(yield func(key, val []byte) bool) {
+		ws := func(i int) int {
+			for i < len(obj) && (obj[i] == ' ' || obj[i] == '\t' || obj[i] == '\r' || obj[i] == '\n') {
+				i++
+			}
+			return i
+		}
+		for i := ws(0) + 1; ; { // after '{'
+			i = ws(i)
+			if obj[i] == ',' {
+				i = ws(i + 1)
+			}
+			if obj[i] == '}' {
+				return
+			}
+			end := skipValue(obj, i)
+			key := obj[i:end:end]
+			i = ws(ws(end) + 1) // after the colon
+			end = skipValue(obj, i)
+			if !yield(key, obj[i:end:end]) {
+				return
+			}
+			i = end
+		}
+	}
+}
+
+// decodeMembers decodes obj, a valid JSON object, member by member without
+// encoding/json's reflection over obj itself: decode(i, val) decodes the
+// value of the member named names[i]. It reports false, having decoded
+// part of obj, unless every key is one of names exactly and once (any
+// other key might match a field regardless of case, as encoding/json
+// matches them) and every decode succeeded: the caller then decodes obj
+// the usual way, which also gives the usual errors.
+func decodeMembers(obj []byte, names []string, decode func(i int, val []byte) error) bool {
+	var seen uint64
+	for key, val := range objectMembers(obj) {
+		i := slices.Index(names, string(key[1:len(key)-1]))
+		if i < 0 || seen&(1<<i) != 0 || bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		seen |= 1 << i
+		if decode(i, val) != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // countElements counts the elements of arr, a valid JSON array.
 func countElements(arr []byte) int {
 	n := 0
@@ -666,7 +720,8 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 	for _, row := range c.Rows {
 		n += max(0, len(row)-2)
 	}
-	out := make([]promptcanary.ProbeResult, 0, n)
+	out := make([]promptcanary.ProbeResult, n)
+	k := 0
 	for i, row := range c.Rows {
 		if len(row) < 3 {
 			return nil, fmt.Errorf("row %d: want [prompt, sample, outcome...], got %d numbers", i, len(row))
@@ -682,9 +737,15 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 			if o < 0 || o >= len(tmpl) {
 				return nil, fmt.Errorf("row %d: outcome %d out of range", i, o)
 			}
-			out = append(out, tmpl[o])
-			pr := &out[len(out)-1]
-			pr.PromptID, pr.Sample = prompt, row[1]
+			// Field by field: copying the whole result is a runtime call
+			// (the struct holds pointers) that the collector cannot
+			// interrupt, and while it marks, it spins waiting for this
+			// loop to reach a point where it can scan its stack.
+			t, pr := &tmpl[o], &out[k]
+			pr.ProbeID, pr.ProbeType, pr.ProbeName, pr.Category = t.ProbeID, t.ProbeType, t.ProbeName, t.Category
+			pr.PromptID, pr.Sample, pr.Passed, pr.Score = prompt, row[1], t.Passed, t.Score
+			pr.Details, pr.Metadata = t.Details, t.Metadata
+			k++
 		}
 	}
 	return out, nil
@@ -1027,6 +1088,52 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 	return out, nil
 }
 
+// decode decodes c from data, the valid JSON that encoding/json hands to
+// an UnmarshalJSON, with decodeMembers: it reports false when
+// json.Unmarshal must decode it instead. The rows are most of a
+// statistical run's file, and json.Unmarshal would check and skip them
+// twice more before they are parsed.
+func (c *compactResults) decode(data []byte) bool {
+	return decodeMembers(data, []string{"encoding", "version", "strings", "metadata", "probes", "outcomes", "rows"}, func(i int, val []byte) error {
+		switch i {
+		case 0:
+			return json.Unmarshal(val, &c.Encoding)
+		case 1:
+			return json.Unmarshal(val, &c.Version)
+		case 2:
+			return json.Unmarshal(val, &c.Strings)
+		case 3:
+			return json.Unmarshal(val, &c.Metadata)
+		case 4:
+			return json.Unmarshal(val, &c.Probes)
+		case 5:
+			return c.Outcomes.UnmarshalJSON(val)
+		}
+		return c.Rows.UnmarshalJSON(val)
+	})
+}
+
+// decode is compactResults.decode for the responses.
+func (c *compactResponses) decode(data []byte) bool {
+	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows"}, func(i int, val []byte) error {
+		switch i {
+		case 0:
+			return json.Unmarshal(val, &c.Encoding)
+		case 1:
+			return json.Unmarshal(val, &c.Version)
+		case 2:
+			return json.Unmarshal(val, &c.Base)
+		case 3:
+			return json.Unmarshal(val, &c.Strings)
+		case 4:
+			return json.Unmarshal(val, &c.ToolCalls)
+		case 5:
+			return json.Unmarshal(val, &c.Profiles)
+		}
+		return c.Rows.UnmarshalJSON(val)
+	})
+}
+
 // resultList decodes "probe_results": the original list or the compact
 // object.
 type resultList struct {
@@ -1040,8 +1147,11 @@ func (l *resultList) UnmarshalJSON(data []byte) error {
 		return nil
 	case '{':
 		var c compactResults
-		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("probe_results: %w", err)
+		if !c.decode(data) {
+			c = compactResults{}
+			if err := json.Unmarshal(data, &c); err != nil {
+				return fmt.Errorf("probe_results: %w", err)
+			}
 		}
 		list, err := c.results()
 		if err != nil {
@@ -1075,8 +1185,11 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 		return nil
 	case '{':
 		var c compactResponses
-		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("llm_responses: %w", err)
+		if !c.decode(data) {
+			c = compactResponses{}
+			if err := json.Unmarshal(data, &c); err != nil {
+				return fmt.Errorf("llm_responses: %w", err)
+			}
 		}
 		list, err := c.responses()
 		if err != nil {

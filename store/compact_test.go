@@ -575,3 +575,60 @@ func FuzzListOf(f *testing.F) {
 		decodeBoth[outcomeRow](t, data)
 	})
 }
+
+// compactObjectCases are compact lists as this package writes them and as other
+// writers might: other key orders, cases, duplicates, escapes, types.
+var compactObjectCases = []string{
+	`{"encoding":"compact","version":1,"strings":["a","b"],"metadata":[{"k":1},null],"probes":[[0,0,0,1]],"outcomes":[[0,1,0.5,1,0]],"rows":[[0,0,0,0],[0,1,0]]}`,
+	`{"rows":[[0,0,0]],"outcomes":[[0,0,null,0,0]],"version":1,"encoding":"compact","strings":["x"],"probes":[[0,0,0,0]],"metadata":[{}]}`,
+	`{"encoding":"compact","version":1,"base":"2025-03-01T12:00:00Z","strings":["p","m","hi"],"tool_calls":[[{"name":"f"}]],"profiles":[[1,0,3,-1,0,0,1]],"rows":[[0,0,2,0,1.5,2,0,5,0]]}`,
+	`{"encoding":"compact","version":1,"base":null,"strings":null,"tool_calls":null,"profiles":null,"rows":null}`,
+	`{"Encoding":"compact","version":1}`, `{"encoding":"compact","encoding":"x"}`, `{"enc\u006fding":"compact"}`, `{"other":1,"version":1}`,
+	`{"version":"1"}`, `{"strings":[1]}`, `{"rows":[["x"]]}`, `{"outcomes":[[0,1]]}`, `{"base":"yesterday"}`, `{}`,
+	` { "version" : 1 , "rows" : [ [ 0 , 0 , 0 ] ] } `,
+}
+
+// checkCompactDecode fails t when decode reads data otherwise than
+// json.Unmarshal into T.
+func checkCompactDecode[T any](t *testing.T, data string, decode func(*T, []byte) bool) {
+	t.Helper()
+	if !json.Valid([]byte(data)) || firstByte([]byte(data)) != '{' {
+		return // encoding/json never hands it over
+	}
+	var fast, slow T
+	if !decode(&fast, []byte(data)) {
+		return
+	}
+	if err := json.Unmarshal([]byte(data), &slow); err != nil {
+		t.Fatalf("%q: decoded, but encoding/json rejects it: %v", data, err)
+	}
+	if !cmp.Equal(fast, slow, cmp.AllowUnexported(fast, outcomeRow{}, responseRow{}), cmpopts.EquateNaNs()) {
+		t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
+	}
+}
+
+func TestCompactDecode(t *testing.T) {
+	decoded := 0
+	for _, data := range compactObjectCases {
+		checkCompactDecode(t, data, (*compactResults).decode)
+		checkCompactDecode(t, data, (*compactResponses).decode)
+		var r compactResults
+		var p compactResponses
+		if r.decode([]byte(data)) || p.decode([]byte(data)) {
+			decoded++
+		}
+	}
+	if decoded < 4 {
+		t.Errorf("only %d cases took the fast way", decoded)
+	}
+}
+
+func FuzzCompactDecode(f *testing.F) {
+	for _, data := range compactObjectCases {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		checkCompactDecode(t, data, (*compactResults).decode)
+		checkCompactDecode(t, data, (*compactResponses).decode)
+	})
+}

@@ -113,32 +113,16 @@ func objectFields(data []byte) (map[string]json.RawMessage, bool) {
 		return nil, false
 	}
 	fields := map[string]json.RawMessage{}
-	ws := func(i int) int {
-		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-			i++
-		}
-		return i
-	}
-	for i := 1; ; {
-		i = ws(i)
-		if data[i] == ',' {
-			i = ws(i + 1)
-		}
-		if data[i] == '}' {
-			return fields, true
-		}
-		end := skipValue(data, i)
-		key := string(data[i+1 : end-1])
-		if bytes.IndexByte(data[i:end], '\\') >= 0 || !utf8.ValidString(key) {
-			if err := json.Unmarshal(data[i:end], &key); err != nil {
+	for rawKey, val := range objectMembers(data) {
+		key := string(rawKey[1 : len(rawKey)-1])
+		if bytes.IndexByte(rawKey, '\\') >= 0 || !utf8.ValidString(key) {
+			if err := json.Unmarshal(rawKey, &key); err != nil {
 				return nil, false // cannot happen in valid JSON
 			}
 		}
-		i = ws(ws(end) + 1) // after the colon
-		end = skipValue(data, i)
-		fields[key] = data[i:end:end]
-		i = end
+		fields[key] = val
 	}
+	return fields, true
 }
 
 // PickRun returns the run of d for the provider model id model: the run
