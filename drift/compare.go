@@ -264,6 +264,27 @@ type sideData struct {
 	details string
 	passes  int
 	sum     float64
+	want    int // the results buildIndex counted for the side
+}
+
+// sideValues holds the values of every result of one side, for the
+// sideData of its pairs to take a window each.
+type sideValues struct {
+	scores  []float64
+	passed  []bool
+	samples []int
+}
+
+func newSideValues(n int) *sideValues {
+	return &sideValues{scores: make([]float64, n), passed: make([]bool, n), samples: make([]int, n)}
+}
+
+// reserve gives s room for its want values, empty, from v.
+func (v *sideValues) reserve(s *sideData) {
+	n := s.want
+	s.scores, v.scores = v.scores[:0:n], v.scores[n:]
+	s.passed, v.passed = v.passed[:0:n], v.passed[n:]
+	s.samples, v.samples = v.samples[:0:n], v.samples[n:]
 }
 
 func (s *sideData) add(r *promptcanary.ProbeResult) {
@@ -385,16 +406,32 @@ func buildIndex(base, cur *promptcanary.Run, stale map[string]bool) *index {
 		}
 		return p
 	}
+	// The pair of each result first, counting each pair's results, so that
+	// each side's values fill one array of each kind, a window per pair,
+	// instead of thousands of slices grown by appending.
+	basePairs, curPairs := make([]*pairData, len(base.ProbeResults)), make([]*pairData, len(cur.ProbeResults))
 	for i := range base.ProbeResults {
-		r := &base.ProbeResults[i]
-		get(r).base.add(r)
+		basePairs[i] = get(&base.ProbeResults[i])
+		basePairs[i].base.want++
 	}
 	for i := range cur.ProbeResults {
 		r := &cur.ProbeResults[i]
 		p := get(r)
 		// The current run names the probe as it is now.
 		p.probeType, p.probeName, p.category = r.ProbeType, r.ProbeName, r.Category
-		p.cur.add(r)
+		p.cur.want++
+		curPairs[i] = p
+	}
+	baseVals, curVals := newSideValues(len(base.ProbeResults)), newSideValues(len(cur.ProbeResults))
+	for _, p := range order {
+		baseVals.reserve(&p.base)
+		curVals.reserve(&p.cur)
+	}
+	for i, p := range basePairs {
+		p.base.add(&base.ProbeResults[i])
+	}
+	for i, p := range curPairs {
+		p.cur.add(&cur.ProbeResults[i])
 	}
 	notMeasured := unmeasuredPrompts(cur)
 	idx := &index{pairs: order}
