@@ -44,8 +44,8 @@ func TestApplyRespectsTheEnvironment(t *testing.T) {
 // keep holds the live heap of TestApplyLiftsTheLimit.
 var keep [][]byte
 
-// TestApplyLiftsTheLimit: once a collection finds more than three quarters
-// of the limit live, the limit is lifted; below that it stays.
+// TestApplyLiftsTheLimit: once a collection finds more than four fifths of
+// the limit live, the limit is lifted; below that it stays.
 func TestApplyLiftsTheLimit(t *testing.T) {
 	restoreLimit(t)
 	const limit = 64 << 20
@@ -58,17 +58,17 @@ func TestApplyLiftsTheLimit(t *testing.T) {
 			runtime.Gosched()
 		}
 	}
-	keep = append(keep, make([]byte, limit/4)) // a quarter live: kept
+	keep = append(keep, make([]byte, limit/2+limit/8)) // 5/8 live: kept
 	collect(5)
 	if l := debug.SetMemoryLimit(-1); l != limit {
-		t.Fatalf("with a quarter of the limit live: limit %d, want %d", l, limit)
+		t.Fatalf("with 5/8 of the limit live: limit %d, want %d", l, limit)
 	}
-	keep = append(keep, make([]byte, limit/2+limit/16)) // 13/16 live: lifted
+	keep = append(keep, make([]byte, limit/4)) // 7/8 live: lifted
 	for i := 0; i < 100 && debug.SetMemoryLimit(-1) == limit; i++ {
 		collect(1)
 	}
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-		t.Errorf("with 13/16 of the limit live: limit %d, want it lifted", l)
+		t.Errorf("with 7/8 of the limit live: limit %d, want it lifted", l)
 	}
 	keep = nil
 }
