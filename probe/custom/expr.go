@@ -558,9 +558,14 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	case "json":
 		if !a.jsonDone {
 			// Decoded once per response, shared with the other probes
-			// that read it as JSON; CEL does not modify it.
+			// that read it as JSON; CEL does not modify it. An object not
+			// decoded yet is decoded as the expression reads it.
 			d := text.ParseJSON(text.StripFences(a.resp.Content))
-			a.json, _ = d.Value()
+			if k, _ := d.Kind(); k == text.JSONObject && d.Narrow() && (!d.Decoded() || jsonMode == lazyJSON) && jsonMode != eagerJSON {
+				a.json = &lazyObject{src: d.Src()}
+			} else {
+				a.json, _ = d.Value()
+			}
 			a.jsonDone = true
 			d.Release()
 		}
@@ -595,6 +600,16 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 // Parent implements interpreter.Activation: there is none.
 func (a *activation) Parent() interpreter.Activation { return nil }
+
+// jsonMode is how json is handed to an expression; tests compare the lazy
+// object with the decoded map.
+var jsonMode = autoJSON
+
+const (
+	autoJSON  = iota // an object lazily unless another probe decoded it
+	eagerJSON        // always decoded
+	lazyJSON         // an object always lazily
+)
 
 // activations keeps activations for reuse.
 var activations = sync.Pool{New: func() any { return new(activation) }}

@@ -276,8 +276,25 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// wideNoter is told of each number literal that might not fit a float64:
+// one with an exponent or of more than maxNarrowNumber characters.
+type wideNoter interface{ wideNumber() }
+
+// maxNarrowNumber is the longest literal without an exponent that surely
+// fits a float64 (whose largest value has 309 digits).
+const maxNarrowNumber = 300
+
+func (sc *jsonScanner) noteWide(start int, exp bool) {
+	if (exp || sc.i-start > maxNarrowNumber) && sc.keys != nil {
+		if w, ok := sc.keys.(wideNoter); ok {
+			w.wideNumber()
+		}
+	}
+}
+
 func (sc *jsonScanner) number() bool {
 	s, i := sc.s, sc.i
+	start := i
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
@@ -303,7 +320,8 @@ func (sc *jsonScanner) number() bool {
 			return false
 		}
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	exp := i < len(s) && (s[i] == 'e' || s[i] == 'E')
+	if exp {
 		i++
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
@@ -317,6 +335,7 @@ func (sc *jsonScanner) number() bool {
 		}
 	}
 	sc.i = i
+	sc.noteWide(start, exp)
 	return true
 }
 

@@ -36,6 +36,93 @@ type JSONDoc struct {
 	value, number         any
 	valueOK               bool
 	depth                 int
+	// wide is set when a number literal might not fit a float64.
+	wide bool
+}
+
+func (d *JSONDoc) wideNumber() { d.wide = true }
+
+// Src returns the text of the document.
+func (d *JSONDoc) Src() string { return d.src }
+
+// Decoded reports whether Value was already worked out.
+func (d *JSONDoc) Decoded() bool { return d.valueDone }
+
+// Narrow reports whether the text is JSON whose every number surely fits a
+// float64 (no exponent, at most 300 characters): Value then succeeds, and
+// Member decodes each member of an object as Value would.
+func (d *JSONDoc) Narrow() bool { return d.ok && !d.wide }
+
+// Member returns the value of the last member named key of the JSON object
+// obj, decoded as JSONDoc.Value decodes it, and false when obj has no such
+// member. obj must be a JSON object for which Narrow holds.
+func Member(obj, key string) (any, bool) {
+	d := decoder{s: obj}
+	d.ws()
+	d.i++ // {
+	start := -1
+	for {
+		d.ws()
+		if d.s[d.i] == '}' {
+			break
+		}
+		k := d.str()
+		d.ws()
+		d.i++ // :
+		d.ws()
+		if k == key {
+			start = d.i
+		}
+		d.skip()
+		d.ws()
+		if c := d.s[d.i]; c == ',' {
+			d.i++
+			continue
+		}
+		break
+	}
+	if start < 0 {
+		return nil, false
+	}
+	d.i = start
+	return d.value(), true
+}
+
+// skip moves past the value at d.i.
+func (d *decoder) skip() {
+	switch d.s[d.i] {
+	case '"':
+		d.str()
+	case 't', 'n':
+		d.i += 4
+	case 'f':
+		d.i += 5
+	case '{', '[':
+		depth := 0
+		for {
+			switch d.s[d.i] {
+			case '"':
+				d.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			d.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for d.i < len(d.s) {
+			c := d.s[d.i]
+			if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+				return
+			}
+			d.i++
+		}
+	}
 }
 
 // docs keeps JSON documents for reuse, as pool keeps analyses.

@@ -106,3 +106,35 @@ func checkJSONDoc(t *testing.T, s string) {
 		t.Errorf("NumberValue(%q):\ngot  %#v, %v\nwant %#v", s, gotN, ok, wantN)
 	}
 }
+
+// FuzzMember checks Member against the decoded object: every key's value,
+// the last of a repeated key, and no value for a key the object lacks.
+func FuzzMember(f *testing.F) {
+	for _, s := range []string{`{"a": 1, "b": [true, {"c": "d"}], "a": "x"}`, `{}`, ` { "\u00e9" : null } `,
+		`{"n": 1.5e3}`, `[1]`, `{"k": {"k": {"k": 1}}}`, `{"a\"b": "c", "": 0}`} {
+		f.Add(s, "a")
+	}
+	f.Fuzz(func(t *testing.T, s, missing string) {
+		d := ParseJSON(s)
+		defer d.Release()
+		if k, _ := d.Kind(); k != JSONObject || !d.Narrow() {
+			return
+		}
+		v, ok := d.Value()
+		if !ok {
+			t.Fatalf("%q: Narrow but Value fails", s)
+		}
+		m := v.(map[string]any)
+		for key, want := range m {
+			got, found := Member(s, key)
+			if !found || !reflect.DeepEqual(got, want) {
+				t.Fatalf("Member(%q, %q) = %v, %v, want %v", s, key, got, found, want)
+			}
+		}
+		if _, in := m[missing]; !in {
+			if got, found := Member(s, missing); found {
+				t.Fatalf("Member(%q, %q) = %v, want none", s, missing, got)
+			}
+		}
+	})
+}
