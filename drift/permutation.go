@@ -92,6 +92,7 @@ func stratifiedPermutationLess(strata []stratum, perms int, rng *rand.Rand) perm
 // and returns P(sum ≤ obs), or false when the program is too large.
 func permExact(strata []stratum, obs int) (float64, bool) {
 	dist := []float64{1}
+	var spare []float64 // the previous distribution's memory, for the next
 	base := 0
 	for _, s := range strata {
 		n, k := len(s.base)+len(s.cur), len(s.cur)
@@ -157,7 +158,14 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 			rest -= mv
 		}
 		sd := cur[k*w:]
-		nd := make([]float64, len(dist)+w-1)
+		// The convolution grows by each stratum: in two buffers used in
+		// turn, not a new one per stratum (hundreds of prompts).
+		need := len(dist) + w - 1
+		if cap(spare) < need {
+			spare = make([]float64, 0, max(need, 2*cap(spare)))
+		}
+		nd := spare[:need]
+		clear(nd)
 		for i, a := range dist {
 			if a == 0 {
 				continue
@@ -168,7 +176,7 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 				}
 			}
 		}
-		dist = nd
+		spare, dist = dist, nd
 		base += k * lo
 		putFloats(pcur, pnext)
 	}
