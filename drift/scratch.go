@@ -37,6 +37,9 @@ type signalScratch struct {
 	u64 arena[uint64]
 	i32 arena[int32]
 	f64 arena[float64]
+	// profiles and seen are the memory of newResponseGroups.
+	profiles []textProfile
+	seen     map[string]int
 }
 
 // reset makes everything taken so far free for the next prompt.

@@ -233,8 +233,12 @@ type responseGroups struct {
 // by content, their profiles in the memory of sc.
 func (sc *signalScratch) newResponseGroups(b, c []*promptcanary.Response) *responseGroups {
 	b, c = b[:min(len(b), maxReferences)], c[:min(len(c), maxReferences)]
-	g := &responseGroups{n: len(b) + len(c), nb: len(b), group: make([]int, 0, len(b)+len(c))}
-	seen := make(map[string]int, g.n)
+	g := &responseGroups{n: len(b) + len(c), nb: len(b), group: make([]int, 0, len(b)+len(c)), profiles: sc.profiles[:0]}
+	if sc.seen == nil {
+		sc.seen = make(map[string]int, g.n)
+	}
+	seen := sc.seen
+	clear(seen)
 	pr := &sc.pr
 	pr.sc = sc
 	for _, side := range [2][]*promptcanary.Response{b, c} {
@@ -250,6 +254,7 @@ func (sc *signalScratch) newResponseGroups(b, c []*promptcanary.Response) *respo
 			g.size[k]++
 		}
 	}
+	sc.profiles = g.profiles[:0] // for the next prompt's groups: g is dropped before
 	return g
 }
 

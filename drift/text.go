@@ -140,8 +140,22 @@ func (pr *profiler) profile(s string) textProfile {
 	pr.runes = runes
 	lower := strings.ToLower(string(runes))
 	hs := pr.hs[:0]
-	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		hs = append(hs, hashString(w))
+	// The words are strings.FieldsFunc's, with any rune but a letter or a
+	// digit as the separator, hashed as they are found instead of listed.
+	start := -1
+	for i, r := range lower {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			hs = append(hs, hashString(lower[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		hs = append(hs, hashString(lower[start:]))
 	}
 	p.tokens = newBagIn(hs, pr.sc)
 	// The characters other than whitespace in UTF-8, and where each
