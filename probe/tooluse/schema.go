@@ -86,6 +86,11 @@ type Schema struct {
 	OptionalArgs []string
 	// ArgTypes maps an argument name to the type its value must have.
 	ArgTypes map[string]ArgType
+
+	// schema is the "schema" metadata of every result, rendered once by
+	// the registry's constructor; nil for a Schema built directly, whose
+	// results each render it.
+	schema map[string]any
 }
 
 var _ probe.Probe = (*Schema)(nil)
@@ -190,6 +195,7 @@ func schemaFromMap(m map[string]any) (*Schema, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	s.schema = s.metadata()
 	return s, nil
 }
 
@@ -295,15 +301,14 @@ type noCallKey struct {
 	obj              argsState
 }
 
-// noCall holds the result of a response without a call, whose metadata
-// holds the shared "component_scores" and "source" (the "schema" each
-// result gets its own).
+// noCall holds the result of a response without a call.
 var noCall = outcome.NewTable[noCallKey](1)
 
 // Evaluate scores the tool call's name, argument keys and argument types
 // and passes when the weighted score reaches 0.85. The result of a
-// response without a call is built once and shared but for the schema's
-// metadata, which each result owns.
+// response without a call is built once and shared, metadata included,
+// and every result of a probe built from canary.yaml shares one "schema"
+// metadata map: a result's metadata is read-only (probe.Result).
 func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	in := getInput(r)
 	defer in.release()
@@ -320,7 +325,7 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 			_, key.obj = in.argObject()
 		}
 		if res, ok := noCall.Get(0, key); ok {
-			return p.withSchema(res)
+			return res
 		}
 	}
 
@@ -359,24 +364,22 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 				"types": types,
 			},
 			"source": schemaSource(in, nameSource, keySource),
+			"schema": p.schemaMetadata(),
 		},
 	}
-	if key.p != nil {
+	if key.p != nil && p.schema != nil {
 		noCall.Put(0, key, res)
 	}
-	return p.withSchema(res)
+	return res
 }
 
-// withSchema returns res with its own metadata map, which adds the
-// schema's (see metadata) to res's.
-func (p *Schema) withSchema(res probe.Result) probe.Result {
-	md := make(map[string]any, len(res.Metadata)+1)
-	for k, v := range res.Metadata {
-		md[k] = v
+// schemaMetadata is the "schema" metadata of a result: the one rendered
+// at construction, or a fresh rendering for a Schema built directly.
+func (p *Schema) schemaMetadata() map[string]any {
+	if p.schema != nil {
+		return p.schema
 	}
-	md["schema"] = p.metadata()
-	res.Metadata = md
-	return res
+	return p.metadata()
 }
 
 // typeScore checks the argument types: 1 without ArgTypes, 0 when the
@@ -427,9 +430,8 @@ func schemaSource(in *input, nameSource, keySource string) string {
 	return sourceNone
 }
 
-// metadata renders the schema as JSON-friendly values, freshly allocated so
-// that no two results share a map or a list (the three lists in one
-// array).
+// metadata renders the schema as JSON-friendly values (the three lists
+// in one array).
 func (p *Schema) metadata() map[string]any {
 	types := make(map[string]any, len(p.ArgTypes))
 	for a, t := range p.ArgTypes {
