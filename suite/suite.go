@@ -103,7 +103,32 @@ func Parse(filename string, data []byte) (*Suite, error) {
 		return nil, &ValidationError{Problems: p.problems}
 	}
 	s.Path = filename
+	s.applyPrices()
 	return s, nil
+}
+
+// priced is a probe that prices calls (cost): it takes the prices: of
+// canary.yaml, which override the built-in price table.
+type priced interface {
+	SetPrices(map[string]provider.Price)
+}
+
+// applyPrices hands the suite's prices to every probe that prices calls.
+func (s *Suite) applyPrices() {
+	if len(s.Prices) == 0 {
+		return
+	}
+	set := func(insts []probe.Instance) {
+		for _, in := range insts {
+			if p, ok := in.Probe.(priced); ok {
+				p.SetPrices(s.Prices)
+			}
+		}
+	}
+	set(s.Probes)
+	for _, insts := range s.PromptProbes {
+		set(insts)
+	}
 }
 
 // ProbesFor returns the probe instances that judge the prompt with the given

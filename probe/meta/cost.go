@@ -21,12 +21,17 @@ import (
 // price cannot be a validation error: such a response passes as skipped,
 // with details "price unknown" and metadata "price_known" false. So does a
 // response that reports no prompt or completion token counts. Local and
-// offline providers (sim, replay, ollama, exec) are free. The prices:
-// overrides of canary.yaml are not applied.
+// offline providers (sim, replay, ollama, exec) are free. The prices: of
+// canary.yaml override the table (SetPrices).
 type Cost struct {
 	// MaxUSD is the most a call may cost, in US dollars; it must be
 	// greater than 0.
 	MaxUSD float64
+
+	// prices override the price table; last is the entry looked up last
+	// with them (one model answers most calls).
+	prices map[string]provider.Price
+	last   atomic.Pointer[priceEntry]
 }
 
 var _ probe.Probe = (*Cost)(nil)
@@ -81,7 +86,7 @@ func (*Cost) Description() string { return costDesc }
 // tokens ("usd_per_mtok_input", "usd_per_mtok_output") when it was priced.
 func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	prompt, completion := max(r.PromptTokens, 0), max(r.CompletionTokens, 0)
-	pe := priceOf(r.ProviderModelID)
+	pe := c.priceOf(r.ProviderModelID)
 	meta := make(map[string]any, 9)
 	meta["provider_model_id"] = pe.boxedID
 	meta["prompt_tokens"] = prompt
@@ -118,6 +123,34 @@ func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.
 	b = strconv.AppendFloat(b, cost/c.MaxUSD, 'f', 1, 64)
 	b = append(b, "×)."...)
 	return probe.Result{Score: overLimit(cost, c.MaxUSD), Metadata: meta, Details: string(b)}
+}
+
+// SetPrices makes the probe price calls with prices (keyed by model or
+// NAME/MODEL, as provider.LookupPrice takes them) before the built-in
+// table; the suite calls it with canary.yaml's prices: before the probe
+// judges anything.
+func (c *Cost) SetPrices(prices map[string]provider.Price) {
+	c.prices = prices
+	c.last.Store(nil)
+}
+
+// priceOf is the price of the model id, with the probe's overrides.
+func (c *Cost) priceOf(id string) *priceEntry {
+	if len(c.prices) == 0 {
+		return priceOf(id)
+	}
+	if pe := c.last.Load(); pe != nil && pe.id == id {
+		return pe
+	}
+	p, ok := provider.LookupPrice(id, c.prices)
+	pe := newPriceEntry(id, p, ok)
+	c.last.Store(pe)
+	return pe
+}
+
+// newPriceEntry boxes the values metadata holds once.
+func newPriceEntry(id string, p provider.Price, known bool) *priceEntry {
+	return &priceEntry{id: id, price: p, known: known, boxedID: id, input: p.Input, output: p.Output}
 }
 
 // priceEntry is a cached price lookup, with the values metadata holds
@@ -159,7 +192,7 @@ func priceOf(id string) *priceEntry {
 		return pe
 	}
 	p, ok := provider.LookupPrice(id, nil)
-	pe := &priceEntry{id: id, price: p, known: ok, boxedID: id, input: p.Input, output: p.Output}
+	pe := newPriceEntry(id, p, ok)
 	if cachedPrices.Load() < maxCachedPrices {
 		if _, loaded := priceCache.LoadOrStore(id, pe); !loaded {
 			cachedPrices.Add(1)

@@ -117,6 +117,47 @@ func TestCost(t *testing.T) {
 	})
 }
 
+// TestCostUsesSuitePrices checks that prices: in canary.yaml price a model
+// the built-in table does not know, and override one it does.
+func TestCostUsesSuitePrices(t *testing.T) {
+	st, err := suite.Parse("canary.yaml", []byte(`
+prices:
+  acme/brain-9: {input: 1, output: 2}
+  gpt-4o-mini: {input: 10, output: 10}
+probes: [{type: cost, max_usd: 0.01}]
+prompts: [{id: p, text: hi}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := st.Probes[0].Probe
+	tests := []struct {
+		model   string
+		cost    any
+		passed  bool
+		details string
+	}{
+		// 1,000 × $1 + 2,000 × $2 per million tokens.
+		{"acme/brain-9", 0.005, true, "The call cost $0.005000, within the $0.01 limit."},
+		// The override, not the list price ($0.15 and $0.60).
+		{"openai/gpt-4o-mini", 0.03, false, "The call cost $0.030000, over the $0.01 limit (3.0×)."},
+		// Models prices: does not name keep the table's price.
+		{"openai/gpt-4o", 0.0225, false, "The call cost $0.022500, over the $0.01 limit (2.2×)."},
+	}
+	for _, tc := range tests {
+		// Twice: the second lookup is the probe's cached one.
+		for range 2 {
+			res := probe.Evaluate(p, &st.Prompts[0], &promptcanary.Response{ProviderModelID: tc.model, PromptTokens: 1000, CompletionTokens: 2000})
+			if res.Passed != tc.passed || res.Details != tc.details || res.Metadata["price_known"] != true {
+				t.Errorf("%s: got passed %v, details %q, price_known %v; want %v, %q, true", tc.model, res.Passed, res.Details, res.Metadata["price_known"], tc.passed, tc.details)
+			}
+			if got := res.Metadata["cost_usd"].(float64); math.Abs(got-tc.cost.(float64)) > 1e-12 {
+				t.Errorf("%s: cost_usd %v, want %v", tc.model, got, tc.cost)
+			}
+		}
+	}
+}
+
 func TestFinishReason(t *testing.T) {
 	allowed := map[string]any{"allowed": list("stop", "end_turn")}
 	forbidden := map[string]any{"forbidden": list("length", "max_tokens")}
