@@ -13,7 +13,11 @@
 // (the same code as cmd/promptcanary), or with -bin a built binary measured
 // by /usr/bin/time -v. The sizes are measured on the stores themselves: the
 // baseline file the run wrote, and what saving the compared run adds to a
-// fresh SQLite database and a fresh PostgreSQL schema.
+// fresh SQLite database and a fresh PostgreSQL schema. Without -bin,
+// $PROMPTCANARY_SCALE_CPUPROFILE and $PROMPTCANARY_SCALE_MEMPROFILE make
+// each command write its CPU or heap profile to that file. BenchmarkCompare
+// (go test ./bench/scale -bench Compare) measures the decoding and the
+// comparison of a compare in process.
 //
 // It prints one Markdown table of figures against the targets.
 // Exit status: 0 after printing, 2 on a flag error, 1 when a step failed.
