@@ -224,10 +224,19 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		slices.SortStableFunc(g.Failures, func(a, b detailCount) int { return cmp.Compare(b.N, a.N) })
 		m.Failed = append(m.Failed, *g)
 	}
+	m.conclude(cats, catScore)
+	return m
+}
+
+// conclude fills in m's category rows from their tallies (catScore holds
+// each category's sum of scores), its status and its verdict, once its
+// results, failures and errors are in: a run and a streamed run's summary
+// conclude alike.
+func (m *runModel) conclude(cats map[promptcanary.Category]*categoryRow, catScore map[promptcanary.Category]float64) {
 	for _, k := range categoryOrder(cats) {
 		c := cats[k]
-		c.Rate = percent(float64(c.Passed) / float64(c.Total))
-		c.Score = score(catScore[k] / float64(c.Total))
+		c.Rate = percent(float64(c.Passed) / float64(max(c.Total, 1)))
+		c.Score = score(catScore[k] / float64(max(c.Total, 1)))
 		m.Categories = append(m.Categories, *c)
 	}
 	m.Status = "pass"
@@ -238,7 +247,6 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		m.Status = "fail"
 	}
 	m.Verdict = m.verdict()
-	return m
 }
 
 // verdict says in one sentence what the run found.

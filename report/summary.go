@@ -160,20 +160,7 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	for _, n := range perPrompt {
 		m.Samples = max(m.Samples, int(n))
 	}
-	for _, k := range categoryOrder(cats) {
-		c := cats[k]
-		c.Rate = percent(float64(c.Passed) / float64(max(c.Total, 1)))
-		c.Score = score(catScore[k] / float64(max(c.Total, 1)))
-		m.Categories = append(m.Categories, *c)
-	}
-	m.Status = "pass"
-	switch {
-	case !m.Measured:
-		m.Status = "none"
-	case len(m.Failed) > 0 || len(m.Errors) > 0 || m.Interrupted:
-		m.Status = "fail"
-	}
-	m.Verdict = m.verdict()
+	m.conclude(cats, catScore)
 	if !m.Measured {
 		m.Verdict = "Nothing was measured: no line read is for a prompt of the suite (" + count(s.Lines, "line") + " read), so there is no score."
 	}

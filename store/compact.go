@@ -407,13 +407,14 @@ func objectMembers(obj []byte) func(yield func(key, val []byte) bool) {
 }
 
 // decodeMembers decodes obj, a valid JSON object, member by member without
-// encoding/json's reflection over obj itself: decode(i, val) decodes the
-// value of the member named names[i]. It reports false, having decoded
+// encoding/json's reflection over obj itself: the value of the member
+// named names[i] is decoded into targets[i], by its UnmarshalJSON when it
+// has one (val is valid JSON already), else by json.Unmarshal. It reports false, having decoded
 // part of obj, unless every key is one of names exactly and once (any
 // other key might match a field regardless of case, as encoding/json
 // matches them) and every decode succeeded: the caller then decodes obj
 // the usual way, which also gives the usual errors.
-func decodeMembers(obj []byte, names []string, decode func(i int, val []byte) error) bool {
+func decodeMembers(obj []byte, names []string, targets ...any) bool {
 	var seen uint64
 	for key, val := range objectMembers(obj) {
 		i := slices.Index(names, string(key[1:len(key)-1]))
@@ -421,7 +422,13 @@ func decodeMembers(obj []byte, names []string, decode func(i int, val []byte) er
 			return false
 		}
 		seen |= 1 << i
-		if decode(i, val) != nil {
+		var err error
+		if u, ok := targets[i].(json.Unmarshaler); ok {
+			err = u.UnmarshalJSON(val) // val is valid: no second check
+		} else {
+			err = json.Unmarshal(val, targets[i])
+		}
+		if err != nil {
 			return false
 		}
 	}
@@ -1094,44 +1101,14 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 // statistical run's file, and json.Unmarshal would check and skip them
 // twice more before they are parsed.
 func (c *compactResults) decode(data []byte) bool {
-	return decodeMembers(data, []string{"encoding", "version", "strings", "metadata", "probes", "outcomes", "rows"}, func(i int, val []byte) error {
-		switch i {
-		case 0:
-			return json.Unmarshal(val, &c.Encoding)
-		case 1:
-			return json.Unmarshal(val, &c.Version)
-		case 2:
-			return json.Unmarshal(val, &c.Strings)
-		case 3:
-			return json.Unmarshal(val, &c.Metadata)
-		case 4:
-			return json.Unmarshal(val, &c.Probes)
-		case 5:
-			return c.Outcomes.UnmarshalJSON(val)
-		}
-		return c.Rows.UnmarshalJSON(val)
-	})
+	return decodeMembers(data, []string{"encoding", "version", "strings", "metadata", "probes", "outcomes", "rows"},
+		&c.Encoding, &c.Version, &c.Strings, &c.Metadata, &c.Probes, &c.Outcomes, &c.Rows)
 }
 
 // decode is compactResults.decode for the responses.
 func (c *compactResponses) decode(data []byte) bool {
-	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows"}, func(i int, val []byte) error {
-		switch i {
-		case 0:
-			return json.Unmarshal(val, &c.Encoding)
-		case 1:
-			return json.Unmarshal(val, &c.Version)
-		case 2:
-			return json.Unmarshal(val, &c.Base)
-		case 3:
-			return json.Unmarshal(val, &c.Strings)
-		case 4:
-			return json.Unmarshal(val, &c.ToolCalls)
-		case 5:
-			return json.Unmarshal(val, &c.Profiles)
-		}
-		return c.Rows.UnmarshalJSON(val)
-	})
+	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows"},
+		&c.Encoding, &c.Version, &c.Base, &c.Strings, &c.ToolCalls, &c.Profiles, &c.Rows)
 }
 
 // resultList decodes "probe_results": the original list or the compact
