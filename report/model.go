@@ -259,12 +259,12 @@ func (m *runModel) verdict() string {
 	case !m.Measured:
 		s = "Nothing was measured: the run has no probe results, so there is no score."
 	case len(m.Failed) > 0:
-		s = fmt.Sprintf("%s of %s failed (%s of %s).", thousands(len(m.Failed)), count(int64(pairs), "probe × prompt pair"),
-			thousands(m.Total-m.Passed), count(int64(m.Total), "result"))
+		s = fmt.Sprintf("%s of %s failed (%s of %s).", thousands(len(m.Failed)), Count(int64(pairs), "probe × prompt pair"),
+			thousands(m.Total-m.Passed), Count(int64(m.Total), "result"))
 	default:
-		s = fmt.Sprintf("All %s passed (%s).", count(int64(pairs), "probe × prompt pair"), count(int64(m.Total), "result"))
+		s = fmt.Sprintf("All %s passed (%s).", Count(int64(pairs), "probe × prompt pair"), Count(int64(m.Total), "result"))
 		if pairs == 1 {
-			s = "The only probe × prompt pair passed (" + count(int64(m.Total), "result") + ")."
+			s = "The only probe × prompt pair passed (" + Count(int64(m.Total), "result") + ")."
 		}
 	}
 	if m.Measured && len(m.Errors) > 0 {

@@ -162,11 +162,11 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	}
 	m.conclude(cats, catScore)
 	if !m.Measured {
-		m.Verdict = "Nothing was measured: no line read is for a prompt of the suite (" + count(s.Lines, "line") + " read), so there is no score."
+		m.Verdict = "Nothing was measured: no line read is for a prompt of the suite (" + Count(s.Lines, "line") + " read), so there is no score."
 	}
 	m.Stream = &streamModel{
 		Source: orDash(s.Source),
-		Lines:  count(s.Lines, "line") + " read, " + thousands(int(s.Judged)) + " judged by their prompt's probes",
+		Lines:  Count(s.Lines, "line") + " read, " + thousands(int(s.Judged)) + " judged by their prompt's probes",
 		Note:   streamNote,
 	}
 	if s.UnknownLines > 0 {
@@ -199,11 +199,12 @@ func unknownLine(s *promptcanary.RunSummary) string {
 	if len(s.Unknown) >= promptcanary.MaxSummaryUnknown {
 		prompts += " or more"
 	}
-	return count(s.UnknownLines, "line") + " for " + prompts + " prompt(s) not in the suite, not judged: " + strings.Join(parts, ", ")
+	return Count(s.UnknownLines, "line") + " for " + prompts + " prompt(s) not in the suite, not judged: " + strings.Join(parts, ", ")
 }
 
-// count is "1 line" or "1,000 lines".
-func count(n int64, one string) string {
+// Count is "1 line" or "1,000 lines": n things named one, with thousands
+// separators and a plural in s.
+func Count(n int64, one string) string {
 	if n == 1 {
 		return "1 " + one
 	}

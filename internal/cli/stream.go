@@ -61,7 +61,7 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 	if out.Interrupted {
 		// Aggregates of part of a file would read as the file's: no file
 		// is written.
-		a.warn("interrupted after %d line(s) of %s; no report file was written", s.Lines, termtext.Safe(s.Source))
+		a.warn("interrupted after %s of %s; no report file was written", report.Count(s.Lines, "line"), termtext.Safe(s.Source))
 		a.printFailures(failures)
 		return codeErr(ExitInterrupted)
 	}
@@ -70,8 +70,8 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 	for _, p := range out.Problems {
 		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
 	}
-	fmt.Fprintf(a.stdio.Err, "promptcanary: streamed %d line(s) of %s on %d core(s); a streamed run keeps no answers, so it is not recorded in the history\n",
-		s.Lines, termtext.Safe(s.Source), streamWorkers())
+	fmt.Fprintf(a.stdio.Err, "promptcanary: streamed %s of %s on %s; a streamed run keeps no answers, so it is not recorded in the history\n",
+		report.Count(s.Lines, "line"), termtext.Safe(s.Source), report.Count(int64(streamWorkers()), "core"))
 	code := verdictCode(out.Verdict(o.failOnFailure))
 	if len(failures) > 0 {
 		a.printFailures(failures)

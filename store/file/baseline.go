@@ -88,7 +88,10 @@ func LoadBaseline(path string) (*promptcanary.Baseline, error) {
 	}
 	if b.SnapshotID == "" {
 		hint := ""
-		if b.RunResult.RunID == "" && hasKey(data, "run_id") {
+		switch {
+		case isRunSummary(data):
+			hint = " (it is a streamed run's summary, which keeps no answers: save a baseline with `promptcanary run --save-baseline`, or `--stream=false` for a replay file)"
+		case b.RunResult.RunID == "" && hasKey(data, "run_id"):
 			hint = " (it looks like a run file)"
 		}
 		return nil, fmt.Errorf("load baseline %q: not a baseline file: no snapshot_id%s", path, hint)
@@ -198,6 +201,15 @@ func hasKey(data []byte, key string) bool {
 	}
 	_, ok := m[key]
 	return ok
+}
+
+// isRunSummary reports whether data is the JSON of a streamed run's
+// summary (its "kind" is promptcanary.KindRunSummary).
+func isRunSummary(data []byte) bool {
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.Kind == promptcanary.KindRunSummary
 }
 
 // describeJSONError adds the line of a syntax error, and says when the
