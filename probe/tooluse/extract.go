@@ -85,7 +85,7 @@ type input struct {
 
 	jsonDone bool
 	isJSON   bool
-	keysHeld keyKinds // the kinds of keys the JSON document holds
+	facts    jsonFacts // what the JSON document holds
 	a        arena
 	parsed   bool
 	root     node
@@ -121,14 +121,14 @@ func getInput(r *promptcanary.Response) *input {
 	}
 	in.a.reset()
 	*in = input{calls: r.ToolCalls, content: r.Content, valid: true, a: in.a,
-		names_: in.names_[:0], keys: in.keys[:0]}
+		names_: in.names_[:0], keys: in.keys[:0], facts: jsonFacts{textKeys: in.facts.textKeys[:0]}}
 	return in
 }
 
 // release gives in back for reuse; in and the slices it returned must not
 // be used after.
 func (in *input) release() {
-	if cap(in.names_) > maxArena || cap(in.keys) > maxArena {
+	if cap(in.names_) > maxArena || cap(in.keys) > maxArena || cap(in.facts.textKeys) > maxArena {
 		return
 	}
 	inputs.Put(in)
@@ -162,31 +162,96 @@ const (
 	heldContainers             // argContainers
 )
 
-// keyKinds is a set of the kinds of keys (heldNames, heldContainers); as a
-// text.KeyVisitor it collects those of a document.
+// keyKinds is a set of the kinds of keys (heldNames, heldContainers).
 type keyKinds uint8
 
-// Key adds the kind of key lit.
-func (k *keyKinds) Key(_ int, lit string) {
+// jsonFacts is what input.json notes of a JSON document while it
+// validates it, as a text.ValueVisitor: the kinds of keys it holds, and
+// what the text patterns would find in it. In a valid document every
+// unescaped '"' delimits a string, so those patterns can only match at
+// a key: `"(\w+)"\s*:\s*(?:"[^"]*"|\d+|true|false|\[|\{)` (argKeyPattern)
+// exactly at a key of word characters whose value starts with '"', a
+// digit, 't', 'f', '[' or '{', and the first of namePatterns at a key that
+// is "name" or "function" up to case. A key with an escape could hold
+// an escaped '"' that starts a match inside it: such a document is read
+// with the text patterns themselves.
+type jsonFacts struct {
+	held     keyKinds
+	nameKey  bool     // a key equal to "name" or "function" up to case
+	escKey   bool     // a key with an escape
+	pending  string   // the key whose value comes next, when it may be an argument key
+	textKeys []string // what appendTextKeys finds, some repeated
+}
+
+// maxDedup is how many distinct text keys jsonFacts keeps distinct as it
+// goes; beyond, it appends them all and sortedSet removes the repeats.
+const maxDedup = 16
+
+// Key notes key lit.
+func (f *jsonFacts) Key(_ int, lit string) {
+	f.pending = ""
 	switch lit {
-	case "function", "name", "tool_calls":
-		*k |= heldNames
-	case "arguments", "parameters", "args", "input":
-		*k |= heldContainers
-	default:
+	case "function", "name":
+		f.held |= heldNames
+		f.nameKey = true
+		return // structural
+	case "tool_calls":
+		f.held |= heldNames
+		return // structural
+	case "arguments":
+		f.held |= heldContainers
+		return // structural
+	case "parameters", "args", "input":
+		f.held |= heldContainers
+	case "type", "id", "role", "content":
+		return // structural
+	}
+	if lit == "" || wordEnd(lit, 0) != len(lit) {
 		if strings.IndexByte(lit, '\\') >= 0 {
-			*k |= heldNames | heldContainers // an escaped key may be any of them
+			f.held |= heldNames | heldContainers // an escaped key may be any of them
+			f.escKey = true
+		} else if !f.nameKey && (len(lit) == len("name") || len(lit) == len("function") || !isASCII(lit)) {
+			f.nameKey = strings.EqualFold(lit, "name") || strings.EqualFold(lit, "function")
+		}
+		return
+	}
+	if !f.nameKey && (len(lit) == len("name") || len(lit) == len("function")) {
+		f.nameKey = strings.EqualFold(lit, "name") || strings.EqualFold(lit, "function")
+	}
+	f.pending = lit // a key of word characters, not structural (structuralKeys)
+}
+
+// Value notes the first byte of the value of the last key.
+func (f *jsonFacts) Value(c byte) {
+	if f.pending == "" {
+		return
+	}
+	switch {
+	case c == '"', c == '[', c == '{', c == 't', c == 'f', '0' <= c && c <= '9':
+		if len(f.textKeys) >= maxDedup || !slices.Contains(f.textKeys, f.pending) {
+			f.textKeys = append(f.textKeys, f.pending)
 		}
 	}
+	f.pending = ""
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // json reports whether the trimmed content is JSON, without parsing it,
-// and notes which keys of interest its objects hold.
+// and notes what its keys hold (facts).
 func (in *input) json() bool {
 	if !in.jsonDone {
 		in.jsonDone = true
-		in.keysHeld = 0
-		_, in.isJSON = text.ScanJSONKeys(strings.TrimSpace(in.content), &in.keysHeld)
+		in.facts = jsonFacts{textKeys: in.facts.textKeys[:0]}
+		_, in.isJSON = text.ScanJSONKeys(strings.TrimSpace(in.content), &in.facts)
 	}
 	return in.isJSON
 }
@@ -207,7 +272,7 @@ func (in *input) doc() (*node, bool) {
 // heldNames or heldContainers bit: the rules that look for one need no
 // tree of a document that has none.
 func (in *input) holds(kind keyKinds) bool {
-	return in.json() && in.keysHeld&kind != 0
+	return in.json() && in.facts.held&kind != 0
 }
 
 // strategyIndex numbers the strategies for input.detected.
@@ -307,6 +372,9 @@ func (in *input) namesOnce(names []string) ([]string, string) {
 			return dedup(names), sourceJSON
 		}
 	}
+	if in.json() && !in.facts.nameKey && !in.facts.escKey && strings.IndexByte(in.content, '<') < 0 {
+		return names, sourceNone // the text patterns cannot match (see jsonFacts)
+	}
 	if text.HasFolds(in.content) {
 		for _, re := range namePatterns {
 			for _, m := range re.FindAllStringSubmatch(in.content, -1) {
@@ -403,7 +471,11 @@ func (in *input) argKeysOnce(keys []string) ([]string, string) {
 			return sortedSet(keys), sourceJSON
 		}
 	}
-	keys = appendTextKeys(keys, in.content)
+	if in.json() && !in.facts.escKey {
+		keys = append(keys, in.facts.textKeys...) // what appendTextKeys would find (see jsonFacts)
+	} else {
+		keys = appendTextKeys(keys, in.content)
+	}
 	if len(keys) == 0 {
 		return keys, sourceNone
 	}

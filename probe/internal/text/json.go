@@ -66,6 +66,15 @@ type KeyVisitor interface {
 	Key(depth int, lit string)
 }
 
+// ValueVisitor is a KeyVisitor that is also told the first byte of each
+// key's value, right after the key: in a valid document '"', '{', '[',
+// 't', 'f', 'n', '-' or a digit (anything when the document turns out not
+// to be JSON).
+type ValueVisitor interface {
+	KeyVisitor
+	Value(first byte)
+}
+
 // keyFunc adapts a keys function of ScanJSON to a KeyVisitor.
 type keyFunc func(depth int, lit string)
 
@@ -76,6 +85,7 @@ func (f keyFunc) Key(depth int, lit string) { f(depth, lit) }
 // allocating, where a closure would escape.
 func ScanJSONKeys(s string, keys KeyVisitor) (kind JSONKind, ok bool) {
 	sc := jsonScanner{s: s, keys: keys}
+	sc.values, _ = keys.(ValueVisitor)
 	sc.ws()
 	if sc.i >= len(s) {
 		return JSONInvalid, false
@@ -106,9 +116,10 @@ func ScanJSONKeys(s string, keys KeyVisitor) (kind JSONKind, ok bool) {
 
 // jsonScanner validates JSON by recursive descent.
 type jsonScanner struct {
-	s    string
-	i    int
-	keys KeyVisitor
+	s      string
+	i      int
+	keys   KeyVisitor
+	values ValueVisitor // keys, when it is one
 }
 
 func (sc *jsonScanner) ws() {
@@ -181,6 +192,9 @@ func (sc *jsonScanner) object(depth int) bool {
 		}
 		sc.i++
 		sc.ws()
+		if sc.values != nil && sc.i < len(sc.s) {
+			sc.values.Value(sc.s[sc.i])
+		}
 		if !sc.value(depth) {
 			return false
 		}
