@@ -58,3 +58,25 @@ func BenchmarkArgsLargeJSON(b *testing.B) {
 	p := build(b, "tool_call_args", map[string]any{"required_args": []any{"query"}})
 	benchmarkProbe(b, p, &promptcanary.Response{Content: sb.String()})
 }
+
+// BenchmarkSchemaNewShapes judges answers that hold a call, one after the
+// other, with the probe's results of earlier shapes of call turned off:
+// what each answer costs when its shape was not seen before.
+func BenchmarkSchemaNewShapes(b *testing.B) {
+	p := benchSchema(b).(*Schema)
+	p.results = nil
+	var rs []*promptcanary.Response
+	for _, f := range []string{"openai_tool_calls.json", "simple_call.json", "call_list.json", "anthropic_call.json", "anthropic_xml.txt"} {
+		rs = append(rs, &promptcanary.Response{Content: fixture(b, f)})
+	}
+	rs = append(rs, &promptcanary.Response{ToolCalls: []promptcanary.ToolCall{call("search_web", `{"query": "go fuzzing", "limit": 5}`)}})
+	prompt := &promptcanary.Prompt{ID: "p"}
+	b.ReportAllocs()
+	j := 0
+	for b.Loop() {
+		probe.Evaluate(p, prompt, rs[j])
+		if j++; j == len(rs) {
+			j = 0
+		}
+	}
+}

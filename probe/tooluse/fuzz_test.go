@@ -74,9 +74,27 @@ func FuzzToolCallExtraction(f *testing.F) {
 						t.Fatalf("%s: metadata %s is a nil slice", p.ID(), k)
 					}
 				}
+				checkUncached(t, p, prompt, r, res)
 			}
 		}
 	})
+}
+
+// checkUncached checks res, the result of p (a Schema built from
+// canary.yaml, which may have answered from its results of earlier calls
+// of the same shape), against a Schema of the same fields built directly,
+// which caches nothing.
+func checkUncached(t *testing.T, p probe.Probe, prompt *promptcanary.Prompt, r *promptcanary.Response, res probe.Result) {
+	t.Helper()
+	s, ok := p.(*Schema)
+	if !ok || s.results == nil {
+		return
+	}
+	fresh := &Schema{ToolName: s.ToolName, RequiredArgs: s.RequiredArgs, OptionalArgs: s.OptionalArgs,
+		ForbiddenArgs: s.ForbiddenArgs, ArgTypes: s.ArgTypes}
+	if want := fresh.Evaluate(prompt, r); !reflect.DeepEqual(res, want) {
+		t.Fatalf("tool_call_schema on %q: got %+v, built afresh %+v", r.Content, res, want)
+	}
 }
 
 // FuzzParseJSON checks the order-keeping parser against encoding/json.

@@ -1,8 +1,10 @@
 package tooluse
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,7 +93,23 @@ type Schema struct {
 	// the registry's constructor; nil for a Schema built directly, whose
 	// results each render it.
 	schema map[string]any
+	// typeArgs holds ArgTypes sorted by argument name, and results the
+	// results by what they depend on (see key): both are set by the
+	// registry's constructor, whose probe's fields never change; a Schema
+	// built directly caches nothing.
+	typeArgs []typedArg
+	results  *outcome.Memo
 }
+
+// typedArg is one entry of Schema.ArgTypes.
+type typedArg struct {
+	name string
+	t    ArgType
+}
+
+// memoSlots is the number of results a Schema keeps: one per shape of
+// call (function names, argument keys, which argument types hold).
+const memoSlots = 256
 
 var _ probe.Probe = (*Schema)(nil)
 
@@ -196,6 +214,10 @@ func schemaFromMap(m map[string]any) (*Schema, error) {
 		return nil, errors.Join(errs...)
 	}
 	s.schema = s.metadata()
+	for _, a := range slices.Sorted(maps.Keys(s.ArgTypes)) {
+		s.typeArgs = append(s.typeArgs, typedArg{a, s.ArgTypes[a]})
+	}
+	s.results = outcome.NewMemo(memoSlots)
 	return s, nil
 }
 
@@ -292,23 +314,11 @@ func (*Schema) Category() promptcanary.Category { return promptcanary.CategoryTo
 // Description returns a one-line description of the probe.
 func (*Schema) Description() string { return schemaDesc }
 
-// noCallKey is what the result of a response without a call (no name, no
-// argument key) depends on but for the schema's metadata: the probe (whose
-// fields must not change once it is used) and where it looked.
-type noCallKey struct {
-	p                *Schema
-	names, keys, src string
-	obj              argsState
-}
-
-// noCall holds the result of a response without a call.
-var noCall = outcome.NewTable[noCallKey](1)
-
 // Evaluate scores the tool call's name, argument keys and argument types
-// and passes when the weighted score reaches 0.85. The result of a
-// response without a call is built once and shared, metadata included,
-// and every result of a probe built from canary.yaml shares one "schema"
-// metadata map: a result's metadata is read-only (probe.Result).
+// and passes when the weighted score reaches 0.85. A probe built from
+// canary.yaml builds the result of each shape of call once (see key) and
+// shares it, metadata included, with every later answer of that shape: a
+// result's metadata is read-only (probe.Result).
 func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
 	in := getInput(r)
 	defer in.release()
@@ -318,17 +328,59 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 		names, nameSource = in.names()
 	}
 	keys, keySource := in.argKeys()
-	var key noCallKey
-	if len(names) == 0 && len(keys) == 0 {
-		key = noCallKey{p: p, names: nameSource, keys: keySource, src: schemaSource(in, nameSource, keySource)}
-		if len(p.ArgTypes) > 0 {
-			_, key.obj = in.argObject()
-		}
-		if res, ok := noCall.Get(0, key); ok {
-			return res
+	src := schemaSource(in, nameSource, keySource)
+	if p.results == nil {
+		return p.judge(in, names, keys, src)
+	}
+	var buf [256]byte
+	key := p.key(buf[:0], in, names, keys, src)
+	if res, ok := p.results.Get(key); ok {
+		return res
+	}
+	return p.results.Put(key, p.judge(in, names, keys, src))
+}
+
+// key appends to b all that judge's result depends on besides p: where
+// the call was read, the names and argument keys found, and whether each
+// of typeArgs holds (or why none could be checked).
+func (p *Schema) key(b []byte, in *input, names, keys []string, src string) []byte {
+	b = append(b, src[0]) // structured, json, text, none
+	b = appendStrings(b, names)
+	b = appendStrings(b, keys)
+	if len(p.typeArgs) == 0 {
+		return b
+	}
+	obj, st := in.argObject()
+	b = append(b, byte(st)) // why it is not typed depends on src too
+	if st == argsObject {
+		for _, a := range p.typeArgs {
+			v, ok := obj.get(a.name)
+			b = append(b, boolByte(ok && a.t.matches(v)))
 		}
 	}
+	return b
+}
 
+// appendStrings appends list to b, each string after its length, the
+// list after its own.
+func appendStrings(b []byte, list []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(list)))
+	for _, s := range list {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// judge builds the result of the names and argument keys read from in.
+func (p *Schema) judge(in *input, names, keys []string, src string) probe.Result {
 	parts := make([]string, 0, 3)
 	// Each weighted component is rounded to float64 on its own (no fused
 	// multiply-add), so sums match the reference's bit for bit at the
@@ -353,7 +405,7 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 	}
 
 	total := namePart + argsPart + typesPart
-	res := probe.Result{
+	return probe.Result{
 		Passed:  total >= schemaPassing,
 		Score:   total,
 		Details: strings.Join(parts, " | "),
@@ -363,14 +415,10 @@ func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) prob
 				"args":  args.score,
 				"types": types,
 			},
-			"source": schemaSource(in, nameSource, keySource),
+			"source": src,
 			"schema": p.schemaMetadata(),
 		},
 	}
-	if key.p != nil && p.schema != nil {
-		noCall.Put(0, key, res)
-	}
-	return res
 }
 
 // schemaMetadata is the "schema" metadata of a result: the one rendered

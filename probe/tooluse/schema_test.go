@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
 )
 
 func TestSchemaScore(t *testing.T) {
@@ -187,5 +188,41 @@ func TestSchemaBuiltDirectly(t *testing.T) {
 	md := res.Metadata["schema"].(map[string]any)
 	if got := md["optional_args"].([]string); got == nil || len(got) != 0 {
 		t.Errorf("optional_args: got %#v, want an empty list", got)
+	}
+}
+
+// TestSchemaSharesResultsByShape: a Schema built from canary.yaml judges
+// an answer whose call has the shape of an earlier one (names, argument
+// keys, which types hold) by a lookup, and the result is the one built
+// afresh; an answer of another shape is judged anew.
+func TestSchemaSharesResultsByShape(t *testing.T) {
+	p := build(t, "tool_call_schema", map[string]any{"schema": map[string]any{
+		"name": "get_weather", "required_args": []any{"city"}, "forbidden_args": []any{"api_key"},
+		"arg_types": map[string]any{"city": "string", "days": "integer"}}})
+	prompt := &promptcanary.Prompt{ID: "p"}
+	answers := []string{
+		`{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}`,
+		`{"name": "get_weather", "arguments": {"city": "Paris", "days": 5}}`,                // the same shape
+		`{"name": "get_weather", "arguments": {"city": "Oslo", "days": "3"}}`,               // a type differs
+		`{"name": "get_forecast", "arguments": {"city": "Oslo", "days": 3}}`,                // the name differs
+		`{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3, "api_key": "k"}}`, // only a key differs
+		`Calling get_weather with "city": "Oslo"`,                                           // text
+		`{"name": "get_weather", "arguments": {"city": "Oslo", "days": 3}}`,                 // the first again
+		`{"name": "get_weather", "arguments": "{\"city\": \"Oslo\", \"days\": 3}"}`,         // arguments as a string
+	}
+	var results []probe.Result
+	for _, a := range answers {
+		r := &promptcanary.Response{Content: a}
+		res := p.Evaluate(prompt, r)
+		checkUncached(t, p, prompt, r, res)
+		results = append(results, res)
+	}
+	if results[0].Details != results[1].Details || !results[1].Passed {
+		t.Errorf("the same shape: %q and %q", results[0].Details, results[1].Details)
+	}
+	for i := 2; i <= 4; i++ {
+		if results[i].Score == results[0].Score {
+			t.Errorf("answer %d (%s) scored as the first: %v", i, answers[i], results[i].Score)
+		}
 	}
 }

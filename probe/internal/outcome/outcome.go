@@ -7,6 +7,7 @@
 package outcome
 
 import (
+	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/promptcanary/promptcanary/probe"
@@ -86,6 +87,76 @@ func (t *Table[K]) Get(i int, key K) (probe.Result, bool) {
 func (t *Table[K]) Put(i int, key K, r probe.Result) probe.Result {
 	if t != nil && uint(i) < uint(len(t.slots)) {
 		t.slots[i].Store(&entry[K]{key: key, res: r})
+	}
+	return r
+}
+
+// Memo caches results by a key of bytes that encodes everything a result
+// depends on (for a tool call: the names, argument keys and type checks
+// the probe read, and where it read them), in a fixed number of slots
+// chosen by the key's hash: a slot answers only for its own key, and a
+// result for another key may replace it, so a Memo never grows. Answers of
+// one feature share a few shapes (the same function called with the same
+// argument keys), so most are judged by a lookup. It is safe for
+// concurrent use; a nil *Memo caches nothing. Each key may be kept in
+// one of two slots, so two keys rarely push each other out.
+type Memo struct {
+	seed  maphash.Seed
+	slots []atomic.Pointer[memoEntry]
+}
+
+type memoEntry struct {
+	key string
+	res probe.Result
+}
+
+// MaxMemoKey is the longest key a Memo keeps: a result of a longer one is
+// not cached, so the keys it holds stay small.
+const MaxMemoKey = 1 << 10
+
+// NewMemo returns a memo of n slots, n a power of two.
+func NewMemo(n int) *Memo {
+	if n <= 0 || n&(n-1) != 0 {
+		panic("outcome.NewMemo: the number of slots must be a power of two")
+	}
+	return &Memo{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[memoEntry], n)}
+}
+
+// slots2 returns the two slots key may be kept in.
+func (m *Memo) slots2(key []byte) (*atomic.Pointer[memoEntry], *atomic.Pointer[memoEntry]) {
+	h := maphash.Bytes(m.seed, key)
+	mask := uint64(len(m.slots) - 1)
+	return &m.slots[h&mask], &m.slots[(h>>32)&mask]
+}
+
+// Get returns the result kept for key.
+func (m *Memo) Get(key []byte) (probe.Result, bool) {
+	if m == nil || len(key) > MaxMemoKey {
+		return probe.Result{}, false
+	}
+	a, b := m.slots2(key)
+	if e := a.Load(); e != nil && e.key == string(key) {
+		return e.res, true
+	}
+	if e := b.Load(); e != nil && e.key == string(key) {
+		return e.res, true
+	}
+	return probe.Result{}, false
+}
+
+// Put keeps r for key (a copy of it) and returns r: in the first of its
+// two slots when that one is free, else in the second when that one is
+// free, else in the first.
+func (m *Memo) Put(key []byte, r probe.Result) probe.Result {
+	if m == nil || len(key) > MaxMemoKey {
+		return r
+	}
+	e := &memoEntry{key: string(key), res: r}
+	a, b := m.slots2(key)
+	if a.Load() != nil && b.Load() == nil {
+		b.Store(e)
+	} else {
+		a.Store(e)
 	}
 	return r
 }

@@ -103,3 +103,65 @@ func TestTable(t *testing.T) {
 		t.Error("a nil table cached a result")
 	}
 }
+
+func TestMemo(t *testing.T) {
+	var none *Memo
+	if _, ok := none.Get([]byte("k")); ok {
+		t.Error("a nil Memo answered")
+	}
+	none.Put([]byte("k"), probe.Result{}) // caches nothing, does not panic
+
+	m := NewMemo(1) // one slot: every key shares it
+	a := probe.Result{Passed: true, Score: 1, Details: "a"}
+	key := []byte("shape a")
+	if got := m.Put(key, a); got.Details != "a" {
+		t.Errorf("Put returned %+v", got)
+	}
+	key[0] = 'S' // the memo keeps its own copy of the key
+	if _, ok := m.Get([]byte("shape a")); !ok {
+		t.Error("a kept result was not found after the caller's key changed")
+	}
+	if _, ok := m.Get([]byte("shape b")); ok {
+		t.Error("a result answered for another key in its slot")
+	}
+	m.Put([]byte("shape b"), probe.Result{Details: "b"})
+	if got, ok := m.Get([]byte("shape b")); !ok || got.Details != "b" {
+		t.Errorf("the slot's new key: %+v, %v", got, ok)
+	}
+	if _, ok := m.Get([]byte("shape a")); ok {
+		t.Error("a replaced result still answered")
+	}
+	long := make([]byte, MaxMemoKey+1)
+	m.Put(long, a)
+	if _, ok := m.Get(long); ok {
+		t.Error("a key longer than MaxMemoKey was kept")
+	}
+
+	defer func() {
+		if recover() == nil {
+			t.Error("NewMemo(3) did not panic")
+		}
+	}()
+	NewMemo(3)
+}
+
+func TestMemoConcurrent(t *testing.T) {
+	m := NewMemo(4)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				key := []byte{byte(i % 16)}
+				want := probe.Result{Score: float64(i%16) / 16}
+				if got, ok := m.Get(key); ok && got.Score != want.Score {
+					t.Errorf("goroutine %d: key %v gave score %v, want %v", g, key, got.Score, want.Score)
+					return
+				}
+				m.Put(key, want)
+			}
+		}()
+	}
+	wg.Wait()
+}
