@@ -44,24 +44,33 @@ func TestCache(t *testing.T) {
 	}
 }
 
-func TestCacheConcurrent(t *testing.T) {
-	c := New(4)
+// concurrently runs step(g, i) for i below 1000 on each of 8 goroutines g
+// at once, each stopping at its first failed step.
+func concurrently(step func(g, i int) bool) {
 	var wg sync.WaitGroup
 	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range 1000 {
-				m := uint((g + i) % 16)
-				if r, ok := c.Get(m); ok && r.Score != float64(m) {
-					t.Errorf("mask %d: score %v", m, r.Score)
+				if !step(g, i) {
 					return
 				}
-				c.Put(m, probe.Result{Score: float64(m)})
 			}
-		}()
+		})
 	}
 	wg.Wait()
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	c := New(4)
+	concurrently(func(g, i int) bool {
+		m := uint((g + i) % 16)
+		if r, ok := c.Get(m); ok && r.Score != float64(m) {
+			t.Errorf("mask %d: score %v", m, r.Score)
+			return false
+		}
+		c.Put(m, probe.Result{Score: float64(m)})
+		return true
+	})
 }
 
 func TestTable(t *testing.T) {
@@ -147,21 +156,14 @@ func TestMemo(t *testing.T) {
 
 func TestMemoConcurrent(t *testing.T) {
 	m := NewMemo(4)
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 1000 {
-				key := []byte{byte(i % 16)}
-				want := probe.Result{Score: float64(i%16) / 16}
-				if got, ok := m.Get(key); ok && got.Score != want.Score {
-					t.Errorf("goroutine %d: key %v gave score %v, want %v", g, key, got.Score, want.Score)
-					return
-				}
-				m.Put(key, want)
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(func(g, i int) bool {
+		key := []byte{byte(i % 16)}
+		want := probe.Result{Score: float64(i%16) / 16}
+		if got, ok := m.Get(key); ok && got.Score != want.Score {
+			t.Errorf("goroutine %d: key %v gave score %v, want %v", g, key, got.Score, want.Score)
+			return false
+		}
+		m.Put(key, want)
+		return true
+	})
 }
