@@ -1,10 +1,22 @@
 package promptcanary
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // KindRunSummary is the "kind" of a RunSummary's JSON, which tells it
 // apart from a Run (that has no kind) when a file is read back.
 const KindRunSummary = "run_summary"
+
+// IsRunSummary reports whether data is the JSON of a RunSummary (its
+// "kind" is KindRunSummary), without decoding all of it.
+func IsRunSummary(data []byte) bool {
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.Kind == KindRunSummary
+}
 
 // MaxSummaryDetails bounds the distinct failure details a RunSummary keeps
 // per (probe, prompt) pair; the failures past them are counted in

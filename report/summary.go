@@ -65,15 +65,6 @@ func Summary(w io.Writer, f Format, s *promptcanary.RunSummary, opts Options) er
 	return nil
 }
 
-// IsSummary reports whether data is the JSON of a streamed run (its
-// "kind" is promptcanary.KindRunSummary), without decoding all of it.
-func IsSummary(data []byte) bool {
-	var probe struct {
-		Kind string `json:"kind"`
-	}
-	return json.Unmarshal(data, &probe) == nil && probe.Kind == promptcanary.KindRunSummary
-}
-
 // DecodeSummary reads the JSON of a streamed run, as Summary writes it.
 func DecodeSummary(data []byte) (*promptcanary.RunSummary, error) {
 	var s promptcanary.RunSummary
@@ -203,7 +194,7 @@ func unknownLine(s *promptcanary.RunSummary) string {
 }
 
 // Count is "1 line" or "1,000 lines": n things named one, with thousands
-// separators and a plural in s.
+// separators, and an "s" after one unless n is 1.
 func Count(n int64, one string) string {
 	if n == 1 {
 		return "1 " + one

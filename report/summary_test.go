@@ -150,8 +150,8 @@ func TestSummaryFormats(t *testing.T) {
 			if tc.f != JSON {
 				return
 			}
-			if !IsSummary(buf.Bytes()) {
-				t.Error("IsSummary: false")
+			if !promptcanary.IsRunSummary(buf.Bytes()) {
+				t.Error("IsRunSummary: false")
 			}
 			back, err := DecodeSummary(buf.Bytes())
 			if err != nil {
@@ -177,7 +177,7 @@ func TestDecodeSummaryRejects(t *testing.T) {
 			}
 		})
 	}
-	if IsSummary([]byte(`{"run_id": "x"}`)) {
-		t.Error("IsSummary took a run")
+	if promptcanary.IsRunSummary([]byte(`{"run_id": "x"}`)) {
+		t.Error("IsRunSummary took a run")
 	}
 }

@@ -409,11 +409,11 @@ func objectMembers(obj []byte) func(yield func(key, val []byte) bool) {
 // decodeMembers decodes obj, a valid JSON object, member by member without
 // encoding/json's reflection over obj itself: the value of the member
 // named names[i] is decoded into targets[i], by its UnmarshalJSON when it
-// has one (val is valid JSON already), else by json.Unmarshal. It reports false, having decoded
-// part of obj, unless every key is one of names exactly and once (any
-// other key might match a field regardless of case, as encoding/json
-// matches them) and every decode succeeded: the caller then decodes obj
-// the usual way, which also gives the usual errors.
+// has one (the value is valid JSON already), else by json.Unmarshal. It
+// reports false, having decoded part of obj, unless every key is one of
+// names exactly and once (any other key might match a field regardless of
+// case, as encoding/json matches them) and every decode succeeded: the
+// caller then decodes obj the usual way, which also gives the usual errors.
 func decodeMembers(obj []byte, names []string, targets ...any) bool {
 	var seen uint64
 	for key, val := range objectMembers(obj) {

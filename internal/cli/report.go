@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -37,7 +38,7 @@ of a side-by-side file.`,
 			if err != nil {
 				return err
 			}
-			if report.IsSummary(data) {
+			if promptcanary.IsRunSummary(data) {
 				if pick != "" {
 					return usageErr(fmt.Errorf("--provider picks a run of a side-by-side file, and %s is a streamed run's summary", args[0]))
 				}
@@ -101,7 +102,7 @@ func (a *app) readInput(path string) ([]byte, error) {
 // decodeDocument decodes the saved JSON file read from path. A streamed
 // run's summary is refused with what to do instead: it holds no answers.
 func (a *app) decodeDocument(path string, data []byte) (*store.Document, error) {
-	if report.IsSummary(data) {
+	if promptcanary.IsRunSummary(data) {
 		return nil, usageErr(fmt.Errorf("read %q: a streamed run's summary holds counts, not answers: it cannot be compared or made a baseline", path),
 			"'promptcanary report "+path+"' renders it; to compare production answers with a baseline, run the replay file without --stream and with --samples N")
 	}

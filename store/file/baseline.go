@@ -89,7 +89,7 @@ func LoadBaseline(path string) (*promptcanary.Baseline, error) {
 	if b.SnapshotID == "" {
 		hint := ""
 		switch {
-		case isRunSummary(data):
+		case promptcanary.IsRunSummary(data):
 			hint = " (it is a streamed run's summary, which keeps no answers: save a baseline with `promptcanary run --save-baseline`, or `--stream=false` for a replay file)"
 		case b.RunResult.RunID == "" && hasKey(data, "run_id"):
 			hint = " (it looks like a run file)"
@@ -201,15 +201,6 @@ func hasKey(data []byte, key string) bool {
 	}
 	_, ok := m[key]
 	return ok
-}
-
-// isRunSummary reports whether data is the JSON of a streamed run's
-// summary (its "kind" is promptcanary.KindRunSummary).
-func isRunSummary(data []byte) bool {
-	var probe struct {
-		Kind string `json:"kind"`
-	}
-	return json.Unmarshal(data, &probe) == nil && probe.Kind == promptcanary.KindRunSummary
 }
 
 // describeJSONError adds the line of a syntax error, and says when the
