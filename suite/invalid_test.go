@@ -13,7 +13,10 @@ type problem struct{ msg, hint string }
 // TestLoadInvalid loads one fixture per configuration mistake and checks
 // the exact problems reported, in file order, with their hints.
 func TestLoadInvalid(t *testing.T) {
-	const typeHint = "probes need a type: field, for example type: json_validity"
+	const (
+		typeHint   = "probes need a type: field, for example type: json_validity"
+		indentHint = "line this up with the keys or list items it belongs with: check its indentation"
+	)
 	tests := []struct {
 		file string
 		want []problem
@@ -87,7 +90,58 @@ func TestLoadInvalid(t *testing.T) {
 			{"1: probes: at least one probe is required", "add a probes: list, or probes: under a prompt"},
 		}},
 		{"invalid-yaml-syntax.yaml", []problem{
-			{"5: invalid YAML: found unexpected end of stream", "check the indentation and quoting on this line and the one before"},
+			{"5:11: invalid YAML: this quote is never closed", "close the quote, or quote the text with the other kind of quote if it holds this one"},
+		}},
+		// A syntax error is reported at the offending token, not at the
+		// start of the block around it (go.yaml.in/yaml said line 5 here).
+		{"invalid-yaml-indent.yaml", []problem{
+			{"45:4: invalid YAML: did not find expected '-' indicator", indentHint},
+		}},
+		{"invalid-yaml-top-indent.yaml", []problem{
+			{"3:2: invalid YAML: did not find expected key", indentHint},
+		}},
+		{"invalid-yaml-over-indent.yaml", []problem{
+			{"5:7: invalid YAML: mapping values are not allowed in this context", indentHint},
+		}},
+		{"invalid-yaml-tab.yaml", []problem{
+			{"5:1: invalid YAML: tab character in the indentation", "indent with spaces: YAML does not allow tabs in indentation"},
+		}},
+		{"invalid-yaml-bracket.yaml", []problem{
+			{"5:24: invalid YAML: this [ is never closed", "close it with ], or quote the value if the [ is text"},
+		}},
+		{"invalid-yaml-stray-bracket.yaml", []problem{
+			{"2:21: invalid YAML: did not find expected key", "this ] closes nothing: remove it, or quote the value if it is text"},
+		}},
+		{"invalid-yaml-colon-value.yaml", []problem{
+			{"4:15: invalid YAML: mapping values are not allowed in this context", `quote a value that holds ": ", for example text: "Note: this"`},
+		}},
+		{"invalid-yaml-missing-colon.yaml", []problem{
+			{"4:5: invalid YAML: could not find expected ':'", "add ':' after the key, or indent this line under the key it continues"},
+		}},
+		{"invalid-yaml-quote-inside.yaml", []problem{
+			{"4:11: invalid YAML: did not find expected '-' indicator", "a quoted value ends at its closing quote: quote the whole value (a ' inside '…' is written '')"},
+		}},
+		// A file that is not UTF-8 text is reported at its first bad
+		// character; go.yaml.in/yaml gives no line for it.
+		{"invalid-nul.yaml", []problem{
+			{"4:12: NUL byte: the file is not UTF-8 text", "is it a binary file, or text saved in another encoding? save it as UTF-8 text"},
+		}},
+		{"invalid-utf16-no-bom.yaml", []problem{
+			{"1:2: NUL byte: the file is not UTF-8 text", "the file looks like UTF-16 without a byte order mark: save it as UTF-8 text"},
+		}},
+		{"invalid-latin1.yaml", []problem{
+			{"4:6: invalid UTF-8: byte 0xf9", "save the file as UTF-8 (it may have been saved as Latin-1 or Windows-1252)"},
+		}},
+		{"invalid-control.yaml", []problem{
+			{"4:37: control character U+001B is not allowed", `remove it, or write it as an escape inside double quotes, for example "\e" or "\x01"`},
+		}},
+		// UTF-16 with a byte order mark is read, and a UTF-8 one skipped:
+		// lines and columns count the characters of the text.
+		{"invalid-utf16-bom.yaml", []problem{
+			{"2: descripton: unknown field", "did you mean description?"},
+		}},
+		{"invalid-utf8-bom.yaml", []problem{
+			{"1:7: invalid YAML: this quote is never closed", "close the quote, or quote the text with the other kind of quote if it holds this one"},
 		}},
 		{"invalid-unknown-prompt-key.yaml", []problem{
 			{"4: prompts[0].expected_keyword: unknown field", "did you mean expected_keywords?"},

@@ -10,6 +10,8 @@ import (
 type Problem struct {
 	File string
 	// Line and Column are 1-based; 0 when the problem concerns the whole file.
+	// Error shows the column of a problem of the text itself (a syntax
+	// error, a NUL byte), which has no field path to find it by.
 	Line, Column int
 	// Field is the path of the field, such as "prompts[3].expected_keywords[1]"
 	// or "probes[2] (response_length).max_chars"; empty for file-level problems.
@@ -18,8 +20,9 @@ type Problem struct {
 	Hint  string
 }
 
-// Error returns "file:line: field: msg", leaving out the parts that are unset.
-// The hint is not part of it.
+// Error returns "file:line: field: msg", leaving out the parts that are
+// unset, or "file:line:column: msg" for a problem without a field path
+// whose column is known. The hint is not part of it.
 func (p *Problem) Error() string {
 	var b strings.Builder
 	switch {
@@ -27,6 +30,10 @@ func (p *Problem) Error() string {
 		b.WriteString(p.File)
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(p.Line))
+		if p.Field == "" && p.Column > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(p.Column))
+		}
 		b.WriteString(": ")
 	case p.File != "":
 		b.WriteString(p.File)

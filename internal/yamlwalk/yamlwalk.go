@@ -14,8 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -67,25 +65,29 @@ func (w *Walker) add(n *yaml.Node, field, msg, hint string) {
 	}
 }
 
-// yamlErrRE extracts the line from a YAML syntax error.
-var yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // Decode parses data into its single document's root node. An empty file
-// is a problem with emptyHint; a syntax error is reported at its line with
-// the hint lineHint gives for that line's text ("" for the general one),
-// lineHint may be nil. It returns nil when there is nothing to walk.
+// is a problem with emptyHint; a file that is not UTF-8 text (NUL bytes,
+// invalid UTF-8, control characters) is reported at its first bad
+// character; a syntax error at the line and column of the offending token,
+// with the hint lineHint gives for that line's text when it gives one
+// (lineHint may be nil). UTF-16 with a byte order mark is read as its
+// UTF-8 text. It returns nil when there is nothing to walk.
 func (w *Walker) Decode(data []byte, emptyHint string, lineHint func(line []byte) string) (root *yaml.Node) {
 	defer func() {
 		if v := recover(); v != nil {
 			root = nil
-			w.add(nil, "", fmt.Sprintf("invalid YAML: %v", v), "check the YAML syntax")
+			w.add(nil, "", fmt.Sprintf("invalid YAML: %v", v), generalSyntax)
 		}
 	}()
+	data, ok := w.text(data)
+	if !ok {
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
+			w.add(&yaml.Node{Line: 1}, "", "file is empty", emptyHint)
 			return nil
 		}
 		w.syntaxError(err, data, lineHint)
@@ -93,33 +95,15 @@ func (w *Walker) Decode(data []byte, emptyHint string, lineHint func(line []byte
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
-		w.add(&next, "", "only one YAML document is allowed", "remove the --- separator and what follows")
+		w.add(&yaml.Node{Line: next.Line}, "", "only one YAML document is allowed", "remove the --- separator and what follows")
 	} else if !errors.Is(err, io.EOF) {
 		w.syntaxError(err, data, lineHint)
 	}
 	if len(doc.Content) == 0 {
-		w.add(&yaml.Node{Line: 1, Column: 1}, "", "file is empty", emptyHint)
+		w.add(&yaml.Node{Line: 1}, "", "file is empty", emptyHint)
 		return nil
 	}
 	return doc.Content[0]
-}
-
-func (w *Walker) syntaxError(err error, data []byte, lineHint func([]byte) string) {
-	msg := err.Error()
-	m := yamlErrRE.FindStringSubmatch(msg)
-	if m == nil {
-		w.add(nil, "", "invalid YAML: "+strings.TrimPrefix(msg, "yaml: "), "check the YAML syntax")
-		return
-	}
-	line, _ := strconv.Atoi(m[1])
-	hint := ""
-	if lines := bytes.Split(data, []byte("\n")); lineHint != nil && line >= 1 && line <= len(lines) {
-		hint = lineHint(lines[line-1])
-	}
-	if hint == "" {
-		hint = "check the indentation and quoting on this line and the one before"
-	}
-	w.add(&yaml.Node{Line: line}, "", "invalid YAML: "+m[2], hint)
 }
 
 // Resolve follows an alias and counts the visit. Past the visit budget it

@@ -45,9 +45,9 @@ func TestWalker(t *testing.T) {
 		problems string
 	}{
 		{"plain", "a: 1\nb: x\n", "a=1 b=x", ""},
-		{"empty", "", "", "1:1 : file is empty (write something)"},
-		{"two documents", "a: 1\n---\nb: 2\n", "a=1", "2:1 : only one YAML document is allowed (remove the --- separator and what follows)"},
-		{"syntax error with a line hint", "a: 1\nb: *\n", "", "2:0 : invalid YAML: did not find expected alphabetic or numeric character (quote the star)"},
+		{"empty", "", "", "1:0 : file is empty (write something)"},
+		{"two documents", "a: 1\n---\nb: 2\n", "a=1", "2:0 : only one YAML document is allowed (remove the --- separator and what follows)"},
+		{"syntax error with a line hint", "a: 1\nb: *\n", "", "2:4 : invalid YAML: did not find expected alphabetic or numeric character (quote the star)"},
 		{"duplicate key", "a: 1\na: 2\n", "a=1", "2:1 a: duplicate key (also at line 1) (remove one of them)"},
 		{"merge: explicit keys win", "base: &b {a: 1, c: 3}\nx: {<<: *b, a: 2}\na: 9\n<<: *b\n", "base= x= a=9 c=3", ""},
 		{"merge of a string", "<<: hello\n", "", "1:5 <<: must be a mapping or a list of mappings, got a string (merge a mapping with <<: *anchor)"},

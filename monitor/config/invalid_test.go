@@ -186,7 +186,7 @@ func TestLoadInvalid(t *testing.T) {
 			"12: checks[2].cron: unknown time zone \"Nowhere/City\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:",
 		}},
 		{"invalid-unquoted-cron.yaml", []string{
-			"4: invalid YAML: did not find expected alphabetic or numeric character", `quote a value that starts with '*', for example cron: "*/5 * * * *"`,
+			"4:11: invalid YAML: did not find expected alphabetic or numeric character", `quote a value that starts with '*', for example cron: "*/5 * * * *"`,
 		}},
 		{"invalid-unknown-key.yaml", []string{
 			"1: lisen: unknown field", "did you mean listen?",
@@ -205,7 +205,7 @@ func TestLoadInvalid(t *testing.T) {
 			"9: base_url: must be an absolute http or https URL", "write an absolute URL such as https://ops.example.com/canary",
 		}},
 		{"invalid-yaml.yaml", []string{
-			"1: invalid YAML: did not find expected '-' indicator", "check the indentation and quoting on this line and the one before",
+			"3:4: invalid YAML: did not find expected '-' indicator", "line this up with the keys or list items it belongs with: check its indentation",
 		}},
 	}
 	files, err := filepath.Glob("testdata/invalid-*.yaml")
