@@ -207,6 +207,16 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-yaml.yaml", []string{
 			"3:4: invalid YAML: did not find expected '-' indicator", "line this up with the keys or list items it belongs with: check its indentation",
 		}},
+		// go.yaml.in/yaml said line 2, the line above the checks: list.
+		{"invalid-yaml-deep.yaml", []string{
+			"11:3: invalid YAML: did not find expected '-' indicator", "line this up with the keys or list items it belongs with: check its indentation",
+		}},
+		{"invalid-yaml-tab.yaml", []string{
+			"4:1: invalid YAML: tab character in the indentation", "indent with spaces: YAML does not allow tabs in indentation",
+		}},
+		{"invalid-nul.yaml", []string{
+			"3:33: NUL byte: the file is not UTF-8 text", "is it a binary file, or text saved in another encoding? save it as UTF-8 text",
+		}},
 	}
 	files, err := filepath.Glob("testdata/invalid-*.yaml")
 	if err != nil {
