@@ -30,6 +30,11 @@ const (
 	generalSyntax = "check the YAML syntax"
 )
 
+// MaxLocate is the largest file whose syntax error is located by parsing
+// its prefixes (about 2·log2 of its size of them); in a larger one the
+// error is reported where go.yaml.in/yaml reports it.
+const MaxLocate = 1 << 20
+
 // syntax is a located YAML syntax error.
 type syntax struct {
 	line, col int // 1-based; col 0 when unknown
@@ -89,6 +94,9 @@ func parseError(data []byte) (msg string) {
 // is not taken for the mistake. reported is the line go.yaml.in/yaml gave,
 // at or just above the enclosing block, where the search starts.
 func locate(data []byte, msg string, reported int) syntax {
+	if len(data) > MaxLocate {
+		return syntax{line: reported, msg: msg, hint: syntaxHint}
+	}
 	starts := lineStarts(data)
 	n := len(starts)
 	prefix := func(k int) []byte { // the first k lines

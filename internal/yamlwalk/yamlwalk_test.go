@@ -48,6 +48,10 @@ func TestWalker(t *testing.T) {
 		{"empty", "", "", "1:0 : file is empty (write something)"},
 		{"two documents", "a: 1\n---\nb: 2\n", "a=1", "2:0 : only one YAML document is allowed (remove the --- separator and what follows)"},
 		{"syntax error with a line hint", "a: 1\nb: *\n", "", "2:4 : invalid YAML: did not find expected alphabetic or numeric character (quote the star)"},
+		{"syntax error located", "a:\n  b: 1\n  c: 2\n d: 3\n", "", "4:2 : invalid YAML: did not find expected key (line this up with the keys or list items it belongs with: check its indentation)"},
+		// Past MaxLocate the error stays where go.yaml.in/yaml puts it.
+		{"syntax error in a large file", "a:\n  b: " + strings.Repeat("x", MaxLocate) + "\n  c: 2\n d: 3\n", "", "3:0 : invalid YAML: did not find expected key (check the indentation and quoting on this line and the one before)"},
+		{"NUL byte", "a: 1\nb: x\x00y\n", "", "2:5 : NUL byte: the file is not UTF-8 text (is it a binary file, or text saved in another encoding? save it as UTF-8 text)"},
 		{"duplicate key", "a: 1\na: 2\n", "a=1", "2:1 a: duplicate key (also at line 1) (remove one of them)"},
 		{"merge: explicit keys win", "base: &b {a: 1, c: 3}\nx: {<<: *b, a: 2}\na: 9\n<<: *b\n", "base= x= a=9 c=3", ""},
 		{"merge of a string", "<<: hello\n", "", "1:5 <<: must be a mapping or a list of mappings, got a string (merge a mapping with <<: *anchor)"},
