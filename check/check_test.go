@@ -105,6 +105,19 @@ func TestResolveRejectsOutOfRangeValues(t *testing.T) {
 	}
 }
 
+// TestResolveCutsHugeFlagValues gives --provider a value of 128 KiB, the
+// most one argument can hold on Linux: the error quotes its first 200
+// characters and its length, not the whole value.
+func TestResolveCutsHugeFlagValues(t *testing.T) {
+	st := loadSuite(t, suiteYAML)
+	big := "sim/" + strings.Repeat("a", 128<<10)
+	_, _, err := Resolve(st, Settings{Providers: []string{big, big}})
+	want := `provider "sim/` + strings.Repeat("a", 196) + `…" (131,076 characters) is given twice`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got error %.400v, want %.400q", err, want)
+	}
+}
+
 // failingStore records nothing: every write fails, as a locked or full
 // database would.
 type failingStore struct{ store.Store }

@@ -1,6 +1,10 @@
 package check
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/promptcanary/promptcanary/internal/quote"
+)
 
 // ConfigError is a usage or configuration mistake found before anything was
 // called: a bad flag value, an unknown provider, a missing baseline. Hints
@@ -10,14 +14,21 @@ type ConfigError struct {
 	hints []string
 }
 
-// Error returns the mistake's message.
-func (e *ConfigError) Error() string { return e.Err.Error() }
+// Error returns the mistake's message, with every value it quotes (a flag
+// value, a provider spec) cut at quote.Max characters.
+func (e *ConfigError) Error() string { return quote.Bound(e.Err.Error()) }
 
 // Unwrap returns the mistake, for errors.Is and errors.As.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Hints returns the fixes suggested for the mistake.
-func (e *ConfigError) Hints() []string { return e.hints }
+// Hints returns the fixes suggested for the mistake, bounded as Error is.
+func (e *ConfigError) Hints() []string {
+	out := make([]string, len(e.hints))
+	for i, h := range e.hints {
+		out[i] = quote.Bound(h)
+	}
+	return out
+}
 
 // configErr wraps err as a *ConfigError with hints.
 func configErr(err error, hints ...string) error {

@@ -81,11 +81,11 @@ func (p *parser) add(n *yaml.Node, field, msg, hint string) {
 	if p.Overrun {
 		return
 	}
-	pr := &Problem{File: p.file, Field: field, Msg: msg, Hint: hint}
+	line, col := 0, 0
 	if n != nil {
-		pr.Line, pr.Column = n.Line, n.Column
+		line, col = n.Line, n.Column
 	}
-	p.problems = append(p.problems, pr)
+	p.problems = append(p.problems, NewProblem(p.file, line, col, field, msg, hint))
 }
 
 func (p *parser) sortProblems() {

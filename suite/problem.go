@@ -3,6 +3,8 @@ package suite
 import (
 	"strconv"
 	"strings"
+
+	"github.com/promptcanary/promptcanary/internal/quote"
 )
 
 // Problem is one configuration mistake in a suite file, with its location,
@@ -18,6 +20,14 @@ type Problem struct {
 	Field string
 	Msg   string
 	Hint  string
+}
+
+// NewProblem returns the problem msg of field at line and column of file,
+// with hint. The values that field, msg and hint quote are cut at
+// quote.Max characters, so that a value of megabytes is not echoed back
+// whole.
+func NewProblem(file string, line, column int, field, msg, hint string) *Problem {
+	return &Problem{File: file, Line: line, Column: column, Field: quote.Bound(field), Msg: quote.Bound(msg), Hint: quote.Bound(hint)}
 }
 
 // Error returns "file:line: field: msg", leaving out the parts that are

@@ -20,21 +20,32 @@ func Closest(name string, candidates []string) string {
 			return best
 		}
 	}
+	// Allow roughly one edit per three characters, at least two.
+	n := len([]rune(lname))
+	limit := max(2, n/3)
 	for _, c := range candidates {
+		// The distance is at least the difference in length: a candidate
+		// beyond the limit by that alone is not measured, so that a name
+		// of megabytes costs nothing.
+		if abs(n-len([]rune(c))) > limit {
+			continue
+		}
 		d := distance(lname, strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	// Allow roughly one edit per three characters, at least two.
-	limit := max(2, len([]rune(name))/3)
-	if bestD > limit {
+	if best == "" || bestD > limit {
 		return ""
 	}
 	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // Hint returns " (did you mean X?)" for the closest candidate, or "".

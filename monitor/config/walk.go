@@ -78,10 +78,12 @@ func (w *walker) add(n *yaml.Node, field, msg, hint string) *entry {
 	if w.Overrun {
 		return nil
 	}
-	pr := &suite.Problem{File: w.file, Field: field, Msg: w.scrub(msg), Hint: w.scrub(hint)}
+	line, col := 0, 0
 	if n != nil {
-		pr.Line, pr.Column = n.Line, n.Column
+		line, col = n.Line, n.Column
 	}
+	// Scrubbed before it is cut, so that no part of a secret is left.
+	pr := suite.NewProblem(w.file, line, col, field, w.scrub(msg), w.scrub(hint))
 	w.entries = append(w.entries, entry{p: pr})
 	return &w.entries[len(w.entries)-1]
 }
