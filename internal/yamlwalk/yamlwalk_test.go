@@ -49,6 +49,8 @@ func TestWalker(t *testing.T) {
 		{"two documents", "a: 1\n---\nb: 2\n", "a=1", "2:0 : only one YAML document is allowed (remove the --- separator and what follows)"},
 		{"syntax error with a line hint", "a: 1\nb: *\n", "", "2:4 : invalid YAML: did not find expected alphabetic or numeric character (quote the star)"},
 		{"syntax error located", "a:\n  b: 1\n  c: 2\n d: 3\n", "", "4:2 : invalid YAML: did not find expected key (line this up with the keys or list items it belongs with: check its indentation)"},
+		{"syntax error with CRLF line ends", "a:\r\n  b: 1\r\n  c: 2\r\n d: 3", "", "4:2 : invalid YAML: did not find expected key (line this up with the keys or list items it belongs with: check its indentation)"},
+		{"unclosed quote on the last line", "a: 1\nb: 'x", "", "2:4 : invalid YAML: this quote is never closed (close the quote, or quote the text with the other kind of quote if it holds this one)"},
 		// Past MaxLocate the error stays where go.yaml.in/yaml puts it.
 		{"syntax error in a large file", "a:\n  b: " + strings.Repeat("x", MaxLocate) + "\n  c: 2\n d: 3\n", "", "3:0 : invalid YAML: did not find expected key (check the indentation and quoting on this line and the one before)"},
 		{"NUL byte", "a: 1\nb: x\x00y\n", "", "2:5 : NUL byte: the file is not UTF-8 text (is it a binary file, or text saved in another encoding? save it as UTF-8 text)"},
