@@ -15,6 +15,7 @@ const (
 	nulHint     = "is it a binary file, or text saved in another encoding? save it as UTF-8 text"
 	utf16Hint   = "the file looks like UTF-16 without a byte order mark: save it as UTF-8 text"
 	utf8Hint    = "save the file as UTF-8 (it may have been saved as Latin-1 or Windows-1252)"
+	utf16Bad    = "save the file as UTF-8 text"
 	controlHint = `remove it, or write it as an escape inside double quotes, for example "\e" or "\x01"`
 )
 
@@ -31,19 +32,22 @@ var (
 // not allow is reported at its line and column, with what to do; ok is
 // then false. go.yaml.in/yaml reports them without a position.
 func (w *Walker) text(data []byte) (_ []byte, ok bool) {
+	bad := -1 // the offset of the first character UTF-16 could not decode
 	switch {
 	case bytes.HasPrefix(data, bomUTF8):
 		data = data[len(bomUTF8):]
 	case bytes.HasPrefix(data, bomUTF16LE):
-		data = fromUTF16(data[2:], binary.LittleEndian)
+		data, bad = fromUTF16(data[2:], binary.LittleEndian)
 	case bytes.HasPrefix(data, bomUTF16BE):
-		data = fromUTF16(data[2:], binary.BigEndian)
+		data, bad = fromUTF16(data[2:], binary.BigEndian)
 	}
 	line, col := 1, 1
 	for i := 0; i < len(data); {
 		r, size := utf8.DecodeRune(data[i:])
 		msg, hint := "", ""
 		switch {
+		case i == bad:
+			msg, hint = "invalid UTF-16: a lone surrogate or a cut last character", utf16Bad
 		case r == 0:
 			msg, hint = "NUL byte: the file is not UTF-8 text", nulHint
 			if looksUTF16(data) {
@@ -99,16 +103,33 @@ func looksUTF16(data []byte) bool {
 	return even == half && odd == 0 || odd == half && even == 0
 }
 
-// fromUTF16 decodes UTF-16 text in the given byte order to UTF-8; a lone
-// surrogate or an odd last byte becomes U+FFFD, which YAML accepts.
-func fromUTF16(data []byte, order binary.ByteOrder) []byte {
-	units := make([]uint16, len(data)/2)
-	for i := range units {
-		units[i] = order.Uint16(data[2*i:])
+// fromUTF16 decodes UTF-16 text in the given byte order to UTF-8. A lone
+// surrogate or an odd last byte becomes U+FFFD, and bad is the offset of
+// the first one in text (-1 when there is none).
+func fromUTF16(data []byte, order binary.ByteOrder) (text []byte, bad int) {
+	bad = -1
+	text = make([]byte, 0, len(data))
+	for i := 0; i+1 < len(data); i += 2 {
+		r := rune(order.Uint16(data[i:]))
+		if utf16.IsSurrogate(r) {
+			r2 := utf8.RuneError
+			if i+3 < len(data) {
+				r2 = utf16.DecodeRune(r, rune(order.Uint16(data[i+2:])))
+			}
+			if r2 != utf8.RuneError {
+				i += 2
+			} else if bad < 0 {
+				bad = len(text)
+			}
+			r = r2
+		}
+		text = utf8.AppendRune(text, r)
 	}
-	runes := utf16.Decode(units)
 	if len(data)%2 == 1 {
-		runes = append(runes, utf8.RuneError)
+		if bad < 0 {
+			bad = len(text)
+		}
+		text = utf8.AppendRune(text, utf8.RuneError)
 	}
-	return []byte(string(runes))
+	return text, bad
 }

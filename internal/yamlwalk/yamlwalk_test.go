@@ -53,6 +53,10 @@ func TestWalker(t *testing.T) {
 		{"unclosed quote on the last line", "a: 1\nb: 'x", "", "2:4 : invalid YAML: this quote is never closed (close the quote, or quote the text with the other kind of quote if it holds this one)"},
 		// Past MaxLocate the error stays where go.yaml.in/yaml puts it.
 		{"syntax error in a large file", "a:\n  b: " + strings.Repeat("x", MaxLocate) + "\n  c: 2\n d: 3\n", "", "3:0 : invalid YAML: did not find expected key (check the indentation and quoting on this line and the one before)"},
+		{"UTF-16 read", "\xff\xfea\x00:\x00 \x001\x00\n\x00", "a=1", ""},
+		{"UTF-16 with a surrogate pair", "\xfe\xff\x00a\x00:\x00 \xd8\x3d\xde\x00", "a=😀", ""},
+		{"UTF-16 with a lone surrogate", "\xff\xfea\x00:\x00\n\x00b\x00:\x00 \x00\x00\xd8", "", "2:4 : invalid UTF-16: a lone surrogate or a cut last character (save the file as UTF-8 text)"},
+		{"UTF-16 cut short", "\xff\xfea\x00:\x00 \x001", "", "1:4 : invalid UTF-16: a lone surrogate or a cut last character (save the file as UTF-8 text)"},
 		{"NUL byte", "a: 1\nb: x\x00y\n", "", "2:5 : NUL byte: the file is not UTF-8 text (is it a binary file, or text saved in another encoding? save it as UTF-8 text)"},
 		{"duplicate key", "a: 1\na: 2\n", "a=1", "2:1 a: duplicate key (also at line 1) (remove one of them)"},
 		{"merge: explicit keys win", "base: &b {a: 1, c: 3}\nx: {<<: *b, a: 2}\na: 9\n<<: *b\n", "base= x= a=9 c=3", ""},
