@@ -16,6 +16,11 @@ import (
 // Max is the number of characters of a value a message shows.
 const Max = 200
 
+// MaxLine is the number of characters of a line of a message Bound keeps,
+// when the values it cut still leave it longer: an unquoted value with
+// spaces, which no quote or run marks as one value.
+const MaxLine = 5 * Max
+
 // Value returns s quoted as %q does, cut at Max characters when longer,
 // with an ellipsis and its full length: "aaaa…" (10,485,760 characters).
 func Value(s string) string {
@@ -30,11 +35,26 @@ func Value(s string) string {
 // Bound returns msg with every value longer than Max characters cut: a
 // Go-quoted string is cut as Value cuts it, and any other run of text
 // without a space (a number, a field path holding a key, an unquoted
-// value) keeps its first Max characters, then "… (N characters)".
+// value) keeps its first Max characters, then "… (N characters)". A line
+// still longer than MaxLine characters keeps its first MaxLine.
 func Bound(msg string) string {
 	if len(msg) <= Max {
 		return msg
 	}
+	lines := strings.Split(values(msg), "\n")
+	for i, l := range lines {
+		if len(l) > MaxLine {
+			if n := utf8.RuneCountInString(l); n > MaxLine {
+				lines[i] = prefix(l, MaxLine) + "… (" + Thousands(n) + " characters)"
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// values cuts every value of msg longer than Max characters, as Bound
+// describes.
+func values(msg string) string {
 	var b strings.Builder
 	plain := 0 // up to here a '"' opens nothing: no quote closes on its line
 	for i := 0; i < len(msg); {

@@ -39,6 +39,8 @@ func TestBound(t *testing.T) {
 		{"unclosed quote is text", `x "` + a, `x "` + strings.Repeat("a", Max-1) + "… (301 characters)"},
 		{"short values among long text", strings.Repeat("word ", 60) + `"v"`, strings.Repeat("word ", 60) + `"v"`},
 		{"lines kept", a + "\n" + "b", cut + "… (300 characters)\nb"},
+		{"value with spaces", "unknown type " + strings.Repeat("ab ", 500), "unknown type " + strings.Repeat("ab ", 329) + "… (1,513 characters)"},
+		{"each line on its own", strings.Repeat("ab ", 400) + "\nshort", strings.Repeat("ab ", 333) + "a… (1,200 characters)\nshort"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,6 +66,9 @@ func FuzzBound(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg string) {
 		got := Bound(msg)
 		for _, line := range strings.Split(got, "\n") {
+			if n := len([]rune(line)); n > MaxLine+40 {
+				t.Fatalf("line of %d characters in %.80q", n, got)
+			}
 			for _, word := range strings.Fields(line) {
 				if len([]rune(word)) > 10*Max+40 { // an escape such as \U0010ffff per character
 					t.Fatalf("word of %d characters in %.80q", len([]rune(word)), got)
