@@ -221,6 +221,10 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-duplicate-key.yaml", []problem{
 			{"3: name: duplicate key (also at line 1)", "remove one of them"},
 		}},
+		{"invalid-duplicate-nested-key.yaml", []problem{
+			{"6: probes[0].min_chars: duplicate key (also at line 4)", "remove one of them"},
+			{"12: prompts[1].id: duplicate key (also at line 10)", "remove one of them"},
+		}},
 		{"invalid-multi-doc.yaml", []problem{
 			{"4: only one YAML document is allowed", "remove the --- separator and what follows"},
 		}},
