@@ -19,21 +19,21 @@ var yamlErrRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // The hints of syntax errors, by the mistake found.
 const (
-	tabHint       = "indent with spaces: YAML does not allow tabs in indentation"
-	quoteHint     = `close the quote, or quote the text with the other kind of quote if it holds this one`
-	afterQuote    = `a quoted value ends at its closing quote: quote the whole value (a ' inside '…' is written '')`
-	colonHint     = `quote a value that holds ": ", for example text: "Note: this"`
-	indentHint    = "line this up with the keys or list items it belongs with: check its indentation"
-	missingColon  = "add ':' after the key, or indent this line under the key it continues"
-	aliasHint     = "quote a value that starts with '*': YAML reads *name as an alias"
-	syntaxHint    = "check the indentation and quoting on this line and the one before"
-	generalSyntax = "check the YAML syntax"
+	tabHint          = "indent with spaces: YAML does not allow tabs in indentation"
+	quoteHint        = `close the quote, or quote the text with the other kind of quote if it holds this one`
+	afterQuoteHint   = `a quoted value ends at its closing quote: quote the whole value (a ' inside '…' is written '')`
+	colonHint        = `quote a value that holds ": ", for example text: "Note: this"`
+	indentHint       = "line this up with the keys or list items it belongs with: check its indentation"
+	missingColonHint = "add ':' after the key, or indent this line under the key it continues"
+	aliasHint        = "quote a value that starts with '*': YAML reads *name as an alias"
+	syntaxHint       = "check the indentation and quoting on this line and the one before"
+	generalSyntax    = "check the YAML syntax"
 )
 
-// MaxLocate is the largest file whose syntax error is located by parsing
-// its prefixes (about 2·log2 of its size of them); in a larger one the
+// MaxLocate is the largest file, in bytes, whose syntax error is located
+// by parsing its prefixes (a few dozen of them); in a larger one the
 // error is reported where go.yaml.in/yaml reports it.
-const MaxLocate = 1 << 20
+const MaxLocate = 256 << 10
 
 // syntax is a located YAML syntax error.
 type syntax struct {
@@ -186,7 +186,7 @@ func explain(text []byte, at, line int, msg string) syntax {
 			s.msg, s.hint = fmt.Sprintf("this %c is never closed", open), fmt.Sprintf("close it with %c, or quote the value if the %c is text", closer, open)
 		}
 	case msg == "could not find expected ':'":
-		s.hint = missingColon
+		s.hint = missingColonHint
 	case strings.HasPrefix(msg, "did not find expected alphabetic or numeric character"):
 		s.hint = aliasHint
 	case strings.HasPrefix(msg, "mapping values are not allowed"):
@@ -199,7 +199,7 @@ func explain(text []byte, at, line int, msg string) syntax {
 		case firstKey(text, first, at):
 			col, s.hint = first, indentHint
 		case bytes.ContainsAny(text[:at], `"'`):
-			s.hint = afterQuote
+			s.hint = afterQuoteHint
 		case at < len(text) && (text[at] == ']' || text[at] == '}'):
 			s.hint = fmt.Sprintf("this %c closes nothing: remove it, or quote the value if it is text", text[at])
 		}

@@ -117,3 +117,33 @@ func TestEnterStopsTheWalkOnce(t *testing.T) {
 		t.Errorf("got depth %d, problems %q, overrun %v; want %d, one %q, true", depth, problems, w.Overrun, MaxDepth, TooDeep)
 	}
 }
+
+// BenchmarkDecodeSyntaxError decodes a suite-like file of MaxLocate bytes
+// with a key mis-indented on its last line, the worst case of the search
+// for the offending token (a few dozen parses of prefixes of the file),
+// beside the parse of the same file without the mistake.
+func BenchmarkDecodeSyntaxError(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("prompts:\n")
+	for i := 0; src.Len() < MaxLocate-64; i++ {
+		fmt.Fprintf(&src, "  - id: q%d\n    text: What is %d + %d?\n", i, i, i)
+	}
+	valid := src.String() + "  - id: last\n    text: indented\n"
+	broken := src.String() + "  - id: last\n   text: mis-indented\n"
+	for _, bc := range []struct{ name, src, want string }{
+		{"valid", valid, ""},
+		{"mistake on the last line", broken, "did not find expected '-' indicator"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.src)))
+			for b.Loop() {
+				got := ""
+				w := &Walker{Report: func(n *yaml.Node, _, msg, _ string) { got = fmt.Sprintf("%d:%d %s", n.Line, n.Column, msg) }}
+				w.Decode([]byte(bc.src), "", nil)
+				if !strings.HasSuffix(got, bc.want) || bc.want != "" && strings.HasPrefix(got, "1:") {
+					b.Fatalf("got %q, want %q", got, bc.want)
+				}
+			}
+		})
+	}
+}
