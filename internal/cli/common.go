@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
+	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -157,25 +159,50 @@ func (e renderError) Unwrap() error { return e.err }
 var errReportAbandoned = errors.New("the report file could not be written")
 
 // rendering is how a command that prints one report was asked to show it:
-// --format, --output and --verbose.
+// --format, --output and --verbose, and the formats the command has.
 type rendering struct {
 	format, output string
 	verbose        bool
+	formats        []report.Format
 }
 
-func (r *rendering) flags(c *cobra.Command) {
-	c.Flags().StringVarP(&r.format, "format", "f", "terminal", "terminal, markdown, html, json or junit")
-	c.Flags().StringVar(&r.output, "output", "", "write to this file instead of standard output")
-	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, "list every result")
+// flags declares --format (listing only formats), --output and --verbose;
+// verbose is what --verbose does for this command.
+func (r *rendering) flags(c *cobra.Command, verbose string, formats ...report.Format) {
+	r.formats = formats
+	c.Flags().StringVarP(&r.format, "format", "f", string(report.Terminal), formatList(formats))
+	c.Flags().StringVarP(&r.output, "output", "o", "", "write to this file instead of standard output")
+	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, verbose)
 }
 
-// parse checks --format before anything is read.
-func (r *rendering) parse() (report.Format, error) {
+// parse checks --format before anything is read: a format the command does
+// not have is a usage error that lists the ones it has.
+func (r *rendering) parse(c *cobra.Command) (report.Format, error) {
+	hint := "use --format " + formatList(r.formats)
 	f, err := report.ParseFormat(r.format)
 	if err != nil {
-		return "", usageErr(err)
+		names := make([]string, len(r.formats))
+		for i, f := range r.formats {
+			names[i] = string(f)
+		}
+		return "", usageErr(fmt.Errorf("unknown format %q%s", r.format, suggest.Hint(r.format, names)), hint)
+	}
+	if !slices.Contains(r.formats, f) {
+		return "", usageErr(fmt.Errorf("%s has no %s format", c.CommandPath(), f), hint)
 	}
 	return f, nil
+}
+
+// formatList names formats as a list: "terminal, markdown, html or json".
+func formatList(formats []report.Format) string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // emit renders to --output (atomically) or to standard output, colouring

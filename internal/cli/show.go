@@ -21,7 +21,7 @@ A drift report id prints that report.`, store.MinPrefix),
 		Example: "  promptcanary show 3f2a --format markdown",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := r.parse()
+			f, err := r.parse(c)
 			if err != nil {
 				return err
 			}
@@ -51,6 +51,6 @@ A drift report id prints that report.`, store.MinPrefix),
 		},
 	}
 	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
-	r.flags(c)
+	r.flags(c, "list every result, not only failures and changes", report.Formats...)
 	return c
 }
