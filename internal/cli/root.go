@@ -96,13 +96,7 @@ Quick start (offline, on the built-in simulated model):
 		SilenceErrors: true,
 		Version:       version(),
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
-		if h := flagSuggestion(c, err); h != "" {
-			hints = append([]string{h}, hints...)
-		}
-		return &exitError{code: ExitUsage, err: err, hints: hints}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.store, "store", "", "run history: a SQLite file or a postgres:// URL (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
 	root.AddCommand(
@@ -123,6 +117,39 @@ Quick start (offline, on the built-in simulated model):
 		a.storeCmd(),
 	)
 	return root
+}
+
+// flagError makes a flag parsing error a usage error in our words, with
+// the likely fix and a pointer to the command's help.
+func flagError(c *cobra.Command, err error) error {
+	hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
+	var h hinted
+	if errors.As(err, &h) {
+		hints = append(h.Hints(), hints...)
+	}
+	if h := flagSuggestion(c, err); h != "" {
+		hints = append([]string{h}, hints...)
+	}
+	if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
+		err = fmt.Errorf("invalid value %q for --%s: %s", ive.GetValue(), ive.GetFlag().Name, wantValue(ive))
+	}
+	return &exitError{code: ExitUsage, err: err, hints: hints}
+}
+
+// wantValue says what a flag takes, in place of the parser's own error
+// (strconv.ParseInt: parsing "x": invalid syntax).
+func wantValue(ive *pflag.InvalidValueError) string {
+	switch ive.GetFlag().Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "want a whole number"
+	case "float32", "float64":
+		return "want a number, e.g. 0.7"
+	case "bool":
+		return "want true or false"
+	case "duration":
+		return "want a duration such as 30s, 5m or 2h"
+	}
+	return errors.Unwrap(ive).Error()
 }
 
 // flagSuggestion turns cobra's "unknown flag: --sample" into "did you mean
