@@ -57,6 +57,11 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		secrets: secrets,
 	}
 	root := app.rootCmd()
+	if len(args) == 1 && args[0] == "-v" {
+		// -v printed the version before it meant --verbose everywhere.
+		app.warn("-v for the version is deprecated: use 'promptcanary --version' or 'promptcanary version' (-v means --verbose)")
+		args = []string{"--version"}
+	}
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -98,6 +103,8 @@ Quick start (offline, on the built-in simulated model):
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("{{.Version}}\n")
+	// --version has no -v: -v is --verbose in every command.
+	root.Flags().Bool("version", false, "print the version")
 	root.PersistentFlags().StringVar(&a.store, "store", "", "run history: a SQLite file or a postgres:// URL (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
 	root.AddCommand(
 		a.initCmd(),
