@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
 	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 //go:embed scaffold
@@ -34,7 +35,8 @@ it. Existing files are kept unless --force is given.
 
 With --monitor it also writes monitor.yaml, the configuration of
 'promptcanary serve', with one check on the suite. In a directory that
-already holds canary.yaml, --monitor adds only monitor.yaml.`,
+(or whose parent holds) canary.yaml, --monitor adds only monitor.yaml,
+beside canary.yaml.`,
 		Example: `  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline
   promptcanary init --monitor          # add monitor.yaml beside an existing canary.yaml`,
 		Args: argsUsage(cobra.MaximumNArgs(1)),
@@ -54,6 +56,11 @@ already holds canary.yaml, --monitor adds only monitor.yaml.`,
 				name = "my-suite"
 			}
 			if monitor {
+				// Without NAME, the suite may be in a parent directory:
+				// monitor.yaml goes beside it, never into a new nested suite.
+				if found, err := suite.Find(dir); len(args) == 0 && err == nil {
+					return a.scaffoldMonitor(filepath.Dir(found), force)
+				}
 				if _, err := os.Stat(filepath.Join(dir, "canary.yaml")); err == nil {
 					return a.scaffoldMonitor(dir, force)
 				}

@@ -32,7 +32,7 @@ func (a *app) findConfig(c *cobra.Command, config string) (string, error) {
 	}
 	path, err := suite.Find(wd)
 	if err != nil {
-		return "", usageErr(err, "create one with 'promptcanary init', or point to it with --config")
+		return "", usageErr(err) // its hint says how to create one
 	}
 	return path, nil
 }
