@@ -199,10 +199,15 @@ func formatList(formats []report.Format) string {
 	for i, f := range formats {
 		names[i] = string(f)
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
+	return joinList(names, "or")
+}
+
+// joinList joins items as a sentence does: "a", "a and b", "a, b and c".
+func joinList(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // emit renders to --output (atomically) or to standard output, colouring

@@ -93,8 +93,11 @@ func (a *app) scaffold(dir, name string, force, monitor bool) error {
 		if _, err := os.Stat(filepath.Join(dir, config.FileName)); monitor && err == nil {
 			exist = append(exist, filepath.Join(dir, config.FileName))
 		}
-		if len(exist) > 0 {
-			return usageErr(fmt.Errorf("%s already exists", strings.Join(exist, ", ")), "pass --force to overwrite")
+		switch {
+		case len(exist) == 1:
+			return usageErr(fmt.Errorf("%s already exists", exist[0]), "pass --force to overwrite it")
+		case len(exist) > 1:
+			return usageErr(fmt.Errorf("%s already exist", joinList(exist, "and")), "pass --force to overwrite them")
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "baselines"), 0o755); err != nil {

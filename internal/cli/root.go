@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -57,6 +58,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		secrets: secrets,
 	}
 	root := app.rootCmd()
+	app.root = root
 	if len(args) == 1 && args[0] == "-v" {
 		// -v printed the version before it meant --verbose everywhere.
 		app.warn("-v for the version is deprecated: use 'promptcanary --version' or 'promptcanary version' (-v means --verbose)")
@@ -81,6 +83,8 @@ type app struct {
 	store string
 	// secrets are the values no output may show.
 	secrets *redact.Set
+	// root is the command tree, for hints about unknown commands.
+	root *cobra.Command
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -99,6 +103,9 @@ Quick start (offline, on the built-in simulated model):
 ` + exitCodeHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// An unknown command gets our hint line (commandHint), not
+		// cobra's "Did you mean this?" block inside the error.
+		DisableSuggestions: true,
 		Version:       version(),
 	}
 	root.SetFlagErrorFunc(flagError)
@@ -123,7 +130,36 @@ Quick start (offline, on the built-in simulated model):
 		a.serveCmd(),
 		a.storeCmd(),
 	)
+	oneDefault(root)
 	return root
+}
+
+// oneDefault keeps --help from printing a default twice: a flag whose
+// usage already says "(default: …)" does not get pflag's own
+// "(default "canary.yaml")" after it.
+func oneDefault(c *cobra.Command) {
+	drop := func(f *pflag.Flag) {
+		if !strings.Contains(f.Usage, "(default") {
+			return
+		}
+		switch f.Value.Type() {
+		case "int", "int64", "float64":
+			f.DefValue = "0"
+		case "duration":
+			f.DefValue = "0s"
+		case "bool":
+			f.DefValue = "false"
+		case "stringArray":
+			f.DefValue = "[]"
+		default:
+			f.DefValue = ""
+		}
+	}
+	c.LocalFlags().VisitAll(drop)
+	c.PersistentFlags().VisitAll(drop)
+	for _, sub := range c.Commands() {
+		oneDefault(sub)
+	}
 }
 
 // flagError makes a flag parsing error a usage error in our words, with
@@ -187,10 +223,36 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 					hints = append([]string{"did you mean --fail-on-drift=" + string(sev) + "? (the threshold is attached with =)"}, hints...)
 				}
 			}
+			if h := commandHint(c, args[0]); len(args) > 0 && c.HasSubCommands() && h != "" {
+				hints = append([]string{h}, hints...)
+			}
 			return usageErr(err, hints...)
 		}
 		return nil
 	}
+}
+
+// unknownCommand matches cobra's error for an unknown command of the root.
+var unknownCommand = regexp.MustCompile(`^unknown command "([^"]*)" for "`)
+
+// commandHint suggests the subcommand of c nearest to name: "did you mean
+// 'promptcanary serve'?", or "" when none is close.
+func commandHint(c *cobra.Command, name string) string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+			names = append(names, sub.Aliases...)
+		}
+	}
+	best := suggest.Closest(name, names)
+	if best == "" {
+		return ""
+	}
+	if sub, _, err := c.Find([]string{best}); err == nil {
+		best = sub.Name()
+	}
+	return "did you mean '" + c.CommandPath() + " " + best + "'?"
 }
 
 // report prints err and its hints and returns the exit code it carries.
@@ -202,7 +264,15 @@ func (a *app) report(err error) ExitCode {
 			return code
 		}
 	} else if strings.HasPrefix(err.Error(), "unknown command") {
-		ee = &exitError{code: ExitUsage, err: err, hints: []string{"run 'promptcanary --help' for usage"}}
+		hints := []string{"run 'promptcanary --help' for usage"}
+		if m := unknownCommand.FindStringSubmatch(err.Error()); m != nil {
+			if c, _, ferr := a.root.Find(nil); ferr == nil {
+				if h := commandHint(c, m[1]); h != "" {
+					hints = append([]string{h}, hints...)
+				}
+			}
+		}
+		ee = &exitError{code: ExitUsage, err: err, hints: hints}
 	}
 	var pe problemsErr
 	if errors.As(err, &pe) {
