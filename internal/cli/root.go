@@ -106,7 +106,7 @@ Quick start (offline, on the built-in simulated model):
 		// An unknown command gets our hint line (commandHint), not
 		// cobra's "Did you mean this?" block inside the error.
 		DisableSuggestions: true,
-		Version:       version(),
+		Version:            version(),
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("{{.Version}}\n")
