@@ -223,8 +223,10 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 					hints = append([]string{"did you mean --fail-on-drift=" + string(sev) + "? (the threshold is attached with =)"}, hints...)
 				}
 			}
-			if h := commandHint(c, args[0]); len(args) > 0 && c.HasSubCommands() && h != "" {
-				hints = append([]string{h}, hints...)
+			if len(args) > 0 && c.HasSubCommands() {
+				if h := commandHint(c, args[0]); h != "" {
+					hints = append([]string{h}, hints...)
+				}
 			}
 			return usageErr(err, hints...)
 		}
