@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
 	"github.com/promptcanary/promptcanary/internal/suggest"
@@ -101,11 +103,41 @@ func (t terminalWriter) Write(p []byte) (int, error) {
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	f := streamFile(w)
+	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// streamFile is the file behind w, or nil.
+func streamFile(w io.Writer) *os.File {
 	if tw, ok := w.(terminalWriter); ok {
 		w = tw.stream
 	}
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	f, _ := w.(*os.File)
+	return f
+}
+
+// defaultWidth is the width text is laid out for when it is not written
+// to a terminal and COLUMNS does not say otherwise.
+const defaultWidth = 100
+
+// widthFor is the number of columns to lay out text written to w for: the
+// terminal's own width, else COLUMNS, else 100.
+func (a *app) widthFor(w io.Writer) int {
+	if f := streamFile(w); f != nil && isTerminal(w) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(a.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return defaultWidth
+}
+
+// termOptions are the options of a report printed on standard output:
+// colour on a terminal, laid out to its width.
+func (a *app) termOptions(verbose bool) report.Options {
+	return report.Options{Color: a.colorFor(a.stdio.Out), Width: a.widthFor(a.stdio.Out), Verbose: verbose}
 }
 
 // colorFor decides whether to colour output written to w: only on a
@@ -214,7 +246,10 @@ func joinList(items []string, conj string) string {
 // only a terminal report printed to a terminal. An output that cannot be
 // written exits 5, like every other output failure.
 func (a *app) emit(r *rendering, f report.Format, render func(io.Writer, report.Options) error) error {
-	opts := report.Options{Verbose: r.verbose, Color: r.output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
+	opts := report.Options{Verbose: r.verbose}
+	if r.output == "" && f == report.Terminal {
+		opts = a.termOptions(r.verbose)
+	}
 	if r.output != "" {
 		if err := writeReport(r.output, func(w io.Writer) error { return render(w, opts) }); err != nil {
 			return &exitError{code: ExitOutput, err: err}
