@@ -1,25 +1,30 @@
 package report
 
 import (
-	"strconv"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/store"
 )
 
 // trendRuns lists the charted runs, newest first, with the ids that
 // 'promptcanary show' and 'baseline promote' take: what --verbose adds to
-// the terminal trends.
+// the terminal trends. Each run is one line, broken between its pieces on
+// a narrow terminal.
 func (t *term) trendRuns(runs []store.RunSummary) {
 	t.heading("", "Runs charted · newest first")
-	cols := []column{{head: "RUN"}, {head: "STARTED"}, {head: "SCORE", right: true}, {head: "PASS RATE", right: true}, {head: "ERRORS", right: true}, {head: "DRIFT"}}
-	rows := make([]trow, 0, len(runs))
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		rows = append(rows, trow{cells: []cell{
-			{text: runLabel(r)}, {text: timestamp(r.StartedAt)}, {text: score(r.Score)}, {text: percent(r.PassRate)},
-			{text: strconv.Itoa(r.Errors)}, {text: orDash(strings.ToLower(r.Verdict))},
-		}})
+		ps := []part{
+			{text: "  " + termtext.Safe(runLabel(r))},
+			{sep: " · ", text: timestamp(r.StartedAt)},
+			{sep: " · ", text: "score " + score(r.Score), style: scoreStyle(r.Score)},
+			{sep: " · ", text: "pass rate " + percent(r.PassRate), style: scoreStyle(r.PassRate)},
+			{sep: " · ", text: plural(r.Errors, "error", "errors")},
+		}
+		if r.Verdict != "" {
+			ps = append(ps, part{sep: " · ", text: "drift " + termtext.Safe(strings.ToLower(r.Verdict)), style: severityStyle(strings.ToLower(r.Verdict))})
+		}
+		t.parts(ps)
 	}
-	t.table(cols, rows)
 }
