@@ -87,7 +87,7 @@ func parseAge(s string, destructive bool) (time.Duration, error) {
 	}
 	if n, ok := strings.CutSuffix(s, "m"); destructive && ok && isDigits(n) {
 		return 0, &ageError{
-			msg:   fmt.Sprintf("%q is ambiguous here: m could be minutes or months", s),
+			msg:   "m could be minutes or months",
 			hints: []string{fmt.Sprintf("write %smo for months, or %smin for minutes; units: h, d, w, mo, y", n, n)},
 		}
 	}
@@ -100,13 +100,14 @@ func isDigits(s string) bool {
 }
 
 // formatAge prints an age the way parseAge reads it, in whole years,
-// weeks or days when it is one of those (a month prints as 30d: 90d stays
-// 90d rather than becoming 3mo).
+// weeks, days, hours or minutes when it is one of those (a month prints
+// as 30d: 90d stays 90d rather than becoming 3mo), and minutes as "min",
+// never the ambiguous "m".
 func formatAge(d time.Duration) string {
 	for _, u := range []struct {
 		suffix string
 		unit   time.Duration
-	}{{"y", year}, {"w", week}, {"d", day}} {
+	}{{"y", year}, {"w", week}, {"d", day}, {"h", time.Hour}, {"min", time.Minute}} {
 		if d%u.unit == 0 {
 			return fmt.Sprintf("%d%s", d/u.unit, u.suffix)
 		}

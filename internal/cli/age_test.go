@@ -44,7 +44,7 @@ func TestFormatAge(t *testing.T) {
 		in   time.Duration
 		want string
 	}{
-		{year, "1y"}, {2 * week, "2w"}, {90 * day, "90d"}, {6 * month, "180d"}, {36 * time.Hour, "36h0m0s"},
+		{year, "1y"}, {2 * week, "2w"}, {90 * day, "90d"}, {6 * month, "180d"}, {36 * time.Hour, "36h"}, {90 * time.Minute, "90min"}, {1500 * time.Millisecond, "1.5s"},
 	} {
 		if got := formatAge(tc.in); got != tc.want {
 			t.Errorf("formatAge(%v): got %q, want %q", tc.in, got, tc.want)

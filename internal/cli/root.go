@@ -268,10 +268,8 @@ func (a *app) report(err error) ExitCode {
 	} else if strings.HasPrefix(err.Error(), "unknown command") {
 		hints := []string{"run 'promptcanary --help' for usage"}
 		if m := unknownCommand.FindStringSubmatch(err.Error()); m != nil {
-			if c, _, ferr := a.root.Find(nil); ferr == nil {
-				if h := commandHint(c, m[1]); h != "" {
-					hints = append([]string{h}, hints...)
-				}
+			if h := commandHint(a.root, m[1]); h != "" {
+				hints = append([]string{h}, hints...)
 			}
 		}
 		ee = &exitError{code: ExitUsage, err: err, hints: hints}
