@@ -71,7 +71,7 @@ next run or compare finishes it.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	fl.StringVar(&suiteName, "suite", "", "only runs of this suite")
 	fl.StringVar(&model, "model", "", "only runs of this provider/model")
 	fl.IntVarP(&limit, "limit", "n", 20, "most runs listed (0 = all)")

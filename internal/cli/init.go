@@ -35,7 +35,7 @@ it. Existing files are kept unless --force is given.
 
 With --monitor it also writes monitor.yaml, the configuration of
 'promptcanary serve', with one check on the suite. In a directory that
-(or whose parent holds) canary.yaml, --monitor adds only monitor.yaml,
+already holds canary.yaml, or below one, --monitor adds only monitor.yaml,
 beside canary.yaml.`,
 		Example: `  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline
   promptcanary init --monitor          # add monitor.yaml beside an existing canary.yaml`,

@@ -50,7 +50,7 @@ A drift report id prints that report.`, store.MinPrefix),
 			return usageErr(err)
 		},
 	}
-	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	r.flags(c, "list every result, not only failures and changes", report.Formats...)
 	return c
 }

@@ -61,7 +61,7 @@ printed before anything is deleted.`,
 		RunE: func(c *cobra.Command, _ []string) error { return a.storePrune(c, o) },
 	}
 	fl := c.Flags()
-	fl.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	fl.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	fl.Var(ageValue{d: &o.olderThan, destructive: true}, "older-than", "delete what is older than this age: h, d, w, mo or y, e.g. 36h, 90d, 26w, 6mo, 1y")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted, delete nothing")
 	fl.BoolVar(&o.vacuum, "vacuum", false, "SQLite: shrink the database file afterwards")

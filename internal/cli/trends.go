@@ -69,7 +69,7 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	fl.StringVar(&suiteName, "suite", "", "suite (default: that of the latest run)")
 	fl.StringVar(&model, "model", "", "provider/model (default: that of the latest run)")
 	fl.IntVarP(&limit, "limit", "n", 30, "most recent runs charted")
