@@ -173,6 +173,9 @@ func flagError(c *cobra.Command, err error) error {
 	if h := flagSuggestion(c, err); h != "" {
 		hints = append([]string{h}, hints...)
 	}
+	if strings.HasPrefix(err.Error(), "unknown shorthand flag: 'v'") {
+		hints = append([]string{"-v is --verbose, which '" + c.CommandPath() + "' does not have; the version is 'promptcanary --version'"}, hints...)
+	}
 	if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
 		err = fmt.Errorf("invalid value %q for --%s: %s", ive.GetValue(), ive.GetFlag().Name, wantValue(ive))
 	}
