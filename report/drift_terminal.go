@@ -416,10 +416,10 @@ func (t *term) comparisonTable(g statusGroup, withDetails bool) {
 			continue
 		}
 		if r.BaselineDetails != "" {
-			rows[i].extra = append(rows[i].extra, [2]string{"baseline", r.BaselineDetails})
+			rows[i].whole = append(rows[i].whole, [2]string{"baseline", r.BaselineDetails})
 		}
 		if r.CurrentDetails != "" {
-			rows[i].extra = append(rows[i].extra, [2]string{"current", r.CurrentDetails})
+			rows[i].whole = append(rows[i].whole, [2]string{"current", r.CurrentDetails})
 		}
 	}
 	t.table([]column{{head: "PROBE", max: 32, min: 12}, {head: "CATEGORY", max: 10, min: 6}, {head: "PROMPT", max: 20, min: 10}, {head: "BASELINE", right: true}, {head: "CURRENT", right: true}, {head: "Δ", right: true}, {head: "SEVERITY", min: 6}}, rows)

@@ -237,8 +237,16 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 		case r.Missed:
 			caught = "nothing"
 		}
-		l.WriteString("  " + termtext.Truncate(termtext.Safe(caught), max(8, t.width-used)))
-		t.line(l.String())
+		// A long list of probes wraps under its column, never cut.
+		l.WriteString("  ")
+		indent := termtext.Width(stripANSI(l.String()))
+		for i, part := range breakLines(termtext.Safe(caught), max(12, t.width-used)) {
+			if i == 0 {
+				t.line(l.String(), part)
+			} else {
+				t.line(strings.Repeat(" ", indent), part)
+			}
+		}
 	}
 
 	if len(m.Missed) > 0 {

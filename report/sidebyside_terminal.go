@@ -207,7 +207,7 @@ func (t *term) sideTables(cols []sideColumn, labels []column, rows []sideTableRo
 			}
 			for _, x := range r.extra {
 				if x.col >= lo && x.col < hi {
-					out[i].extra = append(out[i].extra, [2]string{x.label, x.text})
+					out[i].whole = append(out[i].whole, [2]string{x.label, x.text})
 				}
 			}
 		}
@@ -221,7 +221,7 @@ func (t *term) sideErrorTable(rows []errorRow) {
 	out := make([]trow, len(rows))
 	for i, e := range rows {
 		out[i] = trow{cells: []cell{{text: e.PromptID}, {text: strconv.Itoa(e.Sample)}, {text: e.Attempts}},
-			extra: [][2]string{{"message", e.Message}}}
+			whole: [][2]string{{"message", e.Message}}}
 	}
 	t.table([]column{{head: "PROMPT", max: 40, min: 10}, {head: "SAMPLE", right: true}, {head: "ATTEMPTS", right: true}}, out)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/termtext"
@@ -51,11 +52,8 @@ func (t *term) heading(style, title string) {
 }
 
 // field writes an aligned "label  value" line of the header block; value is
-// untrusted.
-func (t *term) field(label, value string) {
-	const labelWidth = 13
-	t.line("  ", termtext.PadRight(label, labelWidth), " ", termtext.Truncate(termtext.Safe(value), t.width-labelWidth-3))
-}
+// untrusted, and wraps under the value column rather than being cut.
+func (t *term) field(label, value string) { t.wfield(label, value) }
 
 // para writes untrusted free text wrapped to the width, each line indented.
 func (t *term) para(indent, first, s string) {
@@ -104,9 +102,10 @@ type cell struct {
 	style string
 }
 
-// trow is one table row with optional "label text" lines under it: extra
-// lines are cut to the width, whole lines (evidence) are wrapped onto
-// continuation lines and never cut.
+// trow is one table row with optional "label text" lines under it: whole
+// lines (failure details, messages, evidence) are wrapped onto
+// continuation lines and never cut, then extra lines (previews of an
+// answer, already cut to a length) are cut to the width.
 type trow struct {
 	cells []cell
 	whole [][2]string
@@ -118,9 +117,9 @@ const (
 	lastColumnKeep = 40 // width the last column keeps before other columns shrink
 )
 
-// table writes an aligned table. Cell texts are escaped, then truncated to
-// their column; when the table is wider than the terminal, the shrinkable
-// columns give up width, widest first.
+// table writes an aligned table. Cell texts are escaped, then wrapped
+// within their column; when the table is wider than the terminal, the
+// shrinkable columns give up width, widest first.
 func (t *term) table(cols []column, rows []trow) {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
@@ -165,32 +164,21 @@ func (t *term) table(cols []column, rows []trow) {
 		total--
 	}
 
-	var sb strings.Builder
 	render := func(cells []cell, header bool) {
-		sb.Reset()
-		sb.WriteString(tableIndent)
+		// A cell wider than its column wraps within it, onto as many
+		// lines as the row needs: nothing in a table is cut.
+		parts := make([][]string, len(cells))
+		height := 1
 		for i, c := range cells {
-			text := termtext.Truncate(c.text, widths[i])
-			pad := strings.Repeat(" ", widths[i]-termtext.Width(text))
-			if i == last && !cols[i].right {
-				pad = ""
+			parts[i] = []string{c.text}
+			if termtext.Width(c.text) > widths[i] {
+				parts[i] = breakLines(c.text, widths[i])
 			}
-			style := c.style
-			if header {
-				style = ansiBold
-			}
-			if cols[i].right {
-				sb.WriteString(pad)
-				sb.WriteString(t.paint(style, text))
-			} else {
-				sb.WriteString(t.paint(style, text))
-				sb.WriteString(pad)
-			}
-			if i < last {
-				sb.WriteString("  ")
-			}
+			height = max(height, len(parts[i]))
 		}
-		t.line(strings.TrimRight(sb.String(), " "))
+		for k := range height {
+			t.line(t.tableLine(cols, widths, cells, parts, k, header))
+		}
 	}
 	head := make([]cell, len(cols))
 	for i, c := range cols {
@@ -209,6 +197,39 @@ func (t *term) table(cols []column, rows []trow) {
 			t.line(extraIndent, t.paint(ansiDim, label), " ", termtext.Truncate(termtext.Safe(x[1]), t.width-len(extraIndent)-10))
 		}
 	}
+}
+
+// tableLine renders line k of a table row whose cells are broken into
+// parts; a cell with fewer lines is blank there.
+func (t *term) tableLine(cols []column, widths []int, cells []cell, parts [][]string, k int, header bool) string {
+	var sb strings.Builder
+	sb.WriteString(tableIndent)
+	last := len(cols) - 1
+	for i, c := range cells {
+		text := ""
+		if k < len(parts[i]) {
+			text = parts[i][k]
+		}
+		pad := strings.Repeat(" ", max(widths[i]-termtext.Width(text), 0))
+		if i == last && !cols[i].right {
+			pad = ""
+		}
+		style := c.style
+		if header {
+			style = ansiBold
+		}
+		if cols[i].right {
+			sb.WriteString(pad)
+			sb.WriteString(t.paint(style, text))
+		} else {
+			sb.WriteString(t.paint(style, text))
+			sb.WriteString(pad)
+		}
+		if i < last {
+			sb.WriteString("  ")
+		}
+	}
+	return strings.TrimRight(sb.String(), " ")
 }
 
 // part is a piece of a summary line.
@@ -366,14 +387,14 @@ func (t *term) resultTable(rows []resultGroup, failures bool) {
 		}
 		for j, d := range r.Failures {
 			if j == failureLines {
-				out[i].extra = append(out[i].extra, [2]string{"", fmt.Sprintf("and %s", plural(len(r.Failures)-j, "other failure", "other failures"))})
+				out[i].whole = append(out[i].whole, [2]string{"", fmt.Sprintf("and %s", plural(len(r.Failures)-j, "other failure", "other failures"))})
 				break
 			}
 			label := ""
 			if j == 0 {
 				label = "failed"
 			}
-			out[i].extra = append(out[i].extra, [2]string{label, orDash(d.Label())})
+			out[i].whole = append(out[i].whole, [2]string{label, orDash(d.Label())})
 		}
 		if strings.TrimSpace(r.Example) != "" {
 			out[i].extra = append(out[i].extra, [2]string{"response", r.Example})
@@ -443,55 +464,67 @@ func (t *term) flow(indent, sep string, items []string) {
 	}
 }
 
-// wrapWhole breaks s into lines of at most w columns at spaces, like wrap,
-// but breaks a word longer than w across lines instead of cutting it.
-func wrapWhole(s string, w int) []string {
-	w = max(w, 20)
-	var words []string
-	for _, word := range strings.Fields(s) {
-		for termtext.Width(word) > w {
-			n, end := 0, 0
-			for i, r := range word {
-				if n+termtext.RuneWidth(r) > w {
-					end = i
-					break
-				}
-				n += termtext.RuneWidth(r)
-			}
-			words = append(words, word[:end])
-			word = word[end:]
-		}
-		words = append(words, word)
-	}
-	return wrap(strings.Join(words, " "), w)
-}
+// wrapWhole breaks s into lines of at most w columns at spaces, breaking
+// a word longer than w across lines instead of cutting it; like wrap.
+func wrapWhole(s string, w int) []string { return wrap(s, w) }
 
-// wrap breaks s into lines of at most w columns at spaces; a word longer
-// than w is cut.
-func wrap(s string, w int) []string {
-	w = max(w, 20)
+// wrap breaks s into lines of at most w (at least 20) columns at spaces. A
+// word longer than a line is broken across lines, never cut: what wraps
+// is a verdict, a message or advice.
+func wrap(s string, w int) []string { return breakLines(s, max(w, 20)) }
+
+// breakLines breaks s into lines of at most w columns at spaces, and a
+// word wider than w into pieces of w columns.
+func breakLines(s string, w int) []string {
+	w = max(w, 1)
 	var lines []string
 	var cur strings.Builder
 	curW := 0
 	for _, word := range strings.Fields(s) {
-		ww := termtext.Width(word)
-		if ww > w {
-			word, ww = termtext.Truncate(word, w), w
-		}
-		if curW > 0 && curW+1+ww > w {
-			lines = append(lines, cur.String())
-			cur.Reset()
-			curW = 0
+		for {
+			ww := termtext.Width(word)
+			if curW > 0 && curW+1+ww > w {
+				lines = append(lines, cur.String())
+				cur.Reset()
+				curW = 0
+			}
+			if ww <= w {
+				break
+			}
+			head := breakWord(word, w)
+			lines = append(lines, head)
+			word = word[len(head):]
 		}
 		if curW > 0 {
 			cur.WriteByte(' ')
 			curW++
 		}
 		cur.WriteString(word)
-		curW += ww
+		curW += termtext.Width(word)
 	}
 	if curW > 0 || len(lines) == 0 {
 		lines = append(lines, cur.String())
 	}
 	return lines
+}
+
+// breakWord returns the piece of a word wider than w that goes on a line
+// of its own: up to the last "-", "/", "_", "." or ":" that fits in w
+// columns (claude-3-5- | haiku), else as much as fits, at least one
+// character.
+func breakWord(s string, w int) string {
+	n, fit, soft := 0, 0, 0
+	for i, r := range s {
+		if n += termtext.RuneWidth(r); n > w && i > 0 {
+			break
+		}
+		fit = i + utf8.RuneLen(r)
+		if strings.ContainsRune("-/_.:", r) && fit < len(s) {
+			soft = fit
+		}
+	}
+	if soft > 0 {
+		return s[:soft]
+	}
+	return s[:fit]
 }

@@ -165,6 +165,9 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	if len(m.Probes) == 0 {
 		t.line()
 		t.line(t.paint(ansiDim, "No probe scores stored for these runs."))
+		if opts.Verbose {
+			t.trendRuns(m.Runs)
+		}
 		return
 	}
 	title = "Probes × runs · " + plural(len(m.Probes), "probe", "probes")
@@ -197,6 +200,9 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	}
 	legend = append(legend, "? not a number", "blank: not scored in that run", "right: latest mean")
 	t.legend(legend, "")
+	if opts.Verbose {
+		t.trendRuns(m.Runs)
+	}
 }
 
 // trendAxis labels the run columns in at most avail columns: the first

@@ -63,16 +63,16 @@ func TestLoadInvalid(t *testing.T) {
 			{"6: probes[0] (test_schema).schema.arg_types.city: unknown type text", "use one of: string, integer"},
 		}},
 		{"invalid-duplicate-prompt-id.yaml", []problem{
-			{`5: prompts[1].id: duplicate prompt id "geo" (also at line 3)`, "give each prompt a distinct id:"},
+			{`5: prompts[1].id: duplicate prompt id "geo" (also at line 3)`, "give each prompt an id: of its own"},
 		}},
 		{"invalid-duplicate-derived-id.yaml", []problem{
 			{`4: prompts[1]: duplicate prompt id "what-is-the-capital-of-fb8d6970" (also at line 3)`, "give the prompts distinct texts or id: fields"},
 		}},
 		{"invalid-duplicate-probe-id.yaml", []problem{
-			{`6: probes[1] (test_match).id: duplicate probe id "capital" (also at line 3)`, "give each probe a distinct id:"},
+			{`6: probes[1] (test_match).id: duplicate probe id "capital" (also at line 3)`, "give each probe an id: of its own"},
 		}},
 		{"invalid-prompt-probe-clash.yaml", []problem{
-			{`9: prompts[0].probes[0] (test_length).id: duplicate probe id "short" (also at line 3)`, "give each probe a distinct id:"},
+			{`9: prompts[0].probes[0] (test_length).id: duplicate probe id "short" (also at line 3)`, "give each probe an id: of its own"},
 		}},
 		{"invalid-probe-id-charset.yaml", []problem{
 			{`3: probes[0] (test_plain).id: invalid probe id "my probe"`, "use only letters, digits, '_', '.' and '-'"},
@@ -229,7 +229,7 @@ func TestLoadInvalid(t *testing.T) {
 			{"4: only one YAML document is allowed", "remove the --- separator and what follows"},
 		}},
 		{"invalid-empty.yaml", []problem{
-			{"1: file is empty", "a suite needs prompts: and probes:"},
+			{"1: file is empty", "a suite needs a prompts: list and a probes: list"},
 		}},
 		{"invalid-several.yaml", []problem{
 			{"2: descripton: unknown field", "did you mean description?"},
@@ -239,7 +239,7 @@ func TestLoadInvalid(t *testing.T) {
 			{"9: probes[2] (test_match).expected_value: required parameter is missing", "the text the answer must contain"},
 			{`10: probes[2] (test_match).match_mode: invalid value "fuzzy"`, "use one of: contains, exact, startswith"},
 			{"14: prompts[0].expected_keywords[1]: must be a string, got an integer", "quote the value to make it a string"},
-			{`15: prompts[1].id: duplicate prompt id "geo" (also at line 12)`, "give each prompt a distinct id:"},
+			{`15: prompts[1].id: duplicate prompt id "geo" (also at line 12)`, "give each prompt an id: of its own"},
 			{"16: prompts[1].text: must not be empty", "write the prompt to send"},
 			{`18: prompts[2].tool_choice: tool_choice "required" needs tools`, "add tools: to this prompt"},
 			{`21: prompts[2].probes[0] (test_keywords).required_keywords: must be a list of strings, got string "yes"`, "for example required_keywords: [a, b]"},
@@ -271,6 +271,9 @@ func TestLoadInvalid(t *testing.T) {
 				}
 				if p.Hint != w.hint {
 					t.Errorf("problem %d hint: got %q, want %q", i, p.Hint, w.hint)
+				}
+				if strings.HasSuffix(p.Hint, ":") {
+					t.Errorf("problem %d hint %q ends in a colon: it reads as cut off", i, p.Hint)
 				}
 				if p.File != path || p.Line <= 0 {
 					t.Errorf("problem %d location: got %s:%d, want %s:>0", i, p.File, p.Line, path)

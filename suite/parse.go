@@ -99,7 +99,7 @@ func (p *parser) sortProblems() {
 
 // decode parses data into its single document's root node.
 func (p *parser) decode(data []byte) *yaml.Node {
-	return p.Decode(data, "a suite needs prompts: and probes:", nil)
+	return p.Decode(data, "a suite needs a prompts: list and a probes: list", nil)
 }
 
 func (p *parser) wrongType(n *yaml.Node, field, want string) {
@@ -411,7 +411,7 @@ func (p *parser) addPrompts(s *Suite, prompts []*promptSpec) {
 		if line, dup := promptLines[id]; dup {
 			field, at, hint := ps.field, ps.node, "give the prompts distinct texts or id: fields"
 			if ps.idNode != nil {
-				field, at, hint = ps.field+".id", ps.idNode, "give each prompt a distinct id:"
+				field, at, hint = ps.field+".id", ps.idNode, "give each prompt an id: of its own"
 			}
 			p.add(at, field, fmt.Sprintf("duplicate prompt id %q (also at line %d)", id, line), hint)
 			continue
@@ -672,7 +672,7 @@ func (p *parser) assignProbeIDs(specs []*probeSpec, taken map[string]int) map[st
 			continue
 		}
 		if line, dup := ids[ps.inst.ID]; dup {
-			p.add(ps.idNode, ps.field+".id", fmt.Sprintf("duplicate probe id %q (also at line %d)", ps.inst.ID, line), "give each probe a distinct id:")
+			p.add(ps.idNode, ps.field+".id", fmt.Sprintf("duplicate probe id %q (also at line %d)", ps.inst.ID, line), "give each probe an id: of its own")
 			continue
 		}
 		ids[ps.inst.ID] = ps.idNode.Line

@@ -57,39 +57,63 @@ func (s *Suite) StorePath() string {
 // directory or any parent.
 var ErrNotFound = errors.New("no " + FileName + " found")
 
-// NotFoundError is Find's error when no suite file exists in Start or any
-// of its parents.
+// NotFoundError is the error of Find and FindFile when the file exists in
+// neither Start nor any of its parents.
 type NotFoundError struct {
 	// Start is the absolute directory the search began in.
 	Start string
+	// Name is the file looked for; "" is FileName.
+	Name string
+}
+
+func (e *NotFoundError) name() string {
+	if e.Name == "" {
+		return FileName
+	}
+	return e.Name
 }
 
 // Error names where the search looked.
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no %s in %s or any parent directory", FileName, e.Start)
+	return fmt.Sprintf("no %s in %s or any parent directory", e.name(), e.Start)
 }
 
-// Unwrap returns ErrNotFound.
-func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+// Unwrap returns ErrNotFound for a suite file, else fs.ErrNotExist.
+func (e *NotFoundError) Unwrap() error {
+	if e.name() == FileName {
+		return ErrNotFound
+	}
+	return fs.ErrNotExist
+}
 
-// Hints says how to get a suite file.
+// Hints says how to get a suite file; the caller of FindFile for another
+// file says how to get that one.
 func (e *NotFoundError) Hints() []string {
-	return []string{"create one with `promptcanary init`, or name it with --config"}
+	if e.name() != FileName {
+		return nil
+	}
+	return []string{"create one with 'promptcanary init', or point to it with --config"}
 }
 
 // Find looks for FileName in start and then in each parent directory up to
-// the root, as git looks for .git, and returns the first found. The result
-// is relative to start when start is relative ("../canary.yaml"), so that
-// file:line messages stay short. With none found the error is a
-// *NotFoundError (wrapping ErrNotFound); a directory that cannot be read is
-// an error too, rather than a reason to look further up.
-func Find(start string) (string, error) {
+// the root, as git looks for .git, and returns the first found (see
+// FindFile). With none found the error is a *NotFoundError wrapping
+// ErrNotFound.
+func Find(start string) (string, error) { return FindFile(start, FileName) }
+
+// FindFile looks for name in start and then in each parent directory up to
+// the root and returns the first found. The result is relative to start
+// when start is relative ("../canary.yaml"), so that file:line messages
+// stay short. With none found the error is a *NotFoundError; a directory
+// that cannot be read is an error too, rather than a reason to look
+// further up.
+func FindFile(start, name string) (string, error) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
-		return "", fmt.Errorf("find %s: %w", FileName, err)
+		return "", fmt.Errorf("find %s: %w", name, err)
 	}
 	for dir := abs; ; {
-		path := filepath.Join(dir, FileName)
+		path := filepath.Join(dir, name)
 		fi, err := os.Stat(path)
 		switch {
 		case err == nil && !fi.IsDir():
@@ -102,11 +126,11 @@ func Find(start string) (string, error) {
 			}
 			return filepath.Join(start, rel), nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("find %s: %w", FileName, err)
+			return "", fmt.Errorf("find %s: %w", name, err)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", &NotFoundError{Start: abs}
+			return "", &NotFoundError{Start: abs, Name: name}
 		}
 		dir = parent
 	}

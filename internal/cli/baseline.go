@@ -30,7 +30,7 @@ them from) the JSON baseline files that CI shares through git.`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.PersistentFlags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	c.PersistentFlags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	c.AddCommand(a.baselinePromoteCmd(o), a.baselineListCmd(o), a.baselineExportCmd(o), a.baselineImportCmd(o))
 	return c
 }

@@ -60,7 +60,7 @@ func (a *app) baselinesCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	c.Flags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (locates baselines/)")
+	c.Flags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file, which locates baselines/ (default: canary.yaml here or in a parent directory)")
 	c.Flags().StringVar(&o.dir, "dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
 	c.Flags().StringVar(&o.suite, "suite", "", "only baselines of this suite")
 	return c

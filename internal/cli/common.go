@@ -9,13 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
+	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -99,11 +103,41 @@ func (t terminalWriter) Write(p []byte) (int, error) {
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	f := streamFile(w)
+	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// streamFile is the file behind w, or nil.
+func streamFile(w io.Writer) *os.File {
 	if tw, ok := w.(terminalWriter); ok {
 		w = tw.stream
 	}
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	f, _ := w.(*os.File)
+	return f
+}
+
+// defaultWidth is the width text is laid out for when it is not written
+// to a terminal and COLUMNS does not say otherwise.
+const defaultWidth = 100
+
+// widthFor is the number of columns to lay out text written to w for: the
+// terminal's own width, else COLUMNS, else 100.
+func (a *app) widthFor(w io.Writer) int {
+	if f := streamFile(w); f != nil && isTerminal(w) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(a.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return defaultWidth
+}
+
+// termOptions are the options of a report printed on standard output:
+// colour on a terminal, laid out to its width.
+func (a *app) termOptions(verbose bool) report.Options {
+	return report.Options{Color: a.colorFor(a.stdio.Out), Width: a.widthFor(a.stdio.Out), Verbose: verbose}
 }
 
 // colorFor decides whether to colour output written to w: only on a
@@ -157,32 +191,65 @@ func (e renderError) Unwrap() error { return e.err }
 var errReportAbandoned = errors.New("the report file could not be written")
 
 // rendering is how a command that prints one report was asked to show it:
-// --format, --output and --verbose.
+// --format, --output and --verbose, and the formats the command has.
 type rendering struct {
 	format, output string
 	verbose        bool
+	formats        []report.Format
 }
 
-func (r *rendering) flags(c *cobra.Command) {
-	c.Flags().StringVarP(&r.format, "format", "f", "terminal", "terminal, markdown, html, json or junit")
-	c.Flags().StringVar(&r.output, "output", "", "write to this file instead of standard output")
-	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, "list every result")
+// flags declares --format (listing only formats), --output and --verbose;
+// verbose is what --verbose does for this command.
+func (r *rendering) flags(c *cobra.Command, verbose string, formats ...report.Format) {
+	r.formats = formats
+	c.Flags().StringVarP(&r.format, "format", "f", string(report.Terminal), formatList(formats))
+	c.Flags().StringVarP(&r.output, "output", "o", "", "write to this file instead of standard output")
+	c.Flags().BoolVarP(&r.verbose, "verbose", "v", false, verbose)
 }
 
-// parse checks --format before anything is read.
-func (r *rendering) parse() (report.Format, error) {
+// parse checks --format before anything is read: a format the command does
+// not have is a usage error that lists the ones it has.
+func (r *rendering) parse(c *cobra.Command) (report.Format, error) {
+	hint := "use --format " + formatList(r.formats)
 	f, err := report.ParseFormat(r.format)
 	if err != nil {
-		return "", usageErr(err)
+		names := make([]string, len(r.formats))
+		for i, f := range r.formats {
+			names[i] = string(f)
+		}
+		return "", usageErr(fmt.Errorf("unknown format %q%s", r.format, suggest.Hint(r.format, names)), hint)
+	}
+	if !slices.Contains(r.formats, f) {
+		return "", usageErr(fmt.Errorf("%s has no %s format", c.CommandPath(), f), hint)
 	}
 	return f, nil
+}
+
+// formatList names formats as a list: "terminal, markdown, html or json".
+func formatList(formats []report.Format) string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	return joinList(names, "or")
+}
+
+// joinList joins items as a sentence does: "a", "a and b", "a, b and c".
+func joinList(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // emit renders to --output (atomically) or to standard output, colouring
 // only a terminal report printed to a terminal. An output that cannot be
 // written exits 5, like every other output failure.
 func (a *app) emit(r *rendering, f report.Format, render func(io.Writer, report.Options) error) error {
-	opts := report.Options{Verbose: r.verbose, Color: r.output == "" && f == report.Terminal && a.colorFor(a.stdio.Out)}
+	opts := report.Options{Verbose: r.verbose}
+	if r.output == "" && f == report.Terminal {
+		opts = a.termOptions(r.verbose)
+	}
 	if r.output != "" {
 		if err := writeReport(r.output, func(w io.Writer) error { return render(w, opts) }); err != nil {
 			return &exitError{code: ExitOutput, err: err}

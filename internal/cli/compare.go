@@ -189,7 +189,7 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		a.warn("interrupted: nothing compared or recorded")
 		return codeErr(ExitInterrupted)
 	}
-	opts := report.Options{Color: a.colorFor(a.stdio.Out), Verbose: o.verbose}
+	opts := a.termOptions(o.verbose)
 	failures := out.Failures
 	for i, p := range out.Pairs {
 		d := p.Report

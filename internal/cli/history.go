@@ -71,11 +71,11 @@ next run or compare finishes it.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	fl.StringVar(&suiteName, "suite", "", "only runs of this suite")
 	fl.StringVar(&model, "model", "", "only runs of this provider/model")
 	fl.IntVarP(&limit, "limit", "n", 20, "most runs listed (0 = all)")
-	fl.Var(ageValue{&since}, "since", "only runs started within this age, e.g. 7d, 2w, 36h")
+	fl.Var(ageValue{d: &since}, "since", "only runs started within this age, e.g. 36h, 7d, 2w, 6mo")
 	fl.BoolVar(&baselines, "baselines", false, "only runs that are baselines")
 	return c
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
 	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 //go:embed scaffold
@@ -34,7 +35,8 @@ it. Existing files are kept unless --force is given.
 
 With --monitor it also writes monitor.yaml, the configuration of
 'promptcanary serve', with one check on the suite. In a directory that
-already holds canary.yaml, --monitor adds only monitor.yaml.`,
+already holds canary.yaml, or below one, --monitor adds only monitor.yaml,
+beside canary.yaml.`,
 		Example: `  promptcanary init checkout-agent && cd checkout-agent && promptcanary run --save-baseline
   promptcanary init --monitor          # add monitor.yaml beside an existing canary.yaml`,
 		Args: argsUsage(cobra.MaximumNArgs(1)),
@@ -54,6 +56,11 @@ already holds canary.yaml, --monitor adds only monitor.yaml.`,
 				name = "my-suite"
 			}
 			if monitor {
+				// Without NAME, the suite may be in a parent directory:
+				// monitor.yaml goes beside it, never into a new nested suite.
+				if found, err := suite.Find(dir); len(args) == 0 && err == nil {
+					return a.scaffoldMonitor(filepath.Dir(found), force)
+				}
 				if _, err := os.Stat(filepath.Join(dir, "canary.yaml")); err == nil {
 					return a.scaffoldMonitor(dir, force)
 				}
@@ -86,8 +93,11 @@ func (a *app) scaffold(dir, name string, force, monitor bool) error {
 		if _, err := os.Stat(filepath.Join(dir, config.FileName)); monitor && err == nil {
 			exist = append(exist, filepath.Join(dir, config.FileName))
 		}
-		if len(exist) > 0 {
-			return usageErr(fmt.Errorf("%s already exists", strings.Join(exist, ", ")), "pass --force to overwrite")
+		switch {
+		case len(exist) == 1:
+			return usageErr(fmt.Errorf("%s already exists", exist[0]), "pass --force to overwrite it")
+		case len(exist) > 1:
+			return usageErr(fmt.Errorf("%s already exist", joinList(exist, "and")), "pass --force to overwrite them")
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "baselines"), 0o755); err != nil {

@@ -42,7 +42,7 @@ func TestCommandsOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PC_DSN", dsn)
-	out = main(0, "serve", "-f", mon, "--once")
+	out = main(0, "serve", "-c", mon, "--once")
 	if !strings.Contains(out, "clean") {
 		t.Errorf("serve --once on PostgreSQL:\n%s", out)
 	}

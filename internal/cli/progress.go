@@ -23,6 +23,7 @@ type progressBar struct {
 	start time.Time
 	last  time.Time
 	drawn int // lines on screen
+	cols  int // terminal width
 	now   func() time.Time
 }
 
@@ -31,16 +32,16 @@ type progressRow struct {
 	done, total, fails int
 }
 
-// newProgressBar starts a bar with one row per provider spec.
-func newProgressBar(w io.Writer, specs []string, total int, now func() time.Time) *progressBar {
-	p := &progressBar{w: w, now: now, start: now()}
+// newProgressBar starts a bar with one row per provider spec on a
+// terminal cols columns wide.
+func newProgressBar(w io.Writer, specs []string, total, cols int, now func() time.Time) *progressBar {
+	p := &progressBar{w: w, now: now, start: now(), cols: cols}
 	width := 0
 	for _, s := range specs {
-		width = max(width, len(termtext.Safe(s)))
+		width = max(width, termtext.Width(termtext.Safe(s)))
 	}
 	for _, s := range specs {
-		label := termtext.Safe(s)
-		p.rows = append(p.rows, progressRow{label: label + strings.Repeat(" ", width-len(label)), total: total})
+		p.rows = append(p.rows, progressRow{label: termtext.PadRight(termtext.Safe(s), width), total: total})
 	}
 	return p
 }
@@ -83,21 +84,16 @@ func (p *progressBar) draw(now time.Time) {
 			b.WriteString("\n")
 		}
 		b.WriteString("\r\033[K")
-		b.WriteString(progressLine(r, elapsed))
+		b.WriteString(progressLine(r, elapsed, p.cols))
 	}
 	p.drawn = len(p.rows)
 	io.WriteString(p.w, b.String())
 }
 
-// progressLine renders one provider's row.
-func progressLine(r progressRow, elapsed time.Duration) string {
-	const width = 30
-	filled := 0
-	if r.total > 0 {
-		filled = min(width, r.done*width/r.total)
-	}
+// progressLine renders one provider's row in cols columns.
+func progressLine(r progressRow, elapsed time.Duration, cols int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s [%s%s] %d/%d calls", r.label, strings.Repeat("#", filled), strings.Repeat("-", width-filled), r.done, r.total)
+	fmt.Fprintf(&b, " %d/%d calls", r.done, r.total)
 	switch r.fails {
 	case 0:
 	case 1:
@@ -110,7 +106,37 @@ func progressLine(r progressRow, elapsed time.Duration) string {
 		eta := time.Duration(float64(elapsed) / float64(r.done) * float64(r.total-r.done))
 		fmt.Fprintf(&b, "  ETA %s", clock(eta))
 	}
-	return b.String()
+	return barLine(r.label, int64(r.done), int64(max(r.total, 0)), b.String(), cols)
+}
+
+// Widths of a progress bar's "[####------]", in cells.
+const (
+	barMax = 30
+	barMin = 10
+)
+
+// barLine lays out a progress line within cols columns, one fewer so that
+// the terminal never wraps it and the redraw stays in place: the label, a
+// bar of barMin to barMax cells filled to done/total (none when total < 0),
+// then tail. When even the narrowest bar does not fit, the label is cut,
+// and on a terminal narrower than the counts, the line: it is redrawn
+// every 100 ms and holds no advice.
+func barLine(label string, done, total int64, tail string, cols int) string {
+	room := cols - 1 - termtext.Width(tail)
+	line := label + tail
+	if total >= 0 {
+		cells := min(barMax, room-termtext.Width(label)-3)
+		if cells < barMin {
+			cells = barMin
+			label = termtext.Truncate(label, max(room-cells-3, 1))
+		}
+		filled := cells
+		if total > 0 {
+			filled = int(min(done, total) * int64(cells) / total)
+		}
+		line = label + " [" + strings.Repeat("#", filled) + strings.Repeat("-", cells-filled) + "]" + tail
+	}
+	return termtext.Truncate(line, max(cols-1, 1))
 }
 
 // clock formats a duration as m:ss (or h:mm:ss).

@@ -30,7 +30,7 @@ of a side-by-side file.`,
   promptcanary report drift.json --format junit --output drift.xml`,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := r.parse()
+			f, err := r.parse(c)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ of a side-by-side file.`,
 			return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Run(w, f, run, opts) })
 		},
 	}
-	r.flags(c)
+	r.flags(c, "list every result, not only failures and changes", report.Formats...)
 	c.Flags().StringVarP(&pick, "provider", "p", "", "render only this provider/model's run of a side-by-side file")
 	return c
 }

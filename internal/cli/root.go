@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -57,6 +58,12 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		secrets: secrets,
 	}
 	root := app.rootCmd()
+	app.root = root
+	if len(args) == 1 && args[0] == "-v" {
+		// -v printed the version before it meant --verbose everywhere.
+		app.warn("-v for the version is deprecated: use 'promptcanary --version' or 'promptcanary version' (-v means --verbose)")
+		args = []string{"--version"}
+	}
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -76,6 +83,8 @@ type app struct {
 	store string
 	// secrets are the values no output may show.
 	secrets *redact.Set
+	// root is the command tree, for hints about unknown commands.
+	root *cobra.Command
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -94,16 +103,15 @@ Quick start (offline, on the built-in simulated model):
 ` + exitCodeHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version(),
+		// An unknown command gets our hint line (commandHint), not
+		// cobra's "Did you mean this?" block inside the error.
+		DisableSuggestions: true,
+		Version:            version(),
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
-		if h := flagSuggestion(c, err); h != "" {
-			hints = append([]string{h}, hints...)
-		}
-		return &exitError{code: ExitUsage, err: err, hints: hints}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("{{.Version}}\n")
+	// --version has no -v: -v is --verbose in every command.
+	root.Flags().Bool("version", false, "print the version")
 	root.PersistentFlags().StringVar(&a.store, "store", "", "run history: a SQLite file or a postgres:// URL (default: store: in canary.yaml, else "+suite.DefaultStore+" beside it)")
 	root.AddCommand(
 		a.initCmd(),
@@ -122,7 +130,72 @@ Quick start (offline, on the built-in simulated model):
 		a.serveCmd(),
 		a.storeCmd(),
 	)
+	oneDefault(root)
 	return root
+}
+
+// oneDefault keeps --help from printing a default twice: a flag whose
+// usage already says "(default: …)" does not get pflag's own
+// "(default "canary.yaml")" after it.
+func oneDefault(c *cobra.Command) {
+	drop := func(f *pflag.Flag) {
+		if !strings.Contains(f.Usage, "(default") {
+			return
+		}
+		switch f.Value.Type() {
+		case "int", "int64", "float64":
+			f.DefValue = "0"
+		case "duration":
+			f.DefValue = "0s"
+		case "bool":
+			f.DefValue = "false"
+		case "stringArray":
+			f.DefValue = "[]"
+		default:
+			f.DefValue = ""
+		}
+	}
+	c.LocalFlags().VisitAll(drop)
+	c.PersistentFlags().VisitAll(drop)
+	for _, sub := range c.Commands() {
+		oneDefault(sub)
+	}
+}
+
+// flagError makes a flag parsing error a usage error in our words, with
+// the likely fix and a pointer to the command's help.
+func flagError(c *cobra.Command, err error) error {
+	hints := []string{"run '" + c.CommandPath() + " --help' for usage"}
+	var h hinted
+	if errors.As(err, &h) {
+		hints = append(h.Hints(), hints...)
+	}
+	if h := flagSuggestion(c, err); h != "" {
+		hints = append([]string{h}, hints...)
+	}
+	if strings.HasPrefix(err.Error(), "unknown shorthand flag: 'v'") {
+		hints = append([]string{"-v is --verbose, which '" + c.CommandPath() + "' does not have; the version is 'promptcanary --version'"}, hints...)
+	}
+	if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
+		err = fmt.Errorf("invalid value %q for --%s: %s", ive.GetValue(), ive.GetFlag().Name, wantValue(ive))
+	}
+	return &exitError{code: ExitUsage, err: err, hints: hints}
+}
+
+// wantValue says what a flag takes, in place of the parser's own error
+// (strconv.ParseInt: parsing "x": invalid syntax).
+func wantValue(ive *pflag.InvalidValueError) string {
+	switch ive.GetFlag().Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "want a whole number"
+	case "float32", "float64":
+		return "want a number, e.g. 0.7"
+	case "bool":
+		return "want true or false"
+	case "duration":
+		return "want a duration such as 30s, 5m or 2h"
+	}
+	return errors.Unwrap(ive).Error()
 }
 
 // flagSuggestion turns cobra's "unknown flag: --sample" into "did you mean
@@ -153,10 +226,38 @@ func argsUsage(check cobra.PositionalArgs) cobra.PositionalArgs {
 					hints = append([]string{"did you mean --fail-on-drift=" + string(sev) + "? (the threshold is attached with =)"}, hints...)
 				}
 			}
+			if len(args) > 0 && c.HasSubCommands() {
+				if h := commandHint(c, args[0]); h != "" {
+					hints = append([]string{h}, hints...)
+				}
+			}
 			return usageErr(err, hints...)
 		}
 		return nil
 	}
+}
+
+// unknownCommand matches cobra's error for an unknown command of the root.
+var unknownCommand = regexp.MustCompile(`^unknown command "([^"]*)" for "`)
+
+// commandHint suggests the subcommand of c nearest to name: "did you mean
+// 'promptcanary serve'?", or "" when none is close.
+func commandHint(c *cobra.Command, name string) string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+			names = append(names, sub.Aliases...)
+		}
+	}
+	best := suggest.Closest(name, names)
+	if best == "" {
+		return ""
+	}
+	if sub, _, err := c.Find([]string{best}); err == nil {
+		best = sub.Name()
+	}
+	return "did you mean '" + c.CommandPath() + " " + best + "'?"
 }
 
 // report prints err and its hints and returns the exit code it carries.
@@ -168,7 +269,13 @@ func (a *app) report(err error) ExitCode {
 			return code
 		}
 	} else if strings.HasPrefix(err.Error(), "unknown command") {
-		ee = &exitError{code: ExitUsage, err: err, hints: []string{"run 'promptcanary --help' for usage"}}
+		hints := []string{"run 'promptcanary --help' for usage"}
+		if m := unknownCommand.FindStringSubmatch(err.Error()); m != nil {
+			if h := commandHint(a.root, m[1]); h != "" {
+				hints = append([]string{h}, hints...)
+			}
+		}
+		ee = &exitError{code: ExitUsage, err: err, hints: hints}
 	}
 	var pe problemsErr
 	if errors.As(err, &pe) {

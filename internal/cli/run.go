@@ -158,7 +158,7 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	}
 	a.printFinished(out.Finished)
 	runs := out.Runs
-	opts := report.Options{Color: a.colorFor(a.stdio.Out), Verbose: o.verbose}
+	opts := a.termOptions(o.verbose)
 	render := func(w io.Writer, f report.Format) error { return report.Run(w, f, runs[0], opts) }
 	if len(runs) > 1 {
 		render = func(w io.Writer, f report.Format) error { return report.Side(w, f, runs, opts) }

@@ -59,17 +59,14 @@ is missed, 2 usage or configuration error, 5 the output could not be written.`,
 	f.IntVar(&o.samples, "samples", 0, "samples per prompt of the compares to size: print the smallest detectable drop per probe")
 	f.IntVar(&o.baselineSamples, "baseline-samples", 0, "samples per prompt of the baseline for --samples (default: the baseline's own)")
 	f.BoolVar(&o.failOnMiss, "fail-on-miss", false, "exit 1 when a drift that applies is caught by no probe")
-	o.render.flags(c)
+	o.render.flags(c, "also describe every drift of the catalogue", report.Terminal, report.Markdown, report.HTML, report.JSON)
 	return c
 }
 
 func (a *app) selftest(c *cobra.Command, o *selftestOptions) error {
-	format, err := o.render.parse()
+	format, err := o.render.parse(c)
 	if err != nil {
 		return err
-	}
-	if format == report.JUnit {
-		return usageErr(errors.New("selftest has no JUnit form"), "use --format terminal, markdown, html or json")
 	}
 	config, err := a.findConfig(c, o.config)
 	if err != nil {

@@ -14,11 +14,13 @@ import (
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/monitor"
 	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
 type serveOptions struct {
 	config      string
+	oldConfig   string // -f, the spelling of --config before -f meant --format
 	listen      string
 	once        bool
 	checkConfig bool
@@ -49,8 +51,12 @@ Several monitors may share one store (a postgres:// DSN, or a SQLite
 file on one machine) with the same monitor.yaml: each scheduled slot of
 a check runs once across them, and each notification is sent once. When
 one dies, another takes its slot and its notifications over within about
---lease-ttl.`,
+--lease-ttl.
+
+Without --config, monitor.yaml is looked up in the current directory and
+its parents, like canary.yaml.`,
 		Example: `  promptcanary init --monitor          # monitor.yaml beside canary.yaml
+  promptcanary serve -c /srv/canary/monitor.yaml
   promptcanary serve --check-config
   promptcanary serve --once
   promptcanary serve --listen 127.0.0.1:9464`,
@@ -60,7 +66,9 @@ one dies, another takes its slot and its notifications over within about
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&o.config, "config", "f", config.FileName, "monitor configuration")
+	f.StringVarP(&o.config, "config", "c", config.FileName, "monitor configuration (default: monitor.yaml here or in a parent directory)")
+	f.StringVarP(&o.oldConfig, "config-f", "f", "", "the old spelling of -c")
+	_ = f.MarkHidden("config-f")
 	f.StringVar(&o.listen, "listen", "", "address of the dashboard, /metrics and the API (default: listen: in monitor.yaml, else 127.0.0.1:9464)")
 	f.BoolVar(&o.once, "once", false, "run every check once now, then exit (0 clean, 1 incident open, 3 unmeasured)")
 	f.BoolVar(&o.checkConfig, "check-config", false, "validate the configuration and exit (0 or 2)")
@@ -77,11 +85,11 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	if o.leaseTTL < time.Second {
 		return usageErr(fmt.Errorf("--lease-ttl %s: want at least 1s", o.leaseTTL))
 	}
-	if _, err := os.Stat(o.config); errors.Is(err, os.ErrNotExist) {
-		return usageErr(fmt.Errorf("no monitor configuration at %q", displayPath(o.config)),
-			"create one beside canary.yaml with 'promptcanary init --monitor', or pass -f PATH")
+	path, err := a.findMonitorConfig(c, o)
+	if err != nil {
+		return err
 	}
-	cfg, err := config.Load(o.config, a.getenv)
+	cfg, err := config.Load(path, a.getenv)
 	if cfg != nil {
 		a.secrets.Add(cfg.Secrets()...)
 	}
@@ -128,7 +136,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayStore(cfg.Store))
 		return nil
 	case o.once:
-		return a.serveOnce(ctx, m)
+		return a.serveOnce(ctx, m, st)
 	}
 	// The monitor's own context outlives the signal: a signal stops
 	// scheduling and lets runs in flight finish within the grace period.
@@ -149,7 +157,12 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 // serveOnce runs every check once and prints one line per check run.
 // Notifications not delivered within the shutdown grace are given up and
 // recorded as such by Stop.
-func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor) error {
+func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor, st store.Store) error {
+	mon, _ := st.(store.Monitor)
+	var before []promptcanary.Incident
+	if mon != nil {
+		before, _ = mon.Incidents(ctx, store.IncidentFilter{OpenOnly: true})
+	}
 	out, err := m.Once(ctx)
 	_ = m.Stop(context.WithoutCancel(ctx))
 	if err != nil {
@@ -184,6 +197,7 @@ func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor) error {
 			code = ExitUnmeasured
 		}
 	}
+	a.printResolved(ctx, mon, before, out.Open)
 	for _, inc := range out.Open {
 		fmt.Fprintf(a.stdio.Out, "incident %s open: %s %s %s (%s): %s\n", short(inc.ID), inc.Kind,
 			termtext.Safe(inc.Check), termtext.Safe(inc.Provider), inc.Severity, termtext.Safe(inc.Summary))
@@ -195,4 +209,61 @@ func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor) error {
 		return codeErr(code)
 	}
 	return nil
+}
+
+// printResolved prints the incidents that were open before the runs of
+// serve --once and are resolved after them.
+func (a *app) printResolved(ctx context.Context, mon store.Monitor, before, open []promptcanary.Incident) {
+	still := make(map[string]bool, len(open))
+	for _, inc := range open {
+		still[inc.ID] = true
+	}
+	for _, was := range before {
+		if still[was.ID] {
+			continue
+		}
+		inc, err := mon.Incident(ctx, was.ID)
+		if err != nil || inc.Open() {
+			continue
+		}
+		fmt.Fprintf(a.stdio.Out, "incident %s resolved: %s %s %s (was %s)\n", short(inc.ID), inc.Kind,
+			termtext.Safe(inc.Check), termtext.Safe(inc.Provider), inc.Severity)
+	}
+}
+
+// findMonitorConfig returns the monitor configuration: --config (or the
+// old -f, with a warning) when given, else monitor.yaml in the current
+// directory or the nearest parent that has one.
+func (a *app) findMonitorConfig(c *cobra.Command, o serveOptions) (string, error) {
+	fl := c.Flags()
+	if fl.Changed("config-f") {
+		if fl.Changed("config") {
+			return "", usageErr(errors.New("-f and -c both name the monitor configuration"), "pass -c PATH alone")
+		}
+		a.warn("serve -f is deprecated: use -c %s (-f means --format in every other command)", o.oldConfig)
+		o.config = o.oldConfig
+	}
+	if fl.Changed("config") || fl.Changed("config-f") {
+		if _, err := os.Stat(o.config); errors.Is(err, os.ErrNotExist) {
+			return "", usageErr(fmt.Errorf("no monitor configuration at %q", displayPath(o.config)), a.monitorHint())
+		}
+		return o.config, nil
+	}
+	path, err := suite.FindFile(".", config.FileName)
+	if _, missing := errors.AsType[*suite.NotFoundError](err); missing {
+		return "", usageErr(err, a.monitorHint())
+	}
+	if err != nil {
+		return "", usageErr(err)
+	}
+	return path, nil
+}
+
+// monitorHint says how to get a monitor configuration: beside the suite
+// found from here, so that following it never scaffolds a nested suite.
+func (a *app) monitorHint() string {
+	if found, err := suite.Find("."); err == nil {
+		return fmt.Sprintf("add one beside %s with 'promptcanary init --monitor', or pass -c PATH", displayPath(found))
+	}
+	return "create a suite with one with 'promptcanary init --monitor NAME', or pass -c PATH"
 }

@@ -132,7 +132,7 @@ incidents: {resolve_after: 2}
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		code := Main(ctx, []string{"serve", "-f", filepath.Join(dir, "monitor.yaml")}, Stdio{Out: io.Discard, Err: pw})
+		code := Main(ctx, []string{"serve", "-c", filepath.Join(dir, "monitor.yaml")}, Stdio{Out: io.Discard, Err: pw})
 		pw.Close()
 		done <- code
 	}()

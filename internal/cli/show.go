@@ -21,7 +21,7 @@ A drift report id prints that report.`, store.MinPrefix),
 		Example: "  promptcanary show 3f2a --format markdown",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := r.parse()
+			f, err := r.parse(c)
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ A drift report id prints that report.`, store.MinPrefix),
 			return usageErr(err)
 		},
 	}
-	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
-	r.flags(c)
+	c.Flags().StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
+	r.flags(c, "list every result, not only failures and changes", report.Formats...)
 	return c
 }

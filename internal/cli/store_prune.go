@@ -14,10 +14,15 @@ import (
 
 // storePruneOptions are the flags of store prune.
 type storePruneOptions struct {
-	config         string
-	olderThan      time.Duration
-	dryRun, vacuum bool
+	config                string
+	olderThan             time.Duration
+	dryRun, vacuum, force bool
 }
+
+// minPruneAge is the youngest age store prune deletes without --force:
+// anything younger is nearly the whole history, and is more often a unit
+// mistaken than meant.
+const minPruneAge = time.Hour
 
 // vacuumer is a store that can give the space of deleted records back to
 // the file system (store/sqlite).
@@ -42,18 +47,25 @@ touched, so a monitor can keep writing meanwhile.
 reused by new runs but the file keeps its size; --vacuum rewrites the file
 to give the space back (it needs as much free disk as the file and holds
 the database's write lock meanwhile). PostgreSQL's autovacuum reclaims the
-space by itself.`,
+space by itself.
+
+AGE is a number and a unit: h (hours), d (days), w (weeks), mo (months of
+30 days), y (years of 365 days), or min (minutes); a bare "m" is refused
+here, since it reads as minutes to Go and as months to many. Ages under
+one hour delete nearly everything and need --force. The cutoff date is
+printed before anything is deleted.`,
 		Example: `  promptcanary store prune --older-than 90d --dry-run
-  promptcanary store prune --older-than 26w --vacuum
+  promptcanary store prune --older-than 6mo --vacuum
   promptcanary --store postgres://canary@db.internal/canary store prune --older-than 52w`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.storePrune(c, o) },
 	}
 	fl := c.Flags()
-	fl.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (locates the history)")
-	fl.Var(ageValue{&o.olderThan}, "older-than", "delete what is older than this age, e.g. 90d, 26w, 36h")
+	fl.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
+	fl.Var(ageValue{d: &o.olderThan, destructive: true}, "older-than", "delete what is older than this age: h, d, w, mo or y, e.g. 36h, 90d, 26w, 6mo, 1y")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted, delete nothing")
 	fl.BoolVar(&o.vacuum, "vacuum", false, "SQLite: shrink the database file afterwards")
+	fl.BoolVar(&o.force, "force", false, "allow an age under one hour")
 	return c
 }
 
@@ -62,6 +74,10 @@ func (a *app) storePrune(c *cobra.Command, o *storePruneOptions) error {
 	help := "run '" + c.CommandPath() + " --help' for usage"
 	if o.olderThan <= 0 {
 		return usageErr(errors.New("store prune needs --older-than AGE, e.g. --older-than 90d"), help)
+	}
+	if o.olderThan < minPruneAge && !o.force {
+		return usageErr(fmt.Errorf("--older-than %s would delete nearly the whole history (everything before %s)", formatAge(o.olderThan), time.Now().Add(-o.olderThan).UTC().Format("2006-01-02 15:04 UTC")),
+			"pass --force to prune records that young; for days, weeks, months or years write 90d, 26w, 6mo or 1y")
 	}
 	if o.vacuum && o.dryRun {
 		return usageErr(errors.New("--vacuum and --dry-run do not go together: a dry run frees nothing"), help)
@@ -86,6 +102,9 @@ func (a *app) storePrune(c *cobra.Command, o *storePruneOptions) error {
 	}
 	ctx := c.Context()
 	cutoff := time.Now().Add(-o.olderThan)
+	// The cutoff is printed before anything is deleted.
+	fmt.Fprintf(a.stdio.Out, "%s: records older than %s (before %s)\n", displayStore(target), formatAge(o.olderThan),
+		cutoff.UTC().Format("2006-01-02 15:04 UTC"))
 	stats, err := pruner.Prune(ctx, cutoff, o.dryRun)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -97,8 +116,6 @@ func (a *app) storePrune(c *cobra.Command, o *storePruneOptions) error {
 	if o.dryRun {
 		verb = "WOULD DELETE"
 	}
-	fmt.Fprintf(a.stdio.Out, "%s: records older than %s (before %s)\n", displayStore(target), formatAge(o.olderThan),
-		cutoff.UTC().Format("2006-01-02 15:04 UTC"))
 	tw := tabwriter.NewWriter(a.stdio.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\t%s\tKEPT\n", verb)
 	for _, k := range stats.Kinds() {

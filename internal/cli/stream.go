@@ -39,7 +39,7 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 		if info, err := os.Stat(path); err == nil {
 			size = info.Size()
 		}
-		bar = newStreamBar(a.stdio.Err, t.Spec, size, time.Now)
+		bar = newStreamBar(a.stdio.Err, t.Spec, size, a.widthFor(a.stdio.Err), time.Now)
 	}
 	out, err := check.Stream(c.Context(), check.StreamRequest{
 		Suite: sel, Target: t, Path: path,
@@ -52,7 +52,7 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 		return err
 	}
 	s := out.Summary
-	opts := report.Options{Color: a.colorFor(a.stdio.Out), Verbose: o.verbose}
+	opts := a.termOptions(o.verbose)
 	render := func(w io.Writer, f report.Format) error { return report.Summary(w, f, s, opts) }
 	var failures []error
 	if err := render(a.stdio.Out, report.Terminal); err != nil {
@@ -102,11 +102,12 @@ type streamBar struct {
 	start time.Time
 	last  time.Time
 	drawn bool
+	cols  int // terminal width
 	now   func() time.Time
 }
 
-func newStreamBar(w io.Writer, spec string, size int64, now func() time.Time) *streamBar {
-	return &streamBar{w: w, label: termtext.Truncate(termtext.Safe(spec), 40), size: size, now: now, start: now()}
+func newStreamBar(w io.Writer, spec string, size int64, cols int, now func() time.Time) *streamBar {
+	return &streamBar{w: w, label: termtext.Truncate(termtext.Safe(spec), 40), size: size, cols: cols, now: now, start: now()}
 }
 
 // update is a check.StreamRequest.Progress callback; a nil bar does
@@ -122,26 +123,25 @@ func (b *streamBar) update(p runner.StreamProgress) {
 		return
 	}
 	b.last = now
-	io.WriteString(b.w, "\r\033[K"+streamLine(b.label, p, b.size, now.Sub(b.start)))
+	io.WriteString(b.w, "\r\033[K"+streamLine(b.label, p, b.size, now.Sub(b.start), b.cols))
 	b.drawn = true
 }
 
-// streamLine renders the bar's line.
-func streamLine(label string, p runner.StreamProgress, size int64, elapsed time.Duration) string {
-	const width = 30
+// streamLine renders the bar's line in cols columns.
+func streamLine(label string, p runner.StreamProgress, size int64, elapsed time.Duration, cols int) string {
 	var sb strings.Builder
-	sb.WriteString(label)
+	total := int64(-1) // no bar
 	if size > 0 {
 		done := min(p.Bytes, size)
-		filled := int(done * width / size)
-		fmt.Fprintf(&sb, " [%s%s] %d%% of %d MiB", strings.Repeat("#", filled), strings.Repeat("-", width-filled), done*100/size, (size+1<<20-1)>>20)
+		total = size
+		fmt.Fprintf(&sb, " %d%% of %d MiB", done*100/size, (size+1<<20-1)>>20)
 	}
 	fmt.Fprintf(&sb, "  %s lines  %s elapsed", groupDigits(p.Lines), clock(elapsed))
 	if size > 0 && p.Bytes > 0 && p.Bytes < size {
 		eta := time.Duration(float64(elapsed) / float64(p.Bytes) * float64(size-p.Bytes))
 		fmt.Fprintf(&sb, "  ETA %s", clock(eta))
 	}
-	return sb.String()
+	return barLine(label, p.Bytes, total, sb.String(), cols)
 }
 
 // finish erases the bar; a nil bar does nothing.

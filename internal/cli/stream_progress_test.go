@@ -25,7 +25,7 @@ func TestStreamLine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := streamLine("replay/x.jsonl", tc.p, tc.size, 10*time.Second); got != tc.want {
+			if got := streamLine("replay/x.jsonl", tc.p, tc.size, 10*time.Second, 120); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -37,7 +37,7 @@ func TestStreamLine(t *testing.T) {
 func TestStreamBarRedrawsAndErases(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
-	b := newStreamBar(&buf, "replay/x.jsonl\x1b[2J", 1000, func() time.Time { return now })
+	b := newStreamBar(&buf, "replay/x.jsonl\x1b[2J", 1000, defaultWidth, func() time.Time { return now })
 	for i := range 10 {
 		now = now.Add(30 * time.Millisecond)
 		b.update(runner.StreamProgress{Lines: int64(i), Bytes: int64(100 * i)})

@@ -24,7 +24,7 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
   promptcanary trends --format html --output trends.html`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			f, err := r.parse()
+			f, err := r.parse(c)
 			if err != nil {
 				return err
 			}
@@ -69,11 +69,11 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file (locates the history)")
+	fl.StringVarP(&config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
 	fl.StringVar(&suiteName, "suite", "", "suite (default: that of the latest run)")
 	fl.StringVar(&model, "model", "", "provider/model (default: that of the latest run)")
 	fl.IntVarP(&limit, "limit", "n", 30, "most recent runs charted")
-	r.flags(c)
+	r.flags(c, "terminal: also list each charted run with its id, and every probe of the heatmap (default: the 30 worst)", report.Terminal, report.Markdown, report.HTML, report.JSON)
 	return c
 }
 

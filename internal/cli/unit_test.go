@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 func TestProgressBar(t *testing.T) {
 	var buf bytes.Buffer
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	p := newProgressBar(&buf, []string{"sim/stable"}, 4, func() time.Time { return now })
+	p := newProgressBar(&buf, []string{"sim/stable"}, 4, defaultWidth, func() time.Time { return now })
 	now = t0.Add(2 * time.Second)
 	p.update(check.Progress{Target: 0, Spec: "sim/stable", Done: 1, Total: 4})
 	now = t0.Add(2*time.Second + 50*time.Millisecond)
@@ -40,7 +41,7 @@ func TestProgressBar(t *testing.T) {
 func TestProgressBarOneLinePerProvider(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := newProgressBar(&buf, []string{"sim/stable", "openai/gpt-4o", "evil/\x1b[2Jmodel"}, 10, func() time.Time { return now })
+	p := newProgressBar(&buf, []string{"sim/stable", "openai/gpt-4o", "evil/\x1b[2Jmodel"}, 10, defaultWidth, func() time.Time { return now })
 	p.update(check.Progress{Target: 1, Done: 5, Total: 10, Failed: 2})
 	got := buf.String()
 	if strings.Count(got, "\n") != 2 {
@@ -97,5 +98,39 @@ func TestOutputsSuffixed(t *testing.T) {
 	}
 	if !strings.HasSuffix(o.json, "drift.json") {
 		t.Error("suffixed changed its receiver")
+	}
+}
+
+// TestProgressLineFitsTheTerminal checks that a progress row never reaches
+// the terminal's last column (a wrapped row breaks the redraw in place):
+// the bar narrows first, then the label is cut (issue 19 item 10).
+func TestProgressLineFitsTheTerminal(t *testing.T) {
+	r := progressRow{label: "openai-compatible/meta-llama/Llama-3.3-70B-Instruct-Turbo", done: 5, total: 10, fails: 2}
+	for _, tc := range []struct {
+		cols     int
+		barCells int
+		cut      bool
+	}{
+		{cols: 200, barCells: barMax},
+		{cols: 118, barCells: 12},
+		{cols: 90, barCells: barMin, cut: true},
+	} {
+		got := progressLine(r, 3*time.Second, tc.cols)
+		if w := termtext.Width(got); w >= tc.cols {
+			t.Errorf("cols %d: got %d columns, want fewer: %q", tc.cols, w, got)
+		}
+		bar := regexp.MustCompile(`\[([#-]*)\]`).FindStringSubmatch(got)
+		if bar == nil || len(bar[1]) != tc.barCells {
+			t.Errorf("cols %d: got %q, want a bar of %d cells", tc.cols, got, tc.barCells)
+		}
+		if cut := !strings.HasPrefix(got, r.label); cut != tc.cut {
+			t.Errorf("cols %d: label cut %v, want %v: %q", tc.cols, cut, tc.cut, got)
+		}
+		if !strings.Contains(got, "5/10 calls  2 errors  0:03 elapsed  ETA 0:03") {
+			t.Errorf("cols %d: got %q, want the counts and times whole", tc.cols, got)
+		}
+	}
+	if got := progressLine(r, 3*time.Second, 40); termtext.Width(got) != 39 {
+		t.Errorf("cols 40: got %q (%d columns), want the line cut to 39", got, termtext.Width(got))
 	}
 }

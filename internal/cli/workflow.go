@@ -32,7 +32,7 @@ func (a *app) findConfig(c *cobra.Command, config string) (string, error) {
 	}
 	path, err := suite.Find(wd)
 	if err != nil {
-		return "", usageErr(err, "create one with 'promptcanary init', or point to it with --config")
+		return "", usageErr(err) // its hint says how to create one
 	}
 	return path, nil
 }
@@ -55,7 +55,7 @@ func (a *app) progress(s *settings, st *suite.Suite, targets []check.Target, sam
 	for i, t := range targets {
 		specs[i] = t.Spec
 	}
-	return newProgressBar(a.stdio.Err, specs, len(st.Prompts)*samples, time.Now)
+	return newProgressBar(a.stdio.Err, specs, len(st.Prompts)*samples, a.widthFor(a.stdio.Err), time.Now)
 }
 
 // exec returns the workflow's run options: the engine settings, the

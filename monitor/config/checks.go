@@ -124,7 +124,7 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 	return st, rest
 }
 
-const tzHint = "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:"
+const tzHint = "an IANA time zone name, for example Europe/Berlin or America/New_York; without tz: a cron: schedule runs in UTC"
 
 // jitter reads a jitter: "10%" or a fraction such as 0.1, from 0 to 50%.
 func (l *loader) jitter(n *yaml.Node, field string) *float64 {
@@ -557,7 +557,7 @@ func (l *loader) schedule(field string, st, d settings) Schedule {
 	}
 	if src.cronNode == nil {
 		if st.tzNode != nil {
-			l.add(st.tzNode, yamlwalk.Join(field, "tz"), "applies to cron: schedules only", "remove tz:, or schedule the check with cron:")
+			l.add(st.tzNode, yamlwalk.Join(field, "tz"), "applies to cron: schedules only", "remove tz:, or schedule the check with a cron: expression")
 			return nil
 		}
 		if src.every != nil {

@@ -119,7 +119,7 @@ func TestLoadInvalid(t *testing.T) {
 			"8: notifiers[2].repo: required field is missing", "the repository to open issues in, for example repo: org/app",
 			"8: notifiers[2].token: required field is missing", "a token that may write issues: token: \"${GITHUB_TOKEN}\"",
 			"10: notifiers[3].routing_key: required field is missing", "the Events API v2 integration key: routing_key: \"${PD_ROUTING_KEY}\"",
-			"12: notifiers[4].name: required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:",
+			"12: notifiers[4].name: required field is missing", "name the notifier, for example name: oncall, and list that name in the notify: of its checks",
 		}},
 		{"invalid-notifier-type.yaml", []string{
 			"5: notifiers[0].type: unknown notifier type \"slak\"", "did you mean slack? one of: github, pagerduty, slack, webhook",
@@ -178,12 +178,12 @@ func TestLoadInvalid(t *testing.T) {
 			"4: notifiers: must be a list, got a string", "write one notifier per line, each starting with '- '",
 		}},
 		{"invalid-tz-without-cron.yaml", []string{
-			"5: checks[0].tz: applies to cron: schedules only", "remove tz:, or schedule the check with cron:",
+			"5: checks[0].tz: applies to cron: schedules only", "remove tz:, or schedule the check with a cron: expression",
 		}},
 		{"invalid-tz.yaml", []string{
-			"5: checks[0].tz: unknown time zone \"Mars/Olympus\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:",
+			"5: checks[0].tz: unknown time zone \"Mars/Olympus\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; without tz: a cron: schedule runs in UTC",
 			"8: checks[1].cron: time zone given twice, by CRON_TZ= and by tz:", "remove one of them",
-			"12: checks[2].cron: unknown time zone \"Nowhere/City\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; cron: runs in UTC without tz:",
+			"12: checks[2].cron: unknown time zone \"Nowhere/City\"", "an IANA time zone name, for example Europe/Berlin or America/New_York; without tz: a cron: schedule runs in UTC",
 		}},
 		{"invalid-unquoted-cron.yaml", []string{
 			"4:11: invalid YAML: did not find expected alphabetic or numeric character", `quote a value that starts with '*', for example cron: "*/5 * * * *"`,
@@ -239,6 +239,9 @@ func TestLoadInvalid(t *testing.T) {
 			var got []string
 			for _, p := range ve.Problems {
 				got = append(got, p.Error(), p.Hint)
+				if strings.HasSuffix(p.Hint, ":") {
+					t.Errorf("problem %q: hint %q ends in a colon: it reads as cut off", p.Error(), p.Hint)
+				}
 				if p.Line <= 0 || p.File == "" {
 					t.Errorf("problem %q: got location %s:%d, want a file and a line", p.Error(), p.File, p.Line)
 				}

@@ -126,7 +126,7 @@ func (l *loader) notifier(item *yaml.Node, field string, seen map[string]int) (N
 		}
 	}
 	if !hasKey(ps, "name") {
-		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the notifier, for example name: oncall; checks refer to it in notify:")
+		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the notifier, for example name: oncall, and list that name in the notify: of its checks")
 		ok = false
 	}
 	for _, r := range required[nt.Type] {

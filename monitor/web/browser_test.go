@@ -21,7 +21,7 @@ import (
 // The dashboard in a real browser: headless Chromium driven by chromedp.
 // Without Chromium these tests skip; scripts/test-deps.sh installs it.
 
-var screenshotDir = flag.String("screenshots", "", "write full-page screenshots of every dashboard page into `DIR` (go test -run TestScreenshots -screenshots DIR)")
+var screenshotDir = flag.String("screenshots", "", "write full-page screenshots of every dashboard page into `DIR` (go test ./monitor/web/ -run TestScreenshots -screenshots DIR)")
 
 // chromium returns the browser to run, "" when none is installed.
 func chromium() string {
@@ -286,8 +286,8 @@ func TestBrowserActions(t *testing.T) {
 }
 
 // TestScreenshots writes a full-page screenshot of every page, signed out
-// and signed in, for a person to look at: go test -run TestScreenshots
-// -screenshots /tmp/shots ./monitor/web/
+// and signed in, for a person to look at: go test ./monitor/web/ -run
+// TestScreenshots -screenshots /tmp/shots
 func TestScreenshots(t *testing.T) {
 	if *screenshotDir == "" {
 		t.Skip("no -screenshots DIR")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
@@ -32,7 +33,9 @@ const (
 // model id with "/" and ":" as "-", each cut to 40 characters, the time is
 // b.CreatedAt in UTC and id8 the first 8 characters of the snapshot id.
 // Characters no file system accepts in a name (control characters and
-// \ : * ? " < > |) also become "-", which leaves every ordinary name as the
+// \ : * ? " < > |) also become "-", and spaces "_" (a model id such as
+// "exec/sh app.sh" would otherwise put a space in the name that every
+// shell command must quote), which leaves every ordinary name as the
 // original tool spells it. Each slug is also cut to 100 bytes on a
 // character boundary, so that the name is at most 233 bytes.
 func BaselineName(b *promptcanary.Baseline) string {
@@ -53,8 +56,9 @@ func modelSlug(model string) string {
 	return slug(strings.NewReplacer("/", "-", ":", "-").Replace(model))
 }
 
-// slug cuts s to slugLen characters and slugBytes bytes, and replaces the
-// characters that cannot be part of a file name.
+// slug cuts s to slugLen characters and slugBytes bytes, replaces the
+// characters that cannot be part of a file name with "-" and spaces with
+// "_".
 func slug(s string) string {
 	r := []rune(s)
 	if len(r) > slugLen {
@@ -62,8 +66,11 @@ func slug(s string) string {
 	}
 	n := 0
 	for i, c := range r {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(`/\:*?"<>|`, c) {
+		switch {
+		case c < 0x20 || c == 0x7f || strings.ContainsRune(`/\:*?"<>|`, c):
 			r[i] = '-'
+		case unicode.IsSpace(c):
+			r[i] = '_'
 		}
 		if n += utf8.RuneLen(r[i]); n > slugBytes {
 			r = r[:i]

@@ -76,6 +76,17 @@ func TestBaselineNameBytes(t *testing.T) {
 	if got, want := file.BaselineName(ascii), strings.Repeat("s", 40)+"__openai-gpt-4o__20250301T120000_0a1b2c3d.json"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// Spaces, in a suite name or an exec/ model id, become "_" (issue 19):
+	// a name no shell command has to quote.
+	for _, tc := range []struct{ suite, model, want string }{
+		{"my suite", "exec/sh app.sh", "my_suite__exec-sh_app.sh__20250301T120000_0a1b2c3d.json"},
+		{"s", "replay/prod\u00a0logs.jsonl", "s__replay-prod_logs.jsonl__20250301T120000_0a1b2c3d.json"},
+	} {
+		spaced := storetest.NewBaseline("0a1b2c3d-x", storetest.NewRun("r", tc.suite, tc.model, t1), t1, "")
+		if got := file.BaselineName(spaced); got != tc.want {
+			t.Errorf("%q on %q: got %q, want %q", tc.suite, tc.model, got, tc.want)
+		}
+	}
 	s, err := file.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
