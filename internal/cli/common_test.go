@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -76,5 +77,30 @@ func TestWriteReport(t *testing.T) {
 				t.Errorf("directory holds %d files, want only the report", len(entries))
 			}
 		})
+	}
+}
+
+// TestErrorLinesAreBounded checks that a huge flag value comes back cut, with
+// its length, instead of as an error line as long as the value (issue 19,
+// item 20): the CLI's own flag errors pass through quote.Bound like config
+// errors do.
+func TestErrorLinesAreBounded(t *testing.T) {
+	huge := strings.Repeat("9", 6000)
+	for _, args := range [][]string{
+		{"run", "--max-retry-wait", huge},
+		{"store", "prune", "--older-than", huge},
+		{"report", "--format", huge, "x.json"},
+	} {
+		var stderr strings.Builder
+		Main(context.Background(), args, Stdio{Out: io.Discard, Err: &stderr})
+		out := stderr.String()
+		if !strings.Contains(out, "(6,000 characters)") {
+			t.Errorf("%s: stderr does not say how long the cut value was:\n%.400s", args[:len(args)-1], out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if len(line) > 1200 {
+				t.Errorf("%s: a stderr line of %d bytes", args[0], len(line))
+			}
+		}
 	}
 }

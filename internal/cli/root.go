@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/internal/termtext"
@@ -312,7 +313,7 @@ func printHint(w io.Writer, h string) {
 // printLines prints each line of text after prefix, sanitised for the
 // terminal.
 func printLines(w io.Writer, prefix, text string) {
-	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+	for _, line := range strings.Split(quote.Bound(strings.TrimRight(text, "\n")), "\n") {
 		fmt.Fprintf(w, "%s%s\n", prefix, termtext.Safe(line))
 	}
 }
