@@ -246,7 +246,6 @@ func sameRun(cur *promptcanary.Run, b *promptcanary.Baseline) error {
 		"compare a later run ('promptcanary run -o run.json', then --current run.json), run now with --provider, or pass another baseline with --baseline")
 }
 
-
 // baselineSuite is the suite a baseline was taken of.
 func baselineSuite(b *promptcanary.Baseline) string {
 	if b.SuiteName != "" {
