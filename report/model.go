@@ -42,10 +42,13 @@ type runModel struct {
 	Verdict string
 	// Failed and Passing are the (probe, prompt) pairs with at least one
 	// failing sample and those that passed every sample.
-	Failed      []resultGroup
-	Passing     []resultGroup
-	Categories  []categoryRow
-	Errors      []errorRow
+	Failed     []resultGroup
+	Passing    []resultGroup
+	Categories []categoryRow
+	Errors     []errorRow
+	// Calls counts the run's calls, answered or failed; 0 when unknown (a
+	// streamed run's summary counts prompts without an answer instead).
+	Calls       int
 	Interrupted bool
 	Tool        string
 	ConfigHash  string
@@ -139,6 +142,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		ConfigHash:  r.ConfigHash,
 		RunID:       orDash(r.RunID),
 		Errors:      errorRows(r.Errors),
+		Calls:       len(r.LLMResponses) + len(r.Errors),
 	}
 	if m.Measured {
 		m.Score, m.PassRate = score(r.OverallScore()), percent(r.PassRate())
@@ -268,9 +272,28 @@ func (m *runModel) verdict() string {
 		}
 	}
 	if m.Measured && len(m.Errors) > 0 {
-		s += " " + plural(len(m.Errors), "call", "calls") + " failed and were not measured."
+		s = strings.TrimSuffix(s, ".") + "; " + m.failedCalls() + "."
 	}
 	return s
+}
+
+// failedCalls says what became of the calls that failed in a run that
+// measured the others: "1 of 200 calls failed after retries, so its answer
+// was not judged".
+func (m *runModel) failedCalls() string {
+	n := len(m.Errors)
+	what := "so their answers were not judged"
+	if n == 1 {
+		what = "so its answer was not judged"
+	}
+	if m.Calls == 0 {
+		return plural(n, "call", "calls") + " failed, " + what
+	}
+	calls := "calls"
+	if m.Calls == 1 {
+		calls = "call"
+	}
+	return fmt.Sprintf("%s of %s %s failed after retries, %s", thousands(n), thousands(m.Calls), calls, what)
 }
 
 // sampleKey identifies one response of a run.
