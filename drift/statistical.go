@@ -240,11 +240,11 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
 		switch {
 		case st.MinDetectableDrop > 0:
-			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected, but this run could only see a drop of %.1f pts or more spread over every pair's pass rate (power 0.8); each pair's evidence gives the smallest drop its own test could see; more samples per prompt see smaller drops", 100*st.MinDetectableDrop))
 		case pairDrops.Upper > 0:
 			// Nothing failed on either side, so a drop spread over every pair
 			// cannot be sized from the data; each pair's own test still can.
-			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: no pair's pass rate dropped by more than %.0f pts, the smallest drop the least sensitive pair's own test detects with power 0.8 (%.0f pts for the most sensitive); sample more to see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected, but this run could only see drops of %.0f pts or more per pair (power 0.8; %.0f pts for the most sensitive pair); more samples per prompt see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
 		}
 	}
 	if len(st.Warnings) > 0 {

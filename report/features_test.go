@@ -243,14 +243,16 @@ func TestStatisticsSections(t *testing.T) {
 			fmt.Sprintf("detectable    a drop of %.1f points in every pair's pass rate is caught with power 0.8", 100*fs.MinDetectableDrop),
 			fmt.Sprintf("Informational (%d)", len(fs.Warnings)+len(flagged.Notes)), "1 system fingerprint",
 			"summarise_doc 15/30 → 7/10 · order_json 11/30 → 5/10",
-		}, []string{"would have gone unnoticed"}},
+		}, []string{"would have gone unnoticed", "could only see"}},
 		{"clean terminal", clean, Terminal, []string{
-			fmt.Sprintf("✓ no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)", 100*cs.MinDetectableDrop),
+			fmt.Sprintf("✓ this run could only see a drop of %.1f points or more across every pair (power 0.8); use\n", 100*cs.MinDetectableDrop),
+			"--samples N with --no-adaptive to see smaller ones",
 			"4 of 4 prompts gave more than one distinct output",
 		}, []string{"Flagged groups", "detectable    "}},
 		{"clean without a detectable drop", &noMDD, Terminal, []string{"detectable    the smallest detectable drop could not be computed"},
-			[]string{"would have gone unnoticed"}},
-		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ no pair's pass rate dropped by more than 35–68 points, the drop each pair's own test detects"},
+			[]string{"would have gone unnoticed", "could only see"}},
+		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ this run could only see drops of 68 points or more per pair (power 0.8; 35 on the most",
+			"--samples N with --no-adaptive to see smaller ones"},
 			[]string{"detectable    "}},
 		{"flagged markdown", flagged, Markdown, []string{
 			"### 🚩 Flagged groups (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
@@ -263,7 +265,7 @@ func TestStatisticsSections(t *testing.T) {
 			"| summarise\\_doc | 15/30 | 7/10 |",
 		}, nil},
 		{"clean markdown", clean, Markdown, []string{
-			fmt.Sprintf("✅ **no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)**", 100*cs.MinDetectableDrop),
+			fmt.Sprintf("✅ **this run could only see a drop of %.1f points or more across every pair (power 0.8); use --samples N with --no-adaptive to see smaller ones**", 100*cs.MinDetectableDrop),
 		}, []string{"Flagged groups"}},
 		{"flagged html", flagged, HTML, []string{
 			`<h2>Flagged groups <span class="badge st-regression">3</span></h2>`,
@@ -271,7 +273,7 @@ func TestStatisticsSections(t *testing.T) {
 			fmt.Sprintf("<summary>All tested units (26: 6 flagged, %d screened out)</summary>", screened), "<summary>Distinct answers per prompt</summary>",
 			`<li>system fingerprint changed: baseline &#34;fp_44709d6fcb&#34;, now also &#34;fp_b28b39ffa8&#34;</li>`,
 		}, nil},
-		{"clean html", clean, HTML, []string{fmt.Sprintf("no drop larger than %.1f points in every pair&#39;s pass rate would have gone unnoticed", 100*cs.MinDetectableDrop)},
+		{"clean html", clean, HTML, []string{fmt.Sprintf("this run could only see a drop of %.1f points or more across every pair (power 0.8); use --samples N with --no-adaptive to see smaller ones", 100*cs.MinDetectableDrop)},
 			[]string{"Flagged groups"}},
 		{"single-sample terminal", single, Terminal, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},
 		{"single-sample markdown", single, Markdown, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},

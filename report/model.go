@@ -962,9 +962,12 @@ type statsModel struct {
 	// Detectable is the minimum detectable uniform drop in points ("2.7"),
 	// empty when it could not be computed.
 	Detectable string
-	// PairDetectable spans the drops the pairs' own tests detect ("68" or
-	// "35–68"), for a run whose suite-wide drop could not be sized.
-	PairDetectable string
+	// PairDetectable is the drop the least sensitive pair's own test
+	// detects ("68"), PairDetectableMin the most sensitive pair's, equal
+	// when every pair sees the same; for a run whose suite-wide drop could
+	// not be sized.
+	PairDetectable    string
+	PairDetectableMin string
 	// UnitLevel is the p-value at which a unit alone is flagged.
 	UnitLevel      string
 	Tests          string // "Fisher exact ×16 · exact stratified ×5 · …"
@@ -1055,10 +1058,7 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 	}
 	if pd := st.PairDetectableDrop; pd.Upper > 0 && !math.IsInf(pd.Upper, 0) {
 		lo, hi := math.Ceil(100*pd.Lower-1e-9), math.Ceil(100*pd.Upper-1e-9)
-		m.PairDetectable = strconv.FormatFloat(hi, 'f', 0, 64)
-		if lo < hi {
-			m.PairDetectable = strconv.FormatFloat(lo, 'f', 0, 64) + "–" + m.PairDetectable
-		}
+		m.PairDetectable, m.PairDetectableMin = strconv.FormatFloat(hi, 'f', 0, 64), strconv.FormatFloat(lo, 'f', 0, 64)
 	}
 	if st.UnitLevel > 0 {
 		m.UnitLevel = pValue(st.UnitLevel)
@@ -1298,21 +1298,35 @@ func (s *statsModel) HasCleanLine() bool {
 	return s.Clean && (s.Detectable != "" || s.PairDetectable != "")
 }
 
-// CleanLine says what a clean run could have detected: a drop spread over
-// every pair, or, when nothing failed on either side to size that, a drop
-// of one pair seen by its own test.
+// CleanLine says what a clean run could see, as the limit it is rather
+// than an assurance: a drop spread over every pair, or, when nothing
+// failed on either side to size that, a drop of one pair seen by its own
+// test; and how to see smaller ones.
 func (s *statsModel) CleanLine() string {
+	const more = "; use --samples N with --no-adaptive to see smaller ones"
 	if s.Detectable == "" {
-		return "no pair's pass rate dropped by more than " + s.PairDetectable + " points, the drop each pair's own test detects with power 0.8; nothing failed on either side, so a drop spread over every pair cannot be sized"
+		most := ""
+		if s.PairDetectableMin != s.PairDetectable {
+			most = "; " + s.PairDetectableMin + " on the most sensitive pair"
+		}
+		return "this run could only see drops of " + s.PairDetectable + " points or more per pair (power 0.8" + most + ")" + more
 	}
-	return "no drop larger than " + s.Detectable + " points in every pair's pass rate would have gone unnoticed (power 0.8)"
+	return "this run could only see a drop of " + s.Detectable + " points or more across every pair (power 0.8)" + more
+}
+
+// pairRange spans the drops the pairs' own tests detect: "68" or "35–68".
+func (s *statsModel) pairRange() string {
+	if s.PairDetectableMin == s.PairDetectable {
+		return s.PairDetectable
+	}
+	return s.PairDetectableMin + "–" + s.PairDetectable
 }
 
 // DetectableLine says what a run with drift could have detected.
 func (s *statsModel) DetectableLine() string {
 	if s.Detectable == "" {
 		if s.PairDetectable != "" {
-			return "a drop of " + s.PairDetectable + " points in one pair's pass rate is caught by its own test with power 0.8"
+			return "a drop of " + s.pairRange() + " points in one pair's pass rate is caught by its own test with power 0.8"
 		}
 		return "the smallest detectable drop could not be computed"
 	}
