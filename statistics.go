@@ -101,8 +101,10 @@ type TestedUnit struct {
 	// both sides, or the unit is the test of a pair whose results are
 	// identical sample for sample to an earlier pair's of the same prompt
 	// (Comparison.SharedTestWith), so the two p-values are equal. Such a
-	// unit is not counted again in the family; it shares that unit's
-	// q-value and outcome.
+	// unit is not counted again in the family; it shares that unit's P,
+	// MinP, q-value and outcome, and its evidence line gives that test's
+	// numbers ("same test as pair …: Δ …; Fisher p=…, q=…"). Its Effect
+	// and Interval stay its own estimate, which grades its severity.
 	SameTestAs string `json:"same_test_as,omitempty"`
 	// Effect is the estimated change (pass-rate difference, current minus
 	// baseline, or the Hodges–Lehmann score shift) with its 95% interval.

@@ -199,8 +199,8 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 }
 
 // baselines finds the baseline of each of the n runs to compare, before
-// anything is called: a missing baseline, or one of another suite, is a
-// *ConfigError.
+// anything is called: a missing baseline, one of another suite, or a saved
+// run that is its baseline's own run is a *ConfigError.
 func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanary.Baseline, error) {
 	bases := make([]*promptcanary.Baseline, n)
 	for i := range n {
@@ -226,8 +226,24 @@ func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanar
 			return nil, configErr(fmt.Errorf("baseline %s is of suite %q, and the run of suite %q: results of different suites cannot be compared", bases[i].SnapshotID, got, suiteName),
 				"pass a baseline of this suite, or run the suite the baseline was taken of")
 		}
+		if len(req.Current) > 0 {
+			if err := sameRun(req.Current[i], bases[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return bases, nil
+}
+
+// sameRun refuses a saved run that is the baseline's own run: a run
+// compared with itself shows no drift by construction, which a gate would
+// read as a pass.
+func sameRun(cur *promptcanary.Run, b *promptcanary.Baseline) error {
+	if cur.RunID == "" || cur.RunID != b.RunResult.RunID {
+		return nil
+	}
+	return configErr(fmt.Errorf("run %s is the baseline's own run (baseline %s): a run compared with itself shows no drift whatever the model does", cur.RunID, b.SnapshotID),
+		"compare a later run ('promptcanary run -o run.json', then --current run.json), run now with --provider, or pass another baseline with --baseline")
 }
 
 // baselineSuite is the suite a baseline was taken of.

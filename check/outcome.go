@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -42,9 +43,25 @@ func unmeasured(runs []*promptcanary.Run, maxErrors int) []Problem {
 			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
 				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors))})
 		case len(r.Errors) > maxErrors:
-			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
-				Reason: fmt.Sprintf("%d provider call(s) failed (--max-errors %d): the run could not be measured", len(r.Errors), maxErrors)})
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, maxErrors)})
 		}
 	}
 	return out
+}
+
+// tooManyErrors says what happened to a run that measured something but
+// had more failed calls than maxErrors allows: "1 of 200 calls failed
+// after retries; --max-errors 0 allows none, so the run has no verdict".
+func tooManyErrors(r *promptcanary.Run, maxErrors int) string {
+	failed := len(r.Errors)
+	calls := "calls"
+	if total := failed + len(r.LLMResponses); total == 1 {
+		calls = "call"
+	}
+	allows := "none"
+	if maxErrors > 0 {
+		allows = strconv.Itoa(maxErrors)
+	}
+	return fmt.Sprintf("%d of %d %s failed after retries; --max-errors %d allows %s, so the run has no verdict",
+		failed, failed+len(r.LLMResponses), calls, maxErrors, allows)
 }

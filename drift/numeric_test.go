@@ -535,3 +535,29 @@ func TestUnitWeight(t *testing.T) {
 		})
 	}
 }
+
+func TestPairDetectableDrop(t *testing.T) {
+	tests := []struct {
+		name     string
+		nb, nc   int
+		wantInf  bool
+		wantDrop float64 // 0 when wantInf
+	}{
+		{"one baseline sample sees nothing", 1, 20, true, 0},
+		{"no current sample sees nothing", 30, 0, true, 0},
+		{"a default baseline", 30, 20, false, minDetectableDrop(30, 30, 20, DefaultAlpha)},
+		{"a thin baseline", 5, 20, false, minDetectableDrop(5, 5, 20, DefaultAlpha)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PairDetectableDrop(tc.nb, tc.nc, DefaultAlpha)
+			if tc.wantInf != math.IsInf(got, 1) || (!tc.wantInf && got != tc.wantDrop) {
+				t.Errorf("got %v, want %v (inf %v)", got, tc.wantDrop, tc.wantInf)
+			}
+		})
+	}
+	// A thinner baseline can only see larger drops.
+	if thin, full := PairDetectableDrop(5, 20, DefaultAlpha), PairDetectableDrop(30, 20, DefaultAlpha); !(thin > full) {
+		t.Errorf("got %v with 5 baseline samples and %v with 30, want the thin one larger", thin, full)
+	}
+}

@@ -156,3 +156,16 @@ func suiteMinDetectableDrop(variance, weight, level float64) float64 {
 	z := normalQuantile(1-level) + normalQuantile(targetPower)
 	return z * math.Sqrt(variance) / weight
 }
+
+// PairDetectableDrop returns the smallest drop of a pair's pass rate (a
+// fraction, 0.3 = 30 points) that the pair's own one-sided Fisher test at
+// level detects with power 0.8, for a pair that passed all of its
+// baselineSamples baseline samples and is measured on currentSamples
+// current ones: what a baseline of that size lets a compare see. It
+// returns +Inf when no drop is detectable at these sample sizes.
+func PairDetectableDrop(baselineSamples, currentSamples int, level float64) float64 {
+	if baselineSamples < 1 || currentSamples < 1 {
+		return math.Inf(1)
+	}
+	return minDetectableDrop(baselineSamples, baselineSamples, currentSamples, level)
+}

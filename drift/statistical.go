@@ -57,8 +57,25 @@ type familyUnit struct {
 	// discrete Benjamini–Hochberg step: all of a Fisher unit's, the lower
 	// ones of a stratified unit's (see discreteUnit); nil otherwise.
 	support []float64
-	// evidence builds the evidence line once p and q are known.
-	evidence func(p, q float64) string
+	// describe is what the unit measured (its counts or medians), the
+	// first part of its evidence line.
+	describe string
+	// test formats the rest of the line once p and q are known: the
+	// effect with its 95% interval and the test with its p and q.
+	test func(p, q float64) string
+}
+
+// evidence is the unit's evidence line: what it measured, then the numbers
+// of the test that decided it. A unit that repeats another's test says so
+// and gives that test's numbers (the same p and q), since its own effect
+// is not what the test measured: a category flagged through its only
+// varying pair shows the pair's drop, not the category's mean.
+func (s *statRun) evidence(u *familyUnit) string {
+	if u.dup < 0 || u.Kind == promptcanary.UnitPair {
+		return u.describe + "; " + u.test(u.P, u.Q)
+	}
+	d := &s.units[u.dup]
+	return u.describe + "; same test as " + u.SameTestAs + ": " + d.test(d.P, d.Q)
 }
 
 // statRun holds the state of one statistical comparison.
@@ -141,11 +158,15 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		st.Testable++
 		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
 	}
-	// A repeated test shares its first unit's screening and outcome.
+	// A repeated test shares its first unit's screening and outcome, and
+	// its p-value: the same test on the same evidence, whose p-value its
+	// own computation could only miss by rounding or by a shortcut (the
+	// normal approximation above normalSkip skips the exact program).
 	for i := range s.units {
 		if u := &s.units[i]; u.dup >= 0 {
 			d := &s.units[u.dup]
 			u.Screened, u.Q, u.Rejected = d.Screened, d.Q, d.Rejected
+			u.P, u.MinP = d.P, d.MinP
 		}
 	}
 
@@ -157,7 +178,7 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 	for i := range s.units {
 		u := &s.units[i]
 		u.Severity = promptcanary.SeverityNone
-		u.TestEvidence = u.evidence(u.P, u.Q)
+		u.TestEvidence = s.evidence(u)
 		u.Evidence = u.TestEvidence
 		if !u.Rejected {
 			continue
@@ -240,11 +261,11 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 		rep.Summary = noDriftSummary(rep.SuiteName, rep.OverallCurrentScore)
 		switch {
 		case st.MinDetectableDrop > 0:
-			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: a drop of %.1f pts in every pair's pass rate would have been caught with power 0.8; each pair's evidence gives the smallest drop detectable on that pair alone", 100*st.MinDetectableDrop))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected, but this run could only see a drop of %.1f pts or more spread over every pair's pass rate (power 0.8); each pair's evidence gives the smallest drop its own test could see; more samples per prompt see smaller drops", 100*st.MinDetectableDrop))
 		case pairDrops.Upper > 0:
 			// Nothing failed on either side, so a drop spread over every pair
 			// cannot be sized from the data; each pair's own test still can.
-			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected: no pair's pass rate dropped by more than %.0f pts, the smallest drop the least sensitive pair's own test detects with power 0.8 (%.0f pts for the most sensitive); sample more to see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
+			addNote(rep, promptcanary.NoteSensitivity, fmt.Sprintf("no drift detected, but this run could only see drops of %.0f pts or more per pair (power 0.8; %.0f pts for the most sensitive pair); more samples per prompt see smaller drops", math.Ceil(100*pairDrops.Upper-1e-9), math.Ceil(100*pairDrops.Lower-1e-9)))
 		}
 	}
 	if len(st.Warnings) > 0 {
@@ -277,11 +298,11 @@ func (s *statRun) addPairUnits(i int) {
 		support: h.lowerTails(),
 		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: testFisher,
 			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
-		pairs:   []int{i},
-		varying: vk,
-		evidence: func(p, q float64) string {
-			return fmt.Sprintf("%s → %s; Δ %s pts [%s, %s]; Fisher p=%s, q=%s",
-				rateCI(b.passes, b.n()), rateCI(c.passes, c.n()), signed(100*d, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		pairs:    []int{i},
+		varying:  vk,
+		describe: rateCI(b.passes, b.n()) + " → " + rateCI(c.passes, c.n()),
+		test: func(p, q float64) string {
+			return fmt.Sprintf("Δ %s pts [%s, %s]; Fisher p=%s, q=%s", signed(100*d, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
 		},
 	})
 	if !b.continuous() && !c.continuous() {
@@ -300,10 +321,11 @@ func (s *statRun) addPairUnits(i int) {
 		pairs: []int{i},
 		score: true,
 		// Identical scores sample for sample make the same test.
-		varying: fmt.Sprintf("mw:%d", s.representative(i)),
-		evidence: func(p, q float64) string {
-			return fmt.Sprintf("median score %.2f → %.2f (n %d/%d); HL shift %s [%s, %s]; Mann–Whitney (margin %.2f) p=%s, q=%s",
-				mb, mc, nb, nc, signed(hl, 2), signed(hlLo, 2), signed(hlHi, 2), scoreMargin, fmtP(p), fmtQ(q))
+		varying:  fmt.Sprintf("mw:%d", s.representative(i)),
+		describe: fmt.Sprintf("median score %.2f → %.2f (n %d/%d)", mb, mc, nb, nc),
+		test: func(p, q float64) string {
+			return fmt.Sprintf("HL shift %s [%s, %s]; Mann–Whitney (margin %.2f) p=%s, q=%s",
+				signed(hl, 2), signed(hlLo, 2), signed(hlHi, 2), scoreMargin, fmtP(p), fmtQ(q))
 		},
 	})
 }
@@ -415,12 +437,13 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 	s.units = append(s.units, familyUnit{
 		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: testStratified, Statistic: float64(obs),
 			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
-		pairs:   pairs,
-		varying: vk,
-		support: sup,
-		evidence: func(p, q float64) string {
-			return fmt.Sprintf("%s %s over %s: %s → %s; mean Δ %s pts [%s, %s]; weighted stratified exact p=%s, q=%s",
-				kind, key, over, rateCI(bp, bn), rateCI(cp, cn), signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		pairs:    pairs,
+		varying:  vk,
+		support:  sup,
+		describe: fmt.Sprintf("%s %s over %s: %s → %s", kind, key, over, rateCI(bp, bn), rateCI(cp, cn)),
+		test: func(p, q float64) string {
+			return fmt.Sprintf("mean Δ %s pts [%s, %s]; weighted stratified exact p=%s, q=%s",
+				signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
 		},
 	})
 }
@@ -506,9 +529,11 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 			Statistic: res.stat, P: res.p, MinP: res.minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:   measured,
 		varying: vk,
-		evidence: func(p, q float64) string {
-			return fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses); mean Δ %s pts [%s, %s]; weighted stratified permutation p=%s, q=%s",
-				len(prompts), perBase, perCur, maxPairs, nBase, nCur, signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
+		describe: fmt.Sprintf("suite over %d prompts: %.2f → %.2f probes passed per response (up to %d probes, %d → %d responses)",
+			len(prompts), perBase, perCur, maxPairs, nBase, nCur),
+		test: func(p, q float64) string {
+			return fmt.Sprintf("mean Δ %s pts [%s, %s]; weighted stratified permutation p=%s, q=%s",
+				signed(100*mean, 1), signed(100*lo, 1), signed(100*hi, 1), fmtP(p), fmtQ(q))
 		},
 	})
 	return res.variance, weight

@@ -377,6 +377,12 @@ func TestRepeatedUnitsTestedOnce(t *testing.T) {
 	if got := rep.Statistics.Testable; got != 1 {
 		t.Errorf("got %d testable units, want 1", got)
 	}
+	var pair promptcanary.TestedUnit
+	for _, u := range rep.Statistics.Units {
+		if u.Kind == promptcanary.UnitPair && u.Key == "probe1/prompt2" && u.Test == testFisher {
+			pair = u
+		}
+	}
 	want := map[string]string{"probe1": "pair probe1/prompt2", "s": "pair probe1/prompt2"}
 	for _, u := range rep.Statistics.Units {
 		w, ok := want[u.Key]
@@ -386,6 +392,16 @@ func TestRepeatedUnitsTestedOnce(t *testing.T) {
 		delete(want, u.Key)
 		if u.SameTestAs != w || !u.Rejected {
 			t.Errorf("unit %s %s: got same_test_as %q rejected %v, want %q true", u.Kind, u.Key, u.SameTestAs, u.Rejected, w)
+		}
+		// Flagged by the pair's test, the unit shows that test's numbers:
+		// its p, q, effect and interval, never its own p beside the
+		// pair's q.
+		if u.P != pair.P || u.MinP != pair.MinP || u.Q != pair.Q {
+			t.Errorf("unit %s %s: got p %g, min p %g, q %g; want the pair's %g, %g, %g", u.Kind, u.Key, u.P, u.MinP, u.Q, pair.P, pair.MinP, pair.Q)
+		}
+		_, test, _ := strings.Cut(pair.TestEvidence, "; ")
+		if wantEv := "; same test as pair probe1/prompt2: " + test; !strings.HasSuffix(u.Evidence, wantEv) || strings.Contains(u.Evidence, "stratified") {
+			t.Errorf("unit %s %s: got evidence %q, want it to end %q", u.Kind, u.Key, u.Evidence, wantEv)
 		}
 	}
 	if len(want) > 0 {
@@ -422,7 +438,7 @@ func TestCleanRunWithoutFailuresIsSized(t *testing.T) {
 		t.Errorf("got pair detectable drop %+v, want both ends %v", st.PairDetectableDrop, want)
 	}
 	note := strings.Join(rep.Notes, "\n")
-	if !strings.Contains(note, "no pair's pass rate dropped by more than") {
+	if !strings.Contains(note, "this run could only see drops of") || !strings.Contains(note, "pts or more per pair") {
 		t.Errorf("got notes %q, want the per-pair sizing", note)
 	}
 }

@@ -313,6 +313,9 @@ func (t *term) statistics(s *statsModel) {
 	}
 	t.wfield("tests", s.Tests)
 	t.wfield("multiplicity", s.MultiplicityLine())
+	if l := s.QBelowPLine(); l != "" {
+		t.wfield("q < p", l)
+	}
 	t.wfield("seed", fmt.Sprintf("%s · %d permutations", s.Seed, s.Permutations))
 	t.wfield("samples", s.SamplesLine())
 	if !s.HasCleanLine() {

@@ -211,10 +211,20 @@ func TestStatisticsSections(t *testing.T) {
 	if mw.Key == "" || sameAs.Key == "" {
 		t.Fatalf("got no flagged Mann–Whitney unit or unit repeating a test in the fixture, want both")
 	}
-	screened := 0
+	// A unit repeating another's test shows that test's p-value; a unit
+	// is counted flagged only when its own outcome is (the Fisher unit of
+	// a pair that regressed by its Mann–Whitney test is not).
+	screened, rejected := 0, 0
+	var repeatedP float64
 	for _, u := range fs.Units {
 		if u.Screened {
 			screened++
+		}
+		if u.Rejected {
+			rejected++
+		}
+		if u.Kind+" "+u.Key == sameAs.SameTestAs && u.Test == "fisher" {
+			repeatedP = u.P
 		}
 	}
 	noMDD := *clean
@@ -243,35 +253,39 @@ func TestStatisticsSections(t *testing.T) {
 			fmt.Sprintf("detectable    a drop of %.1f points in every pair's pass rate is caught with power 0.8", 100*fs.MinDetectableDrop),
 			fmt.Sprintf("Informational (%d)", len(fs.Warnings)+len(flagged.Notes)), "1 system fingerprint",
 			"summarise_doc 15/30 → 7/10 · order_json 11/30 → 5/10",
-		}, []string{"would have gone unnoticed"}},
+		}, []string{"would have gone unnoticed", "could only see"}},
 		{"clean terminal", clean, Terminal, []string{
-			fmt.Sprintf("✓ no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)", 100*cs.MinDetectableDrop),
+			fmt.Sprintf("✓ this run could only see a drop of %.1f points or more across every pair (power 0.8); use\n", 100*cs.MinDetectableDrop),
+			"--samples N with --no-adaptive to see smaller ones",
 			"4 of 4 prompts gave more than one distinct output",
 		}, []string{"Flagged groups", "detectable    "}},
 		{"clean without a detectable drop", &noMDD, Terminal, []string{"detectable    the smallest detectable drop could not be computed"},
-			[]string{"would have gone unnoticed"}},
-		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ no pair's pass rate dropped by more than 35–68 points, the drop each pair's own test detects"},
+			[]string{"would have gone unnoticed", "could only see"}},
+		{"clean sized by its pairs", &pairOnly, Terminal, []string{"✓ this run could only see drops of 68 points or more per pair (power 0.8; 35 on the most",
+			"--samples N with --no-adaptive to see smaller ones"},
 			[]string{"detectable    "}},
 		{"flagged markdown", flagged, Markdown, []string{
 			"### 🚩 Flagged groups (3)", "| 🚨 critical | probe | json\\_validity | probe json\\_validity over 4 prompts:",
-			fmt.Sprintf("<summary>All tested units (26: 6 flagged, %d screened out)</summary>", screened),
+			fmt.Sprintf("<summary>All tested units (26: %d flagged, %d screened out)</summary>", rejected, screened),
 			fmt.Sprintf("| pair | tone/summarise\\_doc | Mann–Whitney (exact) | %s | %s | HL −0.12 \\[−0.14, −0.10\\] | 🟠 pair regression (medium) |", pValue(mw.P), qValue(mw.Q)),
-			fmt.Sprintf("| %s | %s | stratified exact | %s | %s |", sameAs.Kind, mdText(sameAs.Key, 100), pValue(sameAs.P), qValue(sameAs.Q)),
+			fmt.Sprintf("| %s | %s | stratified exact | %s | %s |", sameAs.Kind, mdText(sameAs.Key, 100), pValue(repeatedP), qValue(sameAs.Q)),
+			"| q < p | 2 flagged units have q below p, as expected: discrete Benjamini–Hochberg (Döhler, Durand &amp; Roquain 2018) scales a p-value by how many of the 12 testable units could reach one that small",
+			"| pair | tone/summarise\\_doc | Fisher exact | 1.000 | — | \\+0.0 pts \\[−27.8, +11.4\\] | not flagged by this test; the pair regressed by its Mann–Whitney (exact) test |",
 			"not flagged, same test as " + mdText(sameAs.SameTestAs, 100) + " |",
 			fmt.Sprintf("### ℹ️ Informational (%d)", len(fs.Warnings)+len(flagged.Notes)), "<summary>system fingerprint (1)</summary>", "<summary>Change signals (21)</summary>",
 			"| system fingerprint | — | 1 | 1 | — | — | ⚠️ yes |", "| energy distance | summarise\\_doc | — | 1.5 | 0.001 | 0.004 | ⚠️ yes |",
 			"| summarise\\_doc | 15/30 | 7/10 |",
 		}, nil},
 		{"clean markdown", clean, Markdown, []string{
-			fmt.Sprintf("✅ **no drop larger than %.1f points in every pair's pass rate would have gone unnoticed (power 0.8)**", 100*cs.MinDetectableDrop),
-		}, []string{"Flagged groups"}},
+			fmt.Sprintf("✅ **this run could only see a drop of %.1f points or more across every pair (power 0.8); use --samples N with --no-adaptive to see smaller ones**", 100*cs.MinDetectableDrop),
+		}, []string{"Flagged groups", "q below p"}},
 		{"flagged html", flagged, HTML, []string{
 			`<h2>Flagged groups <span class="badge st-regression">3</span></h2>`,
 			`<td class="num">HL −0.12 [−0.14, −0.10]</td><td><span class="badge sev-medium">medium</span> <span class="muted">pair regression</span></td>`,
-			fmt.Sprintf("<summary>All tested units (26: 6 flagged, %d screened out)</summary>", screened), "<summary>Distinct answers per prompt</summary>",
+			fmt.Sprintf("<summary>All tested units (26: %d flagged, %d screened out)</summary>", rejected, screened), "<summary>Distinct answers per prompt</summary>",
 			`<li>system fingerprint changed: baseline &#34;fp_44709d6fcb&#34;, now also &#34;fp_b28b39ffa8&#34;</li>`,
 		}, nil},
-		{"clean html", clean, HTML, []string{fmt.Sprintf("no drop larger than %.1f points in every pair&#39;s pass rate would have gone unnoticed", 100*cs.MinDetectableDrop)},
+		{"clean html", clean, HTML, []string{fmt.Sprintf("this run could only see a drop of %.1f points or more across every pair (power 0.8); use --samples N with --no-adaptive to see smaller ones", 100*cs.MinDetectableDrop)},
 			[]string{"Flagged groups"}},
 		{"single-sample terminal", single, Terminal, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},
 		{"single-sample markdown", single, Markdown, nil, []string{"Statistics", "Flagged groups", "Distinct answers per prompt"}},

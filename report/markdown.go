@@ -549,6 +549,9 @@ func (w *md) statistics(s *statsModel) {
 		{"Seed", mdText(s.Seed, 50) + " · " + strconv.Itoa(s.Permutations) + " permutations"},
 		{"Samples", mdText(s.SamplesLine(), 200)},
 	}
+	if l := s.QBelowPLine(); l != "" {
+		rows = slices.Insert(rows, 2, []string{"q < p", mdText(l, 500)})
+	}
 	if !s.HasCleanLine() {
 		rows = append(rows, []string{"Detectable drop", mdText(s.DetectableLine(), 200)})
 	}

@@ -42,10 +42,13 @@ type runModel struct {
 	Verdict string
 	// Failed and Passing are the (probe, prompt) pairs with at least one
 	// failing sample and those that passed every sample.
-	Failed      []resultGroup
-	Passing     []resultGroup
-	Categories  []categoryRow
-	Errors      []errorRow
+	Failed     []resultGroup
+	Passing    []resultGroup
+	Categories []categoryRow
+	Errors     []errorRow
+	// Calls counts the run's calls, answered or failed; 0 when unknown (a
+	// streamed run's summary counts prompts without an answer instead).
+	Calls       int
 	Interrupted bool
 	Tool        string
 	ConfigHash  string
@@ -139,6 +142,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		ConfigHash:  r.ConfigHash,
 		RunID:       orDash(r.RunID),
 		Errors:      errorRows(r.Errors),
+		Calls:       len(r.LLMResponses) + len(r.Errors),
 	}
 	if m.Measured {
 		m.Score, m.PassRate = score(r.OverallScore()), percent(r.PassRate())
@@ -268,9 +272,28 @@ func (m *runModel) verdict() string {
 		}
 	}
 	if m.Measured && len(m.Errors) > 0 {
-		s += " " + plural(len(m.Errors), "call", "calls") + " failed and were not measured."
+		s = strings.TrimSuffix(s, ".") + "; " + m.failedCalls() + "."
 	}
 	return s
+}
+
+// failedCalls says what became of the calls that failed in a run that
+// measured the others: "1 of 200 calls failed after retries, so its answer
+// was not judged".
+func (m *runModel) failedCalls() string {
+	n := len(m.Errors)
+	what := "so their answers were not judged"
+	if n == 1 {
+		what = "so its answer was not judged"
+	}
+	if m.Calls == 0 {
+		return plural(n, "call", "calls") + " failed, " + what
+	}
+	calls := "calls"
+	if m.Calls == 1 {
+		calls = "call"
+	}
+	return fmt.Sprintf("%s of %s %s failed after retries, %s", thousands(n), thousands(m.Calls), calls, what)
 }
 
 // sampleKey identifies one response of a run.
@@ -939,11 +962,20 @@ type statsModel struct {
 	// Detectable is the minimum detectable uniform drop in points ("2.7"),
 	// empty when it could not be computed.
 	Detectable string
-	// PairDetectable spans the drops the pairs' own tests detect ("68" or
-	// "35–68"), for a run whose suite-wide drop could not be sized.
-	PairDetectable string
+	// PairDetectable is the drop the least sensitive pair's own test
+	// detects ("68"), PairDetectableMin the most sensitive pair's, equal
+	// when every pair sees the same; for a run whose suite-wide drop could
+	// not be sized.
+	PairDetectable    string
+	PairDetectableMin string
 	// UnitLevel is the p-value at which a unit alone is flagged.
-	UnitLevel      string
+	UnitLevel string
+	// FlaggedSameTest is set when a flagged group was flagged by the same
+	// test as another unit (TestedUnit.SameTestAs).
+	FlaggedSameTest bool
+	// QBelowP counts the flagged units whose q-value is below their
+	// p-value, which the discrete step allows (see QBelowPLine).
+	QBelowP        int
 	Tests          string // "Fisher exact ×16 · exact stratified ×5 · …"
 	Alpha          string
 	Testable       int
@@ -1032,10 +1064,7 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 	}
 	if pd := st.PairDetectableDrop; pd.Upper > 0 && !math.IsInf(pd.Upper, 0) {
 		lo, hi := math.Ceil(100*pd.Lower-1e-9), math.Ceil(100*pd.Upper-1e-9)
-		m.PairDetectable = strconv.FormatFloat(hi, 'f', 0, 64)
-		if lo < hi {
-			m.PairDetectable = strconv.FormatFloat(lo, 'f', 0, 64) + "–" + m.PairDetectable
-		}
+		m.PairDetectable, m.PairDetectableMin = strconv.FormatFloat(hi, 'f', 0, 64), strconv.FormatFloat(lo, 'f', 0, 64)
 	}
 	if st.UnitLevel > 0 {
 		m.UnitLevel = pValue(st.UnitLevel)
@@ -1072,22 +1101,24 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 	})
 	m.Units = make([]unitRow, len(units))
 	for i, u := range units {
-		r := unitRow{
-			Kind: orDash(u.Kind), Key: orDash(u.Key), Test: testLabel(u.Test), P: pValue(u.P), Q: qValue(u.Q),
-			Effect: effect(u), Outcome: "not flagged", Severity: "none", Flagged: u.Rejected, Evidence: u.Evidence,
-		}
+		r, shownP := newUnitRow(st.Units, u)
 		c := pairs[u.Key]
 		if u.Kind != promptcanary.UnitPair {
 			c = nil
 		}
+		if r.Flagged && u.Q < shownP {
+			m.QBelowP++
+		}
 		switch {
 		case c != nil:
-			// The pair's decision, whatever this one test says.
-			r.Flagged, r.Severity, r.Outcome = c.Regression, "none", "pair "+strings.ReplaceAll(string(c.Status), "_", " ")
-			if c.Regression {
+			// The pair's decision, and what this one test says of it.
+			r.Severity, r.Outcome = "none", "pair "+strings.ReplaceAll(string(c.Status), "_", " ")
+			if c.Regression && u.Rejected {
 				r.Severity = severity(c.Severity)
 				m.Rejected++
 				m.Clean = false
+			} else if c.Regression {
+				r.Outcome = "not flagged by this test; the pair regressed by its " + decidingTest(st.Units, u.Key) + " test"
 			}
 			if u.Screened {
 				r.Q = "—"
@@ -1101,6 +1132,7 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 			m.Rejected++
 			m.Clean = false
 			m.Flagged = append(m.Flagged, r)
+			m.FlaggedSameTest = m.FlaggedSameTest || u.SameTestAs != ""
 		case u.Screened:
 			r.Outcome, r.Q = "screened out", "—"
 			m.Screened++
@@ -1194,8 +1226,66 @@ func testLabel(name string) string {
 
 // effect formats a unit's estimated change with its 95% interval: points of
 // pass rate, or the Hodges–Lehmann score shift of a Mann–Whitney unit.
+// newUnitRow formats one tested unit of units. A unit that repeats
+// another's test (SameTestAs) shows that test's p-value, and, for a
+// probe, category or suite, its effect: the numbers of the test that
+// decided it, not the unit's own mean, which the test did not measure.
+// It returns the row and the p-value it shows.
+func newUnitRow(units []promptcanary.TestedUnit, u *promptcanary.TestedUnit) (unitRow, float64) {
+	r := unitRow{
+		Kind: orDash(u.Kind), Key: orDash(u.Key), Test: testLabel(u.Test), P: pValue(u.P), Q: qValue(u.Q),
+		Effect: effect(u), Outcome: "not flagged", Severity: "none", Flagged: u.Rejected, Evidence: u.Evidence,
+	}
+	o := repeated(units, u)
+	if o == nil {
+		return r, u.P
+	}
+	r.P = pValue(o.P)
+	if u.Kind != promptcanary.UnitPair {
+		r.Effect = effect(o)
+	}
+	return r, o.P
+}
+
+// repeated returns the unit whose test u repeats (u.SameTestAs names it
+// "kind key"), with a test of the same family (pass counts or scores),
+// nil when u's test is its own.
+func repeated(units []promptcanary.TestedUnit, u *promptcanary.TestedUnit) *promptcanary.TestedUnit {
+	if u.SameTestAs == "" {
+		return nil
+	}
+	for i := range units {
+		o := &units[i]
+		if o.Kind+" "+o.Key == u.SameTestAs && isScoreTest(o.Test) == isScoreTest(u.Test) {
+			return o
+		}
+	}
+	return nil
+}
+
+// decidingTest names the test that decided the flagged pair key: its
+// decisive unit's, else its first rejected unit's.
+func decidingTest(units []promptcanary.TestedUnit, key string) string {
+	name := ""
+	for i := range units {
+		u := &units[i]
+		if u.Kind != promptcanary.UnitPair || u.Key != key || !u.Rejected {
+			continue
+		}
+		if u.Decisive {
+			return testLabel(u.Test)
+		}
+		if name == "" {
+			name = testLabel(u.Test)
+		}
+	}
+	return orDefault(name, "other")
+}
+
+func isScoreTest(test string) bool { return strings.HasPrefix(test, "mann_whitney") }
+
 func effect(u *promptcanary.TestedUnit) string {
-	if strings.HasPrefix(u.Test, "mann_whitney") {
+	if isScoreTest(u.Test) {
 		return fmt.Sprintf("HL %s [%s, %s]", signedFixed(u.Effect, 2), signedFixed(u.Interval.Lower, 2), signedFixed(u.Interval.Upper, 2))
 	}
 	return fmt.Sprintf("%s pts [%s, %s]", signedFixed(100*u.Effect, 1), signedFixed(100*u.Interval.Lower, 1), signedFixed(100*u.Interval.Upper, 1))
@@ -1257,7 +1347,11 @@ func measure(f float64) string {
 
 // FlaggedExplain introduces the flagged units.
 func (s *statsModel) FlaggedExplain() string {
-	return "Groups of pairs that got worse together (a probe across prompts, a category, the whole suite), with the evidence of each test."
+	const groups = "Groups of pairs that got worse together (a probe across prompts, a category, the whole suite), with the evidence of each test."
+	if s.FlaggedSameTest {
+		return groups + " A group whose only changed pair is one pair runs that pair's test and shows its numbers; its severity grades the group's mean drop."
+	}
+	return groups
 }
 
 // WarningsExplain introduces the change warnings.
@@ -1275,21 +1369,35 @@ func (s *statsModel) HasCleanLine() bool {
 	return s.Clean && (s.Detectable != "" || s.PairDetectable != "")
 }
 
-// CleanLine says what a clean run could have detected: a drop spread over
-// every pair, or, when nothing failed on either side to size that, a drop
-// of one pair seen by its own test.
+// CleanLine says what a clean run could see, as the limit it is rather
+// than an assurance: a drop spread over every pair, or, when nothing
+// failed on either side to size that, a drop of one pair seen by its own
+// test; and how to see smaller ones.
 func (s *statsModel) CleanLine() string {
+	const more = "; use --samples N with --no-adaptive to see smaller ones"
 	if s.Detectable == "" {
-		return "no pair's pass rate dropped by more than " + s.PairDetectable + " points, the drop each pair's own test detects with power 0.8; nothing failed on either side, so a drop spread over every pair cannot be sized"
+		most := ""
+		if s.PairDetectableMin != s.PairDetectable {
+			most = "; " + s.PairDetectableMin + " on the most sensitive pair"
+		}
+		return "this run could only see drops of " + s.PairDetectable + " points or more per pair (power 0.8" + most + ")" + more
 	}
-	return "no drop larger than " + s.Detectable + " points in every pair's pass rate would have gone unnoticed (power 0.8)"
+	return "this run could only see a drop of " + s.Detectable + " points or more across every pair (power 0.8)" + more
+}
+
+// pairRange spans the drops the pairs' own tests detect: "68" or "35–68".
+func (s *statsModel) pairRange() string {
+	if s.PairDetectableMin == s.PairDetectable {
+		return s.PairDetectable
+	}
+	return s.PairDetectableMin + "–" + s.PairDetectable
 }
 
 // DetectableLine says what a run with drift could have detected.
 func (s *statsModel) DetectableLine() string {
 	if s.Detectable == "" {
 		if s.PairDetectable != "" {
-			return "a drop of " + s.PairDetectable + " points in one pair's pass rate is caught by its own test with power 0.8"
+			return "a drop of " + s.pairRange() + " points in one pair's pass rate is caught by its own test with power 0.8"
 		}
 		return "the smallest detectable drop could not be computed"
 	}
@@ -1304,6 +1412,20 @@ func (s *statsModel) MultiplicityLine() string {
 	}
 	return fmt.Sprintf("discrete Benjamini–Hochberg at q = %s over the %d of %d hypotheses that could reach significance%s; %s",
 		s.Alpha, s.Testable, s.Hypotheses, lone, plural(s.Rejected, "unit flagged", "units flagged"))
+}
+
+// QBelowPLine says why a flagged unit's q-value can be below its p-value,
+// so that no one reads it as a bug; "" when none is.
+func (s *statsModel) QBelowPLine() string {
+	if s.QBelowP == 0 {
+		return ""
+	}
+	have := " flagged units have"
+	if s.QBelowP == 1 {
+		have = " flagged unit has"
+	}
+	return fmt.Sprintf("%d%s q below p, as expected: discrete Benjamini–Hochberg (Döhler, Durand & Roquain 2018) scales a p-value by how many of the %d testable units could reach one that small given their margins, not by all %d, then divides by the unit's rank; when fewer could than the rank, q < p",
+		s.QBelowP, have, s.Testable, s.Testable)
 }
 
 // SamplesLine gives the largest sample counts of a pair on each side.

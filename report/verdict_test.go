@@ -81,6 +81,29 @@ func TestNothingMeasured(t *testing.T) {
 	})
 }
 
+// TestPartlyMeasured checks that a run which measured all but one call
+// says what became of that call, in one grammatical sentence, and never
+// reads as a run with nothing failed.
+func TestPartlyMeasured(t *testing.T) {
+	run := &promptcanary.Run{RunID: "r", SuiteName: "s", Samples: 2,
+		Errors: []promptcanary.CallError{{PromptID: "p1", Sample: 1, Message: "connection refused"}}}
+	for _, id := range []string{"p1", "p2"} {
+		for smp := range 2 {
+			if id == "p1" && smp == 1 {
+				continue
+			}
+			run.LLMResponses = append(run.LLMResponses, promptcanary.Response{PromptID: id, Sample: smp, Content: "ok"})
+			run.ProbeResults = append(run.ProbeResults, promptcanary.ProbeResult{ProbeID: "x", PromptID: id, Sample: smp, Passed: true, Score: 1})
+		}
+	}
+	want := "All 2 probe × prompt pairs passed (3 results); 1 of 4 calls failed after retries, so its answer was not judged."
+	for _, f := range []Format{Terminal, Markdown, HTML} {
+		t.Run(string(f), func(t *testing.T) {
+			checkContains(t, render(t, f, run, nil, Options{Width: 200}), []string{want}, []string{"failed and were"})
+		})
+	}
+}
+
 // notCompared builds a drift report whose pairs have the given statuses.
 func notCompared(statuses ...promptcanary.Status) *promptcanary.DriftReport {
 	d := &promptcanary.DriftReport{ReportID: "d", SuiteName: "s", Method: "single_sample", Severity: "none",

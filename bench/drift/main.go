@@ -286,8 +286,18 @@ type outcome struct {
 	legacySeverity        promptcanary.Severity
 }
 
-// trial runs one simulated comparison.
-func trial(w world, sc scenario, alpha float64, seed uint64, scratch *[]promptcanary.ProbeResult) outcome {
+// simulation is one simulated comparison: the statistical report, what
+// the scenario changed, the calls per prompt taken, and both runs' results.
+type simulation struct {
+	report        *promptcanary.DriftReport
+	target        target
+	taken         int
+	base, current []promptcanary.ProbeResult
+}
+
+// simulate draws a suite of world w, applies scenario sc to the current
+// run, samples it adaptively and compares it statistically.
+func simulate(w world, sc scenario, alpha float64, seed uint64, scratch *[]promptcanary.ProbeResult) simulation {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	spec := drawSuite(w, rng)
 	cur := spec
@@ -331,7 +341,15 @@ func trial(w world, sc scenario, alpha float64, seed uint64, scratch *[]promptca
 	if err != nil {
 		panic(err)
 	}
-	out := outcome{drift: rep.HasDrift, severity: rep.Severity, calls: float64(taken) / numPrompts}
+	return simulation{report: rep, target: tgt, taken: taken, base: base, current: all}
+}
+
+// trial runs one simulated comparison and the original rule on its first
+// samples.
+func trial(w world, sc scenario, alpha float64, seed uint64, scratch *[]promptcanary.ProbeResult) outcome {
+	sim := simulate(w, sc, alpha, seed, scratch)
+	rep, tgt := sim.report, sim.target
+	out := outcome{drift: rep.HasDrift, severity: rep.Severity, calls: float64(sim.taken) / numPrompts}
 	for _, c := range rep.Comparisons {
 		if !c.Regression {
 			continue
@@ -353,8 +371,8 @@ func trial(w world, sc scenario, alpha float64, seed uint64, scratch *[]promptca
 		}
 	}
 	// The original rule: one sample on each side.
-	lb := &promptcanary.Baseline{SnapshotID: "b", SuiteName: "bench", RunResult: promptcanary.Run{SuiteName: "bench", ProbeResults: firstSample(base)}}
-	lr := &promptcanary.Run{SuiteName: "bench", ProbeResults: firstSample(all)}
+	lb := &promptcanary.Baseline{SnapshotID: "b", SuiteName: "bench", RunResult: promptcanary.Run{SuiteName: "bench", ProbeResults: firstSample(sim.base)}}
+	lr := &promptcanary.Run{SuiteName: "bench", ProbeResults: firstSample(sim.current)}
 	lrep, err := drift.Compare(lb, lr, drift.Options{Method: drift.MethodSingleSample, Now: fixedNow, NewID: fixedID})
 	if err != nil {
 		panic(err)

@@ -45,7 +45,9 @@ this suite and provider/model (--baseline-provider picks another model's).
 Pairs are matched by (probe id, prompt id). Pairs on one side only are
 reported as added or removed, calls that failed as not measured, pairs whose
 prompt changed as stale: none of these is drift, and a compare in which no
-pair could be compared has no verdict (exit 3).
+pair could be compared has no verdict (exit 3). A saved run that is its
+baseline's own run is refused (exit 2): compared with itself, a run shows no
+drift whatever the model does.
 
 --fail-on-drift exits 1 on drift of any severity; --fail-on-drift=high only
 on drift rated high or critical.
