@@ -25,7 +25,7 @@ const MaxLine = 5 * Max
 // with an ellipsis and its full length: "aaaa…" (10,485,760 characters).
 func Value(s string) string {
 	n := utf8.RuneCountInString(s)
-	if n <= Max {
+	if n <= Max || cut(s, n) {
 		return strconv.Quote(s)
 	}
 	q := strconv.Quote(prefix(s, Max))
@@ -44,7 +44,7 @@ func Bound(msg string) string {
 	lines := strings.Split(values(msg), "\n")
 	for i, l := range lines {
 		if len(l) > MaxLine {
-			if n := utf8.RuneCountInString(l); n > MaxLine {
+			if n := utf8.RuneCountInString(l); n > MaxLine && !lineCut(l, n) {
 				lines[i] = prefix(l, MaxLine) + "… (" + Thousands(n) + " characters)"
 			}
 		}
@@ -113,10 +113,26 @@ func run(s string) string {
 		return s
 	}
 	n := utf8.RuneCountInString(s)
-	if n <= Max {
+	if n <= Max || cut(s, n) {
 		return s
 	}
 	return prefix(s, Max) + "… (" + Thousands(n) + " characters)"
+}
+
+// lineCut reports whether the line l, of n characters, is one Bound
+// already cut: its first MaxLine characters, then "… (N characters)".
+func lineCut(l string, n int) bool {
+	i := strings.LastIndex(l, "… (")
+	return i >= 0 && n-utf8.RuneCountInString(l[i:]) == MaxLine &&
+		strings.HasSuffix(l, " characters)")
+}
+
+// cut reports whether s, of n characters, is a value Bound already cut:
+// its first Max characters and an ellipsis. Bound leaves it as it is, so
+// that a message bounded once (a config error) and again on its way out
+// (the CLI bounds every error line) says the value's real length once.
+func cut(s string, n int) bool {
+	return n == Max+1 && strings.HasSuffix(s, "…")
 }
 
 // prefix returns the first n characters of s.

@@ -44,8 +44,12 @@ func TestBound(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Bound(tc.in); got != tc.want {
+			got := Bound(tc.in)
+			if got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			if again := Bound(got); again != got {
+				t.Errorf("bounding twice changed it:\nonce  %q\ntwice %q", got, again)
 			}
 		})
 	}
