@@ -3,6 +3,7 @@ package promptcanary
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -185,11 +186,12 @@ func (r *Run) Tokens() (prompt, completion int) {
 // undefined, and reports show them as "n/a".
 func (r *Run) Measured() bool { return len(r.ProbeResults) > 0 }
 
-// OverallScore is the mean score of all probe results, 1 when there are
-// none (the original tool's convention; check Measured first).
+// OverallScore is the mean score of all probe results, NaN when there are
+// none: a run that measured nothing has no score ("n/a"), not a perfect
+// one.
 func (r *Run) OverallScore() float64 {
 	if len(r.ProbeResults) == 0 {
-		return 1
+		return math.NaN()
 	}
 	var s float64
 	for i := range r.ProbeResults {
@@ -198,10 +200,11 @@ func (r *Run) OverallScore() float64 {
 	return s / float64(len(r.ProbeResults))
 }
 
-// PassRate is the fraction of probe results that passed, 1 when there are none.
+// PassRate is the fraction of probe results that passed, NaN when there
+// are none (a rate of nothing is "n/a", never 100%).
 func (r *Run) PassRate() float64 {
 	if len(r.ProbeResults) == 0 {
-		return 1
+		return math.NaN()
 	}
 	n := 0
 	for i := range r.ProbeResults {
