@@ -1,6 +1,10 @@
 package promptcanary
 
-import "time"
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
 
 // The records of the monitor (promptcanary serve): scheduled check runs,
 // incidents with their events, and notification attempts. They live here,
@@ -49,8 +53,10 @@ type CheckRun struct {
 	BaselineID string `json:"baseline_id,omitempty"`
 	// Confirmed is set when a drift was confirmed by the confirmation run.
 	Confirmed bool `json:"confirmed,omitempty"`
-	// PassRate and Score are the run's pass rate and mean score (0 when
-	// unmeasured); BaselinePassRate the baseline's over the same pairs.
+	// PassRate and Score are the run's pass rate and mean score, and
+	// BaselinePassRate the baseline's over the same pairs: set only when
+	// the run was measured (see Measured), and NaN when not a number. In
+	// JSON a run that has none writes them as null.
 	PassRate         float64 `json:"pass_rate"`
 	Score            float64 `json:"score"`
 	BaselinePassRate float64 `json:"baseline_pass_rate"`
@@ -61,6 +67,61 @@ type CheckRun struct {
 	// Reason says, in one scrubbed line, why a run was unmeasured or
 	// skipped.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Measured reports whether the check run measured anything: clean or
+// drift. An unmeasured or skipped run has no pass rate or score.
+func (cr *CheckRun) Measured() bool { return cr.Outcome == CheckClean || cr.Outcome == CheckDrift }
+
+// checkRunJSON is the JSON form of a CheckRun: its fields, whether it was
+// measured, and its rates as numbers or null.
+type checkRunJSON struct {
+	checkRunFields
+	Measured         bool     `json:"measured"`
+	PassRate         *float64 `json:"pass_rate"`
+	Score            *float64 `json:"score"`
+	BaselinePassRate *float64 `json:"baseline_pass_rate"`
+}
+
+// checkRunFields is CheckRun without its methods, for its JSON form.
+type checkRunFields CheckRun
+
+// MarshalJSON writes cr with "measured" and its pass rates and score as
+// null when it has none (an unmeasured or skipped run) or they are not
+// numbers: a run that measured nothing never reads as a rate of 0 or 1.
+func (cr CheckRun) MarshalJSON() ([]byte, error) {
+	out := checkRunJSON{checkRunFields: checkRunFields(cr), Measured: cr.Measured()}
+	if out.Measured {
+		out.PassRate, out.Score, out.BaselinePassRate = number(cr.PassRate), number(cr.Score), number(cr.BaselinePassRate)
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: null rates are NaN.
+func (cr *CheckRun) UnmarshalJSON(b []byte) error {
+	var in checkRunJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*cr = CheckRun(in.checkRunFields)
+	cr.PassRate, cr.Score, cr.BaselinePassRate = orNaN(in.PassRate), orNaN(in.Score), orNaN(in.BaselinePassRate)
+	return nil
+}
+
+// number returns f for JSON, nil (null) when it is not finite.
+func number(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+// orNaN reads a number written by number: null is NaN.
+func orNaN(f *float64) float64 {
+	if f == nil {
+		return math.NaN()
+	}
+	return *f
 }
 
 // IncidentKind says what an incident is about.

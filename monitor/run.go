@@ -104,7 +104,7 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *slotLease) (promptcanary
 // off). It fills cr and returns the confirmed units.
 func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) []promptcanary.IncidentUnit {
 	cr.PassRate, cr.BaselinePassRate = passRates(first.report)
-	cr.Score = finite(first.run.OverallScore())
+	cr.Score = first.run.OverallScore()
 	flagged := policy.Flagged(first.report)
 	if len(flagged) == 0 {
 		cr.Outcome = promptcanary.CheckClean
@@ -335,19 +335,12 @@ func b2i(b bool) int {
 	return 0
 }
 
+// ratio is a/b, NaN when b is 0: a rate of nothing is no rate.
 func ratio(a, b int) float64 {
 	if b == 0 {
-		return 0
+		return math.NaN()
 	}
 	return float64(a) / float64(b)
-}
-
-// finite maps NaN and infinities to 0, for stored figures.
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
 }
 
 // lower returns the lower of two severities.

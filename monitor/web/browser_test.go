@@ -192,6 +192,32 @@ func TestBrowserPages(t *testing.T) {
 		noInjection(t, ctx)
 	})
 
+	// A run whose every call failed: unmeasured everywhere, never "no
+	// drift", never a pass rate, never a point of the pass-rate line.
+	t.Run("unmeasured run", func(t *testing.T) {
+		browse(t, ctx, srv.URL+RunPath(f.downRun))
+		head := text(t, ctx, ".pagehead h1")
+		if !strings.Contains(head, "UNMEASURED") || strings.Contains(head, "NO DRIFT") {
+			t.Errorf("the heading of a run whose every call failed is %q, want UNMEASURED and not NO DRIFT", head)
+		}
+		if got := text(t, ctx, ".facts div:nth-child(4) dd"); got != "—" {
+			t.Errorf("its pass rate reads %q, want —", got)
+		}
+		browse(t, ctx, srv.URL+CheckPath("support-bot", "sim/flaky"))
+		if n := count(t, ctx, "svg.history path.unmeasured"); n != 3 {
+			t.Errorf("%d unmeasured markers on the history chart, want 3", n)
+		}
+		rows := strings.Split(text(t, ctx, "#runs tbody tr:nth-child(-n+3)"), "\n")
+		for _, row := range rows {
+			if !strings.Contains(row, "UNMEASURED") || strings.Contains(row, "%") {
+				t.Errorf("an unmeasured run's row reads %q: want the outcome and no rate", row)
+			}
+		}
+		if n := count(t, ctx, `#runs a[href^="`+RunPath(f.downRun)+`"]`); n != 1 {
+			t.Errorf("%d links to the unmeasured run, want 1", n)
+		}
+	})
+
 	t.Run("incidents", func(t *testing.T) {
 		browse(t, ctx, srv.URL+"/incidents")
 		first := text(t, ctx, "#incident-list tbody tr:first-child")

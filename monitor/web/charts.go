@@ -21,7 +21,7 @@ const sparkRuns = 48
 
 // measured reports whether a check run has a pass rate to plot.
 func measured(cr *promptcanary.CheckRun) bool {
-	return (cr.Outcome == promptcanary.CheckClean || cr.Outcome == promptcanary.CheckDrift) && finite(cr.PassRate)
+	return cr.Measured() && finite(cr.PassRate)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
