@@ -1,8 +1,10 @@
 package promptcanary
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -149,6 +151,35 @@ type IncidentUnit struct {
 	Current  float64 `json:"current"`
 	// Q is the unit's adjusted p-value (its q-value), 0 when none.
 	Q float64 `json:"q"`
+}
+
+// SortUnits returns a copy of units in the order every surface lists
+// them (the incident's summary and page, every notifier): the pairs that
+// broke first, then probes, categories and the suite, so that the pair
+// behind a finding is never cut off behind broader units; within a kind
+// the largest drop in pass rate first, then the smaller q, then the name.
+func SortUnits(units []IncidentUnit) []IncidentUnit {
+	out := slices.Clone(units)
+	slices.SortStableFunc(out, func(a, b IncidentUnit) int {
+		return cmp.Or(cmp.Compare(unitRank(a.Unit), unitRank(b.Unit)),
+			cmp.Compare(a.Current-a.Baseline, b.Current-b.Baseline), cmp.Compare(a.Q, b.Q), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// unitRank orders unit kinds from the narrowest.
+func unitRank(kind string) int {
+	switch kind {
+	case UnitPair:
+		return 0
+	case UnitProbe:
+		return 1
+	case UnitCategory:
+		return 2
+	case UnitSuite:
+		return 3
+	}
+	return 4
 }
 
 // Incident is an open or resolved finding of the monitor about one check

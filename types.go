@@ -437,6 +437,47 @@ func (d *DriftReport) Compared() int {
 	return n
 }
 
+// PassRates returns the pass rates of the current run and of the baseline
+// over the pairs the report compared, pooling every sample of each side
+// (a pair compared from single values counts its one result): the run's
+// "pass rate" wherever the monitor shows one. Both are NaN when nothing
+// was compared.
+func (d *DriftReport) PassRates() (current, baseline float64) {
+	var cp, cn, bp, bn int
+	for i := range d.Comparisons {
+		c := &d.Comparisons[i]
+		if !c.Compared() {
+			continue
+		}
+		p, n := c.Current.Passes, c.Current.N
+		if n == 0 {
+			p, n = b2i(c.CurrentPassed), 1
+		}
+		cp, cn = cp+p, cn+n
+		p, n = c.Baseline.Passes, c.Baseline.N
+		if n == 0 {
+			p, n = b2i(c.BaselinePassed), 1
+		}
+		bp, bn = bp+p, bn+n
+	}
+	return fraction(cp, cn), fraction(bp, bn)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fraction is a/b, NaN when b is 0: a rate of nothing is no rate.
+func fraction(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
 // Regressions returns the comparisons flagged as regressions.
 func (d *DriftReport) Regressions() []Comparison {
 	var out []Comparison

@@ -235,6 +235,13 @@ func TestBrowserPages(t *testing.T) {
 				t.Errorf("the notifications %q lack %q", got, want)
 			}
 		}
+		// The pairs that broke first, the largest drop first, whatever
+		// order the incident stored them in.
+		rows := strings.Split(text(t, ctx, "#units tbody tr"), "\n")
+		if len(rows) != 4 || !strings.HasPrefix(rows[0], "pair\tmentions_total/order-status") || !strings.HasPrefix(rows[1], "pair\tjson_valid/refund-policy") ||
+			!strings.HasPrefix(rows[3], "suite") {
+			t.Errorf("the flagged units read %q, want the two pairs first and the suite last", rows)
+		}
 		noInjection(t, ctx)
 	})
 }
