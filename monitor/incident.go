@@ -180,7 +180,7 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 			alarm = e.trend.Observe(cr.PassRate, 1, cr.BaselinePassRate)
 		}
 		e.mu.Unlock()
-		m.clean(ctx, fpUnmeasured, cr.RunID)
+		m.clean(ctx, fpUnmeasured, cr)
 		inhibited := m.inc.get(fpUnmeasured) != nil
 		drift := m.inc.get(fpDrift)
 		switch {
@@ -208,7 +208,7 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 				m.notClean(ctx, drift)
 			}
 		default:
-			m.clean(ctx, fpDrift, cr.RunID)
+			m.clean(ctx, fpDrift, cr)
 		}
 	}
 }
@@ -359,9 +359,10 @@ func (m *Monitor) notClean(ctx context.Context, inc *promptcanary.Incident) {
 	}
 }
 
-// clean counts a clean run for the open incident of fp, and resolves it
-// after resolve_after of them in a row. The caller holds m.inc.mu.
-func (m *Monitor) clean(ctx context.Context, fp, runID string) {
+// clean counts the clean run cr for the open incident of fp, and resolves
+// it after resolve_after of them in a row: the run that resolves it
+// becomes its latest run. The caller holds m.inc.mu.
+func (m *Monitor) clean(ctx context.Context, fp string, cr *promptcanary.CheckRun) {
 	inc := m.inc.get(fp)
 	if inc == nil {
 		return
@@ -373,7 +374,10 @@ func (m *Monitor) clean(ctx context.Context, fp, runID string) {
 		}
 		return
 	}
-	m.resolve(ctx, inc, runID, fmt.Sprintf("resolved after %d clean run(s)", inc.CleanRuns))
+	if cr.RunID != "" {
+		inc.RunID, inc.ReportID = cr.RunID, cr.ReportID
+	}
+	m.resolve(ctx, inc, cr.RunID, fmt.Sprintf("resolved after %d clean run(s)", inc.CleanRuns))
 }
 
 // resolve closes inc and tells the notifiers that were sent it. The

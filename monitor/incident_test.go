@@ -281,3 +281,35 @@ func TestDriftSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestResolvedIncidentNamesResolvingRun: a resolved incident's latest run
+// (on its page, in the resolve notification) is the clean run that
+// resolved it, not the drifting run it was opened for.
+func TestResolvedIncidentNamesResolvingRun(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1h", 1))
+	f.once(m)
+	f.flip.set("bad")
+	f.clock.Advance(time.Hour)
+	drifted := f.once(m)
+	f.flip.set("good")
+	var last promptcanary.CheckRun
+	for range 2 {
+		f.clock.Advance(time.Hour)
+		last = f.once(m)
+	}
+	eventually(t, "the resolve notification", func() bool { return len(f.hook.got()) == 2 })
+	incs := f.incidents(false)
+	if len(incs) != 1 || incs[0].Open() {
+		t.Fatalf("got incidents %+v, want one resolved", incs)
+	}
+	inc := incs[0]
+	if inc.RunID != last.RunID || inc.ReportID != last.ReportID || last.RunID == "" {
+		t.Errorf("resolved incident names run %s (report %s), want the resolving run %s (report %s); the drift was run %s",
+			inc.RunID, inc.ReportID, last.RunID, last.ReportID, drifted.RunID)
+	}
+	if body := f.hook.got()[1]; body.Status != promptcanary.NotificationResolved || body.RunID != last.RunID {
+		t.Errorf("resolve notification %s names run %s, want %s", body.Status, body.RunID, last.RunID)
+	}
+}

@@ -141,6 +141,13 @@ func TestBrowserPages(t *testing.T) {
 		if n := count(t, ctx, "#checks svg.sparkline polyline.line"); n < 4 {
 			t.Errorf("%d sparklines drawn, want at least 4", n)
 		}
+		// The legend's keys look like the marks they explain.
+		keys, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["drift", "unmeasured"].flatMap(c => [
+			getComputedStyle(document.querySelector("p.legend .key-dot." + c)).backgroundColor,
+			getComputedStyle(document.querySelector("svg.sparkline circle." + c)).fill])`))
+		if err != nil || len(keys) != 4 || keys[0] != keys[1] || keys[2] != keys[3] {
+			t.Errorf("legend keys and sparkline marks (drift key, drift mark, unmeasured key, unmeasured mark): %q (%v), want each key filled as its mark", keys, err)
+		}
 		if got := text(t, ctx, "#checks td.name"); !strings.Contains(got, hostileCheck) {
 			t.Errorf("the hostile check name is not shown as text: %q", got)
 		}
@@ -156,6 +163,22 @@ func TestBrowserPages(t *testing.T) {
 		}
 		if n := count(t, ctx, "table.heatmap td.hm.h4, table.heatmap td.hm.h5, table.heatmap td.hm.h6"); n == 0 {
 			t.Error("no heatmap cell shows the drifted probe's low pass rate")
+		}
+		// Each probe's label sits on its row: the middle of its text is
+		// the middle of the row's cells.
+		offsets, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`Array.from(document.querySelectorAll("table.heatmap tbody tr")).map(tr => {
+			const r = document.createRange();
+			r.selectNodeContents(tr.querySelector("th.probe"));
+			const label = r.getBoundingClientRect(), cell = tr.querySelector("td.hm a").getBoundingClientRect();
+			return (label.top + label.bottom) / 2 - (cell.top + cell.bottom) / 2;
+		})`))
+		if err != nil || len(offsets) != len(fixtureProbes) {
+			t.Fatalf("label offsets %v (%v), want one per probe", offsets, err)
+		}
+		for i, off := range offsets {
+			if off < -1.5 || off > 1.5 {
+				t.Errorf("the label of heatmap row %d sits %.1fpx off the middle of its cells, want at most 1.5", i, off)
+			}
 		}
 		for _, css := range []string{"svg.history polygon.band", "svg.history polyline.rate", "svg.history polyline.baseline", "svg.history circle.pt.drift", "svg.history rect.span.incident"} {
 			if count(t, ctx, css) == 0 {
