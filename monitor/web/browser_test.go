@@ -360,6 +360,7 @@ func TestScreenshots(t *testing.T) {
 		{"check-unmeasured", CheckPath("support-bot", "sim/flaky")},
 		{"run-drift", RunPath(f.driftRun)},
 		{"run-results", RunPath(f.cleanRun)},
+		{"run-unmeasured", RunPath(f.downRun)},
 		{"incidents", "/incidents"},
 		{"incident", IncidentPath(f.driftIncident)},
 		{"login", "/login"},
