@@ -239,6 +239,16 @@ func TestBrowserPages(t *testing.T) {
 		if n := count(t, ctx, `#runs a[href^="`+RunPath(f.downRun)+`"]`); n != 1 {
 			t.Errorf("%d links to the unmeasured run, want 1", n)
 		}
+		// The heatmap has a column for each, not measured, not a gap.
+		cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("table.heatmap tbody tr:first-child td.hm")).slice(-4).map(td => td.className + " " + td.querySelector("a").title)`))
+		if err != nil || len(cells) != 4 || !strings.Contains(cells[0], " h") || strings.Contains(cells[0], "h-na") {
+			t.Fatalf("the last heatmap cells %q (%v), want a measured one before the unmeasured ones", cells, err)
+		}
+		for _, c := range cells[1:] {
+			if !strings.Contains(c, "h-na") || !strings.Contains(c, "unmeasured: provider sim/flaky: 503") {
+				t.Errorf("heatmap cell %q of an unmeasured run: want not measured, saying why", c)
+			}
+		}
 	})
 
 	t.Run("incidents", func(t *testing.T) {

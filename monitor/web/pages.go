@@ -170,7 +170,7 @@ func (s *server) checkPage(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "read probe scores", err))
 			return
 		}
-		v.Heatmap = newHeatmap(scores)
+		v.Heatmap = newHeatmap(scores, runs)
 	}
 	if sess := s.session(r); sess != nil && v.Known {
 		v.CanPromote, v.CSRF = true, sess.CSRF
