@@ -1,6 +1,12 @@
 package promptcanary
 
-import "time"
+import (
+	"cmp"
+	"encoding/json"
+	"math"
+	"slices"
+	"time"
+)
 
 // The records of the monitor (promptcanary serve): scheduled check runs,
 // incidents with their events, and notification attempts. They live here,
@@ -49,8 +55,10 @@ type CheckRun struct {
 	BaselineID string `json:"baseline_id,omitempty"`
 	// Confirmed is set when a drift was confirmed by the confirmation run.
 	Confirmed bool `json:"confirmed,omitempty"`
-	// PassRate and Score are the run's pass rate and mean score (0 when
-	// unmeasured); BaselinePassRate the baseline's over the same pairs.
+	// PassRate and Score are the run's pass rate and mean score, and
+	// BaselinePassRate the baseline's over the same pairs: set only when
+	// the run was measured (see Measured), and NaN when not a number. In
+	// JSON a run that has none writes them as null.
 	PassRate         float64 `json:"pass_rate"`
 	Score            float64 `json:"score"`
 	BaselinePassRate float64 `json:"baseline_pass_rate"`
@@ -61,6 +69,61 @@ type CheckRun struct {
 	// Reason says, in one scrubbed line, why a run was unmeasured or
 	// skipped.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Measured reports whether the check run measured anything: clean or
+// drift. An unmeasured or skipped run has no pass rate or score.
+func (cr *CheckRun) Measured() bool { return cr.Outcome == CheckClean || cr.Outcome == CheckDrift }
+
+// checkRunJSON is the JSON form of a CheckRun: its fields, whether it was
+// measured, and its rates as numbers or null.
+type checkRunJSON struct {
+	checkRunFields
+	Measured         bool     `json:"measured"`
+	PassRate         *float64 `json:"pass_rate"`
+	Score            *float64 `json:"score"`
+	BaselinePassRate *float64 `json:"baseline_pass_rate"`
+}
+
+// checkRunFields is CheckRun without its methods, for its JSON form.
+type checkRunFields CheckRun
+
+// MarshalJSON writes cr with "measured" and its pass rates and score as
+// null when it has none (an unmeasured or skipped run) or they are not
+// numbers: a run that measured nothing never reads as a rate of 0 or 1.
+func (cr CheckRun) MarshalJSON() ([]byte, error) {
+	out := checkRunJSON{checkRunFields: checkRunFields(cr), Measured: cr.Measured()}
+	if out.Measured {
+		out.PassRate, out.Score, out.BaselinePassRate = number(cr.PassRate), number(cr.Score), number(cr.BaselinePassRate)
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: null rates are NaN.
+func (cr *CheckRun) UnmarshalJSON(b []byte) error {
+	var in checkRunJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*cr = CheckRun(in.checkRunFields)
+	cr.PassRate, cr.Score, cr.BaselinePassRate = orNaN(in.PassRate), orNaN(in.Score), orNaN(in.BaselinePassRate)
+	return nil
+}
+
+// number returns f for JSON, nil (null) when it is not finite.
+func number(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+// orNaN reads a number written by number: null is NaN.
+func orNaN(f *float64) float64 {
+	if f == nil {
+		return math.NaN()
+	}
+	return *f
 }
 
 // IncidentKind says what an incident is about.
@@ -88,6 +151,35 @@ type IncidentUnit struct {
 	Current  float64 `json:"current"`
 	// Q is the unit's adjusted p-value (its q-value), 0 when none.
 	Q float64 `json:"q"`
+}
+
+// SortUnits returns a copy of units in the order every surface lists
+// them (the incident's summary and page, every notifier): the pairs that
+// broke first, then probes, categories and the suite, so that the pair
+// behind a finding is never cut off behind broader units; within a kind
+// the largest drop in pass rate first, then the smaller q, then the name.
+func SortUnits(units []IncidentUnit) []IncidentUnit {
+	out := slices.Clone(units)
+	slices.SortStableFunc(out, func(a, b IncidentUnit) int {
+		return cmp.Or(cmp.Compare(unitRank(a.Unit), unitRank(b.Unit)),
+			cmp.Compare(a.Current-a.Baseline, b.Current-b.Baseline), cmp.Compare(a.Q, b.Q), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// unitRank orders unit kinds from the narrowest.
+func unitRank(kind string) int {
+	switch kind {
+	case UnitPair:
+		return 0
+	case UnitProbe:
+		return 1
+	case UnitCategory:
+		return 2
+	case UnitSuite:
+		return 3
+	}
+	return 4
 }
 
 // Incident is an open or resolved finding of the monitor about one check

@@ -1,6 +1,9 @@
 package promptcanary
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // The outcome of a suite self-test (see package selftest): which drifts of
 // a catalogue the suite's probes catch on a baseline's stored answers.
@@ -69,10 +72,10 @@ type SelftestProbe struct {
 	Detectable *SelftestDetectable `json:"detectable,omitempty"`
 }
 
-// PassRate is Passed/Judged, 0 when nothing was judged.
+// PassRate is Passed/Judged, NaN when nothing was judged (no rate, "n/a").
 func (p *SelftestProbe) PassRate() float64 {
 	if p.Judged == 0 {
-		return 0
+		return math.NaN()
 	}
 	return float64(p.Passed) / float64(p.Judged)
 }

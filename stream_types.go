@@ -2,6 +2,7 @@ package promptcanary
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -140,8 +141,8 @@ func (s *RunSummary) Results() (total, passed int64) {
 	return total, passed
 }
 
-// OverallScore is the mean score of all results, 0 when there are none
-// (check Measured first).
+// OverallScore is the mean score of all results, NaN when there are none
+// (no score, "n/a").
 func (s *RunSummary) OverallScore() float64 {
 	var sum float64
 	var n int64
@@ -150,9 +151,19 @@ func (s *RunSummary) OverallScore() float64 {
 		n += s.Pairs[i].N
 	}
 	if n == 0 {
-		return 0
+		return math.NaN()
 	}
 	return sum / float64(n)
+}
+
+// PassRate is the fraction of results that passed, NaN when there are
+// none.
+func (s *RunSummary) PassRate() float64 {
+	total, passed := s.Results()
+	if total == 0 {
+		return math.NaN()
+	}
+	return float64(passed) / float64(total)
 }
 
 // Failing reports whether some answer of some pair failed.

@@ -3,6 +3,7 @@ package promptcanary
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -185,11 +186,12 @@ func (r *Run) Tokens() (prompt, completion int) {
 // undefined, and reports show them as "n/a".
 func (r *Run) Measured() bool { return len(r.ProbeResults) > 0 }
 
-// OverallScore is the mean score of all probe results, 1 when there are
-// none (the original tool's convention; check Measured first).
+// OverallScore is the mean score of all probe results, NaN when there are
+// none: a run that measured nothing has no score ("n/a"), not a perfect
+// one.
 func (r *Run) OverallScore() float64 {
 	if len(r.ProbeResults) == 0 {
-		return 1
+		return math.NaN()
 	}
 	var s float64
 	for i := range r.ProbeResults {
@@ -198,10 +200,11 @@ func (r *Run) OverallScore() float64 {
 	return s / float64(len(r.ProbeResults))
 }
 
-// PassRate is the fraction of probe results that passed, 1 when there are none.
+// PassRate is the fraction of probe results that passed, NaN when there
+// are none (a rate of nothing is "n/a", never 100%).
 func (r *Run) PassRate() float64 {
 	if len(r.ProbeResults) == 0 {
-		return 1
+		return math.NaN()
 	}
 	n := 0
 	for i := range r.ProbeResults {
@@ -432,6 +435,47 @@ func (d *DriftReport) Compared() int {
 		}
 	}
 	return n
+}
+
+// PassRates returns the pass rates of the current run and of the baseline
+// over the pairs the report compared, pooling every sample of each side
+// (a pair compared from single values counts its one result): the run's
+// "pass rate" wherever the monitor shows one. Both are NaN when nothing
+// was compared.
+func (d *DriftReport) PassRates() (current, baseline float64) {
+	var cp, cn, bp, bn int
+	for i := range d.Comparisons {
+		c := &d.Comparisons[i]
+		if !c.Compared() {
+			continue
+		}
+		p, n := c.Current.Passes, c.Current.N
+		if n == 0 {
+			p, n = b2i(c.CurrentPassed), 1
+		}
+		cp, cn = cp+p, cn+n
+		p, n = c.Baseline.Passes, c.Baseline.N
+		if n == 0 {
+			p, n = b2i(c.BaselinePassed), 1
+		}
+		bp, bn = bp+p, bn+n
+	}
+	return fraction(cp, cn), fraction(bp, bn)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fraction is a/b, NaN when b is 0: a rate of nothing is no rate.
+func fraction(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
 }
 
 // Regressions returns the comparisons flagged as regressions.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -71,8 +72,9 @@ next:
 	return 0
 }
 
-// Every series of the spec exists from the start at 0, with exactly its
-// labels, and moves with the runs.
+// Every series of the spec exists from the start at 0 (the pass ratio and
+// the score at NaN: nothing is measured yet, and a rate of nothing is no
+// rate), with exactly its labels, and moves with the runs.
 func TestMetrics(t *testing.T) {
 	f := newFixture(t, "")
 	f.saveBaseline(3)
@@ -91,8 +93,6 @@ func TestMetrics(t *testing.T) {
 		labels map[string]string
 	}{
 		{"promptcanary_check_up", cp},
-		{"promptcanary_check_pass_ratio", cp},
-		{"promptcanary_check_score", cp},
 		{"promptcanary_check_drift", cp},
 		{"promptcanary_check_last_success_timestamp_seconds", cp},
 		{"promptcanary_check_runs_total", with("outcome", "clean")},
@@ -112,6 +112,11 @@ func TestMetrics(t *testing.T) {
 	for _, z := range zero {
 		if v := value(t, fams, z.name, z.labels); v != 0 {
 			t.Errorf("before any run: %s%v = %v, want 0", z.name, z.labels, v)
+		}
+	}
+	for _, name := range []string{"promptcanary_check_pass_ratio", "promptcanary_check_score"} {
+		if v := value(t, fams, name, cp); !math.IsNaN(v) {
+			t.Errorf("before any run: %s%v = %v, want NaN", name, cp, v)
 		}
 	}
 	if n := len(fams["promptcanary_incidents_open"].Metric); n != 12 {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ const (
 )
 
 // maxSummaryUnits is how many units a drift summary names.
-const maxSummaryUnits = 3
+const maxSummaryUnits = 5
 
 // Fingerprint identifies what an incident is about: a stable hash of the
 // check, the provider and the kind, the same in every process and on
@@ -152,7 +153,7 @@ type finding struct {
 
 // decide applies a recorded check run to the check's incidents. The
 // caller recorded cr first.
-func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRun, units []promptcanary.IncidentUnit) {
+func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRun, ev *evidence) {
 	ctx = context.WithoutCancel(ctx)
 	sub := subjectOf(e)
 	m.inc.mu.Lock()
@@ -179,17 +180,18 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 			alarm = e.trend.Observe(cr.PassRate, 1, cr.BaselinePassRate)
 		}
 		e.mu.Unlock()
-		m.clean(ctx, fpUnmeasured, cr.RunID)
+		m.clean(ctx, fpUnmeasured, cr)
 		inhibited := m.inc.get(fpUnmeasured) != nil
 		drift := m.inc.get(fpDrift)
 		switch {
-		case cr.Outcome == promptcanary.CheckDrift && cr.Confirmed:
+		case cr.Outcome == promptcanary.CheckDrift && cr.Confirmed && ev != nil:
 			if inhibited {
 				m.log.Info("drift not raised: the check has an open unmeasured incident", logCheck, sub.check, logProvider, sub.provider, logRun, cr.RunID)
 				break
 			}
+			units := promptcanary.SortUnits(ev.units)
 			m.fire(ctx, sub, finding{kind: promptcanary.IncidentDrift, severity: cr.Severity, units: units,
-				summary: driftSummary(units), runID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), reportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID)})
+				summary: driftSummary(ev, units), runID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), reportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID)})
 		case alarm && drift != nil:
 			// The decline goes on: the open drift incident is not clean.
 			m.notClean(ctx, drift)
@@ -199,14 +201,14 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 			}
 			m.fire(ctx, sub, finding{kind: promptcanary.IncidentDrift, severity: severityDecline, runID: cr.RunID, reportID: cr.ReportID,
 				units:   []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: sub.suite, Baseline: cr.BaselinePassRate, Current: cr.PassRate}},
-				summary: fmt.Sprintf("gradual decline: pass rate %s against the baseline's %s, falling over the last runs", pct(cr.PassRate), pct(cr.BaselinePassRate))})
+				summary: fmt.Sprintf("gradual decline: pass rate %s against the baseline's %s in run %s, falling over the last runs", pct(cr.PassRate), pct(cr.BaselinePassRate), short(cr.RunID))})
 		case cr.Outcome == promptcanary.CheckDrift:
 			// Flagged but not confirmed: no finding, and not clean either.
 			if drift != nil {
 				m.notClean(ctx, drift)
 			}
 		default:
-			m.clean(ctx, fpDrift, cr.RunID)
+			m.clean(ctx, fpDrift, cr)
 		}
 	}
 }
@@ -357,9 +359,10 @@ func (m *Monitor) notClean(ctx context.Context, inc *promptcanary.Incident) {
 	}
 }
 
-// clean counts a clean run for the open incident of fp, and resolves it
-// after resolve_after of them in a row. The caller holds m.inc.mu.
-func (m *Monitor) clean(ctx context.Context, fp, runID string) {
+// clean counts the clean run cr for the open incident of fp, and resolves
+// it after resolve_after of them in a row: the run that resolves it
+// becomes its latest run. The caller holds m.inc.mu.
+func (m *Monitor) clean(ctx context.Context, fp string, cr *promptcanary.CheckRun) {
 	inc := m.inc.get(fp)
 	if inc == nil {
 		return
@@ -371,7 +374,10 @@ func (m *Monitor) clean(ctx context.Context, fp, runID string) {
 		}
 		return
 	}
-	m.resolve(ctx, inc, runID, fmt.Sprintf("resolved after %d clean run(s)", inc.CleanRuns))
+	if cr.RunID != "" {
+		inc.RunID, inc.ReportID = cr.RunID, cr.ReportID
+	}
+	m.resolve(ctx, inc, cr.RunID, fmt.Sprintf("resolved after %d clean run(s)", inc.CleanRuns))
 }
 
 // resolve closes inc and tells the notifiers that were sent it. The
@@ -514,10 +520,16 @@ func sameUnits(a, b []promptcanary.IncidentUnit) bool {
 	return slices.Equal(ka, kb)
 }
 
-// driftSummary words the flagged units in one line.
-func driftSummary(units []promptcanary.IncidentUnit) string {
+// driftSummary is the one line an incident, its notifications and the
+// dashboard say about a confirmed drift: the pass rate of the run whose
+// report confirmed it and the baseline's, over the pairs it compared
+// (what the dashboard shows for that run, named with its id), then the
+// flagged units as SortUnits orders them, the pairs that broke first; at
+// most maxSummaryUnits, the rest counted.
+func driftSummary(ev *evidence, units []promptcanary.IncidentUnit) string {
+	head := fmt.Sprintf("pass rate %s against the baseline's %s in run %s", pct(ev.passRate), pct(ev.baseRate), short(ev.runID))
 	if len(units) == 0 {
-		return "drift confirmed"
+		return head + ": drift confirmed"
 	}
 	var parts []string
 	for i, u := range units {
@@ -527,11 +539,17 @@ func driftSummary(units []promptcanary.IncidentUnit) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %s %s → %s", u.Unit, u.Name, pct(u.Baseline), pct(u.Current)))
 	}
-	return "pass rate fell: " + strings.Join(parts, ", ")
+	return head + "; fell: " + strings.Join(parts, ", ")
 }
 
-// pct formats a rate as a percentage.
-func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+// pct formats a rate as a percentage with one decimal, as the dashboard
+// and the notifiers do; "n/a" when it is not a number.
+func pct(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*f)
+}
 
 // lastNonEmpty returns b unless it is empty.
 func lastNonEmpty(a, b string) string {

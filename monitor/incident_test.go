@@ -2,7 +2,9 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +206,110 @@ func TestStatusesDoNotWaitForALockedStore(t *testing.T) {
 	}
 	if s := m.Statuses(); len(s[0].Open) != 1 || s[0].Open[0].Kind != promptcanary.IncidentDrift {
 		t.Errorf("after the write: got open %+v, want the drift incident", s[0].Open)
+	}
+}
+
+// TestDriftSummaryOneMeasure: the summary of a drift incident, its webhook
+// and its units say one thing: the pass rate of the run the incident names
+// (the run its page shows, over the pairs compared with the baseline),
+// named with that run's id and formatted as the dashboard formats it, and
+// the flagged units with the pair that broke first, never cut off behind
+// broader units.
+func TestDriftSummaryOneMeasure(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	m := f.monitor(f.config("1h", 10))
+	f.once(m)
+	f.flip.set("bad-p1")
+	f.clock.Advance(time.Hour)
+	f.once(m)
+	eventually(t, "the notification", func() bool { return len(f.hook.got()) == 1 })
+	incs := f.incidents(true)
+	if len(incs) != 1 || incs[0].Kind != promptcanary.IncidentDrift {
+		t.Fatalf("got incidents %+v, want one drift incident", incs)
+	}
+	inc := incs[0]
+	run, err := f.store.Run(context.Background(), inc.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("pass rate %.1f%% against the baseline's 100.0%% in run %s; fell: pair ", 100*run.PassRate(), inc.RunID[:8])
+	if !strings.HasPrefix(inc.Summary, want) {
+		t.Errorf("summary %q, want it to start with %q", inc.Summary, want)
+	}
+	if body := f.hook.got()[0]; body.Summary != inc.Summary || len(body.Units) != len(inc.Units) {
+		t.Errorf("webhook summary %q with %d units, want the incident's %q with %d", body.Summary, len(body.Units), inc.Summary, len(inc.Units))
+	}
+	if len(inc.Units) == 0 || inc.Units[0].Unit != promptcanary.UnitPair || !strings.Contains(inc.Units[0].Name, "p1") {
+		t.Fatalf("units %+v, want the broken pair (p1) first", inc.Units)
+	}
+	if pair := fmt.Sprintf("pair %s 100.0%% → 0.0%%", inc.Units[0].Name); !strings.Contains(inc.Summary, pair) {
+		t.Errorf("summary %q does not name %q", inc.Summary, pair)
+	}
+}
+
+// TestDriftSummary: the broken pairs come first whatever order the units
+// come in, and at most maxSummaryUnits are named.
+func TestDriftSummary(t *testing.T) {
+	ev := &evidence{runID: "0123456789abcdef", passRate: 0.783, baseRate: 0.955}
+	units := []promptcanary.IncidentUnit{
+		{Unit: promptcanary.UnitSuite, Name: "checkout", Baseline: 0.955, Current: 0.783, Q: 1e-6},
+		{Unit: promptcanary.UnitProbe, Name: "mentions_total", Baseline: 0.98, Current: 0.62, Q: 2e-4},
+		{Unit: promptcanary.UnitCategory, Name: "factual", Baseline: 0.97, Current: 0.7, Q: 3e-4},
+		{Unit: promptcanary.UnitPair, Name: "json_valid/refund-policy", Baseline: 1, Current: 0.3, Q: 3e-3},
+		{Unit: promptcanary.UnitPair, Name: "mentions_total/order-status", Baseline: 1, Current: 0.1, Q: 4e-4},
+	}
+	tests := []struct {
+		name  string
+		units []promptcanary.IncidentUnit
+		want  string
+	}{
+		{"pairs first", units, "pass rate 78.3% against the baseline's 95.5% in run 01234567; fell: " +
+			"pair mentions_total/order-status 100.0% → 10.0%, pair json_valid/refund-policy 100.0% → 30.0%, " +
+			"probe mentions_total 98.0% → 62.0%, category factual 97.0% → 70.0%, suite checkout 95.5% → 78.3%"},
+		{"the rest counted", append(slices.Clone(units), promptcanary.IncidentUnit{Unit: promptcanary.UnitPair, Name: "a/b", Baseline: 0.9, Current: 0.5}),
+			"pass rate 78.3% against the baseline's 95.5% in run 01234567; fell: " +
+				"pair mentions_total/order-status 100.0% → 10.0%, pair json_valid/refund-policy 100.0% → 30.0%, pair a/b 90.0% → 50.0%, " +
+				"probe mentions_total 98.0% → 62.0%, category factual 97.0% → 70.0%, +1 more"},
+		{"no unit", nil, "pass rate 78.3% against the baseline's 95.5% in run 01234567: drift confirmed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := driftSummary(ev, promptcanary.SortUnits(tc.units)); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResolvedIncidentNamesResolvingRun: a resolved incident's latest run
+// (on its page, in the resolve notification) is the clean run that
+// resolved it, not the drifting run it was opened for.
+func TestResolvedIncidentNamesResolvingRun(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	m := f.monitor(f.config("1h", 1))
+	f.once(m)
+	f.flip.set("bad")
+	f.clock.Advance(time.Hour)
+	drifted := f.once(m)
+	f.flip.set("good")
+	var last promptcanary.CheckRun
+	for range 2 {
+		f.clock.Advance(time.Hour)
+		last = f.once(m)
+	}
+	eventually(t, "the resolve notification", func() bool { return len(f.hook.got()) == 2 })
+	incs := f.incidents(false)
+	if len(incs) != 1 || incs[0].Open() {
+		t.Fatalf("got incidents %+v, want one resolved", incs)
+	}
+	inc := incs[0]
+	if inc.RunID != last.RunID || inc.ReportID != last.ReportID || last.RunID == "" {
+		t.Errorf("resolved incident names run %s (report %s), want the resolving run %s (report %s); the drift was run %s",
+			inc.RunID, inc.ReportID, last.RunID, last.ReportID, drifted.RunID)
+	}
+	if body := f.hook.got()[1]; body.Status != promptcanary.NotificationResolved || body.RunID != last.RunID {
+		t.Errorf("resolve notification %s names run %s, want %s", body.Status, body.RunID, last.RunID)
 	}
 }

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -108,11 +109,16 @@ func newMetrics(version string) *metrics {
 	return m
 }
 
-// initCheck creates the series of one check and provider at 0, so that
-// dashboards and alerts see them before the first run.
+// initCheck creates the series of one check and provider, so that
+// dashboards and alerts see them before the first run: at 0, but the pass
+// ratio and score at NaN until a run measures them (a rate of nothing is
+// no rate, and NaN trips no threshold alert).
 func (m *metrics) initCheck(check, prov string) {
-	for _, v := range []*prometheus.GaugeVec{m.up, m.passRatio, m.score, m.drift, m.lastSuccess} {
+	for _, v := range []*prometheus.GaugeVec{m.up, m.drift, m.lastSuccess} {
 		v.WithLabelValues(check, prov)
+	}
+	for _, v := range []*prometheus.GaugeVec{m.passRatio, m.score} {
+		v.WithLabelValues(check, prov).Set(math.NaN())
 	}
 	for _, o := range outcomes {
 		m.runs.WithLabelValues(check, prov, string(o))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"strings"
 	"time"
 
@@ -79,12 +78,12 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *slotLease) (promptcanary
 	if first.report != nil {
 		cr.ReportID = first.report.ReportID
 	}
-	var units []promptcanary.IncidentUnit
+	var ev *evidence
 	if first.reason != "" {
 		cr.Outcome = promptcanary.CheckUnmeasured
 		cr.Reason = first.reason
 	} else {
-		units = m.judge(ctx, e, base, slot, first, &cr)
+		ev = m.judge(ctx, e, base, slot, first, &cr)
 	}
 	cr.FinishedAt = m.now().UTC()
 	if !m.record(ctx, e, l, &cr) {
@@ -95,16 +94,35 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *slotLease) (promptcanary
 		return cr, true
 	}
 	m.syncCheck(ctx, e, &cr)
-	m.decide(ctx, e, &cr, units)
+	m.decide(ctx, e, &cr, ev)
 	return cr, true
+}
+
+// evidence is what a drift finding rests on: the units of the report that
+// confirmed it (the confirmation run's, or the run's own without a
+// confirmation), and that report's run, named with its pass rate and the
+// baseline's over the pairs it compared, the measure the dashboard shows
+// for a run.
+type evidence struct {
+	units              []promptcanary.IncidentUnit
+	runID              string
+	passRate, baseRate float64
+}
+
+// evidenceOf returns the evidence of units flagged in the report of ms.
+func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *evidence {
+	ev := &evidence{units: units, runID: ms.run.RunID}
+	ev.passRate, ev.baseRate = ms.report.PassRates()
+	return ev
 }
 
 // judge decides a measured run: clean, or drift, which a confirmation
 // run with fresh samples must confirm (unless the check turns confirmation
-// off). It fills cr and returns the confirmed units.
-func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) []promptcanary.IncidentUnit {
-	cr.PassRate, cr.BaselinePassRate = passRates(first.report)
-	cr.Score = finite(first.run.OverallScore())
+// off). It fills cr and returns the evidence of the confirmed units, nil
+// when none is confirmed.
+func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) *evidence {
+	cr.PassRate, cr.BaselinePassRate = first.report.PassRates()
+	cr.Score = first.run.OverallScore()
 	flagged := policy.Flagged(first.report)
 	if len(flagged) == 0 {
 		cr.Outcome = promptcanary.CheckClean
@@ -114,7 +132,7 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 	cr.Severity = atLeastLow(first.report.Severity)
 	if !e.c.Confirm {
 		cr.Confirmed = true
-		return flagged
+		return evidenceOf(first, flagged)
 	}
 	// The confirmation takes more samples than the run (see
 	// policy.ConfirmSamples): with as few, a real drop on one pair would
@@ -138,7 +156,7 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 		return nil
 	}
 	cr.Severity = atLeastLow(lower(first.report.Severity, second.report.Severity))
-	return units
+	return evidenceOf(second, units)
 }
 
 // atLeastLow is s, or low when a report that flagged units graded them
@@ -303,51 +321,6 @@ func (m *Monitor) line(s string) string {
 		s = s[:i] + " (…)"
 	}
 	return s
-}
-
-// passRates returns the current and the baseline pass rates over the
-// pairs the report compared, pooling the samples of each side.
-func passRates(d *promptcanary.DriftReport) (current, baseline float64) {
-	var cp, cn, bp, bn int
-	for i := range d.Comparisons {
-		c := &d.Comparisons[i]
-		if !c.Compared() {
-			continue
-		}
-		if c.Current.N > 0 {
-			cp, cn = cp+c.Current.Passes, cn+c.Current.N
-		} else {
-			cp, cn = cp+b2i(c.CurrentPassed), cn+1
-		}
-		if c.Baseline.N > 0 {
-			bp, bn = bp+c.Baseline.Passes, bn+c.Baseline.N
-		} else {
-			bp, bn = bp+b2i(c.BaselinePassed), bn+1
-		}
-	}
-	return ratio(cp, cn), ratio(bp, bn)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func ratio(a, b int) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
-// finite maps NaN and infinities to 0, for stored figures.
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
 }
 
 // lower returns the lower of two severities.

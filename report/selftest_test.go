@@ -144,3 +144,21 @@ func TestSelftestEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestSelftestNothingJudged: a probe that judged no answer has no pass
+// rate: n/a (0/0), never 0.0% (0/0), in every format.
+func TestSelftestNothingJudged(t *testing.T) {
+	res := &promptcanary.SelftestResult{Suite: "s", BaselineID: "b", Model: "m", Answers: 1, Prompts: 1,
+		Probes: []promptcanary.SelftestProbe{{ID: "never_applies", Type: "t", Category: "format", Judged: 0}}}
+	for _, f := range []Format{Terminal, Markdown, HTML} {
+		t.Run(string(f), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Selftest(&buf, f, res, Options{Width: 100}); err != nil {
+				t.Fatal(err)
+			}
+			if out := buf.String(); !strings.Contains(out, "n/a (0/0)") || strings.Contains(out, "0.0% (0/0)") {
+				t.Errorf("got %s without n/a (0/0), or with 0.0%%:\n%s", f, out)
+			}
+		})
+	}
+}

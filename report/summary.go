@@ -103,7 +103,7 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 		Errors:      errorRows(s.Errors),
 	}
 	if m.Measured {
-		m.Score, m.PassRate = score(s.OverallScore()), percent(float64(passed)/float64(max(total, 1)))
+		m.Score, m.PassRate = score(s.OverallScore()), percent(s.PassRate())
 	}
 	m.Tokens = thousands(int(s.TotalTokens))
 	if s.PromptTokens+s.CompletionTokens > 0 {

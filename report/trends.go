@@ -180,7 +180,13 @@ func newTrendModel(d *TrendData, last int) *trendModel {
 			m.Earlier++
 			continue
 		}
-		m.Marks = append(m.Marks, driftMark{Col: c, Drift: dr, Severity: severity(dr.Severity)})
+		sev := severity(dr.Severity)
+		if c >= 0 && c < len(m.Runs) && m.Runs[c].RunID == dr.CurrentRunID && !m.Runs[c].Measured() {
+			// A compare of a run whose every call failed compared
+			// nothing: its "none" is no finding.
+			sev = store.VerdictUnmeasured
+		}
+		m.Marks = append(m.Marks, driftMark{Col: c, Drift: dr, Severity: sev})
 	}
 	return m
 }
@@ -249,19 +255,29 @@ func (m *trendModel) severityCounts() string {
 	return strings.Join(parts, ", ")
 }
 
-// severityRank ranks a lower-case severity; an unknown one ranks above
+// severityRank ranks a lower-case severity; unmeasured (a compare of a
+// run without results) ranks below none, and an unknown one above
 // critical, as the renderers cannot tell how bad it is.
 func severityRank(s string) int {
 	if r := promptcanary.Severity(s).Rank(); r >= 0 {
 		return r
 	}
+	if s == store.VerdictUnmeasured {
+		return -1
+	}
 	return 5
 }
 
+// unmeasuredLetter marks a compare of an unmeasured run on a timeline.
+const unmeasuredLetter = "×"
+
 // severityLetter marks a compare on a timeline: · for none, L, M, H, C,
-// and ? for a severity the renderers do not know.
+// × for a compare of an unmeasured run and ? for a severity the renderers
+// do not know.
 func severityLetter(s string) string {
 	switch s {
+	case store.VerdictUnmeasured:
+		return unmeasuredLetter
 	case "none":
 		return "·"
 	case "low":
@@ -313,6 +329,26 @@ func spread(values []float64) (lo, hi, last float64) {
 		last = values[len(values)-1]
 	}
 	return lo, hi, last
+}
+
+// unmeasuredNote says why a run without results has no score ("unmeasured:
+// 2 calls failed, none answered"), "" for a measured run.
+func unmeasuredNote(r *store.RunSummary) string {
+	if why := unmeasuredWhy(r); why != "" {
+		return "unmeasured: " + why
+	}
+	return ""
+}
+
+// unmeasuredWhy is unmeasuredNote without its "unmeasured: ".
+func unmeasuredWhy(r *store.RunSummary) string {
+	switch {
+	case r.Measured():
+		return ""
+	case r.Errors > 0:
+		return plural(r.Errors, "call", "calls") + " failed, none answered"
+	}
+	return "no result"
 }
 
 // runLabel is a run's id with its baseline and interrupted marks.
@@ -384,6 +420,7 @@ type (
 		Results     int       `json:"results"`
 		Passed      int       `json:"passed"`
 		Errors      int       `json:"errors"`
+		Measured    bool      `json:"measured"`
 		Score       *float64  `json:"score"`
 		PassRate    *float64  `json:"pass_rate"`
 		IsBaseline  bool      `json:"is_baseline,omitempty"`
@@ -413,7 +450,9 @@ type (
 )
 
 // MarshalJSON writes d with snake_case field names, empty lists as [] and
-// scores that are not numbers as null.
+// scores that are not numbers as null; a run says whether it measured
+// anything ("measured": false, score and pass rate null, when every call
+// failed).
 func (d TrendData) MarshalJSON() ([]byte, error) {
 	out := trendJSON{
 		Suite:  d.Suite,
@@ -424,7 +463,7 @@ func (d TrendData) MarshalJSON() ([]byte, error) {
 	}
 	for i, r := range d.Runs {
 		out.Runs[i] = runJSON{r.RunID, r.Suite, r.Model, r.StartedAt, r.FinishedAt, r.Samples, r.Results, r.Passed, r.Errors,
-			jsonNumber(r.Score), jsonNumber(r.PassRate), r.IsBaseline, r.Verdict, r.Interrupted}
+			r.Measured(), jsonNumber(r.Score), jsonNumber(r.PassRate), r.IsBaseline, r.Verdict, r.Interrupted}
 	}
 	for i, s := range d.Scores {
 		out.Scores[i] = scoreJSON{s.RunID, s.StartedAt, s.ProbeID, jsonNumber(s.Mean), jsonNumber(s.PassRate), s.N}
@@ -444,10 +483,11 @@ func (d *TrendData) UnmarshalJSON(b []byte) error {
 	}
 	*d = TrendData{Suite: in.Suite, Model: in.Model}
 	for _, r := range in.Runs {
-		d.Runs = append(d.Runs, store.RunSummary{RunID: r.RunID, Suite: r.Suite, Model: r.Model, StartedAt: r.StartedAt,
+		sum := store.RunSummary{RunID: r.RunID, Suite: r.Suite, Model: r.Model, StartedAt: r.StartedAt,
 			FinishedAt: r.FinishedAt, Samples: r.Samples, Results: r.Results, Passed: r.Passed, Errors: r.Errors,
 			Score: fromJSON(r.Score), PassRate: fromJSON(r.PassRate), IsBaseline: r.IsBaseline, Verdict: r.Verdict,
-			Interrupted: r.Interrupted})
+			Interrupted: r.Interrupted}
+		d.Runs = append(d.Runs, sum)
 	}
 	for _, s := range in.Scores {
 		d.Scores = append(d.Scores, store.ProbeScore{RunID: s.RunID, StartedAt: s.StartedAt, ProbeID: s.ProbeID,

@@ -74,6 +74,9 @@ type lineChart struct {
 	ScoreLines []string  // polyline points, one per run of finite scores
 	PassLines  []string
 	Dots       []svgDot
+	// Unmeasured is set when a run of the chart measured nothing: it is
+	// drawn as a hollow marker on the axis, not as a value.
+	Unmeasured bool
 	YTitleX    int
 	YTitleY    int
 }
@@ -112,6 +115,8 @@ type timelineChart struct {
 	svgFrame
 	LineY   string
 	Markers []timelineMark
+	// Unmeasured is set when a compare of a run without results is shown.
+	Unmeasured bool
 }
 
 // timelineMark is one compare.
@@ -155,8 +160,8 @@ func newTrendPage(d *TrendData) *trendPage {
 	}
 	p.LatestScore, p.LatestPass, p.LatestRun = score(last.Score), percent(last.PassRate), runLabel(last)
 	p.LatestClass = levelClass(last.Score)
-	if len(d.Drifts) > 0 {
-		p.DriftSeverity = severity(d.Drifts[len(d.Drifts)-1].Severity)
+	if !last.Measured() {
+		p.LatestClass = "na"
 	}
 
 	band := min(float64(svgPlot)/float64(len(m.Runs)), svgBandMax)
@@ -172,10 +177,23 @@ func newTrendPage(d *TrendData) *trendPage {
 		}
 		p.Scale = append(p.Scale, s)
 	}
+	unmeasured := make(map[string]bool)
+	for i := range d.Runs {
+		if !d.Runs[i].Measured() {
+			unmeasured[d.Runs[i].RunID] = true
+		}
+	}
 	for i := len(d.Drifts) - 1; i >= 0; i-- {
 		dr := &d.Drifts[i]
+		sev := severity(dr.Severity)
+		if unmeasured[dr.CurrentRunID] {
+			sev = store.VerdictUnmeasured
+		}
+		if i == len(d.Drifts)-1 {
+			p.DriftSeverity = sev
+		}
 		p.Drifts = append(p.Drifts, trendDriftRow{Generated: timestamp(dr.GeneratedAt), ReportID: orDash(dr.ReportID), RunID: orDash(dr.CurrentRunID),
-			Severity: severity(dr.Severity), Summary: cut(strings.TrimSpace(dr.Summary), detailRunes), Regressions: dr.Regressions})
+			Severity: sev, Summary: cut(strings.TrimSpace(dr.Summary), detailRunes), Regressions: dr.Regressions})
 	}
 	for i := len(d.Runs) - 1; i >= 0; i-- {
 		r := &d.Runs[i]
@@ -230,6 +248,12 @@ func newLineChart(m *trendModel, band float64, x func(int) float64) lineChart {
 			score(run.Score), percent(run.PassRate), run.Passed, run.Results)
 		if run.Errors > 0 {
 			title += " · " + plural(run.Errors, "call error", "call errors")
+		}
+		if note := unmeasuredNote(run); note != "" {
+			title += " · " + note
+			c.Unmeasured = true
+			c.Dots = append(c.Dots, svgDot{X: coord(x(i)), Y: coord(y(0)), R: r, Class: "dot-unmeasured", Title: title})
+			continue
 		}
 		if run.Verdict != "" {
 			title += " · drift " + strings.ToLower(run.Verdict)
@@ -316,6 +340,9 @@ func newTimeline(m *trendModel, band float64, x func(int) float64) timelineChart
 			title += " · " + cut(s, 300)
 		}
 		t := timelineMark{X: coord(x(mk.Col)), Y: coord(cy), R: coord(r), TextY: coord(cy + 3.5), Class: "mk-" + markClass(mk.Severity), Title: title}
+		if mk.Severity == store.VerdictUnmeasured {
+			c.Unmeasured = true
+		}
 		if r >= 6 {
 			t.Letter = severityLetter(mk.Severity)
 		}

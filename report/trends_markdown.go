@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // Limits that keep a Markdown trends report compact.
@@ -30,7 +32,11 @@ func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
 	if len(d.Runs) == 1 {
 		span = "1 run on " + timestamp(last.StartedAt)
 	}
-	w.line(fmt.Sprintf("**%s** · %s · latest score **%s** · pass rate **%s**", model, span, score(last.Score), percent(last.PassRate)))
+	latest := fmt.Sprintf("**%s** · %s · latest score **%s** · pass rate **%s**", model, span, score(last.Score), percent(last.PassRate))
+	if note := unmeasuredNote(last); note != "" {
+		latest += " · " + note
+	}
+	w.line(latest)
 	w.line()
 
 	span = "oldest → newest"
@@ -61,9 +67,9 @@ func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
 	}
 	w.table([]string{"", "Trend (" + span + ")", "Min", "Max", "Last"}, "llrrr", rows)
 	w.line()
-	legend := "<sub>Sparklines: ▁ 0 … █ 1, ? not a number."
+	legend := "<sub>Sparklines: ▁ 0 … █ 1, ? n/a: a run unmeasured (every call failed) or a score not a number."
 	if m.Total > 0 {
-		legend += " Drift: · none, L low, M medium, H high, C critical, " + trendNoCompare + " no compare"
+		legend += " Drift: · none, L low, M medium, H high, C critical, " + unmeasuredLetter + " unmeasured, " + trendNoCompare + " no compare"
 		if m.Earlier > 0 {
 			legend += "; " + plural(m.Earlier, "earlier compare", "earlier compares") + " not shown"
 		}
@@ -122,6 +128,8 @@ func mdSeverity(s string) string {
 		return "—"
 	case "none", "low", "medium", "high", "critical":
 		return severityIcon(s) + " " + s
+	case store.VerdictUnmeasured:
+		return unmeasuredLetter + " " + s
 	}
 	return mdText(s, 40)
 }

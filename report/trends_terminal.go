@@ -55,6 +55,15 @@ func heatCell(c probeCell) (glyph, style string) {
 	return heatLevels[len(heatLevels)-1].glyph, ansiRed
 }
 
+// markStyle colours a compare on the drift row: as its severity, dim
+// for a compare of an unmeasured run.
+func markStyle(s string) string {
+	if s == store.VerdictUnmeasured {
+		return ansiDim
+	}
+	return severityStyle(s)
+}
+
 // scoreStyle colours a score or pass rate like its heatmap shade.
 func scoreStyle(v float64) string {
 	_, style := heatCell(probeCell{Mean: v, Has: true})
@@ -89,10 +98,13 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	}
 	t.field("runs", runs)
 	latest := fmt.Sprintf("%s · score %s · pass rate %s", runLabel(last), score(last.Score), percent(last.PassRate))
-	if last.Verdict != "" {
+	if last.Measured() && last.Verdict != "" {
 		latest += " · drift " + strings.ToLower(last.Verdict)
 	}
 	t.field("latest run", latest)
+	if why := unmeasuredWhy(last); why != "" {
+		t.field("unmeasured", why)
+	}
 	for i := len(d.Runs) - 1; i >= 0; i-- {
 		if r := &d.Runs[i]; r.IsBaseline {
 			t.field("baseline", orDash(r.RunID)+" · "+timestamp(r.StartedAt))
@@ -129,12 +141,15 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 				cells.add(trendNoCompare, ansiDim)
 				continue
 			}
-			cells.add(severityLetter(mk.Severity), severityStyle(mk.Severity))
+			cells.add(severityLetter(mk.Severity), markStyle(mk.Severity))
 		}
 		value, style := "", ""
 		if len(m.Marks) > 0 {
 			value = m.Marks[len(m.Marks)-1].Severity
-			style = severityStyle(value)
+			style = markStyle(value)
+			if value == store.VerdictUnmeasured {
+				value = "n/a" // the compare compared nothing
+			}
 		}
 		chart("drift", cells.String(), value, style)
 	}
@@ -157,9 +172,9 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 		notes = append(notes, plural(m.Earlier, "earlier compare", "earlier compares")+" not shown")
 	}
 	t.legend(notes, "")
-	t.legend([]string{"sparklines: ▁ 0 … █ 1", "? not a number"}, ansiDim)
+	t.legend([]string{"sparklines: ▁ 0 … █ 1", "? n/a: a run unmeasured (every call failed) or a score not a number"}, ansiDim)
 	if m.Total > 0 {
-		t.legend([]string{"drift: · none", "L low", "M medium", "H high", "C critical", trendNoCompare + " no compare"}, ansiDim)
+		t.legend([]string{"drift: · none", "L low", "M medium", "H high", "C critical", unmeasuredLetter + " unmeasured", trendNoCompare + " no compare"}, ansiDim)
 	}
 
 	if len(m.Probes) == 0 {

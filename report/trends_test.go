@@ -83,7 +83,7 @@ func TestTrendsGolden(t *testing.T) {
 		{"html", HTML, Options{}},
 		{"json", JSON, Options{}},
 	}
-	for _, fixture := range []string{"trends_history", "trends_single", "trends_empty"} {
+	for _, fixture := range []string{"trends_history", "trends_single", "trends_empty", "trends_unmeasured"} {
 		for _, v := range variants {
 			t.Run(fixture+"/"+v.suffix, func(t *testing.T) {
 				got := renderTrends(t, v.format, loadTrends(t, fixture+".json"), v.opts)
@@ -244,7 +244,8 @@ func TestTrendsMarkdownLimits(t *testing.T) {
 func TestTrendsModel(t *testing.T) {
 	day := func(d, h int) time.Time { return trendDay0.Add(time.Duration(d*24+h) * time.Hour) }
 	d := &TrendData{
-		Runs: []store.RunSummary{{RunID: "r0", StartedAt: day(0, 0)}, {RunID: "r1", StartedAt: day(1, 0)}, {RunID: "r2", StartedAt: day(2, 0)}, {RunID: "r3", StartedAt: day(3, 0)}},
+		Runs: []store.RunSummary{{RunID: "r0", StartedAt: day(0, 0), Results: 1}, {RunID: "r1", StartedAt: day(1, 0), Results: 1},
+			{RunID: "r2", StartedAt: day(2, 0), Results: 1}, {RunID: "r3", StartedAt: day(3, 0), Results: 1}},
 		Scores: []store.ProbeScore{
 			{RunID: "r3", ProbeID: "a", Mean: 0.5, N: 1},
 			{RunID: "r3", ProbeID: "b", Mean: math.NaN(), N: 1},

@@ -21,6 +21,10 @@ func detectable(res *Result, n Samples, alpha float64) error {
 	cache := map[int]Detectable{}
 	for i := range res.Probes {
 		p := &res.Probes[i]
+		if p.Judged == 0 {
+			p.Detectable = &Detectable{Reason: "no answer was judged: no pass rate to drop from"}
+			continue
+		}
 		bPass := int(math.Round(p.PassRate() * float64(n.Baseline)))
 		d, ok := cache[bPass]
 		if !ok {

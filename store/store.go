@@ -48,14 +48,16 @@ type RunSummary struct {
 	// Results, Passed and Errors count probe results, passing probe results
 	// and failed provider calls.
 	Results, Passed, Errors int
-	// Score is the mean probe score (NaN when a score is not a number) and
-	// PassRate the fraction of results that passed; both are 1 for a run
-	// without results, as in promptcanary.Run.
+	// Score is the mean probe score and PassRate the fraction of results
+	// that passed; both are NaN ("n/a") for a run without results, whose
+	// every call failed (see Measured), and Score is NaN too when a score
+	// is not a number.
 	Score, PassRate float64
 	// IsBaseline reports whether some baseline was taken from this run.
 	IsBaseline bool
 	// Verdict is the severity of the latest drift report whose current run
-	// is this run, "" if none.
+	// is this run, "" if none, and VerdictUnmeasured when such a report
+	// exists but the run has no result: it compared nothing.
 	Verdict string
 	// Interrupted is set when the run was cancelled before it finished.
 	Interrupted bool

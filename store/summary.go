@@ -37,7 +37,41 @@ func Summarize(r *promptcanary.Run) RunSummary {
 	if math.IsInf(s.Score, 0) {
 		s.Score = math.NaN()
 	}
+	s.Settle()
 	return s
+}
+
+// VerdictUnmeasured is the Verdict of a run that a compare was made of
+// but that has no result to compare: every call failed.
+const VerdictUnmeasured = "unmeasured"
+
+// Measured reports whether the run has at least one result. A run whose
+// every call failed measured nothing: its score and pass rate are NaN.
+func (s *RunSummary) Measured() bool { return s.Results > 0 }
+
+// Settle makes the summary of a run without results say so: Score and
+// PassRate NaN, and Verdict VerdictUnmeasured when a compare was made of
+// it (whose report, comparing nothing, says severity none). Backends call
+// it on every summary they return, so rows written before a run of
+// nothing read n/a (they stored 1) read right too.
+func (s *RunSummary) Settle() {
+	if s.Measured() {
+		return
+	}
+	s.Score, s.PassRate = math.NaN(), math.NaN()
+	if s.Verdict != "" {
+		s.Verdict = VerdictUnmeasured
+	}
+}
+
+// StoredPassRate is the PassRate a backend writes in its NOT NULL
+// pass_rate column: 0 for a run without results, which Settle reads back
+// as NaN.
+func (s *RunSummary) StoredPassRate() float64 {
+	if math.IsNaN(s.PassRate) || math.IsInf(s.PassRate, 0) {
+		return 0
+	}
+	return s.PassRate
 }
 
 // ProbeScoresOf aggregates the results of r per probe instance, in

@@ -22,7 +22,9 @@ func TestSummarize(t *testing.T) {
 		want RunSummary
 	}{
 		{"empty run", promptcanary.Run{RunID: "r", StartedAt: t0},
-			RunSummary{RunID: "r", StartedAt: t0, Samples: 1, Score: 1, PassRate: 1}},
+			RunSummary{RunID: "r", StartedAt: t0, Samples: 1, Score: math.NaN(), PassRate: math.NaN()}},
+		{"every call failed", promptcanary.Run{RunID: "r", Errors: []promptcanary.CallError{{PromptID: "p"}, {PromptID: "q"}}},
+			RunSummary{RunID: "r", Samples: 1, Errors: 2, Score: math.NaN(), PassRate: math.NaN()}},
 		{"samples from results", promptcanary.Run{RunID: "r", SuiteName: "s", Provider: promptcanary.ProviderConfig{ModelID: "m"},
 			ProbeResults: []promptcanary.ProbeResult{res("a", 0, true, 1), res("a", 2, false, 0.5)},
 			Errors:       []promptcanary.CallError{{PromptID: "p"}}},

@@ -176,7 +176,7 @@ func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor, st store.Store)
 		line := fmt.Sprintf("%-10s %s  %s", r.Outcome, termtext.Safe(r.Check), termtext.Safe(r.Provider))
 		switch r.Outcome {
 		case promptcanary.CheckClean, promptcanary.CheckDrift:
-			line += fmt.Sprintf("  pass rate %.1f%% (baseline %.1f%%)", 100*r.PassRate, 100*r.BaselinePassRate)
+			line += fmt.Sprintf("  pass rate %s (baseline %s)", fmtRate(r.PassRate), fmtRate(r.BaselinePassRate))
 		}
 		if r.Outcome == promptcanary.CheckDrift {
 			line += "  severity " + string(r.Severity)

@@ -294,7 +294,7 @@ incidents: {resolve_after: 2}
 		if err != nil {
 			t.Fatalf("chromium: %v", err)
 		}
-		if !linked || !strings.Contains(text, "app") || !strings.Contains(text, "json_validity/status 100% → 0%") {
+		if !linked || !strings.Contains(text, "app") || !strings.Contains(text, "json_validity/status 100.0% → 0.0%") {
 			t.Errorf("the dashboard in chromium does not show the open incident %s (linked: %v):\n%s", incID, linked, text)
 		}
 	}

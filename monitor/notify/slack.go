@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -145,11 +144,11 @@ func slackPayload(m Message) slackMessage {
 	return slackMessage{Text: cut(text, slackSectionMax), Blocks: blocks}
 }
 
-// slackUnits lists the largest drops among units, worst first.
+// slackUnits lists units, the broken pairs first, with their pass rates.
 func slackUnits(units []promptcanary.IncidentUnit) string {
 	us := topUnits(units, slackTopUnits)
 	var b strings.Builder
-	b.WriteString("*Top regressions*")
+	b.WriteString("*Flagged units, pass rate baseline → current*")
 	for _, u := range us {
 		fmt.Fprintf(&b, "\n• %s %s: %s → %s", slackEscape(u.Unit), slackCode(u.Name), percent(u.Baseline), percent(u.Current))
 		if u.Q > 0 {
@@ -162,24 +161,11 @@ func slackUnits(units []promptcanary.IncidentUnit) string {
 	return b.String()
 }
 
-// topUnits returns at most n of units, the largest drop in pass rate first
-// (then the smallest q), without changing units.
+// topUnits returns at most n of units in the order every surface lists
+// them (promptcanary.SortUnits: the broken pairs first, the largest drop
+// first), without changing units.
 func topUnits(units []promptcanary.IncidentUnit, n int) []promptcanary.IncidentUnit {
-	us := slices.Clone(units)
-	slices.SortStableFunc(us, func(a, b promptcanary.IncidentUnit) int {
-		da, db := a.Current-a.Baseline, b.Current-b.Baseline
-		switch {
-		case da < db:
-			return -1
-		case da > db:
-			return 1
-		case a.Q < b.Q:
-			return -1
-		case a.Q > b.Q:
-			return 1
-		}
-		return 0
-	})
+	us := promptcanary.SortUnits(units)
 	if len(us) > n {
 		us = us[:n]
 	}

@@ -113,7 +113,9 @@ func TestSlackMessage(t *testing.T) {
 	for _, want := range []string{
 		"drift incident opened: checkout-prod (openai/gpt-4o-mini), high", // header
 		"*Severity*\nhigh",
-		"*Top regressions*\n• probe `json_validity`: 84.0% → 51.0% (q 0.0012)\n• pair `refund-policy/json_validity`: 90.0% → 70.0% (q 0.04)",
+		// The pairs first (the one that broke before the probe whose drop
+		// is larger), then the broader units: here cut off.
+		"*Flagged units, pass rate baseline → current*\n• pair `refund-policy/json_validity`: 90.0% → 70.0% (q 0.04)\n• pair `p0/ok`: 80.0% → 79.0%",
 		"…and 2 more",
 		"<http://127.0.0.1:9464/incidents/0b7f3c1e|Open the report>",
 		"incident `0b7f3c1e-5d2a-4c4e-9f10-1a2b3c4d5e6f` · opened 2026-03-01T12:00:00Z",
@@ -135,7 +137,7 @@ func TestSlackResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, text := blocks(t, got[0])
-	if strings.Contains(text, "Top regressions") {
+	if strings.Contains(text, "Flagged units") {
 		t.Errorf("a resolve lists regressions:\n%s", text)
 	}
 	for _, want := range []string{"drift incident resolved: checkout-prod (openai/gpt-4o-mini)", "Resolved. ", "resolved 2026-03-01T15:30:00Z"} {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -197,5 +198,51 @@ func TestAPIErrors(t *testing.T) {
 	_, body := get(t, srv, "/api/v1/checks/c/openai/gpt-4o-mini/promote")
 	if !strings.Contains(body, "%2F") {
 		t.Errorf("a provider with an unescaped slash gets no hint: %s", body)
+	}
+}
+
+// TestAPIUnmeasuredRuns: a check run that measured nothing has no pass
+// rate, no score and no baseline rate in the API (null, with "measured":
+// false), never 0; a measured one has numbers and "measured": true.
+func TestAPIUnmeasuredRuns(t *testing.T) {
+	srv, _, _, _ := newTestServer(t, fixtureOptions{hourly: 24, reports: 2})
+	resp, body := get(t, srv, "/api/v1/runs?check=support-bot&limit=4")
+	var got struct {
+		Runs []map[string]any `json:"runs"`
+	}
+	decode(t, resp, body, &got)
+	if len(got.Runs) != 4 {
+		t.Fatalf("%d runs, want 4", len(got.Runs))
+	}
+	for i, r := range got.Runs {
+		unmeasured := i < 3 // the provider fails since three hours
+		if r["outcome"] != map[bool]string{true: "unmeasured", false: "clean"}[unmeasured] {
+			t.Fatalf("run %d: outcome %v", i, r["outcome"])
+		}
+		if r["measured"] != !unmeasured {
+			t.Errorf("run %d (%v): measured %v, want %v", i, r["outcome"], r["measured"], !unmeasured)
+		}
+		for _, k := range []string{"pass_rate", "score", "baseline_pass_rate"} {
+			v, ok := r[k]
+			if !ok {
+				t.Errorf("run %d: no %q key", i, k)
+			}
+			if unmeasured && v != nil {
+				t.Errorf("unmeasured run %d: %s = %v, want null", i, k, v)
+			}
+			if !unmeasured {
+				if _, isNumber := v.(float64); !isNumber {
+					t.Errorf("measured run %d: %s = %v, want a number", i, k, v)
+				}
+			}
+		}
+	}
+	// The typed form reads null as NaN.
+	var typed struct {
+		Runs []promptcanary.CheckRun `json:"runs"`
+	}
+	decode(t, resp, body, &typed)
+	if cr := typed.Runs[0]; cr.Measured() || !math.IsNaN(cr.PassRate) || !math.IsNaN(cr.Score) {
+		t.Errorf("decoded unmeasured run: measured %v, pass rate %v, score %v, want false, NaN, NaN", cr.Measured(), cr.PassRate, cr.Score)
 	}
 }

@@ -141,6 +141,13 @@ func TestBrowserPages(t *testing.T) {
 		if n := count(t, ctx, "#checks svg.sparkline polyline.line"); n < 4 {
 			t.Errorf("%d sparklines drawn, want at least 4", n)
 		}
+		// The legend's keys look like the marks they explain.
+		keys, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["drift", "unmeasured"].flatMap(c => [
+			getComputedStyle(document.querySelector("p.legend .key-dot." + c)).backgroundColor,
+			getComputedStyle(document.querySelector("svg.sparkline circle." + c)).fill])`))
+		if err != nil || len(keys) != 4 || keys[0] != keys[1] || keys[2] != keys[3] {
+			t.Errorf("legend keys and sparkline marks (drift key, drift mark, unmeasured key, unmeasured mark): %q (%v), want each key filled as its mark", keys, err)
+		}
 		if got := text(t, ctx, "#checks td.name"); !strings.Contains(got, hostileCheck) {
 			t.Errorf("the hostile check name is not shown as text: %q", got)
 		}
@@ -156,6 +163,22 @@ func TestBrowserPages(t *testing.T) {
 		}
 		if n := count(t, ctx, "table.heatmap td.hm.h4, table.heatmap td.hm.h5, table.heatmap td.hm.h6"); n == 0 {
 			t.Error("no heatmap cell shows the drifted probe's low pass rate")
+		}
+		// Each probe's label sits on its row: the middle of its text is
+		// the middle of the row's cells.
+		offsets, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`Array.from(document.querySelectorAll("table.heatmap tbody tr")).map(tr => {
+			const r = document.createRange();
+			r.selectNodeContents(tr.querySelector("th.probe"));
+			const label = r.getBoundingClientRect(), cell = tr.querySelector("td.hm a").getBoundingClientRect();
+			return (label.top + label.bottom) / 2 - (cell.top + cell.bottom) / 2;
+		})`))
+		if err != nil || len(offsets) != len(fixtureProbes) {
+			t.Fatalf("label offsets %v (%v), want one per probe", offsets, err)
+		}
+		for i, off := range offsets {
+			if off < -1.5 || off > 1.5 {
+				t.Errorf("the label of heatmap row %d sits %.1fpx off the middle of its cells, want at most 1.5", i, off)
+			}
 		}
 		for _, css := range []string{"svg.history polygon.band", "svg.history polyline.rate", "svg.history polyline.baseline", "svg.history circle.pt.drift", "svg.history rect.span.incident"} {
 			if count(t, ctx, css) == 0 {
@@ -192,6 +215,42 @@ func TestBrowserPages(t *testing.T) {
 		noInjection(t, ctx)
 	})
 
+	// A run whose every call failed: unmeasured everywhere, never "no
+	// drift", never a pass rate, never a point of the pass-rate line.
+	t.Run("unmeasured run", func(t *testing.T) {
+		browse(t, ctx, srv.URL+RunPath(f.downRun))
+		head := text(t, ctx, ".pagehead h1")
+		if !strings.Contains(head, "UNMEASURED") || strings.Contains(head, "NO DRIFT") {
+			t.Errorf("the heading of a run whose every call failed is %q, want UNMEASURED and not NO DRIFT", head)
+		}
+		if got := text(t, ctx, ".facts div:nth-child(4) dd"); got != "—" {
+			t.Errorf("its pass rate reads %q, want —", got)
+		}
+		browse(t, ctx, srv.URL+CheckPath("support-bot", "sim/flaky"))
+		if n := count(t, ctx, "svg.history path.unmeasured"); n != 3 {
+			t.Errorf("%d unmeasured markers on the history chart, want 3", n)
+		}
+		rows := strings.Split(text(t, ctx, "#runs tbody tr:nth-child(-n+3)"), "\n")
+		for _, row := range rows {
+			if !strings.Contains(row, "UNMEASURED") || strings.Contains(row, "%") {
+				t.Errorf("an unmeasured run's row reads %q: want the outcome and no rate", row)
+			}
+		}
+		if n := count(t, ctx, `#runs a[href^="`+RunPath(f.downRun)+`"]`); n != 1 {
+			t.Errorf("%d links to the unmeasured run, want 1", n)
+		}
+		// The heatmap has a column for each, not measured, not a gap.
+		cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("table.heatmap tbody tr:first-child td.hm")).slice(-4).map(td => td.className + " " + td.querySelector("a").title)`))
+		if err != nil || len(cells) != 4 || !strings.Contains(cells[0], " h") || strings.Contains(cells[0], "h-na") {
+			t.Fatalf("the last heatmap cells %q (%v), want a measured one before the unmeasured ones", cells, err)
+		}
+		for _, c := range cells[1:] {
+			if !strings.Contains(c, "h-na") || !strings.Contains(c, "unmeasured: provider sim/flaky: 503") {
+				t.Errorf("heatmap cell %q of an unmeasured run: want not measured, saying why", c)
+			}
+		}
+	})
+
 	t.Run("incidents", func(t *testing.T) {
 		browse(t, ctx, srv.URL+"/incidents")
 		first := text(t, ctx, "#incident-list tbody tr:first-child")
@@ -208,6 +267,13 @@ func TestBrowserPages(t *testing.T) {
 			if !strings.Contains(got, want) {
 				t.Errorf("the notifications %q lack %q", got, want)
 			}
+		}
+		// The pairs that broke first, the largest drop first, whatever
+		// order the incident stored them in.
+		rows := strings.Split(text(t, ctx, "#units tbody tr"), "\n")
+		if len(rows) != 4 || !strings.HasPrefix(rows[0], "pair\tmentions_total/order-status") || !strings.HasPrefix(rows[1], "pair\tjson_valid/refund-policy") ||
+			!strings.HasPrefix(rows[3], "suite") {
+			t.Errorf("the flagged units read %q, want the two pairs first and the suite last", rows)
 		}
 		noInjection(t, ctx)
 	})
@@ -304,6 +370,7 @@ func TestScreenshots(t *testing.T) {
 		{"check-unmeasured", CheckPath("support-bot", "sim/flaky")},
 		{"run-drift", RunPath(f.driftRun)},
 		{"run-results", RunPath(f.cleanRun)},
+		{"run-unmeasured", RunPath(f.downRun)},
 		{"incidents", "/incidents"},
 		{"incident", IncidentPath(f.driftIncident)},
 		{"login", "/login"},

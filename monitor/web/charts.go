@@ -21,7 +21,7 @@ const sparkRuns = 48
 
 // measured reports whether a check run has a pass rate to plot.
 func measured(cr *promptcanary.CheckRun) bool {
-	return (cr.Outcome == promptcanary.CheckClean || cr.Outcome == promptcanary.CheckDrift) && finite(cr.PassRate)
+	return cr.Measured() && finite(cr.PassRate)
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -391,17 +391,30 @@ type heatCell struct {
 	Class, Text, Title, URL string
 }
 
-// newHeatmap arranges store.ProbeScores rows (newest run first).
-func newHeatmap(scores []store.ProbeScore) heatmap {
+// heatCol is one run of the heatmap: scored, or a check run that measured
+// nothing (every call failed), which has no probe score and shows as not
+// measured.
+type heatCol struct {
+	id         string
+	at         time.Time
+	unmeasured string // why, for a run that measured nothing
+}
+
+// newHeatmap arranges store.ProbeScores rows (newest run first) and the
+// unmeasured runs among checkRuns (newest first) into the newest heatRuns
+// columns, oldest left.
+func newHeatmap(scores []store.ProbeScore, checkRuns []promptcanary.CheckRun) heatmap {
 	var hm heatmap
 	type key struct{ run, probe string }
 	cells := make(map[key]store.ProbeScore, len(scores))
 	var probes []string
 	seenProbe := map[string]bool{}
-	var runs []store.ProbeScore // one row per run, newest first
+	var cols []heatCol
+	seenRun := map[string]bool{}
 	for _, ps := range scores {
-		if len(runs) == 0 || runs[len(runs)-1].RunID != ps.RunID {
-			runs = append(runs, ps)
+		if !seenRun[ps.RunID] {
+			seenRun[ps.RunID] = true
+			cols = append(cols, heatCol{id: ps.RunID, at: ps.StartedAt})
 		}
 		cells[key{ps.RunID, ps.ProbeID}] = ps
 		if !seenProbe[ps.ProbeID] {
@@ -409,31 +422,49 @@ func newHeatmap(scores []store.ProbeScore) heatmap {
 			probes = append(probes, ps.ProbeID)
 		}
 	}
+	for i := range checkRuns {
+		cr := &checkRuns[i]
+		if cr.Outcome == promptcanary.CheckUnmeasured && cr.RunID != "" && !seenRun[cr.RunID] {
+			seenRun[cr.RunID] = true
+			cols = append(cols, heatCol{id: cr.RunID, at: cr.StartedAt, unmeasured: oneLine(cr.Reason)})
+		}
+	}
+	slices.SortStableFunc(cols, func(a, b heatCol) int { return b.at.Compare(a.at) })
+	cols = cols[:min(len(cols), heatRuns)]
 	slices.Sort(probes)
-	slices.Reverse(runs)
-	for i, r := range runs {
-		hm.Runs = append(hm.Runs, heatRun{ID: r.RunID, URL: RunPath(r.RunID), Label: r.StartedAt.UTC().Format("01-02 15:04"),
-			Title: "run " + r.RunID + " · " + stamp(r.StartedAt), Tick: i%10 == 0 && i+5 < len(runs) || i == len(runs)-1, Last: i == len(runs)-1 && i > 0})
+	slices.Reverse(cols)
+	for i, c := range cols {
+		hm.Runs = append(hm.Runs, heatRun{ID: c.id, URL: RunPath(c.id), Label: c.at.UTC().Format("01-02 15:04"),
+			Title: "run " + c.id + " · " + stamp(c.at), Tick: i%10 == 0 && i+5 < len(cols) || i == len(cols)-1, Last: i == len(cols)-1 && i > 0})
 	}
 	for _, p := range probes {
-		row := heatRow{Probe: p, Cells: make([]heatCell, len(runs))}
-		for i, r := range runs {
-			ps, ok := cells[key{r.RunID, p}]
-			if !ok || ps.N == 0 || !finite(ps.PassRate) {
-				row.Cells[i] = heatCell{Class: "h-na", Text: "", Title: p + " · " + stamp(r.StartedAt) + ": not measured", URL: RunPath(r.RunID)}
-				continue
-			}
-			bucket := int(math.Floor(ps.PassRate * 10))
-			row.Cells[i] = heatCell{
-				Class: "h" + strconv.Itoa(min(max(bucket, 0), 10)),
-				Text:  pct0(ps.PassRate),
-				Title: fmt.Sprintf("%s · %s: pass rate %s of %d results, mean score %s", p, stamp(r.StartedAt), pct(ps.PassRate), ps.N, scoreText(ps.Mean)),
-				URL:   RunPath(r.RunID),
+		row := heatRow{Probe: p, Cells: make([]heatCell, len(cols))}
+		for i, c := range cols {
+			ps, ok := cells[key{c.id, p}]
+			switch {
+			case c.unmeasured != "":
+				row.Cells[i] = heatCell{Class: "h-na", Title: p + " · " + stamp(c.at) + ": unmeasured: " + c.unmeasured, URL: RunPath(c.id)}
+			case !ok || ps.N == 0 || !finite(ps.PassRate):
+				row.Cells[i] = heatCell{Class: "h-na", Title: p + " · " + stamp(c.at) + ": not measured", URL: RunPath(c.id)}
+			default:
+				row.Cells[i] = scoredCell(p, c.at, ps)
 			}
 		}
 		hm.Rows = append(hm.Rows, row)
 	}
 	return hm
+}
+
+// scoredCell is the heatmap cell of probe p in a run started at that
+// scored it.
+func scoredCell(p string, at time.Time, ps store.ProbeScore) heatCell {
+	bucket := int(math.Floor(ps.PassRate * 10))
+	return heatCell{
+		Class: "h" + strconv.Itoa(min(max(bucket, 0), 10)),
+		Text:  pct0(ps.PassRate),
+		Title: fmt.Sprintf("%s · %s: pass rate %s of %d results, mean score %s", p, stamp(at), pct(ps.PassRate), ps.N, scoreText(ps.Mean)),
+		URL:   RunPath(ps.RunID),
+	}
 }
 
 func scoreText(f float64) string {

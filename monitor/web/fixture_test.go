@@ -53,6 +53,7 @@ type fixture struct {
 	driftIncident          string
 	unmeasuredIncident     string
 	resolvedIncident       string
+	downRun, downRep       string // a run whose every call failed and its report, which compared nothing
 	driftRun, driftRep     string // the latest drifting run and its report
 	confirmRun             string // a confirmation run
 	cleanRun               string // a run without a drift report
@@ -181,6 +182,9 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	}
 	f.baseline, f.baseRun = baselineOf[f.provider].SnapshotID, baselineOf[f.provider].RunResult.RunID
 
+	// The runs of unmeasured slots take their ids from their own
+	// sequence, so that the rest of the fixture keeps its ids.
+	downIDs := idGen{rand.New(rand.NewPCG(13, 17))}
 	saveCR := func(cr *promptcanary.CheckRun) {
 		must(state.SaveCheckRun(ctx, cr))
 		f.checkRuns++
@@ -205,6 +209,21 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 				cr.Outcome = promptcanary.CheckUnmeasured
 				cr.Reason = "provider sim/flaky: 503 Service Unavailable after 3 attempts on 25 of 25 calls"
 				cr.FinishedAt = slot.Add(9 * time.Second)
+				// As the monitor records it: the run, whose every call
+				// failed, and the report of a compare that compared
+				// nothing (severity none).
+				down := &promptcanary.Run{SchemaVersion: promptcanary.SchemaVersion, RunID: downIDs.next(), SuiteName: f.suite,
+					Provider: promptcanary.ProviderConfig{ModelID: h.provider}, StartedAt: cr.StartedAt, FinishedAt: cr.FinishedAt, Samples: o.samples}
+				for _, p := range fixturePrompts {
+					down.Errors = append(down.Errors, promptcanary.CallError{PromptID: p, Provider: h.provider, Message: "503 Service Unavailable", Attempts: 3})
+				}
+				must(hist.SaveRun(ctx, down))
+				f.runs++
+				d, err := drift.Compare(base, down, drift.Options{Seed: 1, Now: func() time.Time { return cr.FinishedAt }, NewID: downIDs.next})
+				must(err)
+				must(hist.SaveDrift(ctx, d))
+				cr.RunID, cr.ReportID = down.RunID, d.ReportID
+				f.downRun, f.downRep = down.RunID, d.ReportID
 				saveCR(cr)
 				last = cr
 				continue

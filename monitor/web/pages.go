@@ -170,7 +170,7 @@ func (s *server) checkPage(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "read probe scores", err))
 			return
 		}
-		v.Heatmap = newHeatmap(scores)
+		v.Heatmap = newHeatmap(scores, runs)
 	}
 	if sess := s.session(r); sess != nil && v.Known {
 		v.CanPromote, v.CSRF = true, sess.CSRF
@@ -238,7 +238,13 @@ type runView struct {
 	CheckRun     *promptcanary.CheckRun
 	Confirmation bool
 	CheckURL     string
+	// PassRate is the run's pass rate: over the pairs its report compared
+	// with the baseline (Compared set, BasePassRate the baseline's), the
+	// measure the check page and incidents show for a run; else over all
+	// its results.
 	PassRate     float64
+	BasePassRate float64
+	Compared     bool
 	Results      int
 	CanPromote   bool
 	CSRF         string
@@ -320,6 +326,10 @@ func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
 	if d != nil {
 		sum := store.SummarizeDrift(d)
 		v.Report = &sum
+		if d.Compared() > 0 {
+			v.PassRate, v.BasePassRate = d.PassRates()
+			v.Compared = true
+		}
 		err = report.DriftFragment(&body, d)
 	} else {
 		err = report.RunFragment(&body, run)
@@ -408,6 +418,9 @@ func (s *server) incidentPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "load incident", err))
 		return
 	}
+	// The units as every surface lists them, the broken pairs first
+	// (incidents stored before kept the order of their report).
+	inc.Units = promptcanary.SortUnits(inc.Units)
 	v := incidentView{Incident: inc, CheckURL: CheckPath(inc.Check, inc.Provider)}
 	if v.Events, err = s.src.State().IncidentEvents(ctx, inc.ID); err != nil {
 		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "list incident events", err))

@@ -364,6 +364,7 @@ func (s *Store) selectRuns(ctx context.Context, f store.RunFilter) ([]store.RunS
 		if d, ok := latest[sum.RunID]; ok {
 			sum.Verdict = string(d.Severity)
 		}
+		sum.Settle()
 		if f.Suite != "" && sum.Suite != f.Suite || f.Model != "" && sum.Model != f.Model ||
 			!f.Since.IsZero() && sum.StartedAt.Before(f.Since) || f.BaselinesOnly && !sum.IsBaseline {
 			continue

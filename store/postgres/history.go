@@ -51,7 +51,7 @@ func newRunRow(r *promptcanary.Run) (*runRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr.args = w.add(sum.Samples, sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.PassRate, sum.Interrupted, body).args
+	rr.args = w.add(sum.Samples, sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.StoredPassRate(), sum.Interrupted, body).args
 	return rr, nil
 }
 
@@ -223,6 +223,7 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary
 		err := row.Scan(&sum.RunID, &sum.Suite, &sum.Model, &started, &finished, &sum.Samples, &sum.Results,
 			&sum.Passed, &sum.Errors, &score, &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.BaselinePending, &sum.Verdict)
 		sum.StartedAt, sum.FinishedAt, sum.Score = fromNanos(started), fromNanos(finished), orNaN(score)
+		sum.Settle()
 		return sum, err
 	})
 	if err != nil {

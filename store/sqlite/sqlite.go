@@ -309,7 +309,7 @@ func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte) 
 			passed = excluded.passed, errors = excluded.errors, score = excluded.score,
 			pass_rate = excluded.pass_rate, interrupted = excluded.interrupted, body = excluded.body`,
 		sum.RunID, sum.Suite, sum.Model, formatTime(sum.StartedAt), formatTime(sum.FinishedAt), sum.Samples,
-		sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.PassRate, sum.Interrupted, body)
+		sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.StoredPassRate(), sum.Interrupted, body)
 	if err != nil {
 		return err
 	}
@@ -404,6 +404,7 @@ func (s *Store) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
 		sum.Score = orNaN(score)
+		sum.Settle()
 		out = append(out, sum)
 	}
 	if err := rows.Err(); err != nil {

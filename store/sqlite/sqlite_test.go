@@ -1,9 +1,13 @@
 package sqlite
 
 import (
+	"context"
+	"math"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
@@ -43,5 +47,33 @@ func TestPragmas(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnmeasuredRowsOfOlderVersions: a run without results that an older
+// version stored with score 1 and pass rate 1 (and a compare of it that
+// said none) reads as unmeasured: NaN, NaN, verdict unmeasured.
+func TestUnmeasuredRowsOfOlderVersions(t *testing.T) {
+	s := openTemp(t)
+	defer s.Close()
+	ctx := context.Background()
+	r := storetest.NewRun("old-down", "s", "m", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	r.ProbeResults, r.LLMResponses = nil, nil
+	if err := s.SaveRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	d := storetest.NewDrift("old-report", r, "base", r.StartedAt.Add(time.Minute), promptcanary.SeverityNone, 0)
+	if err := s.SaveDrift(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(`UPDATE runs SET score = 1, pass_rate = 1 WHERE run_id = 'old-down'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Runs(ctx, store.RunFilter{})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("runs: %v, %v", got, err)
+	}
+	if g := got[0]; !math.IsNaN(g.Score) || !math.IsNaN(g.PassRate) || g.Verdict != store.VerdictUnmeasured {
+		t.Errorf("got score %v, pass rate %v, verdict %q; want NaN, NaN, %q", g.Score, g.PassRate, g.Verdict, store.VerdictUnmeasured)
 	}
 }

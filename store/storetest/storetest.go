@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Empty", testEmpty},
 		{"RoundTrip", testRoundTrip},
 		{"Summary", testSummary},
+		{"UnmeasuredSummary", testUnmeasuredSummary},
 		{"Lookup", testLookup},
 		{"Filter", testFilter},
 		{"Order", testOrder},
@@ -325,6 +326,40 @@ func testSummary(t *testing.T, s store.Store) {
 	}
 	if diff := cmp.Diff(want, g, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), cmp.Comparer(floatEqual)); diff != "" {
 		t.Errorf("summary mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// testUnmeasuredSummary: a run whose every call failed has no score and
+// no pass rate (NaN, "n/a"), not 1 and 100%, and a compare made of it,
+// whose report says severity none, lists it as unmeasured.
+func testUnmeasuredSummary(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	down := NewRun("down-run", "checkout bot", "openai/gpt-4o", t0)
+	down.ProbeResults, down.LLMResponses = nil, nil
+	mustSaveRun(t, s, down)
+	blank := NewRun("blank-run", "checkout bot", "openai/gpt-4o", t0.Add(time.Minute))
+	blank.ProbeResults, blank.LLMResponses = nil, nil
+	mustSaveRun(t, s, blank)
+	d := NewDrift("down-report", down, "base-1", t0.Add(2*time.Minute), promptcanary.SeverityNone, 0)
+	d.Comparisons = nil
+	if err := s.SaveDrift(ctx, d); err != nil {
+		t.Fatalf("save drift: %v", err)
+	}
+	got := mustRuns(t, s, store.RunFilter{})
+	if len(got) != 2 {
+		t.Fatalf("got %d summaries, want 2", len(got))
+	}
+	for _, g := range got {
+		if g.Measured() || !math.IsNaN(g.Score) || !math.IsNaN(g.PassRate) || g.Results != 0 {
+			t.Errorf("%s: got measured %v, score %v, pass rate %v, results %d, want unmeasured, NaN, NaN, 0",
+				g.RunID, g.Measured(), g.Score, g.PassRate, g.Results)
+		}
+	}
+	if got[1].RunID != "down-run" || got[1].Verdict != store.VerdictUnmeasured {
+		t.Errorf("verdict of %s: got %q, want %q", got[1].RunID, got[1].Verdict, store.VerdictUnmeasured)
+	}
+	if got[0].Verdict != "" {
+		t.Errorf("verdict of %s (never compared): got %q, want none", got[0].RunID, got[0].Verdict)
 	}
 }
 
