@@ -26,16 +26,19 @@ const following = 50
 // reports whether it did.
 //
 // The limit binds only once more than half of it is live (below that,
-// GOGC=100 collects sooner). It gives way to the live heap rather than
-// fight it: once a collection finds so much live that the limit would let
-// the heap grow by less than half of it before the next collection, the
-// limit is lifted and GOGC=50 governs, so the heap grows by half of what
-// is live, and the peak is one and a half times the live heap, not twice.
-// A run larger than the limit was chosen for then pays about twice
-// GOGC=100's collections, in proportion to its size, instead of collecting
-// again and again as its live heap nears a fixed limit. Once the live heap
-// fits under the limit again with that room, the limit and GOGC=100 are
-// back.
+// GOGC=100 collects sooner), and then makes the collector run more often
+// the closer the live heap comes to it. It gives way to the live heap
+// rather than fight it: once a collection finds so much live that the
+// limit would let the heap grow by less than a fifth of it before the
+// next collection, the limit is lifted and GOGC=50 governs: the heap
+// grows by half of what is live, its peak is one and a half times the
+// live heap (not twice, as with GOGC=100), and a run larger than the limit
+// was chosen for pays about twice GOGC=100's collections, in proportion
+// to its size, instead of collecting again and again as its live heap
+// nears a fixed limit. Up to that point a collection runs at most about
+// five times as often as GOGC=100 alone would run it. Once the live heap
+// fits under the limit again with room for half of it, the limit and
+// GOGC=100 are back.
 func Apply(getenv func(string) string, limit int64) bool {
 	if getenv("GOMEMLIMIT") != "" || getenv("GOGC") != "" {
 		return false
@@ -99,7 +102,7 @@ func afterGC(w watched) {
 		return // someone changed them since
 	case !w.followed && (gogc != 100 || limit != uint64(w.limit)):
 		return
-	case !w.followed && goal < live+live/2:
+	case !w.followed && goal < live+live/5:
 		debug.SetMemoryLimit(math.MaxInt64)
 		debug.SetGCPercent(following)
 		w.followed = true

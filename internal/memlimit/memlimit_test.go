@@ -45,10 +45,11 @@ func TestApplyRespectsTheEnvironment(t *testing.T) {
 var keep [][]byte
 
 // TestApplyGivesWayToTheLiveHeap: the limit stays while the live heap is
-// small, gives way to GOGC=50 once it would leave less than half the live
-// heap's room (a limit kept until four fifths of it were live made a run
-// with three quarters of it live collect again and again; one lifted for
-// good let a compare's heap double), and is back when the heap shrinks.
+// small, gives way to GOGC=50 once it would leave less than a fifth of
+// the live heap as room (a limit kept until four fifths of it were live
+// made a run with two thirds of it live collect again and again; one
+// lifted for good let a compare's heap double), and is back when the heap
+// shrinks.
 func TestApplyGivesWayToTheLiveHeap(t *testing.T) {
 	restoreLimit(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -79,7 +80,8 @@ func TestApplyGivesWayToTheLiveHeap(t *testing.T) {
 		gogc  int
 	}{
 		{what: "a quarter of the limit live", keep: limit / 4, limit: limit, gogc: 100},
-		{what: "three quarters of the limit live", keep: limit * 3 / 4, limit: math.MaxInt64, gogc: 50},
+		{what: "five eighths of the limit live", keep: limit * 5 / 8, limit: limit, gogc: 100},
+		{what: "seven eighths of the limit live", keep: limit * 7 / 8, limit: math.MaxInt64, gogc: 50},
 		{what: "three times the limit live", keep: limit * 3, limit: math.MaxInt64, gogc: 50},
 		{what: "the heap freed", keep: 0, limit: limit, gogc: 100},
 	} {
