@@ -188,8 +188,16 @@ func UnmarshalBaseline(data []byte) (*promptcanary.Baseline, error) {
 	return &b, nil
 }
 
-// UnmarshalDrift decodes a drift report, with tolerant timestamps.
+// UnmarshalDrift decodes a drift report, with tolerant timestamps: its
+// JSON, or the stored form of MarshalDriftBody.
 func UnmarshalDrift(data []byte) (*promptcanary.DriftReport, error) {
+	if isDriftBody(data) {
+		plain, err := gunzip(data)
+		if err != nil {
+			return nil, fmt.Errorf("decompress drift report: %w", err)
+		}
+		return unmarshalDriftBody(plain)
+	}
 	var w driftJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err

@@ -14,18 +14,29 @@ import (
 	"time"
 )
 
+// measured holds the figures of one size of suite as numbers: peak RSS
+// (bytes) and CPU (seconds) of each command runCommands runs (the
+// baseline run, the run into a file, the compare), and what one run and
+// its drift report add to each store (bytes; PostgreSQL 0 when not
+// measured).
+type measured struct {
+	rss, cpu                                 [3]float64
+	sqliteRun, sqliteReport, pgRun, pgReport int64
+}
+
 // Targets of issue 10 for the statistical run.
 const (
 	maxBaselineFile = 3_000_000 // bytes
 	maxRunStored    = 5_000_000 // bytes per run, in either store
+	maxReportStored = 500_000   // bytes per drift report, in either store (issue 19)
 	maxPeakRSS      = 80 << 20
 	maxCompareCPU   = 500 * time.Millisecond
 )
 
 // runCommands runs the suite as a baseline, runs it again into a file and
 // compares that file, each command a child process, and returns their
-// figures and the size of the files they wrote.
-func runCommands(ctx context.Context, c *config, dir string, stderr io.Writer) ([]figure, error) {
+// figures and the size of the files they wrote; m gets the medians.
+func runCommands(ctx context.Context, c *config, dir string, stderr io.Writer, m *measured) ([]figure, error) {
 	current := filepath.Join(dir, "current.json")
 	drift := filepath.Join(dir, "drift.json")
 	type step struct {
@@ -65,6 +76,7 @@ func runCommands(ctx context.Context, c *config, dir string, stderr io.Writer) (
 	for i, s := range steps {
 		rss := medianOf(usages[i], func(u usage) float64 { return float64(u.peakRSS) })
 		cpu := medianOf(usages[i], func(u usage) float64 { return u.cpu().Seconds() })
+		m.rss[i], m.cpu[i] = rss, cpu
 		figs = append(figs, figure{s.name + ": peak RSS", mib(int64(rss)) + spread(usages[i], func(u usage) string { return mib(u.peakRSS) }),
 			"≤ 80 MiB", check(rss <= maxPeakRSS)})
 		f := figure{what: s.name + ": CPU (user + system)", value: fmt.Sprintf("%.2f s", cpu) + spread(usages[i], func(u usage) string { return fmt.Sprintf("%.2f", u.cpu().Seconds()) })}

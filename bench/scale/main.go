@@ -7,6 +7,7 @@
 //	go run ./bench/scale -postgres            # also PostgreSQL bytes per run ($PROMPTCANARY_TEST_POSTGRES)
 //	go run ./bench/scale -history             # also trends and dashboard queries on a year of runs
 //	go run ./bench/scale -bin ./promptcanary  # the commands of a built binary, under /usr/bin/time -v
+//	go run ./bench/scale -sizes 200,400,800,2000 -repeat 1  # how the costs grow with the prompts (issue 19)
 //
 // Every command is a child process, so its peak RSS and CPU time are its
 // own: by default this program re-executed as the promptcanary command line
@@ -19,7 +20,10 @@
 // (go test ./bench/scale -bench Compare) measures the decoding and the
 // comparison of a compare in process.
 //
-// It prints one Markdown table of figures against the issue's targets.
+// It prints one Markdown table of figures against the issue's targets;
+// with -sizes, one row per size of suite instead: each command's peak RSS
+// and CPU time and its CPU time per prompt against the smallest size's,
+// and what a run and its drift report add to the stores.
 // Exit status: 0 after printing, 2 on a flag error, 1 when a step failed.
 package main
 
@@ -59,6 +63,7 @@ type config struct {
 	history                  bool
 	checks, hours            int
 	repeat                   int
+	sizes                    string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -78,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.checks, "checks", 20, "checks of the -history year")
 	fs.IntVar(&c.hours, "hours", 365*24, "hourly runs of each check in the -history year")
 	fs.IntVar(&c.repeat, "repeat", 3, "run the commands this many times and report the median (each repetition's figure in brackets)")
+	fs.StringVar(&c.sizes, "sizes", "", "instead of one suite, run suites of these numbers of prompts (comma-separated, e.g. 200,400,800,2000) and print how the costs grow")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -114,12 +120,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "scale: %v\n", err)
 		return 1
 	}
-	got, err := runCommands(ctx, &c, dir, stderr)
+	if c.sizes != "" {
+		return growth(ctx, &c, dir, dsn, stdout, stderr)
+	}
+	var m measured
+	got, err := runCommands(ctx, &c, dir, stderr, &m)
 	figs = append(figs, got...)
 	if err != nil {
 		return fail(err)
 	}
-	got, err = storeSizes(ctx, &c, dir, dsn)
+	got, err = storeSizes(ctx, &c, dir, dsn, &m)
 	figs = append(figs, got...)
 	if err != nil {
 		return fail(err)

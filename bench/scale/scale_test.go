@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -49,5 +50,26 @@ func TestParseTimeV(t *testing.T) {
 	back, err := parseUsage(u.String())
 	if err != nil || back != u {
 		t.Errorf("usage round trip: got %+v, %v; want %+v", back, err, u)
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+	}{
+		{"200,400,800,2000", []int{200, 400, 800, 2000}},
+		{" 200, 400 ", []int{200, 400}},
+		{"200", []int{200}},
+		{"400,200", nil},
+		{"200,200", nil},
+		{"0,200", nil},
+		{"200,x", nil},
+		{"", nil},
+	} {
+		got, err := parseSizes(c.in)
+		if (err != nil) != (c.want == nil) || !slices.Equal(got, c.want) {
+			t.Errorf("parseSizes(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
 	}
 }

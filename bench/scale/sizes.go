@@ -20,8 +20,8 @@ import (
 
 // storeSizes measures what the run compared by runCommands, and then its
 // drift report, add to a fresh SQLite database and, with dsn, to a fresh
-// PostgreSQL schema.
-func storeSizes(ctx context.Context, c *config, dir, dsn string) ([]figure, error) {
+// PostgreSQL schema; m gets the sizes.
+func storeSizes(ctx context.Context, c *config, dir, dsn string, m *measured) ([]figure, error) {
 	run, err := readRun(filepath.Join(dir, "current.json"))
 	if err != nil {
 		return nil, err
@@ -65,9 +65,10 @@ func storeSizes(ctx context.Context, c *config, dir, dsn string) ([]figure, erro
 			return nil, err
 		}
 	}
+	m.sqliteRun, m.sqliteReport = sizes[1]-sizes[0], sizes[2]-sizes[1]
 	figs := []figure{
 		{"SQLite: one run", mb(sizes[1] - sizes[0]), "≤ 5 MB", check(sizes[1]-sizes[0] <= maxRunStored)},
-		{"SQLite: its drift report", mb(sizes[2] - sizes[1]), "", nil},
+		{"SQLite: its drift report", mb(sizes[2] - sizes[1]), "≤ 0.5 MB", check(sizes[2]-sizes[1] <= maxReportStored)},
 	}
 	if dsn == "" {
 		return figs, nil
@@ -76,9 +77,10 @@ func storeSizes(ctx context.Context, c *config, dir, dsn string) ([]figure, erro
 	if err != nil {
 		return figs, fmt.Errorf("postgres: %w", err)
 	}
+	m.pgRun, m.pgReport = pg[0], pg[1]
 	return append(figs,
 		figure{"PostgreSQL: one run", mb(pg[0]), "≤ 5 MB", check(pg[0] <= maxRunStored)},
-		figure{"PostgreSQL: its drift report", mb(pg[1]), "", nil}), nil
+		figure{"PostgreSQL: its drift report", mb(pg[1]), "≤ 0.5 MB", check(pg[1] <= maxReportStored)}), nil
 }
 
 // readRun decodes the run file at path.

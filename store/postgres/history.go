@@ -403,7 +403,7 @@ func (s *Store) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) erro
 	if w.err != nil {
 		return fmt.Errorf("save drift report %q: %w", d.ReportID, w.err)
 	}
-	body, err := store.Marshal(d)
+	body, err := store.MarshalDriftBody(d)
 	if err != nil {
 		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
 	}

@@ -98,6 +98,33 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestDriftBodies(t *testing.T) {
+	testDSN(t)
+	t.Parallel()
+	ctx := context.Background()
+	storetest.RunDriftBodies(t, storetest.DriftBodies{
+		Open: func(t *testing.T) store.Store {
+			s, err := Open(ctx, freshDSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Body: func(t *testing.T, s store.Store, id string) []byte {
+			var body []byte
+			if err := s.(*Store).pool.QueryRow(ctx, `SELECT body FROM drift_reports WHERE report_id = $1`, id).Scan(&body); err != nil {
+				t.Fatal(err)
+			}
+			return body
+		},
+		SetBody: func(t *testing.T, s store.Store, id string, body []byte) {
+			if _, err := s.(*Store).pool.Exec(ctx, `UPDATE drift_reports SET body = $1 WHERE report_id = $2`, body, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+}
+
 func TestReopen(t *testing.T) {
 	t.Parallel()
 	dsn := freshDSN(t)

@@ -580,7 +580,7 @@ func (s *Store) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) erro
 	if err := store.CheckID("report", d.ReportID); err != nil {
 		return fmt.Errorf("save drift report: %w", err)
 	}
-	body, err := store.Marshal(d)
+	body, err := store.MarshalDriftBody(d)
 	if err != nil {
 		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
 	}

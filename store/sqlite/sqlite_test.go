@@ -25,6 +25,24 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
 }
 
+func TestDriftBodies(t *testing.T) {
+	storetest.RunDriftBodies(t, storetest.DriftBodies{
+		Open: func(t *testing.T) store.Store { return openTemp(t) },
+		Body: func(t *testing.T, s store.Store, id string) []byte {
+			var body []byte
+			if err := s.(*Store).db.QueryRow(`SELECT body FROM drift_reports WHERE report_id = ?`, id).Scan(&body); err != nil {
+				t.Fatal(err)
+			}
+			return body
+		},
+		SetBody: func(t *testing.T, s store.Store, id string, body []byte) {
+			if _, err := s.(*Store).db.Exec(`UPDATE drift_reports SET body = ? WHERE report_id = ?`, body, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+}
+
 func TestPragmas(t *testing.T) {
 	s := openTemp(t)
 	defer s.Close()
