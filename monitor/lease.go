@@ -58,6 +58,11 @@ type slotLease struct {
 	// monitor holds the slot now: the run is abandoned, nothing recorded.
 	lost   atomic.Bool
 	cancel context.CancelFunc
+	// finishing is set just before the run is recorded (FinishSlot): a
+	// heartbeat told the lease is lost from then on may be seeing the
+	// slot done by this very monitor, and leaves the verdict to record,
+	// which learns from the store whether another monitor took it over.
+	finishing atomic.Bool
 }
 
 // held are the slots this monitor holds.
@@ -168,11 +173,15 @@ func busyReason(busy *store.SlotLease, self string) string {
 // A lease another monitor took over meanwhile (this process was paused,
 // or the store unreachable, for longer than the TTL) is given up: its run
 // is cancelled and records nothing, since the other monitor runs the slot.
+// A lease whose run is being recorded is left alone: the store refuses to
+// extend a slot done, and record tells a takeover from its own finish.
 func (m *Monitor) heartbeat(ctx context.Context) {
 	until := m.now().Add(m.ttl)
 	for _, l := range m.held.list() {
 		err := m.leases.ExtendSlot(ctx, l.key, m.owner, until)
 		switch {
+		case errors.Is(err, store.ErrLeaseLost) && l.finishing.Load():
+			// Done by this monitor, or taken over: record says which.
 		case errors.Is(err, store.ErrLeaseLost):
 			if l.lost.CompareAndSwap(false, true) {
 				m.log.Warn("lease lost: another monitor runs the slot now; this run is abandoned", logCheck, l.key.Check,

@@ -61,6 +61,10 @@ type flight struct {
 	// monitor claimed the delivery (this one's claim expired).
 	lost   atomic.Bool
 	cancel context.CancelFunc
+	// finishing is set just before the outcome is stored: from then on a
+	// heartbeat told the claim is lost may be seeing the delivery
+	// finished by this very monitor, and leaves the verdict to finish.
+	finishing atomic.Bool
 }
 
 // initOutbox prepares the outbox: deliveries can start (Once) before
@@ -194,7 +198,7 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, m.now().UTC()
 		d.LastError = "not sent: the notifier was never sent a firing of this incident"
 		m.log.Info("resolve not sent: its open never reached the notifier", logIncident, d.IncidentID, logNotifier, d.Notifier)
-		m.finish(d)
+		m.finish(f, d)
 		return
 	}
 	var (
@@ -256,7 +260,7 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 				logEvent, string(d.Event), logDelivery, d.ID, logSlot, d.NextAttemptAt, logReason, d.LastError)
 		}
 	}
-	m.finish(d)
+	m.finish(f, d)
 }
 
 // redeliverDelay is the wait after the rounds-th failed round.
@@ -283,8 +287,9 @@ func (m *Monitor) openSent(ctx context.Context, d store.Delivery) bool {
 	})
 }
 
-// finish stores the outcome of a delivery this monitor claimed.
-func (m *Monitor) finish(d store.Delivery) {
+// finish stores d, the outcome of f, a delivery this monitor claimed.
+func (m *Monitor) finish(f *flight, d store.Delivery) {
+	f.finishing.Store(true)
 	err := m.box.FinishDelivery(context.Background(), d, m.owner)
 	switch {
 	case errors.Is(err, store.ErrLeaseLost):
@@ -307,6 +312,8 @@ func (m *Monitor) extendDeliveries(ctx context.Context, until time.Time) {
 	for _, f := range flights {
 		err := m.box.ExtendDelivery(ctx, f.d.ID, m.owner, until)
 		switch {
+		case errors.Is(err, store.ErrLeaseLost) && f.finishing.Load():
+			// Finished by this monitor, or claimed by another: finish says which.
 		case errors.Is(err, store.ErrLeaseLost):
 			if f.lost.CompareAndSwap(false, true) {
 				m.log.Warn("delivery claimed by another monitor: abandoned here", logIncident, f.d.IncidentID, logNotifier, f.d.Notifier, logErr, err)
