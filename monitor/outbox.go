@@ -39,6 +39,10 @@ const (
 	redeliverMax  = time.Hour
 )
 
+// refusedPrefix starts the LastError of a delivery the notifier refused
+// for good: the dashboard and the API show it as is.
+const refusedPrefix = "refused by the notifier, not retried: "
+
 // outbox is the monitor's side of the store's outbox.
 type outbox struct {
 	poke chan struct{} // wakes the loop; buffered
@@ -205,6 +209,7 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 		mu       sync.Mutex
 		attempts int
 		ok       bool
+		refused  bool
 		lastErr  string
 	)
 	o := m.dispOpts
@@ -220,6 +225,11 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 		}
 		mu.Unlock()
 	}
+	o.GaveUp = func(_ promptcanary.NotificationAttempt, r bool) {
+		mu.Lock()
+		refused = r
+		mu.Unlock()
+	}
 	disp := notify.NewDispatcher([]notify.Notifier{m.notifierByName[d.Notifier]}, o)
 	rctx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -232,26 +242,49 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 	stop()
 	<-ran
 
-	now := m.now().UTC()
 	mu.Lock()
 	d.Attempts += attempts
 	d.LastError = lastErr
+	r := round{ok: ok, refused: refused, attempts: attempts}
 	mu.Unlock()
+	m.conclude(ctx, f, d, r)
+}
+
+// round is what one round of attempts at a delivery came to.
+type round struct {
+	ok, refused bool
+	attempts    int
+}
+
+// conclude stores the outcome of a round of attempts at f's delivery d
+// (Attempts and LastError updated): sent, failed for good, or due again
+// later; nothing when another monitor claimed it meanwhile.
+func (m *Monitor) conclude(ctx context.Context, f *flight, d store.Delivery, r round) {
+	now := m.now().UTC()
 	switch {
-	case ok:
+	case r.ok:
 		d.State, d.DoneBy, d.DoneAt, d.LastError = store.DeliverySent, m.owner, now, ""
 	case f.lost.Load():
 		return // another monitor delivers it
 	case ctx.Err() != nil:
 		// Stopping: back to the outbox, due at once for the next monitor.
 		d.NextAttemptAt = now
-	case attempts == 0:
+	case r.refused:
+		// Retrying an answer such as a revoked token for the whole repeat
+		// interval would only hide it: the delivery fails at once.
+		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
+		d.LastError = refusedPrefix + d.LastError
+		m.metrics.observeGiveUp(d.Notifier, giveUpRefused)
+		m.log.Error("notification failed for good: the notifier refused it, fix its configuration", logIncident, d.IncidentID,
+			logNotifier, d.Notifier, logEvent, string(d.Event), logDelivery, d.ID, logReason, d.LastError)
+	case r.attempts == 0:
 		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
 		d.LastError = "not sent: below the notifier's min_severity"
 	default:
 		d.Rounds++
 		if now.Sub(d.CreatedAt) >= m.repeat {
 			d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
+			m.metrics.observeGiveUp(d.Notifier, giveUpExpired)
 			m.log.Error("notification given up: it failed for the whole repeat interval", logIncident, d.IncidentID, logNotifier, d.Notifier,
 				logEvent, string(d.Event), logDelivery, d.ID, logReason, d.LastError)
 		} else {
