@@ -199,8 +199,9 @@ func newReceiver(t testing.TB) *receiver {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.raw.Write(body)
+		r.raw.WriteString(req.Header.Get(notify.WebhookSignatureHeader))
 		r.raw.WriteString(req.Header.Get(notify.SignatureHeader))
-		if !notify.Verify(body, hookSecret, req.Header.Get(notify.SignatureHeader)) {
+		if notify.VerifyWebhook(body, hookSecret, req.Header.Get(notify.WebhookSignatureHeader), time.Now()) != nil {
 			r.badSig++
 			r.mu.Unlock()
 			http.Error(w, "bad signature", http.StatusUnauthorized)
