@@ -103,8 +103,10 @@ func slotKey(e *entry, slot time.Time) store.SlotKey {
 
 // claimSlot claims e's slot in the store for this monitor; nil when
 // another monitor holds or finished it (or the store cannot be reached:
-// logged). The caller releases the lease it gets with m.unhold.
-func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slotLease {
+// logged). cancel (nil for none) stops the slot's run when a heartbeat
+// finds the lease lost; it is set before the heartbeats can see the
+// lease. The caller releases the lease it gets with m.unhold.
+func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cancel context.CancelFunc) *slotLease {
 	key := slotKey(e, slot)
 	c, err := m.leases.ClaimSlot(context.WithoutCancel(ctx), key, m.owner, m.now(), m.ttl)
 	if err != nil {
@@ -116,7 +118,7 @@ func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slot
 			logOwner, c.Lease.Owner, logState, string(c.Lease.State))
 		return nil
 	}
-	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy}
+	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy, cancel: cancel}
 	if l.takenOver {
 		m.log.Warn("slot taken over: the monitor running it stopped answering", logCheck, e.c.Name, logProvider, e.c.Provider,
 			logSlot, slot, logOwner, l.previous)
@@ -134,7 +136,9 @@ func (m *Monitor) unhold(l *slotLease) { m.held.remove(l) }
 // lease was lost meanwhile. The caller holds e (entry.claim) and a run
 // slot (m.acquire).
 func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (promptcanary.CheckRun, bool) {
-	l := m.claimSlot(ctx, e, slot)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := m.claimSlot(ctx, e, slot, cancel)
 	if l == nil {
 		return promptcanary.CheckRun{}, false
 	}
@@ -142,16 +146,13 @@ func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (prompt
 	if l.busy != nil {
 		return m.skip(ctx, e, l, busyReason(l.busy, m.owner))
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	l.cancel = cancel
 	return m.run(rctx, e, l)
 }
 
 // skipSlot records e's slot as skipped for reason when this monitor
 // claims it; false when another monitor has the slot.
 func (m *Monitor) skipSlot(ctx context.Context, e *entry, slot time.Time, reason string) (promptcanary.CheckRun, bool) {
-	l := m.claimSlot(ctx, e, slot)
+	l := m.claimSlot(ctx, e, slot, nil)
 	if l == nil {
 		return promptcanary.CheckRun{}, false
 	}
