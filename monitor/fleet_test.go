@@ -127,7 +127,7 @@ func (h *hookLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !notify.Verify(body, hookSecret, r.Header.Get(notify.SignatureHeader)) {
+	if notify.VerifyWebhook(body, hookSecret, r.Header.Get(notify.WebhookSignatureHeader), time.Now()) != nil {
 		h.badSig++
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

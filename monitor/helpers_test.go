@@ -186,6 +186,7 @@ type receiver struct {
 	bodies  []notify.WebhookBody
 	badSig  int
 	fail    atomic.Int32 // answer 500 to this many requests
+	refuse  atomic.Bool  // answer 401, naming the secret, as to a revoked token
 	hang    atomic.Bool
 	release chan struct{}
 	srv     *httptest.Server
@@ -198,8 +199,9 @@ func newReceiver(t testing.TB) *receiver {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.raw.Write(body)
+		r.raw.WriteString(req.Header.Get(notify.WebhookSignatureHeader))
 		r.raw.WriteString(req.Header.Get(notify.SignatureHeader))
-		if !notify.Verify(body, hookSecret, req.Header.Get(notify.SignatureHeader)) {
+		if notify.VerifyWebhook(body, hookSecret, req.Header.Get(notify.WebhookSignatureHeader), time.Now()) != nil {
 			r.badSig++
 			r.mu.Unlock()
 			http.Error(w, "bad signature", http.StatusUnauthorized)
@@ -212,6 +214,10 @@ func newReceiver(t testing.TB) *receiver {
 			case <-req.Context().Done():
 				return
 			}
+		}
+		if r.refuse.Load() {
+			http.Error(w, "token revoked: "+hookSecret, http.StatusUnauthorized)
+			return
 		}
 		if r.fail.Add(-1) >= 0 {
 			http.Error(w, "boom", http.StatusInternalServerError)

@@ -58,6 +58,11 @@ type slotLease struct {
 	// monitor holds the slot now: the run is abandoned, nothing recorded.
 	lost   atomic.Bool
 	cancel context.CancelFunc
+	// finishing is set just before the run is recorded (FinishSlot): a
+	// heartbeat told the lease is lost from then on may be seeing the
+	// slot done by this very monitor, and leaves the verdict to record,
+	// which learns from the store whether another monitor took it over.
+	finishing atomic.Bool
 }
 
 // held are the slots this monitor holds.
@@ -98,8 +103,10 @@ func slotKey(e *entry, slot time.Time) store.SlotKey {
 
 // claimSlot claims e's slot in the store for this monitor; nil when
 // another monitor holds or finished it (or the store cannot be reached:
-// logged). The caller releases the lease it gets with m.unhold.
-func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slotLease {
+// logged). cancel (nil for none) stops the slot's run when a heartbeat
+// finds the lease lost; it is set before the heartbeats can see the
+// lease. The caller releases the lease it gets with m.unhold.
+func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cancel context.CancelFunc) *slotLease {
 	key := slotKey(e, slot)
 	c, err := m.leases.ClaimSlot(context.WithoutCancel(ctx), key, m.owner, m.now(), m.ttl)
 	if err != nil {
@@ -111,7 +118,7 @@ func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slot
 			logOwner, c.Lease.Owner, logState, string(c.Lease.State))
 		return nil
 	}
-	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy}
+	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy, cancel: cancel}
 	if l.takenOver {
 		m.log.Warn("slot taken over: the monitor running it stopped answering", logCheck, e.c.Name, logProvider, e.c.Provider,
 			logSlot, slot, logOwner, l.previous)
@@ -129,7 +136,9 @@ func (m *Monitor) unhold(l *slotLease) { m.held.remove(l) }
 // lease was lost meanwhile. The caller holds e (entry.claim) and a run
 // slot (m.acquire).
 func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (promptcanary.CheckRun, bool) {
-	l := m.claimSlot(ctx, e, slot)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := m.claimSlot(ctx, e, slot, cancel)
 	if l == nil {
 		return promptcanary.CheckRun{}, false
 	}
@@ -137,16 +146,13 @@ func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (prompt
 	if l.busy != nil {
 		return m.skip(ctx, e, l, busyReason(l.busy, m.owner))
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	l.cancel = cancel
 	return m.run(rctx, e, l)
 }
 
 // skipSlot records e's slot as skipped for reason when this monitor
 // claims it; false when another monitor has the slot.
 func (m *Monitor) skipSlot(ctx context.Context, e *entry, slot time.Time, reason string) (promptcanary.CheckRun, bool) {
-	l := m.claimSlot(ctx, e, slot)
+	l := m.claimSlot(ctx, e, slot, nil)
 	if l == nil {
 		return promptcanary.CheckRun{}, false
 	}
@@ -168,11 +174,15 @@ func busyReason(busy *store.SlotLease, self string) string {
 // A lease another monitor took over meanwhile (this process was paused,
 // or the store unreachable, for longer than the TTL) is given up: its run
 // is cancelled and records nothing, since the other monitor runs the slot.
+// A lease whose run is being recorded is left alone: the store refuses to
+// extend a slot done, and record tells a takeover from its own finish.
 func (m *Monitor) heartbeat(ctx context.Context) {
 	until := m.now().Add(m.ttl)
 	for _, l := range m.held.list() {
 		err := m.leases.ExtendSlot(ctx, l.key, m.owner, until)
 		switch {
+		case errors.Is(err, store.ErrLeaseLost) && l.finishing.Load():
+			// Done by this monitor, or taken over: record says which.
 		case errors.Is(err, store.ErrLeaseLost):
 			if l.lost.CompareAndSwap(false, true) {
 				m.log.Warn("lease lost: another monitor runs the slot now; this run is abandoned", logCheck, l.key.Check,

@@ -3,11 +3,13 @@ package monitor
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlite"
 )
 
 // leasesOf lists the slot leases of the fixture's check.
@@ -101,5 +103,74 @@ func TestLostLeaseAbandonsTheRun(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "check run not recorded: another monitor took the slot over") {
 		t.Errorf("the log does not say the run was not recorded")
+	}
+}
+
+// finishHook is the fixture's store with a hook run inside FinishSlot
+// and FinishDelivery, after the store recorded the outcome and before the
+// monitor hears of it.
+type finishHook struct {
+	*sqlite.Store
+	after func()
+}
+
+func (s *finishHook) FinishSlot(ctx context.Context, key store.SlotKey, owner string, now time.Time, cr *promptcanary.CheckRun) error {
+	err := s.Store.FinishSlot(ctx, key, owner, now, cr)
+	s.after()
+	return err
+}
+
+func (s *finishHook) FinishDelivery(ctx context.Context, d store.Delivery, owner string) error {
+	err := s.Store.FinishDelivery(ctx, d, owner)
+	s.after()
+	return err
+}
+
+// The regression test for a single monitor logging "lease lost" about
+// itself: a heartbeat that landed while a run (or a delivery) was being
+// recorded, after the store marked it done, extended a finished lease,
+// was told it is lost, and blamed another monitor. The hook runs the
+// heartbeat at exactly that moment.
+func TestHeartbeatAsTheRunFinishes(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		want       promptcanary.CheckOutcome
+		deliveries int
+	}{
+		{name: "clean run", mode: "good", want: promptcanary.CheckClean},
+		{name: "drift and its notification", mode: "bad", want: promptcanary.CheckDrift, deliveries: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "")
+			f.saveBaseline(10)
+			st := &finishHook{Store: f.store}
+			o := f.options()
+			o.Store = st
+			m, err := New(f.config("1h", 5), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var beats atomic.Int32
+			st.after = func() {
+				beats.Add(1)
+				m.heartbeat(context.Background())
+			}
+			f.flip.set(tc.mode)
+			if cr := f.once(m); cr.Outcome != tc.want {
+				t.Fatalf("got outcome %s, want %s", cr.Outcome, tc.want)
+			}
+			eventually(t, "the deliveries finished", func() bool {
+				ds := f.deliveries()
+				return len(ds) == tc.deliveries && (len(ds) == 0 || ds[0].State == store.DeliverySent)
+			})
+			if got := int(beats.Load()); got != 1+tc.deliveries {
+				t.Fatalf("the hook ran %d times, want %d", got, 1+tc.deliveries)
+			}
+			for _, bad := range []string{"lease lost", "not recorded", "another monitor"} {
+				if logs := f.logs.String(); strings.Contains(logs, bad) {
+					t.Errorf("a lone monitor logs %q:\n%s", bad, logs)
+				}
+			}
+		})
 	}
 }

@@ -40,6 +40,16 @@ const (
 	notifyError = "error"
 )
 
+// Why a delivery failed for good, the reason label of
+// promptcanary_notifications_failed_total.
+const (
+	// giveUpRefused: the notifier refused it with an answer not worth
+	// retrying (a 4xx other than 408 and 429: a revoked token, a wrong URL).
+	giveUpRefused = "refused"
+	// giveUpExpired: it failed for the whole repeat interval.
+	giveUpExpired = "expired"
+)
+
 // durationBuckets suit model calls: from a cached answer to a slow
 // reasoning model.
 var durationBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160}
@@ -67,6 +77,7 @@ type metrics struct {
 	cost                                     *prometheus.CounterVec
 	incidentsOpen                            *prometheus.GaugeVec
 	notifications                            *prometheus.CounterVec
+	notificationsFailed                      *prometheus.CounterVec
 	buildInfo                                *prometheus.GaugeVec
 }
 
@@ -95,10 +106,13 @@ func newMetrics(version string) *metrics {
 		cost:          c("cost_usd_total", "Estimated spend in US dollars, from the suite's prices or the built-in price table.", "provider"),
 		incidentsOpen: g("incidents_open", "Open incidents by kind and severity.", "kind", "severity"),
 		notifications: c("notifications_total", "Notification delivery attempts by notifier and outcome (ok, error).", "notifier", "outcome"),
-		buildInfo:     g("build_info", "Always 1; the version label names the running build.", "version"),
+		notificationsFailed: c("notifications_failed_total",
+			"Notifications given up for good by notifier and reason (refused: not retryable, such as a revoked token; expired: failed for the whole repeat interval).",
+			"notifier", "reason"),
+		buildInfo: g("build_info", "Always 1; the version label names the running build.", "version"),
 	}
 	m.reg.MustRegister(m.up, m.passRatio, m.score, m.drift, m.lastSuccess, m.runs, m.requests, m.duration,
-		m.tokens, m.cost, m.incidentsOpen, m.notifications, m.buildInfo,
+		m.tokens, m.cost, m.incidentsOpen, m.notifications, m.notificationsFailed, m.buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.buildInfo.WithLabelValues(version).Set(1)
 	for _, k := range kinds {
@@ -134,6 +148,13 @@ func (m *metrics) initCheck(check, prov string) {
 func (m *metrics) initNotifier(name string) {
 	m.notifications.WithLabelValues(name, notifyOK)
 	m.notifications.WithLabelValues(name, notifyError)
+	m.notificationsFailed.WithLabelValues(name, giveUpRefused)
+	m.notificationsFailed.WithLabelValues(name, giveUpExpired)
+}
+
+// observeGiveUp counts one notification given up for reason.
+func (m *metrics) observeGiveUp(notifier, reason string) {
+	m.notificationsFailed.WithLabelValues(notifier, reason).Inc()
 }
 
 // observeRun records the outcome of one check run.

@@ -39,6 +39,10 @@ const (
 	redeliverMax  = time.Hour
 )
 
+// refusedPrefix starts the LastError of a delivery the notifier refused
+// for good: the dashboard and the API show it as is.
+const refusedPrefix = "refused by the notifier, not retried: "
+
 // outbox is the monitor's side of the store's outbox.
 type outbox struct {
 	poke chan struct{} // wakes the loop; buffered
@@ -61,6 +65,10 @@ type flight struct {
 	// monitor claimed the delivery (this one's claim expired).
 	lost   atomic.Bool
 	cancel context.CancelFunc
+	// finishing is set just before the outcome is stored: from then on a
+	// heartbeat told the claim is lost may be seeing the delivery
+	// finished by this very monitor, and leaves the verdict to finish.
+	finishing atomic.Bool
 }
 
 // initOutbox prepares the outbox: deliveries can start (Once) before
@@ -194,13 +202,14 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, m.now().UTC()
 		d.LastError = "not sent: the notifier was never sent a firing of this incident"
 		m.log.Info("resolve not sent: its open never reached the notifier", logIncident, d.IncidentID, logNotifier, d.Notifier)
-		m.finish(d)
+		m.finish(f, d)
 		return
 	}
 	var (
 		mu       sync.Mutex
 		attempts int
 		ok       bool
+		refused  bool
 		lastErr  string
 	)
 	o := m.dispOpts
@@ -216,6 +225,11 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 		}
 		mu.Unlock()
 	}
+	o.GaveUp = func(_ promptcanary.NotificationAttempt, r bool) {
+		mu.Lock()
+		refused = r
+		mu.Unlock()
+	}
 	disp := notify.NewDispatcher([]notify.Notifier{m.notifierByName[d.Notifier]}, o)
 	rctx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -228,26 +242,49 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 	stop()
 	<-ran
 
-	now := m.now().UTC()
 	mu.Lock()
 	d.Attempts += attempts
 	d.LastError = lastErr
+	r := round{ok: ok, refused: refused, attempts: attempts}
 	mu.Unlock()
+	m.conclude(ctx, f, d, r)
+}
+
+// round is what one round of attempts at a delivery came to.
+type round struct {
+	ok, refused bool
+	attempts    int
+}
+
+// conclude stores the outcome of a round of attempts at f's delivery d
+// (Attempts and LastError updated): sent, failed for good, or due again
+// later; nothing when another monitor claimed it meanwhile.
+func (m *Monitor) conclude(ctx context.Context, f *flight, d store.Delivery, r round) {
+	now := m.now().UTC()
 	switch {
-	case ok:
+	case r.ok:
 		d.State, d.DoneBy, d.DoneAt, d.LastError = store.DeliverySent, m.owner, now, ""
 	case f.lost.Load():
 		return // another monitor delivers it
 	case ctx.Err() != nil:
 		// Stopping: back to the outbox, due at once for the next monitor.
 		d.NextAttemptAt = now
-	case attempts == 0:
+	case r.refused:
+		// Retrying an answer such as a revoked token for the whole repeat
+		// interval would only hide it: the delivery fails at once.
+		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
+		d.LastError = refusedPrefix + d.LastError
+		m.metrics.observeGiveUp(d.Notifier, giveUpRefused)
+		m.log.Error("notification failed for good: the notifier refused it, fix its configuration", logIncident, d.IncidentID,
+			logNotifier, d.Notifier, logEvent, string(d.Event), logDelivery, d.ID, logReason, d.LastError)
+	case r.attempts == 0:
 		d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
 		d.LastError = "not sent: below the notifier's min_severity"
 	default:
 		d.Rounds++
 		if now.Sub(d.CreatedAt) >= m.repeat {
 			d.State, d.DoneBy, d.DoneAt = store.DeliveryFailed, m.owner, now
+			m.metrics.observeGiveUp(d.Notifier, giveUpExpired)
 			m.log.Error("notification given up: it failed for the whole repeat interval", logIncident, d.IncidentID, logNotifier, d.Notifier,
 				logEvent, string(d.Event), logDelivery, d.ID, logReason, d.LastError)
 		} else {
@@ -256,7 +293,7 @@ func (m *Monitor) deliver(ctx context.Context, f *flight) {
 				logEvent, string(d.Event), logDelivery, d.ID, logSlot, d.NextAttemptAt, logReason, d.LastError)
 		}
 	}
-	m.finish(d)
+	m.finish(f, d)
 }
 
 // redeliverDelay is the wait after the rounds-th failed round.
@@ -283,8 +320,9 @@ func (m *Monitor) openSent(ctx context.Context, d store.Delivery) bool {
 	})
 }
 
-// finish stores the outcome of a delivery this monitor claimed.
-func (m *Monitor) finish(d store.Delivery) {
+// finish stores d, the outcome of f, a delivery this monitor claimed.
+func (m *Monitor) finish(f *flight, d store.Delivery) {
+	f.finishing.Store(true)
 	err := m.box.FinishDelivery(context.Background(), d, m.owner)
 	switch {
 	case errors.Is(err, store.ErrLeaseLost):
@@ -307,6 +345,8 @@ func (m *Monitor) extendDeliveries(ctx context.Context, until time.Time) {
 	for _, f := range flights {
 		err := m.box.ExtendDelivery(ctx, f.d.ID, m.owner, until)
 		switch {
+		case errors.Is(err, store.ErrLeaseLost) && f.finishing.Load():
+			// Finished by this monitor, or claimed by another: finish says which.
 		case errors.Is(err, store.ErrLeaseLost):
 			if f.lost.CompareAndSwap(false, true) {
 				m.log.Warn("delivery claimed by another monitor: abandoned here", logIncident, f.d.IncidentID, logNotifier, f.d.Notifier, logErr, err)

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,62 @@ func TestNotificationGivenUpAndItsResolveNotSent(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "notification given up") {
 		t.Errorf("the log does not say the notification was given up")
+	}
+}
+
+// A notification the notifier refuses for good (401 to a revoked token:
+// the dispatcher calls it not retryable) is failed at once, after one
+// attempt, not retried for the repeat interval; its reason, scrubbed,
+// shows on the incident's page, and /metrics counts it.
+func TestRefusedNotificationFailsAtOnce(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(10)
+	m := f.monitor(f.config("1h", 5))
+	f.hook.refuse.Store(true)
+	f.flip.set("bad")
+	if cr := f.once(m); !cr.Confirmed {
+		t.Fatalf("got %+v, want a confirmed drift", cr)
+	}
+	ds := f.deliveries()
+	if len(ds) != 1 || ds[0].State != store.DeliveryFailed || ds[0].Attempts != 1 || ds[0].Rounds != 0 || ds[0].DoneBy == "" {
+		t.Fatalf("got deliveries %+v, want the open failed after 1 attempt", ds)
+	}
+	if want := refusedPrefix + "post webhook: HTTP 401"; !strings.HasPrefix(ds[0].LastError, want) {
+		t.Errorf("got reason %q, want it to start with %q", ds[0].LastError, want)
+	}
+	if strings.Contains(ds[0].LastError, hookSecret) {
+		t.Errorf("the reason %q holds the webhook secret", ds[0].LastError)
+	}
+	// Nothing is due later: an hour on, the outbox makes no attempt.
+	f.clock.Advance(time.Hour)
+	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if ds := f.deliveries(); ds[0].Attempts != 1 {
+		t.Errorf("got %d attempts an hour later, want 1", ds[0].Attempts)
+	}
+	fams := scrape(t, m)
+	if got := value(t, fams, "promptcanary_notifications_failed_total", map[string]string{"notifier": "hook", "reason": "refused"}); got != 1 {
+		t.Errorf("notifications_failed_total{refused} = %v, want 1", got)
+	}
+	if got := value(t, fams, "promptcanary_notifications_failed_total", map[string]string{"notifier": "hook", "reason": "expired"}); got != 0 {
+		t.Errorf("notifications_failed_total{expired} = %v, want 0", got)
+	}
+	code, page := get(t, m.Handler(), "/incidents/"+ds[0].IncidentID)
+	if code != http.StatusOK {
+		t.Fatalf("GET the incident page: %d", code)
+	}
+	_, row, ok := strings.Cut(page, `<tr class="delivery-failed">`)
+	row, _, _ = strings.Cut(row, "</tr>")
+	if !ok {
+		t.Fatalf("the incident page shows no failed delivery:\n%s", page)
+	}
+	for _, want := range []string{">hook<", `<span class="badge failed">failed</span>`, "refused by the notifier, not retried", "401"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the delivery's row lacks %q:\n%s", want, row)
+		}
+	}
+	if strings.Contains(page, hookSecret) {
+		t.Error("the incident page shows the webhook secret")
 	}
 }

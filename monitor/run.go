@@ -239,6 +239,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	e.mu.Lock()
 	e.counted.add(cr.ID)
 	e.mu.Unlock()
+	l.finishing.Store(true)
 	err := m.leases.FinishSlot(context.WithoutCancel(ctx), l.key, m.owner, m.now(), cr)
 	if errors.Is(err, store.ErrLeaseLost) {
 		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,

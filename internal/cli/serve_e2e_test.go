@@ -34,8 +34,8 @@ type webhookReceiver struct {
 
 func (w *webhookReceiver) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	if !notify.Verify(body, w.secret, r.Header.Get(notify.SignatureHeader)) {
-		w.t.Errorf("webhook: bad signature %q", r.Header.Get(notify.SignatureHeader))
+	if err := notify.VerifyWebhook(body, w.secret, r.Header.Get(notify.WebhookSignatureHeader), time.Now()); err != nil {
+		w.t.Errorf("webhook: bad signature %q: %v", r.Header.Get(notify.WebhookSignatureHeader), err)
 		rw.WriteHeader(http.StatusUnauthorized)
 		return
 	}

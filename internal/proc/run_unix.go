@@ -19,14 +19,16 @@ import (
 // command left running in the background (a shell's "sleep 30 &" holding
 // stdout open) neither outlives the call nor delays it. A process that
 // left the group (setsid) and still holds the output is not waited for
-// past WaitDelay. Run sets cmd's Stdin, Stdout, Stderr, SysProcAttr and
+// past WaitDelay. On Linux the command also gets SIGKILL from the kernel
+// when the process that started it dies, even by SIGKILL (see
+// processAttr). Run sets cmd's Stdin, Stdout, Stderr, SysProcAttr and
 // Cancel.
 //
 // The pipes are the call's own (not exec's copying goroutines), so that
 // Wait returns as soon as the command exits and the group can be killed
 // at once.
 func Run(cmd *exec.Cmd, stdin []byte, stdout, stderr io.Writer) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = processAttr()
 	cmd.Cancel = func() error {
 		if err := killGroup(cmd.Process.Pid); err != nil {
 			return cmd.Process.Kill()

@@ -54,7 +54,13 @@ type Backoff struct {
 type DispatcherOptions struct {
 	// Record is called with every attempt, one call at a time (the
 	// dispatcher serialises them), from the delivering goroutine.
-	Record  func(promptcanary.NotificationAttempt)
+	Record func(promptcanary.NotificationAttempt)
+	// GaveUp, when set, is called once for a delivery whose attempts stop
+	// without success (not when Run ends first), with its last attempt;
+	// refused is set when the notifier refused it for good (an answer not
+	// worth retrying: a 4xx other than 408 and 429, such as a revoked
+	// token), clear when the attempts ran out.
+	GaveUp  func(last promptcanary.NotificationAttempt, refused bool)
 	Backoff Backoff
 	// Timeout bounds each attempt (default 10s), so that a server that
 	// hangs cannot hold a delivery forever.
@@ -299,6 +305,9 @@ func (d *Dispatcher) deliver(dl *delivery) {
 				reason = "attempts exhausted"
 			}
 			d.o.Logger.Warn("notification failed: "+reason, logNotifier, name, logIncident, a.IncidentID, logEvent, a.Event, logAttempt, a.Attempt, logCode, code, logError, a.Error)
+			if d.o.GaveUp != nil {
+				d.o.GaveUp(a, !retry)
+			}
 			return
 		}
 		delay := d.delay(dl.attempts, after)

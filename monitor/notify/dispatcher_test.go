@@ -154,7 +154,10 @@ func TestDispatcherRetriesOnlyRetryableStatuses(t *testing.T) {
 		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			f := &fake{name: "f", replies: failing(1, tc.code)}
 			var r recorder
-			deliver(t, &r, r.options(), []notify.Notifier{f}, firing(), "f")
+			o := r.options()
+			var gaveUp []bool
+			o.GaveUp = func(_ promptcanary.NotificationAttempt, refused bool) { gaveUp = append(gaveUp, refused) }
+			deliver(t, &r, o, []notify.Notifier{f}, firing(), "f")
 			attempts, _ := r.got()
 			want := 1
 			if tc.retry {
@@ -163,7 +166,32 @@ func TestDispatcherRetriesOnlyRetryableStatuses(t *testing.T) {
 			if len(attempts) != want || attempts[0].Code != tc.code || attempts[0].OK {
 				t.Errorf("attempts %+v, want %d with the first failed with %d", attempts, want, tc.code)
 			}
+			// Refused at once, or sent on the retry: never given up otherwise.
+			wantRefused := []bool{true}
+			if tc.retry {
+				wantRefused = nil
+			}
+			if !slices.Equal(gaveUp, wantRefused) {
+				t.Errorf("GaveUp calls (refused) %v, want %v", gaveUp, wantRefused)
+			}
 		})
+	}
+}
+
+// A delivery whose retryable attempts run out is given up, not refused.
+func TestDispatcherGaveUpAfterTheLastAttempt(t *testing.T) {
+	f := &fake{name: "f", replies: failing(3, 503)}
+	var r recorder
+	o := r.options()
+	o.Backoff.Attempts = 3
+	var gaveUp []promptcanary.NotificationAttempt
+	var refused []bool
+	o.GaveUp = func(a promptcanary.NotificationAttempt, r bool) {
+		gaveUp, refused = append(gaveUp, a), append(refused, r)
+	}
+	deliver(t, &r, o, []notify.Notifier{f}, firing(), "f")
+	if len(gaveUp) != 1 || refused[0] || gaveUp[0].Attempt != 3 || gaveUp[0].Code != 503 {
+		t.Errorf("GaveUp got %+v (refused %v), want once, with attempt 3, not refused", gaveUp, refused)
 	}
 }
 

@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,10 +17,35 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
-// SignatureHeader is the header of a webhook request carrying the body's
-// signature, "sha256=" and the hex HMAC-SHA256 of the exact body keyed
-// with the notifier's secret.
+// WebhookSignatureHeader is the header of a webhook request carrying its
+// signature: "t=<unix seconds>,v1=<hex>", where v1 is the HMAC-SHA256,
+// keyed with the notifier's secret, of the timestamp, a dot and the exact
+// body ("1700000000.{...}"). Signing the time with the body lets a
+// receiver refuse a request replayed later (VerifyWebhook).
+const WebhookSignatureHeader = "X-PromptCanary-Webhook-Signature"
+
+// WebhookTolerance is how far from the receiver's clock the timestamp of
+// a webhook signature may be before VerifyWebhook refuses the request as
+// a possible replay.
+const WebhookTolerance = 5 * time.Minute
+
+// SignatureHeader is the header of the signature without a timestamp:
+// "sha256=" and the hex HMAC-SHA256 of the exact body keyed with the
+// notifier's secret, which a replayed request still carries.
+//
+// Deprecated: webhooks carry it beside WebhookSignatureHeader for this
+// release only, so that receivers can move to VerifyWebhook; the next
+// release stops sending it.
 const SignatureHeader = "X-PromptCanary-Signature"
+
+// ErrWebhookSignature is returned, wrapped, by VerifyWebhook for a
+// signature that is missing, malformed or not the body's.
+var ErrWebhookSignature = errors.New("webhook signature does not verify")
+
+// ErrWebhookReplay is returned, wrapped, by VerifyWebhook for a valid
+// signature whose timestamp is further than WebhookTolerance from now:
+// the request may be replayed.
+var ErrWebhookReplay = errors.New("webhook signature timestamp outside the tolerance")
 
 // WebhookVersion is the version of the webhook body.
 const WebhookVersion = "1"
@@ -78,7 +106,76 @@ func NewWebhookBody(m Message) WebhookBody {
 	return b
 }
 
+// SignWebhook returns the WebhookSignatureHeader value of body sent at
+// t, keyed with secret.
+func SignWebhook(body []byte, secret string, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(webhookMAC(body, secret, ts))
+}
+
+// VerifyWebhook checks header, a WebhookSignatureHeader value, against
+// body and secret, and its timestamp against now: nil when one of its v1
+// signatures (several may be sent while a secret is rotated) is the
+// body's and the timestamp is within WebhookTolerance of now. Its errors
+// wrap ErrWebhookSignature or ErrWebhookReplay and never hold the secret.
+// It compares in constant time, and an empty secret verifies nothing.
+func VerifyWebhook(body []byte, secret, header string, now time.Time) error {
+	if secret == "" {
+		return fmt.Errorf("%w: no secret to verify it with", ErrWebhookSignature)
+	}
+	ts, sigs := parseSignature(header)
+	sent, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || len(sigs) == 0 {
+		return fmt.Errorf("%w: want %s: t=<unix seconds>,v1=<hex>", ErrWebhookSignature, WebhookSignatureHeader)
+	}
+	want := webhookMAC(body, secret, ts)
+	ok := false
+	for _, sig := range sigs {
+		got, err := hex.DecodeString(sig)
+		ok = ok || (err == nil && hmac.Equal(got, want))
+	}
+	if !ok {
+		return fmt.Errorf("%w: no v1 signature matches the body", ErrWebhookSignature)
+	}
+	if age := now.Sub(time.Unix(sent, 0)); age > WebhookTolerance || age < -WebhookTolerance {
+		return fmt.Errorf("%w: signed at %s, %s from now (tolerance %s)", ErrWebhookReplay,
+			time.Unix(sent, 0).UTC().Format(time.RFC3339), age.Round(time.Second), WebhookTolerance)
+	}
+	return nil
+}
+
+// parseSignature splits a WebhookSignatureHeader value into its
+// timestamp ("" unless exactly one) and v1 signatures; other keys are
+// ignored, for schemes to come.
+func parseSignature(header string) (ts string, sigs []string) {
+	n := 0
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts, n = v, n+1
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	if n != 1 {
+		ts = ""
+	}
+	return ts, sigs
+}
+
+// webhookMAC is the HMAC-SHA256 of ts, ".", body keyed with secret.
+func webhookMAC(body []byte, secret, ts string) []byte {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return mac.Sum(nil)
+}
+
 // Sign returns the SignatureHeader value of body keyed with secret.
+//
+// Deprecated: use SignWebhook; see SignatureHeader.
 func Sign(body []byte, secret string) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
@@ -87,7 +184,10 @@ func Sign(body []byte, secret string) string {
 
 // Verify reports whether header, a SignatureHeader value, is the signature
 // of body with secret. It compares in constant time, and is false when
-// secret is empty (an unsigned request proves nothing).
+// secret is empty (an unsigned request proves nothing). It cannot tell a
+// replayed request.
+//
+// Deprecated: use VerifyWebhook; see SignatureHeader.
 func Verify(body []byte, secret, header string) bool {
 	if secret == "" {
 		return false
@@ -129,7 +229,8 @@ func (w *webhook) Send(ctx context.Context, m Message) (int, error) {
 	}
 	h := http.Header{"Content-Type": {"application/json"}}
 	if w.secret != "" {
-		h.Set(SignatureHeader, Sign(body, w.secret))
+		h.Set(WebhookSignatureHeader, SignWebhook(body, w.secret, w.s.now()))
+		h.Set(SignatureHeader, Sign(body, w.secret)) // for one release: see SignatureHeader
 	}
 	r, err := w.s.do(ctx, op, http.MethodPost, w.url, h, body)
 	if err != nil {

@@ -40,8 +40,12 @@ func TestWebhookBody(t *testing.T) {
 					t.Errorf("Content-Type %q, want application/json", ct)
 				}
 				v, body := decodeJSON(t, r)
+				if sig := r.Header.Get("X-PromptCanary-Webhook-Signature"); notify.VerifyWebhook(body, hookSecret, sig, time.Now()) != nil {
+					t.Errorf("signature %q does not verify: %v", sig, notify.VerifyWebhook(body, hookSecret, sig, time.Now()))
+				}
+				// The old header, sent for one release.
 				if sig := r.Header.Get("X-PromptCanary-Signature"); !notify.Verify(body, hookSecret, sig) {
-					t.Errorf("signature %q does not verify", sig)
+					t.Errorf("old signature %q does not verify", sig)
 				}
 				got = v
 				w.WriteHeader(http.StatusNoContent)
@@ -87,8 +91,10 @@ func TestWebhookNoUnitsIsEmptyArray(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := decodeJSON(t, r)
 		units = v["units"]
-		if _, ok := r.Header["X-Promptcanary-Signature"]; ok {
-			t.Errorf("a notifier without secret sent a signature")
+		for _, h := range []string{"X-Promptcanary-Signature", "X-Promptcanary-Webhook-Signature"} {
+			if _, ok := r.Header[h]; ok {
+				t.Errorf("a notifier without secret sent %s", h)
+			}
 		}
 	}))
 	defer srv.Close()

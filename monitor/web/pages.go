@@ -397,14 +397,23 @@ func sortIncidents(incs []promptcanary.Incident) {
 	})
 }
 
+// deliveryLister is the part of store.Outbox the incident page reads.
+type deliveryLister interface {
+	Deliveries(ctx context.Context, incidentID string, limit int) ([]store.Delivery, error)
+}
+
 type incidentView struct {
 	Incident      *promptcanary.Incident
 	Events        []promptcanary.IncidentEvent
 	Notifications []promptcanary.NotificationAttempt
-	CheckURL      string
-	Duration      time.Duration
-	CanAck        bool
-	CSRF          string
+	// Deliveries are the incident's notifications in the outbox, with
+	// where each stands (pending, sent, failed and why); nil when the
+	// store has no outbox.
+	Deliveries []store.Delivery
+	CheckURL   string
+	Duration   time.Duration
+	CanAck     bool
+	CSRF       string
 }
 
 func (s *server) incidentPage(w http.ResponseWriter, r *http.Request) {
@@ -429,6 +438,12 @@ func (s *server) incidentPage(w http.ResponseWriter, r *http.Request) {
 	if v.Notifications, err = s.src.State().Notifications(ctx, inc.ID, notifications); err != nil {
 		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "list notifications", err))
 		return
+	}
+	if box, ok := s.src.State().(deliveryLister); ok {
+		if v.Deliveries, err = box.Deliveries(ctx, inc.ID, notifications); err != nil {
+			s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "list deliveries", err))
+			return
+		}
 	}
 	end := inc.ResolvedAt
 	if end.IsZero() {

@@ -37,7 +37,10 @@
 // passes, the command and its process group are killed and Generate
 // returns the context's error. On Unix the process group is killed when
 // the call ends however it ends, so what the command left running in the
-// background (holding stdout or not) never outlives the call.
+// background (holding stdout or not) never outlives the call. On Linux
+// the kernel also kills the command when the process running it dies,
+// even by kill -9 (what the command started in the background is then
+// left to it).
 package execcmd
 
 import (

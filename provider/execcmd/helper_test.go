@@ -2,6 +2,7 @@ package execcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,6 +52,23 @@ func helper(mode string) int {
 		return code
 	case "sleep":
 		time.Sleep(time.Hour)
+	case "sleep-pid":
+		// Record the pid in EXECCMD_PIDFILE, then sleep.
+		// (written aside and renamed, so the test never reads half of it).
+		pidFile := os.Getenv("EXECCMD_PIDFILE")
+		if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.Rename(pidFile+".tmp", pidFile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		time.Sleep(time.Hour)
+	case "parent":
+		// Play the monitor: run a "sleep-pid" command through the exec
+		// provider and wait for it (an hour), until the test kills us.
+		return runProvider("sleep-pid")
 	case "huge":
 		// Write until stdout is closed.
 		chunk := bytes.Repeat([]byte("x"), 1<<20)
@@ -67,4 +85,22 @@ func helper(mode string) int {
 		return 2
 	}
 	return 0
+}
+
+// runProvider opens the exec provider on the test binary in mode and
+// calls Generate once, as a monitor does.
+func runProvider(mode string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	c, err := New([]string{self}, Config{Env: map[string]string{helperEnv: mode}}, "", nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_, err = c.Generate(context.Background(), simpleRequest("hi"))
+	fmt.Fprintln(os.Stderr, err)
+	return 1
 }
