@@ -401,8 +401,9 @@ type DriftReport struct {
 	Severity Severity `json:"severity"`
 	Summary  string   `json:"summary"`
 	// OverallBaselineScore and OverallCurrentScore are the mean scores of
-	// each side over the compared pairs; 0 when nothing was compared
-	// (Compared() == 0), which the Summary then says.
+	// each side over the compared pairs; NaN when nothing was compared
+	// (Compared() == 0), which the Summary then says, and null in JSON:
+	// a mean of nothing is no score.
 	OverallBaselineScore float64 `json:"overall_baseline_score"`
 	OverallCurrentScore  float64 `json:"overall_current_score"`
 	// Notes are plain-language caveats shown with the report.
@@ -411,6 +412,34 @@ type DriftReport struct {
 	Errors []CallError `json:"errors,omitempty"`
 	// Statistics holds the statistical evidence of a multi-sample comparison.
 	Statistics *DriftStatistics `json:"statistics,omitempty"`
+}
+
+// MarshalJSON encodes the report as its fields, with an overall score that
+// is not a number (nothing was compared) written as null: a mean of
+// nothing is no score, and encoding/json refuses NaN. A type that embeds
+// DriftReport inherits this method, so such a type marshals as the report
+// alone.
+func (d DriftReport) MarshalJSON() ([]byte, error) {
+	type fields DriftReport // the same fields, without this method
+	b, c := finite(d.OverallBaselineScore), finite(d.OverallCurrentScore)
+	if b != nil && c != nil {
+		return json.Marshal(fields(d))
+	}
+	// The scores move to the end of the object: their fields at the top
+	// level shadow those of the embedded report.
+	return json.Marshal(struct {
+		fields
+		OverallBaselineScore *float64 `json:"overall_baseline_score"`
+		OverallCurrentScore  *float64 `json:"overall_current_score"`
+	}{fields(d), b, c})
+}
+
+// finite returns &f, or nil when f is NaN or infinite.
+func finite(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
 }
 
 // Count returns how many comparisons have status s.

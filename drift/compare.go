@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -149,12 +150,12 @@ func (idx *index) compared() int {
 
 // compareNothing fills a report in which no pair could be compared: no
 // test ran, so it is no evidence of drift nor of its absence. HasDrift is
-// false, the severity none, both overall scores 0 (no score was compared),
+// false, the severity none, both overall scores NaN (no score was compared),
 // and the summary says that nothing was compared or, when every call of
 // the current run failed, that nothing was measured, with the reasons.
 func compareNothing(rep *promptcanary.DriftReport, current *promptcanary.Run) {
 	rep.HasDrift, rep.Severity = false, promptcanary.SeverityNone
-	rep.OverallBaselineScore, rep.OverallCurrentScore = 0, 0
+	rep.OverallBaselineScore, rep.OverallCurrentScore = math.NaN(), math.NaN()
 	reasons := uncomparedReasons(rep)
 	if !current.Measured() {
 		what := "the current run has no results"
@@ -509,7 +510,7 @@ func overallScores(idx *index) (base, cur float64) {
 		n++
 	}
 	if n == 0 {
-		return 0, 0
+		return math.NaN(), math.NaN()
 	}
 	return base / float64(n), cur / float64(n)
 }

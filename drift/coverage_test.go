@@ -2,6 +2,7 @@ package drift
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -55,16 +56,22 @@ func TestNothingCompared(t *testing.T) {
 			if rep.Summary != tc.want {
 				t.Errorf("got summary %q, want %q", rep.Summary, tc.want)
 			}
-			if rep.OverallBaselineScore != 0 || rep.OverallCurrentScore != 0 {
-				t.Errorf("got overall scores %v → %v, want 0 → 0", rep.OverallBaselineScore, rep.OverallCurrentScore)
+			if !math.IsNaN(rep.OverallBaselineScore) || !math.IsNaN(rep.OverallCurrentScore) {
+				t.Errorf("got overall scores %v → %v, want NaN → NaN (no score was compared)", rep.OverallBaselineScore, rep.OverallCurrentScore)
 			}
 			for _, n := range rep.Notes {
 				if strings.Contains(strings.ToLower(n), "no drift") || strings.Contains(n, "one sample per pair") {
 					t.Errorf("got note %q, want no verdict and no method caveat when nothing was compared", n)
 				}
 			}
-			if _, err := json.Marshal(rep); err != nil {
+			data, err := json.Marshal(rep)
+			if err != nil {
 				t.Errorf("marshal: %v", err)
+			}
+			for _, key := range []string{`"overall_baseline_score":null`, `"overall_current_score":null`} {
+				if !strings.Contains(string(data), key) {
+					t.Errorf("JSON lacks %s", key)
+				}
 			}
 		})
 	}

@@ -196,7 +196,12 @@ func UnmarshalDrift(data []byte) (*promptcanary.DriftReport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decompress drift report: %w", err)
 		}
-		return unmarshalDriftBody(plain)
+		d, err := unmarshalDriftBody(plain)
+		if err != nil {
+			return nil, err
+		}
+		noScores(d)
+		return d, nil
 	}
 	var w driftJSON
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -205,7 +210,17 @@ func UnmarshalDrift(data []byte) (*promptcanary.DriftReport, error) {
 	d := w.DriftReport
 	d.GeneratedAt = w.GeneratedAt.t
 	d.BaselineCreatedAt = w.BaselineCreatedAt.t
+	noScores(&d)
 	return &d, nil
+}
+
+// noScores gives a report that compared nothing the overall scores it was
+// made with, NaN: its JSON holds null, which decodes as 0, and reports
+// stored before issue 19 hold 0 for "no score".
+func noScores(d *promptcanary.DriftReport) {
+	if d.Compared() == 0 {
+		d.OverallBaselineScore, d.OverallCurrentScore = math.NaN(), math.NaN()
+	}
 }
 
 // The *JSON types shadow the fields of the domain types that need a
