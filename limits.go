@@ -22,3 +22,15 @@ const (
 	// MaxErrorsLimit bounds --max-errors.
 	MaxErrorsLimit = 1_000_000_000
 )
+
+// Bounds of what is kept of an answer: its content is cut to
+// max_answer_bytes (DefaultMaxAnswerBytes unless configured), a setting
+// from MinMaxAnswerBytes to MaxMaxAnswerBytes.
+const (
+	// DefaultMaxAnswerBytes is the default bound of an answer (1 MiB).
+	DefaultMaxAnswerBytes = 1 << 20
+	// MinMaxAnswerBytes and MaxMaxAnswerBytes bound the setting (1 KiB
+	// to 16 MiB).
+	MinMaxAnswerBytes = 1 << 10
+	MaxMaxAnswerBytes = 16 << 20
+)

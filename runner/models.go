@@ -174,8 +174,10 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 	}
 	req := &provider.Request{Prompt: prompt, Config: cfg}
 	var resp *promptcanary.Response
+	var bound *provider.Bound
 	attempts, err := e.retry(ctx, siteFrom(ctx, cfg.ModelID, prompt.ID), m.lim, CallTokens(prompt, cfg.MaxTokens), m.timeout(e.opts.Timeout), func(ctx context.Context) error {
-		r, err := generate(ctx, m.chat, req)
+		bound = &provider.Bound{Max: e.opts.maxAnswer()}
+		r, err := generate(provider.WithBound(ctx, bound), m.chat, req)
 		resp = r
 		return err
 	})
@@ -183,6 +185,8 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 		return nil, e.scrub(err)
 	}
 	e.opts.Secrets.Response(resp)
+	_, original := bound.Cut()
+	resp.Cut(e.opts.maxAnswer(), original)
 	resp.Attempts = attempts
 	if resp.TotalTokens == 0 {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens

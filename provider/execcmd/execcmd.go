@@ -58,6 +58,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/clip"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
@@ -326,7 +327,10 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	stdout := &proc.LimitedBuffer{Max: MaxOutput, Full: cancel}
 	stderr := &proc.TailBuffer{Max: stderrTail}
 
-	err := proc.Run(cmd, stdin.Bytes(), stdout, stderr)
+	// The answer is cut to the call's bound as it streams in (see clip).
+	out := clip.NewWriter(stdout, provider.BoundFrom(ctx))
+	err := proc.Run(cmd, stdin.Bytes(), out, stderr)
+	out.Close()
 	switch {
 	case stdout.Overflowed():
 		return nil, &provider.Error{Message: fmt.Sprintf("output larger than %d MiB", MaxOutput>>20)}
