@@ -118,7 +118,7 @@ func TestAnswerBoundOverHTTP(t *testing.T) {
 	if r.CompletionTokens != 5 {
 		t.Errorf("got %d completion tokens, want the usage after the cut string read", r.CompletionTokens)
 	}
-	if got := r.CutNote(); got != "answer cut to 819.2 KiB of 5.0 MiB" {
+	if got := r.CutNote(); got != "answer cut to 51.2 KiB of 5.0 MiB" {
 		t.Errorf("got note %q", got)
 	}
 }

@@ -184,9 +184,9 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 	if err != nil {
 		return nil, e.scrub(err)
 	}
-	e.opts.Secrets.Response(resp)
 	_, original := bound.Cut()
 	resp.Cut(e.opts.maxAnswer(), original)
+	e.opts.Secrets.Response(resp)
 	resp.Attempts = attempts
 	if resp.TotalTokens == 0 {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens

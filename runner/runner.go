@@ -434,9 +434,11 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 		opts.Secrets.CallError(c.err)
 		return
 	}
-	opts.Secrets.Response(resp)
+	// Cut before it is scrubbed, so that the scrubber reads only what is
+	// kept (a raw body past the bound is dropped unread).
 	_, original := bound.Cut()
 	resp.Cut(opts.maxAnswer(), original)
+	opts.Secrets.Response(resp)
 	resp.PromptID = item.Prompt.ID
 	resp.Sample = c.sample
 	resp.Attempts = attempts
