@@ -121,10 +121,11 @@ func measure(c *config, stdout, stderr io.Writer) error {
 		c.prompts, c.samples, c.baselineSamples, mb(int64(c.size)), boundName(c.maxAnswer))
 	fmt.Fprintln(stdout, "| command | peak RSS | store growth | target | |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---|")
+	var outcomes []string
 	for _, s := range steps {
 		db := filepath.Join(dir, s.db)
 		before := storeBytes(db)
-		rss, err := runChild(dir, s.args, c.verbose, stderr)
+		rss, line, err := runChild(dir, s.args, c.verbose, stderr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.what, err)
 		}
@@ -136,6 +137,11 @@ func measure(c *config, stdout, stderr io.Writer) error {
 			}
 		}
 		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s |\n", s.what, mib(rss), mb(storeBytes(db)-before), target, mark)
+		outcomes = append(outcomes, s.what+": "+line)
+	}
+	fmt.Fprintln(stdout)
+	for _, o := range outcomes {
+		fmt.Fprintln(stdout, o)
 	}
 	return nil
 }
@@ -182,31 +188,44 @@ func writeFiles(c *config, dir, baseURL string) error {
 // runChild runs this program as the promptcanary command line with args
 // in dir and returns its peak resident set. Exit status 1 (probe failures,
 // an open incident) counts as success.
-func runChild(dir string, args []string, verbose bool, stderr io.Writer) (int64, error) {
+func runChild(dir string, args []string, verbose bool, stderr io.Writer) (int64, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	stats := filepath.Join(dir, "stats")
 	cmd := exec.Command(exe, append([]string{childFlag}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), statsEnv+"="+stats, "OPENAI_API_KEY=sk-bench-0123456789abcdef")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
 	if verbose {
-		fmt.Fprint(stderr, out.String())
+		fmt.Fprint(stderr, out.String(), errOut.String())
 	}
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		fmt.Fprint(stderr, out.String())
-		return 0, err
+		fmt.Fprint(stderr, out.String(), errOut.String())
+		return 0, "", err
 	}
 	data, err := os.ReadFile(stats)
 	if err != nil {
-		return 0, fmt.Errorf("no usage written: %w\n%s", err, out.String())
+		return 0, "", fmt.Errorf("no usage written: %w\n%s", err, errOut.String())
 	}
-	return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	rss, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return rss, outcome(out.String()), err
+}
+
+// outcome is the line of a command's output that says what it found: the
+// verdict of a run, the line of a check of serve --once.
+func outcome(out string) string {
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "✓") || strings.HasPrefix(line, "✗") || strings.HasPrefix(line, "big-answers") {
+			return line
+		}
+	}
+	return ""
 }
 
 // child is the promptcanary command line, as cmd/promptcanary runs it,
