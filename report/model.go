@@ -160,7 +160,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 			previews[k] = resp.Content
 		}
 	}
-	m.Cut = cutNote(r.LLMResponses)
+	m.Cut = CutNote(r.LLMResponses)
 	m.Tokens = thousands(tokens)
 	if in, out := r.Tokens(); in+out > 0 {
 		m.Tokens += " (" + thousands(in) + " prompt + " + thousands(out) + " completion)"
@@ -1321,11 +1321,12 @@ func (s *statsModel) NondetLine() string {
 		s.NondetVaried, plural(s.NondetTotal, "prompt", "prompts"))
 }
 
-// cutNote says how many answers were cut to the run's bound and what
-// was kept of them: "answer cut to 1.0 MiB of 5.0 MiB (prompt p1, sample
-// 0); probes judged the part kept" for one, the count and the largest
-// for several; "" when none was.
-func cutNote(resps []promptcanary.Response) string {
+// CutNote says how many of a run's answers were cut to its bound and
+// what was kept of them: "answer cut to 1.0 MiB of 5.0 MiB (prompt p1,
+// sample 0); probes judged the part kept" for one, the count and the
+// largest for several; "" when none was. The run reports show it, and
+// the dashboard's run page above a drift report.
+func CutNote(resps []promptcanary.Response) string {
 	var cut []*promptcanary.Response
 	for i := range resps {
 		if resps[i].Truncated {
