@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -57,14 +58,18 @@ func TestReader(t *testing.T) {
 	}
 }
 
-// FuzzReader checks that a valid JSON document stays valid, with no
-// string longer than the bound plus one character or escape.
+// FuzzReader checks that a valid JSON document (an object, an array or a
+// string) stays valid, with no string longer than the bound plus one
+// character or escape.
 func FuzzReader(f *testing.F) {
 	f.Add(`{"choices":[{"message":{"content":"` + strings.Repeat("ab\\n\\u00e9", 20) + `"}}]}`)
 	f.Add(`["\ud83d\ude00\ud83d\ude00\ud83d\ude00\ud83d\ude00\ud83d\ude00"]`)
 	f.Fuzz(func(t *testing.T, in string) {
-		if !json.Valid([]byte(in)) {
-			t.Skip()
+		if !json.Valid([]byte(in)) || !utf8.ValidString(in) {
+			t.Skip() // invalid UTF-8 decodes to U+FFFD, three bytes for one
+		}
+		if trimmed := strings.TrimLeft(in, " \t\r\n"); trimmed == "" || !strings.ContainsRune("{[\"", rune(trimmed[0])) {
+			t.Skip() // a bare number or literal is read as text, cut as text
 		}
 		b := &provider.Bound{Max: 8}
 		got, err := io.ReadAll(New(strings.NewReader(in), b))
