@@ -219,13 +219,17 @@ func runChild(dir string, args []string, verbose bool, stderr io.Writer) (int64,
 // outcome is the line of a command's output that says what it found: the
 // verdict of a run, the line of a check of serve --once.
 func outcome(out string) string {
+	check := ""
 	for line := range strings.Lines(out) {
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "✓") || strings.HasPrefix(line, "✗") || strings.Contains(line, "big-answers") {
+		switch {
+		case strings.HasPrefix(line, "✓") || strings.HasPrefix(line, "✗"):
 			return line
+		case check == "" && strings.Contains(line, "big-answers  openai/"):
+			check = line
 		}
 	}
-	return ""
+	return check
 }
 
 // child is the promptcanary command line, as cmd/promptcanary runs it,
