@@ -202,7 +202,7 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 		}
 		seen[p.spec] = true
 		t := Target{Spec: p.spec, Config: base, Timeout: DefaultTimeout, MaxAnswerBytes: maxAnswer,
-			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets}}
+			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets, MaxAnswerBytes: maxAnswer}}
 		t.Config.ModelID = p.spec
 		t.Config.ExtraParams = map[string]any{}
 		settings := map[string]any{}
