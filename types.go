@@ -90,6 +90,12 @@ type Response struct {
 	ResponseID        string `json:"response_id,omitempty"`
 	// Attempts is how many calls it took to get this response.
 	Attempts int `json:"attempts,omitempty"`
+	// Truncated is set when the answer was longer than the run's bound
+	// (DefaultMaxAnswerBytes unless configured): Content holds its first
+	// part, which is what the probes judged, and OriginalBytes the size
+	// of the whole answer in bytes.
+	Truncated     bool  `json:"truncated,omitempty"`
+	OriginalBytes int64 `json:"original_bytes,omitempty"`
 }
 
 // ProbeResult is the verdict of one probe instance on one response.

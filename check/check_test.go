@@ -71,6 +71,30 @@ func TestResolveMergesFlagsFileAndDefaults(t *testing.T) {
 	if targets[0].Timeout != DefaultTimeout {
 		t.Errorf("got timeout %v, want %v", targets[0].Timeout, DefaultTimeout)
 	}
+	if targets[0].MaxAnswerBytes != promptcanary.DefaultMaxAnswerBytes {
+		t.Errorf("got max_answer_bytes %d, want the default %d", targets[0].MaxAnswerBytes, promptcanary.DefaultMaxAnswerBytes)
+	}
+}
+
+// TestResolveMaxAnswerBytes: the flag wins over canary.yaml, which wins
+// over the default, and the engine gets what the target says.
+func TestResolveMaxAnswerBytes(t *testing.T) {
+	st := loadSuite(t, "name: t\nprovider: sim/stable\nmax_answer_bytes: 65536\nprobes: [direct_answer]\nprompts:\n  - {id: a, text: hi}\n")
+	for _, tc := range []struct {
+		name string
+		flag *int
+		want int
+	}{{"file", nil, 65536}, {"flag", ptr(2048), 2048}} {
+		t.Run(tc.name, func(t *testing.T) {
+			targets, _, err := Resolve(st, Settings{MaxAnswerBytes: tc.flag})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := engine(targets[0], Exec{}).MaxAnswerBytes; targets[0].MaxAnswerBytes != tc.want || got != tc.want {
+				t.Errorf("got %d for the target, %d for the engine, want %d", targets[0].MaxAnswerBytes, got, tc.want)
+			}
+		})
+	}
 }
 
 func TestResolveRejectsOutOfRangeValues(t *testing.T) {
@@ -88,6 +112,7 @@ func TestResolveRejectsOutOfRangeValues(t *testing.T) {
 		{"negative retries", Settings{Retries: ptr(-1)}, "--retries -1 is out of range"},
 		{"negative rpm", Settings{RPM: -5}, "--rpm -5 is out of range"},
 		{"zero timeout", Settings{Timeout: ptr(time.Duration(0))}, "--timeout 0s is out of range"},
+		{"tiny answer bound", Settings{MaxAnswerBytes: ptr(100)}, "--max-answer-bytes 100 is out of range"},
 		{"day-long retry wait", Settings{MaxRetryWait: 25 * time.Hour}, "--max-retry-wait 25h0m0s is out of range"},
 		{"provider twice", Settings{Providers: []string{"sim/stable", "sim/stable"}}, `provider "sim/stable" is given twice`},
 		{"base url for sim", Settings{BaseURL: "http://127.0.0.1:1"}, "--base-url does not apply to sim/stable"},

@@ -122,16 +122,17 @@ func engine(t Target, x Exec) runner.Options {
 		retries = *s.Retries
 	}
 	return runner.Options{
-		Concurrency:  s.Concurrency,
-		Timeout:      t.Timeout,
-		MaxAttempts:  retries + 1,
-		Limits:       t.Limits,
-		Tool:         x.Tool,
-		OnWait:       x.OnWait,
-		MaxRetryWait: s.MaxRetryWait,
-		Secrets:      s.Secrets,
-		Getenv:       t.Options.Getenv,
-		HTTPClient:   t.Options.HTTPClient,
+		Concurrency:    s.Concurrency,
+		Timeout:        t.Timeout,
+		MaxAttempts:    retries + 1,
+		Limits:         t.Limits,
+		Tool:           x.Tool,
+		OnWait:         x.OnWait,
+		MaxRetryWait:   s.MaxRetryWait,
+		MaxAnswerBytes: t.MaxAnswerBytes,
+		Secrets:        s.Secrets,
+		Getenv:         t.Options.Getenv,
+		HTTPClient:     t.Options.HTTPClient,
 	}
 }
 

@@ -44,6 +44,9 @@ type Settings struct {
 	// NoSeed sends no seed at all.
 	NoSeed  bool
 	Samples *int
+	// MaxAnswerBytes bounds the bytes kept of each answer; nil means the
+	// suite's max_answer_bytes:, else promptcanary.DefaultMaxAnswerBytes.
+	MaxAnswerBytes *int
 	// Concurrency bounds the calls in flight per provider; 0 means
 	// runner.DefaultConcurrency.
 	Concurrency int
@@ -75,6 +78,8 @@ type Target struct {
 	Options provider.Options
 	Limits  runner.Limits
 	Timeout time.Duration
+	// MaxAnswerBytes bounds the bytes kept of each answer.
+	MaxAnswerBytes int
 	// Entry is the suite's providers: entry for Spec, nil when none.
 	Entry *suite.ProviderSpec
 }
@@ -151,6 +156,13 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 	if s.Retries != nil {
 		retries = *s.Retries
 	}
+	maxAnswer := promptcanary.DefaultMaxAnswerBytes
+	switch {
+	case s.MaxAnswerBytes != nil:
+		maxAnswer = *s.MaxAnswerBytes
+	case d.MaxAnswerBytes != nil:
+		maxAnswer = *d.MaxAnswerBytes
+	}
 	concurrency := s.Concurrency
 	if concurrency == 0 {
 		concurrency = runner.DefaultConcurrency
@@ -165,6 +177,7 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 		{"--retries", retries, 0, promptcanary.MaxRetries},
 		{"--rpm", s.RPM, 0, promptcanary.MaxRate},
 		{"--tpm", s.TPM, 0, promptcanary.MaxRate},
+		{"--max-answer-bytes", maxAnswer, promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes},
 	} {
 		if err := inRange(c.flag, c.v, c.min, c.max); err != nil {
 			return nil, 0, err
@@ -188,8 +201,8 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 			return nil, 0, configErr(fmt.Errorf("provider %q is given twice", p.spec))
 		}
 		seen[p.spec] = true
-		t := Target{Spec: p.spec, Config: base, Timeout: DefaultTimeout,
-			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets}}
+		t := Target{Spec: p.spec, Config: base, Timeout: DefaultTimeout, MaxAnswerBytes: maxAnswer,
+			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets, MaxAnswerBytes: maxAnswer}}
 		t.Config.ModelID = p.spec
 		t.Config.ExtraParams = map[string]any{}
 		settings := map[string]any{}

@@ -62,6 +62,11 @@ type Options struct {
 	// Nil collects nothing; the provider still keeps its own secrets out
 	// of its errors.
 	Secrets *redact.Set
+	// MaxAnswerBytes is the run's bound on an answer, for a provider that
+	// holds answers before it is asked for them (replay cuts each as it
+	// reads the file); 0 keeps everything. Answers read when called are
+	// cut through the call's Bound instead.
+	MaxAnswerBytes int
 }
 
 // Env reads an environment variable through o.Getenv.

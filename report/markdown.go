@@ -152,6 +152,10 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.line()
 		w.line("⚠️ **The run was interrupted: results are incomplete.**")
 	}
+	if m.Cut != "" {
+		w.line()
+		w.line("✂️ ", mdText(m.Cut, 400), ".")
+	}
 	w.cut()
 
 	if len(m.Failed) > 0 {

@@ -50,10 +50,13 @@ type runModel struct {
 	// streamed run's summary counts prompts without an answer instead).
 	Calls       int
 	Interrupted bool
-	Tool        string
-	ConfigHash  string
-	RunID       string
-	Status      string // "pass", "fail" or "none" (nothing measured), for colour and icons
+	// Cut says which answers were cut to the run's bound and that probes
+	// judged the part kept; "" when none was.
+	Cut        string
+	Tool       string
+	ConfigHash string
+	RunID      string
+	Status     string // "pass", "fail" or "none" (nothing measured), for colour and icons
 	// Stream is set for a streamed run (see Summary), nil for a run.
 	Stream *streamModel
 }
@@ -161,6 +164,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 			previews[k] = resp.Content
 		}
 	}
+	m.Cut = CutNote(r.LLMResponses)
 	m.Tokens = thousands(tokens)
 	if in, out := r.Tokens(); in+out > 0 {
 		m.Tokens += " (" + thousands(in) + " prompt + " + thousands(out) + " completion)"
@@ -1437,4 +1441,35 @@ func (s *statsModel) SamplesLine() string {
 func (s *statsModel) NondetLine() string {
 	return fmt.Sprintf("Distinct outputs among the samples of a prompt, baseline → current, most varied first; %d of %s gave more than one distinct output.",
 		s.NondetVaried, plural(s.NondetTotal, "prompt", "prompts"))
+}
+
+// CutNote says how many of a run's answers were cut to its bound and
+// what was kept of them: "answer cut to 1.0 MiB of 5.0 MiB (prompt p1,
+// sample 0); probes judged the part kept" for one, the count and the
+// largest for several; "" when none was. The run reports show it, and
+// the dashboard's run page above a drift report.
+func CutNote(resps []promptcanary.Response) string {
+	var cut []*promptcanary.Response
+	for i := range resps {
+		if resps[i].Truncated {
+			cut = append(cut, &resps[i])
+		}
+	}
+	switch len(cut) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s (prompt %s, sample %d); probes judged the part kept", cut[0].CutNote(), cut[0].PromptID, cut[0].Sample)
+	}
+	largest, kept := cut[0], cut[0]
+	for _, r := range cut {
+		if r.OriginalBytes > largest.OriginalBytes {
+			largest = r
+		}
+		if len(r.Content) > len(kept.Content) {
+			kept = r
+		}
+	}
+	return fmt.Sprintf("%d of %d answers cut to at most %s (the largest was %s); probes judged the part kept",
+		len(cut), len(resps), promptcanary.FormatBytes(int64(len(kept.Content))), promptcanary.FormatBytes(largest.OriginalBytes))
 }

@@ -297,6 +297,10 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 		t.line()
 		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
 	}
+	if m.Cut != "" {
+		t.line()
+		t.para("", "✂ ", m.Cut+".")
+	}
 	if len(m.Failed) > 0 {
 		t.heading(ansiRed, fmt.Sprintf("Failures (%d)", len(m.Failed)))
 		t.resultTable(m.Failed, true)

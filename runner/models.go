@@ -174,14 +174,18 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 	}
 	req := &provider.Request{Prompt: prompt, Config: cfg}
 	var resp *promptcanary.Response
+	var bound *provider.Bound
 	attempts, err := e.retry(ctx, siteFrom(ctx, cfg.ModelID, prompt.ID), m.lim, CallTokens(prompt, cfg.MaxTokens), m.timeout(e.opts.Timeout), func(ctx context.Context) error {
-		r, err := generate(ctx, m.chat, req)
+		bound = &provider.Bound{Max: e.opts.maxAnswer()}
+		r, err := generate(provider.WithBound(ctx, bound), m.chat, req)
 		resp = r
 		return err
 	})
 	if err != nil {
 		return nil, e.scrub(err)
 	}
+	_, original := bound.Cut()
+	resp.Cut(e.opts.maxAnswer(), original)
 	e.opts.Secrets.Response(resp)
 	resp.Attempts = attempts
 	if resp.TotalTokens == 0 {

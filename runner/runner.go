@@ -67,6 +67,13 @@ type Options struct {
 	// scrubs nothing. The models the probes call (Plan.Models) register
 	// their keys with it when they are opened.
 	Secrets *redact.Set
+	// MaxAnswerBytes bounds what is kept of each answer: the provider cuts
+	// it as it reads it where it can (see provider.Bound), and the engine
+	// cuts what is still longer before the probes judge it, marking the
+	// response Truncated and noting in each probe's details that it judged
+	// the part kept. 0 means promptcanary.DefaultMaxAnswerBytes; a negative
+	// value keeps everything.
+	MaxAnswerBytes int
 	// Getenv and HTTPClient open the models the probes call (Plan.Models)
 	// as provider.Options do; nil means os.Getenv and a default client.
 	Getenv     func(string) string
@@ -122,6 +129,34 @@ func (b *budget) take(d time.Duration, reason string) error {
 	}
 	b.left -= d
 	return nil
+}
+
+// maxAnswer is the bound of an answer in bytes, 0 for none.
+func (o *Options) maxAnswer() int {
+	switch {
+	case o.MaxAnswerBytes == 0:
+		return promptcanary.DefaultMaxAnswerBytes
+	case o.MaxAnswerBytes < 0:
+		return 0
+	}
+	return o.MaxAnswerBytes
+}
+
+// noteCut says in the details of each result on a truncated answer that
+// the probe judged the part kept.
+func noteCut(resp *promptcanary.Response, results []promptcanary.ProbeResult) {
+	note := resp.CutNote()
+	if note == "" {
+		return
+	}
+	note = "judged the part kept: " + note
+	for k := range results {
+		if d := results[k].Details; d != "" {
+			results[k].Details = d + " (" + note + ")"
+		} else {
+			results[k].Details = note
+		}
+	}
 }
 
 func (o *Options) now() time.Time {
@@ -379,9 +414,11 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
 	var resp *promptcanary.Response
 	site := callSite{spec: plan.Config.ModelID, promptID: item.Prompt.ID, sample: c.sample}
+	var bound *provider.Bound
 	attempts, err := e.retry(ctx, site, e.lim, CallTokens(&item.Prompt, plan.Config.MaxTokens), opts.Timeout, func(ctx context.Context) error {
 		start := time.Now()
-		r, err := generate(ctx, e.p, req)
+		bound = &provider.Bound{Max: opts.maxAnswer()}
+		r, err := generate(provider.WithBound(ctx, bound), e.p, req)
 		if err == nil && r.LatencyMS == 0 {
 			r.LatencyMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
 		}
@@ -397,6 +434,10 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 		opts.Secrets.CallError(c.err)
 		return
 	}
+	// Cut before it is scrubbed, so that the scrubber reads only what is
+	// kept (a raw body past the bound is dropped unread).
+	_, original := bound.Cut()
+	resp.Cut(opts.maxAnswer(), original)
 	opts.Secrets.Response(resp)
 	resp.PromptID = item.Prompt.ID
 	resp.Sample = c.sample
@@ -419,6 +460,7 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	for k := range item.Probes {
 		c.probes[k] = evaluateIn(pctx, &item.Prompt, resp, &item.Probes[k], refs)
 	}
+	noteCut(resp, c.probes)
 	e.intern.results(c.probes)
 }
 

@@ -18,10 +18,27 @@ import (
 // TestRunHoldsNoKey is the regression test for a key echoed back in a 200
 // response (the answer text and the model field): it was stored verbatim.
 // The run engine scrubs each response as it comes, before the probes.
+// A model that quotes the key's first 20 characters, or the key
+// upper-cased, leaks it as surely: any run of redact.MinRun of its
+// characters, in any case, is scrubbed too.
 func TestRunHoldsNoKey(t *testing.T) {
+	tests := []struct {
+		name string
+		echo func(key string) string
+	}{
+		{"exact", func(k string) string { return k }},
+		{"first 20 characters", func(k string) string { return k[:20] }},
+		{"upper-cased", strings.ToUpper},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { testRunHoldsNoKey(t, tc.echo) })
+	}
+}
+
+func testRunHoldsNoKey(t *testing.T, echo func(string) string) {
 	const key = "ek-test-8d7c6b5a4f3e2d1c0b9a"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got := echo(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		json.NewEncoder(w).Encode(map[string]any{
 			"model": "echo-" + got,
 			"choices": []any{map[string]any{"finish_reason": "stop",
@@ -62,10 +79,10 @@ func TestRunHoldsNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(data), key) {
+	if lower := strings.ToLower(string(data)); strings.Contains(lower, key[:redact.MinRun]) || strings.Contains(lower, key[8:8+redact.MinRun]) {
 		t.Errorf("the run holds the key: %s", data)
 	}
-	if strings.Contains(seen, key) {
+	if strings.Contains(strings.ToLower(seen), key[:redact.MinRun]) {
 		t.Errorf("the probe saw the key: %q", seen)
 	}
 	if got := run.LLMResponses[0].Content; got != "your key is [REDACTED]" {

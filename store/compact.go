@@ -787,6 +787,10 @@ type compactResponses struct {
 	ToolCalls []json.RawMessage                 `json:"tool_calls"`
 	Profiles  [][7]int                          `json:"profiles"`
 	Rows      listOf[responseRow, *responseRow] `json:"rows"`
+	// Cut lists the truncated responses as [row, original_bytes]; it is
+	// left out when none was cut, so that files without it read as
+	// before.
+	Cut [][2]int64 `json:"cut,omitempty"`
 }
 
 type responseRow struct {
@@ -1034,6 +1038,9 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 			}
 		}
 		out.Rows[i] = row
+		if r.Truncated {
+			out.Cut = append(out.Cut, [2]int64{int64(i), r.OriginalBytes})
+		}
 	}
 	out.Strings = strs.keys
 	out.ToolCalls = make([]json.RawMessage, len(calls.keys))
@@ -1092,6 +1099,12 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 			}
 		}
 	}
+	for _, c := range c.Cut {
+		if c[0] < 0 || c[0] >= int64(len(out)) {
+			return nil, fmt.Errorf("cut: response %d out of range", c[0])
+		}
+		out[c[0]].Truncated, out[c[0]].OriginalBytes = true, c[1]
+	}
 	return out, nil
 }
 
@@ -1107,8 +1120,8 @@ func (c *compactResults) decode(data []byte) bool {
 
 // decode is compactResults.decode for the responses.
 func (c *compactResponses) decode(data []byte) bool {
-	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows"},
-		&c.Encoding, &c.Version, &c.Base, &c.Strings, &c.ToolCalls, &c.Profiles, &c.Rows)
+	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows", "cut"},
+		&c.Encoding, &c.Version, &c.Base, &c.Strings, &c.ToolCalls, &c.Profiles, &c.Rows, &c.Cut)
 }
 
 // resultList decodes "probe_results": the original list or the compact
@@ -1329,6 +1342,16 @@ func (c *compactResponses) appendJSON(b []byte) ([]byte, error) {
 	b = appendList(b, c.Profiles == nil, len(c.Profiles), func(b []byte, i int) []byte { return appendInts(b, c.Profiles[i][:]) })
 	b = append(b, `,"rows":`...)
 	b = appendList(b, c.Rows == nil, len(c.Rows), func(b []byte, i int) []byte { return c.Rows[i].appendJSON(b) })
+	if len(c.Cut) > 0 {
+		b = append(b, `,"cut":`...)
+		b = appendList(b, false, len(c.Cut), func(b []byte, i int) []byte {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, c.Cut[i][0], 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, c.Cut[i][1], 10)
+			return append(b, ']')
+		})
+	}
 	return append(b, '}'), nil
 }
 

@@ -73,6 +73,9 @@ func compactCases() []compactCase {
 				ServedModel: "m-1", SystemFingerprint: "fp", ResponseID: "resp-1", Attempts: 3, Timestamp: t0.In(time.FixedZone("CET", 3600))},
 			{PromptID: "p3", Sample: 1, Content: "no tools", ToolCalls: []promptcanary.ToolCall{}},
 		}}},
+		{"truncated answers", promptcanary.Run{RunID: "r", StartedAt: t0, LLMResponses: []promptcanary.Response{
+			{PromptID: "p1", Content: "kept part", Truncated: true, OriginalBytes: 1 << 20, Timestamp: t0}, {PromptID: "p1", Sample: 1, Content: "whole", Timestamp: t0},
+			{PromptID: "p1", Sample: 2, Content: "first part", Truncated: true, OriginalBytes: 5 << 20, Timestamp: t0}}}},
 		{"timestamps centuries apart", promptcanary.Run{RunID: "r", StartedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), LLMResponses: []promptcanary.Response{
 			resp("p1", 0, "a", time.Date(9999, 1, 1, 0, 0, 0, 5, time.UTC)), resp("p1", 1, "b", time.Date(1, 1, 1, 0, 0, 0, 7, time.UTC))}}},
 		{"responses without a start time", promptcanary.Run{RunID: "r", LLMResponses: []promptcanary.Response{

@@ -168,6 +168,9 @@ func TestLoadInvalid(t *testing.T) {
 			{"3: samples: out of range: got 10001, allowed 1 to 10000", "use a value from 1 to 10000"},
 			{"4: seed: out of range: got 9223372036854775808, allowed -9223372036854775808 to 9223372036854775807", "use a value from -9223372036854775808 to 9223372036854775807"},
 		}},
+		{"invalid-max-answer-bytes.yaml", []problem{
+			{"1: max_answer_bytes: out of range: got 100, allowed 1024 to 16777216", "use a value from 1024 to 16777216"},
+		}},
 		{"invalid-number-huge.yaml", []problem{
 			{"1: temperature: must be a finite number, got .inf", "use a value from 0 to 2; 0 is the most repeatable"},
 			{"2: max_tokens: out of range: got 99999999999999999999999, allowed 1 to 1000000", "use a value from 1 to 1000000"},

@@ -19,7 +19,7 @@ import (
 
 // The keys each kind of mapping accepts.
 var (
-	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "base_url", "providers", "judges", "prices", "store", "probes", "prompts"}
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "max_answer_bytes", "base_url", "providers", "judges", "prices", "store", "probes", "prompts"}
 	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
@@ -275,6 +275,8 @@ func (p *parser) parse(data []byte) *Suite {
 			s.Defaults.MaxTokens = p.boundedInt(v, "max_tokens", 1, promptcanary.MaxMaxTokens)
 		case "samples":
 			s.Defaults.Samples = p.boundedInt(v, "samples", 1, promptcanary.MaxSamples)
+		case "max_answer_bytes":
+			s.Defaults.MaxAnswerBytes = p.boundedInt(v, "max_answer_bytes", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes)
 		case "seed":
 			s.Defaults.Seed = p.seed(v)
 		case "base_url":

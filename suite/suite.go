@@ -72,6 +72,10 @@ type Defaults struct {
 	Seed *int64
 	// Samples is `samples:`, in [1, promptcanary.MaxSamples].
 	Samples *int
+	// MaxAnswerBytes is `max_answer_bytes:`, the bytes kept of each
+	// answer, in [promptcanary.MinMaxAnswerBytes,
+	// promptcanary.MaxMaxAnswerBytes].
+	MaxAnswerBytes *int
 	// BaseURL is `base_url:`, the API base URL for the provider given by
 	// `provider:` or --provider (an OpenAI-compatible server, say).
 	BaseURL string

@@ -187,8 +187,8 @@ func TestInstanceIDs(t *testing.T) {
 
 func TestLoadToolsAndDefaults(t *testing.T) {
 	s := load(t, "valid-tools.yaml")
-	temp, maxTok, seed, samples := 0.2, 256, int64(42), 5
-	want := Defaults{Provider: "sim/stable", ProviderLine: 2, Temperature: &temp, MaxTokens: &maxTok, Seed: &seed, Samples: &samples}
+	temp, maxTok, seed, samples, maxAnswer := 0.2, 256, int64(42), 5, 65536
+	want := Defaults{Provider: "sim/stable", ProviderLine: 2, Temperature: &temp, MaxTokens: &maxTok, Seed: &seed, Samples: &samples, MaxAnswerBytes: &maxAnswer}
 	if diff := cmp.Diff(want, s.Defaults); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}

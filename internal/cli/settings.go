@@ -27,6 +27,7 @@ type settings struct {
 	retries      int
 	rpm, tpm     int
 	maxRetryWait time.Duration
+	maxAnswer    int
 	noProgress   bool
 	prompts      []string
 	tags         []string
@@ -48,6 +49,7 @@ func (s *settings) flags(c *cobra.Command) {
 	f.IntVar(&s.rpm, "rpm", 0, "requests per minute per provider (default: rpm: in providers:, else unlimited)")
 	f.IntVar(&s.tpm, "tpm", 0, "tokens per minute per provider (default: tpm: in providers:, else unlimited)")
 	f.DurationVar(&s.maxRetryWait, "max-retry-wait", check.DefaultMaxRetryWait, "most time one provider's run may spend waiting to retry (Retry-After, backoff); a longer wait fails the call; 0 never waits")
+	f.IntVar(&s.maxAnswer, "max-answer-bytes", 0, fmt.Sprintf("bytes kept of each answer, %d to %d; a longer one is cut, marked and judged by its first part (default: max_answer_bytes: in canary.yaml, else %d, 64 KiB)", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes, promptcanary.DefaultMaxAnswerBytes))
 	f.BoolVar(&s.noProgress, "no-progress", false, "do not show a progress bar")
 	f.StringArrayVar(&s.prompts, "prompt", nil, "run only this prompt id (repeatable)")
 	f.StringArrayVar(&s.tags, "tag", nil, "run only the prompts with this tag (repeatable; with --prompt, either matches)")
@@ -81,6 +83,9 @@ func (s *settings) workflow(c *cobra.Command, getenv func(string) string) check.
 	}
 	if f.Changed("timeout") {
 		w.Timeout = &s.timeout
+	}
+	if f.Changed("max-answer-bytes") {
+		w.MaxAnswerBytes = &s.maxAnswer
 	}
 	if s.maxRetryWait == 0 {
 		w.MaxRetryWait = -1 // --max-retry-wait 0: never wait

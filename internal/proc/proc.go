@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +98,37 @@ func (b *LimitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 
 // Overflowed reports whether more than Max bytes were written.
 func (b *LimitedBuffer) Overflowed() bool { return b.overflow }
+
+// LimitedWriter passes up to Max bytes in all to W. A write that would go
+// past Max fails with ErrTooLarge, as does every later one, and calls Full
+// (when set) once: a caller cancels the command there. It bounds what a
+// command may write when W keeps only part of it.
+type LimitedWriter struct {
+	W    io.Writer
+	Max  int64
+	Full func()
+
+	n        int64
+	overflow bool
+}
+
+// Write passes p to W, or fails with ErrTooLarge when p goes past Max.
+func (l *LimitedWriter) Write(p []byte) (int, error) {
+	if !l.overflow && l.n+int64(len(p)) > l.Max {
+		l.overflow = true
+		if l.Full != nil {
+			l.Full()
+		}
+	}
+	if l.overflow {
+		return 0, ErrTooLarge
+	}
+	l.n += int64(len(p))
+	return l.W.Write(p)
+}
+
+// Overflowed reports whether more than Max bytes were written.
+func (l *LimitedWriter) Overflowed() bool { return l.overflow }
 
 // TailBuffer keeps the last Max bytes written to it; writes never fail.
 type TailBuffer struct {

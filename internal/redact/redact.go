@@ -6,7 +6,9 @@
 //
 // A secret is replaced with Placeholder wherever it occurs, in its raw form
 // and in the forms JSON gives it inside a string ("\u003c", "\/", …), so
-// raw response bodies are scrubbed too.
+// raw response bodies are scrubbed too; so is any run of MinRun or more of
+// its bytes, with its ASCII letters in any case (a model that quotes the
+// first 20 characters of a key, or the key upper-cased, leaks it too).
 package redact
 
 import (
@@ -39,11 +41,10 @@ const MinPrefix = 4
 // is valid: it holds no secret and scrubs nothing.
 type Set struct {
 	mu sync.RWMutex
-	// forms are the secrets and their JSON-escaped forms, longest first,
-	// so that a secret containing another is replaced whole.
-	forms  []string
-	seen   map[string]bool
-	maxLen int
+	// idx indexes the secrets and their JSON-escaped forms; it is replaced,
+	// never changed, so that readers may keep a snapshot.
+	idx  *index
+	seen map[string]bool
 }
 
 // New returns a set holding secrets (see Add).
@@ -61,8 +62,11 @@ func (s *Set) Add(secrets ...string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// A new slice each time: snapshots taken by readers stay unchanged.
-	next := slices.Clone(s.forms)
+	// A new index each time: snapshots taken by readers stay unchanged.
+	var next []string
+	if s.idx != nil {
+		next = slices.Clone(s.idx.forms)
+	}
 	changed := false
 	for _, sec := range secrets {
 		if len(sec) < MinLen || s.seen[sec] {
@@ -75,14 +79,13 @@ func (s *Set) Add(secrets ...string) {
 		for _, f := range forms(sec) {
 			if !slices.Contains(next, f) {
 				next = append(next, f)
-				s.maxLen = max(s.maxLen, len(f))
 				changed = true
 			}
 		}
 	}
 	if changed {
 		slices.SortStableFunc(next, func(a, b string) int { return len(b) - len(a) })
-		s.forms = next
+		s.idx = newIndex(next)
 	}
 }
 
@@ -120,31 +123,20 @@ func (s *Set) Len() int {
 	return len(s.seen)
 }
 
-// snapshot returns the forms and the longest form's length.
-func (s *Set) snapshot() ([]string, int) {
+// snapshot returns the set's current index (nil for none).
+func (s *Set) snapshot() *index {
 	if s == nil {
-		return nil, 0
+		return nil
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.forms, s.maxLen
+	return s.idx
 }
 
 // String returns str with every occurrence of a secret, raw or
-// JSON-escaped, replaced with Placeholder.
-func (s *Set) String(str string) string {
-	forms, _ := s.snapshot()
-	return replace(str, forms)
-}
-
-func replace(str string, forms []string) string {
-	for _, f := range forms {
-		if strings.Contains(str, f) {
-			str = strings.ReplaceAll(str, f, Placeholder)
-		}
-	}
-	return str
-}
+// JSON-escaped, and every run of MinRun or more of its bytes in any case,
+// replaced with Placeholder.
+func (s *Set) String(str string) string { return s.snapshot().replace(str) }
 
 // Truncate scrubs str (see String), then cuts it to at most n bytes on a
 // UTF-8 boundary, then drops a trailing piece of at least MinPrefix bytes
@@ -152,8 +144,8 @@ func replace(str string, forms []string) string {
 // its characters behind (a cut Placeholder is dropped likewise). It adds
 // no ellipsis.
 func (s *Set) Truncate(str string, n int) string {
-	forms, _ := s.snapshot()
-	str = replace(str, forms)
+	x := s.snapshot()
+	str = x.replace(str)
 	if n < 0 {
 		n = 0
 	}
@@ -164,6 +156,10 @@ func (s *Set) Truncate(str string, n int) string {
 		n--
 	}
 	// A cut placeholder goes too: "[REDA" helps no reader.
+	var forms []string
+	if x != nil {
+		forms = x.forms
+	}
 	return dropPartial(str[:n], append(slices.Clip(forms), Placeholder))
 }
 
@@ -187,11 +183,12 @@ func dropPartial(str string, forms []string) string {
 	}
 }
 
-// Writer scrubs what is written through it. It holds back the shortest
-// tail that could be the start of a secret, so that a secret split across
-// two Write calls is still caught while everything else (a progress bar,
-// a prompt) is written at once; Flush writes the tail out. It is not safe for
-// concurrent use.
+// Writer scrubs what is written through it. It holds back, unscrubbed,
+// the shortest tail that a later write could extend into a secret or a
+// run of one (see MinRun), so that a secret split across Write calls is
+// scrubbed as String scrubs the whole text, while everything else (a
+// progress bar, a prompt) is written at once; Flush writes the tail out.
+// It is not safe for concurrent use.
 type Writer struct {
 	set     *Set
 	w       io.Writer
@@ -205,8 +202,8 @@ func (s *Set) Writer(w io.Writer) *Writer { return &Writer{set: s, w: w} }
 // Write scrubs p and writes all of it but the held-back tail. It returns
 // len(p) when the underlying writer accepted what was passed to it.
 func (w *Writer) Write(p []byte) (int, error) {
-	forms, maxLen := w.set.snapshot()
-	if len(forms) == 0 {
+	x := w.set.snapshot()
+	if x.empty() {
 		if err := w.Flush(); err != nil {
 			return 0, err
 		}
@@ -216,30 +213,16 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	w.pending = append(w.pending, p...)
-	scrubbed := replace(string(w.pending), forms)
-	keep := heldBack(scrubbed, forms, maxLen)
-	out, tail := scrubbed[:len(scrubbed)-keep], scrubbed[len(scrubbed)-keep:]
-	w.pending = append(w.pending[:0], tail...)
+	text := string(w.pending)
+	keep := x.pending(text, x.spans(text))
+	out := x.replace(text[:len(text)-keep])
+	w.pending = append(w.pending[:0], text[len(text)-keep:]...)
 	if out != "" {
 		if _, err := io.WriteString(w.w, out); err != nil {
 			return 0, err
 		}
 	}
 	return len(p), nil
-}
-
-// heldBack is the length of the longest tail of s that a secret form
-// starts with (and is not all of it): what a later write may complete.
-func heldBack(s string, forms []string, maxLen int) int {
-	for k := min(maxLen-1, len(s)); k > 0; k-- {
-		tail := s[len(s)-k:]
-		for _, f := range forms {
-			if len(f) > k && strings.HasPrefix(f, tail) {
-				return k
-			}
-		}
-	}
-	return 0
 }
 
 // Flush writes the held-back tail, scrubbed.
@@ -256,11 +239,11 @@ func (w *Writer) Flush() error {
 // Response scrubs every string of r in place: content, model fields,
 // finish reason, ids, the raw response and the tool calls.
 func (s *Set) Response(r *promptcanary.Response) {
-	forms, _ := s.snapshot()
-	if len(forms) == 0 || r == nil {
+	x := s.snapshot()
+	if x.empty() || r == nil {
 		return
 	}
-	str := func(p *string) { *p = replace(*p, forms) }
+	str := func(p *string) { *p = x.replace(*p) }
 	str(&r.PromptID)
 	str(&r.ProviderModelID)
 	str(&r.Content)
@@ -268,43 +251,43 @@ func (s *Set) Response(r *promptcanary.Response) {
 	str(&r.ServedModel)
 	str(&r.SystemFingerprint)
 	str(&r.ResponseID)
-	r.RawResponse = rawJSON(r.RawResponse, forms)
+	r.RawResponse = rawJSON(r.RawResponse, x)
 	for i := range r.ToolCalls {
 		tc := &r.ToolCalls[i]
 		str(&tc.ID)
 		str(&tc.Name)
-		tc.Arguments = rawJSON(tc.Arguments, forms)
+		tc.Arguments = rawJSON(tc.Arguments, x)
 	}
 }
 
 // CallError scrubs the strings of e in place.
 func (s *Set) CallError(e *promptcanary.CallError) {
-	forms, _ := s.snapshot()
-	if len(forms) == 0 || e == nil {
+	x := s.snapshot()
+	if x.empty() || e == nil {
 		return
 	}
-	e.PromptID = replace(e.PromptID, forms)
-	e.Provider = replace(e.Provider, forms)
-	e.Message = replace(e.Message, forms)
+	e.PromptID = x.replace(e.PromptID)
+	e.Provider = x.replace(e.Provider)
+	e.Message = x.replace(e.Message)
 }
 
 // ProbeResult scrubs the strings of pr in place, metadata at any depth
 // included.
 func (s *Set) ProbeResult(pr *promptcanary.ProbeResult) {
-	forms, _ := s.snapshot()
-	if len(forms) == 0 || pr == nil {
+	x := s.snapshot()
+	if x.empty() || pr == nil {
 		return
 	}
-	scrubProbeResult(pr, forms)
+	scrubProbeResult(pr, x)
 }
 
-func scrubProbeResult(pr *promptcanary.ProbeResult, forms []string) {
-	pr.ProbeID = replace(pr.ProbeID, forms)
-	pr.ProbeName = replace(pr.ProbeName, forms)
-	pr.PromptID = replace(pr.PromptID, forms)
-	pr.Details = replace(pr.Details, forms)
-	if pr.Metadata != nil && holds(pr.Metadata, forms) {
-		pr.Metadata = value(pr.Metadata, forms).(map[string]any)
+func scrubProbeResult(pr *promptcanary.ProbeResult, x *index) {
+	pr.ProbeID = x.replace(pr.ProbeID)
+	pr.ProbeName = x.replace(pr.ProbeName)
+	pr.PromptID = x.replace(pr.PromptID)
+	pr.Details = x.replace(pr.Details)
+	if pr.Metadata != nil && holds(pr.Metadata, x) {
+		pr.Metadata = value(pr.Metadata, x).(map[string]any)
 	}
 }
 
@@ -313,21 +296,21 @@ func scrubProbeResult(pr *promptcanary.ProbeResult, forms []string) {
 // any depth), call errors, the suite and provider names and the extra
 // parameters.
 func (s *Set) Run(r *promptcanary.Run) {
-	forms, _ := s.snapshot()
-	if len(forms) == 0 || r == nil {
+	x := s.snapshot()
+	if x.empty() || r == nil {
 		return
 	}
-	r.SuiteName = replace(r.SuiteName, forms)
-	r.Tool = replace(r.Tool, forms)
-	r.Provider.ModelID = replace(r.Provider.ModelID, forms)
-	if r.Provider.ExtraParams != nil && holds(r.Provider.ExtraParams, forms) {
-		r.Provider.ExtraParams = value(r.Provider.ExtraParams, forms).(map[string]any)
+	r.SuiteName = x.replace(r.SuiteName)
+	r.Tool = x.replace(r.Tool)
+	r.Provider.ModelID = x.replace(r.Provider.ModelID)
+	if r.Provider.ExtraParams != nil && holds(r.Provider.ExtraParams, x) {
+		r.Provider.ExtraParams = value(r.Provider.ExtraParams, x).(map[string]any)
 	}
 	for i := range r.LLMResponses {
 		s.Response(&r.LLMResponses[i])
 	}
 	for i := range r.ProbeResults {
-		scrubProbeResult(&r.ProbeResults[i], forms)
+		scrubProbeResult(&r.ProbeResults[i], x)
 	}
 	for i := range r.Errors {
 		s.CallError(&r.Errors[i])
@@ -337,11 +320,11 @@ func (s *Set) Run(r *promptcanary.Run) {
 // rawJSON scrubs a JSON document. Replacing a secret inside a JSON string
 // with Placeholder keeps it valid; should a secret have spanned the
 // document's structure, the whole document is replaced.
-func rawJSON(raw json.RawMessage, forms []string) json.RawMessage {
+func rawJSON(raw json.RawMessage, x *index) json.RawMessage {
 	if len(raw) == 0 {
 		return raw
 	}
-	s := replace(string(raw), forms)
+	s := x.replace(string(raw))
 	if s == string(raw) {
 		return raw
 	}
@@ -354,40 +337,40 @@ func rawJSON(raw json.RawMessage, forms []string) json.RawMessage {
 // value returns v with its strings scrubbed, at any depth, map keys
 // included. Maps and slices are copied, never modified: they may be
 // shared (a run's extra parameters are its plan's, still in use).
-func value(v any, forms []string) any {
+func value(v any, x *index) any {
 	switch t := v.(type) {
 	case string:
-		return replace(t, forms)
+		return x.replace(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[replace(k, forms)] = value(x, forms)
+		for k, e := range t {
+			out[x.replace(k)] = value(e, x)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = value(x, forms)
+		for i, e := range t {
+			out[i] = value(e, x)
 		}
 		return out
 	case map[string]string:
 		out := make(map[string]string, len(t))
-		for k, x := range t {
-			out[replace(k, forms)] = replace(x, forms)
+		for k, e := range t {
+			out[x.replace(k)] = x.replace(e)
 		}
 		return out
 	case []string:
 		out := make([]string, len(t))
-		for i, x := range t {
-			out[i] = replace(x, forms)
+		for i, e := range t {
+			out[i] = x.replace(e)
 		}
 		return out
 	case json.RawMessage:
-		return rawJSON(t, forms)
+		return rawJSON(t, x)
 	case []map[string]any:
 		out := make([]map[string]any, len(t))
-		for i, x := range t {
-			out[i] = value(x, forms).(map[string]any)
+		for i, e := range t {
+			out[i] = value(e, x).(map[string]any)
 		}
 		return out
 	}
@@ -396,10 +379,10 @@ func value(v any, forms []string) any {
 
 // holds reports whether v's JSON form holds a secret, so that clean
 // values (the usual case) are not copied.
-func holds(v any, forms []string) bool {
+func holds(v any, x *index) bool {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return true
 	}
-	return replace(string(data), forms) != string(data)
+	return x.replace(string(data)) != string(data)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -76,9 +77,11 @@ func TestTruncate(t *testing.T) {
 		{"key straddles the cut", strings.Repeat("a", 295) + key, 300, strings.Repeat("a", 295)},
 		{"placeholder kept whole", strings.Repeat("a", 280) + key, 300, strings.Repeat("a", 280) + Placeholder},
 		// A piece of a key (cut upstream) that reaches past the cut.
-		{"partial key at the cut", strings.Repeat("a", 290) + key[:20], 300, strings.Repeat("a", 290)},
+		{"partial key at the cut", strings.Repeat("a", 295) + key[:10], 300, strings.Repeat("a", 295)},
+		// A run of MinRun bytes of a key is scrubbed before the cut.
+		{"run of a key before the cut", strings.Repeat("a", 290) + key[:20], 300, strings.Repeat("a", 290) + Placeholder},
 		{"whole partial key kept short", "x " + key[:5], 300, "x " + key[:5]},
-		{"three bytes of a key stay", strings.Repeat("a", 297) + key[:20], 300, strings.Repeat("a", 297) + "sk-"},
+		{"three bytes of a key stay", strings.Repeat("a", 297) + key[:10], 300, strings.Repeat("a", 297) + "sk-"},
 		{"UTF-8 boundary", "héllo", 2, "h"},
 		{"negative n", "abc", -1, ""},
 	}
@@ -186,7 +189,7 @@ func TestRunScrubsEverything(t *testing.T) {
 func TestRawJSONKeptValid(t *testing.T) {
 	// A secret that spans JSON structure cannot be replaced in place.
 	s := New(`a","b":"`)
-	got := rawJSON(json.RawMessage(`{"x":"a","b":"c"}`), s.forms)
+	got := rawJSON(json.RawMessage(`{"x":"a","b":"c"}`), s.snapshot())
 	if !json.Valid(got) || strings.Contains(string(got), `a","b":"`) {
 		t.Errorf("got %s, want valid JSON without the secret", got)
 	}
@@ -265,5 +268,122 @@ func TestRunLeavesSharedMapsAlone(t *testing.T) {
 	}
 	if r.Provider.ExtraParams["api"] != Placeholder {
 		t.Errorf("got %v, want the run's copy scrubbed", r.Provider.ExtraParams)
+	}
+}
+
+func TestStringScrubsRunsAndCases(t *testing.T) {
+	s := New(key, "pass-word9")
+	upper := strings.ToUpper(key)
+	tests := []struct{ name, in, want string }{
+		{"first 20 characters", "the key starts " + key[:20] + "…", "the key starts [REDACTED]…"},
+		{"upper-cased", "KEY=" + upper, "KEY=[REDACTED]"},
+		{"mixed case middle run", "x " + strings.ToUpper(key[3:9]) + key[9:17] + " y", "x [REDACTED] y"},
+		{"exactly MinRun bytes", "(" + key[5:5+MinRun] + ")", "([REDACTED])"},
+		{"one byte short of a run", "(" + key[5:5+MinRun-1] + ")", "(" + key[5:5+MinRun-1] + ")"},
+		{"two runs touching", key[:14] + key[4:20], Placeholder},
+		{"two runs apart", key[:14] + " and " + upper[6:], "[REDACTED] and [REDACTED]"},
+		{"short secret in any case", "PASS-WORD9 pass-word9", "[REDACTED] [REDACTED]"},
+		{"piece of a short secret", "pass-word", "pass-word"},
+		{"multi-byte neighbours", "é" + key + "é", "é[REDACTED]é"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := s.String(tc.in); got != tc.want {
+				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunScrubsRunsOfASecret: a model answer quoting part of a key, or the
+// key upper-cased, reaches no field of a run.
+func TestRunScrubsRunsOfASecret(t *testing.T) {
+	s := New(key)
+	r := &promptcanary.Run{
+		LLMResponses: []promptcanary.Response{{Content: "prefix " + key[:20] + " upper " + strings.ToUpper(key)}},
+		ProbeResults: []promptcanary.ProbeResult{{Details: "saw " + strings.ToUpper(key[2:16])}},
+		Errors:       []promptcanary.CallError{{Message: "HTTP 401: bad key " + key[:16] + "…"}},
+	}
+	s.Run(r)
+	data, _ := json.Marshal(r)
+	if leak := leakedRun(string(data), key); leak != "" {
+		t.Errorf("run still holds %q of the key: %s", leak, data)
+	}
+}
+
+// leakedRun returns a run of MinRun bytes of secret, in any case, that got
+// holds, or "".
+func leakedRun(got, secret string) string {
+	lg, ls := strings.ToLower(got), strings.ToLower(secret)
+	for i := 0; i+MinRun <= len(ls); i++ {
+		if strings.Contains(lg, ls[i:i+MinRun]) {
+			return secret[i : i+MinRun]
+		}
+	}
+	return ""
+}
+
+// FuzzStringRuns checks that no run of MinRun bytes of a secret, in any
+// case, survives String, that a text without one comes back unchanged,
+// and that a Writer fed the text in pieces writes the same.
+func FuzzStringRuns(f *testing.F) {
+	f.Add("prefix "+key[:20]+" suffix", key, 3)
+	f.Add(strings.ToUpper(key)+key[2:], key, 7)
+	f.Add("aaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaa", 5)
+	f.Add("é"+key[1:]+"é", "xé"+key[1:], 2)
+	f.Fuzz(func(t *testing.T, s, secret string, chunk int) {
+		if strings.ContainsAny(secret, "[]") || !utf8.ValidString(secret) {
+			t.Skip() // a secret holding Placeholder's brackets is scrubbed until it is gone, not in one pass
+		}
+		set := New(secret)
+		got := set.String(s)
+		if len(secret) >= MinLen {
+			if leak := leakedRun(asciiOnly(got), asciiOnly(secret)); leak != "" {
+				t.Fatalf("String(%q) = %q, holds %q of the secret", s, got, leak)
+			}
+		}
+		if !strings.Contains(got, Placeholder) && got != s {
+			t.Fatalf("String(%q) = %q, changed without a placeholder", s, got)
+		}
+		chunk = max(1, chunk%64)
+		var b bytes.Buffer
+		w := set.Writer(&b)
+		for i := 0; i < len(s); i += chunk {
+			w.Write([]byte(s[i:min(len(s), i+chunk)]))
+		}
+		w.Flush()
+		if b.String() != got {
+			t.Fatalf("Writer wrote %q, String gives %q", b.String(), got)
+		}
+	})
+}
+
+// asciiOnly replaces every non-ASCII byte with a zero byte, so that
+// leakedRun's strings.ToLower folds only the cases the scrubber folds.
+func asciiOnly(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= utf8.RuneSelf {
+			b[i] = 0
+		}
+	}
+	return string(b)
+}
+
+// BenchmarkString measures the scrub of a 1 MiB answer with two secrets
+// registered: one that holds none (the usual case) and one with a run of
+// a key in the middle.
+func BenchmarkString(b *testing.B) {
+	set := New(key, "another-secret-token-0123456789", "pass-word9")
+	clean := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 1<<20/45)
+	dirty := clean[:len(clean)/2] + strings.ToUpper(key[:16]) + clean[len(clean)/2:]
+	for _, bc := range []struct{ name, text string }{{"clean_1MiB", clean}, {"one_run_1MiB", dirty}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = set.String(bc.text)
+			}
+		})
 	}
 }

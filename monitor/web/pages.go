@@ -248,6 +248,9 @@ type runView struct {
 	Results      int
 	CanPromote   bool
 	CSRF         string
+	// Cut says which answers were cut to the run's bound (report.CutNote),
+	// shown above a drift report; the run's own report says it itself.
+	Cut string
 }
 
 func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
@@ -261,7 +264,7 @@ func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "load run", err))
 		return
 	}
-	v := runView{Run: run, PassRate: run.PassRate(), Results: len(run.ProbeResults)}
+	v := runView{Run: run, PassRate: run.PassRate(), Results: len(run.ProbeResults), Cut: report.CutNote(run.LLMResponses)}
 	provider := run.Provider.ModelID
 
 	// The scheduled run it belongs to: a check on this suite and provider.

@@ -61,6 +61,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/clip"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
@@ -329,9 +330,14 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	stdout := &proc.LimitedBuffer{Max: MaxOutput, Full: cancel}
 	stderr := &proc.TailBuffer{Max: stderrTail}
 
-	err := proc.Run(cmd, stdin.Bytes(), stdout, stderr)
+	// The answer is cut to the call's bound as it streams in (see clip);
+	// the command may write MaxOutput bytes in all.
+	kept := clip.NewWriter(stdout, provider.BoundFrom(ctx))
+	raw := &proc.LimitedWriter{W: kept, Max: MaxOutput, Full: cancel}
+	err := proc.Run(cmd, stdin.Bytes(), raw, stderr)
+	kept.Close()
 	switch {
-	case stdout.Overflowed():
+	case stdout.Overflowed(), raw.Overflowed():
 		return nil, &provider.Error{Message: fmt.Sprintf("output larger than %d MiB", MaxOutput>>20)}
 	case err == nil, errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
 		// A leftover child holding stdout open does not fail a call whose

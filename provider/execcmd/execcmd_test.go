@@ -433,3 +433,30 @@ func TestGenerateWithoutPrompt(t *testing.T) {
 		t.Errorf("got %v, want a final *provider.Error", err)
 	}
 }
+
+// TestOutputReadThroughTheBound: a command's answer is cut to the call's
+// bound as it is read, and the bound records how large it was; a command
+// that never stops writing still fails at MaxOutput.
+func TestOutputReadThroughTheBound(t *testing.T) {
+	out := strings.Repeat("é", 3000)
+	p := open(t, "print", "", map[string]any{"EXECCMD_OUT": out})
+	b := &provider.Bound{Max: 1001}
+	resp, err := p.Generate(provider.WithBound(context.Background(), b), simpleRequest("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The character that reaches past the bound is kept whole; the run
+	// engine cuts the answer to the bound itself.
+	if resp.Content != strings.Repeat("é", 501) {
+		t.Errorf("got %d bytes of content, want the first 501 characters", len(resp.Content))
+	}
+	if cut, original := b.Cut(); !cut || original != int64(len(out)) {
+		t.Errorf("got cut %v of %d bytes, want a cut of %d", cut, original, len(out))
+	}
+	p = open(t, "huge", "", nil)
+	_, err = p.Generate(provider.WithBound(context.Background(), &provider.Bound{Max: 1000}), simpleRequest("hi"))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Message != "output larger than 32 MiB" {
+		t.Errorf("got %v, want %q", err, "output larger than 32 MiB")
+	}
+}

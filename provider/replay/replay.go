@@ -71,12 +71,15 @@ type key struct {
 // Open reads the replay file named by model. A relative path is resolved
 // against opts.BaseDir when it is set, else against the working directory.
 func Open(model string, opts provider.Options) (provider.Provider, error) {
-	return OpenFile(model, opts.BaseDir)
+	return openFile(model, opts.BaseDir, opts.MaxAnswerBytes)
 }
 
 // OpenFile reads the replay file at path, resolved against baseDir when path
 // is relative and baseDir is not empty.
-func OpenFile(path, baseDir string) (*Replay, error) {
+func OpenFile(path, baseDir string) (*Replay, error) { return openFile(path, baseDir, 0) }
+
+// openFile is OpenFile keeping maxAnswer bytes of each answer (0: all).
+func openFile(path, baseDir string, maxAnswer int) (*Replay, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, errors.New("replay: missing file path: want replay/PATH, for example replay/logs.jsonl")
 	}
@@ -89,12 +92,17 @@ func OpenFile(path, baseDir string) (*Replay, error) {
 		return nil, fmt.Errorf("replay %q: %w", path, err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return parse(f, path, maxAnswer)
 }
 
 // Parse reads a replay file from r; name is used in error messages. It
 // reports every malformed line (up to a limit) in one joined error.
-func Parse(r io.Reader, name string) (*Replay, error) {
+func Parse(r io.Reader, name string) (*Replay, error) { return parse(r, name, 0) }
+
+// parse is Parse cutting each answer to maxAnswer bytes as its line is
+// read (see promptcanary.Response.Cut), so that the file's answers are
+// never all held whole; 0 keeps everything.
+func parse(r io.Reader, name string, maxAnswer int) (*Replay, error) {
 	rp := &Replay{name: name, responses: map[key]*promptcanary.Response{}}
 	// firstLine remembers where each (prompt, sample) was recorded, for
 	// duplicate errors; next is the implicit sample index of each prompt.
@@ -141,6 +149,7 @@ func Parse(r io.Reader, name string) (*Replay, error) {
 		next[rec.promptID] = sample + 1
 		rec.resp.PromptID = rec.promptID
 		rec.resp.Sample = sample
+		rec.resp.Cut(maxAnswer, 0)
 		rp.responses[k] = rec.resp
 	}
 	if err := sc.Err(); err != nil {

@@ -304,3 +304,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenCutsAnswersToTheBound: a replay file's answers are cut to the
+// run's bound as the file is read, and marked with their size.
+func TestOpenCutsAnswersToTheBound(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("é", 3000)
+	data := `{"prompt_id":"p","content":"` + long + `"}` + "\n" + `{"prompt_id":"q","content":"short"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := provider.Open("replay/r.jsonl", provider.Options{BaseDir: dir, MaxAnswerBytes: 1025})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := generate(t, p, "p", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != strings.Repeat("é", 512) || !got.Truncated || got.OriginalBytes != int64(len(long)) {
+		t.Errorf("got %d bytes kept, truncated %v, original %d; want 1024, true, %d", len(got.Content), got.Truncated, got.OriginalBytes, len(long))
+	}
+	if short, _ := generate(t, p, "q", 0); short.Content != "short" || short.Truncated {
+		t.Errorf("got %+v, want the short answer whole", short)
+	}
+}

@@ -14,16 +14,24 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/clip"
 )
 
-// MaxBody bounds a response body read from a provider (32 MiB).
+// MaxBody bounds a response body read from a provider (32 MiB), after the
+// call's provider.Bound has cut its strings.
 const MaxBody = 32 << 20
+
+// MaxErrorBody bounds what is read of an error body (64 KiB): the message
+// is at its start, and a provider that answers an error with megabytes is
+// not read further.
+const MaxErrorBody = 64 << 10
 
 // MaxMessage bounds the provider's message kept in an error, in bytes.
 const MaxMessage = 300
@@ -97,27 +105,29 @@ func (c *Client) Do(ctx context.Context, method, url string, body any, okStatus 
 		return nil, &provider.Error{Retryable: true, Message: c.Redact(transportMessage(err))}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if len(okStatus) > 0 {
+		ok = slices.Contains(okStatus, resp.StatusCode)
+	}
+	// An error body is read to a prefix, the rest left unread: only the
+	// message at its start is kept. An answer is read through the call's
+	// bound, which cuts its strings as they stream in.
+	limit, rd := int64(MaxErrorBody), io.Reader(resp.Body)
+	if ok {
+		limit, rd = MaxBody, clip.New(resp.Body, provider.BoundFrom(ctx))
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, limit+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &provider.Error{StatusCode: resp.StatusCode, Retryable: true, Message: c.Redact("read response: " + err.Error())}
 	}
+	if !ok {
+		return nil, c.statusError(resp, data[:min(len(data), MaxErrorBody)])
+	}
 	if len(data) > MaxBody {
 		return nil, &provider.Error{StatusCode: resp.StatusCode, Message: fmt.Sprintf("response body larger than %d bytes", MaxBody)}
-	}
-	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
-	if len(okStatus) > 0 {
-		ok = false
-		for _, s := range okStatus {
-			if resp.StatusCode == s {
-				ok = true
-			}
-		}
-	}
-	if !ok {
-		return nil, c.statusError(resp, data)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
