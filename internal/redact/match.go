@@ -97,7 +97,7 @@ func newIndex(forms []string) *index {
 			x.grams = map[[MinRun]byte]struct{}{}
 			x.filter = make([]uint64, 1<<filterBits/64)
 		}
-		for i := 0; i+MinRun <= len(lf); i++ {
+		for i := SecretStart(lf); i+MinRun <= len(lf); i++ {
 			var g [MinRun]byte
 			copy(g[:], lf[i:])
 			x.grams[g] = struct{}{}
@@ -301,4 +301,43 @@ func (x *index) pending(str string, spans []span) int {
 		}
 	}
 	return len(str) - at
+}
+
+// SecretStart returns the offset in secret where the part to guard begins:
+// past the scheme and host of a URL, whose path holds the secret
+// ("https://hooks.slack.com" begins every Slack webhook's URL and answers
+// about them; a run of it is no leak), or 0. A URL whose authority holds
+// credentials, or whose path is shorter than MinRun bytes, is guarded
+// whole. Runs of a secret are scrubbed from SecretStart on; the secret
+// whole, always.
+func SecretStart(secret string) int {
+	for _, sep := range []string{"://", `:\/\/`} {
+		i := strings.Index(secret, sep)
+		if i <= 0 || !scheme(secret[:i]) {
+			continue
+		}
+		host := i + len(sep)
+		end := strings.IndexAny(secret[host:], `/\?#`)
+		if end < 0 {
+			return 0
+		}
+		end += host
+		if strings.ContainsRune(secret[host:end], '@') || len(secret)-end < MinRun {
+			return 0
+		}
+		return end
+	}
+	return 0
+}
+
+// scheme reports whether s is a URL scheme: a letter, then letters,
+// digits, '+', '-' or '.'.
+func scheme(s string) bool {
+	for i, c := range []byte(s) {
+		letter := c|0x20 >= 'a' && c|0x20 <= 'z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -338,7 +338,7 @@ func FuzzStringRuns(f *testing.F) {
 		set := New(secret)
 		got := set.String(s)
 		if len(secret) >= MinLen {
-			if leak := leakedRun(asciiOnly(got), asciiOnly(secret)); leak != "" {
+			if leak := leakedRun(asciiOnly(got), asciiOnly(secret[SecretStart(secret):])); leak != "" {
 				t.Fatalf("String(%q) = %q, holds %q of the secret", s, got, leak)
 			}
 		}
@@ -385,5 +385,35 @@ func BenchmarkString(b *testing.B) {
 				_ = set.String(bc.text)
 			}
 		})
+	}
+}
+
+// TestURLSecretKeepsItsHost checks that a URL registered as a secret (a
+// Slack webhook's) is guarded from its path on: its host, which every such
+// URL and many answers share, is no leak, while any run of its path is.
+func TestURLSecretKeepsItsHost(t *testing.T) {
+	const hook = "https://hooks.slack.com/services/T0001/B0001/abcdefghijklmnopqrstuvwx"
+	set := New(hook)
+	tests := []struct{ in, want string }{
+		{"post to https://hooks.slack.com/services/ from the app", "post to https://hooks.slack.com/services/ from the app"},
+		{"url: " + hook, "url: https://hooks.slack.com" + Placeholder},
+		{"token ABCDEFGHIJKLMNOP", "token " + Placeholder},
+		{"HTTPS://HOOKS.SLACK.COM/SERVICES/T0001/B0001", "HTTPS://HOOKS.SLACK.COM" + Placeholder},
+	}
+	for _, tc := range tests {
+		if got := set.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for secret, want := range map[string]int{
+		hook:                                    len("https://hooks.slack.com"),
+		"https://user:pw@host/abcdefghijklmnop": 0, // credentials in the authority
+		"https://host/short":                    0, // a path too short to hold a run
+		"sk-live-1234567890abcdef":              0,
+		"https:\\/\\/hooks.slack.com\\/services\\/T0001\\/B0001": len(`https:\/\/hooks.slack.com`),
+	} {
+		if got := SecretStart(secret); got != want {
+			t.Errorf("SecretStart(%q) = %d, want %d", secret, got, want)
+		}
 	}
 }
