@@ -165,11 +165,10 @@ func (x *index) spans(str string) []span {
 	}
 	for i := range spans {
 		s := &spans[i]
-		for s.start > 0 && !utf8.RuneStart(str[s.start]) {
-			s.start--
-		}
-		for s.end < len(str) && !utf8.RuneStart(str[s.end]) {
-			s.end++
+		s.start = charStart(str, s.start)
+		if j := charStart(str, s.end-1); j < s.end {
+			_, size := utf8.DecodeRuneInString(str[j:])
+			s.end = max(s.end, j+size)
 		}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
@@ -183,6 +182,21 @@ func (x *index) spans(str string) []span {
 		out = append(out, s)
 	}
 	return out
+}
+
+// charStart returns the start of the UTF-8 character that holds byte i of
+// str, or i when no valid character does (a stray continuation byte is a
+// character of its own, as utf8.DecodeRuneInString reads it).
+func charStart(str string, i int) int {
+	for j := i; j >= 0 && j > i-utf8.UTFMax; j-- {
+		if utf8.RuneStart(str[j]) {
+			if _, size := utf8.DecodeRuneInString(str[j:]); j+size > i {
+				return j
+			}
+			return i
+		}
+	}
+	return i
 }
 
 // gramSpans appends the windows of str that are grams of a long form, by a
