@@ -34,7 +34,7 @@ func BenchmarkMetricsScrape(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := m.Handler()
-	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464/metrics", nil)
 	b.ResetTimer()
 	for b.Loop() {
 		rec := httptest.NewRecorder()

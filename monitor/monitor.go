@@ -410,11 +410,11 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.started = true
 	m.startedAt = m.now()
 	m.staleFrom = m.startedAt
-	m.ln = ln
 	m.addr = ln.Addr().String()
-	m.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
+	m.ln = limitListen(ln, MaxConns)
+	m.srv = newServer(m.Handler(), m.log)
 	m.serveErr = make(chan error, 1)
-	go func() { m.serveErr <- m.srv.Serve(ln) }()
+	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
 	m.startOutbox()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

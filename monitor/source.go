@@ -28,6 +28,7 @@ func (m *Monitor) Handler() http.Handler {
 			Metrics:        m.metrics.handler(),
 			ActionsAllowed: m.cfg.AdminToken != "",
 			BaseURL:        m.baseURL,
+			AllowedHosts:   m.allowedHosts(),
 			Now:            m.now,
 			Logger:         m.log,
 		})

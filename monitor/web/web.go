@@ -37,6 +37,11 @@ type Options struct {
 	// Now returns the current time for relative times; nil means
 	// time.Now.
 	Now func() time.Time
+	// AllowedHosts are the names (a host, or host:port) the dashboard
+	// answers to besides IP addresses and localhost: a request with
+	// another Host header gets 421, against DNS rebinding ("*" allows
+	// any; /healthz and /readyz answer any). nil turns the check off.
+	AllowedHosts []string
 	// Logger receives the errors of the store that pages and the API
 	// could not read; nil discards them.
 	Logger *slog.Logger
@@ -46,6 +51,7 @@ type Options struct {
 const (
 	logErr  = "err"
 	logPath = "path"
+	logHost = "host"
 )
 
 // server is the handler New returns.
@@ -58,6 +64,7 @@ type server struct {
 	// origin is the scheme and host of Options.BaseURL, "" when unset.
 	origin string
 	secure bool
+	hosts  hostPolicy
 	assets *assets
 	pages  *pageSet
 	// failures limits wrong tokens, at the login form and the API alike.
@@ -92,6 +99,7 @@ func New(o Options) http.Handler {
 		actions:  o.ActionsAllowed && o.AdminToken != "",
 		assets:   loadAssets(),
 		failures: rate.NewLimiter(rate.Every(2*time.Second), 10),
+		hosts:    newHostPolicy(o.AllowedHosts),
 		mux:      http.NewServeMux(),
 	}
 	if s.now == nil {
@@ -131,13 +139,17 @@ func (s *server) routes(metrics http.Handler) {
 	s.apiRoutes()
 }
 
-// ServeHTTP sets the headers every answer carries and routes r.
+// ServeHTTP sets the headers every answer carries, refuses a Host it does
+// not serve and a body over MaxBody, and routes r.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	if !s.guard(w, r) {
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
