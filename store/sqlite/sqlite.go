@@ -39,6 +39,16 @@ const BusyTimeout = 10 * time.Second
 // locked for good fails with a clear error.
 const WriteTimeout = 2 * time.Minute
 
+// The connection pool: SQLite serves one writer at a time and readers in
+// parallel up to the cores, so a few connections carry any load; more
+// only cost descriptors (the database, its WAL and shared memory each)
+// and page caches. Requests beyond MaxConns wait for a free connection.
+const (
+	MaxConns     = 8
+	maxIdleConns = 4
+	connIdleTime = time.Minute
+)
+
 // Options tune Open. Zero fields take the defaults.
 type Options struct {
 	// BusyTimeout is SQLite's busy timeout (default BusyTimeout).
@@ -103,6 +113,9 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
+	db.SetMaxOpenConns(MaxConns)
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connIdleTime)
 	s := &Store{db: db, path: path, now: time.Now, writeTimeout: opts.WriteTimeout}
 	apply := func() error { return migrate(context.Background(), db, ms) }
 	if opts.ReadOnly {
