@@ -119,6 +119,7 @@ func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time) *slot
 			logSlot, slot, logOwner, l.previous)
 	}
 	m.held.add(l)
+	m.changed() // the check shows as running
 	return l
 }
 

@@ -67,6 +67,9 @@ type server struct {
 	hosts  hostPolicy
 	assets *assets
 	pages  *pageSet
+	// rendered keeps the overview and check pages of visitors not signed
+	// in; nil when the Source is not Versioned.
+	rendered *pageCache
 	// failures limits wrong tokens, at the login form and the API alike.
 	failures *rate.Limiter
 	// baseSizes caches the number of results of each baseline's run
@@ -92,7 +95,7 @@ func New(o Options) http.Handler {
 		panic("web: New: nil Source")
 	}
 	s := &server{
-		src:      o.Source,
+		src:      withCache(o.Source),
 		now:      o.Now,
 		log:      o.Logger,
 		token:    o.AdminToken,
@@ -111,6 +114,9 @@ func New(o Options) http.Handler {
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Host != "" {
 		s.origin = strings.ToLower(u.Scheme + "://" + u.Host)
 		s.secure = u.Scheme == "https"
+	}
+	if v, ok := o.Source.(Versioned); ok {
+		s.rendered = &pageCache{src: v, pages: map[string]*capture{}}
 	}
 	s.pages = parsePages(s)
 	s.routes(o.Metrics)
@@ -148,6 +154,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 	if !s.guard(w, r) {
+		return
+	}
+	if s.rendered != nil && cacheablePage(r) && s.session(r) == nil {
+		s.rendered.serve(w, r, s.mux)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
