@@ -13,9 +13,9 @@ import (
 // size and time, so that a flood of slow or huge requests costs a bounded
 // amount of memory (see the README's "Server limits").
 const (
-	// MaxHeaderBytes bounds a request's header block; a larger one is
-	// answered 431.
-	MaxHeaderBytes = 64 << 10
+	// MaxHeaderBytes bounds a request's header block (browsers send a
+	// few KiB, cookies included); a larger one is answered 431.
+	MaxHeaderBytes = 32 << 10
 	// MaxConns bounds the connections served at once; more wait in the
 	// kernel's accept queue until one closes.
 	MaxConns = 256
