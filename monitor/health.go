@@ -10,6 +10,11 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 )
 
+// probeEvery is how often the ticker asks the store whether it can be
+// written (it takes the write lock for a moment): every failed write of a
+// slot's claim or run tells sooner.
+const probeEvery = 10 * time.Second
+
 // storeLogEvery is how often the log repeats that the store cannot be
 // written while it stays so.
 const storeLogEvery = 5 * time.Minute

@@ -152,7 +152,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		period = min(period, e.c.Schedule.Interval()/4)
 	}
 	period = max(period, minTick)
-	since, last := started, started
+	since, last, probed := started, started, started
 	for {
 		select {
 		case <-ctx.Done():
@@ -168,7 +168,10 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 			m.mu.Unlock()
 		}
 		last = now
-		_ = m.probeStore(ctx)
+		if now.Sub(probed) >= probeEvery || now.Before(probed) {
+			probed = now
+			_ = m.probeStore(ctx)
+		}
 		m.heartbeat(ctx)
 		m.takeOver(ctx, now)
 		m.refresh(ctx, now)
