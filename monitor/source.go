@@ -12,7 +12,10 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 )
 
-var _ web.Source = (*Monitor)(nil)
+var (
+	_ web.Source    = (*Monitor)(nil)
+	_ web.Versioned = (*Monitor)(nil)
+)
 
 // readyTimeout bounds the store check of /readyz.
 const readyTimeout = 2 * time.Second
