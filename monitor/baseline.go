@@ -105,11 +105,15 @@ func (m *Monitor) currentBaseline(ctx context.Context, e *entry) (*promptcanary.
 		return nil, err
 	}
 	e.mu.Lock()
-	if e.baselineID != b.SnapshotID {
+	moved := e.baselineID != b.SnapshotID
+	if moved {
 		e.baselineID = b.SnapshotID
 		e.trend.Reset()
 	}
 	e.mu.Unlock()
+	if moved {
+		m.changed()
+	}
 	return b, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -34,7 +35,7 @@ func BenchmarkMetricsScrape(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := m.Handler()
-	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464/metrics", nil)
 	b.ResetTimer()
 	for b.Loop() {
 		rec := httptest.NewRecorder()
@@ -81,4 +82,31 @@ func vmRSS(t *testing.T) string {
 		}
 	}
 	return "unknown"
+}
+
+// BenchmarkDashboard serves the overview of a monitor with 50 checks, and
+// the page of one, after a run of each: the pages read the store through
+// the monitor's cache (web.Versioned), as promptcanary serve does.
+func BenchmarkDashboard(b *testing.B) {
+	f := newFixture(b, "")
+	f.saveBaseline(3)
+	f.manyChecks(50)
+	m := f.monitor(f.config("1h", 1))
+	if _, err := m.Once(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	h := m.Handler()
+	for _, p := range []struct{ name, path string }{{"overview", "/"}, {"check", "/checks/canary/" + url.PathEscape(f.spec)}} {
+		b.Run(p.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464"+p.path, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
 }

@@ -131,6 +131,7 @@ func (m *Monitor) refresh(ctx context.Context, now time.Time) {
 			r := &runs[i]
 			if !e.counted.has(r.ID) {
 				e.counted.add(r.ID)
+				m.changed() // another monitor's run
 				if dayOf(r.StartedAt) == dayOf(now) {
 					m.budget.add(r.CostUSD, r.StartedAt)
 				}

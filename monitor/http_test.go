@@ -19,11 +19,12 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// get serves one GET request from m's handler.
+// get serves one GET request from m's handler, as a browser on the
+// monitor's machine sends it.
 func get(t *testing.T, h http.Handler, path string) (int, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464"+path, nil))
 	return rec.Code, rec.Body.String()
 }
 

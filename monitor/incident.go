@@ -252,7 +252,7 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 		inc.NotifiedTo, inc.NotifiedAt = to, now
 	}
 	st, unknown := m.step(inc, promptcanary.EventOpened, f.runID, inc.Summary, promptcanary.NotificationFiring, to)
-	err := m.box.RecordStep(ctx, st)
+	err := m.wrote(realWrite, m.box.RecordStep(ctx, st))
 	if errors.Is(err, store.ErrConflict) {
 		// Another monitor sharing the store opened it first: adopt it.
 		if adopted := m.adopt(ctx, sub, fp); adopted != nil {
@@ -261,11 +261,15 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 			return
 		}
 	}
-	m.inc.open[fp] = inc
 	if err != nil {
-		m.log.Error("record the incident: it is open here, but neither stored nor notified", logIncident, inc.ID, logErr, err)
+		// Not kept either: an incident only this process knows would be
+		// dropped by the next read of the store and invented again with a
+		// new id. The next run or tick finds the problem again.
+		m.log.Error("record the incident: not opened, neither stored nor notified", logCheck, sub.check, logProvider, sub.provider,
+			logKind, string(f.kind), logErr, err)
 		return
 	}
+	m.inc.open[fp] = inc
 	m.logEvent(inc, st.Event)
 	m.noteUnknown(st, promptcanary.NotificationFiring, unknown)
 	m.wake()
@@ -311,7 +315,7 @@ func (m *Monitor) update(ctx context.Context, sub subject, inc *promptcanary.Inc
 		}
 	}
 	if ev == "" {
-		if err := m.state.SaveIncident(ctx, inc); err != nil {
+		if err := m.wrote(realWrite, m.state.SaveIncident(ctx, inc)); err != nil {
 			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
 		}
 		return
@@ -324,7 +328,7 @@ func (m *Monitor) update(ctx context.Context, sub subject, inc *promptcanary.Inc
 func (m *Monitor) recordStep(ctx context.Context, inc *promptcanary.Incident, t promptcanary.IncidentEventType, runID, summary string,
 	status promptcanary.NotificationStatus, to []string) {
 	st, unknown := m.step(inc, t, runID, summary, status, to)
-	if err := m.box.RecordStep(ctx, st); err != nil {
+	if err := m.wrote(realWrite, m.box.RecordStep(ctx, st)); err != nil {
 		m.log.Error("record the incident: neither stored nor notified", logIncident, inc.ID, logEvent, string(t), logErr, err)
 		return
 	}
@@ -354,7 +358,7 @@ func (m *Monitor) notClean(ctx context.Context, inc *promptcanary.Incident) {
 		return
 	}
 	inc.CleanRuns = 0
-	if err := m.state.SaveIncident(ctx, inc); err != nil {
+	if err := m.wrote(realWrite, m.state.SaveIncident(ctx, inc)); err != nil {
 		m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
 	}
 }
@@ -369,7 +373,7 @@ func (m *Monitor) clean(ctx context.Context, fp string, cr *promptcanary.CheckRu
 	}
 	inc.CleanRuns++
 	if inc.CleanRuns < m.resolveAfter {
-		if err := m.state.SaveIncident(ctx, inc); err != nil {
+		if err := m.wrote(realWrite, m.state.SaveIncident(ctx, inc)); err != nil {
 			m.log.Error("record the incident", logIncident, inc.ID, logErr, err)
 		}
 		return
@@ -393,7 +397,7 @@ func (m *Monitor) resolve(ctx context.Context, inc *promptcanary.Incident, runID
 // (an acknowledgement) and logs it.
 func (m *Monitor) event(ctx context.Context, inc *promptcanary.Incident, t promptcanary.IncidentEventType, runID, summary string) {
 	ev := promptcanary.IncidentEvent{IncidentID: inc.ID, At: m.now().UTC(), Type: t, RunID: runID, Severity: inc.Severity, Summary: m.line(summary)}
-	if err := m.state.AddIncidentEvent(ctx, ev); err != nil {
+	if err := m.wrote(realWrite, m.state.AddIncidentEvent(ctx, ev)); err != nil {
 		m.log.Error("record the incident event", logIncident, inc.ID, logEvent, string(t), logErr, err)
 	}
 	m.logEvent(inc, ev)
@@ -427,9 +431,10 @@ func (m *Monitor) recipients(sub subject, inc *promptcanary.Incident) []string {
 // recordAttempt stores a notification attempt and counts it.
 func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
 	a.Error = m.line(a.Error)
-	if err := m.state.SaveNotification(context.Background(), a); err != nil {
+	if err := m.wrote(realWrite, m.state.SaveNotification(context.Background(), a)); err != nil {
 		m.log.Error("record the notification attempt", logIncident, a.IncidentID, logNotifier, a.Notifier, logErr, err)
 	}
+	m.changed()
 	m.metrics.observeAttempt(a)
 	if !a.OK {
 		m.log.Warn("notification failed", logIncident, a.IncidentID, logNotifier, a.Notifier, logEvent, string(a.Event), logReason, a.Error)
@@ -444,6 +449,7 @@ func (m *Monitor) syncOpen() {
 		keys[i] = e.key()
 	}
 	m.metrics.setOpen(m.inc.publish(), keys)
+	m.changed()
 }
 
 // Acknowledge silences the repeats of an open incident until its state

@@ -109,8 +109,10 @@ func slotKey(e *entry, slot time.Time) store.SlotKey {
 func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cancel context.CancelFunc) *slotLease {
 	key := slotKey(e, slot)
 	c, err := m.leases.ClaimSlot(context.WithoutCancel(ctx), key, m.owner, m.now(), m.ttl)
-	if err != nil {
+	if m.wrote(realWrite, err) != nil {
 		m.log.Error("claim the slot: the slot is not run by this monitor", logCheck, e.c.Name, logProvider, e.c.Provider, logSlot, slot, logErr, err)
+		// Nothing measures the check now.
+		m.metrics.up.WithLabelValues(e.c.Name, e.c.Provider).Set(0)
 		return nil
 	}
 	if !c.Claimed {
@@ -124,6 +126,7 @@ func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cance
 			logSlot, slot, logOwner, l.previous)
 	}
 	m.held.add(l)
+	m.changed() // the check shows as running
 	return l
 }
 
@@ -179,7 +182,7 @@ func busyReason(busy *store.SlotLease, self string) string {
 func (m *Monitor) heartbeat(ctx context.Context) {
 	until := m.now().Add(m.ttl)
 	for _, l := range m.held.list() {
-		err := m.leases.ExtendSlot(ctx, l.key, m.owner, until)
+		err := m.wrote(realWrite, m.leases.ExtendSlot(ctx, l.key, m.owner, until))
 		switch {
 		case errors.Is(err, store.ErrLeaseLost) && l.finishing.Load():
 			// Done by this monitor, or taken over: record says which.

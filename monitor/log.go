@@ -41,6 +41,7 @@ const (
 	logCount     = "count"
 	logDelivery  = "delivery"
 	logTTL       = "lease_ttl"
+	logDown      = "down_for"
 )
 
 // scrubber is a slog.Handler that removes every known secret from the

@@ -79,6 +79,7 @@ type metrics struct {
 	notifications                            *prometheus.CounterVec
 	notificationsFailed                      *prometheus.CounterVec
 	buildInfo                                *prometheus.GaugeVec
+	storeUp                                  prometheus.Gauge
 }
 
 // newMetrics registers every series. Names and labels are documented in
@@ -110,11 +111,14 @@ func newMetrics(version string) *metrics {
 			"Notifications given up for good by notifier and reason (refused: not retryable, such as a revoked token; expired: failed for the whole repeat interval).",
 			"notifier", "reason"),
 		buildInfo: g("build_info", "Always 1; the version label names the running build.", "version"),
+		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: "store_up",
+			Help: "1 while the store takes the monitor's writes, 0 while it cannot be written (read-only, full): no check runs then."}),
 	}
 	m.reg.MustRegister(m.up, m.passRatio, m.score, m.drift, m.lastSuccess, m.runs, m.requests, m.duration,
-		m.tokens, m.cost, m.incidentsOpen, m.notifications, m.notificationsFailed, m.buildInfo,
+		m.tokens, m.cost, m.incidentsOpen, m.notifications, m.notificationsFailed, m.buildInfo, m.storeUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.buildInfo.WithLabelValues(version).Set(1)
+	m.storeUp.Set(1)
 	for _, k := range kinds {
 		for _, s := range severities {
 			m.incidentsOpen.WithLabelValues(string(k), string(s))

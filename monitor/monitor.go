@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -144,8 +145,12 @@ type Monitor struct {
 	sem            chan struct{}
 	budget         budget
 	inc            incidents
-	handler        http.Handler
-	handlerMu      sync.Once
+	health         storeHealth
+	// version moves on whenever something the dashboard shows is
+	// recorded (see Version).
+	version   atomic.Uint64
+	handler   http.Handler
+	handlerMu sync.Once
 	// grace, repeat and resolveAfter are the configuration's, or the
 	// defaults where it leaves them zero.
 	grace        time.Duration
@@ -410,11 +415,12 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.started = true
 	m.startedAt = m.now()
 	m.staleFrom = m.startedAt
-	m.ln = ln
 	m.addr = ln.Addr().String()
-	m.srv = &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
+	m.ln = limitListen(ln, MaxConns)
+	m.srv = newServer(m.Handler(), m.log)
 	m.serveErr = make(chan error, 1)
-	go func() { m.serveErr <- m.srv.Serve(ln) }()
+	_ = m.probeStore(ctx) // logged, and on /readyz and store_up from the start
+	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
 	m.startOutbox()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

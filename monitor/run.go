@@ -196,6 +196,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 		return measurement{reason: m.line(err.Error())}
 	}
 	for _, f := range out.Failures {
+		_ = m.wrote(realWrite, f)
 		m.log.Error("record in the history", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, f)
 	}
 	if out.Interrupted {
@@ -240,7 +241,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	e.counted.add(cr.ID)
 	e.mu.Unlock()
 	l.finishing.Store(true)
-	err := m.leases.FinishSlot(context.WithoutCancel(ctx), l.key, m.owner, m.now(), cr)
+	err := m.wrote(realWrite, m.leases.FinishSlot(context.WithoutCancel(ctx), l.key, m.owner, m.now(), cr))
 	if errors.Is(err, store.ErrLeaseLost) {
 		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,
 			logSlot, cr.Slot, logErr, err)
@@ -249,6 +250,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	if err != nil {
 		m.log.Error("record the check run", logCheck, cr.Check, logProvider, cr.Provider, logErr, err)
 	}
+	m.changed()
 	m.metrics.observeRun(cr)
 	m.budget.add(cr.CostUSD, cr.StartedAt)
 	e.mu.Lock()

@@ -152,7 +152,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		period = min(period, e.c.Schedule.Interval()/4)
 	}
 	period = max(period, minTick)
-	since, last := started, started
+	since, last, probed := started, started, started
 	for {
 		select {
 		case <-ctx.Done():
@@ -168,6 +168,10 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 			m.mu.Unlock()
 		}
 		last = now
+		if now.Sub(probed) >= probeEvery || now.Before(probed) {
+			probed = now
+			_ = m.probeStore(ctx)
+		}
 		m.heartbeat(ctx)
 		m.takeOver(ctx, now)
 		m.refresh(ctx, now)
@@ -212,6 +216,11 @@ func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
 	m.inc.mu.Lock()
 	defer m.inc.mu.Unlock()
 	if m.inc.get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+		return
+	}
+	if m.storeErr() != nil {
+		// The store is why nothing is measured: /readyz, store_up and the
+		// log say so; an incident could not be recorded anyway.
 		return
 	}
 	changed := false

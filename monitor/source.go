@@ -12,7 +12,10 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 )
 
-var _ web.Source = (*Monitor)(nil)
+var (
+	_ web.Source    = (*Monitor)(nil)
+	_ web.Versioned = (*Monitor)(nil)
+)
 
 // readyTimeout bounds the store check of /readyz.
 const readyTimeout = 2 * time.Second
@@ -28,6 +31,7 @@ func (m *Monitor) Handler() http.Handler {
 			Metrics:        m.metrics.handler(),
 			ActionsAllowed: m.cfg.AdminToken != "",
 			BaseURL:        m.baseURL,
+			AllowedHosts:   m.allowedHosts(),
 			Now:            m.now,
 			Logger:         m.log,
 		})
@@ -64,14 +68,27 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 	return out
 }
 
+// Version moves on whenever the monitor records (or reads back from
+// another monitor) a check run, an incident step, a notification attempt
+// or a baseline: the dashboard keeps what its pages read between two
+// versions (web.Versioned).
+func (m *Monitor) Version() uint64 { return m.version.Load() }
+
+// changed moves Version on.
+func (m *Monitor) changed() { m.version.Add(1) }
+
 // History is the store of runs, baselines and drift reports.
 func (m *Monitor) History() store.Store { return m.hist }
 
 // State is the store of check runs, incidents and notifications.
 func (m *Monitor) State() store.Monitor { return m.state }
 
-// Ready reports whether the store answers.
+// Ready reports whether the store answers and takes writes (as the last
+// write or probe of it found).
 func (m *Monitor) Ready(ctx context.Context) error {
+	if err := m.storeErr(); err != nil {
+		return fmt.Errorf("store cannot be written: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	if _, err := m.hist.Runs(ctx, store.RunFilter{Limit: 1}); err != nil {
@@ -120,6 +137,7 @@ func (m *Monitor) promote(ctx context.Context, check, prov, runID string) error 
 	e.baselineID = b.SnapshotID
 	e.trend.Reset()
 	e.mu.Unlock()
+	m.changed()
 	m.log.Info("baseline promoted", logCheck, check, logProvider, prov, logRun, r.RunID, logBaseline, b.SnapshotID)
 	return nil
 }

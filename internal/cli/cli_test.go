@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"testing"
 
@@ -43,7 +44,32 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},
+		// [unwritable] holds when the test can make a file unwritable:
+		// chmod for a user, chattr +i for root (which needs
+		// CAP_LINUX_IMMUTABLE and a file system that has the flag).
+		Condition: func(cond string) (bool, error) {
+			if cond != "unwritable" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return canMakeUnwritable(), nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// unwritable FILE makes FILE unwritable, even for root, until
+			// the script ends or 'writable FILE'.
+			"unwritable": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: unwritable FILE")
+				}
+				path := ts.MkAbs(args[0])
+				ts.Check(setWritable(path, false))
+				ts.Defer(func() { _ = setWritable(path, true) })
+			},
+			"writable": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: writable FILE")
+				}
+				ts.Check(setWritable(ts.MkAbs(args[0]), true))
+			},
 			// jsonenv VAR FILE FIELD sets VAR to the top-level string FIELD
 			// of the JSON object in FILE, e.g. a run id for a later command.
 			"jsonenv": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -60,4 +86,40 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// setWritable makes path writable or not: by its mode for a user, by the
+// immutable flag for root, whom modes do not stop.
+func setWritable(path string, w bool) error {
+	if os.Geteuid() != 0 {
+		mode := os.FileMode(0o444)
+		if w {
+			mode = 0o644
+		}
+		return os.Chmod(path, mode)
+	}
+	flag := "+i"
+	if w {
+		flag = "-i"
+	}
+	if out, err := exec.Command("chattr", flag, path).CombinedOutput(); err != nil {
+		return fmt.Errorf("chattr %s %s: %v: %s", flag, path, err, out)
+	}
+	return nil
+}
+
+// canMakeUnwritable reports whether setWritable works here.
+func canMakeUnwritable() bool {
+	f, err := os.CreateTemp("", "unwritable-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if setWritable(f.Name(), false) != nil {
+		return false
+	}
+	defer setWritable(f.Name(), true)
+	_, err = os.OpenFile(f.Name(), os.O_WRONLY, 0)
+	return err != nil
 }

@@ -45,7 +45,7 @@ With --once every check runs once now (confirmations and notifications
 included) and the command exits: 0 all clean, 1 an incident is open,
 3 a check could not be measured. It fits cron and a Kubernetes CronJob.
 With --check-config the configuration is validated (suites, baselines,
-notifiers) and nothing runs: exit 0 or 2.
+notifiers, a store that can be written) and nothing runs: exit 0 or 2.
 
 Several monitors may share one store (a postgres:// DSN, or a SQLite
 file on one machine) with the same monitor.yaml: each scheduled slot of
@@ -132,6 +132,9 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	}
 	switch {
 	case o.checkConfig:
+		if err := m.CheckStore(ctx); err != nil {
+			return usageErr(err, "make the store writable by the user that runs serve (the file and its directory), free disk space, or set store: in monitor.yaml to a writable path")
+		}
 		fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
 			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayStore(cfg.Store))
 		return nil

@@ -351,3 +351,18 @@ func TestScaffoldLoads(t *testing.T) {
 		t.Errorf("got %+v", cfg)
 	}
 }
+
+// allowed_hosts keeps host names in lower case, "*" as it is.
+func TestAllowedHosts(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"suite/canary.yaml": minimalSuite,
+		"monitor.yaml":      "allowed_hosts: [Canary.Internal, \"*\"]\nchecks:\n  - {name: ok, suite: suite/canary.yaml, provider: sim/stable}\n",
+	})
+	cfg, err := Load(filepath.Join(dir, "monitor.yaml"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"canary.internal", "*"}; !slices.Equal(cfg.AllowedHosts, want) {
+		t.Errorf("got %q, want %q", cfg.AllowedHosts, want)
+	}
+}

@@ -24,6 +24,10 @@ func TestLoadInvalid(t *testing.T) {
 		file string
 		want []string
 	}{
+		{"invalid-allowed-hosts.yaml", []string{
+			"1: allowed_hosts[1]: invalid host name \"https://canary.example.com:9464/\"", "write the name alone, without a scheme, port or path: canary.internal, not https://canary.internal:9464/",
+			"1: allowed_hosts[2]: must not be empty", "write a host name such as canary.internal, or \"*\" for any",
+		}},
 		{"invalid-baseline.yaml", []string{
 			"2: checks[0].baseline: invalid baseline \"the good one\"", "write latest, or the id of a saved baseline or run (promptcanary baseline list)",
 		}},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -46,7 +47,7 @@ const (
 	MinAdminToken = 16
 )
 
-var topKeys = []string{"listen", "base_url", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents"}
+var topKeys = []string{"listen", "base_url", "allowed_hosts", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents"}
 
 // Load reads and validates the monitor configuration at path, expanding
 // ${NAME} references with getenv and loading every check's suite (the
@@ -135,6 +136,8 @@ func (l *loader) load(data []byte) *Config {
 			if s, ok := l.str(v, "base_url"); ok && l.httpURL(s, "base_url") {
 				cfg.BaseURL = strings.TrimRight(s.val, "/")
 			}
+		case "allowed_hosts":
+			cfg.AllowedHosts = l.allowedHosts(v)
 		case "store":
 			if s, ok := l.str(v, "store"); ok {
 				cfg.Store = l.store(s)
@@ -203,6 +206,23 @@ func (l *loader) listen(s str) bool {
 	}
 	l.add(s.node, "listen", msg, "write HOST:PORT, for example 127.0.0.1:9464 or :9464 (every interface)")
 	return false
+}
+
+// allowedHosts validates allowed_hosts:, the host names (no port) the
+// dashboard answers to besides its own, or "*" for any. Names are kept in
+// lower case.
+func (l *loader) allowedHosts(n *yaml.Node) []string {
+	names, _ := l.strList(n, "allowed_hosts", "write a host name such as canary.internal, or \"*\" for any")
+	out := names[:0]
+	for i, name := range names {
+		if name != "*" && (strings.ContainsAny(name, " /:@?#*") || strings.ContainsFunc(name, unicode.IsControl)) {
+			l.add(l.Resolve(n.Content[i]), fmt.Sprintf("allowed_hosts[%d]", i), fmt.Sprintf("invalid host name %q", name),
+				"write the name alone, without a scheme, port or path: canary.internal, not https://canary.internal:9464/")
+			continue
+		}
+		out = append(out, strings.ToLower(name))
+	}
+	return out
 }
 
 // store resolves store:: a DSN (postgres://…) as written, a path against

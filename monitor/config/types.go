@@ -24,6 +24,11 @@ type Config struct {
 	// proxy, or when Listen binds every interface), for the links in
 	// notifications; "" derives it from Listen when that names a host.
 	BaseURL string
+	// AllowedHosts are the host names, besides loopback names and
+	// addresses, IP addresses, Listen's host and BaseURL's host, that the
+	// dashboard answers to (the Host header, against DNS rebinding); "*"
+	// allows any.
+	AllowedHosts []string
 	// Store is the history's path (absolute) or a DSN as given.
 	Store string
 	// AdminToken enables acknowledging incidents and promoting baselines

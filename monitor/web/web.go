@@ -37,6 +37,11 @@ type Options struct {
 	// Now returns the current time for relative times; nil means
 	// time.Now.
 	Now func() time.Time
+	// AllowedHosts are the names (a host, or host:port) the dashboard
+	// answers to besides IP addresses and localhost: a request with
+	// another Host header gets 421, against DNS rebinding ("*" allows
+	// any; /healthz and /readyz answer any). nil turns the check off.
+	AllowedHosts []string
 	// Logger receives the errors of the store that pages and the API
 	// could not read; nil discards them.
 	Logger *slog.Logger
@@ -46,6 +51,7 @@ type Options struct {
 const (
 	logErr  = "err"
 	logPath = "path"
+	logHost = "host"
 )
 
 // server is the handler New returns.
@@ -58,8 +64,12 @@ type server struct {
 	// origin is the scheme and host of Options.BaseURL, "" when unset.
 	origin string
 	secure bool
+	hosts  hostPolicy
 	assets *assets
 	pages  *pageSet
+	// rendered keeps the overview and check pages of visitors not signed
+	// in; nil when the Source is not Versioned.
+	rendered *pageCache
 	// failures limits wrong tokens, at the login form and the API alike.
 	failures *rate.Limiter
 	// baseSizes caches the number of results of each baseline's run
@@ -85,13 +95,14 @@ func New(o Options) http.Handler {
 		panic("web: New: nil Source")
 	}
 	s := &server{
-		src:      o.Source,
+		src:      withCache(o.Source),
 		now:      o.Now,
 		log:      o.Logger,
 		token:    o.AdminToken,
 		actions:  o.ActionsAllowed && o.AdminToken != "",
 		assets:   loadAssets(),
 		failures: rate.NewLimiter(rate.Every(2*time.Second), 10),
+		hosts:    newHostPolicy(o.AllowedHosts),
 		mux:      http.NewServeMux(),
 	}
 	if s.now == nil {
@@ -103,6 +114,9 @@ func New(o Options) http.Handler {
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Host != "" {
 		s.origin = strings.ToLower(u.Scheme + "://" + u.Host)
 		s.secure = u.Scheme == "https"
+	}
+	if v, ok := o.Source.(Versioned); ok {
+		s.rendered = &pageCache{src: v, pages: map[string]*capture{}}
 	}
 	s.pages = parsePages(s)
 	s.routes(o.Metrics)
@@ -131,13 +145,21 @@ func (s *server) routes(metrics http.Handler) {
 	s.apiRoutes()
 }
 
-// ServeHTTP sets the headers every answer carries and routes r.
+// ServeHTTP sets the headers every answer carries, refuses a Host it does
+// not serve and a body over MaxBody, and routes r.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	if !s.guard(w, r) {
+		return
+	}
+	if s.rendered != nil && cacheablePage(r) && s.session(r) == nil {
+		s.rendered.serve(w, r, s.mux)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

@@ -48,3 +48,16 @@ func migrate(ctx context.Context, db *sql.DB, ms []store.Migration) error {
 	}
 	return tx.Commit()
 }
+
+// current checks, writing nothing, that db's schema is the newest of ms,
+// for a read-only open.
+func current(ctx context.Context, db *sql.DB, ms []store.Migration) error {
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return fmt.Errorf("read-only: no schema to read (open it once read-write to create it): %w", err)
+	}
+	if latest := ms[len(ms)-1].Version; v != latest {
+		return fmt.Errorf("read-only: schema version %d, this program's is %d: open it once read-write to upgrade it", v, latest)
+	}
+	return nil
+}

@@ -39,6 +39,16 @@ const BusyTimeout = 10 * time.Second
 // locked for good fails with a clear error.
 const WriteTimeout = 2 * time.Minute
 
+// The connection pool: SQLite serves one writer at a time and readers in
+// parallel up to the cores, so a few connections carry any load; more
+// only cost descriptors (the database, its WAL and shared memory each)
+// and page caches. Requests beyond MaxConns wait for a free connection.
+const (
+	MaxConns     = 8
+	maxIdleConns = 4
+	connIdleTime = time.Minute
+)
+
 // Options tune Open. Zero fields take the defaults.
 type Options struct {
 	// BusyTimeout is SQLite's busy timeout (default BusyTimeout).
@@ -46,6 +56,10 @@ type Options struct {
 	// WriteTimeout bounds the retries of a busy write (default
 	// WriteTimeout).
 	WriteTimeout time.Duration
+	// ReadOnly opens the database for reading only (PRAGMA query_only):
+	// every write fails as it does on a read-only file, and the schema
+	// must be current since no migration can be applied.
+	ReadOnly bool
 }
 
 // timeLayout stores times as fixed-width UTC text that sorts in time order.
@@ -92,12 +106,22 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	}
 	dsn := path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
 		opts.BusyTimeout.Milliseconds())
+	if opts.ReadOnly {
+		dsn = strings.Replace(dsn, "_txlock=immediate", "_txlock=deferred&_pragma=query_only(1)", 1)
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
+	db.SetMaxOpenConns(MaxConns)
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connIdleTime)
 	s := &Store{db: db, path: path, now: time.Now, writeTimeout: opts.WriteTimeout}
-	if err := s.retry(context.Background(), func() error { return migrate(context.Background(), db, ms) }); err != nil {
+	apply := func() error { return migrate(context.Background(), db, ms) }
+	if opts.ReadOnly {
+		apply = func() error { return current(context.Background(), db, ms) }
+	}
+	if err := s.retry(context.Background(), apply); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
