@@ -121,6 +121,16 @@ func (s cachedState) IncidentEvents(ctx context.Context, id string) ([]promptcan
 		func() ([]promptcanary.IncidentEvent, error) { return s.Monitor.IncidentEvents(ctx, id) })
 }
 
+// uncached returns the state under the cache: the optional capabilities of
+// a store (such as its outbox's listing) are asserted on it, since the
+// cache wraps only the listings it caches.
+func uncached(m store.Monitor) store.Monitor {
+	if c, ok := m.(cachedState); ok {
+		return c.Monitor
+	}
+	return m
+}
+
 // cachedHistory reads the history's listings through the cache.
 type cachedHistory struct {
 	store.Store

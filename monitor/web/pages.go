@@ -442,7 +442,7 @@ func (s *server) incidentPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "list notifications", err))
 		return
 	}
-	if box, ok := s.src.State().(deliveryLister); ok {
+	if box, ok := uncached(s.src.State()).(deliveryLister); ok {
 		if v.Deliveries, err = box.Deliveries(ctx, inc.ID, notifications); err != nil {
 			s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "list deliveries", err))
 			return
