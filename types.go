@@ -427,7 +427,7 @@ type DriftReport struct {
 // alone.
 func (d DriftReport) MarshalJSON() ([]byte, error) {
 	type fields DriftReport // the same fields, without this method
-	b, c := finite(d.OverallBaselineScore), finite(d.OverallCurrentScore)
+	b, c := number(d.OverallBaselineScore), number(d.OverallCurrentScore)
 	if b != nil && c != nil {
 		return json.Marshal(fields(d))
 	}
@@ -438,14 +438,6 @@ func (d DriftReport) MarshalJSON() ([]byte, error) {
 		OverallBaselineScore *float64 `json:"overall_baseline_score"`
 		OverallCurrentScore  *float64 `json:"overall_current_score"`
 	}{fields(d), b, c})
-}
-
-// finite returns &f, or nil when f is NaN or infinite.
-func finite(f float64) *float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return &f
 }
 
 // Count returns how many comparisons have status s.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"strings"
 	"testing"
 	"time"
@@ -321,8 +322,8 @@ func TestNumbers(t *testing.T) {
 		{"delta up", delta(0.1), "+0.10"},
 		{"delta down", delta(-0.25), "−0.25"},
 		{"delta rounds to zero", delta(-0.001), "0.00"},
-		{"thousands", thousands(1234567), "1,234,567"},
-		{"thousands small", thousands(999), "999"},
+		{"thousands", quote.Thousands(1234567), "1,234,567"},
+		{"thousands small", quote.Thousands(999), "999"},
 		{"duration", duration(12345 * time.Millisecond), "12.3s"},
 		{"duration short", duration(812 * time.Millisecond), "812ms"},
 		{"duration unknown", duration(0), "—"},

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,7 +117,7 @@ func (m *md) finish() {
 		m.line()
 		m.line("</details>")
 	}
-	fmt.Fprintf(m.b, mdTruncated, thousands(left)+" bytes")
+	fmt.Fprintf(m.b, mdTruncated, quote.Thousands(left)+" bytes")
 }
 
 func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
@@ -134,7 +135,7 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	w.line()
 	line := "Score n/a · pass rate n/a: nothing was measured"
 	if m.Measured {
-		line = fmt.Sprintf("Score **%s** · pass rate **%s** (%s/%s results passed)", m.Score, m.PassRate, thousands(m.Passed), thousands(m.Total))
+		line = fmt.Sprintf("Score **%s** · pass rate **%s** (%s/%s results passed)", m.Score, m.PassRate, quote.Thousands(m.Passed), quote.Thousands(m.Total))
 	}
 	if len(m.Errors) > 0 {
 		line += " · " + plural(len(m.Errors), "call error", "call errors")

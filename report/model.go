@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"math"
 	"slices"
 	"strconv"
@@ -91,7 +92,7 @@ func (g resultGroup) Count() string {
 		}
 		return "failed"
 	}
-	return thousands(g.Passes) + "/" + thousands(g.N) + " passed"
+	return quote.Thousands(g.Passes) + "/" + quote.Thousands(g.N) + " passed"
 }
 
 // detailCount is one distinct details text and how many samples gave it.
@@ -165,9 +166,9 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		}
 	}
 	m.Cut = CutNote(r.LLMResponses)
-	m.Tokens = thousands(tokens)
+	m.Tokens = quote.Thousands(tokens)
 	if in, out := r.Tokens(); in+out > 0 {
-		m.Tokens += " (" + thousands(in) + " prompt + " + thousands(out) + " completion)"
+		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
 	}
 	if r.CostUSD != nil {
 		m.Cost = fmt.Sprintf("$%.4f (estimate from list prices)", *r.CostUSD)
@@ -267,8 +268,8 @@ func (m *runModel) verdict() string {
 	case !m.Measured:
 		s = "Nothing was measured: the run has no probe results, so there is no score."
 	case len(m.Failed) > 0:
-		s = fmt.Sprintf("%s of %s failed (%s of %s).", thousands(len(m.Failed)), Count(int64(pairs), "probe × prompt pair"),
-			thousands(m.Total-m.Passed), Count(int64(m.Total), "result"))
+		s = fmt.Sprintf("%s of %s failed (%s of %s).", quote.Thousands(len(m.Failed)), Count(int64(pairs), "probe × prompt pair"),
+			quote.Thousands(m.Total-m.Passed), Count(int64(m.Total), "result"))
 	default:
 		s = fmt.Sprintf("All %s passed (%s).", Count(int64(pairs), "probe × prompt pair"), Count(int64(m.Total), "result"))
 		if pairs == 1 {
@@ -297,7 +298,7 @@ func (m *runModel) failedCalls() string {
 	if m.Calls == 1 {
 		calls = "call"
 	}
-	return fmt.Sprintf("%s of %s %s failed after retries, %s", thousands(n), thousands(m.Calls), calls, what)
+	return fmt.Sprintf("%s of %s %s failed after retries, %s", quote.Thousands(n), quote.Thousands(m.Calls), calls, what)
 }
 
 // sampleKey identifies one response of a run.
@@ -874,24 +875,6 @@ func delta(f float64) string {
 		return "−" + s
 	}
 	return "+" + s
-}
-
-// thousands formats n with comma separators.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func timestamp(t time.Time) string {

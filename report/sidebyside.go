@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"io"
 	"math"
 	"slices"
@@ -426,8 +427,8 @@ func sideSummary(runs []*promptcanary.Run) []sideMetric {
 			{Text: rateText, Class: verdict},
 			{Text: fmt.Sprintf("%d/%d", passed, len(r.ProbeResults))},
 			{Text: strconv.Itoa(len(r.Errors)), Class: errClass},
-			{Text: thousands(prompt) + " / " + thousands(completion)},
-			{Text: thousands(total)},
+			{Text: quote.Thousands(prompt) + " / " + quote.Thousands(completion)},
+			{Text: quote.Thousands(total)},
 			{Text: cost},
 			{Text: sideLatency(mean)},
 			{Text: sideLatency(p95)},

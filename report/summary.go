@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"io"
 	"slices"
 	"strconv"
@@ -105,9 +106,9 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	if m.Measured {
 		m.Score, m.PassRate = score(s.OverallScore()), percent(s.PassRate())
 	}
-	m.Tokens = thousands(int(s.TotalTokens))
+	m.Tokens = quote.Thousands(int(s.TotalTokens))
 	if s.PromptTokens+s.CompletionTokens > 0 {
-		m.Tokens += " (" + thousands(int(s.PromptTokens)) + " prompt + " + thousands(int(s.CompletionTokens)) + " completion)"
+		m.Tokens += " (" + quote.Thousands(int(s.PromptTokens)) + " prompt + " + quote.Thousands(int(s.CompletionTokens)) + " completion)"
 	}
 	if s.CostUSD != nil {
 		m.Cost = fmt.Sprintf("$%.4f (estimate from list prices)", *s.CostUSD)
@@ -157,7 +158,7 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	}
 	m.Stream = &streamModel{
 		Source: orDash(s.Source),
-		Lines:  Count(s.Lines, "line") + " read, " + thousands(int(s.Judged)) + " judged by their prompt's probes",
+		Lines:  Count(s.Lines, "line") + " read, " + quote.Thousands(int(s.Judged)) + " judged by their prompt's probes",
 		Note:   streamNote,
 	}
 	if s.UnknownLines > 0 {
@@ -180,11 +181,11 @@ func unknownLine(s *promptcanary.RunSummary) string {
 		if i == unknownNames {
 			break
 		}
-		parts = append(parts, cut(u.PromptID, 60)+" ("+thousands(int(u.Lines))+")")
+		parts = append(parts, cut(u.PromptID, 60)+" ("+quote.Thousands(int(u.Lines))+")")
 		listed += u.Lines
 	}
 	if s.UnknownLines > listed {
-		parts = append(parts, "others ("+thousands(int(s.UnknownLines-listed))+")")
+		parts = append(parts, "others ("+quote.Thousands(int(s.UnknownLines-listed))+")")
 	}
 	prompts := strconv.Itoa(len(s.Unknown))
 	if len(s.Unknown) >= promptcanary.MaxSummaryUnknown {
@@ -199,5 +200,5 @@ func Count(n int64, one string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return thousands(int(n)) + " " + one + "s"
+	return quote.Thousands(int(n)) + " " + one + "s"
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -283,7 +284,7 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	}
 	if m.Measured {
 		t.line("  score ", t.paint(ansiBold+verdictStyle, m.Score), " · pass rate ", t.paint(verdictStyle, m.PassRate),
-			" ("+thousands(m.Passed)+"/"+thousands(m.Total)+" results passed)")
+			" ("+quote.Thousands(m.Passed)+"/"+quote.Thousands(m.Total)+" results passed)")
 	} else {
 		t.line("  score n/a · pass rate n/a: nothing was measured")
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/promptcanary/promptcanary/internal/quote"
 	"io"
 	"os"
 	"runtime"
@@ -136,7 +137,7 @@ func streamLine(label string, p runner.StreamProgress, size int64, elapsed time.
 		total = size
 		fmt.Fprintf(&sb, " %d%% of %d MiB", done*100/size, (size+1<<20-1)>>20)
 	}
-	fmt.Fprintf(&sb, "  %s lines  %s elapsed", groupDigits(p.Lines), clock(elapsed))
+	fmt.Fprintf(&sb, "  %s lines  %s elapsed", quote.Thousands(int(p.Lines)), clock(elapsed))
 	if size > 0 && p.Bytes > 0 && p.Bytes < size {
 		eta := time.Duration(float64(elapsed) / float64(p.Bytes) * float64(size-p.Bytes))
 		fmt.Fprintf(&sb, "  ETA %s", clock(eta))
@@ -155,17 +156,4 @@ func (b *streamBar) finish() {
 		io.WriteString(b.w, "\r\033[K")
 		b.drawn = false
 	}
-}
-
-// groupDigits formats n with comma separators.
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
