@@ -43,7 +43,13 @@ type CompareRequest struct {
 	// ReportsOnly is for a caller that reads only the reports: the
 	// outcome's pairs leave out their run and baseline, which are garbage
 	// once compared instead of held while the reports are recorded (a
-	// statistical run of 60,000 probe results is ten megabytes).
+	// statistical run of 60,000 probe results is ten megabytes). The
+	// saved runs of Current are consumed: unless some must be judged
+	// again or limited to Prompts, each one's probe results are folded
+	// into what the comparison reads (drift.Results, a seventh of their
+	// memory) and its ProbeResults set to nil before any baseline is
+	// read, and each baseline's likewise as it is read, so that the
+	// comparison never holds two runs' probe results at once.
 	ReportsOnly bool
 }
 
@@ -97,9 +103,19 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	}
 	out := &CompareOutcome{}
 	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
-	bases, err := req.baselines(ctx, n)
+	var folded *foldedRuns
+	if req.folds() {
+		var err error
+		if folded, err = foldRuns(req.Current, req.MaxErrors); err != nil {
+			return nil, err
+		}
+	}
+	bases, err := req.baselines(ctx, n, folded)
 	if err != nil {
 		return nil, err
+	}
+	if folded != nil {
+		req.Baseline = nil // bases hold its copy without the probe results
 	}
 
 	currents := req.Current
@@ -170,15 +186,24 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		if req.Legacy {
 			opts.Method = drift.MethodSingleSample
 		}
+		measured := cur.Measured()
+		if folded != nil {
+			opts.BaselineResults, opts.CurrentResults, measured = folded.base[i], folded.cur[i], folded.measured[i]
+			folded.base[i], folded.cur[i] = nil, nil // garbage once compared
+		}
 		d, err := drift.Compare(bases[i], cur, opts)
 		if err != nil {
 			// The suites were matched before anything was called, so this
 			// is unexpected; the runs are recorded all the same.
 			return nil, fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: cur.Measured()})
+		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
 	}
-	out.Problems = unmeasured(currents, req.MaxErrors)
+	if folded != nil {
+		out.Problems = folded.problems
+	} else {
+		out.Problems = unmeasured(currents, req.MaxErrors)
+	}
 	if req.ReportsOnly {
 		for i := range out.Pairs {
 			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
@@ -201,7 +226,10 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 // baselines finds the baseline of each of the n runs to compare, before
 // anything is called: a missing baseline, one of another suite, or a saved
 // run that is its baseline's own run is a *ConfigError.
-func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanary.Baseline, error) {
+//
+// With folded, each baseline's probe results are folded into folded.base
+// as soon as it is read, and the baseline returned is a copy without them.
+func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedRuns) ([]*promptcanary.Baseline, error) {
 	bases := make([]*promptcanary.Baseline, n)
 	for i := range n {
 		suiteName, model := "", ""
@@ -228,6 +256,12 @@ func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanar
 		}
 		if len(req.Current) > 0 {
 			if err := sameRun(req.Current[i], bases[i]); err != nil {
+				return nil, err
+			}
+		}
+		if folded != nil {
+			var err error
+			if bases[i], err = folded.baseline(i, bases[i]); err != nil {
 				return nil, err
 			}
 		}

@@ -1,0 +1,93 @@
+package drift
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// Results is what a comparison reads of one run's probe results: each
+// result's pair, sample, pass and score, and once per pair its probe and
+// the details of its first result. It takes about 17 bytes a result where
+// a promptcanary.ProbeResult takes 128, so a caller comparing large runs
+// can fold each run into its Results as soon as it is read and release
+// the probe results before reading the other run (see
+// Options.BaselineResults).
+type Results struct {
+	pairs  []resultPair
+	pair   []uint32 // per result: its index in pairs
+	sample []int32
+	score  []float64
+	passed []bool
+	byPair map[promptcanary.PairKey]uint32 // while folding
+}
+
+// resultPair is one (probe, prompt) pair of a run: the probe as its first
+// and as its last result name it, and its first result's details.
+type resultPair struct {
+	key         promptcanary.PairKey
+	first, last probeNames
+	details     string
+}
+
+// probeNames is how a result names its probe.
+type probeNames struct {
+	probeType, probeName string
+	category             promptcanary.Category
+}
+
+func namesOf(r *promptcanary.ProbeResult) probeNames {
+	return probeNames{probeType: r.ProbeType, probeName: r.ProbeName, category: r.Category}
+}
+
+// NewResults folds probe results, in their order, into Results. It fails
+// only on a run too large to index (over 2³² pairs or a sample beyond
+// 2³¹), which no run held in memory reaches.
+func NewResults(prs []promptcanary.ProbeResult) (*Results, error) {
+	r := &Results{
+		pair: make([]uint32, 0, len(prs)), sample: make([]int32, 0, len(prs)),
+		score: make([]float64, 0, len(prs)), passed: make([]bool, 0, len(prs)),
+		byPair: make(map[promptcanary.PairKey]uint32),
+	}
+	for i := range prs {
+		if err := r.add(&prs[i]); err != nil {
+			return nil, fmt.Errorf("probe result %d: %w", i, err)
+		}
+	}
+	r.byPair = nil
+	return r, nil
+}
+
+func (r *Results) add(pr *promptcanary.ProbeResult) error {
+	if pr.Sample < math.MinInt32 || pr.Sample > math.MaxInt32 {
+		return fmt.Errorf("sample %d out of range", pr.Sample)
+	}
+	k := pr.Key()
+	p, ok := r.byPair[k]
+	if !ok {
+		if len(r.pairs) == math.MaxUint32 {
+			return fmt.Errorf("more than %d pairs", uint32(math.MaxUint32))
+		}
+		p = uint32(len(r.pairs))
+		r.byPair[k] = p
+		r.pairs = append(r.pairs, resultPair{key: k, first: namesOf(pr), details: pr.Details})
+	}
+	r.pairs[p].last = namesOf(pr)
+	r.pair = append(r.pair, p)
+	r.sample = append(r.sample, int32(pr.Sample))
+	r.score = append(r.score, pr.Score)
+	r.passed = append(r.passed, pr.Passed)
+	return nil
+}
+
+// Len is the number of probe results folded.
+func (r *Results) Len() int { return len(r.pair) }
+
+// resultsOf returns given when set, else the run's probe results folded.
+func resultsOf(given *Results, run *promptcanary.Run) (*Results, error) {
+	if given != nil {
+		return given, nil
+	}
+	return NewResults(run.ProbeResults)
+}
