@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -51,6 +52,10 @@ type CompareRequest struct {
 	// read, and each baseline's likewise as it is read, so that the
 	// comparison never holds two runs' probe results at once.
 	ReportsOnly bool
+	// Folding, when set, is the check.NewFolding the saved runs of Current
+	// were decoded with (store.DecodeDocumentFolding, when Folds allowed
+	// it): their probe results are in its folders, not in the runs.
+	Folding *store.Folding
 }
 
 // Pair is one current run, its baseline and their drift report. Run and
@@ -106,7 +111,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	var folded *foldedRuns
 	if req.folds() {
 		var err error
-		if folded, err = foldRuns(req.Current, req.MaxErrors); err != nil {
+		if folded, err = req.foldRuns(); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +207,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if folded != nil {
 		out.Problems = folded.problems
 	} else {
-		out.Problems = unmeasured(currents, req.MaxErrors)
+		out.Problems = unmeasured(currents, nil, req.MaxErrors)
 	}
 	if req.ReportsOnly {
 		for i := range out.Pairs {
@@ -228,7 +233,8 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 // run that is its baseline's own run is a *ConfigError.
 //
 // With folded, each baseline's probe results are folded into folded.base
-// as soon as it is read, and the baseline returned is a copy without them.
+// as they are decoded (or, for req.Baseline, once found), and the
+// baseline returned is a copy without them.
 func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedRuns) ([]*promptcanary.Baseline, error) {
 	bases := make([]*promptcanary.Baseline, n)
 	for i := range n {
@@ -244,7 +250,13 @@ func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedR
 			if req.BaselineModel != "" {
 				model = req.BaselineModel
 			}
-			b, err := req.Baselines.Latest(ctx, suiteName, model)
+			latest := req.Baselines.Latest
+			if folded != nil {
+				latest = func(ctx context.Context, suiteName, model string) (*promptcanary.Baseline, error) {
+					return req.latestFolded(ctx, i, suiteName, model, folded)
+				}
+			}
+			b, err := latest(ctx, suiteName, model)
 			if err != nil {
 				return nil, err
 			}
@@ -259,7 +271,7 @@ func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedR
 				return nil, err
 			}
 		}
-		if folded != nil {
+		if folded != nil && req.Baseline != nil {
 			var err error
 			if bases[i], err = folded.baseline(i, bases[i]); err != nil {
 				return nil, err

@@ -3,6 +3,7 @@ package drift
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -45,18 +46,37 @@ func namesOf(r *promptcanary.ProbeResult) probeNames {
 // only on a run too large to index (over 2³² pairs or a sample beyond
 // 2³¹), which no run held in memory reaches.
 func NewResults(prs []promptcanary.ProbeResult) (*Results, error) {
-	r := &Results{
-		pair: make([]uint32, 0, len(prs)), sample: make([]int32, 0, len(prs)),
-		score: make([]float64, 0, len(prs)), passed: make([]bool, 0, len(prs)),
-		byPair: make(map[promptcanary.PairKey]uint32),
-	}
-	for i := range prs {
-		if err := r.add(&prs[i]); err != nil {
-			return nil, fmt.Errorf("probe result %d: %w", i, err)
-		}
+	r := &Results{}
+	r.Grow(len(prs))
+	if err := r.Fold(prs); err != nil {
+		return nil, err
 	}
 	r.byPair = nil
 	return r, nil
+}
+
+// Grow makes room for n more results.
+func (r *Results) Grow(n int) {
+	r.pair, r.sample = slices.Grow(r.pair, n), slices.Grow(r.sample, n)
+	r.score, r.passed = slices.Grow(r.score, n), slices.Grow(r.passed, n)
+}
+
+// Fold adds probe results, in their order, after those folded before: a
+// decoder can hand a run's results to an empty Results a chunk at a time
+// (it is a store.Folder), and reuse the chunk once Fold returns.
+func (r *Results) Fold(prs []promptcanary.ProbeResult) error {
+	if r.byPair == nil {
+		r.byPair = make(map[promptcanary.PairKey]uint32, len(r.pairs))
+		for i := range r.pairs {
+			r.byPair[r.pairs[i].key] = uint32(i)
+		}
+	}
+	for i := range prs {
+		if err := r.add(&prs[i]); err != nil {
+			return fmt.Errorf("probe result %d: %w", len(r.pair), err)
+		}
+	}
+	return nil
 }
 
 func (r *Results) add(pr *promptcanary.ProbeResult) error {
