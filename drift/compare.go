@@ -277,7 +277,7 @@ func randomID() string {
 type sideData struct {
 	scores  []float64
 	passed  []bool
-	samples []int
+	samples []int32
 	details string
 	passes  int
 	sum     float64
@@ -289,11 +289,11 @@ type sideData struct {
 type sideValues struct {
 	scores  []float64
 	passed  []bool
-	samples []int
+	samples []int32
 }
 
 func newSideValues(n int) *sideValues {
-	return &sideValues{scores: make([]float64, n), passed: make([]bool, n), samples: make([]int, n)}
+	return &sideValues{scores: make([]float64, n), passed: make([]bool, n), samples: make([]int32, n)}
 }
 
 // reserve gives s room for its want values, empty, from v.
@@ -312,7 +312,7 @@ func (s *sideData) add(rs *Results, i int) {
 	score, passed := rs.score[i], rs.passed[i]
 	s.scores = append(s.scores, score)
 	s.passed = append(s.passed, passed)
-	s.samples = append(s.samples, int(rs.sample[i]))
+	s.samples = append(s.samples, rs.sample[i])
 	if passed {
 		s.passes++
 	}
@@ -416,10 +416,11 @@ type index struct {
 func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[string]bool) *index {
 	m := make(map[promptcanary.PairKey]*pairData)
 	var order []*pairData
-	get := func(rp *resultPair) *pairData {
+	get := func(rs *Results, rp *resultPair) *pairData {
 		p, ok := m[rp.key]
 		if !ok {
-			p = &pairData{key: rp.key, probeType: rp.first.probeType, probeName: rp.first.probeName, category: rp.first.category}
+			first := &rs.names[rp.first]
+			p = &pairData{key: rp.key, probeType: first.probeType, probeName: first.probeName, category: first.category}
 			m[rp.key] = p
 			order = append(order, p)
 		}
@@ -430,13 +431,14 @@ func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[strin
 	// pair, instead of thousands of slices grown by appending.
 	basePairs, curPairs := make([]*pairData, len(baseRes.pairs)), make([]*pairData, len(curRes.pairs))
 	for i := range baseRes.pairs {
-		basePairs[i] = get(&baseRes.pairs[i])
+		basePairs[i] = get(baseRes, &baseRes.pairs[i])
 	}
 	for i := range curRes.pairs {
 		rp := &curRes.pairs[i]
-		p := get(rp)
+		p := get(curRes, rp)
 		// The current run names the probe as it is now.
-		p.probeType, p.probeName, p.category = rp.last.probeType, rp.last.probeName, rp.last.category
+		last := &curRes.names[rp.last]
+		p.probeType, p.probeName, p.category = last.probeType, last.probeName, last.category
 		curPairs[i] = p
 	}
 	for _, pi := range baseRes.pair {

@@ -21,14 +21,18 @@ type Results struct {
 	sample []int32
 	score  []float64
 	passed []bool
-	byPair map[promptcanary.PairKey]uint32 // while folding
+	// names are the distinct ways the results name their probes.
+	names   []probeNames
+	byPair  map[promptcanary.PairKey]uint32 // while folding
+	byNames map[probeNames]uint32
 }
 
 // resultPair is one (probe, prompt) pair of a run: the probe as its first
-// and as its last result name it, and its first result's details.
+// and as its last result name it (indexes in names), and its first
+// result's details.
 type resultPair struct {
 	key         promptcanary.PairKey
-	first, last probeNames
+	first, last uint32
 	details     string
 }
 
@@ -51,7 +55,7 @@ func NewResults(prs []promptcanary.ProbeResult) (*Results, error) {
 	if err := r.Fold(prs); err != nil {
 		return nil, err
 	}
-	r.byPair = nil
+	r.byPair, r.byNames = nil, nil
 	return r, nil
 }
 
@@ -70,6 +74,10 @@ func (r *Results) Fold(prs []promptcanary.ProbeResult) error {
 		for i := range r.pairs {
 			r.byPair[r.pairs[i].key] = uint32(i)
 		}
+		r.byNames = make(map[probeNames]uint32, len(r.names))
+		for i, n := range r.names {
+			r.byNames[n] = uint32(i)
+		}
 	}
 	for i := range prs {
 		if err := r.add(&prs[i]); err != nil {
@@ -83,7 +91,7 @@ func (r *Results) add(pr *promptcanary.ProbeResult) error {
 	if pr.Sample < math.MinInt32 || pr.Sample > math.MaxInt32 {
 		return fmt.Errorf("sample %d out of range", pr.Sample)
 	}
-	k := pr.Key()
+	k, names := pr.Key(), namesOf(pr)
 	p, ok := r.byPair[k]
 	if !ok {
 		if len(r.pairs) == math.MaxUint32 {
@@ -91,14 +99,27 @@ func (r *Results) add(pr *promptcanary.ProbeResult) error {
 		}
 		p = uint32(len(r.pairs))
 		r.byPair[k] = p
-		r.pairs = append(r.pairs, resultPair{key: k, first: namesOf(pr), details: pr.Details})
+		n := r.namesIndex(names)
+		r.pairs = append(r.pairs, resultPair{key: k, first: n, last: n, details: pr.Details})
+	} else if r.names[r.pairs[p].last] != names {
+		r.pairs[p].last = r.namesIndex(names)
 	}
-	r.pairs[p].last = namesOf(pr)
 	r.pair = append(r.pair, p)
 	r.sample = append(r.sample, int32(pr.Sample))
 	r.score = append(r.score, pr.Score)
 	r.passed = append(r.passed, pr.Passed)
 	return nil
+}
+
+// namesIndex returns the index of n in r.names, added when new.
+func (r *Results) namesIndex(n probeNames) uint32 {
+	i, ok := r.byNames[n]
+	if !ok {
+		i = uint32(len(r.names))
+		r.byNames[n] = i
+		r.names = append(r.names, n)
+	}
+	return i
 }
 
 // Len is the number of probe results folded.
