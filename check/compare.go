@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -43,8 +44,18 @@ type CompareRequest struct {
 	// ReportsOnly is for a caller that reads only the reports: the
 	// outcome's pairs leave out their run and baseline, which are garbage
 	// once compared instead of held while the reports are recorded (a
-	// statistical run of 60,000 probe results is ten megabytes).
+	// statistical run of 60,000 probe results is ten megabytes). The
+	// saved runs of Current are consumed: unless some must be judged
+	// again or limited to Prompts, each one's probe results are folded
+	// into what the comparison reads (drift.Results, a seventh of their
+	// memory) and its ProbeResults set to nil before any baseline is
+	// read, and each baseline's likewise as it is read, so that the
+	// comparison never holds two runs' probe results at once.
 	ReportsOnly bool
+	// Folding, when set, is the check.NewFolding the saved runs of Current
+	// were decoded with (store.DecodeDocumentFolding, when Folds allowed
+	// it): their probe results are in its folders, not in the runs.
+	Folding *store.Folding
 }
 
 // Pair is one current run, its baseline and their drift report. Run and
@@ -97,9 +108,19 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	}
 	out := &CompareOutcome{}
 	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
-	bases, err := req.baselines(ctx, n)
+	var folded *foldedRuns
+	if req.folds() {
+		var err error
+		if folded, err = req.foldRuns(); err != nil {
+			return nil, err
+		}
+	}
+	bases, err := req.baselines(ctx, n, folded)
 	if err != nil {
 		return nil, err
+	}
+	if folded != nil {
+		req.Baseline = nil // bases hold its copy without the probe results
 	}
 
 	currents := req.Current
@@ -170,15 +191,24 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		if req.Legacy {
 			opts.Method = drift.MethodSingleSample
 		}
+		measured := cur.Measured()
+		if folded != nil {
+			opts.BaselineResults, opts.CurrentResults, measured = folded.base[i], folded.cur[i], folded.measured[i]
+			folded.base[i], folded.cur[i] = nil, nil // garbage once compared
+		}
 		d, err := drift.Compare(bases[i], cur, opts)
 		if err != nil {
 			// The suites were matched before anything was called, so this
 			// is unexpected; the runs are recorded all the same.
 			return nil, fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: cur.Measured()})
+		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
 	}
-	out.Problems = unmeasured(currents, req.MaxErrors)
+	if folded != nil {
+		out.Problems = folded.problems
+	} else {
+		out.Problems = unmeasured(currents, nil, req.MaxErrors)
+	}
 	if req.ReportsOnly {
 		for i := range out.Pairs {
 			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
@@ -201,7 +231,11 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 // baselines finds the baseline of each of the n runs to compare, before
 // anything is called: a missing baseline, one of another suite, or a saved
 // run that is its baseline's own run is a *ConfigError.
-func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanary.Baseline, error) {
+//
+// With folded, each baseline's probe results are folded into folded.base
+// as they are decoded (or, for req.Baseline, once found), and the
+// baseline returned is a copy without them.
+func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedRuns) ([]*promptcanary.Baseline, error) {
 	bases := make([]*promptcanary.Baseline, n)
 	for i := range n {
 		suiteName, model := "", ""
@@ -216,7 +250,13 @@ func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanar
 			if req.BaselineModel != "" {
 				model = req.BaselineModel
 			}
-			b, err := req.Baselines.Latest(ctx, suiteName, model)
+			latest := req.Baselines.Latest
+			if folded != nil {
+				latest = func(ctx context.Context, suiteName, model string) (*promptcanary.Baseline, error) {
+					return req.latestFolded(ctx, i, suiteName, model, folded)
+				}
+			}
+			b, err := latest(ctx, suiteName, model)
 			if err != nil {
 				return nil, err
 			}
@@ -228,6 +268,12 @@ func (req *CompareRequest) baselines(ctx context.Context, n int) ([]*promptcanar
 		}
 		if len(req.Current) > 0 {
 			if err := sameRun(req.Current[i], bases[i]); err != nil {
+				return nil, err
+			}
+		}
+		if folded != nil && req.Baseline != nil {
+			var err error
+			if bases[i], err = folded.baseline(i, bases[i]); err != nil {
 				return nil, err
 			}
 		}

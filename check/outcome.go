@@ -34,12 +34,14 @@ type Problem struct {
 }
 
 // unmeasured lists the runs that could not be measured: nothing measured
-// at all, or more failed calls than maxErrors allows.
-func unmeasured(runs []*promptcanary.Run, maxErrors int) []Problem {
+// at all, or more failed calls than maxErrors allows. measured, when not
+// nil, says whether each run measured something (its probe results may
+// have been folded, see CompareRequest.ReportsOnly); else Run.Measured.
+func unmeasured(runs []*promptcanary.Run, measured []bool, maxErrors int) []Problem {
 	var out []Problem
-	for _, r := range runs {
+	for i, r := range runs {
 		switch {
-		case !r.Measured():
+		case measured == nil && !r.Measured(), measured != nil && !measured[i]:
 			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
 				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors))})
 		case len(r.Errors) > maxErrors:

@@ -71,6 +71,12 @@ type Options struct {
 	Now func() time.Time
 	// NewID returns the report id; nil means 16 random bytes in hex.
 	NewID func() string
+	// BaselineResults and CurrentResults, when set, are the probe results
+	// of the baseline and of the run, folded by NewResults: Compare reads
+	// them instead of the runs' ProbeResults, which the caller may then
+	// have released (a comparison of two large runs need not hold both
+	// runs' probe results at once).
+	BaselineResults, CurrentResults *Results
 }
 
 // singleSampleNote is the caveat attached to single-sample comparisons.
@@ -98,7 +104,18 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	if err := opts.normalize(); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	idx := buildIndex(&baseline.RunResult, current, opts.StalePrompts)
+	baseRes, err := resultsOf(opts.BaselineResults, &baseline.RunResult)
+	if err != nil {
+		return nil, fmt.Errorf("compare: baseline: %w", err)
+	}
+	curRes, err := resultsOf(opts.CurrentResults, current)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	idx := buildIndex(baseRes, curRes, current, opts.StalePrompts)
+	measured := curRes.Len() > 0
+	// Only the index is read from here on.
+	opts.BaselineResults, opts.CurrentResults = nil, nil
 	method := opts.Method
 	if method == MethodAuto {
 		method = MethodSingleSample
@@ -126,7 +143,7 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	addExamples(rep, answers[0], answers[1])
 	switch {
 	case idx.compared() == 0:
-		compareNothing(rep, current)
+		compareNothing(rep, current, measured)
 	case method == MethodSingleSample:
 		compareSingle(rep, idx, &opts)
 	default:
@@ -153,11 +170,11 @@ func (idx *index) compared() int {
 // false, the severity none, both overall scores NaN (no score was compared),
 // and the summary says that nothing was compared or, when every call of
 // the current run failed, that nothing was measured, with the reasons.
-func compareNothing(rep *promptcanary.DriftReport, current *promptcanary.Run) {
+func compareNothing(rep *promptcanary.DriftReport, current *promptcanary.Run, measured bool) {
 	rep.HasDrift, rep.Severity = false, promptcanary.SeverityNone
 	rep.OverallBaselineScore, rep.OverallCurrentScore = math.NaN(), math.NaN()
 	reasons := uncomparedReasons(rep)
-	if !current.Measured() {
+	if !measured {
 		what := "the current run has no results"
 		if n := len(current.Errors); n > 0 {
 			what = fmt.Sprintf("every call of the current run failed (%d failed call(s))", n)
@@ -261,7 +278,7 @@ func randomID() string {
 type sideData struct {
 	scores  []float64
 	passed  []bool
-	samples []int
+	samples []int32
 	details string
 	passes  int
 	sum     float64
@@ -273,11 +290,11 @@ type sideData struct {
 type sideValues struct {
 	scores  []float64
 	passed  []bool
-	samples []int
+	samples []int32
 }
 
 func newSideValues(n int) *sideValues {
-	return &sideValues{scores: make([]float64, n), passed: make([]bool, n), samples: make([]int, n)}
+	return &sideValues{scores: make([]float64, n), passed: make([]bool, n), samples: make([]int32, n)}
 }
 
 // reserve gives s room for its want values, empty, from v.
@@ -288,17 +305,19 @@ func (v *sideValues) reserve(s *sideData) {
 	s.samples, v.samples = v.samples[:0:n], v.samples[n:]
 }
 
-func (s *sideData) add(r *promptcanary.ProbeResult) {
+// add appends the i-th result of rs, a result of the side's pair.
+func (s *sideData) add(rs *Results, i int) {
 	if len(s.scores) == 0 {
-		s.details = r.Details
+		s.details = rs.pairs[rs.pair[i]].details
 	}
-	s.scores = append(s.scores, r.Score)
-	s.passed = append(s.passed, r.Passed)
-	s.samples = append(s.samples, r.Sample)
-	if r.Passed {
+	score, passed := rs.score[i], rs.passed[i]
+	s.scores = append(s.scores, score)
+	s.passed = append(s.passed, passed)
+	s.samples = append(s.samples, rs.sample[i])
+	if passed {
 		s.passes++
 	}
-	s.sum += r.Score
+	s.sum += score
 }
 
 func (s *sideData) n() int { return len(s.scores) }
@@ -393,48 +412,54 @@ type index struct {
 }
 
 // buildIndex matches the results of both runs by (probe instance, prompt)
-// and assigns the statuses that need no test.
-func buildIndex(base, cur *promptcanary.Run, stale map[string]bool) *index {
+// and assigns the statuses that need no test. cur gives the run's failed
+// calls and responses; base and cur their probe results.
+func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[string]bool) *index {
 	m := make(map[promptcanary.PairKey]*pairData)
 	var order []*pairData
-	get := func(r *promptcanary.ProbeResult) *pairData {
-		k := r.Key()
-		p, ok := m[k]
+	get := func(rs *Results, rp *resultPair) *pairData {
+		p, ok := m[rp.key]
 		if !ok {
-			p = &pairData{key: k, probeType: r.ProbeType, probeName: r.ProbeName, category: r.Category}
-			m[k] = p
+			first := &rs.names[rp.first]
+			p = &pairData{key: rp.key, probeType: first.probeType, probeName: first.probeName, category: first.category}
+			m[rp.key] = p
 			order = append(order, p)
 		}
 		return p
 	}
-	// The pair of each result first, counting each pair's results, so that
-	// each side's values fill one array of each kind, a window per pair,
-	// instead of thousands of slices grown by appending.
-	basePairs, curPairs := make([]*pairData, len(base.ProbeResults)), make([]*pairData, len(cur.ProbeResults))
-	for i := range base.ProbeResults {
-		basePairs[i] = get(&base.ProbeResults[i])
-		basePairs[i].base.want++
+	// The pair of each side's pairs first, counting each pair's results,
+	// so that each side's values fill one array of each kind, a window per
+	// pair, instead of thousands of slices grown by appending.
+	basePairs, curPairs := make([]*pairData, len(baseRes.pairs)), make([]*pairData, len(curRes.pairs))
+	for i := range baseRes.pairs {
+		basePairs[i] = get(baseRes, &baseRes.pairs[i])
 	}
-	for i := range cur.ProbeResults {
-		r := &cur.ProbeResults[i]
-		p := get(r)
+	for i := range curRes.pairs {
+		rp := &curRes.pairs[i]
+		p := get(curRes, rp)
 		// The current run names the probe as it is now.
-		p.probeType, p.probeName, p.category = r.ProbeType, r.ProbeName, r.Category
-		p.cur.want++
+		last := &curRes.names[rp.last]
+		p.probeType, p.probeName, p.category = last.probeType, last.probeName, last.category
 		curPairs[i] = p
 	}
-	baseVals, curVals := newSideValues(len(base.ProbeResults)), newSideValues(len(cur.ProbeResults))
+	for _, pi := range baseRes.pair {
+		basePairs[pi].base.want++
+	}
+	for _, pi := range curRes.pair {
+		curPairs[pi].cur.want++
+	}
+	baseVals, curVals := newSideValues(baseRes.Len()), newSideValues(curRes.Len())
 	for _, p := range order {
 		baseVals.reserve(&p.base)
 		curVals.reserve(&p.cur)
 	}
-	for i, p := range basePairs {
-		p.base.add(&base.ProbeResults[i])
+	for i, pi := range baseRes.pair {
+		basePairs[pi].base.add(baseRes, i)
 	}
-	for i, p := range curPairs {
-		p.cur.add(&cur.ProbeResults[i])
+	for i, pi := range curRes.pair {
+		curPairs[pi].cur.add(curRes, i)
 	}
-	notMeasured := unmeasuredPrompts(cur)
+	notMeasured := unmeasuredPrompts(cur, curRes)
 	idx := &index{pairs: order}
 	for _, p := range order {
 		switch {
@@ -460,7 +485,7 @@ func buildIndex(base, cur *promptcanary.Run, stale map[string]bool) *index {
 
 // unmeasuredPrompts returns the prompts of the run with fewer successful
 // calls than failed ones: under half their calls succeeded.
-func unmeasuredPrompts(run *promptcanary.Run) map[string]bool {
+func unmeasuredPrompts(run *promptcanary.Run, results *Results) map[string]bool {
 	if len(run.Errors) == 0 {
 		return nil
 	}
@@ -481,8 +506,8 @@ func unmeasuredPrompts(run *promptcanary.Run) map[string]bool {
 		}
 		ok[prompt][sample] = true
 	}
-	for i := range run.ProbeResults {
-		note(run.ProbeResults[i].PromptID, run.ProbeResults[i].Sample)
+	for i, pi := range results.pair {
+		note(results.pairs[pi].key.PromptID, int(results.sample[i]))
 	}
 	for i := range run.LLMResponses {
 		note(run.LLMResponses[i].PromptID, run.LLMResponses[i].Sample)

@@ -483,10 +483,10 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		// a pair that never varies adds the same to every response.
 		wt := pairWeight(p.base.passes+p.cur.passes, p.base.n()+p.cur.n(), responseResolution)
 		for k, smp := range p.base.samples {
-			a.base[smp] += wt * int(b2f(p.base.passed[k]))
+			a.base[int(smp)] += wt * int(b2f(p.base.passed[k]))
 		}
 		for k, smp := range p.cur.samples {
-			a.cur[smp] += wt * int(b2f(p.cur.passed[k]))
+			a.cur[int(smp)] += wt * int(b2f(p.cur.passed[k]))
 		}
 		weight += float64(wt * p.cur.n())
 		d[j], l[j], u[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), z95)
@@ -677,7 +677,7 @@ func (s *sideData) signature() string {
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return s.samples[a] - s.samples[b] })
+	slices.SortStableFunc(order, func(a, b int) int { return int(s.samples[a]) - int(s.samples[b]) })
 	var b strings.Builder
 	for _, k := range order {
 		fmt.Fprintf(&b, "%d:%t:%x;", s.samples[k], s.passed[k], math.Float64bits(s.scores[k]))

@@ -164,18 +164,34 @@ func replaceNonFinite(v reflect.Value, sentinel float64, n *int) reflect.Value {
 // LegacySchemaVersion. In a run of the compact layout, probe results with
 // equal metadata share one map: treat decoded metadata as read-only.
 func UnmarshalRun(data []byte) (*promptcanary.Run, error) {
+	return unmarshalRun(data, nil)
+}
+
+// unmarshalRun is UnmarshalRun, folding the probe results with f when set.
+func unmarshalRun(data []byte, f *Folding) (*promptcanary.Run, error) {
 	var w runJSON
+	fo := w.ProbeResults.folder(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
 	r := w.run()
+	if fo != nil {
+		f.keep(&r, fo)
+	}
 	return &r, nil
 }
 
 // UnmarshalBaseline decodes a baseline written by this module or by the
 // original Python tool, with the tolerances of UnmarshalRun.
 func UnmarshalBaseline(data []byte) (*promptcanary.Baseline, error) {
+	return unmarshalBaseline(data, nil)
+}
+
+// unmarshalBaseline is UnmarshalBaseline, folding the probe results with
+// f when set.
+func unmarshalBaseline(data []byte, f *Folding) (*promptcanary.Baseline, error) {
 	var w baselineJSON
+	fo := w.RunResult.ProbeResults.folder(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
@@ -184,6 +200,9 @@ func UnmarshalBaseline(data []byte) (*promptcanary.Baseline, error) {
 	b.RunResult = w.RunResult.run()
 	if b.SchemaVersion == "" {
 		b.SchemaVersion = LegacySchemaVersion
+	}
+	if fo != nil {
+		f.keep(&b.RunResult, fo)
 	}
 	return &b, nil
 }

@@ -688,62 +688,18 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 
 // results expands c, with bounds checked on every index.
 func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
-	if err := checkCompact(c.Encoding, c.Version); err != nil {
+	tmpl, err := c.templates()
+	if err != nil {
 		return nil, err
 	}
-	str := func(i int) (string, error) {
-		if i < 0 || i >= len(c.Strings) {
-			return "", fmt.Errorf("string %d out of range", i)
-		}
-		return c.Strings[i], nil
-	}
-	metas := make([]map[string]any, len(c.Metadata))
-	for i, raw := range c.Metadata {
-		if err := json.Unmarshal(raw, &metas[i]); err != nil {
-			return nil, fmt.Errorf("metadata %d: %w", i, err)
-		}
-	}
-	// Every outcome expands to a template result; rows copy it. Results
-	// with one metadata entry share its map: a 30-sample run holds some
-	// thousands of distinct metadata objects, not 60,000 maps.
-	tmpl := make([]promptcanary.ProbeResult, len(c.Outcomes))
-	for i, o := range c.Outcomes {
-		if o.probe >= len(c.Probes) || o.metadata >= len(metas) || o.passed > 1 {
-			return nil, fmt.Errorf("outcome %d: index out of range", i)
-		}
-		p := c.Probes[o.probe]
-		var fields [5]string
-		for j, s := range [5]int{p[0], p[1], p[2], p[3], o.details} {
-			var err error
-			if fields[j], err = str(s); err != nil {
-				return nil, fmt.Errorf("outcome %d: %w", i, err)
-			}
-		}
-		tmpl[i] = promptcanary.ProbeResult{ProbeID: fields[0], ProbeType: fields[1], ProbeName: fields[2],
-			Category: promptcanary.Category(fields[3]), Passed: o.passed == 1, Score: o.score, Details: fields[4],
-			Metadata: metas[o.metadata]}
-	}
-	n := 0
-	for _, row := range c.Rows {
-		n += max(0, len(row)-2)
-	}
-	out := make([]promptcanary.ProbeResult, n)
+	out := make([]promptcanary.ProbeResult, c.count())
 	k := 0
 	for i, row := range c.Rows {
-		if len(row) < 3 {
-			return nil, fmt.Errorf("row %d: want [prompt, sample, outcome...], got %d numbers", i, len(row))
-		}
-		prompt, err := str(row[0])
+		prompt, err := c.rowPrompt(i, row, len(tmpl))
 		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", i, err)
-		}
-		if row[1] < 0 {
-			return nil, fmt.Errorf("row %d: negative sample %d", i, row[1])
+			return nil, err
 		}
 		for _, o := range row[2:] {
-			if o < 0 || o >= len(tmpl) {
-				return nil, fmt.Errorf("row %d: outcome %d out of range", i, o)
-			}
 			// Field by field: copying the whole result is a runtime call
 			// (the struct holds pointers) that the collector cannot
 			// interrupt, and while it marks, it spins waiting for this
@@ -756,6 +712,78 @@ func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// count is the number of results of c's rows.
+func (c *compactResults) count() int {
+	n := 0
+	for _, row := range c.Rows {
+		n += max(0, len(row)-2)
+	}
+	return n
+}
+
+// str is the i-th string of c.
+func (c *compactResults) str(i int) (string, error) {
+	if i < 0 || i >= len(c.Strings) {
+		return "", fmt.Errorf("string %d out of range", i)
+	}
+	return c.Strings[i], nil
+}
+
+// templates expands every outcome of c to a result without its prompt and
+// sample; rows copy them. Results with one metadata entry share its map:
+// a 30-sample run holds some thousands of distinct metadata objects, not
+// 60,000 maps.
+func (c *compactResults) templates() ([]promptcanary.ProbeResult, error) {
+	if err := checkCompact(c.Encoding, c.Version); err != nil {
+		return nil, err
+	}
+	metas := make([]map[string]any, len(c.Metadata))
+	for i, raw := range c.Metadata {
+		if err := json.Unmarshal(raw, &metas[i]); err != nil {
+			return nil, fmt.Errorf("metadata %d: %w", i, err)
+		}
+	}
+	tmpl := make([]promptcanary.ProbeResult, len(c.Outcomes))
+	for i, o := range c.Outcomes {
+		if o.probe >= len(c.Probes) || o.metadata >= len(metas) || o.passed > 1 {
+			return nil, fmt.Errorf("outcome %d: index out of range", i)
+		}
+		p := c.Probes[o.probe]
+		var fields [5]string
+		for j, s := range [5]int{p[0], p[1], p[2], p[3], o.details} {
+			var err error
+			if fields[j], err = c.str(s); err != nil {
+				return nil, fmt.Errorf("outcome %d: %w", i, err)
+			}
+		}
+		tmpl[i] = promptcanary.ProbeResult{ProbeID: fields[0], ProbeType: fields[1], ProbeName: fields[2],
+			Category: promptcanary.Category(fields[3]), Passed: o.passed == 1, Score: o.score, Details: fields[4],
+			Metadata: metas[o.metadata]}
+	}
+	return tmpl, nil
+}
+
+// rowPrompt checks the i-th row of c against outcomes templates and
+// returns its prompt.
+func (c *compactResults) rowPrompt(i int, row []int, outcomes int) (string, error) {
+	if len(row) < 3 {
+		return "", fmt.Errorf("row %d: want [prompt, sample, outcome...], got %d numbers", i, len(row))
+	}
+	prompt, err := c.str(row[0])
+	if err != nil {
+		return "", fmt.Errorf("row %d: %w", i, err)
+	}
+	if row[1] < 0 {
+		return "", fmt.Errorf("row %d: negative sample %d", i, row[1])
+	}
+	for _, o := range row[2:] {
+		if o < 0 || o >= outcomes {
+			return "", fmt.Errorf("row %d: outcome %d out of range", i, o)
+		}
+	}
+	return prompt, nil
 }
 
 func checkCompact(encoding string, version int) error {
@@ -1128,6 +1156,8 @@ func (c *compactResponses) decode(data []byte) bool {
 // object.
 type resultList struct {
 	list []promptcanary.ProbeResult
+	// fold, when set, takes the results instead of list (see Folding).
+	fold Folder
 }
 
 func (l *resultList) UnmarshalJSON(data []byte) error {
@@ -1142,6 +1172,12 @@ func (l *resultList) UnmarshalJSON(data []byte) error {
 			if err := json.Unmarshal(data, &c); err != nil {
 				return fmt.Errorf("probe_results: %w", err)
 			}
+		}
+		if l.fold != nil {
+			if err := c.foldResults(l.fold); err != nil {
+				return fmt.Errorf("probe_results: %w", err)
+			}
+			return nil
 		}
 		list, err := c.results()
 		if err != nil {
@@ -1158,6 +1194,11 @@ func (l *resultList) UnmarshalJSON(data []byte) error {
 	for i := range w {
 		l.list[i] = w[i].ProbeResult
 		l.list[i].Score = float64(w[i].Score)
+	}
+	if l.fold != nil {
+		err := l.fold.Fold(l.list)
+		l.list = nil
+		return err
 	}
 	return nil
 }

@@ -47,6 +47,12 @@ type Document struct {
 // apart by their keys, and when data is none of them says what it looks
 // like instead.
 func DecodeDocument(data []byte) (*Document, error) {
+	return decodeDocument(data, nil)
+}
+
+// decodeDocument is DecodeDocument, folding the probe results of a run
+// or a baseline with f when set.
+func decodeDocument(data []byte, f *Folding) (*Document, error) {
 	fields, ok := objectFields(data)
 	if !ok {
 		var err error
@@ -80,7 +86,7 @@ func DecodeDocument(data []byte) (*Document, error) {
 		}
 		return d, nil
 	case has("run_result") || has("snapshot_id"):
-		b, err := UnmarshalBaseline(data)
+		b, err := unmarshalBaseline(data, f)
 		if err != nil {
 			return nil, fmt.Errorf("decode baseline: %w", err)
 		}
@@ -92,7 +98,7 @@ func DecodeDocument(data []byte) (*Document, error) {
 		}
 		return &Document{Kind: KindDrift, Drift: d}, nil
 	case has("run_id") || has("probe_results") || has("llm_responses"):
-		r, err := UnmarshalRun(data)
+		r, err := unmarshalRun(data, f)
 		if err != nil {
 			return nil, fmt.Errorf("decode run: %w", err)
 		}

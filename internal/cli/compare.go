@@ -122,7 +122,20 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		if len(o.settings.providers) > 0 {
 			return usageErr(fmt.Errorf("--current and --provider exclude each other"), "compare a saved run with --current, or run now with --provider")
 		}
-		doc, err := a.readDocument(o.current)
+		var err error
+		config, st, err = a.optionalSuite(c, o.config)
+		if err != nil {
+			return err
+		}
+		if req.Prompts, err = savedSelection(st, o.settings.prompts, o.settings.tags); err != nil {
+			return err
+		}
+		if check.Folds(st, req.Prompts) {
+			// The compare reads less than whole probe results: the run's
+			// are folded as they are decoded (see check.Folds).
+			req.Folding = check.NewFolding()
+		}
+		doc, err := a.readDocumentFolding(o.current, req.Folding)
 		if err != nil {
 			return err
 		}
@@ -133,13 +146,6 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 			req.Current = []*promptcanary.Run{doc.Run}
 		default:
 			return usageErr(fmt.Errorf("%s holds a drift report, not a run", o.current), "pass the JSON of 'promptcanary run --output-json'")
-		}
-		config, st, err = a.optionalSuite(c, o.config)
-		if err != nil {
-			return err
-		}
-		if req.Prompts, err = savedSelection(st, o.settings.prompts, o.settings.tags); err != nil {
-			return err
 		}
 	} else {
 		if config, err = a.findConfig(c, o.config); err != nil {

@@ -75,11 +75,17 @@ of a side-by-side file.`,
 
 // readDocument reads and decodes a saved JSON file (- is standard input).
 func (a *app) readDocument(path string) (*store.Document, error) {
+	return a.readDocumentFolding(path, nil)
+}
+
+// readDocumentFolding is readDocument, folding the probe results of a
+// run or baseline with f when set (store.DecodeDocumentFolding).
+func (a *app) readDocumentFolding(path string, f *store.Folding) (*store.Document, error) {
 	data, err := a.readInput(path)
 	if err != nil {
 		return nil, err
 	}
-	return a.decodeDocument(path, data)
+	return a.decodeDocumentFolding(path, data, f)
 }
 
 // readInput reads a file, or standard input for -.
@@ -102,11 +108,16 @@ func (a *app) readInput(path string) ([]byte, error) {
 // decodeDocument decodes the saved JSON file read from path. A streamed
 // run's summary is refused with what to do instead: it holds no answers.
 func (a *app) decodeDocument(path string, data []byte) (*store.Document, error) {
+	return a.decodeDocumentFolding(path, data, nil)
+}
+
+// decodeDocumentFolding is decodeDocument, folding with f when set.
+func (a *app) decodeDocumentFolding(path string, data []byte, f *store.Folding) (*store.Document, error) {
 	if promptcanary.IsRunSummary(data) {
 		return nil, usageErr(fmt.Errorf("read %q: a streamed run's summary holds counts, not answers: it cannot be compared or made a baseline", path),
 			"'promptcanary report "+path+"' renders it; to compare production answers with a baseline, run the replay file without --stream and with --samples N")
 	}
-	doc, err := store.DecodeDocument(data)
+	doc, err := store.DecodeDocumentFolding(data, f)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("read %q: %w", path, err), "pass the JSON written by 'promptcanary run -o', 'compare -o' or a baseline file")
 	}

@@ -2,6 +2,7 @@ package file
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,11 +86,17 @@ func slug(s string) string {
 // reasons, raw responses, a "_note" key, pydantic timestamps with or
 // without a zone).
 func LoadBaseline(path string) (*promptcanary.Baseline, error) {
+	return loadBaseline(context.Background(), path)
+}
+
+// loadBaseline is LoadBaseline, folding the probe results when ctx
+// carries a store.Folding.
+func loadBaseline(ctx context.Context, path string) (*promptcanary.Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", path, err)
 	}
-	b, err := store.UnmarshalBaseline(data)
+	b, err := store.UnmarshalBaselineContext(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", path, describeJSONError(data, err))
 	}

@@ -51,7 +51,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 		for len(broken) > 0 && !broken[0].CreatedAt.Before(in.CreatedAt) {
 			l.Skipped, broken = append(l.Skipped, broken[0]), broken[1:]
 		}
-		b, err := LoadBaseline(in.Path)
+		b, err := loadBaseline(ctx, in.Path)
 		if err != nil {
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{Path: in.Path, SnapshotID: in.SnapshotID, CreatedAt: in.CreatedAt, Err: cause(err)})
 			continue

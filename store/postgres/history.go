@@ -296,7 +296,7 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	if err != nil {
 		return nil, err
 	}
-	b, err := store.UnmarshalBaseline(body)
+	b, err := store.UnmarshalBaselineContext(ctx, body)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", full, err)
 	}
@@ -346,7 +346,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 		if err != nil {
 			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 		}
-		b, err := store.UnmarshalBaseline(body)
+		b, err := store.UnmarshalBaselineContext(ctx, body)
 		if err != nil {
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: fromNanos(created),
 				Err: fmt.Errorf("decode stored baseline: %w", err)})

@@ -506,7 +506,7 @@ func (s *Store) loadBaseline(ctx context.Context, q string, args ...any) (*promp
 	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&body); err != nil {
 		return nil, err
 	}
-	b, err := store.UnmarshalBaseline(body)
+	b, err := store.UnmarshalBaselineContext(ctx, body)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}
@@ -543,12 +543,15 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 	for rows.Next() {
 		var (
 			id, created string
-			body        []byte
+			// The driver's own copy of the body, decoded before the next
+			// row: a statistical baseline's body is megabytes, and Scan
+			// into a []byte would copy it again.
+			body sql.RawBytes
 		)
 		if err := rows.Scan(&id, &created, &body); err != nil {
 			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 		}
-		b, err := store.UnmarshalBaseline(body)
+		b, err := store.UnmarshalBaselineContext(ctx, body)
 		if err != nil {
 			t, _ := parseTime(created)
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: t, Err: fmt.Errorf("decode stored baseline: %w", err)})
