@@ -1,11 +1,13 @@
 package file
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -246,15 +248,21 @@ type baselineHeader struct {
 }
 
 // readBaselineInfo reads the listing entry of the baseline file at path,
-// without keeping its run in memory.
+// without keeping its run in memory: the fields before the run's id and
+// after the run are decoded, the run's results and responses (megabytes in
+// a statistical baseline) are streamed past. A file that does not read
+// that way (one truncated or corrupt, or whose run does not name its id
+// among its first fields) is read whole, for the error it gives.
 func readBaselineInfo(path string) (store.BaselineInfo, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, err)
-	}
-	var h baselineHeader
-	if err := json.Unmarshal(data, &h); err != nil {
-		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, describeJSONError(data, err))
+	h, ok := streamBaselineHeader(path)
+	if !ok {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, err)
+		}
+		if err := json.Unmarshal(data, &h); err != nil {
+			return store.BaselineInfo{}, fmt.Errorf("read baseline %q: %w", path, describeJSONError(data, err))
+		}
 	}
 	if h.SnapshotID == "" || h.RunResult.RunID == "" {
 		return store.BaselineInfo{}, fmt.Errorf("read baseline %q: not a baseline file", path)
@@ -272,4 +280,122 @@ func readBaselineInfo(path string) (store.BaselineInfo, error) {
 		Note:       h.Note,
 		Path:       path,
 	}, nil
+}
+
+// streamBaselineHeader decodes the listing fields of the baseline file at
+// path as it streams it, skipping the rest of the run once its id is read;
+// false when the file is not an object whose run names its id before its
+// results, or does not end where its top-level object does.
+func streamBaselineHeader(path string) (baselineHeader, bool) {
+	var h baselineHeader
+	f, err := os.Open(path)
+	if err != nil {
+		return h, false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f) // buffers f itself: what it has not read is in dec.Buffered()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return h, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return h, false
+		}
+		if key == "run_result" {
+			if !decodeRunID(dec, &h.RunResult.RunID) {
+				return h, false
+			}
+			// The decoder stands inside the run, after its id: skip to its
+			// end, then decode the fields after it as an object of their own.
+			rest := bufio.NewReader(io.MultiReader(dec.Buffered(), f))
+			if !skipToClose(rest) {
+				return h, false
+			}
+			tail := json.NewDecoder(io.MultiReader(strings.NewReader(`{"run_result":null`), rest))
+			if tail.Decode(&h) != nil {
+				return h, false
+			}
+			_, err := tail.Token()
+			return h, err == io.EOF
+		}
+		if dec.Decode(headerField(&h, key.(string))) != nil {
+			return h, false
+		}
+	}
+	return h, false // no run: the whole file says why
+}
+
+// headerField returns where the top-level field key of a baseline file is
+// decoded to: its field of h, or a value that is dropped.
+func headerField(h *baselineHeader, key string) any {
+	switch key {
+	case "snapshot_id":
+		return &h.SnapshotID
+	case "created_at":
+		return &h.CreatedAt
+	case "suite_name":
+		return &h.SuiteName
+	case "provider":
+		return &h.Provider
+	case "_note":
+		return &h.Note
+	}
+	return new(json.RawMessage)
+}
+
+// decodeRunID reads the opening of a run object from dec and its fields up
+// to run_id, into id; false when the run does not name its id before its
+// probe results or responses, which are too large to decode here.
+func decodeRunID(dec *json.Decoder, id *string) bool {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch key := t.(string); key {
+		case "run_id":
+			return dec.Decode(id) == nil
+		case "probe_results", "llm_responses":
+			return false
+		}
+		if dec.Decode(new(json.RawMessage)) != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// skipToClose reads r past the end of the object or array it stands in,
+// minding strings and their escapes; false when r ends first.
+func skipToClose(r *bufio.Reader) bool {
+	depth, inString, escaped := 1, false, false
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return false
+		}
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return true
+			}
+		}
+	}
 }
