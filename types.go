@@ -426,18 +426,26 @@ type DriftReport struct {
 // DriftReport inherits this method, so such a type marshals as the report
 // alone.
 func (d DriftReport) MarshalJSON() ([]byte, error) {
+	return json.Marshal(d.JSONValue())
+}
+
+// JSONValue returns the value MarshalJSON encodes, which has no
+// MarshalJSON method: a json.Encoder writes it as the bytes MarshalJSON
+// returns without holding them twice (json.Marshal of a report copies its
+// MarshalJSON's output, tens of megabytes for a statistical run's).
+func (d DriftReport) JSONValue() any {
 	type fields DriftReport // the same fields, without this method
 	b, c := number(d.OverallBaselineScore), number(d.OverallCurrentScore)
 	if b != nil && c != nil {
-		return json.Marshal(fields(d))
+		return fields(d)
 	}
 	// The scores move to the end of the object: their fields at the top
 	// level shadow those of the embedded report.
-	return json.Marshal(struct {
+	return struct {
 		fields
 		OverallBaselineScore *float64 `json:"overall_baseline_score"`
 		OverallCurrentScore  *float64 `json:"overall_current_score"`
-	}{fields(d), b, c})
+	}{fields(d), b, c}
 }
 
 // Count returns how many comparisons have status s.

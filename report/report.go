@@ -119,14 +119,14 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 		return errors.New("render drift report: nil report")
 	}
 	if f == JSON {
-		// Indented as it is written: a statistical run's report is
-		// megabytes.
-		data, err := store.Marshal(d)
-		if err != nil {
+		// Indented as it is written, its compact JSON held once: a
+		// statistical run's report is tens of megabytes.
+		ew := &errWriter{w: w}
+		if err := store.EncodeIndent(ew, d); err != nil {
+			if ew.err != nil {
+				return fmt.Errorf("write drift report: %w", ew.err)
+			}
 			return fmt.Errorf("render drift report as %s: %w", f, err)
-		}
-		if err := store.WriteIndent(w, data); err != nil {
-			return fmt.Errorf("write drift report: %w", err)
 		}
 		return nil
 	}
@@ -179,4 +179,19 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 	buf.Write(data)
 	buf.WriteByte('\n')
 	return nil
+}
+
+// errWriter is w, keeping the first error it returned: a failed write is
+// told from a value that cannot be encoded.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

@@ -46,6 +46,58 @@ func WriteIndent(w io.Writer, data []byte) error {
 	return err
 }
 
+// EncodeIndent writes v to w as WriteIndent writes Marshal(v), holding
+// the compact JSON once (see encodeOnce).
+func EncodeIndent(w io.Writer, v any) error {
+	return encodeOnce(v, func(data []byte) error { return WriteIndent(w, data) })
+}
+
+// jsonValuer is a value whose MarshalJSON encodes another value, one
+// without that method, which JSONValue returns
+// (promptcanary.DriftReport).
+type jsonValuer interface{ JSONValue() any }
+
+// encodeOnce hands use the compact JSON of v, the bytes of Marshal(v),
+// held once: json.Marshal copies what it encoded, and a value with a
+// MarshalJSON method is copied again (a statistical run's drift report is
+// tens of megabytes), so a jsonValuer's JSONValue is encoded instead. A
+// value with a NaN or infinite float takes Marshal's slower way.
+func encodeOnce(v any, use func([]byte) error) error {
+	ev := v
+	if jv, ok := v.(jsonValuer); ok {
+		ev = jv.JSONValue()
+	}
+	ow := &onceWriter{use: use}
+	err := json.NewEncoder(ow).Encode(ev)
+	if _, ok := errors.AsType[*json.UnsupportedValueError](err); !ok || ow.written {
+		return err
+	}
+	data, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	return use(data)
+}
+
+// onceWriter hands use what a json.Encoder writes to it, the compact JSON
+// of one value and a newline, in one write (the encoder writes nothing
+// until the whole value is encoded), without the newline.
+type onceWriter struct {
+	use     func([]byte) error
+	written bool
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	if o.written {
+		return 0, errors.New("encode json: the value came in more than one write")
+	}
+	o.written = true
+	if err := o.use(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 func marshal(v any, indent bool) ([]byte, error) {
 	enc := func(v any) ([]byte, error) {
 		if indent {

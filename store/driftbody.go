@@ -52,27 +52,31 @@ func MarshalDriftBody(d *promptcanary.DriftReport) ([]byte, error) {
 		of[i] = [2]int{examples.add(c.BaselineExample), examples.add(c.CurrentExample)}
 		c.BaselineExample, c.CurrentExample = "", ""
 	}
-	rep, err := Marshal(&lean)
-	if err != nil {
-		return nil, err
-	}
-	// The report goes in as it was encoded: json.Marshal would copy and
-	// compact the megabytes of a RawMessage again.
+	// The report goes in as it is encoded, held once: json.Marshal of a
+	// RawMessage would copy and compact its megabytes again.
 	head, err := json.Marshal(driftBodyHead{Encoding: driftBodyEncoding, Version: 1, Examples: examples.keys, ExampleOf: of})
 	if err != nil {
 		return nil, err
 	}
 	head = append(head[:len(head)-1], `,"report":`...) // an object: it ends with }
 	var buf bytes.Buffer
-	buf.Grow((len(head)+len(rep))/8 + 64)
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	for _, part := range [][]byte{head, rep, []byte("}")} {
-		if _, err := zw.Write(part); err != nil {
-			return nil, err
-		}
+	if _, err := zw.Write(head); err != nil {
+		return nil, err
+	}
+	err = encodeOnce(&lean, func(rep []byte) error {
+		buf.Grow((len(head)+len(rep))/8 + 64)
+		_, err := zw.Write(rep)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write([]byte("}")); err != nil {
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err

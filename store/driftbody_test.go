@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"compress/gzip"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,43 @@ func TestDriftBodyRejects(t *testing.T) {
 	}
 	if _, err := UnmarshalDrift([]byte{0x1f, 0x8b, 1, 2, 3}); err == nil || !strings.Contains(err.Error(), "decompress drift report") {
 		t.Errorf("a broken gzip stream: got %v", err)
+	}
+}
+
+// Storing a statistical compare's drift report encodes it once: json.Marshal
+// copied the report's MarshalJSON output and then its own, three times the
+// report's JSON (20 MB at 2,000 prompts) held at once while the history saved
+// it. The stored body still reads back as the report.
+func TestDriftBodyEncodesOnce(t *testing.T) {
+	d := exampleDrift()
+	d.OverallBaselineScore, d.OverallCurrentScore = 0.9, 0.8
+	for i := range 20000 {
+		d.Comparisons = append(d.Comparisons, promptcanary.Comparison{ProbeID: "p", PromptID: strings.Repeat("x", i%7) + string(rune('a'+i%26)),
+			Status: promptcanary.StatusStable, BaselineDetails: strings.Repeat("detail ", 20), Evidence: strings.Repeat("evidence ", 10)})
+	}
+	plain, err := Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	body, err := MarshalDriftBody(d)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Encoding into a growing buffer allocates about twice what it holds
+	// at the end, and the compressor a few megabytes; the copies came on
+	// top.
+	if got, limit := after.TotalAlloc-before.TotalAlloc, 3*uint64(len(plain)); got > limit {
+		t.Errorf("storing a report of %d bytes of JSON allocated %d bytes, want at most %d", len(plain), got, limit)
+	}
+	back, err := UnmarshalDrift(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(d, back); diff != "" {
+		t.Errorf("read back (-stored +read):\n%s", diff)
 	}
 }
