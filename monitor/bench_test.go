@@ -24,9 +24,9 @@ func (f *fixture) manyChecks(n int) {
 	f.extra = b.String()
 }
 
-// BenchmarkMetricsScrape measures one /metrics scrape of a monitor with 50
-// checks after a run of each (the spec's budget: 10 ms).
-func BenchmarkMetricsScrape(b *testing.B) {
+// afterFiftyChecks returns a monitor with 50 checks, after a run of each,
+// and its handler.
+func afterFiftyChecks(b *testing.B) (*fixture, http.Handler) {
 	f := newFixture(b, "")
 	f.saveBaseline(3)
 	f.manyChecks(50)
@@ -34,7 +34,13 @@ func BenchmarkMetricsScrape(b *testing.B) {
 	if _, err := m.Once(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	h := m.Handler()
+	return f, m.Handler()
+}
+
+// BenchmarkMetricsScrape measures one /metrics scrape of a monitor with 50
+// checks after a run of each (the spec's budget: 10 ms).
+func BenchmarkMetricsScrape(b *testing.B) {
+	_, h := afterFiftyChecks(b)
 	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464/metrics", nil)
 	b.ResetTimer()
 	for b.Loop() {
@@ -88,14 +94,7 @@ func vmRSS(t *testing.T) string {
 // the page of one, after a run of each: the pages read the store through
 // the monitor's cache (web.Versioned), as promptcanary serve does.
 func BenchmarkDashboard(b *testing.B) {
-	f := newFixture(b, "")
-	f.saveBaseline(3)
-	f.manyChecks(50)
-	m := f.monitor(f.config("1h", 1))
-	if _, err := m.Once(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	h := m.Handler()
+	f, h := afterFiftyChecks(b)
 	for _, p := range []struct{ name, path string }{{"overview", "/"}, {"check", "/checks/canary/" + url.PathEscape(f.spec)}} {
 		b.Run(p.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9464"+p.path, nil)
