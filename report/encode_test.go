@@ -49,17 +49,23 @@ func TestDriftJSONHeldOnce(t *testing.T) {
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Fatal("the drift report's JSON changed")
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if err := Drift(io.Discard, JSON, d, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
 	// Encoding into a growing buffer allocates about twice what it
-	// holds at the end; the copies came on top.
-	if got, limit := after.TotalAlloc-before.TotalAlloc, 3*uint64(len(compact)); got > limit {
-		t.Errorf("writing a report of %d bytes of JSON allocated %d bytes, want at most %d", len(compact), got, limit)
+	// holds at the end; the copies came on top. TotalAlloc counts every
+	// goroutine and encoding/json reuses pooled buffers that a collection
+	// may have dropped, so the least of three tries is what writing costs.
+	cost := uint64(math.MaxUint64)
+	for range 3 {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := Drift(io.Discard, JSON, d, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		cost = min(cost, after.TotalAlloc-before.TotalAlloc)
+	}
+	if limit := 3 * uint64(len(compact)); cost > limit {
+		t.Errorf("writing a report of %d bytes of JSON allocated %d bytes, want at most %d", len(compact), cost, limit)
 	}
 }
 

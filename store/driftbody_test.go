@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"compress/gzip"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -91,18 +92,25 @@ func TestDriftBodyEncodesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	body, err := MarshalDriftBody(d)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Encoding into a growing buffer allocates about twice what it holds
 	// at the end, and the compressor a few megabytes; the copies came on
-	// top.
-	if got, limit := after.TotalAlloc-before.TotalAlloc, 3*uint64(len(plain)); got > limit {
+	// top (5.5 times the JSON). TotalAlloc counts every goroutine and
+	// encoding/json reuses pooled buffers that a collection may have
+	// dropped, so the least of three tries is what the encoding costs.
+	var body []byte
+	got := uint64(math.MaxUint64)
+	for range 3 {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		body, err = MarshalDriftBody(d)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = min(got, after.TotalAlloc-before.TotalAlloc)
+	}
+	if limit := 3 * uint64(len(plain)); got > limit {
 		t.Errorf("storing a report of %d bytes of JSON allocated %d bytes, want at most %d", len(plain), got, limit)
 	}
 	back, err := UnmarshalDrift(body)
