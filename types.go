@@ -56,6 +56,76 @@ type Prompt struct {
 	// "none", "required" or a tool name.
 	Tools      []Tool `json:"tools,omitempty"`
 	ToolChoice string `json:"tool_choice,omitempty"`
+	// Messages are conversation turns sent after Text (or instead of it
+	// when Text is empty): earlier user and assistant turns, assistant
+	// tool calls and their results. The probes judge the model's answer
+	// to the last turn. See Conversation.
+	Messages []Message `json:"messages,omitempty"`
+	// ResponseFormat asks for structured output, nil for free text.
+	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
+}
+
+// The roles of a conversation turn.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one turn of a conversation prompt. A loaded suite's turns are
+// complete: every assistant tool call has an ID, and every tool turn names
+// the call it answers (ToolCallID) and that call's tool (Name).
+type Message struct {
+	// Role is RoleSystem, RoleUser, RoleAssistant or RoleTool.
+	Role string `json:"role"`
+	// Content is the turn's text; for a tool turn, the tool's result.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant turn made.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is the ID of the call a tool turn answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool a tool turn answers for (the called tool's name).
+	Name string `json:"name,omitempty"`
+}
+
+// The kinds of structured output a prompt may ask for.
+const (
+	FormatJSONSchema = "json_schema"
+	FormatJSONObject = "json_object"
+)
+
+// ResponseFormat asks the model for structured output: any JSON object
+// (FormatJSONObject) or JSON matching Schema (FormatJSONSchema).
+type ResponseFormat struct {
+	// Type is FormatJSONSchema or FormatJSONObject.
+	Type string `json:"type"`
+	// Name names the schema where an API wants one; "" means "response".
+	Name string `json:"name,omitempty"`
+	// Schema is the JSON Schema of the answer (FormatJSONSchema only).
+	Schema map[string]any `json:"schema,omitempty"`
+	// Strict asks the API to enforce the schema exactly.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// SchemaName is the schema's name for APIs that require one.
+func (f *ResponseFormat) SchemaName() string {
+	if f == nil || f.Name == "" {
+		return "response"
+	}
+	return f.Name
+}
+
+// Conversation returns the turns to send, in order: Text as the first
+// user turn (when set), then Messages. The system prompt is not among
+// them (clients send SystemPrompt in their API's own place); a system
+// turn inside Messages is the client's to place likewise.
+func (p *Prompt) Conversation() []Message {
+	out := make([]Message, 0, 1+len(p.Messages))
+	if p.Text != "" {
+		out = append(out, Message{Role: RoleUser, Content: p.Text})
+	}
+	return append(out, p.Messages...)
 }
 
 // ToolCall is one structured tool call returned by a provider.

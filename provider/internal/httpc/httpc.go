@@ -54,6 +54,11 @@ type Client struct {
 	// ErrorMessage extracts the provider's message from an error body; nil
 	// means the common {"error":{"message":…}} and {"error":"…"} shapes.
 	ErrorMessage func(body []byte) string
+	// Authorize, when set, is called on every request after its headers
+	// are set, with the body it carries: it adds credentials that depend
+	// on the request (a SigV4 signature, an OAuth access token). Its error
+	// fails the call; wrap a *provider.Error in it to decide on retries.
+	Authorize func(req *http.Request, body []byte) error
 }
 
 // Response is a successful call's body and status.
@@ -68,15 +73,18 @@ type Response struct {
 // Failures are *provider.Error with secrets redacted.
 func (c *Client) Do(ctx context.Context, method, url string, body any, okStatus ...int) (*Response, error) {
 	var rd io.Reader
+	var payload []byte
 	switch b := body.(type) {
 	case nil:
 	case []byte:
+		payload = b
 		rd = bytes.NewReader(b)
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
 			return nil, &provider.Error{Message: "encode request: " + err.Error()}
 		}
+		payload = data
 		rd = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
@@ -90,6 +98,17 @@ func (c *Client) Do(ctx context.Context, method, url string, body any, okStatus 
 	for k, vs := range c.Header {
 		for _, v := range vs {
 			req.Header.Add(k, v)
+		}
+	}
+	if c.Authorize != nil {
+		if err := c.Authorize(req, payload); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if pe, ok := errors.AsType[*provider.Error](err); ok {
+				return nil, pe
+			}
+			return nil, &provider.Error{Message: c.Redact("authorize request: " + err.Error())}
 		}
 	}
 	resp, err := c.client().Do(req)

@@ -3,6 +3,7 @@ package httpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -181,5 +182,55 @@ func TestRedact(t *testing.T) {
 	}
 	if got := Redact("my token is hunter22", "hunter22"); got != "my token is [REDACTED]" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// Authorize sees the request with its headers and the exact body, and
+// what it sets is sent; its error fails the call without sending,
+// scrubbed of secrets, and keeps the *provider.Error it wraps.
+func TestDoAuthorize(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	var seen []byte
+	c := &Client{Header: http.Header{"X-Version": {"1"}}, Authorize: func(req *http.Request, body []byte) error {
+		if req.Header.Get("X-Version") != "1" {
+			t.Error("Authorize ran before the client's headers were set")
+		}
+		seen = body
+		req.Header.Set("Authorization", "Signed "+string(body))
+		return nil
+	}}
+	if _, err := c.Do(context.Background(), http.MethodPost, srv.URL, map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if string(seen) != `{"a":1}` || got.Get("Authorization") != `Signed {"a":1}` {
+		t.Errorf("Authorize saw %q; the server got Authorization %q", seen, got.Get("Authorization"))
+	}
+
+	const secret = "tok-SECRETSECRETSECRET"
+	calls := 0
+	srv2 := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls++ }))
+	defer srv2.Close()
+	c = &Client{Secrets: Secrets(nil, secret), Authorize: func(*http.Request, []byte) error {
+		return errors.New("token endpoint refused " + secret)
+	}}
+	_, err := c.Do(context.Background(), http.MethodPost, srv2.URL, nil)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Retryable || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "authorize request: token endpoint refused") {
+		t.Errorf("a failed Authorize: got %v", err)
+	}
+	c.Authorize = func(*http.Request, []byte) error {
+		return fmt.Errorf("fetch token: %w", &provider.Error{StatusCode: 503, Retryable: true, Message: "unavailable"})
+	}
+	_, err = c.Do(context.Background(), http.MethodPost, srv2.URL, nil)
+	if !errors.As(err, &pe) || !pe.Retryable || pe.StatusCode != 503 {
+		t.Errorf("a retryable Authorize failure: got %v", err)
+	}
+	if calls != 0 {
+		t.Errorf("the server got %d calls after Authorize failed, want none", calls)
 	}
 }
