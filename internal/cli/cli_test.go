@@ -35,6 +35,13 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// standins start strict local stand-ins for provider APIs in transcripts,
+// by name: each provider's test file registers its own from init. A
+// stand-in must be as strict as the real API (it rejects what the API
+// rejects), serve until ts ends (ts.Defer) and export the variables that
+// point the provider at it (ts.Setenv).
+var standins = map[string]func(ts *testscript.TestScript, args []string){}
+
 // TestScripts runs the CLI transcripts in testdata/script.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -54,6 +61,19 @@ func TestScripts(t *testing.T) {
 			return canMakeUnwritable(), nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// standin NAME [ARGS...] starts the local stand-in for a
+			// provider's API (see standins) until the script ends, and
+			// points the provider at it through the environment.
+			"standin": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 1 {
+					ts.Fatalf("usage: standin NAME [ARGS...]")
+				}
+				start, ok := standins[args[0]]
+				if !ok {
+					ts.Fatalf("no stand-in named %q", args[0])
+				}
+				start(ts, args[1:])
+			},
 			// unwritable FILE makes FILE unwritable, even for root, until
 			// the script ends or 'writable FILE'.
 			"unwritable": func(ts *testscript.TestScript, neg bool, args []string) {
