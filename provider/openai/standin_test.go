@@ -66,7 +66,7 @@ func TestStandinAcceptsEveryModel(t *testing.T) {
 		"gpt-4o-mini": "/v1/chat/completions", "gpt-5": "/v1/chat/completions", "gpt-5-mini": "/v1/chat/completions",
 		"o3": "/v1/chat/completions", "o4-mini": "/v1/chat/completions", "o3-mini": "/v1/chat/completions",
 		"gpt-5.4": "/v1/chat/completions",
-		"o3-pro": "/v1/responses", "gpt-5-pro": "/v1/responses", "o1-pro": "/v1/responses",
+		"o3-pro":  "/v1/responses", "gpt-5-pro": "/v1/responses", "o1-pro": "/v1/responses",
 	}
 	s := openaitest.Start(t)
 	for model, path := range models {
