@@ -65,7 +65,9 @@ var Behaviours = []Behaviour{Auto, Text, JSON, ParallelTools, Refusal, Length, R
 
 // Request is one request the stand-in received, with its verdict.
 type Request struct {
-	Path   string
+	Path string
+	// Model is the body's model, "" when there was none.
+	Model  string
 	Header http.Header
 	Body   []byte
 	// Status is the status answered; Error the message of a rejection.
@@ -79,6 +81,9 @@ type Server struct {
 	*httptest.Server
 	// Key is the key expected in "Authorization: Bearer KEY".
 	Key string
+	// OnRequest, when set before the first request, is called with each
+	// request once it is answered (transcripts log them to a file).
+	OnRequest func(Request)
 
 	mu        sync.Mutex
 	behaviour map[string]Behaviour
@@ -167,9 +172,17 @@ func (s *Server) behaviourFor(model string) Behaviour {
 }
 
 func (s *Server) record(r *http.Request, body []byte, status int, msg string) {
+	var m struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &m)
+	req := Request{Path: r.URL.Path, Model: m.Model, Header: r.Header.Clone(), Body: body, Status: status, Error: msg}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Status: status, Error: msg})
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if s.OnRequest != nil {
+		s.OnRequest(req)
+	}
 }
 
 // maxBody bounds what the stand-in reads of a request.
