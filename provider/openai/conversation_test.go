@@ -152,3 +152,35 @@ func TestAPISettingErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeResponse: any body gives a response with valid raw JSON and
+// valid tool-call arguments, or an error; never a panic.
+func FuzzDecodeResponse(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"r","model":"m","status":"completed","output":[{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}]},{"type":"message","content":[{"type":"output_text","text":"Paris."}]}],"usage":{"input_tokens":1,"output_tokens":2}}`,
+		`{"status":"completed","output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{\"a\":1}"},{"type":"function_call","arguments":{"b":2}}]}`,
+		`{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"No."}]}]}`,
+		`{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}`,
+		`{"status":"failed","error":{"code":"server_error","message":"x"}}`,
+		`{"usage":{"input_tokens":-1}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := decodeResponse(body)
+		if err != nil {
+			return
+		}
+		if resp == nil || !json.Valid(resp.RawResponse) {
+			t.Fatalf("got %+v without an error", resp)
+		}
+		if resp.FinishReason == "" {
+			t.Errorf("got no finish reason")
+		}
+		for _, tc := range resp.ToolCalls {
+			if len(tc.Arguments) > 0 && !json.Valid(tc.Arguments) {
+				t.Errorf("tool call arguments are not valid JSON: %q", tc.Arguments)
+			}
+		}
+	})
+}
