@@ -6,10 +6,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 	"github.com/promptcanary/promptcanary/provider/openai/openaitest"
 )
 
@@ -183,4 +185,45 @@ func FuzzDecodeResponse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestResponsesRedirects: the Responses API client keeps the key from
+// another origin too.
+func TestResponsesRedirects(t *testing.T) {
+	const key = "ok-test-0a9b8c7d6e5f4a3b2c1d"
+	answer := `{"id":"resp_1","model":"o3-pro","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"ok"}]}]}`
+	providertest.CheckClientRedirects(t, provider.Open, "openai/o3-pro", "OPENAI_API_KEY", key, answer, nil)
+}
+
+// TestResponsesFailures: HTTP failures of the Responses API are
+// classified as on chat completions, with no key in any message.
+func TestResponsesFailures(t *testing.T) {
+	tests := []struct {
+		status        int
+		header        map[string]string
+		fixture       string
+		wantRetryable bool
+		wantAfter     time.Duration
+		wantMsg       string
+	}{
+		{429, map[string]string{"Retry-After-Ms": "250"}, "error_429.json", true, 250 * time.Millisecond, "requests: Rate limit reached"},
+		{500, nil, "error_500.json", true, 0, "server_error: The server had an error"},
+		{401, nil, "error_401.json", false, 0, "Incorrect API key provided: [REDACTED]"},
+		{400, nil, "error_400.json", false, 0, "invalid_request_error: Unsupported parameter: 'max_tokens'"},
+		{200, nil, "truncated.json", true, 0, "malformed JSON response"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.fixture, func(t *testing.T) {
+			s := newServer(t, tc.status, tc.header, fixture(t, tc.fixture))
+			p := open(t, "openai/gpt-5", provider.Options{
+				Getenv:   env(map[string]string{"OPENAI_API_KEY": testKey}),
+				Settings: map[string]any{"base_url": s.URL + "/v1", "api": "responses"},
+			})
+			_, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}})
+			if got := s.Last(t).URL.Path; got != "/v1/responses" {
+				t.Errorf("got path %s, want /v1/responses", got)
+			}
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.status, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
+		})
+	}
 }

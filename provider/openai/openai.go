@@ -173,8 +173,8 @@ type Config struct {
 	// whatever the host), else the name's default.
 	MaxTokensField string
 	// API is APIChat or APIResponses; "" means the Responses API for the
-	// models OpenAI serves only there (modelrules ResponsesOnly), Chat
-	// Completions otherwise. Azure supports APIChat only.
+	// models OpenAI serves only there (modelrules ResponsesOnly) when Name
+	// is "openai", Chat Completions otherwise. Azure supports APIChat only.
 	API string
 	// Secrets, when set, receives the key and the credential header
 	// values, and redacts them from errors; nil keeps them private.
@@ -221,7 +221,7 @@ func New(cfg Config) (*Client, error) {
 	if field != MaxTokens && field != MaxCompletionTokens {
 		return nil, fmt.Errorf("new %s client: max tokens field %q: want %s or %s", label(cfg.Name), field, MaxTokens, MaxCompletionTokens)
 	}
-	api, err := chooseAPI(cfg.API, azure, rules)
+	api, err := chooseAPI(cfg.API, azure, ep.name == "openai" && rules.ResponsesOnly)
 	if err != nil {
 		return nil, fmt.Errorf("new %s client: %w", label(cfg.Name), err)
 	}
@@ -292,11 +292,14 @@ func defaultTokenField(ep endpoint, u *url.URL, rules modelrules.Rules) string {
 	return ep.maxTokensField
 }
 
-// chooseAPI resolves Config.API.
-func chooseAPI(api string, azure bool, rules modelrules.Rules) (string, error) {
+// chooseAPI resolves Config.API. responsesOnly: the model is one OpenAI
+// serves only through the Responses API, and the name is "openai"
+// (gateways such as OpenRouter serve those models through chat
+// completions, so other names keep chat unless told otherwise).
+func chooseAPI(api string, azure, responsesOnly bool) (string, error) {
 	switch api {
 	case "":
-		if rules.ResponsesOnly && !azure {
+		if responsesOnly && !azure {
 			return APIResponses, nil
 		}
 		return APIChat, nil

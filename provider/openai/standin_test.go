@@ -223,6 +223,8 @@ func TestTokenFieldByModel(t *testing.T) {
 		{"openai/llama3", nil, MaxTokens},
 		{"groq/llama-3.3-70b-versatile", nil, MaxTokens},
 		{"openai/gpt-5", map[string]any{"max_tokens_field": "max_tokens"}, MaxTokens},
+		// A gateway serves o3-pro through chat completions.
+		{"openrouter/openai/o3-pro", nil, MaxCompletionTokens},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -235,7 +237,11 @@ func TestTokenFieldByModel(t *testing.T) {
 			if _, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}, Config: suiteDefaults}); err != nil {
 				t.Fatal(err)
 			}
-			body := s.Last(t).JSON(t)
+			last := s.Last(t)
+			if !strings.HasSuffix(last.URL.Path, "/chat/completions") {
+				t.Errorf("got path %s, want chat completions", last.URL.Path)
+			}
+			body := last.JSON(t)
 			if body[tc.want] != 1024.0 {
 				t.Errorf("got body %v, want %s: 1024", body, tc.want)
 			}
