@@ -39,7 +39,7 @@
 //
 // Models OpenAI serves only through the Responses API (o1-pro, o3-pro,
 // gpt-5-pro, codex models; modelrules ResponsesOnly) are called through
-// POST {base}/responses; "api: responses" selects it for any model and
+// POST {base}/responses when the name is openai; "api: responses" selects it for any model and
 // "api: chat" forces Chat Completions. Azure stays on chat completions.
 // A model's request rules apply on both APIs: a temperature the model
 // does not take (gpt-5 takes only the default 1) and top_p for models
