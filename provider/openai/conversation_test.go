@@ -227,3 +227,37 @@ func TestResponsesFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalHints: a 400 or 404 naming what the model refuses ends with
+// the setting that fixes it.
+func TestRefusalHints(t *testing.T) {
+	s := openaitest.Start(t)
+	cases := []struct {
+		name     string
+		spec     string
+		settings map[string]any
+		cfg      promptcanary.ProviderConfig
+		want     string
+	}{
+		{"responses-only model on chat", "openai/o3-pro", map[string]any{"api": "chat"}, suiteDefaults,
+			"(set api: responses in the provider's entry under providers: in canary.yaml)"},
+		{"max_tokens forced for gpt-5", "openai/gpt-5", map[string]any{"max_tokens_field": "max_tokens"}, suiteDefaults,
+			"(set max_tokens_field: max_completion_tokens in the provider's entry under providers: in canary.yaml)"},
+		{"unknown parameter on the Responses API", "openai/o3-pro", nil, promptcanary.ProviderConfig{MaxTokens: 100, ExtraParams: map[string]any{"seed": 7}},
+			"(the model refuses seed: remove it with extra_params: {seed: null} in canary.yaml)"},
+		{"penalty refused by a reasoning model", "openai/o3", nil, promptcanary.ProviderConfig{ExtraParams: map[string]any{"presence_penalty": 0.5}},
+			"(the model refuses presence_penalty: remove it with extra_params: {presence_penalty: null} in canary.yaml)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := openStandin(t, s, tc.spec, tc.settings)
+			_, err := p.Generate(context.Background(), &provider.Request{Prompt: &promptcanary.Prompt{Text: "hi"}, Config: tc.cfg})
+			if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Errorf("got %v, want it to end with %q", err, tc.want)
+			}
+			if provider.IsRetryable(err) {
+				t.Errorf("got a retryable error, want a final one")
+			}
+		})
+	}
+}

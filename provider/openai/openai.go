@@ -385,7 +385,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 		resp, err = c.generateChat(ctx, req)
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.withHint(err)
 	}
 	resp.ProviderModelID = req.Config.ModelID
 	if resp.ProviderModelID == "" {
