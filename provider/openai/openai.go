@@ -225,25 +225,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new %s client: %w", label(cfg.Name), err)
 	}
-	if azure {
-		// The endpoint is the resource root; accept it with /openai too.
-		u.Path = strings.TrimSuffix(u.Path, "/openai")
-		v := cfg.APIVersion
-		if v == "" {
-			v = DefaultAzureAPIVersion
-		}
-		u = u.JoinPath("openai", "deployments", url.PathEscape(cfg.Model), "chat", "completions")
-		q := u.Query()
-		q.Set("api-version", v)
-		u.RawQuery = q.Encode()
-	} else {
-		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/chat/completions"), "/responses")
-		if api == APIResponses {
-			u = u.JoinPath("responses")
-		} else {
-			u = u.JoinPath("chat", "completions")
-		}
-	}
+	u = endpointURL(u, cfg, azure, api)
 
 	h := http.Header{}
 	for k, vs := range cfg.Header {
@@ -275,6 +257,29 @@ func New(cfg Config) (*Client, error) {
 		rules:          rules,
 		http:           &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
 	}, nil
+}
+
+// endpointURL is the URL to post to: Azure's deployment URL with its
+// api-version, or the base plus chat/completions or responses.
+func endpointURL(u *url.URL, cfg Config, azure bool, api string) *url.URL {
+	if azure {
+		// The endpoint is the resource root; accept it with /openai too.
+		u.Path = strings.TrimSuffix(u.Path, "/openai")
+		v := cfg.APIVersion
+		if v == "" {
+			v = DefaultAzureAPIVersion
+		}
+		u = u.JoinPath("openai", "deployments", url.PathEscape(cfg.Model), "chat", "completions")
+		q := u.Query()
+		q.Set("api-version", v)
+		u.RawQuery = q.Encode()
+		return u
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/chat/completions"), "/responses")
+	if api == APIResponses {
+		return u.JoinPath("responses")
+	}
+	return u.JoinPath("chat", "completions")
 }
 
 // defaultTokenField is the field that carries the token limit when no
