@@ -65,8 +65,10 @@ func TestStandinAcceptsEveryModel(t *testing.T) {
 	models := map[string]string{
 		"gpt-4o-mini": "/v1/chat/completions", "gpt-5": "/v1/chat/completions", "gpt-5-mini": "/v1/chat/completions",
 		"o3": "/v1/chat/completions", "o4-mini": "/v1/chat/completions", "o3-mini": "/v1/chat/completions",
-		"gpt-5.4": "/v1/chat/completions",
-		"o3-pro":  "/v1/responses", "gpt-5-pro": "/v1/responses", "o1-pro": "/v1/responses",
+		"gpt-5.4": "/v1/chat/completions", "gpt-5-nano": "/v1/chat/completions", "o1": "/v1/chat/completions",
+		"gpt-5-chat-latest": "/v1/chat/completions", "gpt-4.1": "/v1/chat/completions",
+		"o3-pro": "/v1/responses", "gpt-5-pro": "/v1/responses", "o1-pro": "/v1/responses",
+		"gpt-5.1-codex": "/v1/responses", "codex-mini-latest": "/v1/responses", "gpt-5.5-pro": "/v1/responses",
 	}
 	s := openaitest.Start(t)
 	for model, path := range models {
