@@ -44,10 +44,10 @@ const PricesChecked = "2026-12-03"
 // How a price of the table was last checked (on PricesChecked).
 const (
 	// CheckedOfficial: read on a copy of the provider's own price page.
-	CheckedOfficial = "provider's page"
+	CheckedOfficial = "provider page"
 	// CheckedSecondary: the provider's page could not be read offline;
 	// two or more price lists quoting it agree.
-	CheckedSecondary = "price lists quoting the provider's page"
+	CheckedSecondary = "price lists"
 	// CheckedNot: carried over from an earlier table, not re-checked.
 	CheckedNot = "not re-checked"
 )
@@ -152,6 +152,11 @@ func LookupPrice(spec string, overrides map[string]Price) (Price, bool) {
 // previews, experiments, revisions ("-002", "-v2") and Bedrock's version
 // ("-v1:0"). Anything else ("-mini", ".1", "-4-5") is another model.
 var snapshotSuffix = regexp.MustCompile(`^(-\d{8}|-\d{4}-\d{2}-\d{2}|-\d{2}-\d{4}|-\d{2}-\d{2}|-latest|-preview[-\w.]*|-exp[-\w.]*|-v\d+(:\d+)?|-\d{3})*$`)
+
+// Family returns the price table's row for model, a model name as any
+// host spells it ("gpt-4o-2024-08-06", "us.anthropic.claude-sonnet-4-5-…");
+// false when the table has none.
+func Family(model string) (ListPrice, bool) { return family(model) }
 
 // family returns the list price of the model family that model (a name
 // as any host spells it, see modelrules.Base) is, or is a snapshot of.

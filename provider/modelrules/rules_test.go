@@ -1,6 +1,9 @@
 package modelrules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFor(t *testing.T) {
 	for _, tc := range []struct {
@@ -115,5 +118,20 @@ func TestGeminiRules(t *testing.T) {
 	}
 	if r := For("llama3.1"); r.Known() {
 		t.Errorf("llama3.1 has rules %+v, want the plain ones", r)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for model, want := range map[string]string{
+		"gpt-5-pro":         "temperature 1 only; no top_p; max_completion_tokens; Responses API only",
+		"claude-sonnet-4-5": "temperature or top_p, not both; thinking budget 1024 to below max_tokens, with temperature 1",
+		"claude-opus-4-7":   "no temperature; no top_p; no top_k; adaptive thinking only",
+		"gemini-2.5-pro":    "always thinks, within max_tokens",
+		"gemini-2.5-flash":  "thinks by default, within max_tokens",
+		"gpt-4o":            "",
+	} {
+		if got := strings.Join(For(model).Describe(), "; "); got != want {
+			t.Errorf("%s: %q, want %q", model, got, want)
+		}
 	}
 }

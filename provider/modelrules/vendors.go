@@ -59,6 +59,7 @@ func claude(m string) Rules {
 	case v >= 307:
 		r := claudePlain
 		r.Family = "Claude 3.7 to 4.0 models"
+		r.Source = "https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking"
 		r.ThinkingBudget = true
 		return r
 	}
