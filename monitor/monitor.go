@@ -38,10 +38,10 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/redact"
-	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/monitor/config"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
 
