@@ -48,6 +48,17 @@ func TestResolveAppliesModelRules(t *testing.T) {
 	}
 }
 
+func TestResolveWarnsOfAWrongTokenField(t *testing.T) {
+	st := loadSuite(t, "name: t\nprobes: [direct_answer]\nproviders:\n  - id: openai/o3\n    max_tokens_field: max_tokens\nprompts:\n  - {id: a, text: hi}\n")
+	targets, _, err := Resolve(st, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := targets[0].Adjustments; len(a) != 2 || !strings.Contains(a[1], "sets max_tokens_field: max_tokens") {
+		t.Errorf("adjustments %q", a)
+	}
+}
+
 func TestResolveRefusesABadThinkingBudget(t *testing.T) {
 	st := loadSuite(t, "name: t\nprobes: [direct_answer]\nproviders:\n  - id: anthropic/claude-sonnet-4-5\n    extra_params: {thinking: {type: enabled, budget_tokens: 4096}}\nprompts:\n  - {id: a, text: hi}\n")
 	_, _, err := Resolve(st, Settings{})

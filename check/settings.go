@@ -269,6 +269,11 @@ func applyRules(st *suite.Suite, t *Target) error {
 		return configErr(fmt.Errorf("provider %s: %w", t.Spec, err))
 	}
 	t.Config, t.Adjustments = cfg, notes
+	r := modelrules.For(t.Spec)
+	if field, _ := t.Options.Settings["max_tokens_field"].(string); r.TokenField != "" && field != "" && field != r.TokenField {
+		_, model, _ := provider.Split(t.Spec)
+		t.Adjustments = append(t.Adjustments, fmt.Sprintf("%s takes its token limit in %s, but the providers: entry sets max_tokens_field: %s: the API will refuse it unless a gateway translates it", model, r.TokenField, field))
+	}
 	return nil
 }
 

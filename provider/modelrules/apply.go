@@ -180,14 +180,29 @@ func (a *applier) setTemperature(t float64) {
 	}
 }
 
-// extra is extra_params' value of key when it sends one.
+// aliases are the other spellings of a parameter in extra_params: the
+// camelCase of Gemini and Bedrock's Converse API.
+var aliases = map[string]string{"top_p": "topP", "top_k": "topK"}
+
+// extra is extra_params' value of key (or its alias) when it sends one.
 func (a *applier) extra(key string) (any, bool) {
-	v, ok := a.cfg.ExtraParams[key]
-	return v, ok && v != nil
+	for _, k := range []string{key, aliases[key]} {
+		if v, ok := a.cfg.ExtraParams[k]; ok && v != nil && k != "" {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
-// remove makes the request send no key: nil in ExtraParams.
-func (a *applier) remove(key string) { a.cfg.ExtraParams[key] = nil }
+// remove makes the request send no key: nil in ExtraParams, for the
+// alias too when extra_params spells it so.
+func (a *applier) remove(key string) {
+	if alias := aliases[key]; alias != "" && a.cfg.ExtraParams[alias] != nil {
+		a.cfg.ExtraParams[alias] = nil
+		return
+	}
+	a.cfg.ExtraParams[key] = nil
+}
 
 // mapOf is the first of keys in m that holds a mapping, nil when none.
 func mapOf(m map[string]any, keys ...string) map[string]any {

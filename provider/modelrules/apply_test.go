@@ -62,6 +62,14 @@ func TestApplyClaudeOneSampler(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "temperature or top_p, not both") {
 		t.Errorf("notes %q", notes)
 	}
+	// Bedrock's Converse API spells it topP.
+	got, notes, _ = Apply(cfg("bedrock/anthropic.claude-opus-4-1-20250805-v1:0", 0, 1024, map[string]any{"topP": 0.9}))
+	if v, ok := got.ExtraParams["topP"]; !ok || v != nil || len(notes) != 1 {
+		t.Errorf("topP: notes %q, config %+v", notes, got)
+	}
+	if _, ok := got.ExtraParams["top_p"]; ok {
+		t.Errorf("top_p added: %+v", got.ExtraParams)
+	}
 	// With temperature: null the user chose top_p: it stays.
 	got, notes, _ = Apply(cfg("bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0", 0, 1024, map[string]any{"temperature": nil, "top_p": 0.9}))
 	if len(notes) != 0 || got.ExtraParams["top_p"] != 0.9 {
