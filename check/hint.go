@@ -19,7 +19,8 @@ import (
 //   - Anthropic: "temperature and top_p cannot both be specified for this
 //     model. Please use only one.", "temperature is deprecated for this
 //     model" and "`temperature` may only be set to 1 when thinking is
-//     enabled".
+//     enabled", "`max_tokens` must be greater than
+//     `thinking.budget_tokens`".
 //     https://docs.anthropic.com/en/docs/about-claude/models/migrating-to-claude-4
 //   - Gemini (INVALID_ARGUMENT): "Invalid JSON payload received. Unknown
 //     name \"topK\" at 'generation_config': Cannot find field."
@@ -42,6 +43,10 @@ var paramRules = []struct {
 			return fmt.Sprintf("add extra_params: {%s: null} (or {%s: null}) to the providers: entry for %s", m[2], m[1], spec)
 		}},
 	{regexp.MustCompile("`?([a-z_]+)`? (?:is deprecated for this model|may only be set to 1 when thinking is enabled)"), removeParam(1)},
+	{regexp.MustCompile("`?max_tokens`? must be greater than `?thinking\\.budget_tokens`?"),
+		func(spec string, _ []string) string {
+			return fmt.Sprintf("raise max_tokens (max_tokens: in canary.yaml or --max-tokens) above the thinking budget, or lower budget_tokens in the extra_params of the providers: entry for %s", spec)
+		}},
 	{regexp.MustCompile(`Unknown name \\?"([A-Za-z_]+)\\?"`),
 		func(spec string, m []string) string {
 			return fmt.Sprintf("the API does not know %s: remove it from extra_params, or add extra_params: {%s: null}, in the providers: entry for %s", m[1], m[1], spec)

@@ -142,6 +142,8 @@ func TestParamHint(t *testing.T) {
 			"add extra_params: {temperature: null} to the providers: entry for X"},
 		{"HTTP 400: invalid_request_error: `temperature` may only be set to 1 when thinking is enabled.",
 			"add extra_params: {temperature: null} to the providers: entry for X"},
+		{"HTTP 400: invalid_request_error: `max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation",
+			"raise max_tokens (max_tokens: in canary.yaml or --max-tokens) above the thinking budget, or lower budget_tokens in the extra_params of the providers: entry for X"},
 		{`HTTP 400: INVALID_ARGUMENT: Invalid JSON payload received. Unknown name "topK" at 'generation_config': Cannot find field.`,
 			"the API does not know topK: remove it from extra_params, or add extra_params: {topK: null}, in the providers: entry for X"},
 	} {
