@@ -250,16 +250,11 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 	return targets, samples, nil
 }
 
-// noRules are the providers whose requests the user writes (http/, exec/)
-// or that call no model (sim/, replay/): the model rules do not apply.
-var noRules = []string{"sim", "replay", "http", "exec"}
-
 // applyRules makes t's request what its model accepts (see
 // modelrules.Apply) and keeps the notes on what changed.
 func applyRules(st *suite.Suite, t *Target) error {
-	name, _, _ := provider.Split(t.Spec)
-	if slices.Contains(noRules, name) {
-		return nil
+	if !provider.CapabilitiesOf(t.Spec).VendorModels {
+		return nil // the user writes the request (http/, exec/), or no model is called
 	}
 	cfg, notes, err := modelrules.Apply(t.Config)
 	if err != nil {

@@ -59,6 +59,7 @@ const (
 
 func init() {
 	provider.Register("anthropic", Open)
+	provider.Declare("anthropic", provider.Capabilities{VendorModels: true})
 	provider.RegisterChecker("anthropic", Check)
 }
 

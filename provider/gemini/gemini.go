@@ -73,6 +73,7 @@ const apiVersion = "v1beta"
 
 func init() {
 	provider.Register("gemini", Open)
+	provider.Declare("gemini", provider.Capabilities{VendorModels: true})
 	provider.RegisterChecker("gemini", Check)
 }
 

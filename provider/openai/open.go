@@ -14,6 +14,7 @@ func init() {
 	for _, ep := range endpoints {
 		provider.Register(ep.name, opener(ep))
 		provider.RegisterChecker(ep.name, checker(ep))
+		provider.Declare(ep.name, provider.Capabilities{VendorModels: true})
 	}
 }
 
