@@ -19,7 +19,9 @@
 // Structured output (Prompt.ResponseFormat) is native: responseMimeType
 // "application/json", with the schema as responseSchema when it stays in
 // the OpenAPI subset that field takes and as responseJsonSchema, which
-// takes full JSON Schema, otherwise.
+// takes full JSON Schema, otherwise. Gemini 2.x refuses function calling
+// with a JSON MIME type, so for those models a prompt with tools is sent
+// without it, and the probes judge the JSON of the answer.
 //
 // Tools are sent as one Tool holding every functionDeclaration. A tool's
 // JSON Schema is sent as "parameters" when it stays within the OpenAPI
@@ -138,8 +140,11 @@ type Config struct {
 
 // Client calls generateContent for one model. It is safe for concurrent use.
 type Client struct {
-	url  string
-	http *httpc.Client
+	url string
+	// toolsOrJSON: the model refuses function calling together with a
+	// JSON response MIME type (Gemini 2.x).
+	toolsOrJSON bool
+	http        *httpc.Client
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -171,9 +176,11 @@ func New(cfg Config) (*Client, error) {
 		secrets = append(secrets, cfg.APIKey)
 		h.Set("x-goog-api-key", cfg.APIKey)
 	}
+	_, name, _ := strings.Cut(path, "/")
 	return &Client{
-		url:  endpoint,
-		http: &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), ErrorMessage: errorMessage, Authorize: cfg.Authorize},
+		url:         endpoint,
+		toolsOrJSON: strings.HasPrefix(name, "gemini-2"),
+		http:        &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), ErrorMessage: errorMessage, Authorize: cfg.Authorize},
 	}, nil
 }
 
@@ -215,7 +222,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	}
 	// A 429 body is read here rather than in httpc: Gemini names its delay
 	// in the body's RetryInfo, not in a Retry-After header.
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, body(req), http.StatusOK, http.StatusTooManyRequests)
+	resp, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req), http.StatusOK, http.StatusTooManyRequests)
 	if err != nil {
 		return nil, err
 	}

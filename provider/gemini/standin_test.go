@@ -64,6 +64,7 @@ func TestStandInAcceptsDefaults(t *testing.T) {
 		"json_schema":  {Text: "A city as JSON.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONSchema, Schema: citySchema}},
 		"strict":       {Text: "A city as JSON.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONSchema, Schema: strictCitySchema, Strict: true}},
 		"json_object":  {Text: "Any JSON object.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONObject}},
+		"tools_json":   {Text: "Weather as JSON.", Tools: []promptcanary.Tool{weatherTool}, ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONObject}},
 		"safety":       {Text: "Please refuse this."},
 		"blocked":      {Text: "A blocked prompt."},
 		"thinking":     {Text: "Think hard: is 2^61-1 prime?"},

@@ -79,7 +79,7 @@ var generationConfigFields = map[string]bool{
 
 // body builds the request body of one call. Extra parameters override
 // the fields set here; a nil one removes the field.
-func body(req *provider.Request) map[string]any {
+func (c *Client) body(req *provider.Request) map[string]any {
 	p := req.Prompt
 	b := make(map[string]any, 5)
 	system, turns := conversation(p)
@@ -94,7 +94,14 @@ func body(req *provider.Request) map[string]any {
 	if req.Config.Seed != nil {
 		gc["seed"] = *req.Config.Seed
 	}
-	responseFormat(gc, p.ResponseFormat)
+	if len(p.Tools) == 0 || !c.toolsOrJSON {
+		// Gemini 2.x refuses function calling with a JSON MIME type
+		// ("Function calling with a response mime type:
+		// 'application/json' is unsupported"); with tools, the probes
+		// judge the JSON of the final answer instead.
+		// https://ai.google.dev/gemini-api/docs/structured-output#limitations
+		responseFormat(gc, p.ResponseFormat)
+	}
 	if len(p.Tools) > 0 {
 		decls := make([]functionDeclaration, len(p.Tools))
 		for i, t := range p.Tools {

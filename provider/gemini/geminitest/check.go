@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Error is a refused request: {"error":{"code","message","status"}}.
@@ -207,6 +208,10 @@ func Check(body []byte, model string, vertex bool) (*Request, *Error) {
 	}
 	if err := r.generationConfig(top["generationConfig"], info); err != nil {
 		return nil, err
+	}
+	if len(r.Tools) > 0 && r.MIMEType == "application/json" && strings.HasPrefix(model, "gemini-2") {
+		// https://ai.google.dev/gemini-api/docs/structured-output#limitations
+		return nil, invalid("Function calling with a response mime type: 'application/json' is unsupported")
 	}
 	return r, r.checkTurns()
 }

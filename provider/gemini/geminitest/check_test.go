@@ -33,6 +33,7 @@ func TestCheckRejectsWhatTheAPIRejects(t *testing.T) {
 		{"schema without the JSON MIME type", "gemini-2.5-flash", `{"contents":[` + user + `],"generationConfig":{"responseSchema":{"type":"object"}}}`, false, "response_mime_type"},
 		{"thinking off on 2.5 Pro", "gemini-2.5-pro", `{"contents":[` + user + `],"generationConfig":{"thinkingConfig":{"thinkingBudget":0}}}`, false, "only works in thinking mode"},
 		{"maxOutputTokens above the model's", "gemini-2.0-flash", `{"contents":[` + user + `],"generationConfig":{"maxOutputTokens":10000}}`, false, "out of range"},
+		{"function calling with JSON output on 2.5", "gemini-2.5-flash", `{"contents":[` + user + `],"tools":[{"functionDeclarations":[{"name":"f"}]}],"generationConfig":{"responseMimeType":"application/json"}}`, false, "Function calling with a response mime type"},
 		{"seed beyond 32 bits", "gemini-2.5-flash", `{"contents":[` + user + `],"generationConfig":{"seed":4294967296}}`, false, "TYPE_INT32"},
 	}
 	for _, tc := range tests {
