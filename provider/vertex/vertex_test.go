@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
@@ -255,4 +256,38 @@ func TestCheckNeedsNoCredentials(t *testing.T) {
 			t.Errorf("got %v, want it to contain %q", err, want)
 		}
 	}
+}
+
+func TestTransportFailures(t *testing.T) {
+	f := newFixture(t)
+	call := func(ctx context.Context, baseURL string) error {
+		p, err := f.open(t, "gemini-2.5-flash", map[string]any{"base_url": baseURL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults))
+		return err
+	}
+	key := strings.Split(f.srv.PrivateKeyPEM(), "\n")[2]
+	t.Run("API down", func(t *testing.T) {
+		providertest.CheckServerDown(t, func(url string) error { return call(context.Background(), url) }, "ya29.standin-", key)
+	})
+	t.Run("deadline", func(t *testing.T) {
+		providertest.CheckDeadline(t, 200*time.Millisecond, call, "ya29.standin-", key)
+	})
+	t.Run("token endpoint down", func(t *testing.T) {
+		var sa map[string]string
+		json.Unmarshal(f.srv.CredentialsJSON(), &sa)
+		sa["token_uri"] = providertest.ClosedURL(t) + "/token"
+		data, _ := json.Marshal(sa)
+		path := filepath.Join(t.TempDir(), "sa.json")
+		os.WriteFile(path, data, 0o600)
+		f.env[CredentialsEnv] = path
+		defer func() { f.env[CredentialsEnv] = filepath.Join(filepath.Dir(path), "unused") }()
+		err := call(context.Background(), f.srv.URL)
+		if !provider.IsRetryable(err) {
+			t.Errorf("got %v, want a retryable error", err)
+		}
+		providertest.NoLeak(t, err, key)
+	})
 }
