@@ -29,7 +29,6 @@ func init() {
 		ts.Setenv("GOOGLE_APPLICATION_CREDENTIALS", path)
 		ts.Setenv("GOOGLE_CLOUD_PROJECT", "")
 		ts.Setenv("GOOGLE_CLOUD_LOCATION", "")
-		ts.Setenv("CLOUDSDK_CONFIG", ts.Getenv("WORK"))
 		ts.Setenv("STANDIN_VERTEX_URL", srv.URL)
 	}
 }

@@ -64,21 +64,24 @@ func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, e
 }
 
 // gcloudFile is the path of gcloud's application default credentials,
-// where the library looks when GOOGLE_APPLICATION_CREDENTIALS is unset.
+// where the library looks when GOOGLE_APPLICATION_CREDENTIALS is unset:
+// %APPDATA%/gcloud on Windows, $HOME/.config/gcloud elsewhere.
 func gcloudFile(opts provider.Options) string {
-	if dir := opts.Env("CLOUDSDK_CONFIG"); dir != "" {
-		return filepath.Join(dir, "application_default_credentials.json")
-	}
+	const name = "application_default_credentials.json"
 	if runtime.GOOS == "windows" {
 		if dir := opts.Env("APPDATA"); dir != "" {
-			return filepath.Join(dir, "gcloud", "application_default_credentials.json")
+			return filepath.Join(dir, "gcloud", name)
 		}
 		return ""
 	}
-	if home := opts.Env("HOME"); home != "" {
-		return filepath.Join(home, ".config", "gcloud", "application_default_credentials.json")
+	home := opts.Env("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
 	}
-	return ""
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "gcloud", name)
 }
 
 // addFileSecrets adds the secrets of a credentials file to set: a

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/credentials"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
@@ -24,7 +27,6 @@ var defaults = promptcanary.ProviderConfig{Temperature: 0, MaxTokens: 1024}
 // gcloud file in HOME, and a metadata server on a closed port.
 func offline(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CLOUDSDK_CONFIG", t.TempDir())
 	t.Setenv(CredentialsEnv, "")
 	t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(providertest.ClosedURL(t), "http://"))
 	t.Setenv("GOOGLE_CLOUD_PROJECT", "")
@@ -290,4 +292,44 @@ func TestTransportFailures(t *testing.T) {
 		}
 		providertest.NoLeak(t, err, key)
 	})
+}
+
+// TestGcloudUserCredentials uses the file "gcloud auth application-default
+// login" writes, found where the library looks for it, with the token
+// endpoint of the stand-in.
+func TestGcloudUserCredentials(t *testing.T) {
+	f := newFixture(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := filepath.Join(home, ".config", "gcloud")
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(filepath.Join(dir, "application_default_credentials.json"), f.srv.UserCredentialsJSON(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.env = map[string]string{"HOME": home}
+	orig := detect
+	detect = func(o *credentials.DetectOptions) (*auth.Credentials, error) {
+		o.TokenURL = f.srv.TokenURI() // the library's default is Google's
+		return orig(o)
+	}
+	defer func() { detect = orig }()
+
+	if _, err := f.open(t, "gemini-2.5-flash", nil); err == nil || !strings.Contains(err.Error(), "no Google Cloud project") {
+		t.Errorf("got %v, want an error asking for the project (user credentials name none)", err)
+	}
+	p, err := f.open(t, "claude-sonnet-4-5@20250929", map[string]any{"project": "canary-project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "Paris." {
+		t.Errorf("got %q, want Paris.", resp.Content)
+	}
+	got := f.secrets.String(vertextest.UserClientSecret + " " + vertextest.UserRefreshToken + " " + f.srv.Tokens()[0])
+	if got != "[REDACTED] [REDACTED] [REDACTED]" {
+		t.Errorf("secrets not all registered: %s", got)
+	}
 }

@@ -9,6 +9,10 @@
 // scope holding cloud-platform, and iat/exp within the hour around now,
 // and answers with a fresh access token
 // (https://developers.google.com/identity/protocols/oauth2/service-account#authorizingrequests).
+// It also plays gcloud's user credentials (authorized_user): a
+// refresh_token grant with the client ID, client secret and refresh token
+// of UserCredentialsJSON
+// (https://developers.google.com/identity/protocols/oauth2/web-server#offline).
 // Its API endpoints take only those tokens as bearer tokens, only the
 // stand-in's project, and apply the Gemini API rules of geminitest to
 // …/publishers/google/models/MODEL:generateContent and the Messages API
@@ -93,6 +97,25 @@ func (s *Server) CredentialsJSON() []byte {
 	return b
 }
 
+// User credentials of the stand-in, as "gcloud auth application-default
+// login" writes them.
+const (
+	UserClientID     = "764086051850-standin.apps.googleusercontent.com"
+	UserClientSecret = "d-FL95Q19q7MQmFpd7hHD0Ty"
+	UserRefreshToken = "1//0standin-refresh-token-Xq9"
+)
+
+// UserCredentialsJSON is an authorized_user file, as gcloud writes it to
+// ~/.config/gcloud/application_default_credentials.json. It names no
+// token endpoint: the library's default is used.
+func (s *Server) UserCredentialsJSON() []byte {
+	b, _ := json.MarshalIndent(map[string]string{
+		"type": "authorized_user", "client_id": UserClientID, "client_secret": UserClientSecret,
+		"refresh_token": UserRefreshToken, "quota_project_id": s.Project, "universe_domain": "googleapis.com",
+	}, "", "  ")
+	return b
+}
+
 // WriteCredentials writes CredentialsJSON to dir and returns its path.
 func (s *Server) WriteCredentials(dir string) (string, error) {
 	path := filepath.Join(dir, "service-account.json")
@@ -132,12 +155,24 @@ func (s *Server) token(w http.ResponseWriter, req *http.Request) {
 		oauthError(w, 400, "invalid_request", "malformed form body")
 		return
 	}
-	if g := req.PostForm.Get("grant_type"); g != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
+	switch g := req.PostForm.Get("grant_type"); g {
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		if err := s.verifyJWT(req.PostForm.Get("assertion")); err != "" {
+			oauthError(w, 400, "invalid_grant", err)
+			return
+		}
+	case "refresh_token":
+		f := req.PostForm
+		if f.Get("client_id") != UserClientID || f.Get("client_secret") != UserClientSecret {
+			oauthError(w, 401, "invalid_client", "The OAuth client was not found.")
+			return
+		}
+		if f.Get("refresh_token") != UserRefreshToken {
+			oauthError(w, 400, "invalid_grant", "Token has been expired or revoked.")
+			return
+		}
+	default:
 		oauthError(w, 400, "unsupported_grant_type", "Invalid grant_type: "+g)
-		return
-	}
-	if err := s.verifyJWT(req.PostForm.Get("assertion")); err != "" {
-		oauthError(w, 400, "invalid_grant", err)
 		return
 	}
 	tok := "ya29.standin-" + randomHex(24)
