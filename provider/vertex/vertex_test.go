@@ -333,3 +333,26 @@ func TestGcloudUserCredentials(t *testing.T) {
 		t.Errorf("secrets not all registered: %s", got)
 	}
 }
+
+// TestMetadataServer uses the credentials of a Compute Engine instance:
+// no file, the metadata server (GCE_METADATA_HOST) gives the project and
+// the token.
+func TestMetadataServer(t *testing.T) {
+	f := newFixture(t)
+	f.env = map[string]string{"HOME": t.TempDir()}
+	t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(f.srv.URL, "http://"))
+	p, err := f.open(t, "gemini-2.5-pro", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "Paris." {
+		t.Errorf("got %q, want Paris.", resp.Content)
+	}
+	if toks := f.srv.Tokens(); len(toks) != 1 || f.secrets.String(toks[0]) != "[REDACTED]" {
+		t.Errorf("got tokens %d, want one, registered with the scrubber", len(toks))
+	}
+}

@@ -13,6 +13,11 @@
 // refresh_token grant with the client ID, client secret and refresh token
 // of UserCredentialsJSON
 // (https://developers.google.com/identity/protocols/oauth2/web-server#offline).
+// And it plays the metadata server of a Compute Engine instance under
+// /computeMetadata/v1/ (point GCE_METADATA_HOST at it): requests must
+// carry "Metadata-Flavor: Google", and the default service account's
+// token must be asked for with the cloud-platform scope
+// (https://cloud.google.com/compute/docs/access/authenticate-workloads#applications).
 // Its API endpoints take only those tokens as bearer tokens, only the
 // stand-in's project, and apply the Gemini API rules of geminitest to
 // …/publishers/google/models/MODEL:generateContent and the Messages API
@@ -142,6 +147,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		s.token(w, req)
 		return
 	}
+	if rest, ok := strings.CutPrefix(req.URL.Path, "/computeMetadata/v1/"); ok {
+		s.metadata(w, req, rest)
+		return
+	}
 	s.api(w, req)
 }
 
@@ -175,12 +184,39 @@ func (s *Server) token(w http.ResponseWriter, req *http.Request) {
 		oauthError(w, 400, "unsupported_grant_type", "Invalid grant_type: "+g)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(map[string]any{"access_token": s.mint(), "expires_in": 3599, "token_type": "Bearer"})
+}
+
+// mint records and returns a new access token.
+func (s *Server) mint() string {
 	tok := "ya29.standin-" + randomHex(24)
 	s.mu.Lock()
 	s.tokens = append(s.tokens, tok)
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "expires_in": 3599, "token_type": "Bearer"})
+	return tok
+}
+
+// metadata answers the metadata server's project ID and token requests.
+func (s *Server) metadata(w http.ResponseWriter, req *http.Request, path string) {
+	w.Header().Set("Metadata-Flavor", "Google")
+	if req.Header.Get("Metadata-Flavor") != "Google" {
+		http.Error(w, "Missing required header: Metadata-Flavor", http.StatusForbidden)
+		return
+	}
+	switch path {
+	case "project/project-id":
+		io.WriteString(w, s.Project)
+	case "instance/service-accounts/default/token":
+		if !strings.Contains(","+req.URL.Query().Get("scopes")+",", ",https://www.googleapis.com/auth/cloud-platform,") {
+			http.Error(w, "the instance's service account lacks the requested scopes", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"access_token": s.mint(), "expires_in": 3599, "token_type": "Bearer"})
+	default:
+		http.NotFound(w, req)
+	}
 }
 
 func randomHex(n int) string {
