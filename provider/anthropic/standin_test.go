@@ -43,6 +43,19 @@ var conversationPrompt = promptcanary.Prompt{
 	},
 }
 
+// userBetweenResults has a user's text between two tool results: the
+// merged user turn must still start with its tool_result blocks.
+var userBetweenResults = promptcanary.Prompt{
+	Text:  "Weather and time?",
+	Tools: conversationPrompt.Tools,
+	Messages: []promptcanary.Message{
+		conversationPrompt.Messages[0],
+		conversationPrompt.Messages[1],
+		{Role: promptcanary.RoleUser, Content: "Be brief."},
+		conversationPrompt.Messages[2],
+	},
+}
+
 // TestStandInAcceptsDefaults sends every kind of prompt with canary.yaml
 // defaults to the strict stand-in, for each of today's models: every
 // request must be accepted and every answer measured.
@@ -51,6 +64,7 @@ func TestStandInAcceptsDefaults(t *testing.T) {
 		"plain":        {Text: "What is the capital of France?", SystemPrompt: "Be brief."},
 		"tools":        {Text: "Weather in Paris?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time"}}},
 		"conversation": conversationPrompt,
+		"user_between": userBetweenResults,
 		"json":         {Text: "Give me a city as JSON.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONSchema, Name: "city", Schema: citySchema, Strict: true}},
 		"json_object":  {Text: "Any JSON object.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONObject}},
 		"refusal":      {Text: "Please refuse this."},

@@ -1,8 +1,10 @@
 package anthropic
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -192,12 +194,25 @@ func conversation(p *promptcanary.Prompt) (string, []message) {
 	}
 	out := make([]message, len(turns))
 	for i, blocks := range turns {
+		// "tool_result blocks must come FIRST in the content array":
+		// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-results-from-client-tools
+		slices.SortStableFunc(blocks, func(a, b contentBlock) int {
+			return cmp.Compare(blockOrder(a), blockOrder(b))
+		})
 		out[i] = message{Role: roles[i], Content: blocks}
 		if len(blocks) == 1 && blocks[0].Type == "text" {
 			out[i].Content = blocks[0].Text
 		}
 	}
 	return system, out
+}
+
+// blockOrder puts tool_result blocks before the others.
+func blockOrder(b contentBlock) int {
+	if b.Type == "tool_result" {
+		return 0
+	}
+	return 1
 }
 
 // turnBlocks are the content blocks of one turn; empty text is left out,

@@ -111,6 +111,13 @@ func (r *Request) checkToolTurns() *Error {
 		if m.Role == "assistant" && len(results) > 0 {
 			return invalid("messages.%d: tool_result blocks may only appear in user messages", i)
 		}
+		// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-results-from-client-tools:
+		// "tool_result blocks must come FIRST in the content array".
+		for j := len(results); j < len(m.Content); j++ {
+			if m.Content[j].Type == "tool_result" {
+				return invalid("messages.%d: `tool_result` blocks must be at the beginning of the user message content, before any other blocks", i)
+			}
+		}
 		var before []string
 		if i > 0 {
 			before = toolUseIDs(r.Messages[i-1])
