@@ -71,6 +71,7 @@ const (
 func init() {
 	provider.Register("vertex", Open)
 	provider.RegisterChecker("vertex", Check)
+	provider.Declare("vertex", provider.Capabilities{VendorModels: true})
 }
 
 // settings are the provider's settings from canary.yaml.
