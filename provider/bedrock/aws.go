@@ -60,7 +60,9 @@ func Check(model string, opts provider.Options) error {
 	if err := checkModel(model); err != nil {
 		return err
 	}
-	_, err = root.Parse(endpoint(s, opts))
+	if e := endpoint(s, opts); e != "" {
+		_, err = root.Parse(e)
+	}
 	return err
 }
 

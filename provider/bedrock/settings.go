@@ -100,7 +100,7 @@ func checkStructured(v string) error {
 // modelPattern is a model id, an inference profile id or an ARN: letters,
 // digits and . _ : / - only. The id is path-escaped into the URL, so
 // nothing else could reach the path, but anything else is a mistake.
-var modelPattern = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,2048}$`)
+var modelPattern = regexp.MustCompile(`^[A-Za-z0-9._:/-]+$`)
 
 // checkModel rejects an empty model id or one that cannot be a Bedrock
 // model id, inference profile or ARN.
@@ -108,7 +108,7 @@ func checkModel(model string) error {
 	if model == "" {
 		return errors.New("missing model id: want bedrock/MODEL_ID, for example bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0")
 	}
-	if !modelPattern.MatchString(model) {
+	if len(model) > 2048 || !modelPattern.MatchString(model) {
 		return fmt.Errorf("invalid model id %q: want a Bedrock model id, inference profile id or ARN such as us.anthropic.claude-sonnet-4-5-20250929-v1:0", httpc.Redact(model))
 	}
 	return nil

@@ -35,6 +35,8 @@ const Region = "us-east-1"
 type Call struct {
 	// Model is the model id from the path, unescaped.
 	Model string
+	// Path is the request's path as sent, escaped.
+	Path string
 	// Body is the decoded request body.
 	Body map[string]any
 	// Header is the request's headers.
@@ -152,7 +154,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "ValidationException", msg)
 		return
 	}
-	call := Call{Model: model, Body: req, Header: r.Header.Clone()}
+	call := Call{Model: model, Path: r.URL.EscapedPath(), Body: req, Header: r.Header.Clone()}
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	s.n++
