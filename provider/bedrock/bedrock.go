@@ -194,6 +194,9 @@ func hinted(err error) error {
 	}
 	msg := pe.Message
 	switch {
+	case pe.StatusCode == http.StatusForbidden && strings.Contains(msg, "access to the model"):
+		msg = strings.TrimSuffix(msg, " (check the API key)")
+		msg += " (request access to the model in the Bedrock console's Model access page, and allow bedrock:InvokeModel on it to the credentials' IAM identity)"
 	case pe.StatusCode == http.StatusForbidden:
 		msg = strings.TrimSuffix(msg, " (check the API key)")
 		msg += " (check the AWS credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the profile; an expired session needs new credentials, and the clock must be right)"

@@ -86,6 +86,20 @@ func TestRefusedSignatures(t *testing.T) {
 	}
 }
 
+// TestAccessDenied: a 403 for a model the account may not use names the
+// fix, which is not the credentials.
+func TestAccessDenied(t *testing.T) {
+	srv := standin(t, bedrocktest.Static)
+	srv.Script = func(bedrocktest.Call) *bedrocktest.Reply {
+		return &bedrocktest.Reply{Status: 403, ErrorType: "AccessDeniedException", Message: "You don't have access to the model with the specified model ID."}
+	}
+	_, err := generate(t, claude, promptcanary.Prompt{Text: "hi"}, defaults())
+	providertest.CheckError(t, err, providertest.WantError{Status: 403, Msg: "request access to the model in the Bedrock console"})
+	if strings.Contains(err.Error(), "check the AWS credentials") || strings.Contains(err.Error(), "API key") {
+		t.Errorf("got %q, want no credentials hint", err)
+	}
+}
+
 // TestUnsigned: a request without a signature is refused (the stand-in
 // is not a fake that accepts anything).
 func TestUnsigned(t *testing.T) {
