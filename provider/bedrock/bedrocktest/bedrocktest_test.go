@@ -78,6 +78,9 @@ func TestRefuses(t *testing.T) {
 		{"bare profile-only id", "anthropic.claude-sonnet-4-5-20250929-v1:0", `{"messages":[` + hi + `]}`, "with on-demand throughput isn’t supported"},
 		{"native JSON on Llama", llama33, `{"messages":[` + hi + `],"outputConfig":{"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"schema":"{}"}}}}}`, "doesn't support the outputConfig.textFormat field"},
 		{"schema not a string", sonnet45, `{"messages":[` + hi + `],"outputConfig":{"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"schema":{}}}}}}`, "must be a string"},
+		{"maxTokens above Llama's limit", llama33, `{"messages":[` + hi + `],"inferenceConfig":{"maxTokens":4096}}`, "exceeds the model limit of 2048"},
+		{"maxTokens above Opus 4.1's limit", opus41, `{"messages":[` + hi + `],"inferenceConfig":{"maxTokens":64000}}`, "exceeds the model limit of 32000"},
+		{"ok Sonnet 4.5 at its limit", sonnet45, `{"messages":[` + hi + `],"inferenceConfig":{"maxTokens":64000}}`, ""},
 		{"anthropic field on Llama", llama33, `{"messages":[` + hi + `],"additionalModelRequestFields":{"thinking":{"type":"enabled"}}}`, "extraneous key [thinking]"},
 	}
 	for _, tc := range tests {

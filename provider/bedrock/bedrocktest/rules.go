@@ -141,13 +141,22 @@ func checkChoice(model string, v any, names []string) string {
 //   - With Claude's extended thinking, temperature may only be 1, top_k
 //     is refused, and budget_tokens is at least 1024 and below max_tokens.
 //     https://docs.claude.com/en/docs/build-with-claude/extended-thinking
-//   - Llama takes no Anthropic fields (thinking, top_k is its own).
+//   - Llama's only parameters are temperature, top_p and max_gen_len (at
+//     most 2048), all in inferenceConfig: any additional field is refused.
 //     https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-meta.html
+//   - maxTokens is at most the model's output limit (Claude Opus 4 and 4.1
+//     32,000, other Claude 4.x and 3.7 64,000, 3.5 8,192, 3 4,096).
+//     https://docs.claude.com/en/docs/about-claude/models/overview
 func checkModelRules(model string, req map[string]any) string {
 	ic, _ := req["inferenceConfig"].(map[string]any)
 	extra, _ := req["additionalModelRequestFields"].(map[string]any)
 	if req["additionalModelRequestFields"] != nil && extra == nil {
 		return "additionalModelRequestFields must be a JSON object"
+	}
+	if limit := outputLimit(model); limit > 0 {
+		if n, ok := ic["maxTokens"].(float64); ok && int(n) > limit {
+			return fmt.Sprintf("The maximum tokens you requested exceeds the model limit of %d. Try again with a maximum tokens value that is lower than %d.", limit, limit)
+		}
 	}
 	const prefix = "The model returned the following errors: "
 	switch vendorOf(model) {
@@ -161,9 +170,7 @@ func checkModelRules(model string, req map[string]any) string {
 		return checkThinking(prefix, ic, extra)
 	case "meta":
 		for k := range extra {
-			if k != "top_k" {
-				return prefix + "Malformed input request: extraneous key [" + k + "] is not permitted, please reformat your input and try again."
-			}
+			return prefix + "Malformed input request: extraneous key [" + k + "] is not permitted, please reformat your input and try again."
 		}
 	}
 	return ""
@@ -188,4 +195,24 @@ func checkThinking(prefix string, ic, extra map[string]any) string {
 		return prefix + "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
 	}
 	return ""
+}
+
+// outputLimit is a model's largest maxTokens, 0 when unknown here.
+func outputLimit(model string) int {
+	b := baseModel(model)
+	if strings.HasPrefix(b, "meta.llama") {
+		return 2048
+	}
+	major, minor, ok := claudeVersion(b)
+	switch {
+	case !ok:
+		return 0
+	case major == 4 && minor <= 1 && strings.Contains(b, "opus"):
+		return 32000
+	case major >= 4 || major == 3 && minor == 7:
+		return 64000
+	case major == 3 && minor == 5:
+		return 8192
+	}
+	return 4096
 }
