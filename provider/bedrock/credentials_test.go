@@ -144,6 +144,35 @@ func TestProfileFiles(t *testing.T) {
 	wantHinted(t, err, "load the AWS configuration", "AWS_CONFIG_FILE")
 }
 
+// TestProfileEnv: AWS_PROFILE names the profile, its temporary
+// credentials (with a session token) are used and registered, and the
+// region comes from AWS_DEFAULT_REGION.
+func TestProfileEnv(t *testing.T) {
+	srv := standin(t, bedrocktest.Session)
+	dir := t.TempDir()
+	k := bedrocktest.Session
+	write(t, filepath.Join(dir, "config"), "[profile ops]\noutput = json\n")
+	write(t, filepath.Join(dir, "credentials"), "[ops]\naws_access_key_id = "+k.AccessKeyID+"\naws_secret_access_key = "+k.SecretAccessKey+"\naws_session_token = "+k.SessionToken+"\n")
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("AWS_DEFAULT_REGION", bedrocktest.Region)
+	t.Setenv("AWS_PROFILE", "ops")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	set := redact.New()
+	p := open(t, llama, nil, set)
+	if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults())); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Calls()[0].Header.Get("X-Amz-Security-Token"); got != k.SessionToken {
+		t.Errorf("sent token %q, want the profile's", got)
+	}
+	if got := set.String(k.SessionToken); got != "[REDACTED]" {
+		t.Errorf("the profile's session token was not registered: %q", got)
+	}
+}
+
 // TestMissingCredentials: with no credentials anywhere (and no instance
 // metadata service) Open fails, before any call, with a hint; with no
 // region likewise.
