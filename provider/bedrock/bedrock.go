@@ -174,9 +174,12 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, b.fields)
+	resp, err := c.http.Do(ctx, http.MethodPost, c.url, b.fields, everyStatus...)
 	if err != nil {
 		return nil, hinted(err)
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, hinted(c.statusError(resp))
 	}
 	out, err := decode(resp.Body, b.answerTool)
 	if err != nil {
@@ -184,6 +187,40 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	}
 	out.ResponseID = resp.Header.Get("X-Amzn-Requestid")
 	return out, nil
+}
+
+// everyStatus makes httpc.Client.Do return every answer, so that
+// statusError can read the error type from the x-amzn-ErrorType header.
+var everyStatus = func() []int {
+	out := make([]int, 0, 500)
+	for code := 100; code < 600; code++ {
+		out = append(out, code)
+	}
+	return out
+}()
+
+// statusError classifies a Bedrock error answer for the retry policy as
+// httpc does (429, 408, 409 and 5xx retryable, Retry-After honoured), with
+// the error type of x-amzn-ErrorType before the body's message:
+// "ThrottlingException: Too many requests, please wait before trying
+// again.".
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html
+func (c *Client) statusError(resp *httpc.Response) *provider.Error {
+	code := resp.Status
+	msg := httpc.ErrorMessage(resp.Body[:min(len(resp.Body), httpc.MaxErrorBody)])
+	if msg == "" {
+		msg = http.StatusText(code)
+	}
+	typ, _, _ := strings.Cut(resp.Header.Get("X-Amzn-Errortype"), ":")
+	if typ = strings.TrimSpace(typ); typ != "" && !strings.HasPrefix(msg, typ) {
+		msg = typ + ": " + msg
+	}
+	return &provider.Error{
+		StatusCode: code,
+		Retryable:  code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code == http.StatusConflict || code >= 500,
+		RetryAfter: httpc.RetryAfter(resp.Header, time.Now()),
+		Message:    c.http.Message(msg),
+	}
 }
 
 // hinted adds to a Bedrock error the fix its message points at.
@@ -195,10 +232,8 @@ func hinted(err error) error {
 	msg := pe.Message
 	switch {
 	case pe.StatusCode == http.StatusForbidden && strings.Contains(msg, "access to the model"):
-		msg = strings.TrimSuffix(msg, " (check the API key)")
 		msg += " (request access to the model in the Bedrock console's Model access page, and allow bedrock:InvokeModel on it to the credentials' IAM identity)"
 	case pe.StatusCode == http.StatusForbidden:
-		msg = strings.TrimSuffix(msg, " (check the API key)")
 		msg += " (check the AWS credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the profile; an expired session needs new credentials, and the clock must be right)"
 	case strings.Contains(msg, "on-demand throughput"):
 		msg += " (use an inference profile id, for example bedrock/us.MODEL_ID, or its ARN)"

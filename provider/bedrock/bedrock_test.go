@@ -318,7 +318,7 @@ func TestThrottled(t *testing.T) {
 	p := open(t, llama, nil, nil)
 	req := providertest.NewRequest(promptcanary.Prompt{Text: "busy " + bedrocktest.MarkThrottle}, defaults())
 	_, err := p.Generate(context.Background(), req)
-	providertest.CheckError(t, err, providertest.WantError{Status: 429, Retryable: true, Msg: "Too many requests"})
+	providertest.CheckError(t, err, providertest.WantError{Status: 429, Retryable: true, Msg: "ThrottlingException: Too many requests, please wait before trying again."})
 	if _, err := p.Generate(context.Background(), req); err != nil {
 		t.Errorf("the retry got %v", err)
 	}
@@ -336,5 +336,34 @@ func TestModelIDEscaped(t *testing.T) {
 	}
 	if got := bedrock.BaseModel(claude); got != "anthropic.claude-sonnet-4-5-20250929-v1:0" {
 		t.Errorf("BaseModel = %q", got)
+	}
+}
+
+// TestErrors classifies Bedrock's errors for the retry policy, with the
+// x-amzn-ErrorType before the message.
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		status    int
+		typ, msg  string
+		retryable bool
+	}{
+		{429, "ModelNotReadyException", "Model is not ready for inference. Wait and try your request again.", true},
+		{503, "ServiceUnavailableException", "Bedrock is unable to process your request.", true},
+		{500, "InternalServerException", "The server encountered an error processing your request.", true},
+		{408, "ModelTimeoutException", "Model has timed out in processing the request.", true},
+		{424, "ModelErrorException", "The model returned an error.", false},
+		{400, "ServiceQuotaExceededException", "Your request exceeds the service quota for your account.", false},
+		{404, "ResourceNotFoundException", "Could not resolve the foundation model from the provided model identifier.", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.typ, func(t *testing.T) {
+			srv := standin(t, bedrocktest.Static)
+			srv.Script = func(bedrocktest.Call) *bedrocktest.Reply {
+				return &bedrocktest.Reply{Status: tc.status, ErrorType: tc.typ, Message: tc.msg}
+			}
+			_, err := generate(t, llama, promptcanary.Prompt{Text: "hi"}, defaults())
+			providertest.CheckError(t, err, providertest.WantError{Status: tc.status, Retryable: tc.retryable, Msg: tc.typ + ": " + tc.msg})
+		})
 	}
 }

@@ -59,8 +59,8 @@ func TestRefusedSignatures(t *testing.T) {
 		skew time.Duration
 		msg  string
 	}{
-		{name: "wrong secret key", key: bedrocktest.Static, env: map[string]string{"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYWRONGKEYXX"}, msg: "The request signature we calculated does not match"},
-		{name: "unknown key", key: bedrocktest.Static, env: map[string]string{"AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"}, msg: "The security token included in the request is invalid."},
+		{name: "wrong secret key", key: bedrocktest.Static, env: map[string]string{"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYWRONGKEYXX"}, msg: "InvalidSignatureException: The request signature we calculated does not match"},
+		{name: "unknown key", key: bedrocktest.Static, env: map[string]string{"AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"}, msg: "UnrecognizedClientException: The security token included in the request is invalid."},
 		{name: "no session token", key: bedrocktest.Session, env: map[string]string{"AWS_SESSION_TOKEN": ""}, msg: "The security token included in the request is invalid."},
 		{name: "clock behind", key: bedrocktest.Static, skew: 10 * time.Minute, msg: "Signature expired"},
 		{name: "other region", key: bedrocktest.Static, env: map[string]string{"AWS_REGION": "eu-west-1"}, msg: "Credential should be scoped to a valid region."},
