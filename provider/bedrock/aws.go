@@ -60,20 +60,39 @@ func Check(model string, opts provider.Options) error {
 	if err := checkModel(model); err != nil {
 		return err
 	}
-	if e := endpoint(s, opts); e != "" {
-		_, err = root.Parse(e)
-	}
+	_, err = checkEndpoint(s, opts)
 	return err
 }
 
-// endpoint is the configured endpoint, "" for the region's default.
-func endpoint(s settings, opts provider.Options) string {
-	for _, v := range []string{s.baseURL, opts.Env(EndpointEnv), opts.Env(GlobalEndpointEnv)} {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
+// endpoint is the configured endpoint, "" for the region's default, and
+// where it comes from (for messages). The endpoint variables are ignored,
+// as by the SDKs, when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true.
+func endpoint(s settings, opts provider.Options) (string, string) {
+	if s.baseURL != "" {
+		return s.baseURL, "setting base_url"
+	}
+	if strings.EqualFold(strings.TrimSpace(opts.Env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")), "true") {
+		return "", ""
+	}
+	for _, name := range []string{EndpointEnv, GlobalEndpointEnv} {
+		if v := strings.TrimSpace(opts.Env(name)); v != "" {
+			return v, name
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// checkEndpoint parses the configured endpoint, naming its source in the
+// error.
+func checkEndpoint(s settings, opts provider.Options) (string, error) {
+	raw, source := endpoint(s, opts)
+	if raw == "" {
+		return "", nil
+	}
+	r := root
+	r.Source = source
+	_, err := r.Parse(raw)
+	return raw, err
 }
 
 // Open opens "bedrock/MODEL_ID" from canary.yaml settings and the
@@ -87,6 +106,10 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		return nil, err
 	}
 	if err := checkModel(model); err != nil {
+		return nil, err
+	}
+	base, err := checkEndpoint(s, opts)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), credentialTimeout)
@@ -103,7 +126,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	return New(Config{
 		Model:       model,
 		Region:      cfg.Region,
-		BaseURL:     endpoint(s, opts),
+		BaseURL:     base,
 		Credentials: cfg.Credentials,
 		Header:      s.header,
 		Structured:  s.structured,

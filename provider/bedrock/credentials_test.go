@@ -100,6 +100,30 @@ func TestAccessDenied(t *testing.T) {
 	}
 }
 
+// TestEndpointVariables: base_url wins over AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
+// which wins over AWS_ENDPOINT_URL; AWS_IGNORE_CONFIGURED_ENDPOINT_URLS
+// turns the variables off (the region's endpoint is then called, which
+// the test only checks through Check's parse, calling nothing).
+func TestEndpointVariables(t *testing.T) {
+	srv := standin(t, bedrocktest.Static)
+	t.Setenv(bedrock.EndpointEnv, "")
+	t.Setenv(bedrock.GlobalEndpointEnv, srv.URL)
+	if _, err := generate(t, llama, promptcanary.Prompt{Text: "hi"}, defaults()); err != nil {
+		t.Fatalf("AWS_ENDPOINT_URL: %v", err)
+	}
+	t.Setenv(bedrock.EndpointEnv, "ftp://wrong")
+	if err := provider.Check("bedrock/"+llama, provider.Options{}); err == nil || !strings.Contains(err.Error(), "AWS_ENDPOINT_URL_BEDROCK_RUNTIME: want an http or https URL") {
+		t.Errorf("got %v, want the bad endpoint variable refused", err)
+	}
+	t.Setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")
+	if err := provider.Check("bedrock/"+llama, provider.Options{}); err != nil {
+		t.Errorf("ignored variables: got %v", err)
+	}
+	if err := provider.Check("bedrock/"+llama, provider.Options{Settings: map[string]any{"base_url": srv.URL}}); err != nil {
+		t.Errorf("base_url: got %v", err)
+	}
+}
+
 // TestUnsigned: a request without a signature is refused (the stand-in
 // is not a fake that accepts anything).
 func TestUnsigned(t *testing.T) {
