@@ -239,6 +239,25 @@ func TestStructuredOutput(t *testing.T) {
 	}
 }
 
+// TestStructuredToolWithThinking: with Claude's extended thinking, which
+// refuses a forced tool, the answer tool is offered without toolChoice.
+func TestStructuredToolWithThinking(t *testing.T) {
+	srv := standin(t, bedrocktest.Static)
+	cfg := defaults()
+	cfg.MaxTokens = 4096
+	cfg.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}
+	resp, err := generate(t, claude37, promptcanary.Prompt{Text: "Capital of France?", ResponseFormat: answerSchema}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := asJSON(t, sent(t, srv)["toolConfig"]); strings.Contains(got, "toolChoice") {
+		t.Errorf("sent %s, want no toolChoice", got)
+	}
+	if resp.Content != `{"city":"example"}` || len(resp.ToolCalls) != 0 {
+		t.Errorf("got %q, %v", resp.Content, resp.ToolCalls)
+	}
+}
+
 // TestStructuredSetting: structured_output: native is refused by the
 // stand-in for Llama as by Bedrock, and the 400 says so.
 func TestStructuredSetting(t *testing.T) {

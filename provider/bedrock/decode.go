@@ -76,10 +76,14 @@ func decode(body []byte, answerTool string) (*promptcanary.Response, error) {
 		switch {
 		case b.Text != nil:
 			text.WriteString(*b.Text)
-		case b.ToolUse != nil && answerTool != "" && b.ToolUse.Name == answerTool && !answered:
-			answered = true
-			text.Reset()
-			text.Write(toolcall.Arguments(b.ToolUse.Input))
+		case b.ToolUse != nil && answerTool != "" && b.ToolUse.Name == answerTool:
+			// The first call of the answer tool is the answer; a second
+			// one is no call of a real tool.
+			if !answered {
+				answered = true
+				text.Reset()
+				text.Write(toolcall.Arguments(b.ToolUse.Input))
+			}
 		case b.ToolUse != nil:
 			out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: b.ToolUse.ToolUseID, Name: b.ToolUse.Name, Arguments: toolcall.Arguments(b.ToolUse.Input)})
 		}

@@ -19,6 +19,8 @@ type object = map[string]any
 type request struct {
 	fields     object
 	answerTool string
+	// noForce: the answer tool must not be forced.
+	noForce bool
 }
 
 // emptySchema is the input schema of a tool without parameters: Converse
@@ -44,6 +46,9 @@ func (c *Client) body(req *provider.Request) (*request, error) {
 		inference["maxTokens"] = req.Config.MaxTokens
 	}
 	out := &request{fields: object{"messages": msgs}}
+	// Claude's extended thinking takes no forced tool: the answer tool is
+	// then offered, not forced.
+	out.noForce = c.family.anthropic && thinking(extraFields(req.Config.ExtraParams))
 	tools, choice, err := c.tools(p, used, out)
 	if err != nil {
 		return nil, err
@@ -114,6 +119,12 @@ func (c *Client) extras(extra map[string]any, inference, fields object) object {
 		}
 	}
 	return additional
+}
+
+// extraFields is what of the extra parameters goes into
+// additionalModelRequestFields.
+func extraFields(extra map[string]any) object {
+	return (&Client{}).extras(extra, object{}, object{})
 }
 
 // set sets m[k] to v, or deletes it when v is nil.
@@ -196,7 +207,7 @@ func (c *Client) tools(p *promptcanary.Prompt, used []string, out *request) ([]o
 		}
 		tools = append(tools, toolSpec(name, "Give the answer: its input is the whole answer, as JSON.", schema))
 		out.answerTool = name
-		if choice == nil {
+		if choice == nil && !out.noForce {
 			choice = c.answerChoice(name, len(p.Tools) > 0)
 		}
 	}

@@ -167,7 +167,16 @@ func checkModelRules(model string, req map[string]any) string {
 		if hasT && hasP && (major > 4 || major == 4 && minor >= 1) {
 			return prefix + "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
 		}
-		return checkThinking(prefix, ic, extra)
+		if msg := checkThinking(prefix, ic, extra); msg != "" {
+			return msg
+		}
+		// "Thinking may not be enabled when tool_choice forces tool use."
+		// https://docs.claude.com/en/docs/build-with-claude/extended-thinking#extended-thinking-with-tool-use
+		tc, _ := req["toolConfig"].(map[string]any)
+		choice, _ := tc["toolChoice"].(map[string]any)
+		if t, _ := extra["thinking"].(map[string]any); t != nil && t["type"] == "enabled" && (choice["any"] != nil || choice["tool"] != nil) {
+			return prefix + "Thinking may not be enabled when tool_choice forces tool use."
+		}
 	case "meta":
 		for k := range extra {
 			return prefix + "Malformed input request: extraneous key [" + k + "] is not permitted, please reformat your input and try again."
