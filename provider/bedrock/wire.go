@@ -69,7 +69,7 @@ func (c *Client) body(req *provider.Request) (*request, error) {
 	if rf := p.ResponseFormat; rf != nil && c.structuredMode() == StructuredNative {
 		out.fields["outputConfig"] = nativeFormat(rf)
 	}
-	additional := c.extras(req.Config.ExtraParams, inference, out.fields)
+	additional := extras(req.Config.ExtraParams, inference, out.fields)
 	c.applyRules(inference, additional)
 	if len(inference) > 0 {
 		out.fields["inferenceConfig"] = inference
@@ -102,7 +102,7 @@ var (
 // extras applies the extra parameters to inference and fields, and
 // returns the rest: additionalModelRequestFields. A nil value removes the
 // parameter wherever it would go.
-func (c *Client) extras(extra map[string]any, inference, fields object) object {
+func extras(extra map[string]any, inference, fields object) object {
 	additional := object{}
 	for k, v := range extra {
 		switch {
@@ -124,7 +124,7 @@ func (c *Client) extras(extra map[string]any, inference, fields object) object {
 // extraFields is what of the extra parameters goes into
 // additionalModelRequestFields.
 func extraFields(extra map[string]any) object {
-	return (&Client{}).extras(extra, object{}, object{})
+	return extras(extra, object{}, object{})
 }
 
 // set sets m[k] to v, or deletes it when v is nil.
