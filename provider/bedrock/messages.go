@@ -3,6 +3,7 @@ package bedrock
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
@@ -32,9 +33,7 @@ func messages(conv []promptcanary.Message) (msgs []object, system []object, used
 	for i, m := range conv {
 		switch m.Role {
 		case promptcanary.RoleSystem:
-			if m.Content != "" {
-				system = append(system, object{"text": m.Content})
-			}
+			system = append(system, textBlocks(m.Content)...)
 		case promptcanary.RoleUser:
 			add("user", textBlocks(m.Content)...)
 		case promptcanary.RoleAssistant:
@@ -53,7 +52,7 @@ func messages(conv []promptcanary.Message) (msgs []object, system []object, used
 			add("assistant", blocks...)
 		case promptcanary.RoleTool:
 			text := m.Content
-			if text == "" {
+			if strings.TrimSpace(text) == "" {
 				text = emptyResult
 			}
 			add("user", object{"toolResult": object{"toolUseId": m.ToolCallID, "content": []object{{"text": text}}}})
@@ -68,9 +67,10 @@ func messages(conv []promptcanary.Message) (msgs []object, system []object, used
 	return msgs, system, used, nil
 }
 
-// textBlocks is a text block for s, none when s is empty.
+// textBlocks is a text block for s, none when s is blank (Converse
+// refuses a blank text block).
 func textBlocks(s string) []object {
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	return []object{{"text": s}}

@@ -38,9 +38,7 @@ func (c *Client) body(req *provider.Request) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.SystemPrompt != "" {
-		system = append([]object{{"text": p.SystemPrompt}}, system...)
-	}
+	system = append(textBlocks(p.SystemPrompt), system...)
 	inference := object{"temperature": req.Config.Temperature}
 	if req.Config.MaxTokens > 0 {
 		inference["maxTokens"] = req.Config.MaxTokens
