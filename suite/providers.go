@@ -29,6 +29,10 @@ type ProviderSpec struct {
 	// Settings are the entry's other keys, passed to the provider as
 	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
 	Settings map[string]any
+	// ExtraParams (`extra_params:`) are request parameters sent as given,
+	// over the client's own; a null value removes the parameter from the
+	// request (extra_params: {temperature: null}).
+	ExtraParams map[string]any
 }
 
 // Provider returns the providers: entry for spec, or nil.
@@ -81,6 +85,8 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 				if d, ok := p.duration(e.Val, yamlwalk.Join(field, "timeout")); ok {
 					ps.Timeout = d
 				}
+			case "extra_params":
+				ps.ExtraParams = p.extraParams(e.Val, yamlwalk.Join(field, "extra_params"))
 			default:
 				if v, ok := p.value(e.Val, yamlwalk.Join(field, e.Key.Value)); ok {
 					ps.Settings[e.Key.Value] = v
@@ -109,6 +115,24 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// extraParams parses a providers: entry's `extra_params:`, a mapping whose
+// null values are kept (they remove a parameter from the request).
+func (p *parser) extraParams(n *yaml.Node, field string) map[string]any {
+	if yamlwalk.IsNull(n) {
+		return nil
+	}
+	if p.Resolve(n).Kind != yaml.MappingNode {
+		p.wrongType(n, field, "a mapping of request parameter to value, for example {top_p: 0.9} or {temperature: null}")
+		return nil
+	}
+	v, ok := p.value(n, field)
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return nil
+	}
+	return m
 }
 
 // prices parses `prices:`, a mapping of model (or NAME/MODEL) to
