@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider/bedrock"
 	"github.com/promptcanary/promptcanary/provider/bedrock/bedrocktest"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
+	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
 // The models of the tests: a Claude inference profile and a Llama one.
@@ -244,8 +245,13 @@ func TestStructuredOutput(t *testing.T) {
 func TestStructuredToolWithThinking(t *testing.T) {
 	srv := standin(t, bedrocktest.Static)
 	cfg := defaults()
+	cfg.ModelID = "bedrock/" + claude37
 	cfg.MaxTokens = 4096
 	cfg.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}
+	cfg, _, err := modelrules.Apply(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp, err := generate(t, claude37, promptcanary.Prompt{Text: "Capital of France?", ResponseFormat: answerSchema}, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -271,8 +277,14 @@ func TestStructuredSetting(t *testing.T) {
 // budget spent on thinking as measured responses, not errors.
 func TestStops(t *testing.T) {
 	thinking := defaults()
+	thinking.ModelID = "bedrock/" + claude
 	thinking.MaxTokens = 2048
 	thinking.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 1024}}
+	// As the run engine does: the model rules make the request acceptable.
+	thinking, _, err := modelrules.Apply(thinking)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		mark, finish, content string
 		cfg                   promptcanary.ProviderConfig
@@ -292,8 +304,8 @@ func TestStops(t *testing.T) {
 				t.Errorf("got %q (%s), want %q (%s)", resp.Content, resp.FinishReason, tc.content, tc.finish)
 			}
 			if tc.cfg.ExtraParams["thinking"] != nil {
-				// Thinking takes no temperature but 1: the default 0 is not sent.
-				want := `{"maxTokens":2048}`
+				// Thinking takes no temperature but 1: the rules sent 1, not 0.
+				want := `{"maxTokens":2048,"temperature":1}`
 				if got := asJSON(t, sent(t, srv)["inferenceConfig"]); got != want {
 					t.Errorf("sent inferenceConfig %s, want %s", got, want)
 				}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
 // object is a JSON object of the request.
@@ -67,8 +66,9 @@ func (c *Client) body(req *provider.Request) (*request, error) {
 	if rf := p.ResponseFormat; rf != nil && c.structuredMode() == StructuredNative {
 		out.fields["outputConfig"] = nativeFormat(rf)
 	}
+	// The model rules (modelrules.Apply) were applied to req.Config by the
+	// run engine: a fixed temperature, no top_p, Claude's thinking rules.
 	additional := extras(req.Config.ExtraParams, inference, out.fields)
-	c.applyRules(inference, additional)
 	if len(inference) > 0 {
 		out.fields["inferenceConfig"] = inference
 	}
@@ -132,30 +132,6 @@ func set(m object, k string, v any) {
 		return
 	}
 	m[k] = v
-}
-
-// applyRules changes the sampling parameters to what the model takes:
-// the model rules' fixed temperature and top_p, and Anthropic's extended
-// thinking, which takes no temperature but 1 and no top_p below 0.95
-// ("Thinking isn't compatible with temperature or top_k modifications").
-// https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility
-func (c *Client) applyRules(inference, additional object) {
-	r := modelrules.For(BaseModel(c.model))
-	if r.Temperature != nil {
-		inference["temperature"] = *r.Temperature
-	}
-	if r.NoTopP {
-		delete(inference, "topP")
-	}
-	if !c.family.anthropic || !thinking(additional) {
-		return
-	}
-	if t, ok := inference["temperature"].(float64); ok && t != 1 {
-		delete(inference, "temperature")
-	}
-	if p, ok := inference["topP"].(float64); ok && p < 0.95 {
-		delete(inference, "topP")
-	}
 }
 
 // thinking reports whether additionalModelRequestFields turn Claude's
