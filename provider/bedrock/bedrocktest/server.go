@@ -88,19 +88,29 @@ func Start(region string, keys ...Key) *Server {
 }
 
 // Env returns the environment that points the bedrock client at s with
-// key: credentials, region and endpoint, no config files and no instance
-// metadata service (so that nothing leaves the machine).
+// key: credentials, region and endpoint, and no config files, instance
+// metadata, container or web-identity credentials (so that resolving
+// credentials never leaves the machine).
 func (s *Server) Env(k Key) map[string]string {
 	return map[string]string{
-		"AWS_ACCESS_KEY_ID":                k.AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY":            k.SecretAccessKey,
-		"AWS_SESSION_TOKEN":                k.SessionToken,
-		"AWS_REGION":                       s.Region,
-		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": s.URL,
-		"AWS_EC2_METADATA_DISABLED":        "true",
-		"AWS_CONFIG_FILE":                  "/nonexistent/aws-config",
-		"AWS_SHARED_CREDENTIALS_FILE":      "/nonexistent/aws-credentials",
-		"AWS_PROFILE":                      "",
+		"AWS_ACCESS_KEY_ID":                      k.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY":                  k.SecretAccessKey,
+		"AWS_SESSION_TOKEN":                      k.SessionToken,
+		"AWS_REGION":                             s.Region,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME":       s.URL,
+		"AWS_EC2_METADATA_DISABLED":              "true",
+		"AWS_CONFIG_FILE":                        "/nonexistent/aws-config",
+		"AWS_SHARED_CREDENTIALS_FILE":            "/nonexistent/aws-credentials",
+		"AWS_PROFILE":                            "",
+		"AWS_DEFAULT_PROFILE":                    "",
+		"AWS_DEFAULT_REGION":                     "",
+		"AWS_ENDPOINT_URL":                       "",
+		"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS":    "",
+		"AWS_WEB_IDENTITY_TOKEN_FILE":            "",
+		"AWS_ROLE_ARN":                           "",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI":     "",
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "",
+		"AWS_CONTAINER_AUTHORIZATION_TOKEN":      "",
 	}
 }
 
