@@ -7,6 +7,7 @@ package builtin
 import (
 	// Each provider registers itself in init.
 	_ "github.com/promptcanary/promptcanary/provider/anthropic"
+	_ "github.com/promptcanary/promptcanary/provider/bedrock"
 	_ "github.com/promptcanary/promptcanary/provider/execcmd"
 	_ "github.com/promptcanary/promptcanary/provider/gemini"
 	_ "github.com/promptcanary/promptcanary/provider/httpapi"

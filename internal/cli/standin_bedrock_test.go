@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/promptcanary/promptcanary/provider/bedrock/bedrocktest"
+)
+
+// standin bedrock [session] starts the strict Bedrock stand-in, which
+// verifies every request's SigV4 signature, and exports the credentials
+// (the temporary ones with 'session'), the region and the endpoint that
+// point the bedrock provider at it, with no AWS config file and no
+// instance metadata service.
+func init() {
+	standins["bedrock"] = func(ts *testscript.TestScript, args []string) {
+		key := bedrocktest.Static
+		if len(args) > 0 && args[0] == "session" {
+			key = bedrocktest.Session
+		}
+		srv := bedrocktest.Start("")
+		ts.Defer(srv.Close)
+		for k, v := range srv.Env(key) {
+			ts.Setenv(k, v)
+		}
+	}
+}
