@@ -2,8 +2,10 @@ package suite
 
 import (
 	"fmt"
-	"github.com/promptcanary/promptcanary/internal/yamlwalk"
+	"maps"
 	"time"
+
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,6 +31,45 @@ type ProviderSpec struct {
 	// Settings are the entry's other keys, passed to the provider as
 	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
 	Settings map[string]any
+	// ExtraParams is the entry's `extra_params:`, merged over the top-level
+	// one (see Suite.ExtraParams); nil when the entry sets none.
+	ExtraParams map[string]any
+}
+
+// ExtraParams returns the extra request parameters for the provider spec:
+// the top-level `extra_params:` with the `providers:` entry's merged over
+// it. A nil value means "remove this parameter from the request" (written
+// `temperature: null`), and is kept so that every client can honour it and
+// the suite hash covers it. It returns a new map, nil when neither sets
+// any.
+func (s *Suite) ExtraParams(spec string) map[string]any {
+	var entry map[string]any
+	if e := s.Provider(spec); e != nil {
+		entry = e.ExtraParams
+	}
+	if len(s.Defaults.ExtraParams) == 0 && len(entry) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(s.Defaults.ExtraParams)+len(entry))
+	maps.Copy(out, s.Defaults.ExtraParams)
+	maps.Copy(out, entry)
+	return out
+}
+
+// extraParams parses an `extra_params:` mapping; null values are kept.
+func (p *parser) extraParams(n *yaml.Node, field string) map[string]any {
+	if yamlwalk.IsNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.WrongType(n, field, "a mapping of parameter to value", "for example extra_params: {top_p: 0.9, temperature: null} (null removes the parameter)")
+		return nil
+	}
+	v, ok := p.value(n, field)
+	if !ok {
+		return nil
+	}
+	return v.(map[string]any)
 }
 
 // Provider returns the providers: entry for spec, or nil.
@@ -81,6 +122,8 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 				if d, ok := p.duration(e.Val, yamlwalk.Join(field, "timeout")); ok {
 					ps.Timeout = d
 				}
+			case "extra_params":
+				ps.ExtraParams = p.extraParams(e.Val, yamlwalk.Join(field, "extra_params"))
 			default:
 				if v, ok := p.value(e.Val, yamlwalk.Join(field, e.Key.Value)); ok {
 					ps.Settings[e.Key.Value] = v
