@@ -286,18 +286,18 @@ func (c *Client) Argv() []string { return slices.Clone(c.argv) }
 
 // request is what the command reads on stdin.
 type request struct {
-	PromptID    string              `json:"prompt_id"`
-	Prompt      string              `json:"prompt"`
+	PromptID    string                       `json:"prompt_id"`
+	Prompt      string                       `json:"prompt"`
 	System      string                       `json:"system"`
 	Messages    []promptcanary.Message       `json:"messages"`
 	Format      *promptcanary.ResponseFormat `json:"response_format,omitempty"`
 	Tools       []promptcanary.Tool          `json:"tools"`
-	ToolChoice  string              `json:"tool_choice"`
-	Temperature float64             `json:"temperature"`
-	MaxTokens   int                 `json:"max_tokens"`
-	Seed        *int64              `json:"seed"`
-	Sample      int                 `json:"sample"`
-	ExtraParams map[string]any      `json:"extra_params"`
+	ToolChoice  string                       `json:"tool_choice"`
+	Temperature float64                      `json:"temperature"`
+	MaxTokens   int                          `json:"max_tokens"`
+	Seed        *int64                       `json:"seed"`
+	Sample      int                          `json:"sample"`
+	ExtraParams map[string]any               `json:"extra_params"`
 }
 
 // encodeRequest writes the one line of JSON the command reads.
