@@ -13,7 +13,7 @@ const maxCached = 4096
 
 type cacheKey struct {
 	text, system, choice, format string
-	tools                uint64 // hash of the tools' names and descriptions
+	tools                        uint64 // hash of the tools' names and descriptions
 }
 
 var cache struct {
