@@ -339,6 +339,10 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
 	}
 	t := targets[0]
+	// extra_params (a null value removes the parameter from the request).
+	if ep := c.Suite.ExtraParams(t.Spec); ep != nil {
+		t.Config.ExtraParams = ep
+	}
 	// A provider the suite names reads its paths (a replay file, an exec
 	// command) relative to canary.yaml; one named only in monitor.yaml
 	// relative to monitor.yaml.

@@ -113,5 +113,17 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, w check.Settings) 
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	withExtraParams(sel, targets)
 	return sel, targets, samples, nil
+}
+
+// withExtraParams gives each target the suite's extra_params for it (the
+// top level with its providers: entry merged over it). Null values stay:
+// they remove the parameter from the request, and count in the hash.
+func withExtraParams(st *suite.Suite, targets []check.Target) {
+	for i := range targets {
+		if ep := st.ExtraParams(targets[i].Spec); ep != nil {
+			targets[i].Config.ExtraParams = ep
+		}
+	}
 }
