@@ -33,7 +33,10 @@ type Server struct {
 	*httptest.Server
 	// Models are the models the server has; empty means any.
 	Models []string
-	mu     sync.Mutex
+	// OnRequest, when set, is called with the body of every accepted
+	// request (a transcript logs them to a file to grep).
+	OnRequest func(body []byte)
+	mu        sync.Mutex
 	bodies []map[string]any
 }
 
@@ -73,6 +76,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	if s.OnRequest != nil {
+		s.OnRequest(data)
+	}
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	json.NewEncoder(w).Encode(answer(body))
