@@ -37,7 +37,7 @@ type Server struct {
 	// request (a transcript logs them to a file to grep).
 	OnRequest func(body []byte)
 	mu        sync.Mutex
-	bodies []map[string]any
+	bodies    []map[string]any
 }
 
 // New starts a stand-in; close it with Close.
