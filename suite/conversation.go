@@ -58,7 +58,9 @@ type convState struct {
 	// callNodes maps every explicit call id of the prompt to the node
 	// that first gives it; automatic ids map to nil.
 	callNodes map[string]*yaml.Node
-	autoID    int
+	// claimed maps the explicit ids met so far to where they were.
+	claimed map[string]*yaml.Node
+	autoID  int
 	// broken is set when an assistant turn's calls had problems, so that
 	// the tool turns are not checked against them.
 	broken bool
@@ -80,7 +82,7 @@ func (p *parser) messages(n *yaml.Node, field string, text bool, tools []string)
 		}
 		return nil, "", nil
 	}
-	st := &convState{answered: map[string]int{}, callNodes: map[string]*yaml.Node{}}
+	st := &convState{answered: map[string]int{}, callNodes: map[string]*yaml.Node{}, claimed: map[string]*yaml.Node{}}
 	if text {
 		st.turns, st.lastRole, st.started = 1, promptcanary.RoleUser, true
 	}
@@ -424,22 +426,22 @@ func (p *parser) callArguments(n *yaml.Node, field string) (json.RawMessage, boo
 	return b, true
 }
 
-// claim records an explicit call id, reporting one used before.
+// claim records an explicit call id, reporting one used before (an id
+// given twice, or a turn repeated through a YAML alias).
 func (st *convState) claim(p *parser, n *yaml.Node, field, id string) bool {
-	first, seen := st.callNodes[id]
-	if !seen {
+	if first, dup := st.claimed[id]; dup {
+		msg := fmt.Sprintf("duplicate tool call id %q (also at line %d)", id, first.Line)
+		if first == n {
+			msg = fmt.Sprintf("tool call %q is made twice: a YAML alias repeats its turn", id)
+		}
+		p.add(n, field, msg, "give each call an id of its own, or leave id: out to get one")
+		return false
+	}
+	st.claimed[id] = n
+	if _, seen := st.callNodes[id]; !seen {
 		st.callNodes[id] = n
-		return true
 	}
-	if first == n {
-		return true
-	}
-	msg := fmt.Sprintf("duplicate tool call id %q", id)
-	if first != nil {
-		msg += fmt.Sprintf(" (also at line %d)", first.Line)
-	}
-	p.add(n, field, msg, "give each call an id of its own, or leave id: out to get one")
-	return false
+	return true
 }
 
 // nextID returns the first automatic call id that the prompt does not use.

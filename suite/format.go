@@ -142,7 +142,7 @@ func (p *parser) formatSchema(n, schemaNode *yaml.Node, field, dir string, param
 			p.add(schemaNode, sf, e.Error(), "check the schema against the JSON Schema specification")
 		}
 		for _, pe := range problems {
-			msg, hint := pe.Msg, pe.Hint
+			msg, hint := strings.Replace(pe.Msg, "json_schema_full never fetches anything", "nothing is fetched", 1), pe.Hint
 			if strings.HasPrefix(msg, "nothing to check") {
 				msg, hint = "the schema asks for nothing", "give the answer's shape, for example type: object with properties:, or use type: json_object"
 			}

@@ -59,6 +59,7 @@ func TestLoadInvalid(t *testing.T) {
 			{"45: prompts[5].messages[1].tool_calls[3].colour: unknown field", "known fields: id, name, arguments"},
 			{"46: prompts[5].messages[1].tool_calls[4].id: duplicate tool call id \"a\" (also at line 45)", "give each call an id of its own, or leave id: out to get one"},
 			{"54: prompts[6].messages[2]: missing content", "write the tool's result under content: (a text, or a mapping sent as JSON)"},
+			{"59: prompts[7].messages[4].tool_calls[0].id: tool call \"w1\" is made twice: a YAML alias repeats its turn", "give each call an id of its own, or leave id: out to get one"},
 		}},
 		{"invalid-response-format.yaml", []problem{
 			{"5: prompts[0].response_format.type: unknown response_format type \"json_schemma\"", "did you mean json_schema? use one of: json_schema, json_object"},
@@ -73,6 +74,7 @@ func TestLoadInvalid(t *testing.T) {
 			{"28: prompts[6].response_format: must be a mapping with type:, got a string", "for example response_format: {type: json_schema, schema: {type: object, properties: {city: {type: string}}, required: [city]}}, or {type: json_object}"},
 			{"31: prompts[7].response_format: missing type", "use type: json_schema (with schema:) or type: json_object"},
 			{"31: prompts[7].response_format.scheme: unknown field", "did you mean schema?"},
+			{"36: prompts[8].response_format.schema.$ref: $ref to \"https://example.com/schema.json\" refused: nothing is fetched over the network", "copy the referenced schema under $defs and refer to it as \"#/$defs/NAME\", or save it in a local file and $ref its relative path"},
 		}},
 		{"invalid-unknown-top-key.yaml", []problem{
 			{"2: descripton: unknown field", "did you mean description?"},
