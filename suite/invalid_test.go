@@ -76,6 +76,9 @@ func TestLoadInvalid(t *testing.T) {
 			{"31: prompts[7].response_format.scheme: unknown field", "did you mean schema?"},
 			{"36: prompts[8].response_format.schema.$ref: $ref to \"https://example.com/schema.json\" refused: nothing is fetched over the network", "copy the referenced schema under $defs and refer to it as \"#/$defs/NAME\", or save it in a local file and $ref its relative path"},
 		}},
+		{"invalid-yaml-question.yaml", []problem{
+			{"4:9: invalid YAML: this { is never closed", "quote a value that ends in ? inside { }, for example {content: \"Is it raining?\"}"},
+		}},
 		{"invalid-unknown-top-key.yaml", []problem{
 			{"2: descripton: unknown field", "did you mean description?"},
 		}},
