@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -340,15 +339,6 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
 	}
 	t := targets[0]
-	// extra_params (a null value removes the parameter from the request).
-	if ep := c.Suite.ExtraParams(t.Spec); ep != nil {
-		merged := maps.Clone(t.Config.ExtraParams)
-		if merged == nil {
-			merged = make(map[string]any, len(ep))
-		}
-		maps.Copy(merged, ep)
-		t.Config.ExtraParams = merged
-	}
 	// A provider the suite names reads its paths (a replay file, an exec
 	// command) relative to canary.yaml; one named only in monitor.yaml
 	// relative to monitor.yaml.

@@ -63,31 +63,18 @@ func TestLoadConversation(t *testing.T) {
 
 func TestExtraParamsKeepNull(t *testing.T) {
 	s := load(t, "valid-conversation.yaml")
-	if diff := cmp.Diff(map[string]any{"temperature": nil, "top_p": 0.9}, s.Defaults.ExtraParams); diff != "" {
-		t.Errorf("top-level extra_params (-want +got):\n%s", diff)
-	}
-	got := s.ExtraParams("ollama/llama3.2")
-	want := map[string]any{"temperature": nil, "top_p": nil, "num_ctx": 8192}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("merged extra_params (-want +got):\n%s", diff)
+	got := s.Providers[0].ExtraParams
+	if diff := cmp.Diff(map[string]any{"temperature": nil, "num_ctx": 8192}, got); diff != "" {
+		t.Errorf("extra_params (-want +got):\n%s", diff)
 	}
 	if _, isSetting := s.Providers[0].Settings["extra_params"]; isSetting {
 		t.Errorf("extra_params left among the provider settings: %v", s.Providers[0].Settings)
 	}
-	if got, want := s.ExtraParams("sim/stable"), (map[string]any{"temperature": nil, "top_p": 0.9}); !cmp.Equal(got, want) {
-		t.Errorf("extra_params without an entry: got %v, want %v", got, want)
-	}
-	if got := parse(t, "probes: [test_plain]\nprompts: [hi]\n").ExtraParams("sim/stable"); got != nil {
-		t.Errorf("no extra_params: got %v, want nil", got)
-	}
 	// A null value is a change of the request: it changes the hash.
-	cfg := promptcanary.ProviderConfig{ModelID: "ollama/llama3.2"}
-	withNull := cfg
-	withNull.ExtraParams = s.ExtraParams("ollama/llama3.2")
-	without := cfg
-	without.ExtraParams = map[string]any{"num_ctx": 8192}
+	withNull := promptcanary.ProviderConfig{ModelID: "ollama/llama3.2", ExtraParams: got}
+	without := promptcanary.ProviderConfig{ModelID: "ollama/llama3.2", ExtraParams: map[string]any{"num_ctx": 8192}}
 	if s.Hash(withNull) == s.Hash(without) {
-		t.Error("extra_params temperature: null and top_p: null hash like no such keys")
+		t.Error("extra_params temperature: null hashes like no such key")
 	}
 }
 

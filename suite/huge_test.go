@@ -24,7 +24,7 @@ func TestHugeValuesAreCut(t *testing.T) {
 		// A plain key is at most 1024 characters: a longer one is written
 		// after "? ".
 		{"unknown key", "? " + mb + "\n: 1\nprobes: [test_plain]\nprompts: [hi]\n", []problem{
-			{"1: " + cut + "… (1,048,576 characters): unknown field", "known fields: name, description, tags, default_system_prompt, provider, temperature, max_tokens, seed, samples, max_answer_bytes, base_url, extra_params, providers, judges, prices, store, probes, prompts"},
+			{"1: " + cut + "… (1,048,576 characters): unknown field", "known fields: name, description, tags, default_system_prompt, provider, temperature, max_tokens, seed, samples, max_answer_bytes, base_url, providers, judges, prices, store, probes, prompts"},
 		}},
 		{"provider", "provider: " + mb + "\nprobes: [test_plain]\nprompts: [hi]\n", []problem{
 			{`1: provider: must be NAME/MODEL, got "` + cut + `…" (1,048,576 characters)`, "for example sim/stable or openai/gpt-4o"},

@@ -19,7 +19,7 @@ import (
 
 // The keys each kind of mapping accepts.
 var (
-	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "max_answer_bytes", "base_url", "extra_params", "providers", "judges", "prices", "store", "probes", "prompts"}
+	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "max_answer_bytes", "base_url", "providers", "judges", "prices", "store", "probes", "prompts"}
 	promptKeys = []string{"id", "text", "messages", "response_format", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
@@ -281,8 +281,6 @@ func (p *parser) parse(data []byte) *Suite {
 			s.Defaults.Seed = p.seed(v)
 		case "base_url":
 			s.Defaults.BaseURL, _ = p.str(v, "base_url")
-		case "extra_params":
-			s.Defaults.ExtraParams = p.extraParams(v, "extra_params")
 		case "providers":
 			s.Providers = p.providers(v, "providers")
 		case "judges":

@@ -2,8 +2,7 @@ package suite
 
 import (
 	"fmt"
-	"maps"
-	"time"
+		"time"
 
 	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 
@@ -31,29 +30,10 @@ type ProviderSpec struct {
 	// Settings are the entry's other keys, passed to the provider as
 	// provider.Options.Settings (base_url, api_key_env, headers, url, body…).
 	Settings map[string]any
-	// ExtraParams is the entry's `extra_params:`, merged over the top-level
-	// one (see Suite.ExtraParams); nil when the entry sets none.
+	// ExtraParams (`extra_params:`) are request parameters sent as given,
+	// over the client's own; a null value removes the parameter from the
+	// request (extra_params: {temperature: null}).
 	ExtraParams map[string]any
-}
-
-// ExtraParams returns the extra request parameters for the provider spec:
-// the top-level `extra_params:` with the `providers:` entry's merged over
-// it. A nil value means "remove this parameter from the request" (written
-// `temperature: null`), and is kept so that every client can honour it and
-// the suite hash covers it. It returns a new map, nil when neither sets
-// any.
-func (s *Suite) ExtraParams(spec string) map[string]any {
-	var entry map[string]any
-	if e := s.Provider(spec); e != nil {
-		entry = e.ExtraParams
-	}
-	if len(s.Defaults.ExtraParams) == 0 && len(entry) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(s.Defaults.ExtraParams)+len(entry))
-	maps.Copy(out, s.Defaults.ExtraParams)
-	maps.Copy(out, entry)
-	return out
 }
 
 // extraParams parses an `extra_params:` mapping; null values are kept.

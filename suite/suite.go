@@ -82,10 +82,6 @@ type Defaults struct {
 	// Store is `store:`, the run history database, as written: relative to
 	// the file's directory; "" means DefaultStore. StorePath resolves it.
 	Store string
-	// ExtraParams is the top-level `extra_params:`, parameters added to
-	// every request; a nil value (`temperature: null`) removes that
-	// parameter from the request. nil when the file sets none.
-	ExtraParams map[string]any
 }
 
 // Load reads and parses the suite file at path. A configuration mistake is

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,30 +113,5 @@ func (s *settings) resolve(c *cobra.Command, st *suite.Suite, w check.Settings) 
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	withExtraParams(sel, targets)
 	return sel, targets, samples, nil
-}
-
-// withExtraParams merges the suite's extra_params for each target (the
-// top level with its providers: entry merged over it) into the target's
-// parameters, the suite's winning. Null values stay: they remove the
-// parameter from the request, and count in the hash.
-func withExtraParams(st *suite.Suite, targets []check.Target) {
-	for i := range targets {
-		targets[i].Config.ExtraParams = mergeParams(targets[i].Config.ExtraParams, st.ExtraParams(targets[i].Spec))
-	}
-}
-
-// mergeParams returns a new map of base with extra merged over it, or base
-// when extra is empty.
-func mergeParams(base, extra map[string]any) map[string]any {
-	if len(extra) == 0 {
-		return base
-	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = make(map[string]any, len(extra))
-	}
-	maps.Copy(out, extra)
-	return out
 }
