@@ -246,6 +246,11 @@ type Run struct {
 	// CostUSD is the estimated cost of the run's calls from the price
 	// table; nil when the model's price is unknown.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Adjustments say, one sentence each, what the model's rules changed
+	// in the request canary.yaml asked for (Provider holds what was sent)
+	// and what they warn about, such as "gpt-5 takes no temperature but
+	// the default 1: sent 1 instead of 0".
+	Adjustments []string `json:"adjustments,omitempty"`
 }
 
 // Tokens returns the prompt and completion tokens of all responses.

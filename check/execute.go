@@ -106,6 +106,8 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, plan, provs[i], opts, ad)
 			if runs[i] != nil {
 				runs[i].CostUSD = EstimateCost(runs[i], st.Prices)
+				runs[i].Adjustments = t.Adjustments
+				hintErrors(runs[i])
 			}
 			return nil
 		})

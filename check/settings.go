@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/modelrules"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -82,6 +83,10 @@ type Target struct {
 	MaxAnswerBytes int
 	// Entry is the suite's providers: entry for Spec, nil when none.
 	Entry *suite.ProviderSpec
+	// Adjustments say, one sentence each, what the model's rules changed
+	// in the request canary.yaml asked for (Config is what is sent) and
+	// what they warn about; see modelrules.Apply.
+	Adjustments []string
 }
 
 // noBaseURL are the providers that call no remote API, so a base URL means
@@ -209,6 +214,7 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 		if entry := st.Provider(p.spec); entry != nil {
 			t.Entry = entry
 			maps.Copy(settings, entry.Settings)
+			maps.Copy(t.Config.ExtraParams, entry.ExtraParams)
 			t.Limits = runner.Limits{RPM: entry.RPM, TPM: entry.TPM}
 			if entry.Timeout > 0 {
 				t.Timeout = entry.Timeout
@@ -236,9 +242,34 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 		if s.TPM > 0 {
 			t.Limits.TPM = s.TPM
 		}
+		if err := applyRules(st, &t); err != nil {
+			return nil, 0, err
+		}
 		targets = append(targets, t)
 	}
 	return targets, samples, nil
+}
+
+// applyRules makes t's request what its model accepts (see
+// modelrules.Apply) and keeps the notes on what changed.
+func applyRules(st *suite.Suite, t *Target) error {
+	if !provider.CapabilitiesOf(t.Spec).VendorModels {
+		return nil // the user writes the request (http/, exec/), or no model is called
+	}
+	cfg, notes, err := modelrules.Apply(t.Config)
+	if err != nil {
+		if t.Entry != nil {
+			return configErr(locate(st, t.Entry, t.Spec, err))
+		}
+		return configErr(fmt.Errorf("provider %s: %w", t.Spec, err))
+	}
+	t.Config, t.Adjustments = cfg, notes
+	r := modelrules.For(t.Spec)
+	if field, _ := t.Options.Settings["max_tokens_field"].(string); r.TokenField != "" && field != "" && field != r.TokenField {
+		_, model, _ := provider.Split(t.Spec)
+		t.Adjustments = append(t.Adjustments, fmt.Sprintf("%s takes its token limit in %s, but the providers: entry sets max_tokens_field: %s: the API will refuse it unless a gateway translates it", model, r.TokenField, field))
+	}
+	return nil
 }
 
 // inRange checks one integer setting against its bounds.

@@ -41,6 +41,7 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/config"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -368,7 +369,26 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 		e.pinned = b
 	}
 	m.metrics.initCheck(c.Name, c.Provider)
+	m.noteRules(e)
 	return e, nil
+}
+
+// noteRules logs once, at start, what the model rules change in the
+// check's requests, and warns when the daily budget cannot count the
+// check's runs because its model's price is unknown: such runs count
+// nothing against the budget (they are not $0, they are unpriced), so the
+// budget is not enforced for them until prices: in canary.yaml names it.
+func (m *Monitor) noteRules(e *entry) {
+	for _, a := range e.target.Adjustments {
+		m.log.Info("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "adjusted", a)
+	}
+	if m.budget.limit <= 0 {
+		return
+	}
+	if _, ok := provider.LookupPrice(e.target.Spec, e.c.Suite.Prices); !ok {
+		m.log.Warn("price unknown: the daily budget does not count this check's runs", logCheck, e.c.Name, logProvider, e.c.Provider,
+			"hint", "add the model under prices: in canary.yaml (USD per million tokens), for example prices: {my-model: {input: 1.0, output: 2.0}}")
+	}
 }
 
 // where names a line of monitor.yaml for an error, the file relative to

@@ -103,3 +103,30 @@ func TestRegisterCheckerPanics(t *testing.T) {
 		})
 	}
 }
+
+// Capabilities are declared beside Register and read by spec or name; a
+// provider that declared nothing has none, and a declaration for an
+// unregistered name or a second one panics.
+func TestDeclare(t *testing.T) {
+	provider.Register("declaretest", func(string, provider.Options) (provider.Provider, error) { return nil, nil })
+	if provider.CapabilitiesOf("declaretest/x").VendorModels {
+		t.Error("capabilities before Declare")
+	}
+	provider.Declare("declaretest", provider.Capabilities{VendorModels: true})
+	if !provider.CapabilitiesOf("declaretest/gpt-5").VendorModels || !provider.CapabilitiesOf("declaretest").VendorModels {
+		t.Error("declared capabilities not found")
+	}
+	if provider.CapabilitiesOf("nosuchprovider/x") != (provider.Capabilities{}) {
+		t.Error("an unregistered provider has capabilities")
+	}
+	for _, name := range []string{"declaretest", "nosuchprovider"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Declare(%q) did not panic", name)
+				}
+			}()
+			provider.Declare(name, provider.Capabilities{})
+		}()
+	}
+}

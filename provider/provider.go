@@ -86,10 +86,47 @@ type Factory func(model string, opts Options) (Provider, error)
 type Checker func(model string, opts Options) error
 
 var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-	checkers  = map[string]Checker{}
+	mu           sync.RWMutex
+	factories    = map[string]Factory{}
+	checkers     = map[string]Checker{}
+	capabilities = map[string]Capabilities{}
 )
+
+// Capabilities are what a registered provider declares about itself, so
+// that callers decide by capability, never by a list of provider names.
+type Capabilities struct {
+	// VendorModels: the model part of "name/model" names a model of a
+	// model vendor (gpt-5, claude-sonnet-4-5, gemini-2.5-pro, a Bedrock
+	// model id), whose request rules (provider/modelrules) apply. Clients
+	// whose requests the user writes (http/, exec/) or that call no model
+	// (sim/, replay/) leave it unset.
+	VendorModels bool
+}
+
+// Declare records, beside Register, the capabilities of the provider
+// registered under name. It panics when name is not registered or was
+// declared before. A provider that declares nothing has none.
+func Declare(name string, c Capabilities) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := factories[name]; !ok {
+		panic("provider: Declare for unregistered provider " + name)
+	}
+	if _, dup := capabilities[name]; dup {
+		panic("provider: Declare called twice for " + name)
+	}
+	capabilities[name] = c
+}
+
+// CapabilitiesOf returns what the provider named in spec ("name/model" or
+// a bare name) declared; the zero value when it declared nothing or is
+// not registered.
+func CapabilitiesOf(spec string) Capabilities {
+	name, _, _ := strings.Cut(spec, "/")
+	mu.RLock()
+	defer mu.RUnlock()
+	return capabilities[name]
+}
 
 // Register makes a provider available under name. It panics on an empty
 // name, a nil factory or a duplicate name.

@@ -195,6 +195,9 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	if m.Cost != "" {
 		rows = append(rows, []string{"Cost", mdText(m.Cost, 200)})
 	}
+	for _, a := range m.Adjustments {
+		rows = append(rows, []string{"Adjusted", mdText(a, 500)})
+	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
 	if m.Stream != nil {
 		rows[2] = []string{"Answers", mdText(m.Stream.Lines, 200)}

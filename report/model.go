@@ -29,8 +29,12 @@ type runModel struct {
 	Started  string
 	Duration string
 	Tokens   string
-	// Cost is the estimated cost of the run's calls, "" when unknown.
+	// Cost is the estimated cost of the run's calls, PriceUnknown when the
+	// model's price is unknown.
 	Cost string
+	// Adjustments say what the model's rules changed in the request (see
+	// promptcanary.Run.Adjustments).
+	Adjustments []string
 	// Measured is set when the run has at least one probe result; Score
 	// and PassRate are "n/a" otherwise.
 	Measured bool
@@ -60,6 +64,18 @@ type runModel struct {
 	Status     string // "pass", "fail" or "none" (nothing measured), for colour and icons
 	// Stream is set for a streamed run (see Summary), nil for a run.
 	Stream *streamModel
+}
+
+// PriceUnknown is what a report shows for the cost of a run whose model
+// has no known price: never $0.
+const PriceUnknown = "price unknown (add the model under prices: in canary.yaml)"
+
+// costText is a run's estimated cost, or PriceUnknown.
+func costText(usd *float64) string {
+	if usd == nil {
+		return PriceUnknown
+	}
+	return fmt.Sprintf("$%.4f (estimate from list prices)", *usd)
 }
 
 // resultGroup is the results of one (probe, prompt) pair across its
@@ -170,9 +186,8 @@ func newRunModel(r *promptcanary.Run) *runModel {
 	if in, out := r.Tokens(); in+out > 0 {
 		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
 	}
-	if r.CostUSD != nil {
-		m.Cost = fmt.Sprintf("$%.4f (estimate from list prices)", *r.CostUSD)
-	}
+	m.Cost = costText(r.CostUSD)
+	m.Adjustments = r.Adjustments
 
 	order := make([]*promptcanary.ProbeResult, len(r.ProbeResults))
 	for i := range r.ProbeResults {

@@ -320,6 +320,9 @@ func newSideModel(runs []*promptcanary.Run) *sideModel {
 		if r.Interrupted {
 			m.Notes = append(m.Notes, "The run of "+m.Columns[i].Name+" was interrupted: its results are incomplete.")
 		}
+		for _, a := range r.Adjustments {
+			m.Notes = append(m.Notes, "Sent to "+m.Columns[i].Name+" what the model takes: "+a+".")
+		}
 	}
 	m.FailAllExplain = "Every provider fails these pairs alike: look at the prompt or the probe rather than at a provider."
 	m.IdenticalExplain = "Every provider passes these pairs with the same score and pass count."
@@ -414,7 +417,7 @@ func sideSummary(runs []*promptcanary.Run) []sideMetric {
 			}
 		}
 		mean, p95 := sideLatencyStats(latencies)
-		cost := "—"
+		cost := "price unknown"
 		if r.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
 		}

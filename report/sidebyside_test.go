@@ -229,7 +229,7 @@ func TestSideModel(t *testing.T) {
 		"Call errors":              "2 | 0 | 0",
 		"Tokens prompt/completion": "270 / 290 | 2,600 / 1,900 | 397 / 482",
 		"Tokens total":             "560 | 4,500 | 879",
-		"Estimated cost":           "$0.0004 | — | —",
+		"Estimated cost":           "$0.0004 | price unknown | price unknown",
 		"Latency mean":             "925ms | 1.1s | 443ms",
 		"Latency p95":              "1.2s | 1.3s | 530ms",
 		"Duration":                 "8.4s | 31s | 4.6s",

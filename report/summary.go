@@ -110,9 +110,7 @@ func newSummaryModel(s *promptcanary.RunSummary) *runModel {
 	if s.PromptTokens+s.CompletionTokens > 0 {
 		m.Tokens += " (" + quote.Thousands(int(s.PromptTokens)) + " prompt + " + quote.Thousands(int(s.CompletionTokens)) + " completion)"
 	}
-	if s.CostUSD != nil {
-		m.Cost = fmt.Sprintf("$%.4f (estimate from list prices)", *s.CostUSD)
-	}
+	m.Cost = costText(s.CostUSD)
 
 	cats := make(map[promptcanary.Category]*categoryRow)
 	catScore := make(map[promptcanary.Category]float64)

@@ -347,6 +347,9 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	if m.Cost != "" {
 		t.field("cost", m.Cost)
 	}
+	for _, a := range m.Adjustments {
+		t.field("adjusted", a)
+	}
 	t.field("run id", m.RunID)
 	if m.Stream != nil {
 		t.line()

@@ -72,7 +72,7 @@ func TestNothingMeasured(t *testing.T) {
 		if err := Side(&buf, Terminal, []*promptcanary.Run{ok, none}, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		checkContains(t, buf.String(), []string{"Score                       1.00    n/a", "measured nothing: every call failed"}, nil)
+		checkContains(t, buf.String(), []string{"Score                              1.00            n/a", "measured nothing: every call failed"}, nil)
 	})
 	t.Run("no errors either", func(t *testing.T) {
 		empty := &promptcanary.Run{RunID: "r", SuiteName: "s"}

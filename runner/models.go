@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/embed"
+	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
 // Model is a model that the plan's probes call to judge responses
@@ -171,6 +172,13 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 	m, err := e.models.get(probe.Model{Spec: cfg.ModelID})
 	if err != nil {
 		return nil, e.scrub(err)
+	}
+	// A judge is called as its model takes it (a gpt-5 judge gets the
+	// temperature 1 it accepts, not the judge's 0), as a run's provider is.
+	if provider.CapabilitiesOf(cfg.ModelID).VendorModels {
+		if cfg, _, err = modelrules.Apply(cfg); err != nil {
+			return nil, e.scrub(fmt.Errorf("judge %s: %w", cfg.ModelID, err))
+		}
 	}
 	req := &provider.Request{Prompt: prompt, Config: cfg}
 	var resp *promptcanary.Response

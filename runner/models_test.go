@@ -26,30 +26,39 @@ import (
 var judges sync.Map // string → *fakeJudge
 
 func init() {
-	provider.Register("judgefake", func(model string, opts provider.Options) (provider.Provider, error) {
-		if opts.Getenv != nil && opts.Env("JUDGE_KEY") == "" {
-			return nil, errors.New("JUDGE_KEY is not set")
-		}
-		j, ok := judges.Load(model)
-		if !ok {
-			return nil, fmt.Errorf("no fake judge %q", model)
-		}
-		opts.Secrets.Add(opts.Env("JUDGE_KEY"))
-		return j.(*fakeJudge), nil
-	})
+	provider.Register("judgefake", openFakeJudge)
+	// judgevendor is judgefake declared as a vendor's model client, whose
+	// model rules apply.
+	provider.Register("judgevendor", openFakeJudge)
+	provider.Declare("judgevendor", provider.Capabilities{VendorModels: true})
+}
+
+// openFakeJudge opens the fake judge registered for model.
+func openFakeJudge(model string, opts provider.Options) (provider.Provider, error) {
+	if opts.Getenv != nil && opts.Env("JUDGE_KEY") == "" {
+		return nil, errors.New("JUDGE_KEY is not set")
+	}
+	j, ok := judges.Load(model)
+	if !ok {
+		return nil, fmt.Errorf("no fake judge %q", model)
+	}
+	opts.Secrets.Add(opts.Env("JUDGE_KEY"))
+	return j.(*fakeJudge), nil
 }
 
 // fakeJudge answers "good" to every prompt, failing as fail says, and
 // counts the calls in flight in a counter it may share with the model
 // under test.
 type fakeJudge struct {
-	mu       sync.Mutex
-	prompts  []string
-	attempts map[string]int
-	fail     func(attempt int) error
-	answer   func(text string) string
-	inFlight *atomic.Int32
-	maxSeen  *atomic.Int32
+	mu      sync.Mutex
+	prompts []string
+	// temperatures are the temperatures the calls were sent with.
+	temperatures []float64
+	attempts     map[string]int
+	fail         func(attempt int) error
+	answer       func(text string) string
+	inFlight     *atomic.Int32
+	maxSeen      *atomic.Int32
 }
 
 func newJudge(t *testing.T, model string) *fakeJudge {
@@ -67,6 +76,7 @@ func (j *fakeJudge) Generate(ctx context.Context, req *provider.Request) (*promp
 	time.Sleep(time.Millisecond) // overlap calls, so a broken bound shows
 	j.mu.Lock()
 	j.prompts = append(j.prompts, req.Prompt.Text)
+	j.temperatures = append(j.temperatures, req.Config.Temperature)
 	j.attempts[req.Prompt.Text]++
 	attempt := j.attempts[req.Prompt.Text]
 	j.mu.Unlock()
@@ -469,5 +479,25 @@ func TestRemoteProbeWithoutCaller(t *testing.T) {
 	res := Evaluate(&promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: "x"}, []probe.Instance{{ID: "ask", Probe: &askProbe{judge: "judgefake/none"}}})
 	if res[0].Passed || res[0].Metadata["error"] != "no caller" {
 		t.Errorf("got %+v, want the probe's no-caller error", res[0])
+	}
+}
+
+// A judge is called as its model takes it: a gpt-5 judge behind a vendor
+// client gets the temperature 1 it accepts, not the judge's 0, while a
+// client whose requests the user writes gets what was asked.
+func TestJudgeFollowsTheModelRules(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want float64
+	}{{"judgevendor/gpt-5", 1}, {"judgefake/gpt-5", 0}} {
+		j := newJudge(t, "gpt-5")
+		if _, err := Execute(context.Background(), judgedPlan(1, 1, tc.spec), &fakeProvider{}, fixedOpts()); err != nil {
+			t.Fatal(err)
+		}
+		j.mu.Lock()
+		if len(j.temperatures) == 0 || j.temperatures[0] != tc.want {
+			t.Errorf("%s: the judge was sent temperatures %v, want %v", tc.spec, j.temperatures, tc.want)
+		}
+		j.mu.Unlock()
 	}
 }

@@ -2,9 +2,8 @@ package suite
 
 import (
 	"fmt"
-		"time"
-
 	"github.com/promptcanary/promptcanary/internal/yamlwalk"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -34,22 +33,6 @@ type ProviderSpec struct {
 	// over the client's own; a null value removes the parameter from the
 	// request (extra_params: {temperature: null}).
 	ExtraParams map[string]any
-}
-
-// extraParams parses an `extra_params:` mapping; null values are kept.
-func (p *parser) extraParams(n *yaml.Node, field string) map[string]any {
-	if yamlwalk.IsNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		p.WrongType(n, field, "a mapping of parameter to value", "for example extra_params: {top_p: 0.9, temperature: null} (null removes the parameter)")
-		return nil
-	}
-	v, ok := p.value(n, field)
-	if !ok {
-		return nil
-	}
-	return v.(map[string]any)
 }
 
 // Provider returns the providers: entry for spec, or nil.
@@ -132,6 +115,24 @@ func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 		out = append(out, ps)
 	}
 	return out
+}
+
+// extraParams parses a providers: entry's `extra_params:`, a mapping whose
+// null values are kept (they remove a parameter from the request).
+func (p *parser) extraParams(n *yaml.Node, field string) map[string]any {
+	if yamlwalk.IsNull(n) {
+		return nil
+	}
+	if p.Resolve(n).Kind != yaml.MappingNode {
+		p.wrongType(n, field, "a mapping of request parameter to value, for example {top_p: 0.9} or {temperature: null}")
+		return nil
+	}
+	v, ok := p.value(n, field)
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return nil
+	}
+	return m
 }
 
 // prices parses `prices:`, a mapping of model (or NAME/MODEL) to

@@ -160,6 +160,7 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		if err != nil {
 			return err
 		}
+		a.noteAdjustments(targets)
 		req.Suite, req.Targets, req.Samples = sel, targets, samples
 		if sel != st {
 			for _, p := range sel.Prompts {

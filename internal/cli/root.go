@@ -123,6 +123,7 @@ Quick start (offline, on the built-in simulated model):
 		a.probesCmd(),
 		a.validateCmd(),
 		a.versionCmd(),
+		a.modelsCmd(),
 		a.historyCmd(),
 		a.showCmd(),
 		a.baselineCmd(),

@@ -125,6 +125,9 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if !o.dryRun {
+		a.noteAdjustments(targets)
+	}
 	if o.dryRun {
 		if err := a.dryRun(sel, targets, samples); err != nil {
 			return err
@@ -222,7 +225,7 @@ func (a *app) dryRun(st *suite.Suite, targets []check.Target, samples int) error
 		n := len(st.Prompts) * samples // both bounded: no overflow
 		calls += int64(n)
 		in, out := runner.PlannedTokens(promptTokens, samples), runner.PlannedTokens(int64(t.Config.MaxTokens), n)
-		cost := "unknown"
+		cost := "price unknown"
 		if price, ok := provider.LookupPrice(t.Spec, st.Prices); ok {
 			c := price.Cost(int(in), int(out))
 			total += c
@@ -244,5 +247,9 @@ func (a *app) dryRun(st *suite.Suite, targets []check.Target, samples int) error
 		fmt.Fprintln(w, "Some prices are unknown: add them under prices: in canary.yaml, for example prices: {my-model: {input: 1.0, output: 2.0}} (USD per million tokens).")
 	}
 	fmt.Fprintln(w, "Completion tokens are counted at max_tokens, so the estimate is an upper bound.")
+	if hasAdjustments(targets) {
+		fmt.Fprintln(w)
+		writeAdjustments(w, targets)
+	}
 	return nil
 }

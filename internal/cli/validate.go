@@ -32,12 +32,19 @@ needed. Exit code 2 on problems.`,
 			if err := check.CheckProviders(st, a.getenv); err != nil {
 				return err
 			}
+			var targets []check.Target
+			if len(st.Providers) > 0 || st.Defaults.Provider != "" {
+				if targets, _, err = check.Resolve(st, check.Settings{Getenv: a.getenv}); err != nil {
+					return err
+				}
+			}
 			results := 0
 			for _, p := range st.Prompts {
 				results += len(st.ProbesFor(p.ID))
 			}
 			fmt.Fprintf(a.stdio.Out, "%s: ok: suite %q, %d prompt(s), %d probe result(s) per sample\n",
 				displayPath(path), termtext.Safe(st.Name), len(st.Prompts), results)
+			writeAdjustments(a.stdio.Out, targets)
 			return nil
 		},
 	}

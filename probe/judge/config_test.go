@@ -16,7 +16,7 @@ func TestConfigErrors(t *testing.T) {
 		{File: "invalid-judge.yaml", Want: []string{
 			`invalid-judge.yaml:3: probes[0] (llm_judge).judge: must be NAME/MODEL, got "openai:gpt-4o-mini"`, "did you mean openai/gpt-4o-mini?",
 			`invalid-judge.yaml:6: probes[1] (llm_judge).judge: unknown provider "opneai"`,
-			"did you mean openai? known providers: anthropic, azure, exec, gemini, groq, hosted_vllm, http, mistral, ollama, openai, openrouter, replay, sim, together, xai",
+			"did you mean openai? known providers: anthropic, azure, exec, gemini, groq, hosted_vllm, http, mistral, ollama, openai, openrouter, replay, sim, together, vertex, xai",
 			"invalid-judge.yaml:8: probes[2] (llm_judge).judge: required parameter is missing",
 			"the model that grades, NAME/MODEL, for example openai/gpt-4o-mini; a judges: entry for it gives its settings, rate limits and timeout",
 		}},

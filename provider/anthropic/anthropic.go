@@ -3,25 +3,49 @@
 //
 // One call is one POST {base_url}/v1/messages with the headers x-api-key
 // and anthropic-version. The system prompt goes into the top-level "system"
-// field, the prompt text into a single user message. max_tokens is required
-// by the API and always sent: the run's max_tokens, or 1024 when it is 0.
-// temperature is always sent. The Messages API has no seed parameter, so a
-// configured seed is not sent: runs against Anthropic are never seeded.
+// field. max_tokens is required by the API and always sent: the run's
+// max_tokens, or 1024 when it is 0. The Messages API has no seed
+// parameter, so a configured seed is not sent: runs against Anthropic are
+// never seeded.
+//
+// A conversation (Prompt.Conversation) becomes the messages: user turns
+// as text, assistant turns as text and one tool_use block
+// {type, id, name, input} per tool call, tool turns as tool_result blocks
+// {type, tool_use_id, content} of a user turn, system turns added to the
+// system prompt. Consecutive turns of one role are merged into one
+// message, so roles alternate and consecutive tool results answer the
+// assistant turn before them in one user turn, as the API requires.
+//
+// Structured output (Prompt.ResponseFormat) is sent as a forced tool: the
+// schema is the input_schema of a tool named after the format (default
+// "response"), tool_choice is {"type":"tool","name":…}, and the input of
+// that tool's tool_use block is the response's content. A forced tool
+// works on every Claude model and on Vertex AI without a beta header; with
+// extended thinking, which refuses a forced tool, tool_choice is auto.
+//
+// temperature is sent, except with extended thinking (extra_params
+// thinking: {type: enabled, …}), where the API takes only its default,
+// and when extra_params sets top_p for a model that refuses both
+// (Claude Sonnet 4.5, Opus 4.1, Haiku 4.5), unless extra_params sets
+// temperature itself.
 //
 // Tools are sent as {name, description, input_schema}; the prompt's
 // tool_choice maps to {"type":"auto"}, {"type":"none"}, {"type":"any"} for
 // "required", and {"type":"tool","name":NAME} for a tool name. tool_choice
-// is only sent with tools. tool_use content blocks come back as tool calls;
-// text blocks are concatenated into the content.
+// is only sent with tools. tool_use content blocks come back as tool calls
+// (several at once when the model calls tools in parallel); text blocks
+// are concatenated into the content, thinking and redacted_thinking
+// blocks are left out.
 //
 // Extra parameters (top_p, top_k, stop_sequences, metadata, thinking, …)
 // are merged into the top level of the request body and override the fields
-// this client sets.
+// this client sets; a null value removes the field.
 //
-// A refusal (stop_reason "refusal") or a cut-off answer ("max_tokens") is a
-// response, not an error: the finish reason carries the API's value and the
-// probes judge the content. An answer with no content at all and an
-// ordinary stop reason is a final error.
+// A refusal (stop_reason "refusal") or a cut-off answer ("max_tokens",
+// even with no text because thinking used the budget) is a response, not
+// an error: the finish reason carries the API's value and the probes judge
+// the content. An answer with no content at all and an ordinary stop
+// reason is a final error.
 //
 // Settings (the provider's block in canary.yaml):
 //
@@ -36,6 +60,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -59,6 +84,7 @@ const (
 
 func init() {
 	provider.Register("anthropic", Open)
+	provider.Declare("anthropic", provider.Capabilities{VendorModels: true})
 	provider.RegisterChecker("anthropic", Check)
 }
 
@@ -97,13 +123,28 @@ type Config struct {
 	// Secrets, when set, receives the key and the credential header
 	// values, and redacts them from errors; nil keeps them private.
 	Secrets *redact.Set
+
+	// Endpoint, when set, is the full URL each request is posted to,
+	// instead of BaseURL + "/v1/messages" (Anthropic models on Vertex AI:
+	// …/publishers/anthropic/models/MODEL:rawPredict).
+	Endpoint string
+	// Authorize, when set, adds the credentials to each request (an OAuth
+	// bearer token); then APIKey is not required and no x-api-key header
+	// is sent.
+	Authorize func(req *http.Request, body []byte) error
+	// BodyVersion, when set, is sent in the body as "anthropic_version"
+	// and the model is left out of the body (the endpoint names it), as
+	// Vertex AI takes Anthropic models; no anthropic-version header is sent.
+	// https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude
+	BodyVersion string
 }
 
 // Client calls the Messages API for one model. It is safe for concurrent use.
 type Client struct {
-	model string
-	url   string
-	http  *httpc.Client
+	model       string
+	url         string
+	bodyVersion string
+	http        *httpc.Client
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -113,12 +154,20 @@ func New(cfg Config) (*Client, error) {
 	if err := checkModel(cfg.Model); err != nil {
 		return nil, err
 	}
-	if cfg.APIKey == "" {
+	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	base, err := root.Parse(cfg.BaseURL)
-	if err != nil {
-		return nil, err
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		base, err := root.Parse(cfg.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		endpoint = base.String() + "/v1/messages"
+	}
+	base, err := url.Parse(endpoint)
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
 	}
 	version := cfg.Version
 	if version == "" {
@@ -127,14 +176,19 @@ func New(cfg Config) (*Client, error) {
 	if !httpc.ValidHeaderValue(version) {
 		return nil, errors.New("invalid anthropic-version: it holds a control character")
 	}
-	h, extraSecrets := httpc.ExtraHeader(cfg.Header, base)
-	secrets := append([]string{cfg.APIKey}, extraSecrets...)
-	h.Set("x-api-key", cfg.APIKey)
-	h.Set("anthropic-version", version)
+	h, secrets := httpc.ExtraHeader(cfg.Header, base)
+	if cfg.APIKey != "" && cfg.Authorize == nil {
+		secrets = append(secrets, cfg.APIKey)
+		h.Set("x-api-key", cfg.APIKey)
+	}
+	if cfg.BodyVersion == "" {
+		h.Set("anthropic-version", version)
+	}
 	return &Client{
-		model: cfg.Model,
-		url:   base.String() + "/v1/messages",
-		http:  &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
+		model:       cfg.Model,
+		url:         endpoint,
+		bodyVersion: cfg.BodyVersion,
+		http:        &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), Authorize: cfg.Authorize},
 	}, nil
 }
 
@@ -176,5 +230,9 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if err != nil {
 		return nil, err
 	}
-	return decode(resp.Body)
+	output := ""
+	if req.Prompt.ResponseFormat != nil {
+		output = req.Prompt.ResponseFormat.SchemaName()
+	}
+	return decode(resp.Body, output)
 }

@@ -208,6 +208,14 @@ func TestResponses(t *testing.T) {
 			},
 		},
 		{
+			name:    "thinking that spent max_tokens is a response with no content",
+			fixture: "thinking_max_tokens.json",
+			want: promptcanary.Response{
+				FinishReason: "max_tokens", PromptTokens: 40, CompletionTokens: 2048, TotalTokens: 2088,
+				ServedModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_01ThinkOut",
+			},
+		},
+		{
 			name:    "a max_tokens cut-off keeps its partial text",
 			fixture: "max_tokens.json",
 			want: promptcanary.Response{

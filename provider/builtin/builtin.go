@@ -14,4 +14,5 @@ import (
 	_ "github.com/promptcanary/promptcanary/provider/openai"
 	_ "github.com/promptcanary/promptcanary/provider/replay"
 	_ "github.com/promptcanary/promptcanary/provider/sim"
+	_ "github.com/promptcanary/promptcanary/provider/vertex"
 )

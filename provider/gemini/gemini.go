@@ -3,11 +3,25 @@
 // gemini/gemini-2.5-flash).
 //
 // One call is one POST {base_url}/v1beta/models/MODEL:generateContent with
-// the key in the x-goog-api-key header (never in the URL). The prompt is a
-// single user turn in "contents", the system prompt goes into
-// "systemInstruction", and temperature, max_tokens (as maxOutputTokens,
-// when not 0) and the seed go into "generationConfig". The seed must fit in
-// 32 bits, as the API's field does.
+// the key in the x-goog-api-key header (never in the URL). The system
+// prompt goes into "systemInstruction", and temperature, max_tokens (as
+// maxOutputTokens, when not 0) and the seed go into "generationConfig".
+// The seed must fit in 32 bits, as the API's field does.
+//
+// A conversation (Prompt.Conversation) becomes "contents": user turns as
+// text parts of role "user", assistant turns as text and functionCall
+// parts {name, args} of role "model", tool turns as functionResponse parts
+// {name, response} of role "user" (Message.Name names the tool; a result
+// that is a JSON object is the response, any other under "output"), and
+// system turns join the system instruction. Consecutive turns of one role
+// are merged, so the results of parallel calls answer them in one turn.
+//
+// Structured output (Prompt.ResponseFormat) is native: responseMimeType
+// "application/json", with the schema as responseSchema when it stays in
+// the OpenAPI subset that field takes and as responseJsonSchema, which
+// takes full JSON Schema, otherwise. Gemini 2.x refuses function calling
+// with a JSON MIME type, so for those models a prompt with tools is sent
+// without it, and the probes judge the JSON of the answer.
 //
 // Tools are sent as one Tool holding every functionDeclaration. A tool's
 // JSON Schema is sent as "parameters" when it stays within the OpenAPI
@@ -18,7 +32,7 @@
 // allowedFunctionNames [NAME] for a tool name. functionCall parts come back
 // as tool calls; text parts (not thought summaries) are concatenated.
 //
-// Extra parameters are passed through. Keys are written in the API's
+// Extra parameters are passed through; a null value removes the field. Keys are written in the API's
 // lowerCamelCase (top_p becomes topP; the API itself accepts both). A key
 // that names a GenerationConfig field (topP, topK, stopSequences,
 // responseMimeType, thinkingConfig, …) goes into generationConfig, a
@@ -30,8 +44,12 @@
 // them: when the prompt itself is blocked (no candidates and a
 // promptFeedback.blockReason) the finish reason is "blocked:REASON" and
 // the content is empty; a candidate stopped for SAFETY, RECITATION, … keeps
-// that finish reason and whatever text it has. A candidate with no content
-// and an ordinary finish reason (STOP) is a final error.
+// that finish reason and whatever text it has. A Gemini 2.5 model thinks
+// within maxOutputTokens: when thinking spends it all, the candidate has
+// no parts and finishReason MAX_TOKENS, which is a response with empty
+// content; thought parts are never content, and thoughtsTokenCount counts
+// as completion tokens. A candidate with no content and an ordinary finish
+// reason (STOP) is a final error.
 //
 // The key comes from GEMINI_API_KEY or GOOGLE_API_KEY; as in Google's own
 // libraries, GOOGLE_API_KEY takes precedence when both are set. Settings
@@ -73,6 +91,7 @@ const apiVersion = "v1beta"
 
 func init() {
 	provider.Register("gemini", Open)
+	provider.Declare("gemini", provider.Capabilities{VendorModels: true})
 	provider.RegisterChecker("gemini", Check)
 }
 
@@ -109,12 +128,24 @@ type Config struct {
 	// Secrets, when set, receives the key and the credential header
 	// values, and redacts them from errors; nil keeps them private.
 	Secrets *redact.Set
+
+	// Endpoint, when set, is the full URL each request is posted to,
+	// instead of BaseURL + "/v1beta/models/MODEL:generateContent" (Vertex
+	// AI: …/publishers/google/models/MODEL:generateContent).
+	Endpoint string
+	// Authorize, when set, adds the credentials to each request (an OAuth
+	// bearer token); then APIKey is not required and no x-goog-api-key
+	// header is sent.
+	Authorize func(req *http.Request, body []byte) error
 }
 
 // Client calls generateContent for one model. It is safe for concurrent use.
 type Client struct {
-	url  string
-	http *httpc.Client
+	url string
+	// toolsOrJSON: the model refuses function calling together with a
+	// JSON response MIME type (Gemini 2.x).
+	toolsOrJSON bool
+	http        *httpc.Client
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -125,20 +156,32 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.APIKey == "" {
+	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	base, err := root.Parse(cfg.BaseURL)
-	if err != nil {
-		return nil, err
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		base, err := root.Parse(cfg.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		collection, name, _ := strings.Cut(path, "/")
+		endpoint = base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent"
 	}
-	h, extraSecrets := httpc.ExtraHeader(cfg.Header, base)
-	secrets := append([]string{cfg.APIKey}, extraSecrets...)
-	h.Set("x-goog-api-key", cfg.APIKey)
-	collection, name, _ := strings.Cut(path, "/")
+	base, err := url.Parse(endpoint)
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	}
+	h, secrets := httpc.ExtraHeader(cfg.Header, base)
+	if cfg.APIKey != "" && cfg.Authorize == nil {
+		secrets = append(secrets, cfg.APIKey)
+		h.Set("x-goog-api-key", cfg.APIKey)
+	}
+	_, name, _ := strings.Cut(path, "/")
 	return &Client{
-		url:  base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent",
-		http: &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), ErrorMessage: errorMessage},
+		url:         endpoint,
+		toolsOrJSON: strings.HasPrefix(name, "gemini-2"),
+		http:        &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...), ErrorMessage: errorMessage, Authorize: cfg.Authorize},
 	}, nil
 }
 
@@ -180,7 +223,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	}
 	// A 429 body is read here rather than in httpc: Gemini names its delay
 	// in the body's RetryInfo, not in a Retry-After header.
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, body(req), http.StatusOK, http.StatusTooManyRequests)
+	resp, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req), http.StatusOK, http.StatusTooManyRequests)
 	if err != nil {
 		return nil, err
 	}

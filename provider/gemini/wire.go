@@ -20,18 +20,27 @@ type content struct {
 	Parts []part `json:"parts"`
 }
 
-// part is one piece of a turn. Only text is sent; text, thought summaries
-// and function calls are read.
+// part is one piece of a turn: text, a function call of the model, or a
+// function's response; text, thought summaries and function calls are
+// read from answers.
 type part struct {
-	Text         string        `json:"text,omitempty"`
-	Thought      bool          `json:"thought,omitempty"`
-	FunctionCall *functionCall `json:"functionCall,omitempty"`
+	Text             string            `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 }
 
 type functionCall struct {
-	ID   string          `json:"id"`
+	ID   string          `json:"id,omitempty"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+}
+
+// functionResponse is a tool's result sent back to the model: response
+// must be a JSON object.
+type functionResponse struct {
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
 }
 
 // functionDeclaration is a tool in the Gemini format. Exactly one of
@@ -68,13 +77,15 @@ var generationConfigFields = map[string]bool{
 	"mediaResolution": true,
 }
 
-// body builds the request body of one call.
-func body(req *provider.Request) map[string]any {
+// body builds the request body of one call. Extra parameters override
+// the fields set here; a nil one removes the field.
+func (c *Client) body(req *provider.Request) map[string]any {
 	p := req.Prompt
 	b := make(map[string]any, 5)
-	b["contents"] = []content{{Role: "user", Parts: []part{{Text: p.Text}}}}
-	if p.SystemPrompt != "" {
-		b["systemInstruction"] = content{Parts: []part{{Text: p.SystemPrompt}}}
+	system, turns := conversation(p)
+	b["contents"] = turns
+	if system != "" {
+		b["systemInstruction"] = content{Parts: []part{{Text: system}}}
 	}
 	gc := map[string]any{"temperature": req.Config.Temperature}
 	if req.Config.MaxTokens > 0 {
@@ -82,6 +93,14 @@ func body(req *provider.Request) map[string]any {
 	}
 	if req.Config.Seed != nil {
 		gc["seed"] = *req.Config.Seed
+	}
+	if len(p.Tools) == 0 || !c.toolsOrJSON {
+		// Gemini 2.x refuses function calling with a JSON MIME type
+		// ("Function calling with a response mime type:
+		// 'application/json' is unsupported"); with tools, the probes
+		// judge the JSON of the final answer instead.
+		// https://ai.google.dev/gemini-api/docs/structured-output#limitations
+		responseFormat(gc, p.ResponseFormat)
 	}
 	if len(p.Tools) > 0 {
 		decls := make([]functionDeclaration, len(p.Tools))
@@ -100,24 +119,132 @@ func body(req *provider.Request) map[string]any {
 			b["toolConfig"] = tc
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(req.Config.ExtraParams)) {
-		v := req.Config.ExtraParams[k]
-		key := camel(k)
-		switch m, isMap := v.(map[string]any); {
-		case key == "generationConfig" && isMap:
-			for gk, gv := range m {
-				gc[camel(gk)] = gv
-			}
-		case generationConfigFields[key]:
-			gc[key] = v
-		default:
-			b[key] = v
-		}
-	}
+	mergeExtra(b, gc, req.Config.ExtraParams)
 	if _, replaced := b["generationConfig"]; !replaced {
 		b["generationConfig"] = gc
 	}
 	return b
+}
+
+// mergeExtra merges the extra parameters into the body b and its
+// generationConfig gc; a nil value removes the field.
+func mergeExtra(b, gc map[string]any, extra map[string]any) {
+	set := func(m map[string]any, k string, v any) {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		v := extra[k]
+		key := camel(k)
+		switch m, isMap := v.(map[string]any); {
+		case key == "generationConfig" && isMap:
+			for gk, gv := range m {
+				set(gc, camel(gk), gv)
+			}
+		case generationConfigFields[key]:
+			set(gc, key, v)
+		default:
+			set(b, key, v)
+		}
+	}
+}
+
+// responseFormat asks for structured output in the API's native form:
+// responseMimeType application/json, with the schema as responseSchema
+// when it stays within the OpenAPI subset that field takes, and as
+// responseJsonSchema (which takes JSON Schema, additionalProperties and
+// type lists included) otherwise.
+// https://ai.google.dev/gemini-api/docs/structured-output
+func responseFormat(gc map[string]any, f *promptcanary.ResponseFormat) {
+	if f == nil {
+		return
+	}
+	gc["responseMimeType"] = "application/json"
+	if f.Type != promptcanary.FormatJSONSchema || len(f.Schema) == 0 {
+		return
+	}
+	if openAPISchema(f.Schema) {
+		gc["responseSchema"] = f.Schema
+	} else {
+		gc["responseJsonSchema"] = f.Schema
+	}
+}
+
+// conversation maps the prompt's turns to contents: user turns as text
+// parts of role "user", assistant turns as text and functionCall parts of
+// role "model", tool turns as functionResponse parts {name, response} of
+// role "user", and system turns added to the system instruction.
+// Consecutive turns of one role are merged, so the responses to parallel
+// calls come in one turn, right after the turn that made the calls.
+func conversation(p *promptcanary.Prompt) (string, []content) {
+	system := p.SystemPrompt
+	var out []content
+	names := map[string]string{} // tool call ID → tool name
+	for _, m := range p.Conversation() {
+		for _, tc := range m.ToolCalls {
+			names[tc.ID] = tc.Name
+		}
+		if m.Role == promptcanary.RoleTool && m.Name == "" {
+			m.Name = names[m.ToolCallID]
+		}
+		role, parts := "user", turnParts(m)
+		switch m.Role {
+		case promptcanary.RoleSystem:
+			if m.Content != "" {
+				system = strings.TrimPrefix(system+"\n\n"+m.Content, "\n\n")
+			}
+			continue
+		case promptcanary.RoleAssistant:
+			role = "model"
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Parts = append(out[n-1].Parts, parts...)
+			continue
+		}
+		out = append(out, content{Role: role, Parts: parts})
+	}
+	return system, out
+}
+
+// turnParts are the parts of one turn; empty text is left out.
+func turnParts(m promptcanary.Message) []part {
+	if m.Role == promptcanary.RoleTool {
+		return []part{{FunctionResponse: &functionResponse{Name: m.Name, Response: toolResult(m.Content)}}}
+	}
+	var out []part
+	if m.Content != "" {
+		out = append(out, part{Text: m.Content})
+	}
+	if m.Role != promptcanary.RoleAssistant {
+		return out
+	}
+	for _, tc := range m.ToolCalls {
+		args := toolcall.Arguments(tc.Arguments)
+		if args[0] != '{' {
+			args = json.RawMessage(`{"arguments":` + string(args) + `}`)
+		}
+		out = append(out, part{FunctionCall: &functionCall{Name: tc.Name, Args: args}})
+	}
+	return out
+}
+
+// toolResult is a tool's result as the object functionResponse.response
+// must be: a JSON object as it is, anything else under "output" ("Use
+// 'output' key to specify function output"; FunctionResponse in
+// https://ai.google.dev/api/caching#FunctionResponse).
+func toolResult(s string) json.RawMessage {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	v, _ := json.Marshal(map[string]string{"output": s})
+	return v
 }
 
 // toolChoice maps a prompt's tool_choice to a toolConfig; nil means none

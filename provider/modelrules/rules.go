@@ -1,9 +1,10 @@
 // Package modelrules is the one table of per-model request rules: which
 // sampling parameters a model family accepts, which request field carries
-// its output-token limit, and which API serves it. Rules are matched by
-// model name whatever the host, so a model reached through a proxy or a
-// gateway gets the same rules as at its provider. Every rule names the
-// provider documentation it comes from.
+// its output-token limit, which API serves it and how it thinks. Rules are
+// matched by model name whatever the host, so a model reached through a
+// proxy, a gateway or a cloud (Bedrock, Vertex AI) gets the same rules as
+// at its provider. Every rule names the provider documentation it comes
+// from. Apply turns what canary.yaml asks for into what a model accepts.
 package modelrules
 
 import (
@@ -17,23 +18,53 @@ const (
 	MaxCompletionTokens = "max_completion_tokens"
 )
 
+// The vendors whose models the table knows.
+const (
+	VendorOpenAI    = "openai"
+	VendorAnthropic = "anthropic"
+	VendorGoogle    = "google"
+)
+
 // Rules are what one model family accepts. The zero value is the plain
 // rules: every parameter, the API's usual token field.
 type Rules struct {
 	// Family names the rules in messages ("OpenAI reasoning models").
 	Family string
+	// Vendor is the company whose models they are (VendorOpenAI, …), ""
+	// for the plain rules.
+	Vendor string
 	// Source is the documentation the rules come from.
 	Source string
 	// Temperature, when set, is the only temperature the model takes.
 	Temperature *float64
+	// NoTemperature: the model takes no temperature at all; none is sent.
+	NoTemperature bool
 	// NoTopP: the model refuses top_p.
 	NoTopP bool
+	// NoTopK: the model refuses top_k.
+	NoTopK bool
+	// OneSampler: the model takes temperature or top_p, not both.
+	OneSampler bool
 	// TokenField is the request field that carries the output-token
 	// limit, "" for the API's usual one.
 	TokenField string
 	// ResponsesOnly: OpenAI serves the model only through the Responses
 	// API (/v1/responses), not Chat Completions.
 	ResponsesOnly bool
+	// ThinkingBudget: the model takes Anthropic's extended thinking with a
+	// budget (thinking: {type: enabled, budget_tokens: N}).
+	ThinkingBudget bool
+	// AdaptiveThinkingOnly: the model refuses a thinking budget and takes
+	// only thinking: {type: adaptive}.
+	AdaptiveThinkingOnly bool
+	// ThinksInOutput: the model's thinking spends its output-token limit
+	// (Gemini's maxOutputTokens), so an answer can come back empty.
+	ThinksInOutput bool
+	// ThinksByDefault: the model thinks unless told not to.
+	ThinksByDefault bool
+	// MinThinkingBudget, when above 0, is the smallest thinking budget the
+	// model takes: it cannot turn thinking off.
+	MinThinkingBudget int
 }
 
 // Known reports whether r is a family's rules rather than the plain ones.
@@ -48,6 +79,7 @@ var one = 1.0
 // https://platform.openai.com/docs/api-reference/chat/create#chat-create-max_completion_tokens
 var openAIReasoning = Rules{
 	Family:      "OpenAI reasoning models",
+	Vendor:      VendorOpenAI,
 	Source:      "https://platform.openai.com/docs/guides/reasoning",
 	Temperature: &one,
 	NoTopP:      true,
@@ -67,20 +99,76 @@ var openAIResponsesOnly = func() Rules {
 	return r
 }()
 
+// OpenAI's other chat models (gpt-4o, gpt-4.1, gpt-5-chat-latest) take the
+// usual sampling parameters.
+// https://platform.openai.com/docs/api-reference/chat/create
+var openAIChat = Rules{
+	Family: "OpenAI chat models",
+	Vendor: VendorOpenAI,
+	Source: "https://platform.openai.com/docs/api-reference/chat/create",
+}
+
 // For returns the rules of model, a model name as any provider spells it:
-// "gpt-5", "openai/gpt-5" behind a gateway, "gpt-5-2025-08-07".
+// "gpt-5", "openai/gpt-5" behind a gateway, "gpt-5-2025-08-07", Bedrock's
+// "us.anthropic.claude-sonnet-4-5-20250929-v1:0", Vertex AI's
+// "claude-sonnet-4-5@20250929", OpenRouter's "anthropic/claude-sonnet-4.5".
+// A model the table does not know gets its family's rules by prefix, or
+// the plain rules.
 func For(model string) Rules {
-	m := strings.ToLower(model)
+	m := Base(model)
+	switch {
+	case isOpenAIReasoning(m) && isResponsesOnly(m):
+		return openAIResponsesOnly
+	case isOpenAIReasoning(m):
+		return openAIReasoning
+	case strings.HasPrefix(m, "gpt-"):
+		return openAIChat
+	case strings.HasPrefix(m, "claude-"):
+		return claude(m)
+	case strings.HasPrefix(m, "gemini-"):
+		return gemini(m)
+	}
+	return Rules{}
+}
+
+// Base is model's name without what hosts add to it: a gateway's
+// "vendor/" path, Vertex AI's "@version", Bedrock's region ("us.",
+// "global.") and vendor ("anthropic.") prefixes; lower case, and Claude's
+// dotted versions ("claude-sonnet-4.5", OpenRouter's) spelled with a dash
+// as Anthropic does.
+func Base(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
-	if isOpenAIReasoning(m) {
-		if isResponsesOnly(m) {
-			return openAIResponsesOnly
+	m, _, _ = strings.Cut(m, "@")
+	for {
+		head, rest, ok := strings.Cut(m, ".")
+		if !ok || head == "" || rest == "" || !isWord(head) {
+			break
 		}
-		return openAIReasoning
+		m = rest
 	}
-	return Rules{}
+	if strings.HasPrefix(m, "claude-") {
+		m = strings.ReplaceAll(m, ".", "-")
+	}
+	return m
+}
+
+// isWord: s is letters with single dashes between them ("us-gov",
+// "anthropic"), as Bedrock's prefixes are, and no model name is.
+func isWord(s string) bool {
+	for _, part := range strings.Split(s, "-") {
+		if part == "" {
+			return false
+		}
+		for _, c := range part {
+			if c < 'a' || c > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isOpenAIReasoning: the o-series (o1, o3, o4-mini, …) and gpt-5 and

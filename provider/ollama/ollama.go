@@ -73,6 +73,7 @@ const defaultPort = "11434"
 
 func init() {
 	provider.Register("ollama", Open)
+	provider.Declare("ollama", provider.Capabilities{VendorModels: true})
 	provider.RegisterChecker("ollama", Check)
 }
 

@@ -13,6 +13,11 @@ import (
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
 
+// FinishRefusal is the finish reason of a response whose answer is a
+// refusal (chat's message.refusal, a Responses refusal content part);
+// its Content is the refusal's text.
+const FinishRefusal = "refusal"
+
 // chatCompletion is the part of a chat completion body the client reads.
 type chatCompletion struct {
 	ID                string          `json:"id"`
@@ -84,11 +89,14 @@ func decode(body []byte) (*promptcanary.Response, error) {
 	if err != nil {
 		return nil, &provider.Error{Message: "decode response: " + err.Error()}
 	}
-	if content == "" {
-		content = refusal
+	finish := ch.FinishReason
+	if refusal == "" {
+		refusal = ch.Msg.Refusal
 	}
-	if content == "" {
-		content = ch.Msg.Refusal
+	if content == "" && refusal != "" {
+		// A refusal is the answer the probes judge: its text, with a
+		// finish reason of its own (as Anthropic's stop_reason).
+		content, finish = refusal, FinishRefusal
 	}
 	calls := ch.Msg.ToolCalls
 	if len(calls) == 0 && ch.Msg.FunctionCall != nil {
@@ -96,7 +104,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 	}
 	resp := &promptcanary.Response{
 		Content:           content,
-		FinishReason:      ch.FinishReason,
+		FinishReason:      finish,
 		PromptTokens:      int(cc.Usage.PromptTokens),
 		CompletionTokens:  int(cc.Usage.CompletionTokens),
 		TotalTokens:       int(cc.Usage.TotalTokens),

@@ -14,6 +14,7 @@ func init() {
 	for _, ep := range endpoints {
 		provider.Register(ep.name, opener(ep))
 		provider.RegisterChecker(ep.name, checker(ep))
+		provider.Declare(ep.name, provider.Capabilities{VendorModels: true})
 	}
 }
 
@@ -33,6 +34,7 @@ const (
 	settingHeaders        = "headers"
 	settingMaxTokensField = "max_tokens_field"
 	settingAPIVersion     = "api_version"
+	settingAPI            = "api"
 )
 
 // azureVersionEnv names the variable read for Azure's api-version.
@@ -96,8 +98,8 @@ func checker(ep endpoint) provider.Checker {
 
 // settings are the parsed provider settings.
 type settings struct {
-	baseURL, apiKeyEnv, maxTokensField, apiVersion string
-	headers                                        http.Header
+	baseURL, apiKeyEnv, maxTokensField, apiVersion, api string
+	headers                                             http.Header
 }
 
 // configure builds the Config for ep from settings and the environment,
@@ -116,6 +118,7 @@ func configureFor(ep endpoint, model string, opts provider.Options, needKey bool
 		HTTPClient:     opts.HTTPClient,
 		Azure:          ep.azure,
 		MaxTokensField: s.maxTokensField,
+		API:            s.api,
 		Secrets:        opts.Secrets,
 	}
 	if strings.TrimSpace(model) == "" {
@@ -180,7 +183,7 @@ func configureFor(ep endpoint, model string, opts provider.Options, needKey bool
 func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 	var s settings
 	var errs []error
-	known := []string{settingBaseURL, settingAPIKeyEnv, settingHeaders, settingMaxTokensField}
+	known := []string{settingBaseURL, settingAPIKeyEnv, settingHeaders, settingMaxTokensField, settingAPI}
 	if ep.azure {
 		known = append(known, settingAPIVersion)
 	}
@@ -207,6 +210,11 @@ func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 			if s.maxTokensField != "" && s.maxTokensField != MaxTokens && s.maxTokensField != MaxCompletionTokens {
 				errs = append(errs, fmt.Errorf("%s: setting %s: got %q, want %s or %s", ep.name, k, s.maxTokensField, MaxTokens, MaxCompletionTokens))
 			}
+		case k == settingAPI:
+			str(k, v, &s.api)
+			if e := checkAPI(ep, s.api); e != nil {
+				errs = append(errs, e)
+			}
 		case k == settingAPIVersion && ep.azure:
 			str(k, v, &s.apiVersion)
 		case k == settingHeaders:
@@ -222,6 +230,22 @@ func parseSettings(ep endpoint, m map[string]any) (settings, []error) {
 		}
 	}
 	return s, errs
+}
+
+// checkAPI checks the api setting: chat, or responses except on azure.
+func checkAPI(ep endpoint, api string) error {
+	switch {
+	case api == "" || api == APIChat:
+		return nil
+	case api == APIResponses && ep.azure:
+		return &hintError{
+			msg:   fmt.Sprintf("%s: setting %s: %q is not supported for azure", ep.name, settingAPI, api),
+			hints: []string{"remove the api setting: azure deployments are called through chat completions"},
+		}
+	case api == APIResponses:
+		return nil
+	}
+	return fmt.Errorf("%s: setting %s: got %q, want %s or %s", ep.name, settingAPI, api, APIChat, APIResponses)
 }
 
 // headers reads the headers setting: a map of header names to strings.

@@ -19,8 +19,12 @@
 //	                                               (optional)
 //
 // (1) or OPENAI_BASE_URL. (2) optional when a custom base URL is set: local
-// servers often need none. (3) max_tokens when the base URL is not
-// api.openai.com, since older compatible servers only know max_tokens.
+// servers often need none. (3) the field is chosen by model first
+// (provider/modelrules): OpenAI's reasoning models (o1, o3, o4-mini,
+// gpt-5 and later) get max_completion_tokens whatever the host or name,
+// so a proxy or gateway serving gpt-5 works; for other models, max_tokens
+// when the base URL is not api.openai.com, since older compatible servers
+// only know max_tokens.
 // (4) the resource endpoint, https://RESOURCE.openai.azure.com; the model is
 // the deployment name, the api-version comes from the api_version setting,
 // AZURE_OPENAI_API_VERSION or DefaultAzureAPIVersion, and the key travels in
@@ -29,8 +33,28 @@
 //
 // Settings from canary.yaml: base_url (overrides the table for every name),
 // api_key_env (the variable that holds the key), headers (extra request
-// headers), max_tokens_field ("max_tokens" or "max_completion_tokens") and,
-// for azure only, api_version.
+// headers), max_tokens_field ("max_tokens" or "max_completion_tokens",
+// overriding the model's field), api ("chat" or "responses", see below)
+// and, for azure only, api_version.
+//
+// Models OpenAI serves only through the Responses API (o1-pro, o3-pro,
+// gpt-5-pro, codex models; modelrules ResponsesOnly) are called through
+// POST {base}/responses when the name is openai; "api: responses" selects it for any model and
+// "api: chat" forces Chat Completions. Azure stays on chat completions.
+// A model's request rules apply on both APIs: a temperature the model
+// does not take (gpt-5 takes only the default 1) and top_p for models
+// that refuse it are left out of the request, whatever Config or
+// ExtraParams ask. A nil value in ExtraParams removes that key.
+//
+// A prompt's conversation (Prompt.Conversation) is sent in each API's
+// form: chat messages with assistant tool_calls and tool messages, or
+// Responses input items (messages, function_call, function_call_output);
+// the system prompt is the first system message, or the instructions.
+// Structured output (Prompt.ResponseFormat) is response_format, or
+// text.format. A refusal is a response, not an error: Content is the
+// refusal text and FinishReason "refusal" (the API's own finish reason
+// stays in the raw response). An answer whose whole budget went to
+// reasoning is a response with empty Content and FinishReason "length".
 //
 // A prompt's tools are sent as {"type":"function","function":{…}} entries and
 // its tool choice as "auto", "none", "required" or a named function; the
@@ -51,6 +75,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
 // DefaultAzureAPIVersion is the Azure OpenAI api-version sent when neither
@@ -62,6 +87,14 @@ const DefaultAzureAPIVersion = "2024-10-21"
 const (
 	MaxTokens           = "max_tokens"
 	MaxCompletionTokens = "max_completion_tokens"
+)
+
+// The APIs a Client can call: Config.API and the api setting.
+const (
+	// APIChat is Chat Completions, POST {base}/chat/completions.
+	APIChat = "chat"
+	// APIResponses is the Responses API, POST {base}/responses.
+	APIResponses = "responses"
 )
 
 // endpoint describes one registered name.
@@ -135,20 +168,28 @@ type Config struct {
 	// APIVersion is Azure's api-version, DefaultAzureAPIVersion when "".
 	APIVersion string
 	// MaxTokensField overrides the field that carries the token limit:
-	// MaxTokens or MaxCompletionTokens. "" means the name's default.
+	// MaxTokens or MaxCompletionTokens. "" means the model's field from
+	// modelrules (max_completion_tokens for OpenAI's reasoning models,
+	// whatever the host), else the name's default.
 	MaxTokensField string
+	// API is APIChat or APIResponses; "" means the Responses API for the
+	// models OpenAI serves only there (modelrules ResponsesOnly) when Name
+	// is "openai", Chat Completions otherwise. Azure supports APIChat only.
+	API string
 	// Secrets, when set, receives the key and the credential header
 	// values, and redacts them from errors; nil keeps them private.
 	Secrets *redact.Set
 }
 
-// Client calls one model through the Chat Completions API. It is safe for
-// concurrent use.
+// Client calls one model through the Chat Completions API or the
+// Responses API. It is safe for concurrent use.
 type Client struct {
 	name, model    string
 	url            string
+	api            string
 	maxTokensField string
 	seedField      string
+	rules          modelrules.Rules
 	http           *httpc.Client
 }
 
@@ -172,31 +213,19 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new %s client: %w", label(cfg.Name), err)
 	}
+	rules := modelrules.For(cfg.Model)
 	field := cfg.MaxTokensField
 	if field == "" {
-		field = ep.maxTokensField
-		if ep.name == "openai" && !strings.EqualFold(u.Hostname(), openAIHost) {
-			field = MaxTokens
-		}
+		field = defaultTokenField(ep, u, rules)
 	}
 	if field != MaxTokens && field != MaxCompletionTokens {
 		return nil, fmt.Errorf("new %s client: max tokens field %q: want %s or %s", label(cfg.Name), field, MaxTokens, MaxCompletionTokens)
 	}
-	if azure {
-		// The endpoint is the resource root; accept it with /openai too.
-		u.Path = strings.TrimSuffix(u.Path, "/openai")
-		v := cfg.APIVersion
-		if v == "" {
-			v = DefaultAzureAPIVersion
-		}
-		u = u.JoinPath("openai", "deployments", url.PathEscape(cfg.Model), "chat", "completions")
-		q := u.Query()
-		q.Set("api-version", v)
-		u.RawQuery = q.Encode()
-	} else {
-		u.Path = strings.TrimSuffix(u.Path, "/chat/completions")
-		u = u.JoinPath("chat", "completions")
+	api, err := chooseAPI(cfg.API, azure, ep.name == "openai" && rules.ResponsesOnly)
+	if err != nil {
+		return nil, fmt.Errorf("new %s client: %w", label(cfg.Name), err)
 	}
+	u = endpointURL(u, cfg, azure, api)
 
 	h := http.Header{}
 	for k, vs := range cfg.Header {
@@ -222,10 +251,72 @@ func New(cfg Config) (*Client, error) {
 		name:           label(cfg.Name),
 		model:          cfg.Model,
 		url:            u.String(),
+		api:            api,
 		maxTokensField: field,
 		seedField:      ep.seedField,
+		rules:          rules,
 		http:           &httpc.Client{HTTP: cfg.HTTPClient, Header: h, Secrets: httpc.Secrets(cfg.Secrets, secrets...)},
 	}, nil
+}
+
+// endpointURL is the URL to post to: Azure's deployment URL with its
+// api-version, or the base plus chat/completions or responses.
+func endpointURL(u *url.URL, cfg Config, azure bool, api string) *url.URL {
+	if azure {
+		// The endpoint is the resource root; accept it with /openai too.
+		u.Path = strings.TrimSuffix(u.Path, "/openai")
+		v := cfg.APIVersion
+		if v == "" {
+			v = DefaultAzureAPIVersion
+		}
+		u = u.JoinPath("openai", "deployments", url.PathEscape(cfg.Model), "chat", "completions")
+		q := u.Query()
+		q.Set("api-version", v)
+		u.RawQuery = q.Encode()
+		return u
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/chat/completions"), "/responses")
+	if api == APIResponses {
+		return u.JoinPath("responses")
+	}
+	return u.JoinPath("chat", "completions")
+}
+
+// defaultTokenField is the field that carries the token limit when no
+// setting names one: the model's own (modelrules: OpenAI's reasoning
+// models refuse max_tokens, also behind a proxy or gateway), else the
+// name's default, which for "openai" is max_tokens when the base URL is
+// not api.openai.com, as older compatible servers only know max_tokens.
+func defaultTokenField(ep endpoint, u *url.URL, rules modelrules.Rules) string {
+	if rules.TokenField != "" {
+		return rules.TokenField
+	}
+	if ep.name == "openai" && !strings.EqualFold(u.Hostname(), openAIHost) {
+		return MaxTokens
+	}
+	return ep.maxTokensField
+}
+
+// chooseAPI resolves Config.API. responsesOnly: the model is one OpenAI
+// serves only through the Responses API, and the name is "openai"
+// (gateways such as OpenRouter serve those models through chat
+// completions, so other names keep chat unless told otherwise).
+func chooseAPI(api string, azure, responsesOnly bool) (string, error) {
+	switch api {
+	case "":
+		if responsesOnly && !azure {
+			return APIResponses, nil
+		}
+		return APIChat, nil
+	case APIChat:
+		return api, nil
+	case APIResponses:
+		if azure {
+			return "", errors.New("api responses: this client calls Azure OpenAI through chat completions only")
+		}
+		return api, nil
+	}
+	return "", fmt.Errorf("api %q: want %s or %s", api, APIChat, APIResponses)
 }
 
 func label(name string) string {
@@ -269,8 +360,11 @@ func secretHeaderValues(h http.Header) []string {
 	return out
 }
 
-// URL returns the chat completions URL the client posts to.
+// URL returns the URL the client posts to: chat completions or responses.
 func (c *Client) URL() string { return c.url }
+
+// API returns the API the client calls: APIChat or APIResponses.
+func (c *Client) API() string { return c.api }
 
 // okStatus lists the statuses whose body Generate reads itself: every 2xx,
 // and 400 for Azure's content-filter answer.
@@ -282,34 +376,56 @@ var okStatus = func() []int {
 	return append(s, http.StatusBadRequest)
 }()
 
-// Generate sends one chat completion request.
+// Generate sends one request: a chat completion, or a response of the
+// Responses API.
 func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
 	if req == nil || req.Prompt == nil {
 		return nil, errors.New("generate: missing prompt")
 	}
-	hr, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req), okStatus...)
-	if err != nil {
-		return nil, err
-	}
 	var resp *promptcanary.Response
-	if hr.Status == http.StatusBadRequest {
-		if !isContentFilter(hr.Body) {
-			return nil, c.badRequest(hr.Body)
-		}
-		resp = &promptcanary.Response{FinishReason: "content_filter", RawResponse: rawJSON(hr.Body)}
-	} else if resp, err = decode(hr.Body); err != nil {
-		var pe *provider.Error
-		if errors.As(err, &pe) {
-			pe.StatusCode = hr.Status
-			pe.Message = c.http.Message(pe.Message)
-		}
-		return nil, err
+	var err error
+	if c.api == APIResponses {
+		resp, err = c.generateResponses(ctx, req)
+	} else {
+		resp, err = c.generateChat(ctx, req)
+	}
+	if err != nil {
+		return nil, c.withHint(err)
 	}
 	resp.ProviderModelID = req.Config.ModelID
 	if resp.ProviderModelID == "" {
 		resp.ProviderModelID = c.name + "/" + c.model
 	}
 	return resp, nil
+}
+
+// generateChat sends one chat completion request.
+func (c *Client) generateChat(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	hr, err := c.http.Do(ctx, http.MethodPost, c.url, c.chatBody(req), okStatus...)
+	if err != nil {
+		return nil, err
+	}
+	if hr.Status == http.StatusBadRequest {
+		if !isContentFilter(hr.Body) {
+			return nil, c.badRequest(hr.Body)
+		}
+		return &promptcanary.Response{FinishReason: "content_filter", RawResponse: rawJSON(hr.Body)}, nil
+	}
+	resp, err := decode(hr.Body)
+	if err != nil {
+		return nil, c.decodeError(err, hr.Status)
+	}
+	return resp, nil
+}
+
+// decodeError completes a decoding error with the status and redacts it.
+func (c *Client) decodeError(err error, status int) error {
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		pe.StatusCode = status
+		pe.Message = c.http.Message(pe.Message)
+	}
+	return err
 }
 
 // badRequest is the final error for an HTTP 400 that is not a filter.
@@ -319,68 +435,4 @@ func (c *Client) badRequest(body []byte) error {
 		msg = http.StatusText(http.StatusBadRequest)
 	}
 	return &provider.Error{StatusCode: http.StatusBadRequest, Message: c.http.Redact(msg)}
-}
-
-// function is a tool in the request's tools list.
-type function struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description,omitempty"`
-	Parameters  map[string]any `json:"parameters,omitempty"`
-}
-
-type tool struct {
-	Type     string   `json:"type"`
-	Function function `json:"function"`
-}
-
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// body builds the request body. ExtraParams are merged last, so a key given
-// there overrides the client's own.
-func (c *Client) body(req *provider.Request) map[string]any {
-	p, cfg := req.Prompt, req.Config
-	msgs := make([]message, 0, 2)
-	if p.SystemPrompt != "" {
-		msgs = append(msgs, message{Role: "system", Content: p.SystemPrompt})
-	}
-	msgs = append(msgs, message{Role: "user", Content: p.Text})
-	b := make(map[string]any, 8+len(cfg.ExtraParams))
-	b["model"] = c.model
-	b["messages"] = msgs
-	b["temperature"] = cfg.Temperature
-	if cfg.MaxTokens > 0 {
-		b[c.maxTokensField] = cfg.MaxTokens
-	}
-	if cfg.Seed != nil {
-		b[c.seedField] = *cfg.Seed
-	}
-	if len(p.Tools) > 0 {
-		tools := make([]tool, len(p.Tools))
-		for i, t := range p.Tools {
-			tools[i] = tool{Type: "function", Function: function{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
-		}
-		b["tools"] = tools
-		if tc := toolChoice(p.ToolChoice); tc != nil {
-			b["tool_choice"] = tc
-		}
-	}
-	for k, v := range cfg.ExtraParams {
-		b[k] = v
-	}
-	return b
-}
-
-// toolChoice maps a prompt's tool choice to the wire value: a mode string or
-// a named function; nil sends none.
-func toolChoice(s string) any {
-	switch s {
-	case "":
-		return nil
-	case "auto", "none", "required":
-		return s
-	}
-	return map[string]any{"type": "function", "function": map[string]string{"name": s}}
 }

@@ -376,9 +376,9 @@ func TestGenerateResponse(t *testing.T) {
 			},
 		},
 		{
-			name: "refusal becomes the content", spec: "openai/gpt-4o", status: 200, fixture: "refusal.json",
+			name: "refusal becomes the content, finishing refusal", spec: "openai/gpt-4o", status: 200, fixture: "refusal.json",
 			want: promptcanary.Response{
-				Content: "I'm sorry, I can't assist with that request.", FinishReason: "stop",
+				Content: "I'm sorry, I can't assist with that request.", FinishReason: FinishRefusal,
 				PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30,
 				ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_fc9f1d7035", ResponseID: "chatcmpl-refusal1",
 			},

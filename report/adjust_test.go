@@ -1,0 +1,41 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+)
+
+// TestAdjustmentsAndUnknownPrice: every format says what the model's
+// rules changed, and a run whose price is unknown says so instead of
+// showing no cost (or $0).
+func TestAdjustmentsAndUnknownPrice(t *testing.T) {
+	note := "gpt-5 takes no temperature but the default 1: sent 1 instead of 0"
+	run := &promptcanary.Run{RunID: "r1", SuiteName: "s",
+		Provider:     promptcanary.ProviderConfig{ModelID: "openai/gpt-5", Temperature: 1, MaxTokens: 1024},
+		ProbeResults: []promptcanary.ProbeResult{{ProbeID: "x", PromptID: "p", Passed: true, Score: 1}},
+		LLMResponses: []promptcanary.Response{{PromptID: "p", Content: "4", PromptTokens: 10, CompletionTokens: 2}},
+		Adjustments:  []string{note}}
+	for _, f := range []Format{Terminal, Markdown, HTML, JSON} {
+		var buf bytes.Buffer
+		if err := Run(&buf, f, run, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if !strings.Contains(out, note) {
+			t.Errorf("%s: no adjustment note in\n%s", f, out)
+		}
+		if f != JSON && !strings.Contains(out, "price unknown") {
+			t.Errorf("%s: no 'price unknown' in\n%s", f, out)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Side(&buf, Markdown, []*promptcanary.Run{run, run}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "what the model takes: "+note) || !strings.Contains(buf.String(), "price unknown") {
+		t.Errorf("side by side:\n%s", buf.String())
+	}
+}
