@@ -59,11 +59,18 @@ func (l *limiter) wait(ctx context.Context, tokens int64) error {
 	return nil
 }
 
-// EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word,
-// plus the tool definitions. It saturates at math.MaxInt32 rather than
-// overflow.
+// EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word
+// of the text, the system prompt and every conversation turn (a tool call
+// and its arguments included), plus the tool definitions. It saturates at
+// math.MaxInt32 rather than overflow.
 func EstimateTokens(p *promptcanary.Prompt) int {
 	words := float64(len(strings.Fields(p.Text)) + len(strings.Fields(p.SystemPrompt)))
+	for _, m := range p.Messages {
+		words += float64(len(strings.Fields(m.Content)))
+		for _, c := range m.ToolCalls {
+			words += float64(1 + len(strings.Fields(string(c.Arguments))))
+		}
+	}
 	for _, t := range p.Tools {
 		words += float64(len(strings.Fields(t.Description)) + 10 + 5*len(t.Parameters))
 	}
