@@ -159,8 +159,8 @@ func TestExecuteRetries(t *testing.T) {
 			return nil
 		}, "", 2, []time.Duration{7 * time.Second}},
 		{"5xx until attempts run out", func(int) error {
-			return &provider.Error{StatusCode: 503, Retryable: true, Message: "overloaded"}
-		}, "HTTP 503: overloaded", 4, nil},
+			return &provider.Error{StatusCode: 503, Retryable: true, Message: "unavailable"}
+		}, "HTTP 503: unavailable", 4, nil},
 		{"4xx is not retried", func(int) error {
 			return &provider.Error{StatusCode: 400, Message: "bad request"}
 		}, "HTTP 400: bad request", 1, nil},
