@@ -317,4 +317,3 @@ func TestThrottleWaitsForASlot(t *testing.T) {
 		t.Errorf("got %v, want a slot", err)
 	}
 }
-
