@@ -111,7 +111,9 @@ type Wait struct {
 	RateLimited bool
 	// Concurrency is the calls the run lets in flight after this answer,
 	// WasConcurrency before it: they differ when it halved the limit.
-	Concurrency, WasConcurrency int
+	// MaxConcurrency is the configured concurrency. All are 0 for a model
+	// that a probe calls (its calls are bounded by the run's).
+	Concurrency, WasConcurrency, MaxConcurrency int
 	// BudgetLeft is what is left of the run's retry budget, Budget, after
 	// this wait.
 	BudgetLeft, Budget time.Duration
@@ -617,7 +619,8 @@ func (e *engine) pause(ctx context.Context, site callSite, lim *limiter, err err
 	}
 	e.notify(Wait{Provider: site.spec, PromptID: site.promptID, Sample: site.sample,
 		Delay: d, Reason: reason, Attempt: n, MaxAttempts: opts.maxAttempts(),
-		RateLimited: limited, Concurrency: ch.to, WasConcurrency: ch.from, BudgetLeft: left, Budget: total})
+		RateLimited: limited, Concurrency: ch.to, WasConcurrency: ch.from, MaxConcurrency: lim.adapt.most(),
+		BudgetLeft: left, Budget: total})
 	return opts.wait(ctx, d)
 }
 

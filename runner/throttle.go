@@ -138,6 +138,14 @@ func (t *throttle) now() int {
 	return t.limit
 }
 
+// most returns the configured concurrency, 0 for a nil throttle.
+func (t *throttle) most() int {
+	if t == nil {
+		return 0
+	}
+	return t.max
+}
+
 // retrying counts a rate-limited answer that is retried.
 func (t *throttle) retrying() {
 	if t == nil {
