@@ -513,6 +513,7 @@ func TestMatrix(t *testing.T) {
 		{1000, 64, 50 * time.Millisecond, 0},
 		{1000, 64, 50 * time.Millisecond, 0},
 		{200, 16, 50 * time.Millisecond, 0.1},
+		{200, 16, 50 * time.Millisecond, 0.3},
 		{1000, 16, 0, 0},
 	}
 	if len(m) != len(want) {

@@ -125,6 +125,7 @@ func matrix(base scenario) []scenario {
 		mk("wide", 1000, 64, 50*time.Millisecond, 0, 0),
 		pooled,
 		mk("failures", 200, 16, 50*time.Millisecond, 0.05, 0.05),
+		mk("30% rate limited", 200, 16, 50*time.Millisecond, 0.30, 0),
 		mk("CPU floor (no latency)", 1000, 16, 0, 0, 0),
 	}
 }

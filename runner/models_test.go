@@ -159,7 +159,7 @@ func TestJudgeCallsGoThroughTheEngine(t *testing.T) {
 	opts := fixedOpts()
 	opts.Concurrency = 1
 	opts.OnWait = func(w Wait) { waits = append(waits, w) }
-	opts.Sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	onSleep(&opts, func(d time.Duration) { slept = append(slept, d) })
 	run, err := Execute(context.Background(), judgedPlan(1, 2, "judgefake/engine"), &fakeProvider{}, opts)
 	if err != nil {
 		t.Fatal(err)

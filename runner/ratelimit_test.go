@@ -107,12 +107,11 @@ type recorder struct {
 }
 
 func (r *recorder) options(o Options) Options {
-	o.Sleep = func(_ context.Context, d time.Duration) error {
+	onSleep(&o, func(d time.Duration) {
 		r.mu.Lock()
 		r.slept += d
 		r.mu.Unlock()
-		return nil
-	}
+	})
 	o.OnWait = func(w Wait) { r.mu.Lock(); r.waits = append(r.waits, w); r.mu.Unlock() }
 	o.OnThrottle = func(th Throttle) { r.mu.Lock(); r.throttles = append(r.throttles, th); r.mu.Unlock() }
 	o.OnRateLimits = func(rl RateLimits) { r.summary = &rl }
@@ -145,12 +144,14 @@ func TestThirtyPercentRateLimited(t *testing.T) {
 		t.Errorf("got %d waits, want one per 429 (%d)", len(rec.waits), c.Limited)
 	}
 	for _, w := range rec.waits {
-		if !w.RateLimited || w.Delay != 20*time.Millisecond {
-			t.Fatalf("got wait %+v, want a rate-limited wait of 20ms", w)
+		// 20ms as asked; a call refused more than freeLimits times waits
+		// the backoff too (up to 500ms, 1s, …).
+		if !w.RateLimited || w.Delay < 20*time.Millisecond || w.Delay > 30*time.Second {
+			t.Fatalf("got wait %+v, want a rate-limited wait of 20ms or the backoff", w)
 		}
 	}
 	s := rec.summary
-	if s == nil || s.Answers != c.Limited || s.Retried != c.Limited || s.NotSent != 0 || s.Concurrency != 16 || s.Waited != rec.slept || s.Budget != DefaultMaxRetryWait {
+	if s == nil || s.Answers != c.Limited || s.Retried != c.Limited || s.NotSent != 0 || s.Concurrency != 16 || s.Waited <= 0 || s.Waited > rec.slept || s.Budget != DefaultMaxRetryWait {
 		t.Errorf("got summary %+v, want %d answers retried, none unsent, %v waited of %v", s, c.Limited, rec.slept, DefaultMaxRetryWait)
 	}
 }
@@ -166,6 +167,7 @@ func TestEveryCallRateLimited(t *testing.T) {
 	opts := rec.options(fixedOpts())
 	opts.Concurrency = 16
 	opts.MaxRetryWait = time.Second
+	opts.BackoffBase = time.Millisecond
 	run, err := Execute(context.Background(), standinPlan(200), openStandin(t, srv), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +188,7 @@ func TestEveryCallRateLimited(t *testing.T) {
 		}
 	}
 	c := srv.Counts()
-	if rec.slept > time.Second || c.Limited > 100 || notSent < 100 {
+	if s := rec.summary; s == nil || s.Waited > time.Second || c.Limited > 100 || notSent < 100 {
 		t.Errorf("slept %v, %d requests, %d calls not sent: want at most the 1s budget, then no more requests", rec.slept, c.Limited, notSent)
 	}
 	var chain []string
@@ -197,7 +199,7 @@ func TestEveryCallRateLimited(t *testing.T) {
 		t.Errorf("concurrency went %s, want 16→8 8→4 4→2 2→1", got)
 	}
 	s := rec.summary
-	if s == nil || s.Answers != c.Limited || s.NotSent != notSent || s.Lowest != 1 || s.Final != 1 || s.Waited != rec.slept {
+	if s == nil || s.Answers != c.Limited || s.NotSent != notSent || s.Lowest != 1 || s.Final != 1 || s.Waited > rec.slept {
 		t.Errorf("got summary %+v, want %d answers, %d not sent, lowest and final concurrency 1, %v waited", s, c.Limited, notSent, rec.slept)
 	}
 }
@@ -216,6 +218,8 @@ func TestConcurrencyRecovers(t *testing.T) {
 	var rec recorder
 	opts := rec.options(fixedOpts())
 	opts.Concurrency = 8
+	opts.BackoffBase = time.Millisecond
+	opts.MaxRetryWait = time.Hour // the fake clock adds up the waits of all calls
 	run, err := Execute(context.Background(), testPlan(150, 1), f, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +244,35 @@ func TestConcurrencyRecovers(t *testing.T) {
 	}
 	if got := f.maxSeen.Load(); got > 8 {
 		t.Errorf("got %d calls in flight, want at most 8", got)
+	}
+}
+
+// TestPersistentRateLimitsBackOff: a call the provider keeps turning away
+// with a tiny Retry-After waits the exponential backoff as well after
+// freeLimits refusals, so the run does not call ever faster while its
+// budget lasts.
+func TestPersistentRateLimitsBackOff(t *testing.T) {
+	f := &fakeProvider{fail: func(string, int) error { return tooMany(time.Millisecond) }}
+	var rec recorder
+	opts := rec.options(fixedOpts())
+	opts.Concurrency = 1
+	opts.MaxRetryWait = time.Minute
+	run, err := Execute(context.Background(), testPlan(1, 1), f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Errors) != 1 {
+		t.Fatalf("got %d errors, want 1", len(run.Errors))
+	}
+	for i, w := range rec.waits {
+		if i < freeLimits && w.Delay != time.Millisecond {
+			t.Errorf("wait %d: got %v, want the 1ms asked for", i+1, w.Delay)
+		}
+	}
+	// 1ms waits only, a minute's budget would take 60,000 calls; with the
+	// backoff (full jitter, doubling from 500ms to 30s) it takes tens.
+	if n := run.Errors[0].Attempts; n > 100 || n < freeLimits+2 {
+		t.Errorf("got %d attempts in a minute's budget, want a few dozen", n)
 	}
 }
 
@@ -315,5 +348,31 @@ func TestThrottleWaitsForASlot(t *testing.T) {
 	th.release(tk, true, false)
 	if err := <-done; err != nil {
 		t.Errorf("got %v, want a slot", err)
+	}
+}
+
+// TestBudgetCountsOverlappingWaitsOnce: the budget runs while any call
+// waits; sixteen calls told to wait 20s at once spend 20s of it, not
+// 320s, so that a provider's Retry-After stops a run no sooner than the
+// user's --max-retry-wait says.
+func TestBudgetCountsOverlappingWaitsOnce(t *testing.T) {
+	clk := &fakeClock{t: time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)}
+	b := newBudget(time.Minute, clk.now)
+	for range 16 {
+		if _, err := b.take(20*time.Second, "429"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if spent, _ := b.used(); spent != 20*time.Second {
+		t.Errorf("16 waits of 20s at once spent %v, want 20s", spent)
+	}
+	_ = clk.sleep(context.Background(), 10*time.Second)
+	left, err := b.take(20*time.Second, "429")
+	if err != nil || left != 30*time.Second {
+		t.Errorf("a wait to 30s from the start: got %v left (%v), want 30s: only its last 10s are new", left, err)
+	}
+	_ = clk.sleep(context.Background(), 20*time.Second)
+	if _, err := b.take(31*time.Second, "429"); err == nil {
+		t.Errorf("a wait of 31s with 30s left was taken")
 	}
 }

@@ -56,12 +56,16 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Limits pace the calls to the provider.
 	Limits Limits
-	// MaxRetryWait is the retry budget of the run: the total time it may
-	// sleep between retries (Retry-After or backoff), shared by all its
-	// calls. A wait longer than what is left fails the call at once with
+	// MaxRetryWait is the retry budget of the run: the time it may spend
+	// waiting to retry (Retry-After or backoff), shared by all its calls:
+	// the budget runs while any call waits, and waits that overlap count
+	// once. A wait longer than what is left fails the call at once with
 	// an error naming the wait, the budget and --max-retry-wait. 0 means
 	// DefaultMaxRetryWait; a negative value allows no wait at all.
 	MaxRetryWait time.Duration
+	// Clock is what the retry budget measures waits against; nil means
+	// time.Now. A test that fakes Sleep fakes Clock with it.
+	Clock func() time.Time
 	// OnWait, when set, is called before each sleep between retries, so
 	// the caller can say that it is waiting and why. Calls are serialised.
 	OnWait func(Wait)
@@ -153,32 +157,49 @@ type Progress struct {
 	Done, Failed, Total int
 }
 
-// budget is a run's retry budget, shared by its calls.
+// budget is a run's retry budget, shared by its calls: the time during
+// which at least one of them waits to retry.
 type budget struct {
 	mu          sync.Mutex
 	total, left time.Duration
+	// until is when the last wait taken ends.
+	until time.Time
+	clock func() time.Time
 }
 
-func newBudget(d time.Duration) *budget {
+func newBudget(d time.Duration, clock func() time.Time) *budget {
 	switch {
 	case d == 0:
 		d = DefaultMaxRetryWait
 	case d < 0:
 		d = 0
 	}
-	return &budget{total: d, left: d}
+	if clock == nil {
+		clock = time.Now
+	}
+	return &budget{total: d, left: d, clock: clock}
 }
 
-// take spends d from the budget and returns what is left, or fails
-// naming the wait and what is left.
+// take spends on a wait of d from now the part of it that no wait taken
+// before covers, and returns what is left; or fails naming the wait and
+// what is left when that part is more.
 func (b *budget) take(d time.Duration, reason string) (time.Duration, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if d > b.left {
+	now := b.clock()
+	end, from := now.Add(d), now
+	if b.until.After(from) {
+		from = b.until
+	}
+	cost := max(end.Sub(from), 0)
+	if cost > b.left {
 		return b.left, fmt.Errorf("retry budget spent: waiting %v (%s) exceeds the %v left of the run's %v budget (raise it with --max-retry-wait)",
 			d, reason, b.left, b.total)
 	}
-	b.left -= d
+	b.left -= cost
+	if end.After(b.until) {
+		b.until = end
+	}
 	return b.left, nil
 }
 
@@ -469,7 +490,7 @@ type engine struct {
 func newEngine(plan *Plan, p provider.Provider, opts *Options) *engine {
 	lim := newLimiter(opts.Limits)
 	lim.adapt = newThrottle(plan.Config.ModelID, opts.concurrency())
-	e := &engine{plan: plan, p: p, lim: lim, opts: opts, budget: newBudget(opts.MaxRetryWait), intern: newInterner()}
+	e := &engine{plan: plan, p: p, lim: lim, opts: opts, budget: newBudget(opts.MaxRetryWait, opts.Clock), intern: newInterner()}
 	e.models = newModels(e, plan.Models)
 	return e
 }
@@ -548,7 +569,7 @@ type callSite struct {
 // rate-limited answer is retried for as long as the budget allows; other
 // failures for MaxAttempts attempts. It returns the attempts made.
 func (e *engine) retry(ctx context.Context, site callSite, lim *limiter, tokens int64, timeout time.Duration, do func(ctx context.Context) error) (int, error) {
-	attempts, others := 0, 0
+	attempts, others, limits := 0, 0, 0
 	var last error
 	for {
 		tk, err := lim.acquire(ctx, tokens, attempts == 0)
@@ -566,12 +587,14 @@ func (e *engine) retry(ctx context.Context, site callSite, lim *limiter, tokens 
 		if err == nil || ctx.Err() != nil || !retryable(err) {
 			return attempts, err
 		}
-		if !limited {
-			if others++; others >= e.opts.maxAttempts() {
-				return attempts, err
-			}
+		k := 0
+		if limited {
+			limits++
+			k = limits
+		} else if others++; others >= e.opts.maxAttempts() {
+			return attempts, err
 		}
-		if err := e.pause(ctx, site, lim, err, attempts, limited, ch); err != nil {
+		if err := e.pause(ctx, site, lim, err, attempts, k, ch); err != nil {
 			return attempts, err
 		}
 		last = err
@@ -597,14 +620,17 @@ func attempt(ctx context.Context, timeout time.Duration, do func(ctx context.Con
 }
 
 // pause sleeps before the retry of a call whose attempt n failed with err
-// (limited: a rate limit, after which the limit changed by ch), taking the
-// wait from the run's budget and telling OnWait. A wait the budget cannot
+// (its k-th rate limit in a call when k > 0, after which the limit changed
+// by ch), taking the wait from the run's budget and telling OnWait. A wait the budget cannot
 // cover fails the call with err; when it was a rate limit, the provider's
 // throttle stops: the run sends no more calls to a provider that turns
 // them away for longer than it may wait.
-func (e *engine) pause(ctx context.Context, site callSite, lim *limiter, err error, n int, limited bool, ch change) error {
+func (e *engine) pause(ctx context.Context, site callSite, lim *limiter, err error, n, k int, ch change) error {
 	opts := e.opts
-	d := backoff(opts.BackoffBase, n, err)
+	limited, d := k > 0, backoff(opts.BackoffBase, n, err)
+	if limited {
+		d = limitedBackoff(opts.BackoffBase, k, err)
+	}
 	reason := waitReason(err, opts.Secrets)
 	left, berr := e.budget.take(d, reason)
 	_, total := e.budget.used()
@@ -882,12 +908,31 @@ func backoff(base time.Duration, n int, err error) time.Duration {
 	if base <= 0 {
 		base = 500 * time.Millisecond
 	}
-	ceiling := 30 * time.Second
-	if n <= 16 {
-		// A rate-limited call may retry often: no shift overflows.
-		ceiling = min(base<<(n-1), ceiling)
+	// Doubled n-1 times up to the cap, so that no shift overflows however
+	// often a rate-limited call retries.
+	ceiling := base
+	for i := 1; i < n && ceiling < 30*time.Second; i++ {
+		ceiling *= 2
 	}
+	ceiling = min(ceiling, 30*time.Second)
 	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+}
+
+// freeLimits is how many rate limits a call retries after the
+// delay the server names, however short; past them, it waits at least the
+// exponential backoff as well, so that a provider that keeps answering
+// 429 with a tiny Retry-After is not called ever faster.
+const freeLimits = 3
+
+// limitedBackoff is the delay after a call's k-th rate limit:
+// the server's delay (or the backoff when it named none), and past
+// freeLimits at least the backoff of attempt k - freeLimits.
+func limitedBackoff(base time.Duration, k int, err error) time.Duration {
+	d := backoff(base, k, err)
+	if k > freeLimits {
+		d = max(d, backoff(base, k-freeLimits, nil))
+	}
+	return d
 }
 
 func (o *Options) wait(ctx context.Context, d time.Duration) error {

@@ -49,7 +49,7 @@ func TestRetryBudget(t *testing.T) {
 			opts := fixedOpts()
 			opts.Concurrency = 1
 			opts.MaxRetryWait = tc.budget
-			opts.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			onSleep(&opts, func(d time.Duration) { waits = append(waits, d) })
 			run, err := Execute(context.Background(), testPlan(tc.prompts, 1), rateLimited(tc.after), opts)
 			if err != nil {
 				t.Fatal(err)
