@@ -144,10 +144,9 @@ func TestThirtyPercentRateLimited(t *testing.T) {
 		t.Errorf("got %d waits, want one per 429 (%d)", len(rec.waits), c.Limited)
 	}
 	for _, w := range rec.waits {
-		// 20ms as asked; a call refused more than freeLimits times waits
-		// the backoff too (up to 500ms, 1s, …).
-		if !w.RateLimited || w.Delay < 20*time.Millisecond || w.Delay > 30*time.Second {
-			t.Fatalf("got wait %+v, want a rate-limited wait of 20ms or the backoff", w)
+		// 20ms as asked: isolated rate limits add no backoff.
+		if !w.RateLimited || w.Delay != 20*time.Millisecond {
+			t.Fatalf("got wait %+v, want a rate-limited wait of 20ms", w)
 		}
 	}
 	s := rec.summary
@@ -247,10 +246,9 @@ func TestConcurrencyRecovers(t *testing.T) {
 	}
 }
 
-// TestPersistentRateLimitsBackOff: a call the provider keeps turning away
-// with a tiny Retry-After waits the exponential backoff as well after
-// freeLimits refusals, so the run does not call ever faster while its
-// budget lasts.
+// TestPersistentRateLimitsBackOff: while the provider keeps turning calls
+// away with a tiny Retry-After, they wait the exponential backoff as
+// well, so the run does not call ever faster while its budget lasts.
 func TestPersistentRateLimitsBackOff(t *testing.T) {
 	f := &fakeProvider{fail: func(string, int) error { return tooMany(time.Millisecond) }}
 	var rec recorder

@@ -629,7 +629,7 @@ func (e *engine) pause(ctx context.Context, site callSite, lim *limiter, err err
 	opts := e.opts
 	limited, d := k > 0, backoff(opts.BackoffBase, n, err)
 	if limited {
-		d = limitedBackoff(opts.BackoffBase, k, err)
+		d = limitedBackoff(opts.BackoffBase, k, err, lim.adapt.pressed(k))
 	}
 	reason := waitReason(err, opts.Secrets)
 	left, berr := e.budget.take(d, reason)
@@ -918,19 +918,21 @@ func backoff(base time.Duration, n int, err error) time.Duration {
 	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
 }
 
-// freeLimits is how many rate limits a call retries after the
-// delay the server names, however short; past them, it waits at least the
-// exponential backoff as well, so that a provider that keeps answering
-// 429 with a tiny Retry-After is not called ever faster.
+// freeLimits is how many rate limits a call of a model without a
+// throttle (a probe's judge) retries after the delay the server names,
+// however short, before it waits the backoff as well.
 const freeLimits = 3
 
-// limitedBackoff is the delay after a call's k-th rate limit:
-// the server's delay (or the backoff when it named none), and past
-// freeLimits at least the backoff of attempt k - freeLimits.
-func limitedBackoff(base time.Duration, k int, err error) time.Duration {
+// limitedBackoff is the delay after a call's k-th rate limit: the
+// server's delay (or the backoff when it named none), and while rate
+// limits repeat (pressed) at least the exponential backoff as well, so
+// that a provider that keeps answering 429 with a tiny Retry-After is not
+// called ever faster. Isolated rate limits are retried after the delay
+// the server names, however short.
+func limitedBackoff(base time.Duration, k int, err error, pressed bool) time.Duration {
 	d := backoff(base, k, err)
-	if k > freeLimits {
-		d = max(d, backoff(base, k-freeLimits, nil))
+	if pressed {
+		d = max(d, backoff(base, max(k-freeLimits, 1), nil))
 	}
 	return d
 }

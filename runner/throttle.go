@@ -138,6 +138,18 @@ func (t *throttle) now() int {
 	return t.limit
 }
 
+// pressed reports whether rate limits repeat: most recent answers of the
+// provider turned calls away. Without a throttle, it is whether the call
+// was turned away more than freeLimits times (k).
+func (t *throttle) pressed(k int) bool {
+	if t == nil {
+		return k > freeLimits
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.share > limitedShare
+}
+
 // most returns the configured concurrency, 0 for a nil throttle.
 func (t *throttle) most() int {
 	if t == nil {
