@@ -217,8 +217,10 @@ func checkBody(body []byte) (string, *apiError) {
 			return "", e
 		}
 	}
+	// The real API's answer to both, as users report it
+	// (https://github.com/langchain-ai/langgraph/issues/5943).
 	if req["max_tokens"] != nil && req["max_completion_tokens"] != nil && string(req["max_tokens"]) != "null" && string(req["max_completion_tokens"]) != "null" {
-		return "", invalid("max_tokens", "invalid_request_error", "max_tokens and max_completion_tokens cannot both be set")
+		return "", invalid("max_tokens", "invalid_parameter_combination", "Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.")
 	}
 	return model, nil
 }

@@ -26,7 +26,7 @@ func TestStandinIsStrict(t *testing.T) {
 		{"no messages", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[]}`, 400, "empty array"},
 		{"bad role", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[{"role":"bot","content":"hi"}]}`, 400, "Invalid value: 'bot'"},
 		{"temperature too high", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":3}`, 400, "Invalid 'temperature': decimal above maximum value"},
-		{"both token limits", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":1,"max_completion_tokens":1}`, 400, "cannot both be set"},
+		{"both token limits", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":1,"max_completion_tokens":1}`, 400, "at the same time is not supported"},
 		{"tool message without id", "/v1/chat/completions", "sk-k", `{"model":"m","messages":[{"role":"tool","content":"x"}]}`, 400, "tool_call_id"},
 	}
 	for _, tc := range tests {
