@@ -52,3 +52,28 @@ func TestProgressRowSaysRateLimited(t *testing.T) {
 		t.Errorf("row %q of another provider says rate limited", other)
 	}
 }
+
+// TestRateNotesTellWhatMatters: off a terminal, stderr gets the first
+// rate-limited wait of a provider, each halving and the return to full
+// concurrency, not every wait.
+func TestRateNotesTellWhatMatters(t *testing.T) {
+	var errOut strings.Builder
+	n := &rateNotes{a: &app{stdio: Stdio{Err: &errOut}}}
+	w := runner.Wait{Provider: "p/m", PromptID: "q", Delay: 20 * time.Millisecond, Reason: "HTTP 429 rate limited", RateLimited: true,
+		Concurrency: 16, WasConcurrency: 16, MaxConcurrency: 16, BudgetLeft: time.Minute}
+	n.wait(w) // told: the first
+	n.wait(w) // not told
+	w.Concurrency = 8
+	n.wait(w)                                                               // told: a halving
+	n.throttle(runner.Throttle{Provider: "p/m", From: 8, To: 9, Max: 16})   // not told
+	n.throttle(runner.Throttle{Provider: "p/m", From: 15, To: 16, Max: 16}) // told: back to full
+	got := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	want := []string{
+		"promptcanary: warning: p/m (q): HTTP 429 rate limited: concurrency 16, waiting 20ms (budget 1m0s left); further waits are summed up when its run ends",
+		"promptcanary: warning: p/m (q): HTTP 429 rate limited: concurrency 16 → 8, waiting 20ms (budget 1m0s left)",
+		"promptcanary: warning: p/m: concurrency back to 16 as its answers go through again",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
