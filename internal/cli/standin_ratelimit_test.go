@@ -9,8 +9,8 @@ import (
 	"github.com/promptcanary/promptcanary/runner/ratelimittest"
 )
 
-// standinKey is the API key the rate-limiting stand-in expects.
-const standinKey = "sk-standin-ratelimit-0123456789"
+// rateLimitKey is the API key the rate-limiting stand-in expects.
+const rateLimitKey = "sk-standin-ratelimit-0123456789"
 
 // standin ratelimit PERCENT [DELAY] starts an OpenAI chat completions
 // stand-in (runner/ratelimittest, as strict as the real API) that answers
@@ -23,7 +23,7 @@ func init() {
 		}
 		pct, err := strconv.Atoi(args[0])
 		ts.Check(err)
-		cfg := ratelimittest.Config{Percent: pct, Key: standinKey}
+		cfg := ratelimittest.Config{Percent: pct, Key: rateLimitKey}
 		if len(args) == 2 {
 			cfg.Delay, err = time.ParseDuration(args[1])
 			ts.Check(err)
@@ -31,6 +31,6 @@ func init() {
 		srv := ratelimittest.Start(cfg)
 		ts.Defer(srv.Close)
 		ts.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-		ts.Setenv("OPENAI_API_KEY", standinKey)
+		ts.Setenv("OPENAI_API_KEY", rateLimitKey)
 	}
 }
