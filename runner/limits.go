@@ -25,6 +25,9 @@ type Limits struct {
 type limiter struct {
 	requests *rate.Limiter
 	tokens   *rate.Limiter
+	// adapt, when set, bounds the attempts in flight as the provider's
+	// rate limits allow (see throttle).
+	adapt *throttle
 }
 
 func newLimiter(l Limits) *limiter {
@@ -57,6 +60,16 @@ func (l *limiter) wait(ctx context.Context, tokens int64) error {
 		}
 	}
 	return nil
+}
+
+// acquire paces an attempt estimated at tokens (wait), then takes a slot
+// of the throttle for it: first tells a call's first attempt from a
+// retry. Release the slot with l.adapt.release.
+func (l *limiter) acquire(ctx context.Context, tokens int64, first bool) (ticket, error) {
+	if err := l.wait(ctx, tokens); err != nil {
+		return 0, err
+	}
+	return l.adapt.acquire(ctx, first)
 }
 
 // EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word
