@@ -1265,75 +1265,110 @@ const indentChunk = 64 << 10
 // flush, it hands out to flush whenever it holds indentChunk bytes and
 // starts over, so that the indented text is never held whole.
 func indentChunks(out, data []byte, depth int, flush func([]byte) error) ([]byte, error) {
-	level := 0 // nesting level of the next byte
-	inStr, esc := false, false
-	newline := func(l int) {
-		out = append(out, '\n')
-		for range l {
-			out = append(out, ' ', ' ')
-		}
-	}
+	in := indenter{depth: depth, out: out, flush: flush}
+	err := in.write(data)
+	return in.out, err
+}
+
+// indenter indents compact JSON handed to it a piece at a time (write),
+// as indentChunks indents it whole: the JSON need never be held whole
+// either. Its state is what indenting one byte needs of those before.
+type indenter struct {
+	depth int
+	out   []byte
+	flush func([]byte) error
+
+	level      int  // nesting level of the next byte
+	inStr, esc bool // in a string, after its backslash
+	prev       byte // the byte before the next, 0 at the start
+	// open is set after an object or array opened at a level that breaks
+	// lines: the line breaks unless the next byte closes it.
+	open bool
+}
+
+// write indents data, the next bytes of the JSON.
+func (in *indenter) write(data []byte) error {
 	for i := 0; i < len(data); i++ {
-		if flush != nil && len(out) >= indentChunk {
-			if err := flush(out); err != nil {
-				return out, err
+		if in.flush != nil && len(in.out) >= indentChunk {
+			if err := in.flush(in.out); err != nil {
+				return err
 			}
-			out = out[:0]
+			in.out = in.out[:0]
 		}
 		c := data[i]
-		if inStr {
-			if !esc && c != '\\' && c != '"' {
-				// The rest of a plain run of the string at once.
-				end := i + 1
-				for end < len(data) && data[end] != '\\' && data[end] != '"' {
-					end++
-				}
-				out = append(out, data[i:end]...)
-				i = end - 1
-				continue
+		if in.open {
+			in.open = false
+			if c != '}' && c != ']' {
+				in.newline(in.level)
 			}
-			out = append(out, c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		}
+		if in.inStr {
+			i = in.stringByte(data, i)
 			continue
 		}
 		switch c {
 		case '"':
-			inStr = true
-			out = append(out, c)
+			in.inStr = true
+			in.out = append(in.out, c)
 		case '{', '[':
-			out = append(out, c)
-			level++
-			if level-1 <= depth && i+1 < len(data) && data[i+1] != '}' && data[i+1] != ']' {
-				newline(level)
-			}
+			in.out = append(in.out, c)
+			in.level++
+			in.open = in.level-1 <= in.depth
 		case '}', ']':
-			level--
-			if level <= depth && i > 0 && data[i-1] != '{' && data[i-1] != '[' {
-				newline(level)
+			in.level--
+			if in.level <= in.depth && in.prev != 0 && in.prev != '{' && in.prev != '[' {
+				in.newline(in.level)
 			}
-			out = append(out, c)
+			in.out = append(in.out, c)
 		case ',':
-			out = append(out, c)
-			if level-1 <= depth {
-				newline(level)
+			in.out = append(in.out, c)
+			if in.level-1 <= in.depth {
+				in.newline(in.level)
 			}
 		case ':':
-			out = append(out, c)
-			if level-1 <= depth {
-				out = append(out, ' ')
+			in.out = append(in.out, c)
+			if in.level-1 <= in.depth {
+				in.out = append(in.out, ' ')
 			}
 		default:
-			out = append(out, c)
+			in.out = append(in.out, c)
 		}
+		in.prev = c
 	}
-	return out, nil
+	return nil
+}
+
+// stringByte copies data[i], a byte in a string, and the plain run of the
+// string after it at once; it returns the index of the last byte copied.
+func (in *indenter) stringByte(data []byte, i int) int {
+	c := data[i]
+	if !in.esc && c != '\\' && c != '"' {
+		end := i + 1
+		for end < len(data) && data[end] != '\\' && data[end] != '"' {
+			end++
+		}
+		in.out = append(in.out, data[i:end]...)
+		in.prev = data[end-1]
+		return end - 1
+	}
+	in.out = append(in.out, c)
+	in.prev = c
+	switch {
+	case in.esc:
+		in.esc = false
+	case c == '\\':
+		in.esc = true
+	case c == '"':
+		in.inStr = false
+	}
+	return i
+}
+
+func (in *indenter) newline(level int) {
+	in.out = append(in.out, '\n')
+	for range level {
+		in.out = append(in.out, ' ', ' ')
+	}
 }
 
 // appendJSON appends c as encoding/json writes the compactResults struct
