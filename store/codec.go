@@ -231,7 +231,7 @@ func UnmarshalRun(data []byte) (*promptcanary.Run, error) {
 // unmarshalRun is UnmarshalRun, folding the probe results with f when set.
 func unmarshalRun(data []byte, f *Folding) (*promptcanary.Run, error) {
 	var w runJSON
-	fo := w.ProbeResults.folder(f)
+	fo := w.folders(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func UnmarshalBaseline(data []byte) (*promptcanary.Baseline, error) {
 // f when set.
 func unmarshalBaseline(data []byte, f *Folding) (*promptcanary.Baseline, error) {
 	var w baselineJSON
-	fo := w.RunResult.ProbeResults.folder(f)
+	fo := w.RunResult.folders(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}

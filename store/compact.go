@@ -1081,13 +1081,76 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 
 // responses expands c, with bounds checked on every index.
 func (c *compactResponses) responses() ([]promptcanary.Response, error) {
-	if err := checkCompact(c.Encoding, c.Version); err != nil {
+	out := make([]promptcanary.Response, len(c.Rows))
+	err := c.expand(func(i int, r *promptcanary.Response) (*promptcanary.Response, error) {
+		if r == nil {
+			return &out[i], nil
+		}
+		return nil, nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// foldResponses hands the responses of c to fo, a chunk at a time, with
+// the checks of responses.
+func (c *compactResponses) foldResponses(fo ResponseFolder) error {
+	chunk := make([]promptcanary.Response, foldChunk)
+	n := 0
+	return c.expand(func(i int, r *promptcanary.Response) (*promptcanary.Response, error) {
+		if r == nil { // the slot for row i
+			return &chunk[n], nil
+		}
+		if n++; n == len(chunk) || i == len(c.Rows)-1 {
+			err := fo.FoldResponses(chunk[:n])
+			clear(chunk[:n])
+			n = 0
+			return nil, err
+		}
+		return nil, nil
+	})
+}
+
+// expand expands each row of c in turn, with bounds checked on every
+// index: slot(i, nil) gives the response to fill for row i, and
+// slot(i, r) is called once r is filled (its error ends the expansion).
+func (c *compactResponses) expand(slot func(i int, r *promptcanary.Response) (*promptcanary.Response, error)) error {
+	if err := checkCompact(c.Encoding, c.Version); err != nil {
+		return err
 	}
 	for _, p := range c.Profiles {
 		if p[3] < -1 || p[3] >= len(c.ToolCalls) {
-			return nil, fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
+			return fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
 		}
+	}
+	cut := make(map[int64]int64, len(c.Cut))
+	for _, k := range c.Cut {
+		if k[0] < 0 || k[0] >= int64(len(c.Rows)) {
+			return fmt.Errorf("cut: response %d out of range", k[0])
+		}
+		cut[k[0]] = k[1]
+	}
+	for i, row := range c.Rows {
+		r, _ := slot(i, nil)
+		if err := c.expandRow(i, row, r); err != nil {
+			return err
+		}
+		if n, ok := cut[int64(i)]; ok {
+			r.Truncated, r.OriginalBytes = true, n
+		}
+		if _, err := slot(i, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expandRow fills r with row i of c.
+func (c *compactResponses) expandRow(i int, row responseRow, r *promptcanary.Response) error {
+	if row.profile < 0 || row.profile >= len(c.Profiles) {
+		return fmt.Errorf("response %d: profile %d out of range", i, row.profile)
 	}
 	var errStr error
 	str := func(i int) string {
@@ -1097,43 +1160,28 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 		}
 		return c.Strings[i]
 	}
-	out := make([]promptcanary.Response, len(c.Rows))
-	for i, row := range c.Rows {
-		if row.profile < 0 || row.profile >= len(c.Profiles) {
-			return nil, fmt.Errorf("response %d: profile %d out of range", i, row.profile)
-		}
-		p := c.Profiles[row.profile]
-		r := promptcanary.Response{
-			PromptID: str(row.prompt), ProviderModelID: str(p[0]), Content: str(row.content), FinishReason: str(p[1]),
-			LatencyMS: row.latency, PromptTokens: p[2], CompletionTokens: row.completion,
-			TotalTokens: p[2] + row.completion + row.extra, Sample: row.sample,
-			ServedModel: str(p[4]), SystemFingerprint: str(p[5]), ResponseID: str(row.responseID), Attempts: p[6],
-		}
-		if errStr != nil {
-			return nil, fmt.Errorf("response %d: %w", i, errStr)
-		}
-		switch {
-		case row.at != nil:
-			r.Timestamp = *row.at
-		case row.hasTime:
-			r.Timestamp = c.Base.Add(time.Duration(row.time))
-		}
-		out[i] = r
-		// Decoded in place: a pointer to r would move every response to
-		// the heap on its own.
-		if p[3] >= 0 {
-			if err := json.Unmarshal(c.ToolCalls[p[3]], &out[i].ToolCalls); err != nil {
-				return nil, fmt.Errorf("response %d tool calls: %w", i, err)
-			}
+	p := c.Profiles[row.profile]
+	*r = promptcanary.Response{
+		PromptID: str(row.prompt), ProviderModelID: str(p[0]), Content: str(row.content), FinishReason: str(p[1]),
+		LatencyMS: row.latency, PromptTokens: p[2], CompletionTokens: row.completion,
+		TotalTokens: p[2] + row.completion + row.extra, Sample: row.sample,
+		ServedModel: str(p[4]), SystemFingerprint: str(p[5]), ResponseID: str(row.responseID), Attempts: p[6],
+	}
+	if errStr != nil {
+		return fmt.Errorf("response %d: %w", i, errStr)
+	}
+	switch {
+	case row.at != nil:
+		r.Timestamp = *row.at
+	case row.hasTime:
+		r.Timestamp = c.Base.Add(time.Duration(row.time))
+	}
+	if p[3] >= 0 {
+		if err := json.Unmarshal(c.ToolCalls[p[3]], &r.ToolCalls); err != nil {
+			return fmt.Errorf("response %d tool calls: %w", i, err)
 		}
 	}
-	for _, c := range c.Cut {
-		if c[0] < 0 || c[0] >= int64(len(out)) {
-			return nil, fmt.Errorf("cut: response %d out of range", c[0])
-		}
-		out[c[0]].Truncated, out[c[0]].OriginalBytes = true, c[1]
-	}
-	return out, nil
+	return nil
 }
 
 // decode decodes c from data, the valid JSON that encoding/json hands to
@@ -1207,6 +1255,8 @@ func (l *resultList) UnmarshalJSON(data []byte) error {
 // object.
 type responseList struct {
 	list []promptcanary.Response
+	// fold, when set, takes the responses instead of list (see Folding).
+	fold ResponseFolder
 }
 
 func (l *responseList) UnmarshalJSON(data []byte) error {
@@ -1221,6 +1271,12 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 			if err := json.Unmarshal(data, &c); err != nil {
 				return fmt.Errorf("llm_responses: %w", err)
 			}
+		}
+		if l.fold != nil {
+			if err := c.foldResponses(l.fold); err != nil {
+				return fmt.Errorf("llm_responses: %w", err)
+			}
+			return nil
 		}
 		list, err := c.responses()
 		if err != nil {
@@ -1237,6 +1293,11 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 	for i := range w {
 		l.list[i] = w[i].Response
 		l.list[i].Timestamp = w[i].Timestamp.t
+	}
+	if l.fold != nil {
+		err := l.fold.FoldResponses(l.list)
+		l.list = nil
+		return err
 	}
 	return nil
 }

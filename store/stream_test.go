@@ -17,7 +17,17 @@ import (
 func largeDrift(n int) *promptcanary.DriftReport {
 	d := exampleDrift()
 	d.OverallBaselineScore, d.OverallCurrentScore = 0.9, 0.8
-	d.Statistics = &promptcanary.DriftStatistics{}
+	st := &promptcanary.DriftStatistics{Alpha: 0.01, Warnings: []string{"a <warning>", "another"}}
+	for i := range n / 2 {
+		st.Units = append(st.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: "p/" + string(rune('a'+i%26)), P: 0.5, Q: 0.7, Evidence: strings.Repeat("unit ", 8)})
+	}
+	for i := range n / 4 {
+		st.Signals = append(st.Signals, promptcanary.ChangeSignal{Kind: "chrf", PromptID: string(rune('a' + i%26)), Baseline: 0.9, Current: 0.8, Detail: "moved & changed"})
+	}
+	for i := range 30 {
+		st.Nondeterminism = append(st.Nondeterminism, promptcanary.PromptNondeterminism{PromptID: string(rune('a' + i%26)), BaselineSamples: 30, CurrentDistinct: 2})
+	}
+	d.Statistics = st
 	for i := range n {
 		d.Comparisons = append(d.Comparisons, promptcanary.Comparison{ProbeID: "p", PromptID: strings.Repeat("x", i%7) + string(rune('a'+i%26)),
 			Status: promptcanary.StatusStable, BaselineDetails: strings.Repeat("detail ", 20), Evidence: strings.Repeat("evidence ", 10),
@@ -40,10 +50,22 @@ func TestEncodeDriftIsMarshal(t *testing.T) {
 			d.OverallBaselineScore, d.OverallCurrentScore = math.NaN(), math.NaN()
 		}},
 		{"a comparison's score infinite", func(d *promptcanary.DriftReport) { d.Comparisons[7].ScoreDelta = math.Inf(-1) }},
+		{"a unit's p NaN", func(d *promptcanary.DriftReport) { d.Statistics.Units[3].P = math.NaN() }},
+		{"no statistics", func(d *promptcanary.DriftReport) { d.Statistics = nil }},
+		{"no lists in the statistics", func(d *promptcanary.DriftReport) {
+			d.Comparisons = nil
+			d.Statistics = &promptcanary.DriftStatistics{Units: []promptcanary.TestedUnit{}}
+		}},
+		{"one list", func(d *promptcanary.DriftReport) {
+			d.Comparisons = nil
+			d.Statistics.Units, d.Statistics.Nondeterminism, d.Statistics.Warnings = nil, nil, nil
+		}},
 		{"member names in strings", func(d *promptcanary.DriftReport) {
 			d.ReportID = `"comparisons":[]`
 			d.Summary = `{"comparisons":[]}`
 			d.Comparisons[0].PromptID = `],"comparisons":[`
+			d.Statistics.Signals[0].Detail = `"units":[{"kind":"pair"}],"signals":[`
+			d.Statistics.Notes = []promptcanary.Note{{Text: `{"warnings":["x"]}`}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
