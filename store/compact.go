@@ -1082,13 +1082,7 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 // responses expands c, with bounds checked on every index.
 func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 	out := make([]promptcanary.Response, len(c.Rows))
-	err := c.expand(func(i int, r *promptcanary.Response) (*promptcanary.Response, error) {
-		if r == nil {
-			return &out[i], nil
-		}
-		return nil, nil
-	})
-	if err != nil {
+	if err := c.expand(func(i int) *promptcanary.Response { return &out[i] }, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1097,26 +1091,23 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 // foldResponses hands the responses of c to fo, a chunk at a time, with
 // the checks of responses.
 func (c *compactResponses) foldResponses(fo ResponseFolder) error {
-	chunk := make([]promptcanary.Response, foldChunk)
+	chunk := make([]promptcanary.Response, min(foldChunk, len(c.Rows)))
 	n := 0
-	return c.expand(func(i int, r *promptcanary.Response) (*promptcanary.Response, error) {
-		if r == nil { // the slot for row i
-			return &chunk[n], nil
+	return c.expand(func(int) *promptcanary.Response { return &chunk[n] }, func(i int) error {
+		if n++; n < len(chunk) && i < len(c.Rows)-1 {
+			return nil
 		}
-		if n++; n == len(chunk) || i == len(c.Rows)-1 {
-			err := fo.FoldResponses(chunk[:n])
-			clear(chunk[:n])
-			n = 0
-			return nil, err
-		}
-		return nil, nil
+		err := fo.FoldResponses(chunk[:n])
+		clear(chunk[:n])
+		n = 0
+		return err
 	})
 }
 
-// expand expands each row of c in turn, with bounds checked on every
-// index: slot(i, nil) gives the response to fill for row i, and
-// slot(i, r) is called once r is filled (its error ends the expansion).
-func (c *compactResponses) expand(slot func(i int, r *promptcanary.Response) (*promptcanary.Response, error)) error {
+// expand expands each row of c in turn into at(i), with bounds checked on
+// every index, and then calls done(i) when set (its error ends the
+// expansion).
+func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done func(i int) error) error {
 	if err := checkCompact(c.Encoding, c.Version); err != nil {
 		return err
 	}
@@ -1133,15 +1124,17 @@ func (c *compactResponses) expand(slot func(i int, r *promptcanary.Response) (*p
 		cut[k[0]] = k[1]
 	}
 	for i, row := range c.Rows {
-		r, _ := slot(i, nil)
+		r := at(i)
 		if err := c.expandRow(i, row, r); err != nil {
 			return err
 		}
 		if n, ok := cut[int64(i)]; ok {
 			r.Truncated, r.OriginalBytes = true, n
 		}
-		if _, err := slot(i, r); err != nil {
-			return err
+		if done != nil {
+			if err := done(i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
