@@ -207,7 +207,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if folded != nil {
 		out.Problems = folded.problems
 	} else {
-		out.Problems = unmeasured(currents, nil, req.MaxErrors)
+		out.Problems = unmeasured(currents, nil, nil, req.MaxErrors)
 	}
 	if req.ReportsOnly {
 		for i := range out.Pairs {

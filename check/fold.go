@@ -43,20 +43,22 @@ func (req *CompareRequest) folds() bool {
 }
 
 // foldRuns folds the probe results of the saved runs, or takes them from
-// req.Folding when the runs were decoded with it, releasing each run's
-// ProbeResults once folded.
+// req.Folding when the runs were decoded with it (their responses too),
+// releasing each run's ProbeResults once folded.
 func (req *CompareRequest) foldRuns() (*foldedRuns, error) {
 	runs := req.Current
 	f := &foldedRuns{cur: make([]*drift.Results, len(runs)), base: make([]*drift.Results, len(runs)), measured: make([]bool, len(runs))}
+	answered := make([]int, len(runs))
 	for i, r := range runs {
 		res, err := results(req.Folding, r)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.RunID, err)
 		}
 		f.cur[i], f.measured[i] = res, res.Len() > 0
+		answered[i] = len(r.LLMResponses) + res.Responses() // folded or not
 		r.ProbeResults = nil
 	}
-	f.problems = unmeasured(runs, f.measured, req.MaxErrors)
+	f.problems = unmeasured(runs, f.measured, answered, req.MaxErrors)
 	return f, nil
 }
 

@@ -38,7 +38,9 @@ type Problem struct {
 // at all, or more failed calls than maxErrors allows. measured, when not
 // nil, says whether each run measured something (its probe results may
 // have been folded, see CompareRequest.ReportsOnly); else Run.Measured.
-func unmeasured(runs []*promptcanary.Run, measured []bool, maxErrors int) []Problem {
+// answered, when not nil, counts each run's responses (they may have been
+// folded too); else len(Run.LLMResponses).
+func unmeasured(runs []*promptcanary.Run, measured []bool, answered []int, maxErrors int) []Problem {
 	var out []Problem
 	for i, r := range runs {
 		switch {
@@ -46,19 +48,24 @@ func unmeasured(runs []*promptcanary.Run, measured []bool, maxErrors int) []Prob
 			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
 				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors)) + budgetNote(r)})
 		case len(r.Errors) > maxErrors:
-			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, maxErrors) + budgetNote(r)})
+			n := len(r.LLMResponses)
+			if answered != nil {
+				n = answered[i]
+			}
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, n, maxErrors) + budgetNote(r)})
 		}
 	}
 	return out
 }
 
-// tooManyErrors says what happened to a run that measured something but
-// had more failed calls than maxErrors allows: "1 of 200 calls failed
-// after retries; --max-errors 0 allows none, so the run has no verdict".
-func tooManyErrors(r *promptcanary.Run, maxErrors int) string {
+// tooManyErrors says what happened to a run of answered responses that
+// measured something but had more failed calls than maxErrors allows: "1
+// of 200 calls failed after retries; --max-errors 0 allows none, so the
+// run has no verdict".
+func tooManyErrors(r *promptcanary.Run, answered, maxErrors int) string {
 	failed := len(r.Errors)
 	calls := "calls"
-	if total := failed + len(r.LLMResponses); total == 1 {
+	if total := failed + answered; total == 1 {
 		calls = "call"
 	}
 	allows := "none"
@@ -66,7 +73,7 @@ func tooManyErrors(r *promptcanary.Run, maxErrors int) string {
 		allows = strconv.Itoa(maxErrors)
 	}
 	return fmt.Sprintf("%d of %d %s failed after retries; --max-errors %d allows %s, so the run has no verdict",
-		failed, failed+len(r.LLMResponses), calls, maxErrors, allows)
+		failed, failed+answered, calls, maxErrors, allows)
 }
 
 // budgetNote says how many of r's failed calls ran out of the retry

@@ -111,7 +111,7 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 		out.Interrupted = true
 		return out, nil
 	}
-	out.Problems = unmeasured(runs, nil, req.MaxErrors)
+	out.Problems = unmeasured(runs, nil, nil, req.MaxErrors)
 	var pending []*promptcanary.Baseline
 	if req.SaveBaseline {
 		if len(out.Problems) > 0 {

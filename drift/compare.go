@@ -89,7 +89,7 @@ const tolerance = 1e-9
 // Compare compares the current run against the baseline and returns the
 // drift report. It fails when the suites differ or an option is invalid.
 // Every comparison carries a typical answer of each side and the number of
-// distinct answers (see summariseAnswers), when the runs hold responses.
+// distinct answers (see Answers), when the runs hold responses.
 func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Options) (*promptcanary.DriftReport, error) {
 	if baseline == nil || current == nil {
 		return nil, errors.New("compare: baseline and run are required")
@@ -112,7 +112,8 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	idx := buildIndex(baseRes, curRes, current, opts.StalePrompts)
+	answers := [2]*Answers{answersOf(baseRes, &baseline.RunResult), answersOf(curRes, current)}
+	idx := buildIndex(baseRes, curRes, current, answers[1], opts.StalePrompts)
 	measured := curRes.Len() > 0
 	// Only the index is read from here on.
 	opts.BaselineResults, opts.CurrentResults = nil, nil
@@ -139,15 +140,15 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	for i, p := range idx.pairs {
 		rep.Comparisons[i] = p.comparison()
 	}
-	answers := [2]map[string]promptAnswers{summariseAnswers(baseline.RunResult.LLMResponses), summariseAnswers(current.LLMResponses)}
-	addExamples(rep, answers[0], answers[1])
+	summaries := [2]map[string]promptAnswers{answers[0].summaries(), answers[1].summaries()}
+	addExamples(rep, summaries[0], summaries[1])
 	switch {
 	case idx.compared() == 0:
 		compareNothing(rep, current, measured)
 	case method == MethodSingleSample:
 		compareSingle(rep, idx, &opts)
 	default:
-		compareStatistical(rep, idx, baseline, current, answers, &opts)
+		compareStatistical(rep, idx, answers, summaries, &opts)
 	}
 	addCoverage(rep)
 	addStatusNotes(rep)
@@ -414,7 +415,7 @@ type index struct {
 // buildIndex matches the results of both runs by (probe instance, prompt)
 // and assigns the statuses that need no test. cur gives the run's failed
 // calls and responses; base and cur their probe results.
-func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[string]bool) *index {
+func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, answers *Answers, stale map[string]bool) *index {
 	m := make(map[promptcanary.PairKey]*pairData)
 	var order []*pairData
 	get := func(rs *Results, rp *resultPair) *pairData {
@@ -459,7 +460,7 @@ func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[strin
 	for i, pi := range curRes.pair {
 		curPairs[pi].cur.add(curRes, i)
 	}
-	notMeasured := unmeasuredPrompts(cur, curRes)
+	notMeasured := unmeasuredPrompts(cur, curRes, answers)
 	idx := &index{pairs: order}
 	for _, p := range order {
 		switch {
@@ -485,7 +486,7 @@ func buildIndex(baseRes, curRes *Results, cur *promptcanary.Run, stale map[strin
 
 // unmeasuredPrompts returns the prompts of the run with fewer successful
 // calls than failed ones: under half their calls succeeded.
-func unmeasuredPrompts(run *promptcanary.Run, results *Results) map[string]bool {
+func unmeasuredPrompts(run *promptcanary.Run, results *Results, answers *Answers) map[string]bool {
 	if len(run.Errors) == 0 {
 		return nil
 	}
@@ -509,8 +510,8 @@ func unmeasuredPrompts(run *promptcanary.Run, results *Results) map[string]bool 
 	for i, pi := range results.pair {
 		note(results.pairs[pi].key.PromptID, int(results.sample[i]))
 	}
-	for i := range run.LLMResponses {
-		note(run.LLMResponses[i].PromptID, run.LLMResponses[i].Sample)
+	for prompt := range failed {
+		answers.samples(prompt, func(sample int) { note(prompt, sample) })
 	}
 	out := make(map[string]bool)
 	for prompt, f := range failed {

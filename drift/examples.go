@@ -17,53 +17,14 @@ type promptAnswers struct {
 	distinct int
 }
 
-// answerTally counts one distinct answer of a prompt.
+// answerTally counts one distinct answer of a prompt (see Answers): two
+// responses are the same answer when their content and tool calls (names
+// and arguments) are equal.
 type answerTally struct {
 	text        string
 	count       int
 	firstSample int
 	firstPos    int
-}
-
-// summariseAnswers makes one pass over a run's responses and summarises
-// each prompt's answers. Two responses are the same answer when their
-// content and tool calls (names and arguments) are equal. A run without
-// responses (a baseline written by the Python tool) gives an empty map.
-func summariseAnswers(rs []promptcanary.Response) map[string]promptAnswers {
-	if len(rs) == 0 {
-		return nil
-	}
-	byPrompt := map[string]map[string]*answerTally{}
-	counts := map[string]int{}
-	for i := range rs {
-		r := &rs[i]
-		m := byPrompt[r.PromptID]
-		if m == nil {
-			m = map[string]*answerTally{}
-			byPrompt[r.PromptID] = m
-		}
-		counts[r.PromptID]++
-		key := answerKey(r)
-		t := m[key]
-		if t == nil {
-			t = &answerTally{text: answerText(r), firstSample: r.Sample, firstPos: i}
-			m[key] = t
-		}
-		t.count++
-		t.firstSample = min(t.firstSample, r.Sample)
-	}
-	out := make(map[string]promptAnswers, len(byPrompt))
-	for id, m := range byPrompt {
-		var best *answerTally
-		for _, t := range m {
-			if best == nil || t.count > best.count ||
-				t.count == best.count && (t.firstSample < best.firstSample || t.firstSample == best.firstSample && t.firstPos < best.firstPos) {
-				best = t
-			}
-		}
-		out[id] = promptAnswers{n: counts[id], example: best.text, distinct: len(m)}
-	}
-	return out
 }
 
 // answerKey identifies an answer by its content and tool calls.

@@ -25,6 +25,9 @@ type Results struct {
 	names   []probeNames
 	byPair  map[promptcanary.PairKey]uint32 // while folding
 	byNames map[probeNames]uint32
+	// answers are the run's responses, when they were folded with its
+	// results (FoldResponses).
+	answers *Answers
 }
 
 // resultPair is one (probe, prompt) pair of a run: the probe as its first
@@ -121,6 +124,23 @@ func (r *Results) namesIndex(n probeNames) uint32 {
 	}
 	return i
 }
+
+// FoldResponses adds the run's responses, in their order, after those
+// folded before (see Answers): a decoder hands a run's responses, a chunk
+// at a time, to the Results it folds the run's probe results into (it is
+// a store.ResponseFolder) instead of the run holding them, and Compare
+// reads them there instead of the run's LLMResponses. The chunk may be
+// reused once FoldResponses returns.
+func (r *Results) FoldResponses(rs []promptcanary.Response) error {
+	if r.answers == nil {
+		r.answers = &Answers{}
+	}
+	r.answers.Fold(rs)
+	return nil
+}
+
+// Responses is the number of responses folded with FoldResponses.
+func (r *Results) Responses() int { return r.answers.Len() }
 
 // Len is the number of probe results folded.
 func (r *Results) Len() int { return len(r.pair) }

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"math"
 	"runtime"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -99,5 +102,119 @@ func TestNewResultsMemory(t *testing.T) {
 	}
 	if perResult := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(prs)); perResult > 40 {
 		t.Errorf("folding allocated %.1f bytes a result, want at most 40", perResult)
+	}
+}
+
+// TestCompareFoldedResponses: a comparison of runs whose responses were
+// folded with their probe results (Results.FoldResponses, a chunk at a
+// time) and released reads the same report as one of the whole runs: the
+// same examples, distinct answers, change signals (lengths, tokens,
+// finish reasons, lexical similarity, served models and fingerprints)
+// and prompts measured.
+func TestCompareFoldedResponses(t *testing.T) {
+	answers := func(run *promptcanary.Run, shift int, model, fingerprint string) {
+		for _, prompt := range []string{"a", "b", "c", "down"} {
+			for s := range 12 {
+				if prompt == "down" && s > 2 {
+					continue // failed calls
+				}
+				r := promptcanary.Response{PromptID: prompt, Sample: s, Content: fmt.Sprintf("answer %s %d", prompt, (s+shift)%(3+shift)),
+					CompletionTokens: 10 + (s+shift)%4, FinishReason: []string{"stop", "length"}[(s*shift)%2], ServedModel: model, SystemFingerprint: fingerprint}
+				if prompt == "c" && s%3 == 0 {
+					r.ToolCalls = []promptcanary.ToolCall{{Name: "lookup", Arguments: []byte(`{"q":"` + prompt + `"}`)}}
+				}
+				run.LLMResponses = append(run.LLMResponses, r)
+			}
+		}
+	}
+	var base, cur []res
+	for _, prompt := range []string{"a", "b", "c", "down"} {
+		base = append(base, binarySamples("p", prompt, 11, 12)...)
+		if prompt != "down" {
+			cur = append(cur, binarySamples("p", prompt, 6, 12)...)
+		}
+	}
+	// Of "down", samples 3 to 5 failed and 0 to 2 answered, but only 0
+	// and 1 were judged: the answers tell that half its calls succeeded.
+	cur = append(cur, binarySamples("p", "down", 1, 2)...)
+	compare := func(folded bool) *promptcanary.DriftReport {
+		t.Helper()
+		b, run := makeBaseline("s", base), makeRun("s", cur)
+		answers(&b.RunResult, 0, "m-1", "fp-1")
+		answers(&run, 1, "m-2", "fp-2")
+		for s := 3; s < 6; s++ {
+			run.Errors = append(run.Errors, promptcanary.CallError{PromptID: "down", Sample: s, Message: "503"})
+		}
+		opts := fixedOpts()
+		if folded {
+			for _, side := range []struct {
+				run *promptcanary.Run
+				res **Results
+			}{{&b.RunResult, &opts.BaselineResults}, {&run, &opts.CurrentResults}} {
+				res, err := NewResults(side.run.ProbeResults)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rs := side.run.LLMResponses; len(rs) > 0; rs = rs[min(3, len(rs)):] {
+					chunk := slices.Clone(rs[:min(3, len(rs))])
+					if err := res.FoldResponses(chunk); err != nil {
+						t.Fatal(err)
+					}
+					clear(chunk) // the decoder reuses its chunk
+				}
+				if res.Responses() != len(side.run.LLMResponses) {
+					t.Fatalf("folded %d responses, want %d", res.Responses(), len(side.run.LLMResponses))
+				}
+				*side.res = res
+				side.run.ProbeResults, side.run.LLMResponses = nil, nil
+			}
+		}
+		rep, err := Compare(b, &run, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	whole, folded := compare(false), compare(true)
+	if whole.Statistics == nil || len(whole.Statistics.Signals) == 0 || findComparison(whole, "p", "c").CurrentExample == "" ||
+		findComparison(whole, "p", "down").Status == promptcanary.StatusNotMeasured {
+		t.Fatal("want a report with signals, examples and a prompt measured by its answers, so that the comparison says something")
+	}
+	if diff := cmp.Diff(whole, folded, cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("folded responses differ from whole ones (-whole +folded):\n%s", diff)
+	}
+}
+
+// TestAnswersMemory: what a comparison keeps of a statistical run's
+// responses takes at most 64 bytes a response (the contents shared with
+// the decoded run), where a promptcanary.Response takes over 200, so that
+// a compare of two large runs need not hold their responses. Counted in
+// bytes held after a collection, not time; the least of three tries.
+func TestAnswersMemory(t *testing.T) {
+	contents := []string{"Paris.", "Paris is the capital.", "It is Paris."}
+	var rs []promptcanary.Response
+	for p := range 1000 {
+		for s := range 30 {
+			rs = append(rs, promptcanary.Response{PromptID: fmt.Sprintf("prompt-%d", p), Sample: s, Content: contents[(p+s)%3],
+				FinishReason: "stop", CompletionTokens: 7, ServedModel: "m", SystemFingerprint: "fp"})
+		}
+	}
+	perResponse := math.MaxFloat64
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		a := NewAnswers(rs)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if a.Len() != len(rs) {
+			t.Fatalf("folded %d responses, want %d", a.Len(), len(rs))
+		}
+		perResponse = min(perResponse, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(len(rs)))
+		runtime.KeepAlive(a)
+	}
+	t.Logf("%.1f bytes a response (a promptcanary.Response: %d)", perResponse, unsafe.Sizeof(promptcanary.Response{}))
+	if perResponse > 64 {
+		t.Errorf("folded responses hold %.1f bytes a response, want at most 64", perResponse)
 	}
 }

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -33,7 +34,7 @@ const permStopHits = 20
 
 // nondeterminism counts the distinct answers (content and tool calls) of
 // every prompt measured on both sides, from the answers summarised once per
-// prompt (see summariseAnswers).
+// prompt (see Answers.summaries).
 func nondeterminism(base, cur map[string]promptAnswers, idx *index) []promptcanary.PromptNondeterminism {
 	if len(base) == 0 && len(cur) == 0 {
 		return nil
@@ -66,32 +67,24 @@ func measuredPrompts(idx *index) map[string]bool {
 // changeSignals runs the informational two-sided tests on the responses of
 // every measured prompt, adjusts them with their own Benjamini–Hochberg
 // step at opts.Alpha and adds the served-model and fingerprint changes.
-func changeSignals(base, cur *promptcanary.Run, idx *index, opts *Options) []promptcanary.ChangeSignal {
-	if len(base.LLMResponses) == 0 || len(cur.LLMResponses) == 0 {
+func changeSignals(base, cur *Answers, idx *index, opts *Options) []promptcanary.ChangeSignal {
+	if base.Len() == 0 || cur.Len() == 0 {
 		return nil
 	}
-	measured := measuredPrompts(idx)
-	group := func(rs []promptcanary.Response) map[string][]*promptcanary.Response {
-		m := map[string][]*promptcanary.Response{}
-		for i := range rs {
-			if measured[rs[i].PromptID] {
-				m[rs[i].PromptID] = append(m[rs[i].PromptID], &rs[i])
-			}
-		}
-		return m
-	}
-	bm, cm := group(base.LLMResponses), group(cur.LLMResponses)
 	var prompts []string
-	for id := range bm {
-		if len(bm[id]) >= 2 && len(cm[id]) >= 2 {
+	for id := range measuredPrompts(idx) {
+		if base.count(id) >= 2 && cur.count(id) >= 2 {
 			prompts = append(prompts, id)
 		}
 	}
 	slices.Sort(prompts)
 	var sigs []promptcanary.ChangeSignal
 	var sc signalScratch
+	var bbuf, cbuf []promptcanary.Response
+	var bptr, cptr []*promptcanary.Response
 	for _, id := range prompts {
-		sigs = append(sigs, sc.promptSignals(id, bm[id], cm[id], opts)...)
+		b, c := base.responses(id, &bbuf, &bptr), cur.responses(id, &cbuf, &cptr)
+		sigs = append(sigs, sc.promptSignals(id, b, c, opts)...)
 		sc.reset()
 	}
 	q := make([]float64, len(sigs))
@@ -577,35 +570,25 @@ func energyTest(dist *groupMatrix, perms int, rng *pcg) (float64, float64) {
 
 // fingerprintSignals reports served models and system fingerprints seen in
 // the current run but never in the baseline.
-func fingerprintSignals(base, cur *promptcanary.Run) []promptcanary.ChangeSignal {
+func fingerprintSignals(base, cur *Answers) []promptcanary.ChangeSignal {
 	var out []promptcanary.ChangeSignal
 	for _, f := range []struct {
-		kind string
-		get  func(*promptcanary.Response) string
+		kind      string
+		base, cur map[string]bool
 	}{
-		{"model", func(r *promptcanary.Response) string { return cmpOr(r.ServedModel, r.ProviderModelID) }},
-		{"system_fingerprint", func(r *promptcanary.Response) string { return r.SystemFingerprint }},
+		{"model", base.models, cur.models},
+		{"system_fingerprint", base.fingerprints, cur.fingerprints},
 	} {
-		seen := map[string]bool{}
-		var before []string
-		for i := range base.LLMResponses {
-			if v := f.get(&base.LLMResponses[i]); v != "" && !seen[v] {
-				seen[v] = true
-				before = append(before, v)
-			}
-		}
-		newSet := map[string]bool{}
+		before := slices.Sorted(maps.Keys(f.base))
 		var after []string
-		for i := range cur.LLMResponses {
-			if v := f.get(&cur.LLMResponses[i]); v != "" && !seen[v] && !newSet[v] {
-				newSet[v] = true
+		for v := range f.cur {
+			if !f.base[v] {
 				after = append(after, v)
 			}
 		}
 		if len(after) == 0 || len(before) == 0 {
 			continue
 		}
-		slices.Sort(before)
 		slices.Sort(after)
 		out = append(out, promptcanary.ChangeSignal{Kind: f.kind, Baseline: float64(len(before)), Current: float64(len(after)), Flagged: true,
 			Detail: fmt.Sprintf("%s changed: baseline %s, now also %s", strings.ReplaceAll(f.kind, "_", " "), quoteList(before), quoteList(after))})

@@ -94,7 +94,7 @@ type statRun struct {
 // pairs measured on both sides, applies the discrete weighted
 // Benjamini–Hochberg step at opts.Alpha (which screens out the units that
 // cannot reach significance, like Tarone's method) and fills the report.
-func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *promptcanary.Baseline, current *promptcanary.Run, answers [2]map[string]promptAnswers, opts *Options) {
+func compareStatistical(rep *promptcanary.DriftReport, idx *index, answers [2]*Answers, summaries [2]map[string]promptAnswers, opts *Options) {
 	st := &promptcanary.DriftStatistics{Seed: opts.Seed, Alpha: opts.Alpha, Permutations: opts.Permutations, BaselineSamples: idx.baseMax, CurrentSamples: idx.curMax}
 	s := &statRun{idx: idx, opts: opts}
 	var measured []int
@@ -232,8 +232,8 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, baseline *pro
 	}
 	st.MinDetectableDrop = suiteMinDetectableDrop(suiteVar, suiteWeight, levelK)
 	st.PairDetectableDrop = pairDrops
-	st.Nondeterminism = nondeterminism(answers[0], answers[1], idx)
-	st.Signals = changeSignals(&baseline.RunResult, current, idx, opts)
+	st.Nondeterminism = nondeterminism(summaries[0], summaries[1], idx)
+	st.Signals = changeSignals(answers[0], answers[1], idx, opts)
 	for _, sig := range st.Signals {
 		if sig.Flagged {
 			st.Warnings = append(st.Warnings, sig.Detail)

@@ -113,7 +113,10 @@ func Run(w io.Writer, f Format, run *promptcanary.Run, opts Options) error {
 	return nil
 }
 
-// Drift writes d in format f to w. Nothing is written when rendering fails.
+// Drift writes d in format f to w. Nothing is written when rendering fails,
+// but for JSON, which is written as it is encoded (store.EncodeIndent): a
+// value that store.Marshal cannot encode, which no report of numbers
+// (NaN and infinities included) holds, would end it part way.
 func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) error {
 	if d == nil {
 		return errors.New("render drift report: nil report")

@@ -46,10 +46,19 @@ func WriteIndent(w io.Writer, data []byte) error {
 	return err
 }
 
-// EncodeIndent writes v to w as WriteIndent writes Marshal(v), holding
-// the compact JSON once (see encodeOnce).
+// EncodeIndent writes v to w as WriteIndent writes Marshal(v), indenting
+// the compact JSON as it is encoded: a drift report's is never held whole
+// (see encodeDrift), any other value's once (see encodeOnce).
 func EncodeIndent(w io.Writer, v any) error {
-	return encodeOnce(v, func(data []byte) error { return WriteIndent(w, data) })
+	in := indenter{depth: math.MaxInt, out: make([]byte, 0, indentChunk+indentChunk/4), flush: func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	}}
+	if err := encodeStream(v, in.write); err != nil {
+		return err
+	}
+	_, err := w.Write(append(in.out, '\n'))
+	return err
 }
 
 // jsonValuer is a value whose MarshalJSON encodes another value, one
@@ -222,7 +231,7 @@ func UnmarshalRun(data []byte) (*promptcanary.Run, error) {
 // unmarshalRun is UnmarshalRun, folding the probe results with f when set.
 func unmarshalRun(data []byte, f *Folding) (*promptcanary.Run, error) {
 	var w runJSON
-	fo := w.ProbeResults.folder(f)
+	fo := w.folders(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
@@ -243,7 +252,7 @@ func UnmarshalBaseline(data []byte) (*promptcanary.Baseline, error) {
 // f when set.
 func unmarshalBaseline(data []byte, f *Folding) (*promptcanary.Baseline, error) {
 	var w baselineJSON
-	fo := w.RunResult.ProbeResults.folder(f)
+	fo := w.RunResult.folders(f)
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}

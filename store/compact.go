@@ -1081,13 +1081,69 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 
 // responses expands c, with bounds checked on every index.
 func (c *compactResponses) responses() ([]promptcanary.Response, error) {
-	if err := checkCompact(c.Encoding, c.Version); err != nil {
+	out := make([]promptcanary.Response, len(c.Rows))
+	if err := c.expand(func(i int) *promptcanary.Response { return &out[i] }, nil); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// foldResponses hands the responses of c to fo, a chunk at a time, with
+// the checks of responses.
+func (c *compactResponses) foldResponses(fo ResponseFolder) error {
+	chunk := make([]promptcanary.Response, min(foldChunk, len(c.Rows)))
+	n := 0
+	return c.expand(func(int) *promptcanary.Response { return &chunk[n] }, func(i int) error {
+		if n++; n < len(chunk) && i < len(c.Rows)-1 {
+			return nil
+		}
+		err := fo.FoldResponses(chunk[:n])
+		clear(chunk[:n])
+		n = 0
+		return err
+	})
+}
+
+// expand expands each row of c in turn into at(i), with bounds checked on
+// every index, and then calls done(i) when set (its error ends the
+// expansion).
+func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done func(i int) error) error {
+	if err := checkCompact(c.Encoding, c.Version); err != nil {
+		return err
 	}
 	for _, p := range c.Profiles {
 		if p[3] < -1 || p[3] >= len(c.ToolCalls) {
-			return nil, fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
+			return fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
 		}
+	}
+	cut := make(map[int64]int64, len(c.Cut))
+	for _, k := range c.Cut {
+		if k[0] < 0 || k[0] >= int64(len(c.Rows)) {
+			return fmt.Errorf("cut: response %d out of range", k[0])
+		}
+		cut[k[0]] = k[1]
+	}
+	for i, row := range c.Rows {
+		r := at(i)
+		if err := c.expandRow(i, row, r); err != nil {
+			return err
+		}
+		if n, ok := cut[int64(i)]; ok {
+			r.Truncated, r.OriginalBytes = true, n
+		}
+		if done != nil {
+			if err := done(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// expandRow fills r with row i of c.
+func (c *compactResponses) expandRow(i int, row responseRow, r *promptcanary.Response) error {
+	if row.profile < 0 || row.profile >= len(c.Profiles) {
+		return fmt.Errorf("response %d: profile %d out of range", i, row.profile)
 	}
 	var errStr error
 	str := func(i int) string {
@@ -1097,43 +1153,28 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 		}
 		return c.Strings[i]
 	}
-	out := make([]promptcanary.Response, len(c.Rows))
-	for i, row := range c.Rows {
-		if row.profile < 0 || row.profile >= len(c.Profiles) {
-			return nil, fmt.Errorf("response %d: profile %d out of range", i, row.profile)
-		}
-		p := c.Profiles[row.profile]
-		r := promptcanary.Response{
-			PromptID: str(row.prompt), ProviderModelID: str(p[0]), Content: str(row.content), FinishReason: str(p[1]),
-			LatencyMS: row.latency, PromptTokens: p[2], CompletionTokens: row.completion,
-			TotalTokens: p[2] + row.completion + row.extra, Sample: row.sample,
-			ServedModel: str(p[4]), SystemFingerprint: str(p[5]), ResponseID: str(row.responseID), Attempts: p[6],
-		}
-		if errStr != nil {
-			return nil, fmt.Errorf("response %d: %w", i, errStr)
-		}
-		switch {
-		case row.at != nil:
-			r.Timestamp = *row.at
-		case row.hasTime:
-			r.Timestamp = c.Base.Add(time.Duration(row.time))
-		}
-		out[i] = r
-		// Decoded in place: a pointer to r would move every response to
-		// the heap on its own.
-		if p[3] >= 0 {
-			if err := json.Unmarshal(c.ToolCalls[p[3]], &out[i].ToolCalls); err != nil {
-				return nil, fmt.Errorf("response %d tool calls: %w", i, err)
-			}
+	p := c.Profiles[row.profile]
+	*r = promptcanary.Response{
+		PromptID: str(row.prompt), ProviderModelID: str(p[0]), Content: str(row.content), FinishReason: str(p[1]),
+		LatencyMS: row.latency, PromptTokens: p[2], CompletionTokens: row.completion,
+		TotalTokens: p[2] + row.completion + row.extra, Sample: row.sample,
+		ServedModel: str(p[4]), SystemFingerprint: str(p[5]), ResponseID: str(row.responseID), Attempts: p[6],
+	}
+	if errStr != nil {
+		return fmt.Errorf("response %d: %w", i, errStr)
+	}
+	switch {
+	case row.at != nil:
+		r.Timestamp = *row.at
+	case row.hasTime:
+		r.Timestamp = c.Base.Add(time.Duration(row.time))
+	}
+	if p[3] >= 0 {
+		if err := json.Unmarshal(c.ToolCalls[p[3]], &r.ToolCalls); err != nil {
+			return fmt.Errorf("response %d tool calls: %w", i, err)
 		}
 	}
-	for _, c := range c.Cut {
-		if c[0] < 0 || c[0] >= int64(len(out)) {
-			return nil, fmt.Errorf("cut: response %d out of range", c[0])
-		}
-		out[c[0]].Truncated, out[c[0]].OriginalBytes = true, c[1]
-	}
-	return out, nil
+	return nil
 }
 
 // decode decodes c from data, the valid JSON that encoding/json hands to
@@ -1207,6 +1248,8 @@ func (l *resultList) UnmarshalJSON(data []byte) error {
 // object.
 type responseList struct {
 	list []promptcanary.Response
+	// fold, when set, takes the responses instead of list (see Folding).
+	fold ResponseFolder
 }
 
 func (l *responseList) UnmarshalJSON(data []byte) error {
@@ -1221,6 +1264,12 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 			if err := json.Unmarshal(data, &c); err != nil {
 				return fmt.Errorf("llm_responses: %w", err)
 			}
+		}
+		if l.fold != nil {
+			if err := c.foldResponses(l.fold); err != nil {
+				return fmt.Errorf("llm_responses: %w", err)
+			}
+			return nil
 		}
 		list, err := c.responses()
 		if err != nil {
@@ -1237,6 +1286,11 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 	for i := range w {
 		l.list[i] = w[i].Response
 		l.list[i].Timestamp = w[i].Timestamp.t
+	}
+	if l.fold != nil {
+		err := l.fold.FoldResponses(l.list)
+		l.list = nil
+		return err
 	}
 	return nil
 }
@@ -1265,75 +1319,110 @@ const indentChunk = 64 << 10
 // flush, it hands out to flush whenever it holds indentChunk bytes and
 // starts over, so that the indented text is never held whole.
 func indentChunks(out, data []byte, depth int, flush func([]byte) error) ([]byte, error) {
-	level := 0 // nesting level of the next byte
-	inStr, esc := false, false
-	newline := func(l int) {
-		out = append(out, '\n')
-		for range l {
-			out = append(out, ' ', ' ')
-		}
-	}
+	in := indenter{depth: depth, out: out, flush: flush}
+	err := in.write(data)
+	return in.out, err
+}
+
+// indenter indents compact JSON handed to it a piece at a time (write),
+// as indentChunks indents it whole: the JSON need never be held whole
+// either. Its state is what indenting one byte needs of those before.
+type indenter struct {
+	depth int
+	out   []byte
+	flush func([]byte) error
+
+	level      int  // nesting level of the next byte
+	inStr, esc bool // in a string, after its backslash
+	prev       byte // the byte before the next, 0 at the start
+	// open is set after an object or array opened at a level that breaks
+	// lines: the line breaks unless the next byte closes it.
+	open bool
+}
+
+// write indents data, the next bytes of the JSON.
+func (in *indenter) write(data []byte) error {
 	for i := 0; i < len(data); i++ {
-		if flush != nil && len(out) >= indentChunk {
-			if err := flush(out); err != nil {
-				return out, err
+		if in.flush != nil && len(in.out) >= indentChunk {
+			if err := in.flush(in.out); err != nil {
+				return err
 			}
-			out = out[:0]
+			in.out = in.out[:0]
 		}
 		c := data[i]
-		if inStr {
-			if !esc && c != '\\' && c != '"' {
-				// The rest of a plain run of the string at once.
-				end := i + 1
-				for end < len(data) && data[end] != '\\' && data[end] != '"' {
-					end++
-				}
-				out = append(out, data[i:end]...)
-				i = end - 1
-				continue
+		if in.open {
+			in.open = false
+			if c != '}' && c != ']' {
+				in.newline(in.level)
 			}
-			out = append(out, c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		}
+		if in.inStr {
+			i = in.stringByte(data, i)
 			continue
 		}
 		switch c {
 		case '"':
-			inStr = true
-			out = append(out, c)
+			in.inStr = true
+			in.out = append(in.out, c)
 		case '{', '[':
-			out = append(out, c)
-			level++
-			if level-1 <= depth && i+1 < len(data) && data[i+1] != '}' && data[i+1] != ']' {
-				newline(level)
-			}
+			in.out = append(in.out, c)
+			in.level++
+			in.open = in.level-1 <= in.depth
 		case '}', ']':
-			level--
-			if level <= depth && i > 0 && data[i-1] != '{' && data[i-1] != '[' {
-				newline(level)
+			in.level--
+			if in.level <= in.depth && in.prev != 0 && in.prev != '{' && in.prev != '[' {
+				in.newline(in.level)
 			}
-			out = append(out, c)
+			in.out = append(in.out, c)
 		case ',':
-			out = append(out, c)
-			if level-1 <= depth {
-				newline(level)
+			in.out = append(in.out, c)
+			if in.level-1 <= in.depth {
+				in.newline(in.level)
 			}
 		case ':':
-			out = append(out, c)
-			if level-1 <= depth {
-				out = append(out, ' ')
+			in.out = append(in.out, c)
+			if in.level-1 <= in.depth {
+				in.out = append(in.out, ' ')
 			}
 		default:
-			out = append(out, c)
+			in.out = append(in.out, c)
 		}
+		in.prev = c
 	}
-	return out, nil
+	return nil
+}
+
+// stringByte copies data[i], a byte in a string, and the plain run of the
+// string after it at once; it returns the index of the last byte copied.
+func (in *indenter) stringByte(data []byte, i int) int {
+	c := data[i]
+	if !in.esc && c != '\\' && c != '"' {
+		end := i + 1
+		for end < len(data) && data[end] != '\\' && data[end] != '"' {
+			end++
+		}
+		in.out = append(in.out, data[i:end]...)
+		in.prev = data[end-1]
+		return end - 1
+	}
+	in.out = append(in.out, c)
+	in.prev = c
+	switch {
+	case in.esc:
+		in.esc = false
+	case c == '\\':
+		in.esc = true
+	case c == '"':
+		in.inStr = false
+	}
+	return i
+}
+
+func (in *indenter) newline(level int) {
+	in.out = append(in.out, '\n')
+	for range level {
+		in.out = append(in.out, ' ', ' ')
+	}
 }
 
 // appendJSON appends c as encoding/json writes the compactResults struct

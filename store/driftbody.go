@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -44,16 +43,14 @@ type driftBodyHead struct {
 func MarshalDriftBody(d *promptcanary.DriftReport) ([]byte, error) {
 	var examples interner[string]
 	examples.add("")
-	lean := *d
-	lean.Comparisons = slices.Clone(d.Comparisons)
-	of := make([][2]int, len(lean.Comparisons))
-	for i := range lean.Comparisons {
-		c := &lean.Comparisons[i]
+	of := make([][2]int, len(d.Comparisons))
+	for i := range d.Comparisons {
+		c := &d.Comparisons[i]
 		of[i] = [2]int{examples.add(c.BaselineExample), examples.add(c.CurrentExample)}
-		c.BaselineExample, c.CurrentExample = "", ""
 	}
-	// The report goes in as it is encoded, held once: json.Marshal of a
-	// RawMessage would copy and compact its megabytes again.
+	// The report goes in as it is encoded, a few comparisons at a time,
+	// each without its examples: neither its JSON nor a copy of its
+	// comparisons is held whole.
 	head, err := json.Marshal(driftBodyHead{Encoding: driftBodyEncoding, Version: 1, Examples: examples.keys, ExampleOf: of})
 	if err != nil {
 		return nil, err
@@ -67,8 +64,8 @@ func MarshalDriftBody(d *promptcanary.DriftReport) ([]byte, error) {
 	if _, err := zw.Write(head); err != nil {
 		return nil, err
 	}
-	err = encodeOnce(&lean, func(rep []byte) error {
-		buf.Grow((len(head)+len(rep))/8 + 64)
+	noExamples := func(c *promptcanary.Comparison) { c.BaselineExample, c.CurrentExample = "", "" }
+	err = encodeDrift(d, noExamples, func(rep []byte) error {
 		_, err := zw.Write(rep)
 		return err
 	})

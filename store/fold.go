@@ -16,12 +16,23 @@ type Folder interface {
 	Fold(chunk []promptcanary.ProbeResult) error
 }
 
-// foldChunk is how many probe results a decoder hands a Folder at once.
+// ResponseFolder is a Folder that takes the run's responses as well, a
+// chunk at a time, in their order: a decoder folding the run's probe
+// results into it hands it the responses too and leaves the run's
+// LLMResponses nil. The chunk is reused once FoldResponses returns.
+type ResponseFolder interface {
+	Folder
+	FoldResponses(chunk []promptcanary.Response) error
+}
+
+// foldChunk is how many probe results (or responses) a decoder hands a
+// Folder at once.
 const foldChunk = 1024
 
 // Folding makes the decoders it is given to (WithFolding,
 // DecodeDocumentFolding) hand every run's probe results to a Folder of
-// its own, made by New, and leave the run's ProbeResults nil: a caller
+// its own, made by New, and leave the run's ProbeResults nil, and its
+// responses too when the Folder is a ResponseFolder: a caller
 // that needs less than whole results (a compare of two statistical runs
 // of a million results) never holds them all. Take returns a run's Folder.
 type Folding struct {
@@ -115,4 +126,12 @@ func (l *resultList) folder(f *Folding) Folder {
 	}
 	l.fold = f.New()
 	return l.fold
+}
+
+// folders gives w a new Folder of f for its probe results, and its
+// responses when that is a ResponseFolder, and returns it; nil without f.
+func (w *runJSON) folders(f *Folding) Folder {
+	fo := w.ProbeResults.folder(f)
+	w.LLMResponses.fold, _ = fo.(ResponseFolder)
+	return fo
 }

@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -149,5 +151,77 @@ func TestDecodeFoldingMemory(t *testing.T) {
 	t.Logf("bytes allocated a result: %.1f whole, %.1f folded", whole, folded)
 	if folded > 40 {
 		t.Errorf("decoding with a Folding allocated %.1f bytes a result, want at most 40 (whole: %.1f)", folded, whole)
+	}
+}
+
+// collectAll is a ResponseFolder that keeps copies of what it is given.
+type collectAll struct {
+	collect
+	responses []promptcanary.Response
+}
+
+func (c *collectAll) FoldResponses(chunk []promptcanary.Response) error {
+	c.responses = append(c.responses, chunk...)
+	return nil
+}
+
+// TestDecodeFoldingResponses: a run or a baseline decoded with a Folding
+// whose Folder is a ResponseFolder, in either layout, hands it every
+// response DecodeDocument would have put in the run (tool calls, cuts and
+// times included), in order, a chunk at a time, and the run holds none; a
+// plain Folder leaves the responses in the run.
+func TestDecodeFoldingResponses(t *testing.T) {
+	run := statisticalRun(3, 2, 4)
+	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	for i := range 2*foldChunk + 5 {
+		r := promptcanary.Response{PromptID: fmt.Sprintf("prompt-%d", i%3), Sample: i / 3, Content: fmt.Sprintf("answer %d", i%7),
+			FinishReason: "stop", CompletionTokens: i % 11, PromptTokens: 5, TotalTokens: 5 + i%11, ServedModel: "m", Attempts: 1,
+			Timestamp: at.Add(time.Duration(i) * time.Millisecond), LatencyMS: float64(i)}
+		if i%5 == 0 {
+			r.ToolCalls = []promptcanary.ToolCall{{ID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{"q":1}`)}}
+		}
+		if i%9 == 0 {
+			r.Truncated, r.OriginalBytes = true, 1<<20
+		}
+		run.LLMResponses = append(run.LLMResponses, r)
+	}
+	for _, l := range []Layout{LayoutPlain, LayoutCompact} {
+		for _, kind := range []string{"run", "baseline"} {
+			t.Run(kind+map[Layout]string{LayoutPlain: " plain", LayoutCompact: " compact"}[l], func(t *testing.T) {
+				var data []byte
+				var err error
+				if kind == "run" {
+					data, err = MarshalRun(run, l)
+				} else {
+					data, err = MarshalBaseline(&promptcanary.Baseline{SnapshotID: "snap", SuiteName: "s", RunResult: *run}, l)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole, err := DecodeDocument(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(whole.Run.LLMResponses) != len(run.LLMResponses) {
+					t.Fatalf("decoded %d responses whole, want %d", len(whole.Run.LLMResponses), len(run.LLMResponses))
+				}
+				f := &Folding{New: func() Folder { return &collectAll{} }}
+				doc, err := DecodeDocumentFolding(data, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if doc.Run.LLMResponses != nil || doc.Run.ProbeResults != nil {
+					t.Errorf("the folded run holds %d responses and %d probe results, want none", len(doc.Run.LLMResponses), len(doc.Run.ProbeResults))
+				}
+				fo := f.Take(doc.Run).(*collectAll)
+				if !reflect.DeepEqual(fo.responses, whole.Run.LLMResponses) {
+					t.Errorf("folded %d responses, want the %d decoded whole, equal", len(fo.responses), len(whole.Run.LLMResponses))
+				}
+				plain := &Folding{New: func() Folder { return &collect{} }}
+				if doc, err = DecodeDocumentFolding(data, plain); err != nil || len(doc.Run.LLMResponses) != len(run.LLMResponses) {
+					t.Errorf("a Folder that takes no responses: the run holds %d (%v), want all %d", len(doc.Run.LLMResponses), err, len(run.LLMResponses))
+				}
+			})
+		}
 	}
 }
