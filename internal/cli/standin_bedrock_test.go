@@ -10,7 +10,8 @@ import (
 // verifies every request's SigV4 signature, and exports the credentials
 // (the temporary ones with 'session'), the region and the endpoint that
 // point the bedrock provider at it, with no AWS config file and no
-// instance metadata service.
+// instance metadata service. Requests are logged to standin-bedrock.log
+// and their bodies to standin-bedrock.jsonl (see standinLogger).
 func init() {
 	standins["bedrock"] = func(ts *testscript.TestScript, args []string) {
 		key := bedrocktest.Static
@@ -18,6 +19,7 @@ func init() {
 			key = bedrocktest.Session
 		}
 		srv := bedrocktest.Start("")
+		srv.OnRequest = standinLogger(ts, "bedrock")
 		ts.Defer(srv.Close)
 		for k, v := range srv.Env(key) {
 			ts.Setenv(k, v)

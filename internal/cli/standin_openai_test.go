@@ -20,7 +20,8 @@ import (
 // 429=N answers the next N requests with HTTP 429. Every request is
 // logged to standin-openai.log in the current directory as
 // "STATUS PATH MODEL" plus, for a rejection, "rejected: MESSAGE", so a
-// script can check that nothing was rejected.
+// script can check that nothing was rejected, and each request's body to
+// standin-openai.jsonl, one per line, so a script can check what was sent.
 func init() {
 	standins["openai"] = func(ts *testscript.TestScript, args []string) {
 		s := openaitest.New()
@@ -34,6 +35,7 @@ func init() {
 		ts.Check(err)
 		ts.Defer(func() { _ = f.Close() })
 		var mu sync.Mutex
+		bodies := appendFile(ts, "standin-openai.jsonl")
 		s.OnRequest = func(r openaitest.Request) {
 			line := fmt.Sprintf("%d %s %s", r.Status, r.Path, r.Model)
 			if r.Status >= 400 && r.Status != 429 {
@@ -42,6 +44,7 @@ func init() {
 			mu.Lock()
 			defer mu.Unlock()
 			fmt.Fprintln(f, line)
+			fmt.Fprintln(bodies, oneLine(r.Body))
 		}
 		ts.Setenv("OPENAI_BASE_URL", s.BaseURL())
 		ts.Setenv("OPENAI_API_KEY", s.Key)

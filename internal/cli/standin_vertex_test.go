@@ -13,12 +13,15 @@ import (
 // $WORK/service-account.json and exports GOOGLE_APPLICATION_CREDENTIALS
 // (its token_uri is the stand-in's token endpoint, which verifies the
 // signed JWT) and STANDIN_VERTEX_URL, for --base-url. The metadata
-// server is pointed at a closed port, so nothing leaves the machine.
+// server is pointed at a closed port, so nothing leaves the machine. API
+// requests are logged to standin-vertex.log and their bodies to
+// standin-vertex.jsonl (see standinLogger).
 func init() {
 	standins["vertex"] = func(ts *testscript.TestScript, args []string) {
 		srv, err := vertextest.NewServer("canary-project")
 		ts.Check(err)
 		ts.Defer(srv.Close)
+		srv.OnRequest = standinLogger(ts, "vertex")
 		path, err := srv.WriteCredentials(ts.Getenv("WORK"))
 		ts.Check(err)
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/anthropic/anthropictest"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // defaults are canary.yaml's defaults: temperature 0, max_tokens 1024.
@@ -114,6 +115,30 @@ func TestConversationRoundTrip(t *testing.T) {
 			"input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}},
 			{"name":"get_time","input_schema":{"type":"object","properties":{}}}]}`
 	checkBody(t, srv.Bodies()[0], want)
+}
+
+// TestConversationHandWrittenIDs: IDs a suite may hold ("weather.1",
+// "call 2") are outside the pattern the API takes for tool_use ids; each
+// is sent as the same safe ID in its tool_use and its tool_result.
+func TestConversationHandWrittenIDs(t *testing.T) {
+	srv, c := standIn(t, "claude-sonnet-4-5")
+	p := promptcanary.Prompt{Text: "Weather and time?", Tools: conversationPrompt.Tools, Messages: []promptcanary.Message{
+		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{
+			{ID: "weather.1", Name: "get_weather", Arguments: json.RawMessage(`{"location":"Paris"}`)},
+			{ID: "call 2", Name: "get_time"}}},
+		{Role: "tool", ToolCallID: "call 2", Content: "14:05"},
+		{Role: "tool", ToolCallID: "weather.1", Content: "rain"},
+	}}
+	if _, err := c.Generate(context.Background(), providertest.NewRequest(p, defaults)); err != nil {
+		t.Fatal(err)
+	}
+	body := string(srv.Bodies()[0])
+	weather, call2 := toolcall.SafeID("weather.1"), toolcall.SafeID("call 2")
+	for _, want := range []string{`"id":"` + weather + `"`, `"tool_use_id":"` + weather + `"`, `"id":"` + call2 + `"`, `"tool_use_id":"` + call2 + `"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("request lacks %s: %s", want, body)
+		}
+	}
 }
 
 func checkBody(t *testing.T, got []byte, want string) {

@@ -219,7 +219,7 @@ func blockOrder(b contentBlock) int {
 // as the API refuses empty text blocks.
 func turnBlocks(m promptcanary.Message) []contentBlock {
 	if m.Role == promptcanary.RoleTool {
-		return []contentBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
+		return []contentBlock{{Type: "tool_result", ToolUseID: toolcall.SafeID(m.ToolCallID), Content: m.Content}}
 	}
 	var out []contentBlock
 	if m.Content != "" {
@@ -229,7 +229,7 @@ func turnBlocks(m promptcanary.Message) []contentBlock {
 		return out
 	}
 	for _, tc := range m.ToolCalls {
-		out = append(out, contentBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: objectArguments(tc.Arguments)})
+		out = append(out, contentBlock{Type: "tool_use", ID: toolcall.SafeID(tc.ID), Name: tc.Name, Input: objectArguments(tc.Arguments)})
 	}
 	return out
 }

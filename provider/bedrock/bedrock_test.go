@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider/bedrock"
 	"github.com/promptcanary/promptcanary/provider/bedrock/bedrocktest"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
@@ -187,6 +188,29 @@ func TestToolResult(t *testing.T) {
 				t.Errorf("sent %s\nwant %s", got, want)
 			}
 		})
+	}
+}
+
+// TestHandWrittenToolIDs: a suite's IDs outside Converse's toolUseId
+// pattern ("weather.1", "call 2") go out as the same safe ID in the
+// toolUse and its toolResult, which the stand-in accepts.
+func TestHandWrittenToolIDs(t *testing.T) {
+	srv := standin(t, bedrocktest.Static)
+	p := promptcanary.Prompt{Text: "Weather?", Tools: []promptcanary.Tool{weather}, Messages: []promptcanary.Message{
+		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{
+			{ID: "weather.1", Name: "get_weather", Arguments: json.RawMessage(`{"location":"Paris"}`)},
+			{ID: "call 2", Name: "get_weather", Arguments: json.RawMessage(`{"location":"Rome"}`)}}},
+		{Role: "tool", ToolCallID: "call 2", Content: "sun"},
+		{Role: "tool", ToolCallID: "weather.1", Content: "rain"},
+	}}
+	if _, err := generate(t, claude, p, defaults()); err != nil {
+		t.Fatal(err)
+	}
+	got := asJSON(t, sent(t, srv)["messages"])
+	for _, id := range []string{"weather.1", "call 2"} {
+		if want := `"toolUseId":"` + toolcall.SafeID(id) + `"`; strings.Count(got, want) != 2 {
+			t.Errorf("want %s in the toolUse and the toolResult: %s", want, got)
+		}
 	}
 }
 

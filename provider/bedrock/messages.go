@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // emptyResult stands in for a tool result without text: Converse refuses
@@ -43,7 +44,7 @@ func messages(conv []promptcanary.Message) (msgs []object, system []object, used
 				if err != nil {
 					return nil, nil, nil, &provider.Error{Message: fmt.Sprintf("messages[%d]: tool call %q: %v", i, call.Name, err)}
 				}
-				blocks = append(blocks, object{"toolUse": object{"toolUseId": call.ID, "name": call.Name, "input": input}})
+				blocks = append(blocks, object{"toolUse": object{"toolUseId": toolcall.SafeID(call.ID), "name": call.Name, "input": input}})
 				if !seen[call.Name] {
 					seen[call.Name] = true
 					used = append(used, call.Name)
@@ -55,7 +56,7 @@ func messages(conv []promptcanary.Message) (msgs []object, system []object, used
 			if strings.TrimSpace(text) == "" {
 				text = emptyResult
 			}
-			add("user", object{"toolResult": object{"toolUseId": m.ToolCallID, "content": []object{{"text": text}}}})
+			add("user", object{"toolResult": object{"toolUseId": toolcall.SafeID(m.ToolCallID), "content": []object{{"text": text}}}})
 			if m.Name != "" && !seen[m.Name] {
 				seen[m.Name] = true
 				used = append(used, m.Name)

@@ -2,6 +2,7 @@ package anthropictest
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -53,6 +54,11 @@ func (r *Request) readMessages(raw map[string]json.RawMessage) *Error {
 	return r.checkToolTurns()
 }
 
+// toolUseID is the pattern of tool_use.id and tool_result.tool_use_id.
+// https://docs.anthropic.com/en/api/messages (content, tool_use: id
+// "^[a-zA-Z0-9_-]+$")
+var toolUseID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
 // readContent reads a turn's content: a non-empty string or a list of
 // known blocks.
 func readContent(i int, raw json.RawMessage) ([]Block, *Error) {
@@ -81,9 +87,15 @@ func readContent(i int, raw json.RawMessage) ([]Block, *Error) {
 			if b.ID == "" || b.Name == "" || json.Unmarshal(b.Input, &in) != nil || in == nil {
 				return nil, invalid("messages.%d.content.%d.tool_use: id, name and an object input are required", i, j)
 			}
+			if !toolUseID.MatchString(b.ID) {
+				return nil, invalid("messages.%d.content.%d.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+			}
 		case "tool_result":
 			if b.ToolUseID == "" {
 				return nil, invalid("messages.%d.content.%d.tool_result.tool_use_id: Field required", i, j)
+			}
+			if !toolUseID.MatchString(b.ToolUseID) {
+				return nil, invalid("messages.%d.content.%d.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
 			}
 		case "thinking", "redacted_thinking", "image", "document":
 		default:

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
 
 // Server is the stand-in for https://api.anthropic.com: POST /v1/messages
@@ -17,6 +19,9 @@ type Server struct {
 	*httptest.Server
 	// Key is the API key the server accepts in x-api-key.
 	Key string
+	// OnRequest, when set before the first request, is called with each
+	// request once it is answered (transcripts log them to a file).
+	OnRequest standinlog.Func
 
 	mu     sync.Mutex
 	bodies [][]byte
@@ -42,6 +47,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
 	s.mu.Unlock()
+	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
+	defer done()
 	if req.Method != http.MethodPost || req.URL.Path != "/v1/messages" {
 		WriteError(w, &Error{Status: 404, Type: "not_found_error", Message: "Not found"})
 		return

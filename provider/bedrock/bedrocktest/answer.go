@@ -65,16 +65,18 @@ func (s *Server) firstTime(raw string) bool {
 	return true
 }
 
-// reply is the ordinary answer: the result of a tool when the last turn
-// holds one, a structured answer when one is asked for, parallel calls
-// of the first tool when tools are offered, else text.
+// reply is the ordinary answer: a structured answer when one is asked
+// for (outputConfig constrains every answer, the one after a tool result
+// too: https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html),
+// the result of a tool when the last turn holds one, parallel calls of
+// the first tool when tools are offered, else text.
 func reply(call Call) ([]any, string) {
 	b := call.Body
-	if res := lastToolResult(b); res != "" {
-		return []any{text("The tool returned: " + res)}, "end_turn"
-	}
 	if oc, ok := b["outputConfig"].(map[string]any); ok {
 		return []any{text(jsonOf(example(nativeSchema(oc))))}, "end_turn"
+	}
+	if res := lastToolResult(b); res != "" {
+		return []any{text("The tool returned: " + res)}, "end_turn"
 	}
 	tools := toolSpecs(b)
 	if len(tools) == 0 {

@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
 
 // Region is the stand-in's region unless Start is given another.
@@ -62,6 +64,10 @@ type Server struct {
 	// Script, when set, answers an accepted call in place of the
 	// stand-in's own answer when it returns non-nil.
 	Script func(Call) *Reply
+	// OnRequest, when set before the first request, is called with each
+	// request once it is answered, accepted or not (transcripts log them
+	// to a file).
+	OnRequest standinlog.Func
 
 	mu        sync.Mutex
 	keys      map[string]Key
@@ -142,6 +148,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "SerializationException", "could not read the request body")
 		return
 	}
+	w, done := standinlog.Wrap(w, r, body, s.OnRequest)
+	defer done()
 	model, ok := route(r)
 	if !ok {
 		writeError(w, http.StatusNotFound, "UnknownOperationException", "")

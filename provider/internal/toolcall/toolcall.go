@@ -5,7 +5,10 @@ package toolcall
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"strings"
 )
 
@@ -60,4 +63,24 @@ func AsWritten(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	return json.RawMessage(bytes.Clone(v))
+}
+
+// safeID is the form of tool call ID that the Anthropic Messages API
+// (tool_use.id: ^[a-zA-Z0-9_-]+$,
+// https://docs.anthropic.com/en/api/messages) and Bedrock Converse
+// (toolUseId: [a-zA-Z0-9_-]+, 1 to 64 characters,
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolUseBlock.html)
+// take.
+var safeID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// SafeID returns a suite's tool call ID in a form those APIs take: the
+// ID itself when it has that form, else "call_" and 24 hex digits of its
+// SHA-256, the same for the call and for its result, so a hand-written
+// ID such as "weather.1" still pairs a tool_use with its tool_result.
+func SafeID(id string) string {
+	if safeID.MatchString(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "call_" + hex.EncodeToString(sum[:12])
 }

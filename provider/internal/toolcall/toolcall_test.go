@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,27 @@ func TestAsWrittenDoesNotAlias(t *testing.T) {
 	raw[2] = 'b'
 	if string(got) != `{"a":1}` {
 		t.Errorf("got %s after changing the input, want a copy", got)
+	}
+}
+
+// TestSafeID keeps IDs the APIs take and maps others to one stable safe
+// ID each.
+func TestSafeID(t *testing.T) {
+	long := strings.Repeat("a", 65)
+	for _, id := range []string{"call_1", "toolu_01A-b", strings.Repeat("a", 64)} {
+		if got := SafeID(id); got != id {
+			t.Errorf("SafeID(%q) = %q, want it unchanged", id, got)
+		}
+	}
+	seen := map[string]string{}
+	for _, id := range []string{"weather.1", "call 2", "", "ü", long} {
+		got := SafeID(id)
+		if !safeID.MatchString(got) || got != SafeID(id) {
+			t.Errorf("SafeID(%q) = %q: not safe or not stable", id, got)
+		}
+		if other, dup := seen[got]; dup {
+			t.Errorf("SafeID(%q) = SafeID(%q) = %q", id, other, got)
+		}
+		seen[got] = id
 	}
 }

@@ -49,6 +49,7 @@ import (
 
 	"github.com/promptcanary/promptcanary/provider/anthropic/anthropictest"
 	"github.com/promptcanary/promptcanary/provider/gemini/geminitest"
+	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
 
 // Server is the stand-in: the token endpoint at /token and the Vertex AI
@@ -59,6 +60,10 @@ type Server struct {
 	Project string
 	// Email is the service account's client_email.
 	Email string
+	// OnRequest, when set before the first request, is called with each
+	// API request (not token or metadata requests) once it is answered
+	// (transcripts log them to a file).
+	OnRequest standinlog.Func
 
 	key   *rsa.PrivateKey
 	keyID string
@@ -289,6 +294,8 @@ func (s *Server) api(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
 	s.mu.Unlock()
+	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
+	defer done()
 	m := apiPath.FindStringSubmatch(req.URL.Path)
 	if req.Method != http.MethodPost || m == nil || (m[3] == "google") != (m[5] == "generateContent") {
 		geminitest.WriteError(w, &geminitest.Error{Code: 404, Status: "NOT_FOUND", Message: "The requested URL " + req.URL.Path + " was not found on this server."})

@@ -1,0 +1,45 @@
+// Package standinlog lets a provider's stand-in server report each
+// request it answered (path, status, request body and, for an error, the
+// error answer), so CLI transcripts can log them to a file and check what
+// a client sent.
+package standinlog
+
+import "net/http"
+
+// Func receives one answered request: its path, the status answered, the
+// request body and, when the status is 400 or more, the answer's body.
+type Func func(path string, status int, body, answer []byte)
+
+// maxAnswer bounds the part of an error answer kept for the log.
+const maxAnswer = 4 << 10
+
+// Wrap returns w wrapped to note the status and an error answer, and a
+// done func that reports the request to f; with f nil it returns w and a
+// no-op. Call done once the handler has answered (defer it).
+func Wrap(w http.ResponseWriter, r *http.Request, body []byte, f Func) (http.ResponseWriter, func()) {
+	if f == nil {
+		return w, func() {}
+	}
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	return rec, func() { f(r.URL.Path, rec.status, body, rec.answer) }
+}
+
+// recorder is a ResponseWriter that keeps the status and the start of an
+// error answer.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	answer []byte
+}
+
+func (r *recorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status >= 400 && len(r.answer) < maxAnswer {
+		r.answer = append(r.answer, b[:min(len(b), maxAnswer-len(r.answer))]...)
+	}
+	return r.ResponseWriter.Write(b)
+}
