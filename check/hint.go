@@ -63,9 +63,11 @@ func removeParam(i int) func(spec string, m []string) string {
 
 // ParamHint returns msg, a failed call's error message, ending with a
 // hint naming the providers: setting or the extra_params that fixes it
-// when msg is a refusal of a request parameter; msg unchanged otherwise.
+// when msg is a refusal of a request parameter; msg unchanged otherwise,
+// and when msg already names its fix (the openai client ends such
+// refusals with "(… in canary.yaml)"), so the fix is not said twice.
 func ParamHint(spec, msg string) string {
-	if strings.Contains(msg, "hint: ") {
+	if strings.Contains(msg, "hint: ") || strings.Contains(msg, " in canary.yaml)") {
 		return msg
 	}
 	for _, r := range paramRules {

@@ -152,7 +152,9 @@ func TestParamHint(t *testing.T) {
 			t.Errorf("ParamHint(%q)\n got %q\nwant %q", tc.msg, got, want)
 		}
 	}
-	for _, msg := range []string{"HTTP 429: rate limited", "HTTP 400: bad; hint: already one"} {
+	for _, msg := range []string{"HTTP 429: rate limited", "HTTP 400: bad; hint: already one",
+		// the openai client's own hint: one is enough
+		"HTTP 400: invalid_request_error: Unsupported parameter: 'presence_penalty' is not supported with this model. (the model refuses presence_penalty: remove it with extra_params: {presence_penalty: null} in canary.yaml)"} {
 		if got := ParamHint("X", msg); got != msg {
 			t.Errorf("ParamHint(%q) = %q", msg, got)
 		}
