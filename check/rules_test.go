@@ -160,3 +160,23 @@ func TestParamHint(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveReportsEveryBadProvider: two providers: entries the model
+// rules refuse are both reported at once, each at its line, as every
+// other mistake in canary.yaml is (the second was only found after the
+// first was fixed).
+func TestResolveReportsEveryBadProvider(t *testing.T) {
+	st := loadSuite(t, "name: t\nprobes: [direct_answer]\nproviders:\n"+
+		"  - id: anthropic/claude-sonnet-4-5\n    extra_params: {thinking: {type: enabled, budget_tokens: 500}}\n"+
+		"  - id: gemini/gemini-2.5-pro\n    extra_params: {thinkingConfig: {thinkingBudget: 0}}\n"+
+		"prompts:\n  - {id: a, text: hi}\n")
+	_, _, err := Resolve(st, Settings{})
+	if !IsConfig(err) {
+		t.Fatalf("got %v, want a configuration error", err)
+	}
+	for _, want := range []string{"canary.yaml:4: providers[0] (anthropic/claude-sonnet-4-5): extra_params thinking: budget_tokens 500", "canary.yaml:6: providers[1] (gemini/gemini-2.5-pro): extra_params thinkingBudget 0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want it to hold %q", err, want)
+		}
+	}
+}
