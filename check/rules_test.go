@@ -144,6 +144,10 @@ func TestParamHint(t *testing.T) {
 			"add extra_params: {temperature: null} to the providers: entry for X"},
 		{"HTTP 400: invalid_request_error: `max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation",
 			"raise max_tokens (max_tokens: in canary.yaml or --max-tokens) above the thinking budget, or lower budget_tokens in the extra_params of the providers: entry for X"},
+		{"HTTP 400: ValidationException: The model returned the following errors: Malformed input request: #: extraneous key [top_k] is not permitted, please reformat your input and try again.",
+			"add extra_params: {top_k: null} to the providers: entry for X"},
+		{"HTTP 400: ValidationException: The model returned the following errors: Malformed input request: extraneous key [top_k] is not permitted, please reformat your input and try again.",
+			"add extra_params: {top_k: null} to the providers: entry for X"},
 		{`HTTP 400: INVALID_ARGUMENT: Invalid JSON payload received. Unknown name "topK" at 'generation_config': Cannot find field.`,
 			"the API does not know topK: remove it from extra_params, or add extra_params: {topK: null}, in the providers: entry for X"},
 	} {
@@ -153,6 +157,8 @@ func TestParamHint(t *testing.T) {
 		}
 	}
 	for _, msg := range []string{"HTTP 429: rate limited", "HTTP 400: bad; hint: already one",
+		// a nested key is no parameter
+		"HTTP 400: ValidationException: Malformed input request: #/messages/0/content/0: extraneous key [type] is not permitted, please reformat your input and try again.",
 		// the openai client's own hint: one is enough
 		"HTTP 400: invalid_request_error: Unsupported parameter: 'presence_penalty' is not supported with this model. (the model refuses presence_penalty: remove it with extra_params: {presence_penalty: null} in canary.yaml)"} {
 		if got := ParamHint("X", msg); got != msg {
