@@ -300,6 +300,9 @@ func TestRunScenario(t *testing.T) {
 	failing500.Server.Fail500, failing500.MaxAttempts = 1, 2
 	failing429 := small(6, 3)
 	failing429.Server.Fail429, failing429.Server.RetryAfter, failing429.MaxAttempts = 1, time.Millisecond, 3
+	// Rate limits are retried while the budget lasts, whatever the
+	// attempts: a small budget ends the run.
+	failing429.MaxRetryWait = 30 * time.Millisecond
 	sampled := small(12, 5)
 	sampled.Samples, sampled.IdleConns = 3, 5
 	tests := []struct {
@@ -312,7 +315,7 @@ func TestRunScenario(t *testing.T) {
 		{name: "all answered", sc: small(12, 4), wantResp: 12, wantAttempts: 12, wantRequests: 12, wantOK: 12},
 		{name: "samples", sc: sampled, wantResp: 12, wantAttempts: 12, wantRequests: 12, wantOK: 12},
 		{name: "all 500", sc: failing500, wantErrs: 12, wantAttempts: 24, wantRequests: 24, wantServerErr: 24},
-		{name: "all 429", sc: failing429, wantErrs: 6, wantAttempts: 18, wantRequests: 18, wantLimited: 18},
+		{name: "all 429", sc: failing429, wantErrs: 6, wantAttempts: -1, wantRequests: -1, wantLimited: -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,6 +325,15 @@ func TestRunScenario(t *testing.T) {
 			}
 			got := []int64{int64(res.Responses), int64(res.Errors), int64(res.Attempts), res.Server.Requests, res.Server.OK, res.Server.RateLimited, res.Server.ServerErrors}
 			want := []int64{int64(tc.wantResp), int64(tc.wantErrs), int64(tc.wantAttempts), tc.wantRequests, tc.wantOK, tc.wantLimited, tc.wantServerErr}
+			if tc.wantAttempts < 0 {
+				// As many as the budget allowed: every attempt a 429, at
+				// least the 3 first ones of each of the 3 calls in flight.
+				n := int64(res.Attempts)
+				if n < 9 || res.Server.Requests != n || res.Server.RateLimited != n {
+					t.Errorf("attempts, requests, 429s: got %d %d %d, want equal and at least 9", n, res.Server.Requests, res.Server.RateLimited)
+				}
+				want[2], want[3], want[5] = got[2], got[3], got[5]
+			}
 			if !slices.Equal(got, want) {
 				t.Errorf("responses, errors, attempts, requests, ok, 429, 500: got %v, want %v", got, want)
 			}
@@ -513,6 +525,7 @@ func TestMatrix(t *testing.T) {
 		{1000, 64, 50 * time.Millisecond, 0},
 		{1000, 64, 50 * time.Millisecond, 0},
 		{200, 16, 50 * time.Millisecond, 0.1},
+		{200, 16, 50 * time.Millisecond, 0.3},
 		{1000, 16, 0, 0},
 	}
 	if len(m) != len(want) {

@@ -83,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&sc.Timeout, "timeout", time.Second, "engine timeout per call attempt")
 	fs.IntVar(&sc.MaxAttempts, "attempts", 4, "engine attempts per call (retries + 1)")
 	fs.DurationVar(&sc.BackoffBase, "backoff", 5*time.Millisecond, "engine backoff base for retries without retry-after")
+	fs.DurationVar(&sc.MaxRetryWait, "max-retry-wait", 0, "engine retry budget (0: the default 3m); rate limits are retried while it lasts")
 	fs.IntVar(&sc.IdleConns, "idle-conns", 0, "idle connections the client keeps per host; 0 uses http.DefaultClient like the CLI")
 	fs.BoolVar(&o.fork, "fork", true, "run each matrix scenario in a fresh child process, so peak RSS is per scenario")
 	fs.StringVar(&o.child, childFlag, "", "internal: run one scenario given as JSON and print its result as JSON")
@@ -125,6 +126,7 @@ func matrix(base scenario) []scenario {
 		mk("wide", 1000, 64, 50*time.Millisecond, 0, 0),
 		pooled,
 		mk("failures", 200, 16, 50*time.Millisecond, 0.05, 0.05),
+		mk("30% rate limited", 200, 16, 50*time.Millisecond, 0.30, 0),
 		mk("CPU floor (no latency)", 1000, 16, 0, 0, 0),
 	}
 }

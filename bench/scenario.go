@@ -36,10 +36,12 @@ type scenario struct {
 	Samples     int `json:"samples"`
 	// Server shapes the fake server's answers.
 	Server serverConfig `json:"server"`
-	// Timeout, MaxAttempts and BackoffBase are the engine's options.
-	Timeout     time.Duration `json:"timeout"`
-	MaxAttempts int           `json:"max_attempts"`
-	BackoffBase time.Duration `json:"backoff_base"`
+	// Timeout, MaxAttempts, BackoffBase and MaxRetryWait are the
+	// engine's options.
+	Timeout      time.Duration `json:"timeout"`
+	MaxAttempts  int           `json:"max_attempts"`
+	BackoffBase  time.Duration `json:"backoff_base"`
+	MaxRetryWait time.Duration `json:"max_retry_wait"`
 	// IdleConns, when > 0, gives the client an HTTP transport keeping that
 	// many idle connections to the server; 0 uses http.DefaultClient, as
 	// the CLI does.
@@ -78,8 +80,8 @@ func (sc *scenario) validate() error {
 	if s.FailTimeout > 0 && sc.Timeout <= 0 {
 		errs = append(errs, errors.New("-fail-timeout needs a positive -timeout, or hung calls never end"))
 	}
-	if sc.Timeout < 0 || sc.BackoffBase < 0 {
-		errs = append(errs, errors.New("-timeout and -backoff must not be negative"))
+	if sc.Timeout < 0 || sc.BackoffBase < 0 || sc.MaxRetryWait < 0 {
+		errs = append(errs, errors.New("-timeout, -backoff and -max-retry-wait must not be negative"))
 	}
 	if sc.MaxAttempts < 1 {
 		errs = append(errs, fmt.Errorf("-attempts %d: want at least 1", sc.MaxAttempts))
@@ -210,7 +212,9 @@ func runScenario(ctx context.Context, sc scenario) (*result, error) {
 		Timeout:     sc.Timeout,
 		MaxAttempts: sc.MaxAttempts,
 		BackoffBase: sc.BackoffBase,
-		Tool:        "promptcanary-bench",
+		// 0 is the engine's default budget, as with the CLI's flag.
+		MaxRetryWait: sc.MaxRetryWait,
+		Tool:         "promptcanary-bench",
 	}
 
 	runtime.GC()

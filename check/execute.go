@@ -32,6 +32,11 @@ type Exec struct {
 	Progress func(Progress)
 	// OnWait, when set, is called before each wait between retries.
 	OnWait func(runner.Wait)
+	// OnThrottle, when set, is called when a provider's calls in flight
+	// change as it rate limits the run, and OnRateLimits once at the end
+	// of a provider's run that met rate limits.
+	OnThrottle   func(runner.Throttle)
+	OnRateLimits func(runner.RateLimits)
 	// Wrap, when set, wraps each target's provider once it is opened (the
 	// monitor counts and times every call this way); spec is the target's
 	// NAME/MODEL.
@@ -130,6 +135,8 @@ func engine(t Target, x Exec) runner.Options {
 		Limits:         t.Limits,
 		Tool:           x.Tool,
 		OnWait:         x.OnWait,
+		OnThrottle:     x.OnThrottle,
+		OnRateLimits:   x.OnRateLimits,
 		MaxRetryWait:   s.MaxRetryWait,
 		MaxAnswerBytes: t.MaxAnswerBytes,
 		Secrets:        s.Secrets,

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -43,9 +44,9 @@ func unmeasured(runs []*promptcanary.Run, measured []bool, maxErrors int) []Prob
 		switch {
 		case measured == nil && !r.Measured(), measured != nil && !measured[i]:
 			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
-				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors))})
+				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors)) + budgetNote(r)})
 		case len(r.Errors) > maxErrors:
-			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, maxErrors)})
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, maxErrors) + budgetNote(r)})
 		}
 	}
 	return out
@@ -66,4 +67,20 @@ func tooManyErrors(r *promptcanary.Run, maxErrors int) string {
 	}
 	return fmt.Sprintf("%d of %d %s failed after retries; --max-errors %d allows %s, so the run has no verdict",
 		failed, failed+len(r.LLMResponses), calls, maxErrors, allows)
+}
+
+// budgetNote says how many of r's failed calls ran out of the retry
+// budget (rate limits that outlasted it, or a wait longer than was left),
+// "" when none did.
+func budgetNote(r *promptcanary.Run) string {
+	n := 0
+	for i := range r.Errors {
+		if strings.Contains(r.Errors[i].Message, "--max-retry-wait") {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them ran out of the retry budget: raise it with --max-retry-wait)", n)
 }

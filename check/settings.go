@@ -22,8 +22,9 @@ import (
 // says otherwise.
 const DefaultTimeout = 120 * time.Second
 
-// DefaultRetries is how often a call is retried after a rate limit, a
-// server error, a reset or a timeout.
+// DefaultRetries is how often a call is retried after a server error, a
+// reset or a timeout; rate limits are retried within the retry budget
+// (DefaultMaxRetryWait) instead.
 const DefaultRetries = 3
 
 // DefaultMaxRetryWait bounds the time one provider's run spends waiting

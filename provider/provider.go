@@ -288,6 +288,12 @@ type Error struct {
 	Retryable bool
 	// RetryAfter is the delay the server asked for, 0 when it named none.
 	RetryAfter time.Duration
+	// RateLimited is set when the provider turned the call away for load:
+	// HTTP 429, Anthropic's 529, an "overloaded" answer. The run engine
+	// retries these for as long as the run's retry budget allows rather
+	// than a fixed number of times, and lowers the concurrency while they
+	// repeat (see IsRateLimited).
+	RateLimited bool
 	// Message is the provider's message, with secrets redacted.
 	Message string
 	Err     error
@@ -317,6 +323,25 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// IsRateLimited reports whether err is a retryable answer that turned the
+// call away for load: an Error marked RateLimited, or one with status 429
+// (Too Many Requests) or 529 (Anthropic's "overloaded", see
+// https://docs.anthropic.com/en/api/errors), or whose message says
+// overloaded (Anthropic's overloaded_error, Gemini's and OpenAI's "model is
+// overloaded" 503s) or rate_limit_error (an Anthropic error passed through
+// with a 2xx status by a proxy).
+func IsRateLimited(err error) bool {
+	var pe *Error
+	if !errors.As(err, &pe) || !pe.Retryable {
+		return false
+	}
+	if pe.RateLimited || pe.StatusCode == 429 || pe.StatusCode == 529 {
+		return true
+	}
+	m := strings.ToLower(pe.Message)
+	return strings.Contains(m, "overloaded") || strings.Contains(m, "rate_limit_error")
+}
 
 // IsRetryable reports whether err is worth another attempt.
 func IsRetryable(err error) bool {

@@ -25,6 +25,9 @@ type Limits struct {
 type limiter struct {
 	requests *rate.Limiter
 	tokens   *rate.Limiter
+	// adapt, when set, bounds the attempts in flight as the provider's
+	// rate limits allow (see throttle).
+	adapt *throttle
 }
 
 func newLimiter(l Limits) *limiter {
@@ -59,11 +62,28 @@ func (l *limiter) wait(ctx context.Context, tokens int64) error {
 	return nil
 }
 
-// EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word,
-// plus the tool definitions. It saturates at math.MaxInt32 rather than
-// overflow.
+// acquire paces an attempt estimated at tokens (wait), then takes a slot
+// of the throttle for it: first tells a call's first attempt from a
+// retry. Release the slot with l.adapt.release.
+func (l *limiter) acquire(ctx context.Context, tokens int64, first bool) (ticket, error) {
+	if err := l.wait(ctx, tokens); err != nil {
+		return 0, err
+	}
+	return l.adapt.acquire(ctx, first)
+}
+
+// EstimateTokens guesses the prompt tokens of p: about 1.3 tokens a word
+// of the text, the system prompt and every conversation turn (a tool call
+// and its arguments included), plus the tool definitions. It saturates at
+// math.MaxInt32 rather than overflow.
 func EstimateTokens(p *promptcanary.Prompt) int {
 	words := float64(len(strings.Fields(p.Text)) + len(strings.Fields(p.SystemPrompt)))
+	for _, m := range p.Messages {
+		words += float64(len(strings.Fields(m.Content)))
+		for _, c := range m.ToolCalls {
+			words += float64(1 + len(strings.Fields(string(c.Arguments))))
+		}
+	}
 	for _, t := range p.Tools {
 		words += float64(len(strings.Fields(t.Description)) + 10 + 5*len(t.Parameters))
 	}

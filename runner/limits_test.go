@@ -112,4 +112,14 @@ func TestEstimateTokens(t *testing.T) {
 	if got := EstimateTokens(p); got != 20 {
 		t.Errorf("got %d, want ceil(12*1.3)+4 = 20", got)
 	}
+	// A conversation counts every turn: 12 words as above, 2 of a user
+	// turn, 1+1 of a call ({"city":"Oslo"} is one field), 2 of its result.
+	p.Messages = []promptcanary.Message{
+		{Role: "user", Content: "umbrella today?"},
+		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{{Name: "get_weather", Arguments: []byte(`{"city":"Oslo"}`)}}},
+		{Role: "tool", Content: "heavy rain"},
+	}
+	if got := EstimateTokens(p); got != 28 {
+		t.Errorf("conversation: got %d, want ceil(18*1.3)+4 = 28", got)
+	}
 }

@@ -169,16 +169,16 @@ func TestJudgeCallsGoThroughTheEngine(t *testing.T) {
 	opts := fixedOpts()
 	opts.Concurrency = 1
 	opts.OnWait = func(w Wait) { waits = append(waits, w) }
-	opts.Sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	onSleep(&opts, func(d time.Duration) { slept = append(slept, d) })
 	run, err := Execute(context.Background(), judgedPlan(1, 2, "judgefake/engine"), &fakeProvider{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Wait{
-		{Provider: "judgefake/engine", PromptID: "p0", Sample: 0, Delay: 3 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 4},
-		{Provider: "judgefake/engine", PromptID: "p0", Sample: 0, Delay: time.Second, Reason: "HTTP 500 server error", Attempt: 2, MaxAttempts: 4},
-		{Provider: "judgefake/engine", PromptID: "p0", Sample: 1, Delay: 3 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 4},
-		{Provider: "judgefake/engine", PromptID: "p0", Sample: 1, Delay: time.Second, Reason: "HTTP 500 server error", Attempt: 2, MaxAttempts: 4},
+		{Provider: "judgefake/engine", PromptID: "p0", Sample: 0, Delay: 3 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 4, RateLimited: true, BudgetLeft: 177 * time.Second, Budget: 3 * time.Minute},
+		{Provider: "judgefake/engine", PromptID: "p0", Sample: 0, Delay: time.Second, Reason: "HTTP 500 server error", Attempt: 2, MaxAttempts: 4, BudgetLeft: 176 * time.Second, Budget: 3 * time.Minute},
+		{Provider: "judgefake/engine", PromptID: "p0", Sample: 1, Delay: 3 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 4, RateLimited: true, BudgetLeft: 173 * time.Second, Budget: 3 * time.Minute},
+		{Provider: "judgefake/engine", PromptID: "p0", Sample: 1, Delay: time.Second, Reason: "HTTP 500 server error", Attempt: 2, MaxAttempts: 4, BudgetLeft: 172 * time.Second, Budget: 3 * time.Minute},
 	}
 	if fmt.Sprint(waits) != fmt.Sprint(want) {
 		t.Errorf("waits:\ngot  %+v\nwant %+v", waits, want)

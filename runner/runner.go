@@ -34,7 +34,11 @@ type Options struct {
 	Concurrency int
 	// Timeout bounds each call attempt; 0 means no per-call timeout.
 	Timeout time.Duration
-	// MaxAttempts bounds the attempts per call (retries + 1); 0 means 4.
+	// MaxAttempts bounds the attempts per call (retries + 1) that fail
+	// for other reasons than a rate limit (5xx, resets, timeouts); 0 means
+	// 4. Rate-limited answers (429, 529, overloaded: see
+	// provider.IsRateLimited) are retried for as long as the retry budget
+	// (MaxRetryWait) allows instead, and do not count here.
 	MaxAttempts int
 	// BackoffBase is the first retry delay, doubled per attempt with full
 	// jitter and capped at 30 s; 0 means 500 ms.
@@ -52,15 +56,26 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Limits pace the calls to the provider.
 	Limits Limits
-	// MaxRetryWait is the retry budget of the run: the total time it may
-	// sleep between retries (Retry-After or backoff), shared by all its
-	// calls. A wait longer than what is left fails the call at once with
+	// MaxRetryWait is the retry budget of the run: the time it may spend
+	// waiting to retry (Retry-After or backoff), shared by all its calls:
+	// the budget runs while any call waits, and waits that overlap count
+	// once. A wait longer than what is left fails the call at once with
 	// an error naming the wait, the budget and --max-retry-wait. 0 means
 	// DefaultMaxRetryWait; a negative value allows no wait at all.
 	MaxRetryWait time.Duration
+	// Clock is what the retry budget measures waits against; nil means
+	// time.Now. A test that fakes Sleep fakes Clock with it.
+	Clock func() time.Time
 	// OnWait, when set, is called before each sleep between retries, so
 	// the caller can say that it is waiting and why. Calls are serialised.
 	OnWait func(Wait)
+	// OnThrottle, when set, is called whenever the provider's calls in
+	// flight change: halved as rate limits repeat, grown back by one as
+	// answers go through. Calls are serialised with OnWait's.
+	OnThrottle func(Throttle)
+	// OnRateLimits, when set, is called once at the end of a run that met
+	// rate limits, with what they did to it.
+	OnRateLimits func(RateLimits)
 	// Secrets are scrubbed from each response and call error as soon as
 	// the provider returns it, before probes judge it and before it enters
 	// the run, so that everything reported or stored is scrubbed. Nil
@@ -94,6 +109,45 @@ type Wait struct {
 	Reason string
 	// Attempt is the attempt that failed (from 1), of MaxAttempts.
 	Attempt, MaxAttempts int
+	// RateLimited is set when the answer turned the call away for load
+	// (429, 529, overloaded): it is retried within the budget, whatever
+	// MaxAttempts says.
+	RateLimited bool
+	// Concurrency is the calls the run lets in flight after this answer,
+	// WasConcurrency before it: they differ when it halved the limit.
+	// MaxConcurrency is the configured concurrency. All are 0 for a model
+	// that a probe calls (its calls are bounded by the run's).
+	Concurrency, WasConcurrency, MaxConcurrency int
+	// BudgetLeft is what is left of the run's retry budget, Budget, after
+	// this wait.
+	BudgetLeft, Budget time.Duration
+}
+
+// Throttle is a change of the calls a provider's run keeps in flight,
+// for Options.OnThrottle.
+type Throttle struct {
+	// Provider is the provider spec.
+	Provider string
+	// From and To are the limit before and after; Max is the configured
+	// concurrency, the most it grows back to.
+	From, To, Max int
+}
+
+// RateLimits sums up what rate limits did to a run, for
+// Options.OnRateLimits.
+type RateLimits struct {
+	// Provider is the provider spec.
+	Provider string
+	// Answers counts the answers that turned a call away (429, 529,
+	// overloaded), Retried those of them that were retried, and NotSent
+	// the calls not sent once rate limits had outlasted the retry budget.
+	Answers, Retried, NotSent int
+	// Concurrency is the configured concurrency, Lowest the lowest the run
+	// went down to, Final where it ended.
+	Concurrency, Lowest, Final int
+	// Waited is the retry budget spent (by every wait of the run, rate
+	// limited or not), of Budget.
+	Waited, Budget time.Duration
 }
 
 // Progress is where a run stands after a call finished.
@@ -103,32 +157,57 @@ type Progress struct {
 	Done, Failed, Total int
 }
 
-// budget is a run's retry budget, shared by its calls.
+// budget is a run's retry budget, shared by its calls: the time during
+// which at least one of them waits to retry.
 type budget struct {
 	mu          sync.Mutex
 	total, left time.Duration
+	// until is when the last wait taken ends.
+	until time.Time
+	clock func() time.Time
 }
 
-func newBudget(d time.Duration) *budget {
+func newBudget(d time.Duration, clock func() time.Time) *budget {
 	switch {
 	case d == 0:
 		d = DefaultMaxRetryWait
 	case d < 0:
 		d = 0
 	}
-	return &budget{total: d, left: d}
+	if clock == nil {
+		clock = time.Now
+	}
+	return &budget{total: d, left: d, clock: clock}
 }
 
-// take spends d from the budget, or fails naming the wait and what is left.
-func (b *budget) take(d time.Duration, reason string) error {
+// take spends on a wait of d from now the part of it that no wait taken
+// before covers, and returns what is left; or fails naming the wait and
+// what is left when that part is more.
+func (b *budget) take(d time.Duration, reason string) (time.Duration, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if d > b.left {
-		return fmt.Errorf("retry budget spent: waiting %v (%s) exceeds the %v left of the run's %v budget (raise it with --max-retry-wait)",
+	now := b.clock()
+	end, from := now.Add(d), now
+	if b.until.After(from) {
+		from = b.until
+	}
+	cost := max(end.Sub(from), 0)
+	if cost > b.left {
+		return b.left, fmt.Errorf("retry budget spent: waiting %v (%s) exceeds the %v left of the run's %v budget (raise it with --max-retry-wait)",
 			d, reason, b.left, b.total)
 	}
-	b.left -= d
-	return nil
+	b.left -= cost
+	if end.After(b.until) {
+		b.until = end
+	}
+	return b.left, nil
+}
+
+// used returns the budget spent and the whole budget.
+func (b *budget) used() (spent, total time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total - b.left, b.total
 }
 
 // maxAnswer is the bound of an answer in bytes, 0 for none.
@@ -157,6 +236,14 @@ func noteCut(resp *promptcanary.Response, results []promptcanary.ProbeResult) {
 			results[k].Details = note
 		}
 	}
+}
+
+// concurrency is the calls in flight the options allow.
+func (o *Options) concurrency() int {
+	if o.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return o.Concurrency
 }
 
 func (o *Options) now() time.Time {
@@ -232,10 +319,7 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	} else {
 		run.RunID = promptcanary.NewID()
 	}
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = DefaultConcurrency
-	}
+	conc := opts.concurrency()
 	var (
 		progressMu   sync.Mutex
 		done, failed int
@@ -377,6 +461,9 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 	// the probes derived from them and whatever else the run holds.
 	opts.Secrets.Run(run)
 	run.FinishedAt = opts.now()
+	if rl, ok := e.lim.adapt.summary(e.budget); ok && opts.OnRateLimits != nil {
+		opts.OnRateLimits(rl)
+	}
 	if interrupted {
 		run.Interrupted = true
 		return run, ctx.Err()
@@ -401,7 +488,9 @@ type engine struct {
 // newEngine returns the engine of one run of plan against p (nil when
 // the run only rescores answers).
 func newEngine(plan *Plan, p provider.Provider, opts *Options) *engine {
-	e := &engine{plan: plan, p: p, lim: newLimiter(opts.Limits), opts: opts, budget: newBudget(opts.MaxRetryWait), intern: newInterner()}
+	lim := newLimiter(opts.Limits)
+	lim.adapt = newThrottle(plan.Config.ModelID, opts.concurrency())
+	e := &engine{plan: plan, p: p, lim: lim, opts: opts, budget: newBudget(opts.MaxRetryWait, opts.Clock), intern: newInterner()}
 	e.models = newModels(e, plan.Models)
 	return e
 }
@@ -474,48 +563,91 @@ type callSite struct {
 
 // retry runs do, an attempt bounded by timeout (0: none), until it
 // succeeds, fails for good or runs out of attempts, pacing each attempt
-// with lim (tokens is what it counts against the tpm limit) and sleeping
-// between attempts as the server or the backoff says, within the run's
-// retry budget. It returns the attempts made.
+// with lim (tokens is what it counts against the tpm limit, and its
+// throttle bounds the attempts in flight) and sleeping between attempts
+// as the server or the backoff says, within the run's retry budget. A
+// rate-limited answer is retried for as long as the budget allows; other
+// failures for MaxAttempts attempts. It returns the attempts made.
 func (e *engine) retry(ctx context.Context, site callSite, lim *limiter, tokens int64, timeout time.Duration, do func(ctx context.Context) error) (int, error) {
-	opts := e.opts
-	maxAttempts := opts.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 4
-	}
-	var err error
-	attempts := 0
-	for attempts < maxAttempts {
-		if err = lim.wait(ctx, tokens); err != nil {
-			break
+	attempts, others, limits := 0, 0, 0
+	var last error
+	for {
+		tk, err := lim.acquire(ctx, tokens, attempts == 0)
+		if err != nil {
+			if last != nil && ctx.Err() == nil {
+				err = fmt.Errorf("%w: %w", err, last)
+			}
+			return attempts, err
 		}
 		attempts++
-		actx, cancel := ctx, context.CancelFunc(func() {})
-		if timeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+		err = attempt(ctx, timeout, do)
+		limited := err != nil && ctx.Err() == nil && provider.IsRateLimited(err)
+		ch := lim.adapt.release(tk, err == nil, limited)
+		e.throttled(lim.adapt, ch)
+		if err == nil || ctx.Err() != nil || !retryable(err) {
+			return attempts, err
 		}
-		err = do(actx)
-		cancel()
-		if err == nil {
-			break
+		k := 0
+		if limited {
+			limits++
+			k = limits
+		} else if others++; others >= e.opts.maxAttempts() {
+			return attempts, err
 		}
-		if ctx.Err() != nil || attempts == maxAttempts || !retryable(err) {
-			break
+		if err := e.pause(ctx, site, lim, err, attempts, k, ch); err != nil {
+			return attempts, err
 		}
-		d := backoff(opts.BackoffBase, attempts, err)
-		reason := waitReason(err, opts.Secrets)
-		if berr := e.budget.take(d, reason); berr != nil {
-			err = fmt.Errorf("%w: %w", berr, err)
-			break
-		}
-		e.notify(Wait{Provider: site.spec, PromptID: site.promptID, Sample: site.sample,
-			Delay: d, Reason: reason, Attempt: attempts, MaxAttempts: maxAttempts})
-		if werr := opts.wait(ctx, d); werr != nil {
-			err = werr
-			break
-		}
+		last = err
 	}
-	return attempts, err
+}
+
+// maxAttempts is MaxAttempts or its default.
+func (o *Options) maxAttempts() int {
+	if o.MaxAttempts <= 0 {
+		return 4
+	}
+	return o.MaxAttempts
+}
+
+// attempt runs do once, bounded by timeout (0: none).
+func attempt(ctx context.Context, timeout time.Duration, do func(ctx context.Context) error) error {
+	if timeout <= 0 {
+		return do(ctx)
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return do(actx)
+}
+
+// pause sleeps before the retry of a call whose attempt n failed with err
+// (its k-th rate limit in a call when k > 0, after which the limit changed
+// by ch), taking the wait from the run's budget and telling OnWait. A wait the budget cannot
+// cover fails the call with err; when it was a rate limit, the provider's
+// throttle stops: the run sends no more calls to a provider that turns
+// them away for longer than it may wait.
+func (e *engine) pause(ctx context.Context, site callSite, lim *limiter, err error, n, k int, ch change) error {
+	opts := e.opts
+	limited, d := k > 0, backoff(opts.BackoffBase, n, err)
+	if limited {
+		d = limitedBackoff(opts.BackoffBase, k, err, lim.adapt.pressed(k))
+	}
+	reason := waitReason(err, opts.Secrets)
+	left, berr := e.budget.take(d, reason)
+	_, total := e.budget.used()
+	if berr != nil {
+		if limited {
+			lim.adapt.stop(fmt.Errorf("%s is rate limiting the run for longer than what is left of its %v retry budget (raise it with --max-retry-wait)", site.spec, total))
+		}
+		return fmt.Errorf("%w: %w", berr, err)
+	}
+	if limited {
+		lim.adapt.retrying()
+	}
+	e.notify(Wait{Provider: site.spec, PromptID: site.promptID, Sample: site.sample,
+		Delay: d, Reason: reason, Attempt: n, MaxAttempts: opts.maxAttempts(),
+		RateLimited: limited, Concurrency: ch.to, WasConcurrency: ch.from, MaxConcurrency: lim.adapt.most(),
+		BudgetLeft: left, Budget: total})
+	return opts.wait(ctx, d)
 }
 
 // notify calls OnWait, one call at a time.
@@ -526,6 +658,17 @@ func (e *engine) notify(w Wait) {
 	e.waitMu.Lock()
 	defer e.waitMu.Unlock()
 	e.opts.OnWait(w)
+}
+
+// throttled tells OnThrottle of a change of t's limit, one call at a time
+// with OnWait's.
+func (e *engine) throttled(t *throttle, ch change) {
+	if e.opts.OnThrottle == nil || t == nil || ch.from == ch.to {
+		return
+	}
+	e.waitMu.Lock()
+	defer e.waitMu.Unlock()
+	e.opts.OnThrottle(Throttle{Provider: t.spec, From: ch.from, To: ch.to, Max: t.max})
 }
 
 // waitReason says in a few words why a failed attempt is retried, with
@@ -692,10 +835,7 @@ func Rescore(plan *Plan, run *promptcanary.Run) {
 func RescoreContext(ctx context.Context, plan *Plan, run *promptcanary.Run, opts Options) {
 	e := newEngine(plan, nil, &opts)
 	pctx := e.probeContext(ctx)
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = DefaultConcurrency
-	}
+	conc := opts.concurrency()
 	type key struct {
 		probe, prompt string
 		sample        int
@@ -768,8 +908,33 @@ func backoff(base time.Duration, n int, err error) time.Duration {
 	if base <= 0 {
 		base = 500 * time.Millisecond
 	}
-	ceiling := min(base<<(n-1), 30*time.Second)
+	// Doubled n-1 times up to the cap, so that no shift overflows however
+	// often a rate-limited call retries.
+	ceiling := base
+	for i := 1; i < n && ceiling < 30*time.Second; i++ {
+		ceiling *= 2
+	}
+	ceiling = min(ceiling, 30*time.Second)
 	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+}
+
+// freeLimits is how many rate limits a call of a model without a
+// throttle (a probe's judge) retries after the delay the server names,
+// however short, before it waits the backoff as well.
+const freeLimits = 3
+
+// limitedBackoff is the delay after a call's k-th rate limit: the
+// server's delay (or the backoff when it named none), and while rate
+// limits repeat (pressed) at least the exponential backoff as well, so
+// that a provider that keeps answering 429 with a tiny Retry-After is not
+// called ever faster. Isolated rate limits are retried after the delay
+// the server names, however short.
+func limitedBackoff(base time.Duration, k int, err error, pressed bool) time.Duration {
+	d := backoff(base, k, err)
+	if pressed {
+		d = max(d, backoff(base, max(k-freeLimits, 1), nil))
+	}
+	return d
 }
 
 func (o *Options) wait(ctx context.Context, d time.Duration) error {

@@ -84,11 +84,39 @@ func testPlan(prompts, samples int) *Plan {
 
 func fixedOpts() Options {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clk := &fakeClock{t: t0}
 	return Options{
 		Now:   func() time.Time { return t0 },
 		NewID: func() string { return "run-1" },
-		Sleep: func(context.Context, time.Duration) error { return nil },
+		Sleep: clk.sleep,
+		Clock: clk.now,
 	}
+}
+
+// fakeClock is the retry budget's clock in tests: only Sleep moves it,
+// at once, so that no test waits.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return nil
+}
+
+// onSleep makes opts's Sleep tell f of each wait, its clock still moving.
+func onSleep(opts *Options, f func(time.Duration)) {
+	prev := opts.Sleep
+	opts.Sleep = func(ctx context.Context, d time.Duration) error { f(d); return prev(ctx, d) }
 }
 
 func TestExecuteResultsInPlanOrder(t *testing.T) {
@@ -159,8 +187,8 @@ func TestExecuteRetries(t *testing.T) {
 			return nil
 		}, "", 2, []time.Duration{7 * time.Second}},
 		{"5xx until attempts run out", func(int) error {
-			return &provider.Error{StatusCode: 503, Retryable: true, Message: "overloaded"}
-		}, "HTTP 503: overloaded", 4, nil},
+			return &provider.Error{StatusCode: 503, Retryable: true, Message: "unavailable"}
+		}, "HTTP 503: unavailable", 4, nil},
 		{"4xx is not retried", func(int) error {
 			return &provider.Error{StatusCode: 400, Message: "bad request"}
 		}, "HTTP 400: bad request", 1, nil},
@@ -175,7 +203,7 @@ func TestExecuteRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var delays []time.Duration
 			opts := fixedOpts()
-			opts.Sleep = func(_ context.Context, d time.Duration) error { delays = append(delays, d); return nil }
+			onSleep(&opts, func(d time.Duration) { delays = append(delays, d) })
 			f := &fakeProvider{fail: func(id string, a int) error { return tc.fail(a) }}
 			run, err := Execute(context.Background(), testPlan(1, 1), f, opts)
 			if err != nil {

@@ -49,7 +49,7 @@ func TestRetryBudget(t *testing.T) {
 			opts := fixedOpts()
 			opts.Concurrency = 1
 			opts.MaxRetryWait = tc.budget
-			opts.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			onSleep(&opts, func(d time.Duration) { waits = append(waits, d) })
 			run, err := Execute(context.Background(), testPlan(tc.prompts, 1), rateLimited(tc.after), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -88,8 +88,10 @@ func TestOnWaitSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Wait{
-		{Provider: "fake/m", PromptID: "p0", Delay: 2 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 3},
-		{Provider: "fake/m", PromptID: "p0", Delay: time.Second, Reason: "HTTP 503 server error", Attempt: 2, MaxAttempts: 3},
+		{Provider: "fake/m", PromptID: "p0", Delay: 2 * time.Second, Reason: "HTTP 429 rate limited", Attempt: 1, MaxAttempts: 3,
+			RateLimited: true, Concurrency: 8, WasConcurrency: 8, MaxConcurrency: 8, BudgetLeft: 178 * time.Second, Budget: 3 * time.Minute},
+		{Provider: "fake/m", PromptID: "p0", Delay: time.Second, Reason: "HTTP 503 server error", Attempt: 2, MaxAttempts: 3,
+			Concurrency: 8, WasConcurrency: 8, MaxConcurrency: 8, BudgetLeft: 177 * time.Second, Budget: 3 * time.Minute},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("got %+v, want %+v", got, want)

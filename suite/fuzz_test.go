@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -57,9 +58,10 @@ func FuzzParse(f *testing.F) {
 		seen := map[string]bool{}
 		probes := len(s.Probes)
 		for _, p := range s.Prompts {
-			if seen[p.ID] || !idRE.MatchString(p.ID) || p.Text == "" {
+			if seen[p.ID] || !idRE.MatchString(p.ID) || p.Text == "" && len(p.Messages) == 0 {
 				t.Fatalf("bad prompt %q (id %q)", p.Text, p.ID)
 			}
+			checkConversation(t, &p)
 			seen[p.ID] = true
 			insts := s.ProbesFor(p.ID)
 			probes += len(s.PromptProbes[p.ID])
@@ -91,6 +93,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("bad Hash")
 		}
 	})
+}
+
+// checkConversation fails when a loaded conversation breaks the rules
+// the loader enforces: it starts with a user turn and ends with a user or
+// tool turn, every call has an id, every tool turn names its call and tool.
+func checkConversation(t *testing.T, p *promptcanary.Prompt) {
+	t.Helper()
+	turns := p.Conversation()
+	if len(turns) == 0 || turns[0].Role != promptcanary.RoleUser {
+		t.Fatalf("prompt %s: conversation %+v does not start with a user turn", p.ID, turns)
+	}
+	if last := turns[len(turns)-1].Role; last != promptcanary.RoleUser && last != promptcanary.RoleTool {
+		t.Fatalf("prompt %s: conversation ends with a %s turn", p.ID, last)
+	}
+	for _, m := range turns {
+		for _, c := range m.ToolCalls {
+			if c.ID == "" || c.Name == "" || !json.Valid(c.Arguments) {
+				t.Fatalf("prompt %s: incomplete call %+v", p.ID, c)
+			}
+		}
+		if m.Role == promptcanary.RoleTool && (m.ToolCallID == "" || m.Name == "") {
+			t.Fatalf("prompt %s: tool turn %+v names no call", p.ID, m)
+		}
+		if m.Role == promptcanary.RoleSystem {
+			t.Fatalf("prompt %s: system turn left among the messages", p.ID)
+		}
+	}
 }
 
 // checkBounds fails when a valid suite holds a number outside the bounds

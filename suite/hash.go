@@ -24,6 +24,10 @@ type (
 		Tools            []promptcanary.Tool `json:"tools,omitempty"`
 		ToolChoice       string              `json:"tool_choice,omitempty"`
 		ExpectedKeywords []string            `json:"expected_keywords,omitempty"`
+		// Messages and ResponseFormat are left out when unset, so the
+		// hashes of prompts without them did not change when they came.
+		Messages       []promptcanary.Message       `json:"messages,omitempty"`
+		ResponseFormat *promptcanary.ResponseFormat `json:"response_format,omitempty"`
 	}
 	hashProbe struct {
 		ID          string         `json:"id"`
@@ -52,7 +56,8 @@ type (
 )
 
 // Hash fingerprints everything that defines a run's results: the prompts
-// (id, text, system prompt, tools, tool choice, expected keywords), the probe
+// (id, text, conversation turns, system prompt, tools, tool choice,
+// response format, expected keywords), the probe
 // instances (id, type, parameters), which prompt has which own probes, and
 // the model and sampling parameters of cfg. It is the hex SHA-256 of their
 // canonical JSON. The suite's name, description and tags, prompt tags and
@@ -100,6 +105,10 @@ func canonPrompt(p *promptcanary.Prompt) hashPrompt {
 	for i, t := range p.Tools {
 		tools[i] = promptcanary.Tool{Name: t.Name, Description: t.Description, Parameters: canonMap(t.Parameters)}
 	}
+	var format *promptcanary.ResponseFormat
+	if f := p.ResponseFormat; f != nil {
+		format = &promptcanary.ResponseFormat{Type: f.Type, Name: f.Name, Schema: canonMap(f.Schema), Strict: f.Strict}
+	}
 	return hashPrompt{
 		ID:               p.ID,
 		Text:             p.Text,
@@ -107,6 +116,8 @@ func canonPrompt(p *promptcanary.Prompt) hashPrompt {
 		Tools:            tools,
 		ToolChoice:       p.ToolChoice,
 		ExpectedKeywords: p.ExpectedKeywords,
+		Messages:         p.Messages,
+		ResponseFormat:   format,
 	}
 }
 

@@ -3,7 +3,10 @@ package suite
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
+
+	"github.com/promptcanary/promptcanary"
 )
 
 const (
@@ -22,6 +25,26 @@ func deriveID(text, system string) string {
 	h.Write([]byte(text))
 	sum := h.Sum(nil)
 	return slug(text) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// derivePromptID returns the id of a prompt without an explicit id. A
+// prompt of text alone gets deriveID(text, system); a conversation gets a
+// slug of its first user turn and a hash that covers every turn, so that
+// changing any turn gives a new id, as changing the text does.
+func derivePromptID(p *promptcanary.Prompt) string {
+	if len(p.Messages) == 0 {
+		return deriveID(p.Text, p.SystemPrompt)
+	}
+	turns, _ := json.Marshal(p.Messages) // strings and raw JSON always encode
+	first := p.Text
+	for _, m := range p.Conversation() {
+		if m.Role == promptcanary.RoleUser {
+			first = m.Content
+			break
+		}
+	}
+	id := deriveID(p.Text+"\x00"+string(turns), p.SystemPrompt)
+	return slug(first) + id[strings.LastIndexByte(id, '-'):]
 }
 
 // slug joins the first few words of text, lowercased and reduced to ASCII

@@ -20,7 +20,7 @@ import (
 // The keys each kind of mapping accepts.
 var (
 	topKeys    = []string{"name", "description", "tags", "default_system_prompt", "provider", "temperature", "max_tokens", "seed", "samples", "max_answer_bytes", "base_url", "providers", "judges", "prices", "store", "probes", "prompts"}
-	promptKeys = []string{"id", "text", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
+	promptKeys = []string{"id", "text", "messages", "response_format", "tags", "description", "system_prompt", "expected_keywords", "probes", "tools", "tool_choice"}
 	toolKeys   = []string{"name", "description", "parameters"}
 )
 
@@ -35,7 +35,7 @@ const (
 	idHint       = "use only letters, digits, '_', '.' and '-'"
 	probesHint   = "run `promptcanary probes` to list them"
 	quoteHint    = "quote the value to make it a string"
-	textHint     = "prompts need a text: field"
+	textHint     = "prompts need a text: field (or messages:, a conversation)"
 	tagHint      = "remove the empty tag"
 	probeTypeTip = "probes need a type: field, for example type: json_validity"
 )
@@ -696,15 +696,21 @@ func (p *parser) assignProbeIDs(specs []*probeSpec, taken map[string]int) map[st
 	return ids
 }
 
+// promptNodes are the values of a prompt mapping that are read once the
+// others are known.
+type promptNodes struct {
+	text, system, choice, messages, format *yaml.Node
+}
+
 // prompt validates one prompt entry, a bare text or a mapping.
 func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 	ps := &promptSpec{node: n, field: field}
 	pr := &ps.prompt
-	var textNode, systemNode, choiceNode *yaml.Node
+	var nodes promptNodes
 	var toolNames []string
 	switch {
 	case yamlwalk.IsString(n):
-		textNode = n
+		nodes.text = n
 	case n.Kind == yaml.MappingNode:
 		for _, e := range p.Pairs(n, field) {
 			k, v := e.Key, e.Val
@@ -713,14 +719,14 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 			case "id":
 				ps.idNode = v
 			case "text":
-				textNode = v
+				nodes.text = v
 			case "tags":
 				pr.Tags = p.strList(v, f)
 				p.noEmptyItems(v, f, tagHint)
 			case "description":
 				pr.Description, _ = p.str(v, f)
 			case "system_prompt":
-				systemNode = v
+				nodes.system = v
 			case "expected_keywords":
 				pr.ExpectedKeywords = p.strList(v, f)
 				p.noEmptyItems(v, f, "an empty keyword occurs in every response; remove it")
@@ -729,7 +735,11 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 			case "tools":
 				pr.Tools, toolNames = p.tools(v, f)
 			case "tool_choice":
-				choiceNode = v
+				nodes.choice = v
+			case "messages":
+				nodes.messages = v
+			case "response_format":
+				nodes.format = v
 			default:
 				p.UnknownKey(k, field, promptKeys)
 			}
@@ -738,54 +748,99 @@ func (p *parser) prompt(n *yaml.Node, field, defaultSystem string) *promptSpec {
 		p.add(n, field, "must be a prompt text or a mapping with text:, got "+yamlwalk.Describe(n), textHint)
 		return nil
 	}
-
-	textOK := false
-	switch {
-	case textNode == nil:
-		p.add(n, field, "missing text", textHint)
-	default:
-		textField := yamlwalk.Join(field, "text")
-		if textNode == n {
-			textField = field
-		}
-		if text, ok := p.str(textNode, textField); ok && strings.TrimSpace(text) != "" {
-			pr.Text, textOK = text, true
-		} else if ok || yamlwalk.IsNull(textNode) {
-			msg := "must not be empty"
-			if textNode == n {
-				msg = "prompt text must not be empty"
-			}
-			p.add(textNode, textField, msg, "write the prompt to send")
-		}
+	textOK := p.promptText(n, field, nodes.text, nodes.messages != nil, pr)
+	if nodes.system != nil {
+		pr.SystemPrompt, _ = p.str(nodes.system, yamlwalk.Join(field, "system_prompt"))
 	}
-	if systemNode != nil {
-		pr.SystemPrompt, _ = p.str(systemNode, yamlwalk.Join(field, "system_prompt"))
+	convOK := true
+	if nodes.messages != nil {
+		convOK = p.promptMessages(field, nodes, textOK, toolNames, pr)
 	}
 	if pr.SystemPrompt == "" {
 		pr.SystemPrompt = defaultSystem
 	}
-	if choiceNode != nil {
-		p.toolChoice(choiceNode, yamlwalk.Join(field, "tool_choice"), pr, toolNames)
+	if nodes.choice != nil {
+		p.toolChoice(nodes.choice, yamlwalk.Join(field, "tool_choice"), pr, toolNames)
 	}
-
-	if ps.idNode != nil {
-		f := yamlwalk.Join(field, "id")
-		id, ok := p.str(ps.idNode, f)
-		switch {
-		case !ok && yamlwalk.IsNull(ps.idNode):
-			p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
-		case !ok:
-		case id == "":
-			p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
-		case !idRE.MatchString(id):
-			p.add(ps.idNode, f, fmt.Sprintf("invalid prompt id %q", id), idHint)
-		default:
-			pr.ID, ps.idOK = id, true
+	if nodes.format != nil {
+		pr.ResponseFormat = p.responseFormat(nodes.format, yamlwalk.Join(field, "response_format"), (&Suite{Path: p.file}).Dir())
+		if pr.ResponseFormat != nil && pr.ResponseFormat.Type == promptcanary.FormatJSONObject && convOK && !mentionsJSON(pr) {
+			p.add(nodes.format, yamlwalk.Join(field, "response_format"), "type json_object needs the word JSON in the prompt", "ask for JSON in the text, a turn or the system prompt: OpenAI rejects JSON mode otherwise")
 		}
-	} else if textOK {
-		pr.ID, ps.idOK = deriveID(pr.Text, pr.SystemPrompt), true
 	}
+	p.promptID(ps, field, textOK || pr.Text == "" && len(pr.Messages) > 0 && convOK)
 	return ps
+}
+
+// promptText reads a prompt's text:, which is optional when messages: is
+// given. It reports whether the prompt has a usable text.
+func (p *parser) promptText(n *yaml.Node, field string, textNode *yaml.Node, hasMessages bool, pr *promptcanary.Prompt) bool {
+	if textNode == nil {
+		if !hasMessages {
+			p.add(n, field, "missing text", textHint)
+		}
+		return false
+	}
+	textField := yamlwalk.Join(field, "text")
+	if textNode == n {
+		textField = field
+	}
+	if text, ok := p.str(textNode, textField); ok && strings.TrimSpace(text) != "" {
+		pr.Text = text
+		return true
+	} else if ok || yamlwalk.IsNull(textNode) {
+		msg := "must not be empty"
+		if textNode == n {
+			msg = "prompt text must not be empty"
+		}
+		p.add(textNode, textField, msg, "write the prompt to send")
+	}
+	return false
+}
+
+// promptMessages reads a prompt's messages:, taking a leading system turn
+// as the system prompt. It reports whether the conversation is valid.
+func (p *parser) promptMessages(field string, nodes promptNodes, textOK bool, tools []string, pr *promptcanary.Prompt) bool {
+	before := len(p.problems)
+	f := yamlwalk.Join(field, "messages")
+	msgs, system, systemNode := p.messages(nodes.messages, f, nodes.text != nil, tools)
+	ok := len(p.problems) == before && len(msgs) > 0
+	if systemNode != nil && nodes.system != nil {
+		p.add(systemNode, f+"[0]", "system_prompt: and a system turn both set", "keep either the system turn or system_prompt")
+		ok = false
+	}
+	if !ok {
+		return false
+	}
+	pr.Messages = msgs
+	if systemNode != nil {
+		pr.SystemPrompt = system
+	}
+	return true
+}
+
+// promptID reads id:, or derives the id from the prompt when derive is set.
+func (p *parser) promptID(ps *promptSpec, field string, derive bool) {
+	pr := &ps.prompt
+	if ps.idNode == nil {
+		if derive {
+			pr.ID, ps.idOK = derivePromptID(pr), true
+		}
+		return
+	}
+	f := yamlwalk.Join(field, "id")
+	id, ok := p.str(ps.idNode, f)
+	switch {
+	case !ok && yamlwalk.IsNull(ps.idNode):
+		p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
+	case !ok:
+	case id == "":
+		p.add(ps.idNode, f, "must not be empty", "remove id: to derive one from the text")
+	case !idRE.MatchString(id):
+		p.add(ps.idNode, f, fmt.Sprintf("invalid prompt id %q", id), idHint)
+	default:
+		pr.ID, ps.idOK = id, true
+	}
 }
 
 // tools validates a prompt's tools: list.

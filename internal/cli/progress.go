@@ -18,6 +18,7 @@ import (
 // redrawing at most every 100 ms, and erases itself when done.
 type progressBar struct {
 	w     io.Writer
+	specs []string // the provider spec of each row
 	mu    sync.Mutex
 	rows  []progressRow
 	start time.Time
@@ -30,12 +31,14 @@ type progressBar struct {
 type progressRow struct {
 	label              string
 	done, total, fails int
+	// rate is the provider's rate limiting, once it met some.
+	rate *rateState
 }
 
 // newProgressBar starts a bar with one row per provider spec on a
 // terminal cols columns wide.
 func newProgressBar(w io.Writer, specs []string, total, cols int, now func() time.Time) *progressBar {
-	p := &progressBar{w: w, now: now, start: now(), cols: cols}
+	p := &progressBar{w: w, now: now, start: now(), cols: cols, specs: specs}
 	width := 0
 	for _, s := range specs {
 		width = max(width, termtext.Width(termtext.Safe(s)))
@@ -100,6 +103,9 @@ func progressLine(r progressRow, elapsed time.Duration, cols int) string {
 		b.WriteString("  1 error")
 	default:
 		fmt.Fprintf(&b, "  %d errors", r.fails)
+	}
+	if r.rate != nil {
+		b.WriteString("  " + r.rate.String())
 	}
 	fmt.Fprintf(&b, "  %s elapsed", clock(elapsed))
 	if r.done > 0 && r.done < r.total {

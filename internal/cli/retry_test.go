@@ -41,7 +41,7 @@ func TestRetryAfterBeyondTheBudgetFailsFast(t *testing.T) {
 	if code != int(ExitUnmeasured) {
 		t.Fatalf("got exit %d, want %d\n%s", code, ExitUnmeasured, errOut.String())
 	}
-	if !strings.Contains(errOut.String(), "warning: waiting 0:00 on openai/gpt-4o-mini (q): HTTP 429") {
+	if !strings.Contains(errOut.String(), "warning: openai/gpt-4o-mini (q): HTTP 429 rate limited: concurrency 8, waiting ") {
 		t.Errorf("stderr does not say it waited on the provider and why:\n%s", errOut.String())
 	}
 	saved, _ := os.ReadFile(filepath.Join(dir, "run.json"))

@@ -65,7 +65,13 @@ func (a *app) exec(w check.Settings, bar *progressBar) check.Exec {
 	if bar != nil {
 		x.Progress = bar.update
 	}
+	rl := &rateNotes{a: a, bar: bar}
+	x.OnThrottle, x.OnRateLimits = rl.throttle, rl.summary
 	x.OnWait = func(wt runner.Wait) {
+		if wt.RateLimited {
+			rl.wait(wt)
+			return
+		}
 		bar.pause(func() {
 			a.warn("waiting %s on %s (%s): %s, attempt %d of %d", clock(wt.Delay), termtext.Safe(wt.Provider), termtext.Safe(wt.PromptID), termtext.Safe(wt.Reason), wt.Attempt, wt.MaxAttempts)
 		})

@@ -184,6 +184,11 @@ func explain(text []byte, at, line int, msg string) syntax {
 		if i := unclosed(text[:min(at+1, len(text))], open, closer); i >= 0 {
 			col = i
 			s.msg, s.hint = fmt.Sprintf("this %c is never closed", open), fmt.Sprintf("close it with %c, or quote the value if the %c is text", closer, open)
+			if bytes.Contains(text[i:], []byte{'?', closer}) {
+				// YAML reads "?" before the closer as a key indicator:
+				// {role: user, content: Is it raining?} never closes.
+				s.hint = fmt.Sprintf("quote a value that ends in ? inside %c %c, for example {content: \"Is it raining?\"}", open, closer)
+			}
 		}
 	case msg == "could not find expected ':'":
 		s.hint = missingColonHint

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	// llm_judge checks that its judge names a registered provider.
@@ -42,6 +43,7 @@ func TestExamples(t *testing.T) {
 			if !found {
 				t.Errorf("example has no %s probe:\n%s", typ.ID, doc)
 			}
+			checkExamplePrompt(t, typ, s)
 			for _, p := range typ.Params {
 				if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Name) + `:`).MatchString(typ.Example) {
 					t.Errorf("example does not show parameter %s:\n%s", p.Name, typ.Example)
@@ -133,5 +135,30 @@ prompts: [hi]
 	// One prompt with keywords is enough for a suite-wide expected_keywords.
 	if _, err := suite.Parse("canary.yaml", []byte("probes: [expected_keywords]\nprompts:\n  - hi\n  - {text: \"Capital of France?\", expected_keywords: [Paris]}\n")); err != nil {
 		t.Errorf("suite-wide expected_keywords with one prompt declaring keywords: got %v, want nil", err)
+	}
+}
+
+// checkExamplePrompt checks that the example of a tool-use probe shows a
+// conversation with a tool call and its result, and that of a JSON probe
+// a structured-output prompt, unless the example brings its own prompts.
+func checkExamplePrompt(t *testing.T, typ probe.Type, s *suite.Suite) {
+	t.Helper()
+	if strings.Contains(typ.Example, "prompts:") {
+		return
+	}
+	p := s.Prompts[0]
+	switch {
+	case typ.Category == promptcanary.CategoryToolUse:
+		roles := ""
+		for _, m := range p.Conversation() {
+			roles += m.Role[:1]
+		}
+		if roles != "uatau" || p.Messages[2].ToolCallID != p.Messages[1].ToolCalls[0].ID {
+			t.Errorf("example prompt turns %q (%+v), want user, assistant call, tool result, assistant, user", roles, p.Messages)
+		}
+	case strings.HasPrefix(typ.ID, "json_"):
+		if p.ResponseFormat == nil || p.ResponseFormat.Type != promptcanary.FormatJSONSchema {
+			t.Errorf("example prompt %s asks for no structured output", p.ID)
+		}
 	}
 }

@@ -209,7 +209,10 @@ func letters(w uint64, lo, hi byte) uint64 {
 //	total_tokens       int
 //	latency_ms         double
 //	prompt             map     id (string), text (string), tags (list of
-//	                           strings)
+//	                           strings), messages (the conversation, the
+//	                           text as its first user turn: a list of maps
+//	                           with role, content, tool_calls as above,
+//	                           tool_call_id and name)
 //
 // with CEL's standard functions, the string extensions (lowerAscii,
 // upperAscii, trim, split, join, replace, indexOf, substring, format, …),
@@ -591,7 +594,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 			if tags == nil {
 				tags = []string{}
 			}
-			a.promptMap = map[string]any{"id": a.prompt.ID, "text": a.prompt.Text, "tags": tags}
+			a.promptMap = map[string]any{"id": a.prompt.ID, "text": a.prompt.Text, "tags": tags, "messages": turns(a.prompt.Conversation())}
 		}
 		return a.promptMap, true
 	}
@@ -624,6 +627,16 @@ func (a *activation) release() {
 func parseJSON(s string) any {
 	v, _ := text.DecodeJSON(s) // as json.Unmarshal into an any
 	return v
+}
+
+// turns converts conversation turns to CEL maps.
+func turns(msgs []promptcanary.Message) []any {
+	out := make([]any, len(msgs))
+	for i, m := range msgs {
+		out[i] = map[string]any{"role": m.Role, "content": m.Content, "tool_calls": toolCalls(m.ToolCalls),
+			"tool_call_id": m.ToolCallID, "name": m.Name}
+	}
+	return out
 }
 
 // toolCalls converts tool calls to CEL maps.

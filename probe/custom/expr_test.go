@@ -278,3 +278,17 @@ func TestExprTimeLimit(t *testing.T) {
 		t.Errorf("got error %q, want the time (or cost) limit named", msg)
 	}
 }
+
+// TestExprConversation: an expression sees a conversation prompt's turns,
+// so it can check the answer against a tool's result.
+func TestExprConversation(t *testing.T) {
+	p := &promptcanary.Prompt{ID: "umbrella", Messages: []promptcanary.Message{
+		{Role: "user", Content: "Umbrella in Oslo?"},
+		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: []byte(`{"city":"Oslo"}`)}}},
+		{Role: "tool", ToolCallID: "call_1", Name: "get_weather", Content: "heavy rain"},
+	}}
+	expr := probetest.New(t, "expr", map[string]any{"expr": `prompt.messages.size() == 3 && prompt.messages[1].tool_calls[0].arguments.city == "Oslo" && ` +
+		`prompt.messages[2].name == "get_weather" && content.contains("umbrella") == prompt.messages[2].content.contains("rain")`})
+	res := probe.Evaluate(expr, p, &promptcanary.Response{Content: "Yes, take an umbrella."})
+	probetest.CheckVerdict(t, res, true, 1)
+}

@@ -357,3 +357,23 @@ func TestDefaultPassAt(t *testing.T) {
 		}
 	}
 }
+
+// TestConversationQuestion: the judge sees every turn of a conversation
+// prompt, the tool call and its result included.
+func TestConversationQuestion(t *testing.T) {
+	c := says(`{"score": 5, "reason": "ok"}`)
+	j := build(t, map[string]any{}, "")
+	p := &promptcanary.Prompt{ID: "umbrella", Messages: []promptcanary.Message{
+		{Role: "user", Content: "Umbrella in Oslo?"},
+		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}},
+		{Role: "tool", ToolCallID: "call_1", Name: "get_weather", Content: "heavy rain"},
+	}}
+	probe.EvaluateContext(probe.WithCaller(context.Background(), c), j, p, &promptcanary.Response{Content: "Yes, take one."}, nil)
+	if c.calls() != 1 {
+		t.Fatalf("got %d calls, want 1", c.calls())
+	}
+	want := "<question>\nuser: Umbrella in Oslo?\nassistant called get_weather {\"city\":\"Oslo\"}\ntool get_weather returned: heavy rain\n</question>"
+	if got := c.prompts[0]; !strings.Contains(got.Text, want) || len(got.Messages) != 0 {
+		t.Errorf("judge prompt lacks %q (or carries the turns):\n%s", want, got.Text)
+	}
+}

@@ -131,7 +131,7 @@ func (t template) render(j *Judge, p *promptcanary.Prompt, r *promptcanary.Respo
 		case "":
 			b.WriteString(s.text)
 		case phPrompt:
-			b.WriteString(p.Text)
+			writePrompt(&b, p)
 		case phResponse:
 			b.WriteString(answer)
 		case phRubric:
@@ -145,6 +145,30 @@ func (t template) render(j *Judge, p *promptcanary.Prompt, r *promptcanary.Respo
 		}
 	}
 	return b.String(), cut
+}
+
+// writePrompt writes what the judge sees of the prompt: its text, or for
+// a conversation every turn on lines of its own ("user: …", "assistant
+// called get_weather {…}", "tool get_weather returned: …"), so that the
+// judge can tell whether the answer follows from a tool's result.
+func writePrompt(b *strings.Builder, p *promptcanary.Prompt) {
+	if len(p.Messages) == 0 {
+		b.WriteString(p.Text)
+		return
+	}
+	var lines []string
+	for _, m := range p.Conversation() {
+		switch {
+		case m.Role == promptcanary.RoleTool:
+			lines = append(lines, "tool "+m.Name+" returned: "+m.Content)
+		case m.Content != "":
+			lines = append(lines, m.Role+": "+m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			lines = append(lines, m.Role+" called "+c.Name+" "+string(c.Arguments))
+		}
+	}
+	b.WriteString(strings.Join(lines, "\n"))
 }
 
 // answerText is what the judge sees of r: its text, then a line per tool

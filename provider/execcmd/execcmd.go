@@ -20,8 +20,19 @@
 // one line of JSON, then closes stdin:
 //
 //	{"prompt_id": "capital", "prompt": "Capital of France?", "system": "",
+//	 "messages": [{"role": "user", "content": "Capital of France?"}],
 //	 "tools": [], "tool_choice": "", "temperature": 0, "max_tokens": 256,
 //	 "seed": null, "sample": 0, "extra_params": {}}
+//
+// "messages" is the whole conversation the model answers: the prompt's
+// text as the first user turn, then its messages: turns ({"role",
+// "content"}, an assistant's "tool_calls" [{"id", "name", "arguments"}],
+// a tool result's "tool_call_id" and "name"); the system prompt stays in
+// "system". A prompt that asks for structured output adds
+// "response_format": {"type": "json_schema", "name", "schema", "strict"}
+// or {"type": "json_object"}. An extra parameter set to null removes that
+// key from extra_params and from the request (temperature: null leaves
+// "temperature" out).
 //
 // When stdout holds a JSON object with a "content" key it is read like a
 // replay line: content, finish_reason, tool_calls ([{"name", "arguments",
@@ -275,16 +286,70 @@ func (c *Client) Argv() []string { return slices.Clone(c.argv) }
 
 // request is what the command reads on stdin.
 type request struct {
-	PromptID    string              `json:"prompt_id"`
-	Prompt      string              `json:"prompt"`
-	System      string              `json:"system"`
-	Tools       []promptcanary.Tool `json:"tools"`
-	ToolChoice  string              `json:"tool_choice"`
-	Temperature float64             `json:"temperature"`
-	MaxTokens   int                 `json:"max_tokens"`
-	Seed        *int64              `json:"seed"`
-	Sample      int                 `json:"sample"`
-	ExtraParams map[string]any      `json:"extra_params"`
+	PromptID    string                       `json:"prompt_id"`
+	Prompt      string                       `json:"prompt"`
+	System      string                       `json:"system"`
+	Messages    []promptcanary.Message       `json:"messages"`
+	Format      *promptcanary.ResponseFormat `json:"response_format,omitempty"`
+	Tools       []promptcanary.Tool          `json:"tools"`
+	ToolChoice  string                       `json:"tool_choice"`
+	Temperature float64                      `json:"temperature"`
+	MaxTokens   int                          `json:"max_tokens"`
+	Seed        *int64                       `json:"seed"`
+	Sample      int                          `json:"sample"`
+	ExtraParams map[string]any               `json:"extra_params"`
+}
+
+// encodeRequest writes the one line of JSON the command reads.
+func encodeRequest(req *provider.Request) (*bytes.Buffer, error) {
+	in := request{
+		PromptID:    req.Prompt.ID,
+		Prompt:      req.Prompt.Text,
+		System:      req.Prompt.SystemPrompt,
+		Messages:    req.Prompt.Conversation(),
+		Format:      req.Prompt.ResponseFormat,
+		Tools:       req.Prompt.Tools,
+		ToolChoice:  req.Prompt.ToolChoice,
+		Temperature: req.Config.Temperature,
+		MaxTokens:   req.Config.MaxTokens,
+		Seed:        req.Config.Seed,
+		Sample:      req.Sample,
+		ExtraParams: map[string]any{},
+	}
+	if in.Tools == nil {
+		in.Tools = []promptcanary.Tool{}
+	}
+	var removed []string
+	for k, v := range req.Config.ExtraParams {
+		if v == nil {
+			removed = append(removed, k)
+			continue
+		}
+		in.ExtraParams[k] = v
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if len(removed) == 0 {
+		return &out, enc.Encode(in)
+	}
+	// Null extra parameters remove the request's keys of that name: the
+	// request goes through a map, which encodes its keys sorted.
+	if err := enc.Encode(in); err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	err := json.Unmarshal(out.Bytes(), &m)
+	out.Reset()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range removed {
+		if k != "prompt_id" && k != "extra_params" {
+			delete(m, k)
+		}
+	}
+	return &out, enc.Encode(m)
 }
 
 // Generate runs the command once for req. A non-zero exit is a final
@@ -296,28 +361,8 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in := request{
-		PromptID:    req.Prompt.ID,
-		Prompt:      req.Prompt.Text,
-		System:      req.Prompt.SystemPrompt,
-		Tools:       req.Prompt.Tools,
-		ToolChoice:  req.Prompt.ToolChoice,
-		Temperature: req.Config.Temperature,
-		MaxTokens:   req.Config.MaxTokens,
-		Seed:        req.Config.Seed,
-		Sample:      req.Sample,
-		ExtraParams: req.Config.ExtraParams,
-	}
-	if in.Tools == nil {
-		in.Tools = []promptcanary.Tool{}
-	}
-	if in.ExtraParams == nil {
-		in.ExtraParams = map[string]any{}
-	}
-	var stdin bytes.Buffer
-	enc := json.NewEncoder(&stdin)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(in); err != nil {
+	stdin, err := encodeRequest(req)
+	if err != nil {
 		return nil, &provider.Error{Message: c.redact("encode request: " + err.Error())}
 	}
 
@@ -334,7 +379,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	// the command may write MaxOutput bytes in all.
 	kept := clip.NewWriter(stdout, provider.BoundFrom(ctx))
 	raw := &proc.LimitedWriter{W: kept, Max: MaxOutput, Full: cancel}
-	err := proc.Run(cmd, stdin.Bytes(), raw, stderr)
+	err = proc.Run(cmd, stdin.Bytes(), raw, stderr)
 	kept.Close()
 	switch {
 	case stdout.Overflowed(), raw.Overflowed():

@@ -89,6 +89,7 @@ func TestRequestOnStdin(t *testing.T) {
 	}
 	want := map[string]any{
 		"prompt_id": "weather", "prompt": "Weather in \"Paris\"?\nAnswer </b> & more", "system": "Use tools.",
+		"messages": []any{map[string]any{"role": "user", "content": "Weather in \"Paris\"?\nAnswer </b> & more"}},
 		"tools": []any{map[string]any{"name": "get_weather", "description": "Look up weather",
 			"parameters": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}},
 		"tool_choice": "required", "temperature": 0.2, "max_tokens": 64.0, "seed": 7.0, "sample": 2.0,
@@ -112,7 +113,7 @@ func TestRequestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"prompt_id":"p","prompt":"hi","system":"","tools":[],"tool_choice":"","temperature":0,"max_tokens":0,"seed":null,"sample":0,"extra_params":{}}` + "\n"
+	want := `{"prompt_id":"p","prompt":"hi","system":"","messages":[{"role":"user","content":"hi"}],"tools":[],"tool_choice":"","temperature":0,"max_tokens":0,"seed":null,"sample":0,"extra_params":{}}` + "\n"
 	if resp.Content != want {
 		t.Errorf("got stdin %s, want %s", resp.Content, want)
 	}
@@ -458,5 +459,40 @@ func TestOutputReadThroughTheBound(t *testing.T) {
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Message != "output larger than 32 MiB" {
 		t.Errorf("got %v, want %q", err, "output larger than 32 MiB")
+	}
+}
+
+// TestConversationOnStdin checks that a conversation with a tool result
+// and a structured output request reach the command whole, and that a
+// null extra parameter removes its key.
+func TestConversationOnStdin(t *testing.T) {
+	p := open(t, "echo", "", nil)
+	req := &provider.Request{
+		Prompt: &promptcanary.Prompt{
+			ID: "umbrella", SystemPrompt: "Be brief.",
+			Tools: []promptcanary.Tool{{Name: "get_weather"}},
+			Messages: []promptcanary.Message{
+				{Role: "user", Content: "Umbrella in Paris?"},
+				{Role: "assistant", ToolCalls: []promptcanary.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}},
+				{Role: "tool", ToolCallID: "call_1", Name: "get_weather", Content: "rain <12mm>"},
+			},
+			ResponseFormat: &promptcanary.ResponseFormat{Type: "json_schema", Name: "advice", Strict: true,
+				Schema: map[string]any{"type": "object", "required": []any{"umbrella"}}},
+		},
+		Config: promptcanary.ProviderConfig{Temperature: 0.5, ExtraParams: map[string]any{"temperature": nil, "mode": "x"}},
+	}
+	resp, err := p.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"extra_params":{"mode":"x"},"max_tokens":0,` +
+		`"messages":[{"role":"user","content":"Umbrella in Paris?"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}]},` +
+		`{"role":"tool","content":"rain <12mm>","tool_call_id":"call_1","name":"get_weather"}],` +
+		`"prompt":"","prompt_id":"umbrella",` +
+		`"response_format":{"type":"json_schema","name":"advice","schema":{"required":["umbrella"],"type":"object"},"strict":true},` +
+		`"sample":0,"seed":null,"system":"Be brief.","tool_choice":"","tools":[{"name":"get_weather"}]}` + "\n"
+	if resp.Content != want {
+		t.Errorf("stdin:\ngot  %s\nwant %s", resp.Content, want)
 	}
 }

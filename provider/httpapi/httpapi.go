@@ -41,7 +41,18 @@
 // becomes null). An unknown placeholder is an error when the provider is
 // opened. Map keys are not substituted. When the body is an object, the
 // run's extra_params are merged into its top level, replacing keys of the
-// template. GET and HEAD requests send no body; the url may hold
+// template; a null extra parameter removes the key.
+//
+// Conversations and structured output: a string that is exactly
+// "{{messages}}" becomes the conversation as a JSON array (the prompt's
+// text as the first user turn, then its messages: turns, each {"role",
+// "content"}, with "tool_calls" [{"id", "name", "arguments"}] on an
+// assistant turn and "tool_call_id" and "name" on a tool result; the
+// system prompt stays in {{system}}), and "{{response_format}}" the
+// prompt's response_format ({"type": "json_schema", "name", "schema",
+// "strict"} or {"type": "json_object"}), null when it has none. Inside a
+// longer string both are their JSON text. {{prompt}} is the last user
+// turn: the text of a prompt without messages. GET and HEAD requests send no body; the url may hold
 // placeholders too, escaped for the path or the query string.
 //
 // # Response paths
@@ -373,15 +384,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if req == nil || req.Prompt == nil {
 		return nil, &provider.Error{Message: "http: request has no prompt"}
 	}
-	v := vars{
-		prompt:      req.Prompt.Text,
-		system:      req.Prompt.SystemPrompt,
-		promptID:    req.Prompt.ID,
-		sample:      req.Sample,
-		temperature: req.Config.Temperature,
-		maxTokens:   req.Config.MaxTokens,
-		seed:        req.Config.Seed,
-	}
+	v := varsOf(req)
 	var body any
 	if c.body != nil {
 		buf := make([]byte, 0, 128+len(v.prompt)+len(v.system))

@@ -455,7 +455,7 @@ func TestOpenInvalid(t *testing.T) {
 	}{
 		{"invalid-unknown-key.yaml", `unknown key "heders" (did you mean headers?)`},
 		{"invalid-body-typo.yaml", `unknown key "bpdy" (did you mean body?)`},
-		{"invalid-unknown-placeholder-id.yaml", `body.ref: unknown placeholder {{urompt_id}} (did you mean {{prompt_id}}?); known: {{prompt}}, {{system}}, {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}}, {{seed}}`},
+		{"invalid-unknown-placeholder-id.yaml", `body.ref: unknown placeholder {{urompt_id}} (did you mean {{prompt_id}}?); known: {{prompt}}, {{system}}, {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}}, {{seed}}, {{messages}}, {{response_format}}`},
 		{"invalid-response-unknown-key.yaml", `response: unknown key "txt" (did you mean text?)` + "\n" +
 			`response.text is required: the path to the answer in the response body, for example choices.0.message.content, or "." for the whole body`},
 		{"invalid-missing-url.yaml", `url is required: the address of the endpoint, for example https://app.example.com/api/chat`},
@@ -463,7 +463,7 @@ func TestOpenInvalid(t *testing.T) {
 		{"invalid-missing-env.yaml", `header "Authorization": environment variable APP_TOKEN is not set` + "\n" +
 			`header "X-Tenant": environment variable APP_TENANT is not set`},
 		{"invalid-env-reference.yaml", `header "Authorization": invalid ${…} reference: want ${NAME} with NAME made of letters, digits and underscores`},
-		{"invalid-unknown-placeholder.yaml", `body.messages[0].content: unknown placeholder {{promt}} (did you mean {{prompt}}?); known: {{prompt}}, {{system}}, {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}}, {{seed}}`},
+		{"invalid-unknown-placeholder.yaml", `body.messages[0].content: unknown placeholder {{promt}} (did you mean {{prompt}}?); known: {{prompt}}, {{system}}, {{prompt_id}}, {{sample}}, {{temperature}}, {{max_tokens}}, {{seed}}, {{messages}}, {{response_format}}`},
 		{"invalid-path.yaml", `response.text: path "choices..message": empty segment` + "\n" +
 			`response.model: path "meta\\x": a backslash must escape a dot or a backslash`},
 		{"invalid-status.yaml", "status: item 1: want an HTTP status code from 100 to 599, got 42\nitem 2: want an HTTP status code from 100 to 599, got ok"},

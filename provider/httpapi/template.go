@@ -13,13 +13,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // Placeholders lists the names a body template or URL may reference as
 // {{name}}.
-var Placeholders = []string{"prompt", "system", "prompt_id", "sample", "temperature", "max_tokens", "seed"}
+var Placeholders = []string{"prompt", "system", "prompt_id", "sample", "temperature", "max_tokens", "seed", "messages", "response_format"}
 
 // placeholderRE matches {{name}}, allowing spaces inside the braces.
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -36,6 +38,8 @@ const (
 	slotTemperature
 	slotMaxTokens
 	slotSeed
+	slotMessages
+	slotFormat
 )
 
 func slotOf(name string) slot {
@@ -54,6 +58,10 @@ func slotOf(name string) slot {
 		return slotMaxTokens
 	case "seed":
 		return slotSeed
+	case "messages":
+		return slotMessages
+	case "response_format":
+		return slotFormat
 	}
 	return slotNone
 }
@@ -64,6 +72,46 @@ type vars struct {
 	sample, maxTokens        int
 	temperature              float64
 	seed                     *int64
+	// messages is the conversation ({{messages}}), format the response
+	// format ({{response_format}}), nil for none.
+	messages []promptcanary.Message
+	format   *promptcanary.ResponseFormat
+}
+
+// varsOf returns the values of a call for req. {{prompt}} is the last
+// user turn, which is the prompt's text unless it is a conversation.
+func varsOf(req *provider.Request) vars {
+	p := req.Prompt
+	v := vars{
+		prompt:      p.Text,
+		system:      p.SystemPrompt,
+		promptID:    p.ID,
+		sample:      req.Sample,
+		temperature: req.Config.Temperature,
+		maxTokens:   req.Config.MaxTokens,
+		seed:        req.Config.Seed,
+		messages:    p.Conversation(),
+		format:      p.ResponseFormat,
+	}
+	for i := len(v.messages) - 1; i >= 0; i-- {
+		if v.messages[i].Role == promptcanary.RoleUser {
+			v.prompt = v.messages[i].Content
+			break
+		}
+	}
+	return v
+}
+
+// appendValue appends x as JSON: the conversation or the response format.
+// Both are plain data (strings and decoded JSON), which always encodes.
+func appendValue(b []byte, x any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 
 // appendText appends the text of placeholder s to b, unescaped.
@@ -85,6 +133,12 @@ func (v *vars) appendText(b []byte, s slot) []byte {
 		if v.seed != nil {
 			return strconv.AppendInt(b, *v.seed, 10)
 		}
+	case slotMessages:
+		return appendValue(b, v.messages)
+	case slotFormat:
+		if v.format != nil {
+			return appendValue(b, v.format)
+		}
 	}
 	return b
 }
@@ -105,6 +159,14 @@ func (v *vars) appendJSON(b []byte, s slot) []byte {
 		}
 	case slotTemperature:
 		if math.IsNaN(v.temperature) || math.IsInf(v.temperature, 0) {
+			return append(b, "null"...)
+		}
+	case slotMessages:
+		if v.messages == nil {
+			return append(b, "[]"...)
+		}
+	case slotFormat:
+		if v.format == nil {
 			return append(b, "null"...)
 		}
 	}
@@ -261,7 +323,7 @@ func compileNode(v any, where string, errs *[]error) *node {
 
 // render appends the body for one call to b. extra is merged into the top
 // level when the template is an object: a key given there replaces the
-// template's.
+// template's, and a key whose value is nil removes it.
 func (t *template) render(b []byte, v *vars, extra map[string]any) ([]byte, error) {
 	if len(extra) == 0 || t.root.kind != kindObject {
 		return t.root.append(b, v), nil
@@ -287,6 +349,9 @@ func (t *template) render(b []byte, v *vars, extra map[string]any) ([]byte, erro
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if extra[k] == nil {
+			continue
+		}
 		val, err := json.Marshal(extra[k])
 		if err != nil {
 			return nil, fmt.Errorf("encode extra_params %q: %w", k, err)
@@ -322,6 +387,8 @@ func (n *node) append(b []byte, v *vars) []byte {
 				b = appendStringBody(b, v.system)
 			case slotPromptID:
 				b = appendStringBody(b, v.promptID)
+			case slotMessages, slotFormat:
+				b = appendStringBody(b, string(v.appendText(nil, p.slot)))
 			default:
 				// Numbers formatted by strconv: digits, sign, point and
 				// exponent only, nothing to escape.

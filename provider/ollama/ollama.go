@@ -20,7 +20,15 @@
 // and "auto" or "required" send them all (a model may still answer in
 // text, which the tool-use probes then report).
 //
-// Extra parameters are passed through. A key that names an Ollama model
+// A conversation prompt's turns follow the system message as chat
+// messages: an assistant turn's calls as tool_calls (arguments a JSON
+// object, as Ollama wants), a tool result as a "tool" message with
+// tool_name and tool_call_id. A response_format becomes "format": the JSON
+// schema itself, or "json" for json_object
+// (https://github.com/ollama/ollama/blob/main/docs/api.md#request-structured-outputs).
+//
+// Extra parameters are passed through; a null value (temperature: null)
+// removes the parameter, from "options" or the top level. A key that names an Ollama model
 // option (top_k, top_p, min_p, num_ctx, stop, repeat_penalty, mirostat, …)
 // goes into "options", an "options" map is merged into them, and any other
 // key (format, keep_alive, think, …) goes to the top level. Extra

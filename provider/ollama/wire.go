@@ -12,10 +12,75 @@ import (
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
-// message is one chat message of the request.
+// message is one chat message of the request: Ollama's api.Message
+// (https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-tools
+// and #chat-request-with-history). A tool result names its tool in
+// tool_name and its call in tool_call_id.
 type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// wireToolCall is an assistant turn's call. Ollama's arguments are a JSON
+// object, not a string as in OpenAI's API.
+type wireToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// messages turns the prompt's system prompt and conversation into chat
+// messages.
+func messages(p *promptcanary.Prompt) []message {
+	turns := p.Conversation()
+	msgs := make([]message, 0, 1+len(turns))
+	if p.SystemPrompt != "" {
+		msgs = append(msgs, message{Role: promptcanary.RoleSystem, Content: p.SystemPrompt})
+	}
+	for _, m := range turns {
+		w := message{Role: m.Role, Content: m.Content}
+		if m.Role == promptcanary.RoleTool {
+			w.ToolName, w.ToolCallID = m.Name, m.ToolCallID
+		}
+		for _, c := range m.ToolCalls {
+			var tc wireToolCall
+			tc.ID, tc.Function.Name, tc.Function.Arguments = c.ID, c.Name, objectArgs(c.Arguments)
+			w.ToolCalls = append(w.ToolCalls, tc)
+		}
+		msgs = append(msgs, w)
+	}
+	return msgs
+}
+
+// objectArgs returns a call's arguments as the JSON object Ollama wants:
+// {} for none, and a JSON string holding an object unwrapped.
+func objectArgs(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(s)
+	}
+	var obj map[string]any
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// format maps a response format to Ollama's "format": the JSON schema
+// itself, or "json" for any JSON
+// (https://github.com/ollama/ollama/blob/main/docs/api.md#request-structured-outputs).
+// Ollama always holds the model to the schema, so strict and the schema's
+// name have no counterpart.
+func format(f *promptcanary.ResponseFormat) any {
+	if f.Type == promptcanary.FormatJSONSchema && len(f.Schema) > 0 {
+		return f.Schema
+	}
+	return "json"
 }
 
 // tool is a tool definition in Ollama's (OpenAI-like) format.
@@ -52,11 +117,10 @@ func (c *Client) body(req *provider.Request) map[string]any {
 	b := make(map[string]any, 5+len(req.Config.ExtraParams))
 	b["model"] = c.model
 	b["stream"] = false
-	msgs := make([]message, 0, 2)
-	if p.SystemPrompt != "" {
-		msgs = append(msgs, message{Role: "system", Content: p.SystemPrompt})
+	b["messages"] = messages(p)
+	if p.ResponseFormat != nil {
+		b["format"] = format(p.ResponseFormat)
 	}
-	b["messages"] = append(msgs, message{Role: "user", Content: p.Text})
 	opts := map[string]any{"temperature": req.Config.Temperature}
 	if req.Config.MaxTokens > 0 {
 		opts["num_predict"] = req.Config.MaxTokens
@@ -78,6 +142,12 @@ func (c *Client) body(req *provider.Request) map[string]any {
 	for _, k := range slices.Sorted(maps.Keys(req.Config.ExtraParams)) {
 		v := req.Config.ExtraParams[k]
 		switch m, isMap := v.(map[string]any); {
+		case v == nil && k == "options":
+			opts = nil
+		case v == nil:
+			// extra_params: {k: null} removes the parameter.
+			delete(opts, k)
+			delete(b, k)
 		case k == "options" && isMap:
 			maps.Copy(opts, m)
 		case optionKeys[k]:
@@ -86,7 +156,7 @@ func (c *Client) body(req *provider.Request) map[string]any {
 			b[k] = v
 		}
 	}
-	if _, replaced := b["options"]; !replaced {
+	if _, replaced := b["options"]; !replaced && opts != nil {
 		b["options"] = opts
 	}
 	return b

@@ -15,6 +15,11 @@
 // index, and a line without one takes the index after the previous line of
 // the same prompt. The file is read and checked once, when the provider is
 // opened; unknown fields are rejected so that typos surface.
+//
+// A line answers the prompt with its prompt_id, whatever the prompt sends:
+// a conversation prompt (messages:) or one asking for structured output
+// replays like any other. Give a conversation an explicit id: to keep its
+// recordings when its turns change; a derived id changes with the turns.
 package replay
 
 import (

@@ -115,6 +115,10 @@ func (q *query) draft(r *prng) *draft {
 			d.args = jval{kind: jObject}
 		}
 	case kindJSON:
+		if f := q.p.ResponseFormat; f != nil && f.Type == promptcanary.FormatJSONSchema && len(f.Schema) > 0 {
+			d.obj = vc.fromSchema("", f.Schema, 0)
+			break
+		}
 		d.obj = q.jsonObject(vc)
 	case kindMarkdown:
 		d.text, d.multiline = q.markdown(), true

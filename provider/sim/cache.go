@@ -12,8 +12,8 @@ import (
 const maxCached = 4096
 
 type cacheKey struct {
-	text, system, choice string
-	tools                uint64 // hash of the tools' names and descriptions
+	text, system, choice, format string
+	tools                        uint64 // hash of the tools' names and descriptions
 }
 
 var cache struct {
@@ -24,7 +24,7 @@ var cache struct {
 // analyzed returns the analysed query for p: a private copy whose memoised
 // fields are all filled, so it never writes to shared state.
 func analyzed(p *promptcanary.Prompt) *query {
-	k := cacheKey{text: p.Text, system: p.SystemPrompt, choice: p.ToolChoice, tools: toolsHash(p.Tools)}
+	k := cacheKey{text: p.Text, system: p.SystemPrompt, choice: p.ToolChoice, format: formatKey(p.ResponseFormat), tools: toolsHash(p.Tools)}
 	cache.RLock()
 	cached := cache.m[k]
 	cache.RUnlock()

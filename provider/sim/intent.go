@@ -197,6 +197,8 @@ func (q *query) findKind() kind {
 		return kindRefusal
 	case len(q.p.Tools) > 0 && !strings.EqualFold(q.p.ToolChoice, "none"):
 		return kindTool
+	case q.p.ResponseFormat != nil:
+		return kindJSON
 	case strings.Contains(q.lower, "json") || strings.Contains(q.sysLow, "json"):
 		return kindJSON
 	case hasWord(q.lower, markdownWords) || strings.Contains(q.sysLow, "markdown"):

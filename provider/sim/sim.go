@@ -7,6 +7,14 @@
 // refusal of a harmful request, a short fact, a Markdown document with the
 // named sections, or a short direct answer.
 //
+// A conversation prompt is answered by its last user turn; when tool
+// results follow that turn, the answer quotes them ("The get_weather tool
+// returned …") instead of calling the tool again. A prompt with a
+// response_format gets bare JSON, as from an API that enforces it: the
+// schema's required properties with typed values, or an object for
+// json_object; drift then shows in key order and values, never as prose
+// around the JSON or a missing key.
+//
 // Four models differ in how they vary:
 //
 //   - sim/stable is deterministic at temperature 0 for a given seed; above 0
@@ -127,7 +135,8 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 	if req == nil || req.Prompt == nil {
 		return nil, errors.New("sim: request has no prompt")
 	}
-	p := req.Prompt
+	whole := req.Prompt
+	p, results := asked(whole)
 	temp := req.Config.Temperature
 	if math.IsNaN(temp) || temp < 0 {
 		temp = 0
@@ -141,11 +150,14 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 	if s.m.everySample || temp > 0 {
 		sample = req.Sample
 	}
-	rng := newPRNG(callHash(s.m.name, seed, p.Text, p.SystemPrompt, sample))
+	rng := newPRNG(callHash(s.m.name, seed, callText(p, results), p.SystemPrompt, sample))
 	q := analyzed(p)
 
 	d := q.draft(&rng)
 	flags := s.behaviours(&rng, q.hash, d.kind, temp)
+	if structured(p) {
+		flags &^= fWrapJSON | fPreamble | fDropKey
+	}
 	resp := &promptcanary.Response{
 		PromptID:          p.ID,
 		Sample:            req.Sample,
@@ -154,6 +166,9 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 		FinishReason:      "stop",
 	}
 	d.render(resp, flags, &rng, q.hash)
+	if len(results) > 0 && d.kind != kindJSON && flags&fRefuse == 0 {
+		resp.Content = fromResults(resp.Content, results)
+	}
 
 	if maxChars := req.Config.MaxTokens * 4; req.Config.MaxTokens > 0 && len(resp.Content) > maxChars {
 		if c, cut := truncateRunes(resp.Content, maxChars); cut {
@@ -161,7 +176,7 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 			resp.FinishReason = "length"
 		}
 	}
-	resp.PromptTokens = tokens(countWords(p.SystemPrompt) + countWords(p.Text))
+	resp.PromptTokens = tokens(promptWords(whole))
 	words := countWords(resp.Content)
 	for i := range resp.ToolCalls {
 		words += 1 + countWords(string(resp.ToolCalls[i].Arguments))
