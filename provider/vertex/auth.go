@@ -42,7 +42,9 @@ type authorizer struct {
 // server). The secrets of a credentials file are added to opts.Secrets
 // before anything else can fail.
 func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, error) {
-	d := &credentials.DetectOptions{Scopes: []string{Scope}, Client: opts.HTTPClient}
+	// Token requests carry credentials in their bodies: a redirect to
+	// another origin is refused, as for the API's requests.
+	d := &credentials.DetectOptions{Scopes: []string{Scope}, Client: httpc.SameOrigin(opts.HTTPClient)}
 	file := strings.TrimSpace(opts.Env(CredentialsEnv))
 	if file != "" {
 		d.CredentialsFile = file
