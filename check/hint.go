@@ -25,6 +25,13 @@ import (
 //   - Gemini (INVALID_ARGUMENT): "Invalid JSON payload received. Unknown
 //     name \"topK\" at 'generation_config': Cannot find field."
 //     https://ai.google.dev/gemini-api/docs/troubleshooting
+//   - Bedrock (ValidationException), for an additionalModelRequestFields
+//     key the model does not take (Llama's are only temperature, top_p and
+//     max_gen_len): "Malformed input request: #: extraneous key [top_k] is
+//     not permitted"; a key with a deeper path ("#/messages/0: …") is not
+//     a parameter and gets no hint.
+//     https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-meta.html
+//     (the wording as users report it: https://github.com/BerriAI/litellm/issues/7416)
 var paramRules = []struct {
 	re   *regexp.Regexp
 	hint func(spec string, m []string) string
@@ -47,6 +54,7 @@ var paramRules = []struct {
 		func(spec string, _ []string) string {
 			return fmt.Sprintf("raise max_tokens (max_tokens: in canary.yaml or --max-tokens) above the thinking budget, or lower budget_tokens in the extra_params of the providers: entry for %s", spec)
 		}},
+	{regexp.MustCompile(`Malformed input request: (?:#: )?extraneous key \[([A-Za-z_]+)\] is not permitted`), removeParam(1)},
 	{regexp.MustCompile(`Unknown name \\?"([A-Za-z_]+)\\?"`),
 		func(spec string, m []string) string {
 			return fmt.Sprintf("the API does not know %s: remove it from extra_params, or add extra_params: {%s: null}, in the providers: entry for %s", m[1], m[1], spec)
@@ -63,9 +71,11 @@ func removeParam(i int) func(spec string, m []string) string {
 
 // ParamHint returns msg, a failed call's error message, ending with a
 // hint naming the providers: setting or the extra_params that fixes it
-// when msg is a refusal of a request parameter; msg unchanged otherwise.
+// when msg is a refusal of a request parameter; msg unchanged otherwise,
+// and when msg already names its fix (the openai client ends such
+// refusals with "(… in canary.yaml)"), so the fix is not said twice.
 func ParamHint(spec, msg string) string {
-	if strings.Contains(msg, "hint: ") {
+	if strings.Contains(msg, "hint: ") || strings.Contains(msg, " in canary.yaml)") {
 		return msg
 	}
 	for _, r := range paramRules {

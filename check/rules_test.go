@@ -144,6 +144,10 @@ func TestParamHint(t *testing.T) {
 			"add extra_params: {temperature: null} to the providers: entry for X"},
 		{"HTTP 400: invalid_request_error: `max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation",
 			"raise max_tokens (max_tokens: in canary.yaml or --max-tokens) above the thinking budget, or lower budget_tokens in the extra_params of the providers: entry for X"},
+		{"HTTP 400: ValidationException: The model returned the following errors: Malformed input request: #: extraneous key [top_k] is not permitted, please reformat your input and try again.",
+			"add extra_params: {top_k: null} to the providers: entry for X"},
+		{"HTTP 400: ValidationException: The model returned the following errors: Malformed input request: extraneous key [top_k] is not permitted, please reformat your input and try again.",
+			"add extra_params: {top_k: null} to the providers: entry for X"},
 		{`HTTP 400: INVALID_ARGUMENT: Invalid JSON payload received. Unknown name "topK" at 'generation_config': Cannot find field.`,
 			"the API does not know topK: remove it from extra_params, or add extra_params: {topK: null}, in the providers: entry for X"},
 	} {
@@ -152,9 +156,33 @@ func TestParamHint(t *testing.T) {
 			t.Errorf("ParamHint(%q)\n got %q\nwant %q", tc.msg, got, want)
 		}
 	}
-	for _, msg := range []string{"HTTP 429: rate limited", "HTTP 400: bad; hint: already one"} {
+	for _, msg := range []string{"HTTP 429: rate limited", "HTTP 400: bad; hint: already one",
+		// a nested key is no parameter
+		"HTTP 400: ValidationException: Malformed input request: #/messages/0/content/0: extraneous key [type] is not permitted, please reformat your input and try again.",
+		// the openai client's own hint: one is enough
+		"HTTP 400: invalid_request_error: Unsupported parameter: 'presence_penalty' is not supported with this model. (the model refuses presence_penalty: remove it with extra_params: {presence_penalty: null} in canary.yaml)"} {
 		if got := ParamHint("X", msg); got != msg {
 			t.Errorf("ParamHint(%q) = %q", msg, got)
+		}
+	}
+}
+
+// TestResolveReportsEveryBadProvider: two providers: entries the model
+// rules refuse are both reported at once, each at its line, as every
+// other mistake in canary.yaml is (the second was only found after the
+// first was fixed).
+func TestResolveReportsEveryBadProvider(t *testing.T) {
+	st := loadSuite(t, "name: t\nprobes: [direct_answer]\nproviders:\n"+
+		"  - id: anthropic/claude-sonnet-4-5\n    extra_params: {thinking: {type: enabled, budget_tokens: 500}}\n"+
+		"  - id: gemini/gemini-2.5-pro\n    extra_params: {thinkingConfig: {thinkingBudget: 0}}\n"+
+		"prompts:\n  - {id: a, text: hi}\n")
+	_, _, err := Resolve(st, Settings{})
+	if !IsConfig(err) {
+		t.Fatalf("got %v, want a configuration error", err)
+	}
+	for _, want := range []string{"canary.yaml:4: providers[0] (anthropic/claude-sonnet-4-5): extra_params thinking: budget_tokens 500", "canary.yaml:6: providers[1] (gemini/gemini-2.5-pro): extra_params thinkingBudget 0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want it to hold %q", err, want)
 		}
 	}
 }

@@ -199,6 +199,7 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 	hc := httpClient(concurrency)
 	seen := map[string]bool{}
 	targets := make([]Target, 0, len(picks))
+	var ruleErrs []error
 	for _, p := range picks {
 		if _, _, err := provider.Split(p.spec); err != nil {
 			return nil, 0, configErr(err)
@@ -244,9 +245,13 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 			t.Limits.TPM = s.TPM
 		}
 		if err := applyRules(st, &t); err != nil {
-			return nil, 0, err
+			ruleErrs = append(ruleErrs, err) // every provider's, all at once
+			continue
 		}
 		targets = append(targets, t)
+	}
+	if len(ruleErrs) > 0 {
+		return nil, 0, configErr(errors.Join(ruleErrs...))
 	}
 	return targets, samples, nil
 }

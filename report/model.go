@@ -538,7 +538,7 @@ var statusInfo = []struct {
 }{
 	{promptcanary.StatusRegression, "Regressions", "regression", "🔴", "Pairs that got worse than the baseline.", ""},
 	{promptcanary.StatusNotMeasured, "Not measured", "not measured", "⚠️", "The current run's calls failed for these pairs, so they were not compared.", "the current run's calls failed"},
-	{promptcanary.StatusStale, "Stale baseline", "stale baseline", "🕰️", "The baseline was recorded with a different configuration; save a new baseline to compare these pairs.", "the prompt or probe changed since the baseline"},
+	{promptcanary.StatusStale, "Stale baseline", "stale baseline", "🕰️", "The baseline was recorded with a different configuration; save a new baseline to compare these pairs.", "the prompt, its probes or the parameters sent changed since the baseline"},
 	{promptcanary.StatusInsufficient, "Insufficient evidence", "insufficient evidence", "❔", "Too few samples to tell drift from noise; run with more samples.", ""},
 	{promptcanary.StatusImprovement, "Improvements", "improvement", "🟢", "Pairs that got better than the baseline.", ""},
 	{promptcanary.StatusAdded, "Added", "added", "➕", "Pairs present only in the current run.", "only in the current run"},

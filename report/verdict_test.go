@@ -124,11 +124,11 @@ func TestNothingCompared(t *testing.T) {
 		want []string
 	}{
 		{Terminal, []string{"⚠ Nothing was compared, so there is no verdict on drift: of 4 pairs, 1 not measured, 2 stale baseline and 1 added.",
-			"None of the 4 pairs was compared:", "• 2 stale baseline (the prompt or probe changed since the baseline): probe/p0, probe/p1",
+			"None of the 4 pairs was compared:", "• 2 stale baseline (the prompt, its probes or the parameters sent changed since the baseline): probe/p0, probe/p1",
 			"• 1 not measured (the current run's calls failed): probe/p2", "severity      n/a (nothing was compared)", "⚠ nothing compared"}},
 		{Markdown, []string{"## ⚠️ PromptCanary drift report", "**Nothing was compared, so there is no verdict on drift", "- 1 added (only in the current run): probe/p3"}},
 		{HTML, []string{`<span class="badge warn">nothing compared</span> Nothing was compared`, "<strong>2 stale baseline</strong>"}},
-		{JUnit, []string{`skipped="4"`, `<skipped message="not compared: stale baseline (the prompt or probe changed since the baseline)">`, `type="nothing_compared"`, `errors="1"`}},
+		{JUnit, []string{`skipped="4"`, `<skipped message="not compared: stale baseline (the prompt, its probes or the parameters sent changed since the baseline)">`, `type="nothing_compared"`, `errors="1"`}},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.f), func(t *testing.T) {

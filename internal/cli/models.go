@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -118,8 +119,10 @@ func describeModel(model string) modelInfo {
 }
 
 // money prints a price per million tokens: cents, or finer when needed.
+// Whole cents are found up to float rounding (1.1 × 100 is
+// 110.00000000000001), so $1.10 is not printed as $1.1.
 func money(x float64) string {
-	if c := x * 100; c == float64(int64(c)) {
+	if c := x * 100; math.Abs(c-math.Round(c)) < 1e-6 {
 		return fmt.Sprintf("$%.2f", x)
 	}
 	return fmt.Sprintf("$%g", x)

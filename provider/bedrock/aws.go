@@ -199,9 +199,22 @@ func (c *Client) register(creds aws.Credentials) {
 }
 
 // firstLine is the first line of err's message: the SDK's errors can run
-// over several lines of nested operation errors.
+// over several lines of nested operation errors. The output of a
+// credential_process the SDK could not parse, which it quotes whole
+// ("parse failed of process output: {…SecretAccessKey…}, error: …"), is
+// withheld: it holds the secret key, never registered since never parsed.
 func firstLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
+	msg := err.Error()
+	const quoted = "process output: "
+	if i := strings.Index(msg, quoted); i >= 0 {
+		rest := msg[i+len(quoted):]
+		tail := ""
+		if j := strings.LastIndex(rest, ", error: "); j >= 0 {
+			tail = rest[j:]
+		}
+		msg = msg[:i+len(quoted)] + "(withheld: it may hold the secret key)" + tail
+	}
+	s, _, _ := strings.Cut(msg, "\n")
 	return s
 }
 

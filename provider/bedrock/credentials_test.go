@@ -291,3 +291,27 @@ func write(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCredentialProcessOutputWithheld: a profile's credential_process
+// whose output the SDK cannot parse fails at open without the output,
+// which the SDK quotes whole, secret key included.
+func TestCredentialProcessOutputWithheld(t *testing.T) {
+	standin(t, bedrocktest.Static)
+	dir := t.TempDir()
+	const secret = "procSecretKey0123456789abcdefghijklmnop"
+	script := filepath.Join(dir, "creds.sh")
+	write(t, script, "#!/bin/sh\necho '{\"Version\": 1, \"AccessKeyId\": \"AKIAIOSFODNN7EXAMPLE\", \"SecretAccessKey\": \""+secret+"\", \"SessionToken\": 5}'\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "config"), "[profile proc]\nregion = us-east-1\ncredential_process = "+script+"\n")
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	_, err := provider.Open("bedrock/"+claude, provider.Options{Settings: map[string]any{"profile": "proc"}})
+	wantHinted(t, err, "process output: (withheld", "AWS_PROFILE")
+	if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), ", error: ") {
+		t.Errorf("got %q, want the parse error without the process output", err)
+	}
+}

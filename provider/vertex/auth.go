@@ -42,7 +42,9 @@ type authorizer struct {
 // server). The secrets of a credentials file are added to opts.Secrets
 // before anything else can fail.
 func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, error) {
-	d := &credentials.DetectOptions{Scopes: []string{Scope}, Client: opts.HTTPClient}
+	// Token requests carry credentials in their bodies: a redirect to
+	// another origin is refused, as for the API's requests.
+	d := &credentials.DetectOptions{Scopes: []string{Scope}, Client: httpc.SameOrigin(opts.HTTPClient)}
 	file := strings.TrimSpace(opts.Env(CredentialsEnv))
 	if file != "" {
 		d.CredentialsFile = file
@@ -85,8 +87,8 @@ func gcloudFile(opts provider.Options) string {
 }
 
 // addFileSecrets adds the secrets of a credentials file to set: a
-// service account's private key (whole and line by line, so a piece of it
-// is redacted too), a user's client secret and refresh token. A file that
+// service account's private key (its body whole and line by line, so a
+// piece of it is redacted too), a user's client secret and refresh token. A file that
 // cannot be read adds nothing: the library reports the problem.
 func addFileSecrets(set *redact.Set, path string) {
 	data, err := os.ReadFile(path)
@@ -101,12 +103,18 @@ func addFileSecrets(set *redact.Set, path string) {
 	if json.Unmarshal(data, &f) != nil {
 		return
 	}
-	set.Add(f.PrivateKey, f.ClientSecret, f.RefreshToken)
+	set.Add(f.ClientSecret, f.RefreshToken)
+	// The key's PEM armour ("-----BEGIN PRIVATE KEY-----") is no secret:
+	// registered, its runs would scrub every " private key" from answers
+	// and errors. The base64 body is the secret, whole and line by line.
+	var body []string
 	for _, line := range strings.Split(f.PrivateKey, "\n") {
-		if !strings.HasPrefix(line, "-----") {
-			set.Add(strings.TrimSpace(line))
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "-----") {
+			body = append(body, line)
+			set.Add(line)
 		}
 	}
+	set.Add(strings.Join(body, "\n"), strings.Join(body, ""))
 }
 
 // project is the project the credentials name ("" when none or unknown).

@@ -356,3 +356,29 @@ func TestMetadataServer(t *testing.T) {
 		t.Errorf("got tokens %d, want one, registered with the scrubber", len(toks))
 	}
 }
+
+// TestKeyArmourNotScrubbed: the PEM armour of the service account's key
+// is no secret, so an answer or error that says "private key" keeps it
+// (it was scrubbed to "A[REDACTED] is…", failing keyword probes), while
+// the key itself, with or without its armour, is still scrubbed.
+func TestKeyArmourNotScrubbed(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.open(t, "gemini-2.5-flash", nil); err != nil {
+		t.Fatal(err)
+	}
+	const answer = "A private key is the secret half of a key pair: -----BEGIN PRIVATE KEY-----"
+	if got := f.secrets.String(answer); got != answer {
+		t.Errorf("got %q, want %q unchanged", got, answer)
+	}
+	key := f.srv.PrivateKeyPEM()
+	body := strings.Join(strings.Split(strings.TrimSpace(key), "\n")[1:3], "")
+	got := f.secrets.String("key " + key + " body " + body)
+	for _, secret := range strings.Split(strings.TrimSpace(key), "\n")[1:] {
+		if !strings.HasPrefix(secret, "-----") && strings.Contains(got, secret) {
+			t.Errorf("key line %.20q… not scrubbed: %s", secret, got)
+		}
+	}
+	if strings.Contains(got, body[:40]) {
+		t.Errorf("joined key body not scrubbed: %s", got)
+	}
+}

@@ -24,6 +24,14 @@ func (c *Client) client() *http.Client {
 	return &hc
 }
 
+// SameOrigin returns hc (or http.DefaultClient) with the redirect policy
+// of every provider client, for requests not sent through a Client: the
+// token requests of Google's auth library, whose bodies hold a signed
+// assertion or a refresh token and client secret.
+func SameOrigin(hc *http.Client) *http.Client {
+	return (&Client{HTTP: hc}).client()
+}
+
 // sameOrigin is the redirect policy of every provider client: a redirect
 // to the same origin (scheme, host and port) is followed, with the
 // request's headers, then checked by next when set; a redirect to another
