@@ -21,11 +21,12 @@ const minClaudeThinkingBudget = 1024
 const GeminiRoomyMaxTokens = 8192
 
 // Apply returns cfg (whose ModelID is "NAME/MODEL") as the model's rules
-// take it, with one note for each change and each warning, such as
-// "gpt-5 takes no temperature but the default 1: sent 1 instead of 0". A
-// parameter is removed by setting it to nil in ExtraParams, which every
-// client omits. A request no change can make acceptable (a thinking
-// budget out of range) is an error. cfg itself is not modified.
+// take it, with one note for each change, such as "gpt-5 takes no
+// temperature but the default 1: sends 1 instead of 0" (true before and
+// after the run). A parameter is removed by setting it to nil in
+// ExtraParams, which every client omits. A request no change can make
+// acceptable (a thinking budget out of range) is an error. cfg itself is
+// not modified. Warnings about what is sent unchanged come from Warnings.
 func Apply(cfg promptcanary.ProviderConfig) (promptcanary.ProviderConfig, []string, error) {
 	r := For(cfg.ModelID)
 	if !r.Known() {
@@ -43,8 +44,38 @@ func Apply(cfg promptcanary.ProviderConfig) (promptcanary.ProviderConfig, []stri
 		return cfg, nil, err
 	}
 	a.sampling()
+	a.responsesLimit()
 	return a.cfg, a.notes, nil
 }
+
+// Warnings says what may go wrong with cfg as sent, changing nothing:
+// a Gemini model whose thinking may spend the whole output limit. Give
+// it Apply's result.
+func Warnings(cfg promptcanary.ProviderConfig) []string {
+	r := For(cfg.ModelID)
+	if !r.ThinksInOutput {
+		return nil
+	}
+	a := &applier{cfg: cfg, r: r, model: short(cfg.ModelID)}
+	a.geminiWarning()
+	return a.notes
+}
+
+// responsesLimit raises an output limit below the least the Responses
+// API takes ("minimum": 16), as the client would, so the run records what
+// is sent.
+// https://platform.openai.com/docs/api-reference/responses/create#responses-create-max_output_tokens
+func (a *applier) responsesLimit() {
+	if a.r.ResponsesOnly && a.cfg.MaxTokens > 0 && a.cfg.MaxTokens < MinResponsesOutputTokens {
+		a.note("%s takes max_output_tokens of %d or more on the Responses API: sends %d instead of %d", a.model, MinResponsesOutputTokens, MinResponsesOutputTokens, a.cfg.MaxTokens)
+		a.cfg.MaxTokens = MinResponsesOutputTokens
+	}
+}
+
+// MinResponsesOutputTokens is the least max_output_tokens the OpenAI
+// Responses API takes ("minimum": 16 in its OpenAPI spec).
+// https://platform.openai.com/docs/api-reference/responses/create#responses-create-max_output_tokens
+const MinResponsesOutputTokens = 16
 
 // applier carries one Apply.
 type applier struct {
@@ -63,25 +94,30 @@ func (a *applier) sampling() {
 	r := a.r
 	t, hasT := a.temperature()
 	switch {
+	case r.ResponsesOnly && hasT:
+		// The OpenAI client sends these models no temperature at all: the
+		// Responses API refuses even their default.
+		a.remove("temperature")
+		a.note("%s takes no temperature on the Responses API: sends none (asked %s)", a.model, show(t))
 	case r.NoTemperature && hasT:
 		a.remove("temperature")
-		a.note("%s takes no temperature: sent none (the model's default) instead of %s", a.model, show(t))
+		a.note("%s takes no temperature: sends none (the model's default) instead of %s", a.model, show(t))
 	case r.Temperature != nil && hasT && !equal(t, *r.Temperature):
 		a.setTemperature(*r.Temperature)
-		a.note("%s takes no temperature but the default %s: sent %s instead of %s", a.model, show(*r.Temperature), show(*r.Temperature), show(t))
+		a.note("%s takes no temperature but the default %s: sends %s instead of %s", a.model, show(*r.Temperature), show(*r.Temperature), show(t))
 	}
 	if p, ok := a.extra("top_p"); ok && r.NoTopP {
 		a.remove("top_p")
-		a.note("%s takes no top_p: sent none instead of %s", a.model, show(p))
+		a.note("%s takes no top_p: sends none instead of %s", a.model, show(p))
 	}
 	if k, ok := a.extra("top_k"); ok && r.NoTopK {
 		a.remove("top_k")
-		a.note("%s takes no top_k: sent none instead of %s", a.model, show(k))
+		a.note("%s takes no top_k: sends none instead of %s", a.model, show(k))
 	}
 	t, hasT = a.temperature()
 	if p, ok := a.extra("top_p"); ok && hasT && r.OneSampler {
 		a.remove("top_p")
-		a.note("%s takes temperature or top_p, not both: sent temperature %s and no top_p (asked %s); extra_params: {temperature: null} sends top_p instead", a.model, show(t), show(p))
+		a.note("%s takes temperature or top_p, not both: sends temperature %s and no top_p (asked %s); extra_params: {temperature: null} sends top_p instead", a.model, show(t), show(p))
 	}
 }
 
@@ -114,40 +150,46 @@ func (a *applier) thinking() error {
 	}
 	if t, ok := a.temperature(); ok && !equal(t, 1) && !a.r.NoTemperature {
 		a.setTemperature(1)
-		a.note("%s with extended thinking takes no temperature but 1: sent 1 instead of %s", a.model, show(t))
+		a.note("%s with extended thinking takes no temperature but 1: sends 1 instead of %s", a.model, show(t))
 	}
 	if k, ok := a.extra("top_k"); ok {
 		a.remove("top_k")
-		a.note("%s with extended thinking takes no top_k: sent none instead of %s", a.model, show(k))
+		a.note("%s with extended thinking takes no top_k: sends none instead of %s", a.model, show(k))
 	}
 	if p, ok := a.extra("top_p"); ok {
 		if f, isNum := number(p); !isNum || f < 0.95 || f > 1 {
 			a.remove("top_p")
-			a.note("%s with extended thinking takes top_p from 0.95 to 1 only: sent none instead of %s", a.model, show(p))
+			a.note("%s with extended thinking takes top_p from 0.95 to 1 only: sends none instead of %s", a.model, show(p))
 		}
 	}
 	return nil
 }
 
-// geminiThinking warns when a Gemini model's thinking may spend the
-// whole output limit, so that answers come back empty, and refuses a
-// budget below the least the model takes (2.5 Pro cannot stop thinking).
+// geminiThinking refuses a budget below the least the model takes (2.5
+// Pro cannot stop thinking).
 // https://ai.google.dev/gemini-api/docs/thinking
 func (a *applier) geminiThinking() error {
 	if !a.r.ThinksInOutput {
 		return nil
 	}
+	if budget, set := a.geminiBudget(); set && budget >= 0 && budget < float64(a.r.MinThinkingBudget) {
+		return fmt.Errorf("extra_params thinkingBudget %s: %s cannot turn thinking off; use %d or more, or -1 for dynamic thinking (%s)", show(budget), a.model, a.r.MinThinkingBudget, a.r.Source)
+	}
+	return nil
+}
+
+// geminiWarning warns when a Gemini model's thinking may spend the whole
+// output limit, so that answers come back empty.
+// https://ai.google.dev/gemini-api/docs/thinking
+func (a *applier) geminiWarning() {
 	budget, set := a.geminiBudget()
 	limit := a.cfg.MaxTokens
 	switch {
-	case set && budget >= 0 && budget < float64(a.r.MinThinkingBudget):
-		return fmt.Errorf("extra_params thinkingBudget %s: %s cannot turn thinking off; use %d or more, or -1 for dynamic thinking (%s)", show(budget), a.model, a.r.MinThinkingBudget, a.r.Source)
 	case set && budget > 0 && limit > 0 && budget >= float64(limit):
 		a.note("%s's thinking budget %s is not below max_tokens %d, and thinking counts against max_tokens: answers may come back empty (finish reason MAX_TOKENS); lower thinkingBudget or raise max_tokens", a.model, show(budget), limit)
 	case (!set || budget < 0) && a.r.ThinksByDefault && limit > 0 && limit < GeminiRoomyMaxTokens:
 		a.note("%s thinks before it answers and its thinking counts against max_tokens %d: an answer may come back empty (finish reason MAX_TOKENS); raise max_tokens or cap thinking with extra_params: {thinkingConfig: {thinkingBudget: %d}}", a.model, limit, max(limit/2, 128))
 	}
-	return nil
 }
 
 // geminiBudget is the thinkingBudget extra_params set, at the top level

@@ -25,8 +25,8 @@ func TestApplyOpenAIReasoning(t *testing.T) {
 		t.Errorf("top_p %v (present %v), want removed (nil)", v, ok)
 	}
 	want := []string{
-		"gpt-5 takes no temperature but the default 1: sent 1 instead of 0",
-		"gpt-5 takes no top_p: sent none instead of 0.9",
+		"gpt-5 takes no temperature but the default 1: sends 1 instead of 0",
+		"gpt-5 takes no top_p: sends none instead of 0.9",
 	}
 	if !reflect.DeepEqual(notes, want) {
 		t.Errorf("notes %q, want %q", notes, want)
@@ -134,23 +134,58 @@ func TestApplyClaudeThinking(t *testing.T) {
 }
 
 func TestApplyGemini(t *testing.T) {
-	_, notes, _ := Apply(cfg("gemini/gemini-2.5-pro", 0, 1024, nil))
-	if len(notes) != 1 || !strings.Contains(notes[0], "MAX_TOKENS") {
-		t.Errorf("2.5 pro at 1024: notes %q", notes)
+	// The thinking warning changes nothing, so it is a warning, not an
+	// adjustment.
+	if _, notes, _ := Apply(cfg("gemini/gemini-2.5-pro", 0, 1024, nil)); len(notes) != 0 {
+		t.Errorf("2.5 pro at 1024: adjustments %q, want none", notes)
 	}
-	if _, notes, _ := Apply(cfg("gemini/gemini-2.5-flash", 0, 16384, nil)); len(notes) != 0 {
+	notes := Warnings(cfg("gemini/gemini-2.5-pro", 0, 1024, nil))
+	if len(notes) != 1 || !strings.Contains(notes[0], "MAX_TOKENS") {
+		t.Errorf("2.5 pro at 1024: warnings %q", notes)
+	}
+	if notes := Warnings(cfg("gemini/gemini-2.5-flash", 0, 16384, nil)); len(notes) != 0 {
 		t.Errorf("roomy max_tokens: notes %q", notes)
 	}
-	if _, notes, _ := Apply(cfg("gemini/gemini-2.5-flash-lite", 0, 1024, nil)); len(notes) != 0 {
+	if notes := Warnings(cfg("gemini/gemini-2.5-flash-lite", 0, 1024, nil)); len(notes) != 0 {
 		t.Errorf("flash-lite does not think by default: notes %q", notes)
 	}
 	budget := map[string]any{"generationConfig": map[string]any{"thinkingConfig": map[string]any{"thinkingBudget": 256}}}
-	if _, notes, _ := Apply(cfg("vertex/gemini-2.5-flash", 0, 1024, budget)); len(notes) != 0 {
+	if notes := Warnings(cfg("vertex/gemini-2.5-flash", 0, 1024, budget)); len(notes) != 0 {
 		t.Errorf("budget below max_tokens: notes %q", notes)
 	}
 	budget = map[string]any{"thinking_config": map[string]any{"thinking_budget": 2048}}
-	if _, notes, _ := Apply(cfg("gemini/gemini-2.5-flash", 0, 1024, budget)); len(notes) != 1 || !strings.Contains(notes[0], "not below max_tokens") {
+	if notes := Warnings(cfg("gemini/gemini-2.5-flash", 0, 1024, budget)); len(notes) != 1 || !strings.Contains(notes[0], "not below max_tokens") {
 		t.Errorf("budget above max_tokens: notes %q", notes)
+	}
+	if notes := Warnings(cfg("openai/gpt-5", 0, 16, nil)); len(notes) != 0 {
+		t.Errorf("gpt-5: warnings %q", notes)
+	}
+}
+
+// The OpenAI client sends Responses-only models no temperature and at
+// least 16 output tokens; the run must record that, not temperature 1.
+func TestApplyResponsesOnly(t *testing.T) {
+	got, notes, err := Apply(cfg("openai/o3-pro", 0, 8, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.ExtraParams["temperature"]; !ok || v != nil {
+		t.Errorf("temperature %v (present %v), want removed (nil)", v, ok)
+	}
+	if got.MaxTokens != 16 {
+		t.Errorf("max_tokens %d, want 16", got.MaxTokens)
+	}
+	want := []string{
+		"o3-pro takes no temperature on the Responses API: sends none (asked 0)",
+		"o3-pro takes max_output_tokens of 16 or more on the Responses API: sends 16 instead of 8",
+	}
+	if !reflect.DeepEqual(notes, want) {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	// A roomy limit and temperature: null are left alone.
+	got, notes, _ = Apply(cfg("openai/o4-mini-deep-research", 0, 1024, map[string]any{"temperature": nil}))
+	if len(notes) != 0 || got.MaxTokens != 1024 {
+		t.Errorf("deep research: notes %q, config %+v", notes, got)
 	}
 }
 

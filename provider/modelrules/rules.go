@@ -91,6 +91,10 @@ var openAIReasoning = Rules{
 // https://platform.openai.com/docs/models/o3-pro
 // https://platform.openai.com/docs/models/gpt-5-pro
 // https://platform.openai.com/docs/models/gpt-5-codex
+// So are the deep-research models and computer-use-preview.
+// https://platform.openai.com/docs/models/o3-deep-research
+// https://platform.openai.com/docs/models/o4-mini-deep-research
+// https://platform.openai.com/docs/models/computer-use-preview
 var openAIResponsesOnly = func() Rules {
 	r := openAIReasoning
 	r.Family = "OpenAI models served by the Responses API only"
@@ -117,7 +121,7 @@ var openAIChat = Rules{
 func For(model string) Rules {
 	m := Base(model)
 	switch {
-	case isOpenAIReasoning(m) && isResponsesOnly(m):
+	case isOpenAIReasoning(m) && isResponsesOnly(m), strings.HasPrefix(m, "computer-use-"):
 		return openAIResponsesOnly
 	case isOpenAIReasoning(m):
 		return openAIReasoning
@@ -188,10 +192,11 @@ func isOpenAIReasoning(m string) bool {
 	return strings.HasPrefix(m, "codex-")
 }
 
-// isResponsesOnly: o1-pro, o3-pro, gpt-5-pro and later pros, and codex
-// models (gpt-5-codex, codex-mini-latest).
+// isResponsesOnly: o1-pro, o3-pro, gpt-5-pro and later pros, codex
+// models (gpt-5-codex, codex-mini-latest) and the deep-research models
+// (o3-deep-research, o4-mini-deep-research).
 func isResponsesOnly(m string) bool {
-	return strings.Contains(m, "-pro") || strings.Contains(m, "codex")
+	return strings.Contains(m, "-pro") || strings.Contains(m, "codex") || strings.Contains(m, "-deep-research")
 }
 
 // leadingInt is the number m starts with, 0 when none.

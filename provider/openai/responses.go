@@ -10,12 +10,8 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
-
-// minOutputTokens is the least max_output_tokens the Responses API
-// takes ("minimum": 16 in the OpenAPI spec); a smaller limit is raised.
-// https://platform.openai.com/docs/api-reference/responses/create#responses-create-max_output_tokens
-const minOutputTokens = 16
 
 // generateResponses sends one Responses API request.
 // https://platform.openai.com/docs/api-reference/responses/create
@@ -57,7 +53,7 @@ func (c *Client) responsesBody(req *provider.Request) map[string]any {
 		b["temperature"] = cfg.Temperature
 	}
 	if cfg.MaxTokens > 0 {
-		b["max_output_tokens"] = max(cfg.MaxTokens, minOutputTokens)
+		b["max_output_tokens"] = max(cfg.MaxTokens, modelrules.MinResponsesOutputTokens) // raised as Apply does, for library use
 	}
 	if len(p.Tools) > 0 {
 		tools := make([]responsesTool, len(p.Tools))
