@@ -247,10 +247,14 @@ type Run struct {
 	// table; nil when the model's price is unknown.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 	// Adjustments say, one sentence each, what the model's rules changed
-	// in the request canary.yaml asked for (Provider holds what was sent)
-	// and what they warn about, such as "gpt-5 takes no temperature but
-	// the default 1: sent 1 instead of 0".
+	// in the request canary.yaml asked for (Provider holds what was sent),
+	// such as "gpt-5 takes no temperature but the default 1: sends 1
+	// instead of 0".
 	Adjustments []string `json:"adjustments,omitempty"`
+	// Warnings say what the model's rules warn about in the request as
+	// sent, which they did not change, such as a Gemini model whose
+	// thinking may spend the whole max_tokens.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Tokens returns the prompt and completion tokens of all responses.

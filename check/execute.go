@@ -112,6 +112,7 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 			if runs[i] != nil {
 				runs[i].CostUSD = EstimateCost(runs[i], st.Prices)
 				runs[i].Adjustments = t.Adjustments
+				runs[i].Warnings = t.Warnings
 				hintErrors(runs[i])
 			}
 			return nil

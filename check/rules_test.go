@@ -34,7 +34,7 @@ func TestResolveAppliesModelRules(t *testing.T) {
 	if gpt5.Config.Temperature != 1 || gpt5.Config.ExtraParams["top_p"] != nil {
 		t.Errorf("gpt-5 sends %+v, want temperature 1 and no top_p", gpt5.Config)
 	}
-	if len(gpt5.Adjustments) != 2 || gpt5.Adjustments[0] != "gpt-5 takes no temperature but the default 1: sent 1 instead of 0" {
+	if len(gpt5.Adjustments) != 2 || gpt5.Adjustments[0] != "gpt-5 takes no temperature but the default 1: sends 1 instead of 0" {
 		t.Errorf("gpt-5 adjustments %q", gpt5.Adjustments)
 	}
 	if v, ok := claude.Config.ExtraParams["top_p"]; !ok || v != nil || claude.Config.Temperature != 0 || len(claude.Adjustments) != 1 {
@@ -54,8 +54,8 @@ func TestResolveWarnsOfAWrongTokenField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := targets[0].Adjustments; len(a) != 2 || !strings.Contains(a[1], "sets max_tokens_field: max_tokens") {
-		t.Errorf("adjustments %q", a)
+	if a, w := targets[0].Adjustments, targets[0].Warnings; len(a) != 1 || len(w) != 1 || !strings.Contains(w[0], "sets max_tokens_field: max_tokens") {
+		t.Errorf("adjustments %q, warnings %q: want the token field under warnings", a, w)
 	}
 }
 

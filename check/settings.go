@@ -85,9 +85,12 @@ type Target struct {
 	// Entry is the suite's providers: entry for Spec, nil when none.
 	Entry *suite.ProviderSpec
 	// Adjustments say, one sentence each, what the model's rules changed
-	// in the request canary.yaml asked for (Config is what is sent) and
-	// what they warn about; see modelrules.Apply.
+	// in the request canary.yaml asked for (Config is what is sent); see
+	// modelrules.Apply.
 	Adjustments []string
+	// Warnings say what may go wrong with the request as sent, which the
+	// rules did not change; see modelrules.Warnings.
+	Warnings []string
 }
 
 // noBaseURL are the providers that call no remote API, so a base URL means
@@ -269,11 +272,11 @@ func applyRules(st *suite.Suite, t *Target) error {
 		}
 		return configErr(fmt.Errorf("provider %s: %w", t.Spec, err))
 	}
-	t.Config, t.Adjustments = cfg, notes
+	t.Config, t.Adjustments, t.Warnings = cfg, notes, modelrules.Warnings(cfg)
 	r := modelrules.For(t.Spec)
 	if field, _ := t.Options.Settings["max_tokens_field"].(string); r.TokenField != "" && field != "" && field != r.TokenField {
 		_, model, _ := provider.Split(t.Spec)
-		t.Adjustments = append(t.Adjustments, fmt.Sprintf("%s takes its token limit in %s, but the providers: entry sets max_tokens_field: %s: the API will refuse it unless a gateway translates it", model, r.TokenField, field))
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s takes its token limit in %s, but the providers: entry sets max_tokens_field: %s: the API will refuse it unless a gateway translates it", model, r.TokenField, field))
 	}
 	return nil
 }

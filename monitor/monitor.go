@@ -382,6 +382,9 @@ func (m *Monitor) noteRules(e *entry) {
 	for _, a := range e.target.Adjustments {
 		m.log.Info("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "adjusted", a)
 	}
+	for _, w := range e.target.Warnings {
+		m.log.Warn("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "note", w)
+	}
 	if m.budget.limit <= 0 {
 		return
 	}

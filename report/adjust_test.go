@@ -12,7 +12,7 @@ import (
 // rules changed, and a run whose price is unknown says so instead of
 // showing no cost (or $0).
 func TestAdjustmentsAndUnknownPrice(t *testing.T) {
-	note := "gpt-5 takes no temperature but the default 1: sent 1 instead of 0"
+	note := "gpt-5 takes no temperature but the default 1: sends 1 instead of 0"
 	run := &promptcanary.Run{RunID: "r1", SuiteName: "s",
 		Provider:     promptcanary.ProviderConfig{ModelID: "openai/gpt-5", Temperature: 1, MaxTokens: 1024},
 		ProbeResults: []promptcanary.ProbeResult{{ProbeID: "x", PromptID: "p", Passed: true, Score: 1}},
@@ -37,5 +37,42 @@ func TestAdjustmentsAndUnknownPrice(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "what the model takes: "+note) || !strings.Contains(buf.String(), "price unknown") {
 		t.Errorf("side by side:\n%s", buf.String())
+	}
+}
+
+// TestWarningsAndHTMLBanner: a rule's warning is a note apart from the
+// adjustments, and the HTML report shows both near the top, not only in
+// the collapsed run details.
+func TestWarningsAndHTMLBanner(t *testing.T) {
+	adj, warn := "o3-pro takes no temperature on the Responses API: sends none (asked 0)", "gemini thinks before it answers"
+	run := &promptcanary.Run{RunID: "r1", SuiteName: "s",
+		Provider:     promptcanary.ProviderConfig{ModelID: "openai/o3-pro", MaxTokens: 1024},
+		ProbeResults: []promptcanary.ProbeResult{{ProbeID: "x", PromptID: "p", Passed: true, Score: 1}},
+		LLMResponses: []promptcanary.Response{{PromptID: "p", Content: "4"}},
+		Adjustments:  []string{adj}, Warnings: []string{warn}}
+	want := map[Format][]string{
+		Terminal: {"adjusted", "note"},
+		Markdown: {"| Adjusted | " + adj, "| Note | " + warn},
+		JSON:     {`"warnings"`},
+	}
+	for f, subs := range want {
+		var buf bytes.Buffer
+		if err := Run(&buf, f, run, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range subs {
+			if !strings.Contains(buf.String(), s) {
+				t.Errorf("%s: no %q in\n%s", f, s, buf.String())
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := Run(&buf, HTML, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	top, _, _ := strings.Cut(html, "<details")
+	if !strings.Contains(top, "Adjusted to what the model takes: "+adj) || !strings.Contains(top, "Note: "+warn) {
+		t.Errorf("HTML: adjustments and notes not above the details:\n%s", top)
 	}
 }

@@ -198,6 +198,9 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	for _, a := range m.Adjustments {
 		rows = append(rows, []string{"Adjusted", mdText(a, 500)})
 	}
+	for _, w := range m.Warnings {
+		rows = append(rows, []string{"Note", mdText(w, 500)})
+	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
 	if m.Stream != nil {
 		rows[2] = []string{"Answers", mdText(m.Stream.Lines, 200)}

@@ -35,6 +35,8 @@ type runModel struct {
 	// Adjustments say what the model's rules changed in the request (see
 	// promptcanary.Run.Adjustments).
 	Adjustments []string
+	// Warnings are the model rules' warnings (promptcanary.Run.Warnings).
+	Warnings []string
 	// Measured is set when the run has at least one probe result; Score
 	// and PassRate are "n/a" otherwise.
 	Measured bool
@@ -187,7 +189,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
 	}
 	m.Cost = costText(r.CostUSD)
-	m.Adjustments = r.Adjustments
+	m.Adjustments, m.Warnings = r.Adjustments, r.Warnings
 
 	order := make([]*promptcanary.ProbeResult, len(r.ProbeResults))
 	for i := range r.ProbeResults {

@@ -323,6 +323,9 @@ func newSideModel(runs []*promptcanary.Run) *sideModel {
 		for _, a := range r.Adjustments {
 			m.Notes = append(m.Notes, "Sent to "+m.Columns[i].Name+" what the model takes: "+a+".")
 		}
+		for _, w := range r.Warnings {
+			m.Notes = append(m.Notes, "Note on "+m.Columns[i].Name+": "+w+".")
+		}
 	}
 	m.FailAllExplain = "Every provider fails these pairs alike: look at the prompt or the probe rather than at a provider."
 	m.IdenticalExplain = "Every provider passes these pairs with the same score and pass count."

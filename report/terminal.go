@@ -350,6 +350,9 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	for _, a := range m.Adjustments {
 		t.field("adjusted", a)
 	}
+	for _, w := range m.Warnings {
+		t.field("note", w)
+	}
 	t.field("run id", m.RunID)
 	if m.Stream != nil {
 		t.line()
