@@ -497,6 +497,11 @@ type DriftReport struct {
 	Errors []CallError `json:"errors,omitempty"`
 	// Statistics holds the statistical evidence of a multi-sample comparison.
 	Statistics *DriftStatistics `json:"statistics,omitempty"`
+	// Adjustments and Warnings are the current run's (see Run.Adjustments
+	// and Run.Warnings): what the model's rules changed in the request, and
+	// what they warn about.
+	Adjustments []string `json:"adjustments,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON encodes the report as its fields, with an overall score that

@@ -136,6 +136,8 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 		Method:             method,
 		Comparisons:        make([]promptcanary.Comparison, len(idx.pairs)),
 		Errors:             slices.Clone(current.Errors),
+		Adjustments:        slices.Clone(current.Adjustments),
+		Warnings:           slices.Clone(current.Warnings),
 	}
 	for i, p := range idx.pairs {
 		rep.Comparisons[i] = p.comparison()

@@ -76,3 +76,29 @@ func TestWarningsAndHTMLBanner(t *testing.T) {
 		t.Errorf("HTML: adjustments and notes not above the details:\n%s", top)
 	}
 }
+
+// TestDriftAdjustments: every drift report format says what the current
+// run's model rules changed and warn about; a report without them says
+// nothing (and its JSON has no such keys, as before).
+func TestDriftAdjustments(t *testing.T) {
+	adj, warn := "gpt-5 takes no temperature but the default 1: sends 1 instead of 0", "thinking may spend the output limit"
+	d := &promptcanary.DriftReport{SuiteName: "s", Provider: promptcanary.ProviderConfig{ModelID: "openai/gpt-5"},
+		Method: "single_sample", Adjustments: []string{adj}, Warnings: []string{warn}}
+	for _, f := range []Format{Terminal, Markdown, HTML, JSON} {
+		var buf bytes.Buffer
+		if err := Drift(&buf, f, d, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), adj) || !strings.Contains(buf.String(), warn) {
+			t.Errorf("%s: adjustment or warning missing in\n%s", f, buf.String())
+		}
+	}
+	d.Adjustments, d.Warnings = nil, nil
+	var buf bytes.Buffer
+	if err := Drift(&buf, JSON, d, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "adjustments") || strings.Contains(buf.String(), "warnings") {
+		t.Errorf("JSON without adjustments has the keys:\n%s", buf.String())
+	}
+}

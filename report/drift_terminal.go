@@ -41,6 +41,12 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	}
 	t.field("baseline", m.BaselineID+" ("+m.BaselineAt+")")
 	t.field("current run", m.CurrentRunID)
+	for _, a := range m.Report.Adjustments {
+		t.field("adjusted", a)
+	}
+	for _, w := range m.Report.Warnings {
+		t.field("note", w)
+	}
 	t.field("generated", m.Generated)
 	t.field("report id", m.ReportID)
 

@@ -301,6 +301,15 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 			w.line("- ", mdText(g.Line(), 2000))
 		}
 	}
+	if d := m.Report; len(d.Adjustments)+len(d.Warnings) > 0 {
+		w.line()
+		for _, a := range d.Adjustments {
+			w.line("- Adjusted to what the model takes: ", mdText(a, 500))
+		}
+		for _, n := range d.Warnings {
+			w.line("- Note: ", mdText(n, 500))
+		}
+	}
 	w.cut()
 	w.whatRegressed(m)
 
