@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -26,12 +27,16 @@ type modelInfo struct {
 	Family       string          `json:"family,omitempty"`
 	RulesSource  string          `json:"rules_source,omitempty"`
 	Rules        []string        `json:"rules"`
-	Temperature  *float64        `json:"temperature_only,omitempty"`
-	NoTemp       bool            `json:"no_temperature,omitempty"`
-	NoTopP       bool            `json:"no_top_p,omitempty"`
-	OneSampler   bool            `json:"temperature_or_top_p,omitempty"`
-	TokenField   string          `json:"token_field,omitempty"`
-	API          string          `json:"api,omitempty"`
+	// Description says the rules in one line, as the table shows them:
+	// "plain rules (unknown family): takes every parameter" for a model
+	// the table does not know.
+	Description string   `json:"description"`
+	Temperature *float64 `json:"temperature_only,omitempty"`
+	NoTemp      bool     `json:"no_temperature,omitempty"`
+	NoTopP      bool     `json:"no_top_p,omitempty"`
+	OneSampler  bool     `json:"temperature_or_top_p,omitempty"`
+	TokenField  string   `json:"token_field,omitempty"`
+	API         string   `json:"api,omitempty"`
 	// Thinking: "budget" (Anthropic's extended thinking), "adaptive"
 	// (adaptive only), "in_output" (Gemini: thinking spends max_tokens).
 	Thinking string `json:"thinking,omitempty"`
@@ -70,6 +75,9 @@ prefix, or the plain rules, and "price unknown". Works offline.`,
 				}
 			}
 			for _, m := range args {
+				if err := knownProvider(m); err != nil {
+					return usageErr(err, "run 'promptcanary models' for the known models, or give a bare model name such as gpt-5")
+				}
 				doc.Models = append(doc.Models, describeModel(m))
 			}
 			if asJSON {
@@ -84,6 +92,16 @@ prefix, or the plain rules, and "price unknown". Works offline.`,
 	return c
 }
 
+// knownProvider refuses a NAME/MODEL whose NAME no provider registered,
+// with the nearest name as a hint; a bare model name is fine.
+func knownProvider(model string) error {
+	name, _, err := provider.Split(model)
+	if err != nil || slices.Contains(provider.Names(), name) {
+		return nil
+	}
+	return provider.Check(model, provider.Options{}) // the unknown-provider error, as run gives it
+}
+
 // describeModel gathers the rules and price of model: NAME/MODEL, or a
 // bare model name.
 func describeModel(model string) modelInfo {
@@ -93,6 +111,13 @@ func describeModel(model string) modelInfo {
 		TokenField: r.TokenField, API: r.API()}
 	if info.Rules == nil {
 		info.Rules = []string{}
+	}
+	info.Description = strings.Join(info.Rules, "; ")
+	if info.Description == "" {
+		info.Description = "takes every parameter"
+	}
+	if r.Family == "" {
+		info.Description = "plain rules (unknown family): " + info.Description
 	}
 	switch {
 	case r.ThinkingBudget:
@@ -140,13 +165,7 @@ func writeModels(w io.Writer, doc modelsDoc) error {
 		if m.Price != nil {
 			in, out = money(m.Price.Input), money(m.Price.Output)
 		}
-		rules := strings.Join(m.Rules, "; ")
-		if rules == "" {
-			rules = "takes every parameter"
-		}
-		if m.Family == "" {
-			rules = "plain rules (unknown family): " + rules
-		}
+		rules := m.Description
 		checked := m.PriceChecked
 		if checked == "" {
 			checked = "-"
