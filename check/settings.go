@@ -265,7 +265,8 @@ func applyRules(st *suite.Suite, t *Target) error {
 	if !provider.CapabilitiesOf(t.Spec).VendorModels {
 		return nil // the user writes the request (http/, exec/), or no model is called
 	}
-	cfg, notes, err := modelrules.Apply(t.Config)
+	api, _ := t.Options.Settings["api"].(string)
+	cfg, notes, err := modelrules.ApplyVia(t.Config, api)
 	if err != nil {
 		if t.Entry != nil {
 			return configErr(locate(st, t.Entry, t.Spec, err))

@@ -28,7 +28,22 @@ const GeminiRoomyMaxTokens = 8192
 // acceptable (a thinking budget out of range) is an error. cfg itself is
 // not modified. Warnings about what is sent unchanged come from Warnings.
 func Apply(cfg promptcanary.ProviderConfig) (promptcanary.ProviderConfig, []string, error) {
+	return ApplyVia(cfg, "")
+}
+
+// APIResponses names the OpenAI Responses API for ApplyVia.
+const APIResponses = "responses"
+
+// ApplyVia is Apply for a request sent through api, the API a provider
+// entry chose ("api: responses"), "" for the one the model's rules
+// imply: through the Responses API an OpenAI reasoning model gets no
+// temperature at all and an output limit of at least 16, as a
+// Responses-only model does.
+func ApplyVia(cfg promptcanary.ProviderConfig, api string) (promptcanary.ProviderConfig, []string, error) {
 	r := For(cfg.ModelID)
+	if api == APIResponses && r.TokenField == MaxCompletionTokens {
+		r.ResponsesOnly = true
+	}
 	if !r.Known() {
 		return cfg, nil, nil
 	}

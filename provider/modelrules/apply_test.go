@@ -206,3 +206,26 @@ func TestApplyUnknownModel(t *testing.T) {
 		t.Errorf("unknown model changed: %+v %q %v", got, notes, err)
 	}
 }
+
+// A reasoning model sent through the Responses API by choice (api:
+// responses) gets what a Responses-only one gets: no temperature at all
+// (the client sends none there), and the note says so; a chat model
+// through either API, and a reasoning model through chat, are unchanged.
+func TestApplyViaResponses(t *testing.T) {
+	got, notes, err := ApplyVia(cfg("openai/gpt-5", 0, 1024, nil), APIResponses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.ExtraParams["temperature"]; !ok || v != nil {
+		t.Errorf("gpt-5 via responses: temperature %v (present %v), want removed", v, ok)
+	}
+	if want := []string{"gpt-5 takes no temperature on the Responses API: sends none (asked 0)"}; !reflect.DeepEqual(notes, want) {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	if got, _, _ := ApplyVia(cfg("openai/gpt-5", 0, 1024, nil), ""); got.Temperature != 1 {
+		t.Errorf("gpt-5 via chat: temperature %v, want 1", got.Temperature)
+	}
+	if got, notes, _ := ApplyVia(cfg("openai/gpt-4o-mini", 0, 1024, nil), APIResponses); len(notes) != 0 || got.Temperature != 0 {
+		t.Errorf("gpt-4o-mini via responses: %+v %q, want unchanged", got, notes)
+	}
+}
