@@ -138,16 +138,19 @@ type ToolCall struct {
 // Response is one answer of a provider to one prompt, with what the provider
 // reported about it. Field names follow the original tool's LLMResponse.
 type Response struct {
-	PromptID         string          `json:"prompt_id"`
-	ProviderModelID  string          `json:"provider_model_id"`
-	Content          string          `json:"content"`
-	FinishReason     string          `json:"finish_reason,omitempty"`
-	LatencyMS        float64         `json:"latency_ms"`
-	PromptTokens     int             `json:"prompt_tokens"`
-	CompletionTokens int             `json:"completion_tokens"`
-	TotalTokens      int             `json:"total_tokens"`
-	RawResponse      json.RawMessage `json:"raw_response,omitempty"`
-	Timestamp        time.Time       `json:"timestamp,omitzero"`
+	PromptID         string  `json:"prompt_id"`
+	ProviderModelID  string  `json:"provider_model_id"`
+	Content          string  `json:"content"`
+	FinishReason     string  `json:"finish_reason,omitempty"`
+	LatencyMS        float64 `json:"latency_ms"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	// ReasoningTokens are the tokens the model spent thinking, counted
+	// within CompletionTokens, when the API reports them (0 otherwise).
+	ReasoningTokens int             `json:"reasoning_tokens,omitempty"`
+	RawResponse     json.RawMessage `json:"raw_response,omitempty"`
+	Timestamp       time.Time       `json:"timestamp,omitzero"`
 
 	// Sample is the index of this response among the samples of its prompt.
 	Sample int `json:"sample"`

@@ -52,6 +52,18 @@ type usage struct {
 	PromptTokens     count `json:"prompt_tokens"`
 	CompletionTokens count `json:"completion_tokens"`
 	TotalTokens      count `json:"total_tokens"`
+	// https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage
+	CompletionTokensDetails *struct {
+		ReasoningTokens count `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// reasoning is the reasoning tokens the usage reports, 0 when none.
+func (u usage) reasoning() int {
+	if u.CompletionTokensDetails == nil {
+		return 0
+	}
+	return max(0, int(u.CompletionTokensDetails.ReasoningTokens))
 }
 
 // count is a token count that tolerates null and fractional numbers, which
@@ -108,6 +120,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		PromptTokens:      int(cc.Usage.PromptTokens),
 		CompletionTokens:  int(cc.Usage.CompletionTokens),
 		TotalTokens:       int(cc.Usage.TotalTokens),
+		ReasoningTokens:   cc.Usage.reasoning(),
 		ServedModel:       cc.Model,
 		SystemFingerprint: cc.SystemFingerprint,
 		ResponseID:        cc.ID,

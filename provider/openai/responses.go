@@ -150,6 +150,10 @@ type responseObject struct {
 		InputTokens  count `json:"input_tokens"`
 		OutputTokens count `json:"output_tokens"`
 		TotalTokens  count `json:"total_tokens"`
+		// https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
+		OutputTokensDetails struct {
+			ReasoningTokens count `json:"reasoning_tokens"`
+		} `json:"output_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -187,7 +191,8 @@ func decodeResponse(body []byte) (*promptcanary.Response, error) {
 	var text, refusal strings.Builder
 	resp := &promptcanary.Response{
 		PromptTokens: int(ro.Usage.InputTokens), CompletionTokens: int(ro.Usage.OutputTokens), TotalTokens: int(ro.Usage.TotalTokens),
-		ServedModel: ro.Model, ResponseID: ro.ID, RawResponse: rawJSON(body),
+		ReasoningTokens: max(0, int(ro.Usage.OutputTokensDetails.ReasoningTokens)),
+		ServedModel:     ro.Model, ResponseID: ro.ID, RawResponse: rawJSON(body),
 	}
 	for _, it := range ro.Output {
 		switch it.Type {

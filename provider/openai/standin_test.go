@@ -250,3 +250,22 @@ func TestTokenFieldByModel(t *testing.T) {
 		})
 	}
 }
+
+// TestReasoningTokens: the reasoning tokens the usage reports
+// (completion_tokens_details.reasoning_tokens on chat completions,
+// output_tokens_details.reasoning_tokens on the Responses API) are read,
+// within the completion tokens; a model that does not reason reports none.
+func TestReasoningTokens(t *testing.T) {
+	s := openaitest.Start(t)
+	prompt := standinPrompts()["plain"]
+	for model, want := range map[string]int{"gpt-5": 64, "o3-pro": 64, "gpt-4o-mini": 0} {
+		p := openStandin(t, s, "openai/"+model, nil)
+		resp, err := p.Generate(context.Background(), &provider.Request{Prompt: prompt, Config: suiteDefaults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ReasoningTokens != want || resp.ReasoningTokens > resp.CompletionTokens {
+			t.Errorf("%s: got %d reasoning tokens of %d completion tokens, want %d", model, resp.ReasoningTokens, resp.CompletionTokens, want)
+		}
+	}
+}
