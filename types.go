@@ -169,6 +169,11 @@ type Response struct {
 	// of the whole answer in bytes.
 	Truncated     bool  `json:"truncated,omitempty"`
 	OriginalBytes int64 `json:"original_bytes,omitempty"`
+	// OriginalToolCalls is set, with Truncated, when the answer held more
+	// tool calls than a client keeps (128): ToolCalls holds the first
+	// ones, which the probes judged, and OriginalToolCalls how many the
+	// answer held.
+	OriginalToolCalls int `json:"original_tool_calls,omitempty"`
 }
 
 // ProbeResult is the verdict of one probe instance on one response.

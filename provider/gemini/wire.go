@@ -437,6 +437,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		}
 	}
 	out.Content = text.String()
+	toolcall.Bound(out, len(out.ToolCalls))
 	if out.Content == "" && len(out.ToolCalls) == 0 && (c.FinishReason == "" || c.FinishReason == "STOP") {
 		return nil, &provider.Error{Message: fmt.Sprintf("candidate has no text or functionCall parts (finishReason %q)", c.FinishReason)}
 	}

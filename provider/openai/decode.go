@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // FinishRefusal is the finish reason of a response whose answer is a
@@ -130,10 +131,12 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
 	}
 	if len(calls) > 0 {
-		resp.ToolCalls = make([]promptcanary.ToolCall, len(calls))
-		for i, tc := range calls {
+		kept := calls[:min(len(calls), toolcall.Max)]
+		resp.ToolCalls = make([]promptcanary.ToolCall, len(kept))
+		for i, tc := range kept {
 			resp.ToolCalls[i] = promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)}
 		}
+		toolcall.Bound(resp, len(calls))
 	}
 	if content == "" && len(calls) == 0 {
 		switch ch.FinishReason {

@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // minOutputTokens is the least max_output_tokens the Responses API
@@ -194,6 +195,7 @@ func decodeResponse(body []byte) (*promptcanary.Response, error) {
 		ReasoningTokens: max(0, int(ro.Usage.OutputTokensDetails.ReasoningTokens)),
 		ServedModel:     ro.Model, ResponseID: ro.ID, RawResponse: rawJSON(body),
 	}
+	calls := 0
 	for _, it := range ro.Output {
 		switch it.Type {
 		case "message":
@@ -202,9 +204,12 @@ func decodeResponse(body []byte) (*promptcanary.Response, error) {
 				refusal.WriteString(part.Refusal)
 			}
 		case "function_call":
-			resp.ToolCalls = append(resp.ToolCalls, promptcanary.ToolCall{ID: it.CallID, Name: it.Name, Arguments: arguments(it.Arguments)})
+			if calls++; calls <= toolcall.Max {
+				resp.ToolCalls = append(resp.ToolCalls, promptcanary.ToolCall{ID: it.CallID, Name: it.Name, Arguments: arguments(it.Arguments)})
+			}
 		}
 	}
+	toolcall.Bound(resp, calls)
 	if resp.TotalTokens == 0 {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
 	}
