@@ -269,3 +269,25 @@ func TestReasoningTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestStandinManyToolCalls: an answer of 20,000 parallel tool calls from
+// the stand-in, on either API, keeps the first toolcall.Max, marked cut.
+func TestStandinManyToolCalls(t *testing.T) {
+	prompt := standinPrompts()["system and tools"]
+	prompt.ToolChoice = "auto"
+	for _, model := range []string{"gpt-5", "o3-pro"} {
+		s := openaitest.Start(t)
+		s.Set(model, openaitest.ManyTools)
+		p := openStandin(t, s, "openai/"+model, nil)
+		resp, err := p.Generate(context.Background(), &provider.Request{Prompt: prompt, Config: suiteDefaults})
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		if len(resp.ToolCalls) != 128 || !resp.Truncated || resp.OriginalToolCalls != openaitest.ManyToolCalls {
+			t.Errorf("%s: got %d calls, truncated %v, original %d; want 128, true, %d", model, len(resp.ToolCalls), resp.Truncated, resp.OriginalToolCalls, openaitest.ManyToolCalls)
+		}
+		for _, r := range s.Rejections() {
+			t.Errorf("%s: stand-in rejected %s: %s", model, r.Path, r.Error)
+		}
+	}
+}
