@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -453,5 +455,36 @@ func TestMetadataServerDownHint(t *testing.T) {
 	_, err = p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults))
 	if !provider.IsRetryable(err) || !strings.Contains(err.Error(), "gcloud auth application-default login") || !strings.Contains(err.Error(), CredentialsEnv) {
 		t.Errorf("got %v, want a retryable error with the ADC hint", err)
+	}
+}
+
+// TestMetadataServerErrors: a metadata server that answers its token
+// request with a 5xx is worth another try; one that refuses it (403: the
+// instance's service account lacks the scope) is not.
+func TestMetadataServerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		retryable bool
+	}{{http.StatusServiceUnavailable, true}, {http.StatusForbidden, false}} {
+		md := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Metadata-Flavor", "Google")
+			if strings.HasSuffix(r.URL.Path, "/token") {
+				http.Error(w, "metadata says no", tc.status)
+				return
+			}
+			io.WriteString(w, "canary-project")
+		}))
+		f := newFixture(t)
+		f.env = map[string]string{"HOME": t.TempDir()}
+		t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(md.URL, "http://"))
+		p, err := f.open(t, "gemini-2.5-flash", map[string]any{"project": "canary-project"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults))
+		if err == nil || provider.IsRetryable(err) != tc.retryable || !strings.Contains(err.Error(), "metadata says no") {
+			t.Errorf("metadata %d: got %v (retryable %v), want retryable %v", tc.status, err, provider.IsRetryable(err), tc.retryable)
+		}
+		md.Close()
 	}
 }
