@@ -35,12 +35,21 @@ func (r *Response) Cut(n int, original int64) {
 }
 
 // CutNote says how much of a truncated answer was kept ("answer cut to
-// 1.0 MiB of 5.0 MiB"); "" when r was not cut.
+// 1.0 MiB of 5.0 MiB", "tool calls cut to the first 128 of 20000");
+// "" when r was not cut.
 func (r *Response) CutNote() string {
 	if !r.Truncated {
 		return ""
 	}
-	return "answer cut to " + FormatBytes(int64(len(r.Content))) + " of " + FormatBytes(r.OriginalBytes)
+	bytes := "answer cut to " + FormatBytes(int64(len(r.Content))) + " of " + FormatBytes(r.OriginalBytes)
+	if r.OriginalToolCalls <= len(r.ToolCalls) {
+		return bytes
+	}
+	calls := fmt.Sprintf("tool calls cut to the first %d of %d", len(r.ToolCalls), r.OriginalToolCalls)
+	if r.OriginalBytes > int64(len(r.Content)) {
+		return bytes + "; " + calls
+	}
+	return calls
 }
 
 // FormatBytes prints a size in bytes with binary units: "900 B",

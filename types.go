@@ -138,16 +138,19 @@ type ToolCall struct {
 // Response is one answer of a provider to one prompt, with what the provider
 // reported about it. Field names follow the original tool's LLMResponse.
 type Response struct {
-	PromptID         string          `json:"prompt_id"`
-	ProviderModelID  string          `json:"provider_model_id"`
-	Content          string          `json:"content"`
-	FinishReason     string          `json:"finish_reason,omitempty"`
-	LatencyMS        float64         `json:"latency_ms"`
-	PromptTokens     int             `json:"prompt_tokens"`
-	CompletionTokens int             `json:"completion_tokens"`
-	TotalTokens      int             `json:"total_tokens"`
-	RawResponse      json.RawMessage `json:"raw_response,omitempty"`
-	Timestamp        time.Time       `json:"timestamp,omitzero"`
+	PromptID         string  `json:"prompt_id"`
+	ProviderModelID  string  `json:"provider_model_id"`
+	Content          string  `json:"content"`
+	FinishReason     string  `json:"finish_reason,omitempty"`
+	LatencyMS        float64 `json:"latency_ms"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	TotalTokens      int     `json:"total_tokens"`
+	// ReasoningTokens are the tokens the model spent thinking, counted
+	// within CompletionTokens, when the API reports them (0 otherwise).
+	ReasoningTokens int             `json:"reasoning_tokens,omitempty"`
+	RawResponse     json.RawMessage `json:"raw_response,omitempty"`
+	Timestamp       time.Time       `json:"timestamp,omitzero"`
 
 	// Sample is the index of this response among the samples of its prompt.
 	Sample int `json:"sample"`
@@ -166,6 +169,11 @@ type Response struct {
 	// of the whole answer in bytes.
 	Truncated     bool  `json:"truncated,omitempty"`
 	OriginalBytes int64 `json:"original_bytes,omitempty"`
+	// OriginalToolCalls is set, with Truncated, when the answer held more
+	// tool calls than a client keeps (128): ToolCalls holds the first
+	// ones, which the probes judged, and OriginalToolCalls how many the
+	// answer held.
+	OriginalToolCalls int `json:"original_tool_calls,omitempty"`
 }
 
 // ProbeResult is the verdict of one probe instance on one response.

@@ -819,6 +819,11 @@ type compactResponses struct {
 	// left out when none was cut, so that files without it read as
 	// before.
 	Cut [][2]int64 `json:"cut,omitempty"`
+	// CutCalls lists the responses whose tool calls were cut as [row,
+	// original_tool_calls], and Reasoning those with reasoning tokens as
+	// [row, reasoning_tokens]; each is left out when empty.
+	CutCalls  [][2]int64 `json:"cut_tool_calls,omitempty"`
+	Reasoning [][2]int64 `json:"reasoning,omitempty"`
 }
 
 type responseRow struct {
@@ -1069,6 +1074,12 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 		if r.Truncated {
 			out.Cut = append(out.Cut, [2]int64{int64(i), r.OriginalBytes})
 		}
+		if r.OriginalToolCalls != 0 {
+			out.CutCalls = append(out.CutCalls, [2]int64{int64(i), int64(r.OriginalToolCalls)})
+		}
+		if r.ReasoningTokens != 0 {
+			out.Reasoning = append(out.Reasoning, [2]int64{int64(i), int64(r.ReasoningTokens)})
+		}
 	}
 	out.Strings = strs.keys
 	out.ToolCalls = make([]json.RawMessage, len(calls.keys))
@@ -1116,12 +1127,17 @@ func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done fu
 			return fmt.Errorf("profile %v: tool calls %d out of range", p, p[3])
 		}
 	}
-	cut := make(map[int64]int64, len(c.Cut))
-	for _, k := range c.Cut {
-		if k[0] < 0 || k[0] >= int64(len(c.Rows)) {
-			return fmt.Errorf("cut: response %d out of range", k[0])
-		}
-		cut[k[0]] = k[1]
+	cut, err := rowMap("cut", c.Cut, len(c.Rows))
+	if err != nil {
+		return err
+	}
+	cutCalls, err := rowMap("cut_tool_calls", c.CutCalls, len(c.Rows))
+	if err != nil {
+		return err
+	}
+	reasoning, err := rowMap("reasoning", c.Reasoning, len(c.Rows))
+	if err != nil {
+		return err
 	}
 	for i, row := range c.Rows {
 		r := at(i)
@@ -1131,6 +1147,10 @@ func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done fu
 		if n, ok := cut[int64(i)]; ok {
 			r.Truncated, r.OriginalBytes = true, n
 		}
+		if n, ok := cutCalls[int64(i)]; ok {
+			r.Truncated, r.OriginalToolCalls = true, int(n)
+		}
+		r.ReasoningTokens = int(reasoning[int64(i)])
 		if done != nil {
 			if err := done(i); err != nil {
 				return err
@@ -1138,6 +1158,19 @@ func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done fu
 		}
 	}
 	return nil
+}
+
+// rowMap maps the rows of pairs [row, value] to their values, checking
+// each row is one of the n rows; name names the list in errors.
+func rowMap(name string, pairs [][2]int64, n int) (map[int64]int64, error) {
+	m := make(map[int64]int64, len(pairs))
+	for _, k := range pairs {
+		if k[0] < 0 || k[0] >= int64(n) {
+			return nil, fmt.Errorf("%s: response %d out of range", name, k[0])
+		}
+		m[k[0]] = k[1]
+	}
+	return m, nil
 }
 
 // expandRow fills r with row i of c.
@@ -1189,8 +1222,8 @@ func (c *compactResults) decode(data []byte) bool {
 
 // decode is compactResults.decode for the responses.
 func (c *compactResponses) decode(data []byte) bool {
-	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows", "cut"},
-		&c.Encoding, &c.Version, &c.Base, &c.Strings, &c.ToolCalls, &c.Profiles, &c.Rows, &c.Cut)
+	return decodeMembers(data, []string{"encoding", "version", "base", "strings", "tool_calls", "profiles", "rows", "cut", "cut_tool_calls", "reasoning"},
+		&c.Encoding, &c.Version, &c.Base, &c.Strings, &c.ToolCalls, &c.Profiles, &c.Rows, &c.Cut, &c.CutCalls, &c.Reasoning)
 }
 
 // resultList decodes "probe_results": the original list or the compact
@@ -1472,17 +1505,28 @@ func (c *compactResponses) appendJSON(b []byte) ([]byte, error) {
 	b = appendList(b, c.Profiles == nil, len(c.Profiles), func(b []byte, i int) []byte { return appendInts(b, c.Profiles[i][:]) })
 	b = append(b, `,"rows":`...)
 	b = appendList(b, c.Rows == nil, len(c.Rows), func(b []byte, i int) []byte { return c.Rows[i].appendJSON(b) })
-	if len(c.Cut) > 0 {
-		b = append(b, `,"cut":`...)
-		b = appendList(b, false, len(c.Cut), func(b []byte, i int) []byte {
-			b = append(b, '[')
-			b = strconv.AppendInt(b, c.Cut[i][0], 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, c.Cut[i][1], 10)
-			return append(b, ']')
-		})
-	}
+	b = appendPairs(b, "cut", c.Cut)
+	b = appendPairs(b, "cut_tool_calls", c.CutCalls)
+	b = appendPairs(b, "reasoning", c.Reasoning)
 	return append(b, '}'), nil
+}
+
+// appendPairs appends `,"key":[[row,value],…]`, nothing when pairs is
+// empty.
+func appendPairs(b []byte, key string, pairs [][2]int64) []byte {
+	if len(pairs) == 0 {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	return appendList(b, false, len(pairs), func(b []byte, i int) []byte {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, pairs[i][0], 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, pairs[i][1], 10)
+		return append(b, ']')
+	})
 }
 
 // appendList appends a JSON array of n elements written by elem, or null

@@ -76,6 +76,10 @@ func compactCases() []compactCase {
 		{"truncated answers", promptcanary.Run{RunID: "r", StartedAt: t0, LLMResponses: []promptcanary.Response{
 			{PromptID: "p1", Content: "kept part", Truncated: true, OriginalBytes: 1 << 20, Timestamp: t0}, {PromptID: "p1", Sample: 1, Content: "whole", Timestamp: t0},
 			{PromptID: "p1", Sample: 2, Content: "first part", Truncated: true, OriginalBytes: 5 << 20, Timestamp: t0}}}},
+		{"tool calls cut and reasoning tokens", promptcanary.Run{RunID: "r", StartedAt: t0, LLMResponses: []promptcanary.Response{
+			{PromptID: "p1", ToolCalls: []promptcanary.ToolCall{{Name: "f"}}, Truncated: true, OriginalToolCalls: 20000, CompletionTokens: 90, ReasoningTokens: 64, Timestamp: t0},
+			{PromptID: "p1", Sample: 1, Content: "whole", CompletionTokens: 9, ReasoningTokens: 8, Timestamp: t0},
+			{PromptID: "p1", Sample: 2, Content: "first part", Truncated: true, OriginalBytes: 5 << 20, OriginalToolCalls: 129, Timestamp: t0}}}},
 		{"timestamps centuries apart", promptcanary.Run{RunID: "r", StartedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), LLMResponses: []promptcanary.Response{
 			resp("p1", 0, "a", time.Date(9999, 1, 1, 0, 0, 0, 5, time.UTC)), resp("p1", 1, "b", time.Date(1, 1, 1, 0, 0, 0, 7, time.UTC))}}},
 		{"responses without a start time", promptcanary.Run{RunID: "r", LLMResponses: []promptcanary.Response{

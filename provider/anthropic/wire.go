@@ -331,6 +331,7 @@ func decode(body []byte, output string) (*promptcanary.Response, error) {
 		}
 	}
 	out.Content = text.String()
+	toolcall.Bound(out, len(out.ToolCalls))
 	if out.Content == "" && len(out.ToolCalls) == 0 && ordinaryStop(r.StopReason) {
 		if len(r.Content) == 0 {
 			return nil, &provider.Error{Message: fmt.Sprintf("response has no content blocks (stop_reason %q)", r.StopReason)}

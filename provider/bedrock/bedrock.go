@@ -234,6 +234,9 @@ func hinted(err error) error {
 	switch {
 	case pe.StatusCode == http.StatusForbidden && strings.Contains(msg, "access to the model"):
 		msg += " (request access to the model in the Bedrock console's Model access page, and allow bedrock:InvokeModel on it to the credentials' IAM identity)"
+	case pe.StatusCode == http.StatusForbidden && strings.Contains(msg, "scoped to a valid region"):
+		// The endpoint serves another region than the one requests are signed for.
+		msg += " (the request was signed for another region than the endpoint's: set the region: setting or AWS_REGION to the endpoint's region, or drop base_url / AWS_ENDPOINT_URL_BEDROCK_RUNTIME to use the region's own endpoint)"
 	case pe.StatusCode == http.StatusForbidden:
 		msg += " (check the AWS credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the profile; an expired session needs new credentials, and the clock must be right)"
 	case strings.Contains(msg, "on-demand throughput"):

@@ -58,12 +58,13 @@ func TestRefusedSignatures(t *testing.T) {
 		env  map[string]string
 		skew time.Duration
 		msg  string
+		hint string // "" means the credentials hint
 	}{
 		{name: "wrong secret key", key: bedrocktest.Static, env: map[string]string{"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYWRONGKEYXX"}, msg: "InvalidSignatureException: The request signature we calculated does not match"},
 		{name: "unknown key", key: bedrocktest.Static, env: map[string]string{"AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"}, msg: "UnrecognizedClientException: The security token included in the request is invalid."},
 		{name: "no session token", key: bedrocktest.Session, env: map[string]string{"AWS_SESSION_TOKEN": ""}, msg: "The security token included in the request is invalid."},
 		{name: "clock behind", key: bedrocktest.Static, skew: 10 * time.Minute, msg: "Signature expired"},
-		{name: "other region", key: bedrocktest.Static, env: map[string]string{"AWS_REGION": "eu-west-1"}, msg: "Credential should be scoped to a valid region."},
+		{name: "other region", key: bedrocktest.Static, env: map[string]string{"AWS_REGION": "eu-west-1"}, msg: "Credential should be scoped to a valid region.", hint: "region: setting"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +79,14 @@ func TestRefusedSignatures(t *testing.T) {
 				secrets = append(secrets, tc.key.SessionToken)
 			}
 			providertest.CheckError(t, err, providertest.WantError{Status: 403, Msg: tc.msg}, secrets...)
-			providertest.ErrorContains(t, err, []string{"check the AWS credentials"})
+			if tc.hint == "" {
+				providertest.ErrorContains(t, err, []string{"check the AWS credentials"})
+			} else {
+				providertest.ErrorContains(t, err, []string{tc.hint, "AWS_REGION"})
+				if strings.Contains(err.Error(), "check the AWS credentials") {
+					t.Errorf("got %v, want the region hint alone", err)
+				}
+			}
 			if len(srv.Calls()) != 0 {
 				t.Error("the stand-in accepted the call")
 			}

@@ -89,6 +89,7 @@ func decode(body []byte, answerTool string) (*promptcanary.Response, error) {
 		}
 	}
 	out.Content = text.String()
+	toolcall.Bound(out, len(out.ToolCalls))
 	if answered {
 		// The forced tool's call is the answer; the model stopped to have
 		// it run, which is the end of its turn here.

@@ -47,6 +47,7 @@ func responseObject(obj map[string]json.RawMessage) (*promptcanary.Response, err
 			return nil, err
 		}
 		resp.ToolCalls = calls
+		toolcall.Bound(resp, len(calls))
 	}
 	for _, f := range []struct {
 		name string

@@ -268,7 +268,7 @@ func TestResponses(t *testing.T) {
 			fixture: "thinking.json",
 			want: promptcanary.Response{
 				Content: "Paris.", FinishReason: "STOP",
-				PromptTokens: 10, CompletionTokens: 122, TotalTokens: 132,
+				PromptTokens: 10, CompletionTokens: 122, TotalTokens: 132, ReasoningTokens: 120,
 				ServedModel: "gemini-2.5-flash", ResponseID: "Xk5BaOW2Lq3WgLUPxdTgsAo",
 			},
 		},

@@ -222,3 +222,16 @@ func TestStandInRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestReasoningTokens: usageMetadata.thoughtsTokenCount is read as the
+// reasoning tokens, counted within the completion tokens.
+func TestReasoningTokens(t *testing.T) {
+	_, c := standIn(t, "gemini-2.5-pro")
+	resp, err := c.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ReasoningTokens != 200 || resp.CompletionTokens <= 200 {
+		t.Errorf("got %d reasoning tokens of %d completion tokens, want 200 within them", resp.ReasoningTokens, resp.CompletionTokens)
+	}
+}

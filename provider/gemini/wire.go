@@ -405,9 +405,11 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		// Thinking tokens are output tokens, billed as such.
 		CompletionTokens: max(0, u.CandidatesTokenCount) + max(0, u.ThoughtsTokenCount),
 		TotalTokens:      max(0, u.TotalTokenCount),
-		ServedModel:      r.ModelVersion,
-		ResponseID:       r.ResponseID,
-		RawResponse:      json.RawMessage(body),
+		// https://ai.google.dev/api/generate-content#UsageMetadata
+		ReasoningTokens: max(0, u.ThoughtsTokenCount),
+		ServedModel:     r.ModelVersion,
+		ResponseID:      r.ResponseID,
+		RawResponse:     json.RawMessage(body),
 	}
 	if out.TotalTokens == 0 {
 		out.TotalTokens = out.PromptTokens + out.CompletionTokens
@@ -435,6 +437,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		}
 	}
 	out.Content = text.String()
+	toolcall.Bound(out, len(out.ToolCalls))
 	if out.Content == "" && len(out.ToolCalls) == 0 && (c.FinishReason == "" || c.FinishReason == "STOP") {
 		return nil, &provider.Error{Message: fmt.Sprintf("candidate has no text or functionCall parts (finishReason %q)", c.FinishReason)}
 	}

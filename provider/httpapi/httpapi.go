@@ -100,6 +100,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 func init() {
@@ -485,6 +486,7 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 		if resp.ToolCalls, err = toolCallsValue(raw); err != nil {
 			return nil, final(fmt.Errorf("response path %q: %w", p.toolCalls.src, err))
 		}
+		toolcall.Bound(resp, len(resp.ToolCalls))
 	}
 	return resp, nil
 }

@@ -222,6 +222,7 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 		tc := &r.Message.ToolCalls[i]
 		out.ToolCalls = append(out.ToolCalls, promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
 	}
+	toolcall.Bound(out, len(out.ToolCalls))
 	if out.Content == "" && len(out.ToolCalls) == 0 {
 		switch r.DoneReason {
 		case "", "stop", "load", "unload":

@@ -90,7 +90,7 @@ func TestResponsesDecode(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "text after reasoning", body: `{"id":"resp_1","model":"o3-pro-2025-06-10","status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thinking"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Paris."}]}],"usage":{"input_tokens":10,"output_tokens":30,"total_tokens":40,"output_tokens_details":{"reasoning_tokens":28}}}`,
-			want: promptcanary.Response{Content: "Paris.", FinishReason: "stop", PromptTokens: 10, CompletionTokens: 30, TotalTokens: 40, ServedModel: "o3-pro-2025-06-10", ResponseID: "resp_1"}},
+			want: promptcanary.Response{Content: "Paris.", FinishReason: "stop", PromptTokens: 10, CompletionTokens: 30, TotalTokens: 40, ReasoningTokens: 28, ServedModel: "o3-pro-2025-06-10", ResponseID: "resp_1"}},
 		{name: "function calls", body: `{"id":"resp_2","model":"m","status":"completed","output":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\": 1}"},{"type":"function_call","call_id":"c2","name":"g","arguments":""}],"usage":{"input_tokens":1,"output_tokens":2}}`,
 			want: promptcanary.Response{FinishReason: "tool_calls", PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, ServedModel: "m", ResponseID: "resp_2",
 				ToolCalls: []promptcanary.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "c2", Name: "g", Arguments: json.RawMessage(`{}`)}}}},

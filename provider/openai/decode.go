@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // FinishRefusal is the finish reason of a response whose answer is a
@@ -52,6 +53,18 @@ type usage struct {
 	PromptTokens     count `json:"prompt_tokens"`
 	CompletionTokens count `json:"completion_tokens"`
 	TotalTokens      count `json:"total_tokens"`
+	// https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage
+	CompletionTokensDetails *struct {
+		ReasoningTokens count `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// reasoning is the reasoning tokens the usage reports, 0 when none.
+func (u usage) reasoning() int {
+	if u.CompletionTokensDetails == nil {
+		return 0
+	}
+	return max(0, int(u.CompletionTokensDetails.ReasoningTokens))
 }
 
 // count is a token count that tolerates null and fractional numbers, which
@@ -108,6 +121,7 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		PromptTokens:      int(cc.Usage.PromptTokens),
 		CompletionTokens:  int(cc.Usage.CompletionTokens),
 		TotalTokens:       int(cc.Usage.TotalTokens),
+		ReasoningTokens:   cc.Usage.reasoning(),
 		ServedModel:       cc.Model,
 		SystemFingerprint: cc.SystemFingerprint,
 		ResponseID:        cc.ID,
@@ -117,10 +131,12 @@ func decode(body []byte) (*promptcanary.Response, error) {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
 	}
 	if len(calls) > 0 {
-		resp.ToolCalls = make([]promptcanary.ToolCall, len(calls))
-		for i, tc := range calls {
+		kept := calls[:min(len(calls), toolcall.Max)]
+		resp.ToolCalls = make([]promptcanary.ToolCall, len(kept))
+		for i, tc := range kept {
 			resp.ToolCalls[i] = promptcanary.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)}
 		}
+		toolcall.Bound(resp, len(calls))
 	}
 	if content == "" && len(calls) == 0 {
 		switch ch.FinishReason {

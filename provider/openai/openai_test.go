@@ -405,7 +405,7 @@ func TestGenerateResponse(t *testing.T) {
 		{
 			name: "reasoning model cut off before any text", spec: "openai/o4-mini", status: 200, fixture: "length_empty.json",
 			want: promptcanary.Response{
-				FinishReason: "length", PromptTokens: 30, CompletionTokens: 64, TotalTokens: 94,
+				FinishReason: "length", PromptTokens: 30, CompletionTokens: 64, TotalTokens: 94, ReasoningTokens: 64,
 				ServedModel: "o4-mini-2025-04-16", ResponseID: "chatcmpl-len01",
 			},
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
@@ -146,6 +147,10 @@ type responseObject struct {
 		InputTokens  count `json:"input_tokens"`
 		OutputTokens count `json:"output_tokens"`
 		TotalTokens  count `json:"total_tokens"`
+		// https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
+		OutputTokensDetails struct {
+			ReasoningTokens count `json:"reasoning_tokens"`
+		} `json:"output_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -183,8 +188,10 @@ func decodeResponse(body []byte) (*promptcanary.Response, error) {
 	var text, refusal strings.Builder
 	resp := &promptcanary.Response{
 		PromptTokens: int(ro.Usage.InputTokens), CompletionTokens: int(ro.Usage.OutputTokens), TotalTokens: int(ro.Usage.TotalTokens),
-		ServedModel: ro.Model, ResponseID: ro.ID, RawResponse: rawJSON(body),
+		ReasoningTokens: max(0, int(ro.Usage.OutputTokensDetails.ReasoningTokens)),
+		ServedModel:     ro.Model, ResponseID: ro.ID, RawResponse: rawJSON(body),
 	}
+	calls := 0
 	for _, it := range ro.Output {
 		switch it.Type {
 		case "message":
@@ -193,9 +200,12 @@ func decodeResponse(body []byte) (*promptcanary.Response, error) {
 				refusal.WriteString(part.Refusal)
 			}
 		case "function_call":
-			resp.ToolCalls = append(resp.ToolCalls, promptcanary.ToolCall{ID: it.CallID, Name: it.Name, Arguments: arguments(it.Arguments)})
+			if calls++; calls <= toolcall.Max {
+				resp.ToolCalls = append(resp.ToolCalls, promptcanary.ToolCall{ID: it.CallID, Name: it.Name, Arguments: arguments(it.Arguments)})
+			}
 		}
 	}
+	toolcall.Bound(resp, calls)
 	if resp.TotalTokens == 0 {
 		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
 	}

@@ -250,3 +250,44 @@ func TestTokenFieldByModel(t *testing.T) {
 		})
 	}
 }
+
+// TestReasoningTokens: the reasoning tokens the usage reports
+// (completion_tokens_details.reasoning_tokens on chat completions,
+// output_tokens_details.reasoning_tokens on the Responses API) are read,
+// within the completion tokens; a model that does not reason reports none.
+func TestReasoningTokens(t *testing.T) {
+	s := openaitest.Start(t)
+	prompt := standinPrompts()["plain"]
+	for model, want := range map[string]int{"gpt-5": 64, "o3-pro": 64, "gpt-4o-mini": 0} {
+		p := openStandin(t, s, "openai/"+model, nil)
+		resp, err := p.Generate(context.Background(), &provider.Request{Prompt: prompt, Config: suiteDefaults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ReasoningTokens != want || resp.ReasoningTokens > resp.CompletionTokens {
+			t.Errorf("%s: got %d reasoning tokens of %d completion tokens, want %d", model, resp.ReasoningTokens, resp.CompletionTokens, want)
+		}
+	}
+}
+
+// TestStandinManyToolCalls: an answer of 20,000 parallel tool calls from
+// the stand-in, on either API, keeps the first toolcall.Max, marked cut.
+func TestStandinManyToolCalls(t *testing.T) {
+	prompt := standinPrompts()["system and tools"]
+	prompt.ToolChoice = "auto"
+	for _, model := range []string{"gpt-5", "o3-pro"} {
+		s := openaitest.Start(t)
+		s.Set(model, openaitest.ManyTools)
+		p := openStandin(t, s, "openai/"+model, nil)
+		resp, err := p.Generate(context.Background(), &provider.Request{Prompt: prompt, Config: suiteDefaults})
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		if len(resp.ToolCalls) != 128 || !resp.Truncated || resp.OriginalToolCalls != openaitest.ManyToolCalls {
+			t.Errorf("%s: got %d calls, truncated %v, original %d; want 128, true, %d", model, len(resp.ToolCalls), resp.Truncated, resp.OriginalToolCalls, openaitest.ManyToolCalls)
+		}
+		for _, r := range s.Rejections() {
+			t.Errorf("%s: stand-in rejected %s: %s", model, r.Path, r.Error)
+		}
+	}
+}

@@ -2,10 +2,14 @@ package vertex
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +17,7 @@ import (
 
 	"cloud.google.com/go/auth"
 	"cloud.google.com/go/auth/credentials"
+	"cloud.google.com/go/compute/metadata"
 
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
@@ -29,6 +34,22 @@ const CredentialsEnv = "GOOGLE_APPLICATION_CREDENTIALS"
 
 // detect finds Application Default Credentials; tests replace it.
 var detect = credentials.DetectDefault
+
+// adcHint says where Application Default Credentials come from.
+const adcHint = "set " + CredentialsEnv + " to a service-account key file, or run 'gcloud auth application-default login'"
+
+// hintError is a configuration error the CLI prints with hints.
+type hintError struct {
+	err   error
+	hints []string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+
+func (e *hintError) Unwrap() error { return e.err }
+
+// Hints returns what the user can do about the error.
+func (e *hintError) Hints() []string { return e.hints }
 
 // authorizer adds a bearer token to each request.
 type authorizer struct {
@@ -62,7 +83,55 @@ func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, e
 		}
 		return nil, fmt.Errorf("no Google Cloud credentials: %s (run 'gcloud auth application-default login', or set %s to a service-account key file)", msg, CredentialsEnv)
 	}
+	if file != "" {
+		if err := checkKey(file); err != nil {
+			return nil, err
+		}
+	}
 	return &authorizer{creds: creds, secrets: opts.Secrets}, nil
+}
+
+// checkKey parses the private key of a service-account key file as
+// Google's library does when it signs its first token request, so that a
+// damaged key fails when the provider opens, naming the file, rather than
+// at every call. A file that is not a service account's is not checked.
+// The error never quotes the key.
+func checkKey(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // not the file the library read (a gcloud file that is not there)
+	}
+	var f struct {
+		Type       string `json:"type"`
+		PrivateKey string `json:"private_key"`
+	}
+	if json.Unmarshal(data, &f) != nil || f.Type != "service_account" {
+		return nil
+	}
+	if parseKey([]byte(f.PrivateKey)) {
+		return nil
+	}
+	return &hintError{
+		err: fmt.Errorf("Google credentials %s: the service account's private_key is not a valid PEM RSA or EC private key", path),
+		hints: []string{"download a new key for the service account (IAM & Admin > Service Accounts > Keys, or 'gcloud iam service-accounts keys create') and point " +
+			CredentialsEnv + " at it; the file must be used as downloaded"},
+	}
+}
+
+// parseKey reports whether key is a private key Google's library can sign
+// with: PEM (or bare DER) PKCS#8, PKCS#1 or EC, as its internal.ParseKey.
+func parseKey(key []byte) bool {
+	if block, _ := pem.Decode(key); block != nil {
+		key = block.Bytes
+	}
+	if _, err := x509.ParsePKCS8PrivateKey(key); err == nil {
+		return true
+	}
+	if _, err := x509.ParsePKCS1PrivateKey(key); err == nil {
+		return true
+	}
+	_, err := x509.ParseECPrivateKey(key)
+	return err == nil
 }
 
 // gcloudFile is the path of gcloud's application default credentials,
@@ -127,23 +196,41 @@ func (a *authorizer) project(ctx context.Context) string {
 }
 
 // authorize adds "Authorization: Bearer TOKEN" to req, registering the
-// token as a secret before it is used. A token endpoint that is down or
-// rate-limited is worth another try; refused credentials are not.
+// token as a secret before it is used. A token endpoint or metadata
+// server that is down, unreachable or rate-limited is worth another try;
+// refused credentials and a key that cannot sign are not.
 func (a *authorizer) authorize(req *http.Request, _ []byte) error {
 	tok, err := a.creds.Token(req.Context())
 	if err != nil {
-		e := &provider.Error{Message: "get a Google access token: " + httpc.RedactSet(a.secrets, err.Error())}
-		var ae *auth.Error
-		if errors.As(err, &ae) && ae.Response != nil {
-			code := ae.Response.StatusCode
-			e.Retryable = code == http.StatusTooManyRequests || code >= 500
-		} else if !errors.As(err, &ae) {
-			e.Retryable = true // a transport error
-		}
-		e.Message = httpc.Truncate(a.secrets, e.Message, httpc.MaxMessage)
-		return e
+		msg := "get a Google access token: " + httpc.RedactSet(a.secrets, err.Error())
+		msg = httpc.Truncate(a.secrets, msg, httpc.MaxMessage) + " (" + adcHint + ")"
+		return &provider.Error{Message: msg, Retryable: tokenRetryable(err)}
 	}
 	a.secrets.Add(tok.Value)
 	req.Header.Set("Authorization", "Bearer "+tok.Value)
 	return nil
+}
+
+// tokenRetryable reports whether a failure to get a token may pass: a
+// transport error or a timeout, or an HTTP 429 or 5xx answer of the token
+// endpoint or the metadata server. Anything else (refused credentials, a
+// key that cannot be parsed or sign) fails every call alike.
+func tokenRetryable(err error) bool {
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Response != nil {
+		return retryableStatus(ae.Response.StatusCode)
+	}
+	var me *metadata.Error
+	if errors.As(err, &me) {
+		return retryableStatus(me.Code)
+	}
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// retryableStatus reports whether an HTTP status is worth another try.
+func retryableStatus(code int) bool {
+	return code == http.StatusTooManyRequests || code >= 500
 }

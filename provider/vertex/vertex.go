@@ -210,7 +210,10 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		project = auth.project(ctx)
 	}
 	if project == "" {
-		return nil, fmt.Errorf("no Google Cloud project: set project: in the provider's settings or %s (the credentials name none)", ProjectEnv)
+		return nil, &hintError{
+			err:   errors.New("no Google Cloud project: the credentials name none and no setting does"),
+			hints: []string{"set project: in the provider's settings of canary.yaml, or " + ProjectEnv + ", to the Google Cloud project ID"},
+		}
 	}
 	if !projectRE.MatchString(project) {
 		return nil, fmt.Errorf("invalid Google Cloud project %q: want a project ID such as my-project-123", httpc.Redact(project))

@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +17,7 @@ import (
 
 	"cloud.google.com/go/auth"
 	"cloud.google.com/go/auth/credentials"
+	"cloud.google.com/go/compute/metadata"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
@@ -316,6 +322,8 @@ func TestGcloudUserCredentials(t *testing.T) {
 
 	if _, err := f.open(t, "gemini-2.5-flash", nil); err == nil || !strings.Contains(err.Error(), "no Google Cloud project") {
 		t.Errorf("got %v, want an error asking for the project (user credentials name none)", err)
+	} else if h, ok := errors.AsType[*hintError](err); !ok || !strings.Contains(strings.Join(h.Hints(), " "), "GOOGLE_CLOUD_PROJECT") {
+		t.Errorf("got %v, want a hint naming project: and GOOGLE_CLOUD_PROJECT", err)
 	}
 	p, err := f.open(t, "claude-sonnet-4-5@20250929", map[string]any{"project": "canary-project"})
 	if err != nil {
@@ -380,5 +388,103 @@ func TestKeyArmourNotScrubbed(t *testing.T) {
 	}
 	if strings.Contains(got, body[:40]) {
 		t.Errorf("joined key body not scrubbed: %s", got)
+	}
+}
+
+// TestCorruptKeyFailsAtOpen: a service-account key file whose private
+// key cannot be parsed ("MII" changed to "MIX") fails when the provider
+// opens, naming the file, with a hint and without quoting the key; it
+// used to fail every call with a retryable error until the retry budget
+// was spent.
+func TestCorruptKeyFailsAtOpen(t *testing.T) {
+	f := newFixture(t)
+	var sa map[string]string
+	json.Unmarshal(f.srv.CredentialsJSON(), &sa)
+	if !strings.Contains(sa["private_key"], "MII") {
+		t.Fatal("stand-in key has no MII prefix")
+	}
+	sa["private_key"] = strings.Replace(sa["private_key"], "MII", "MIX", 1)
+	data, _ := json.Marshal(sa)
+	path := filepath.Join(t.TempDir(), "broken.json")
+	os.WriteFile(path, data, 0o600)
+	f.env[CredentialsEnv] = path
+	_, err := f.open(t, "gemini-2.5-flash", nil)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "private_key") {
+		t.Fatalf("got %v, want an error naming %s and its private_key", err, path)
+	}
+	var h interface{ Hints() []string }
+	if !errors.As(err, &h) || len(h.Hints()) == 0 || !strings.Contains(h.Hints()[0], CredentialsEnv) {
+		t.Errorf("got %v, want a hint naming %s", err, CredentialsEnv)
+	}
+	providertest.NoLeak(t, err, strings.Split(sa["private_key"], "\n")[2])
+}
+
+// TestTokenRetryable: only transport errors, timeouts and 429/5xx answers
+// (of the token endpoint or the metadata server) are retried.
+func TestTokenRetryable(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&metadata.Error{Code: 503, Message: "unavailable"}, true},
+		{fmt.Errorf("credentials: cannot fetch token: %w", &metadata.Error{Code: 404}), false},
+		{&url.Error{Op: "Post", URL: "http://x/token", Err: errors.New("connection refused")}, true},
+		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), true},
+		{errors.New("credentials: could not parse key: failed to parse private key"), false},
+		{&auth.Error{Response: &http.Response{StatusCode: 500}}, true},
+		{&auth.Error{Response: &http.Response{StatusCode: 400}}, false},
+	}
+	for _, tc := range tests {
+		if got := tokenRetryable(tc.err); got != tc.want {
+			t.Errorf("tokenRetryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestMetadataServerDownHint: a token error at call time says where
+// Application Default Credentials come from, and stays retryable.
+func TestMetadataServerDownHint(t *testing.T) {
+	f := newFixture(t)
+	f.env = map[string]string{"HOME": t.TempDir()}
+	t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(f.srv.URL, "http://"))
+	p, err := f.open(t, "gemini-2.5-pro", map[string]any{"project": "canary-project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Close()
+	_, err = p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults))
+	if !provider.IsRetryable(err) || !strings.Contains(err.Error(), "gcloud auth application-default login") || !strings.Contains(err.Error(), CredentialsEnv) {
+		t.Errorf("got %v, want a retryable error with the ADC hint", err)
+	}
+}
+
+// TestMetadataServerErrors: a metadata server that answers its token
+// request with a 5xx is worth another try; one that refuses it (403: the
+// instance's service account lacks the scope) is not.
+func TestMetadataServerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		retryable bool
+	}{{http.StatusServiceUnavailable, true}, {http.StatusForbidden, false}} {
+		md := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Metadata-Flavor", "Google")
+			if strings.HasSuffix(r.URL.Path, "/token") {
+				http.Error(w, "metadata says no", tc.status)
+				return
+			}
+			io.WriteString(w, "canary-project")
+		}))
+		f := newFixture(t)
+		f.env = map[string]string{"HOME": t.TempDir()}
+		t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(md.URL, "http://"))
+		p, err := f.open(t, "gemini-2.5-flash", map[string]any{"project": "canary-project"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "hi"}, defaults))
+		if err == nil || provider.IsRetryable(err) != tc.retryable || !strings.Contains(err.Error(), "metadata says no") {
+			t.Errorf("metadata %d: got %v (retryable %v), want retryable %v", tc.status, err, provider.IsRetryable(err), tc.retryable)
+		}
+		md.Close()
 	}
 }

@@ -10,7 +10,34 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/promptcanary/promptcanary"
 )
+
+// Max is the most tool calls a client keeps of one answer. Parallel tool
+// calls number a handful in practice; an answer with thousands (a model
+// in a loop, a hostile endpoint) would otherwise be held, stored and
+// judged whole.
+const Max = 128
+
+// Bound keeps the first Max of resp's tool calls. When the answer held
+// more (total, at least len(resp.ToolCalls): a client may have stopped
+// converting them at Max), resp is marked Truncated with
+// OriginalToolCalls = total, so the cut is never silent.
+func Bound(resp *promptcanary.Response, total int) {
+	total = max(total, len(resp.ToolCalls))
+	if total <= Max {
+		return
+	}
+	if len(resp.ToolCalls) > Max {
+		// A copy, so the dropped calls' backing array can be freed.
+		kept := make([]promptcanary.ToolCall, Max)
+		copy(kept, resp.ToolCalls)
+		resp.ToolCalls = kept
+	}
+	resp.Truncated = true
+	resp.OriginalToolCalls = total
+}
 
 // Arguments normalises the arguments of a call returned by a model API
 // (anthropic, gemini, ollama) to a compact JSON value: an object as given,

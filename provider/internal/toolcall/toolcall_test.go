@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary"
 )
 
 func TestArguments(t *testing.T) {
@@ -90,5 +92,30 @@ func TestSafeID(t *testing.T) {
 			t.Errorf("SafeID(%q) = SafeID(%q) = %q", id, other, got)
 		}
 		seen[got] = id
+	}
+}
+
+// TestBound keeps the first Max calls of an answer and marks one that
+// held more; an answer within the bound is left alone.
+func TestBound(t *testing.T) {
+	resp := &promptcanary.Response{ToolCalls: make([]promptcanary.ToolCall, 20000)}
+	resp.ToolCalls[Max-1].Name = "last kept"
+	Bound(resp, len(resp.ToolCalls))
+	if len(resp.ToolCalls) != Max || resp.ToolCalls[Max-1].Name != "last kept" || cap(resp.ToolCalls) != Max {
+		t.Errorf("got %d calls (cap %d), want the first %d copied", len(resp.ToolCalls), cap(resp.ToolCalls), Max)
+	}
+	if !resp.Truncated || resp.OriginalToolCalls != 20000 || resp.CutNote() != "tool calls cut to the first 128 of 20000" {
+		t.Errorf("got truncated %v, original %d, note %q", resp.Truncated, resp.OriginalToolCalls, resp.CutNote())
+	}
+	// A client that stopped converting at Max passes the count it saw.
+	resp = &promptcanary.Response{ToolCalls: make([]promptcanary.ToolCall, Max)}
+	Bound(resp, Max+1)
+	if !resp.Truncated || resp.OriginalToolCalls != Max+1 {
+		t.Errorf("got truncated %v, original %d; want true, %d", resp.Truncated, resp.OriginalToolCalls, Max+1)
+	}
+	resp = &promptcanary.Response{ToolCalls: make([]promptcanary.ToolCall, Max)}
+	Bound(resp, Max)
+	if resp.Truncated || resp.OriginalToolCalls != 0 || len(resp.ToolCalls) != Max {
+		t.Errorf("an answer of %d calls was cut: %+v", Max, resp)
 	}
 }

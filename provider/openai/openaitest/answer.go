@@ -54,6 +54,11 @@ func compose(req *request, b Behaviour) reply {
 		if r.reasoningTokens == 0 {
 			r.reasoningTokens = 4096
 		}
+	case b == ManyTools && canCall:
+		r.calls = make([]call, ManyToolCalls)
+		for i := range r.calls {
+			r.calls[i] = r.callTo(req.tools[i%len(req.tools)], i)
+		}
 	case b == ParallelTools && canCall:
 		r.calls = []call{r.callTo(req.tools[0], 0), r.callTo(req.tools[len(req.tools)-1], 1)}
 	case b == Auto && canCall && !req.afterToolResult:

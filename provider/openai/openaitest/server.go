@@ -58,10 +58,18 @@ const (
 	// x-ratelimit-reset-* headers.
 	// https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers
 	RateLimited Behaviour = "rate_limited"
+	// ManyTools answers ManyToolCalls parallel tool calls at once, as a
+	// model caught in a loop might; the API sets no limit on their number
+	// in an answer (parallel_tool_calls only allows more than one).
+	// https://platform.openai.com/docs/guides/function-calling#parallel-function-calling
+	ManyTools Behaviour = "many_tools"
 )
 
+// ManyToolCalls is the number of tool calls a ManyTools answer holds.
+const ManyToolCalls = 20000
+
 // Behaviours lists every behaviour, for usage messages.
-var Behaviours = []Behaviour{Auto, Text, JSON, ParallelTools, Refusal, Length, RateLimited}
+var Behaviours = []Behaviour{Auto, Text, JSON, ParallelTools, Refusal, Length, RateLimited, ManyTools}
 
 // Request is one request the stand-in received, with its verdict.
 type Request struct {
