@@ -1461,15 +1461,53 @@ func CutNote(resps []promptcanary.Response) string {
 	case 1:
 		return fmt.Sprintf("%s (prompt %s, sample %d); probes judged the part kept", cut[0].CutNote(), cut[0].PromptID, cut[0].Sample)
 	}
-	largest, kept := cut[0], cut[0]
+	var parts []string
+	if s := bytesCut(cut, len(resps)); s != "" {
+		parts = append(parts, s)
+	}
+	if s := toolCallsCut(cut, len(resps)); s != "" {
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ") + "; probes judged the part kept"
+}
+
+// bytesCut summarises the answers of cut whose text was cut, of n; ""
+// when none was (their tool calls were).
+func bytesCut(cut []*promptcanary.Response, n int) string {
+	var largest, kept *promptcanary.Response
+	count := 0
 	for _, r := range cut {
-		if r.OriginalBytes > largest.OriginalBytes {
+		if r.OriginalBytes <= int64(len(r.Content)) {
+			continue
+		}
+		count++
+		if largest == nil || r.OriginalBytes > largest.OriginalBytes {
 			largest = r
 		}
-		if len(r.Content) > len(kept.Content) {
+		if kept == nil || len(r.Content) > len(kept.Content) {
 			kept = r
 		}
 	}
-	return fmt.Sprintf("%d of %d answers cut to at most %s (the largest was %s); probes judged the part kept",
-		len(cut), len(resps), promptcanary.FormatBytes(int64(len(kept.Content))), promptcanary.FormatBytes(largest.OriginalBytes))
+	if count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d answers cut to at most %s (the largest was %s)",
+		count, n, promptcanary.FormatBytes(int64(len(kept.Content))), promptcanary.FormatBytes(largest.OriginalBytes))
+}
+
+// toolCallsCut summarises the answers of cut whose tool calls were cut,
+// of n; "" when none were.
+func toolCallsCut(cut []*promptcanary.Response, n int) string {
+	count, most, kept := 0, 0, 0
+	for _, r := range cut {
+		if r.OriginalToolCalls <= len(r.ToolCalls) {
+			continue
+		}
+		count++
+		most, kept = max(most, r.OriginalToolCalls), max(kept, len(r.ToolCalls))
+	}
+	if count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("tool calls of %d of %d answers cut to the first %d (the most was %d)", count, n, kept, most)
 }
