@@ -2,12 +2,10 @@ package geminitest
 
 import (
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 
 	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
@@ -23,8 +21,7 @@ type Server struct {
 	// request once it is answered (transcripts log them to a file).
 	OnRequest standinlog.Func
 
-	mu     sync.Mutex
-	bodies [][]byte
+	standinlog.Recorder
 }
 
 // NewServer starts a stand-in accepting key; Close it when done.
@@ -34,19 +31,9 @@ func NewServer(key string) *Server {
 	return s
 }
 
-// Bodies returns the bodies of the requests received so far, valid or not.
-func (s *Server) Bodies() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.bodies...)
-}
-
 // ServeHTTP checks one request and answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(req.Body, 32<<20))
-	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
-	s.mu.Unlock()
+	body := s.Read(req)
 	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
 	defer done()
 	rest, ok := strings.CutPrefix(req.URL.Path, "/v1beta/models/")

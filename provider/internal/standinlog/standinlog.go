@@ -4,7 +4,11 @@
 // a client sent.
 package standinlog
 
-import "net/http"
+import (
+	"io"
+	"net/http"
+	"sync"
+)
 
 // Func receives one answered request: its path, the status answered, the
 // request body and, when the status is 400 or more, the answer's body.
@@ -42,4 +46,31 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.answer = append(r.answer, b[:min(len(b), maxAnswer-len(r.answer))]...)
 	}
 	return r.ResponseWriter.Write(b)
+}
+
+// MaxBody bounds the request body a stand-in reads (32 MiB).
+const MaxBody = 32 << 20
+
+// Recorder keeps the bodies of the requests a stand-in received, valid or
+// not, for tests to read; embed it in the server. It is safe for
+// concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+// Read reads req's body (up to MaxBody), keeps it and returns it.
+func (r *Recorder) Read(req *http.Request) []byte {
+	body, _ := io.ReadAll(io.LimitReader(req.Body, MaxBody))
+	r.mu.Lock()
+	r.bodies = append(r.bodies, body)
+	r.mu.Unlock()
+	return body
+}
+
+// Bodies returns the bodies received so far, in order.
+func (r *Recorder) Bodies() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.bodies...)
 }

@@ -3,6 +3,7 @@ package standinlog
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,25 @@ func TestWrap(t *testing.T) {
 		t.Error("without a Func, Wrap must return the writer itself")
 	} else {
 		done()
+	}
+}
+
+// A Recorder keeps every body it reads, in order, cut at MaxBody, and
+// hands out copies of its list.
+func TestRecorder(t *testing.T) {
+	var r Recorder
+	for _, body := range []string{`{"a":1}`, "", strings.Repeat("x", MaxBody+10)} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		if got := r.Read(req); len(got) != min(len(body), MaxBody) {
+			t.Errorf("Read returned %d bytes of %d", len(got), len(body))
+		}
+	}
+	got := r.Bodies()
+	if len(got) != 3 || string(got[0]) != `{"a":1}` || len(got[1]) != 0 || len(got[2]) != MaxBody {
+		t.Errorf("Bodies: %d bodies", len(got))
+	}
+	got[0] = nil
+	if r.Bodies()[0] == nil {
+		t.Error("Bodies handed out its own list")
 	}
 }

@@ -68,9 +68,11 @@ type Server struct {
 	key   *rsa.PrivateKey
 	keyID string
 
+	// Recorder keeps the bodies of the API requests received so far.
+	standinlog.Recorder
+
 	mu     sync.Mutex
 	tokens []string
-	bodies [][]byte
 	now    func() time.Time
 }
 
@@ -137,13 +139,6 @@ func (s *Server) Tokens() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.tokens...)
-}
-
-// Bodies returns the bodies of the API requests received so far.
-func (s *Server) Bodies() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.bodies...)
 }
 
 // ServeHTTP routes to the token endpoint or the API.
@@ -290,10 +285,7 @@ var apiPath = regexp.MustCompile(`^/v1/projects/([^/]+)/locations/([a-z0-9-]+)/p
 // api checks the bearer token and the project, then applies the model
 // API's rules.
 func (s *Server) api(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(req.Body, 32<<20))
-	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
-	s.mu.Unlock()
+	body := s.Read(req)
 	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
 	defer done()
 	m := apiPath.FindStringSubmatch(req.URL.Path)
