@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
+	"github.com/promptcanary/promptcanary/provider/internal/turns"
 )
 
 // message is one entry of the request's messages. Content is a string
@@ -169,37 +170,19 @@ func NoTemperatureWithTopP(model string) bool {
 // Consecutive turns of one role are merged into one message, so that
 // roles alternate and every tool_result answers the turn before.
 func conversation(p *promptcanary.Prompt) (string, []message) {
-	system := p.SystemPrompt
-	var roles []string
-	var turns [][]contentBlock
-	for _, m := range p.Conversation() {
-		role, blocks := "user", turnBlocks(m)
-		switch m.Role {
-		case promptcanary.RoleSystem:
-			if m.Content != "" {
-				system = strings.TrimPrefix(system+"\n\n"+m.Content, "\n\n")
-			}
-			continue
-		case promptcanary.RoleAssistant:
-			role = "assistant"
-		}
-		if len(blocks) == 0 {
-			continue
-		}
-		if n := len(roles); n > 0 && roles[n-1] == role {
-			turns[n-1] = append(turns[n-1], blocks...)
-			continue
-		}
-		roles, turns = append(roles, role), append(turns, blocks)
-	}
-	out := make([]message, len(turns))
-	for i, blocks := range turns {
+	system, merged := turns.Merge(p, turnBlocks)
+	out := make([]message, len(merged))
+	for i, turn := range merged {
+		blocks := turn.Blocks
 		// "tool_result blocks must come FIRST in the content array":
 		// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-results-from-client-tools
 		slices.SortStableFunc(blocks, func(a, b contentBlock) int {
 			return cmp.Compare(blockOrder(a), blockOrder(b))
 		})
-		out[i] = message{Role: roles[i], Content: blocks}
+		out[i] = message{Role: "user", Content: blocks}
+		if turn.Assistant {
+			out[i].Role = "assistant"
+		}
 		if len(blocks) == 1 && blocks[0].Type == "text" {
 			out[i].Content = blocks[0].Text
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
+	"github.com/promptcanary/promptcanary/provider/internal/turns"
 )
 
 // content is one turn of the conversation, or the system instruction.
@@ -180,34 +181,22 @@ func responseFormat(gc map[string]any, f *promptcanary.ResponseFormat) {
 // Consecutive turns of one role are merged, so the responses to parallel
 // calls come in one turn, right after the turn that made the calls.
 func conversation(p *promptcanary.Prompt) (string, []content) {
-	system := p.SystemPrompt
-	var out []content
 	names := map[string]string{} // tool call ID → tool name
-	for _, m := range p.Conversation() {
+	system, merged := turns.Merge(p, func(m promptcanary.Message) []part {
 		for _, tc := range m.ToolCalls {
 			names[tc.ID] = tc.Name
 		}
 		if m.Role == promptcanary.RoleTool && m.Name == "" {
 			m.Name = names[m.ToolCallID]
 		}
-		role, parts := "user", turnParts(m)
-		switch m.Role {
-		case promptcanary.RoleSystem:
-			if m.Content != "" {
-				system = strings.TrimPrefix(system+"\n\n"+m.Content, "\n\n")
-			}
-			continue
-		case promptcanary.RoleAssistant:
-			role = "model"
+		return turnParts(m)
+	})
+	out := make([]content, len(merged))
+	for i, turn := range merged {
+		out[i] = content{Role: "user", Parts: turn.Blocks}
+		if turn.Assistant {
+			out[i].Role = "model"
 		}
-		if len(parts) == 0 {
-			continue
-		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Parts = append(out[n-1].Parts, parts...)
-			continue
-		}
-		out = append(out, content{Role: role, Parts: parts})
 	}
 	return system, out
 }
