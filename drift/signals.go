@@ -260,11 +260,6 @@ type groupMatrix struct {
 	v []float64
 }
 
-// at is the matrix entry of responses i and j.
-func (m *groupMatrix) at(i, j int) float64 {
-	return m.v[m.g.group[i]*m.d+m.g.group[j]]
-}
-
 // similarityMatrices returns the token-F1 and chrF matrices of g, in the
 // memory of sc. Both are
 // computed once per pair of groups: the n-gram overlaps of two answers

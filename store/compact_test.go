@@ -57,7 +57,7 @@ func compactCases() []compactCase {
 		{"nil lists", promptcanary.Run{RunID: "r"}},
 		{"empty lists", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{}, LLMResponses: []promptcanary.Response{}}},
 		{"non-finite scores", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
-			res("a", "p1", 0, true, math.NaN(), nil), res("a", "p1", 1, true, math.Inf(1), nil), res("a", "p1", 2, true, -0.0, nil),
+			res("a", "p1", 0, true, math.NaN(), nil), res("a", "p1", 1, true, math.Inf(1), nil), res("a", "p1", 2, true, math.Copysign(0, -1), nil),
 			res("a", "p1", 3, true, 0.1+0.2, nil)}}},
 		{"metadata nil, empty, nested and non-finite", promptcanary.Run{RunID: "r", ProbeResults: []promptcanary.ProbeResult{
 			res("a", "p1", 0, true, 1, nil), res("b", "p1", 0, true, 1, map[string]any{}),
@@ -109,6 +109,12 @@ func TestCompactRoundTrip(t *testing.T) {
 			want := plainRoundTrip(t, &tc.run)
 			if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
 				t.Errorf("compact round trip differs from plain (-plain +compact):\n%s\n%s", diff, data)
+			}
+			// cmp counts -0 and 0 equal; the sign of a score must survive too.
+			for i := range min(len(want.ProbeResults), len(got.ProbeResults)) {
+				if math.Signbit(want.ProbeResults[i].Score) != math.Signbit(got.ProbeResults[i].Score) {
+					t.Errorf("result %d: score %v, plain has %v", i, got.ProbeResults[i].Score, want.ProbeResults[i].Score)
+				}
 			}
 			// Results with equal metadata share one map (read-only), those
 			// with different metadata do not.

@@ -73,12 +73,8 @@ of a side-by-side file.`,
 	return c
 }
 
-// readDocument reads and decodes a saved JSON file (- is standard input).
-func (a *app) readDocument(path string) (*store.Document, error) {
-	return a.readDocumentFolding(path, nil)
-}
-
-// readDocumentFolding is readDocument, folding the probe results of a
+// readDocumentFolding reads and decodes a saved JSON file (- is standard
+// input), folding the probe results of a
 // run or baseline with f when set (store.DecodeDocumentFolding).
 func (a *app) readDocumentFolding(path string, f *store.Folding) (*store.Document, error) {
 	data, err := a.readInput(path)

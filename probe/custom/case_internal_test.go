@@ -5,10 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/overloads"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 
 	"github.com/promptcanary/promptcanary"
@@ -149,23 +146,33 @@ func TestStringSize(t *testing.T) {
 	if !res.Passed {
 		t.Errorf("size of 6 code points (the bytes of a cut sequence count one each): %+v", res)
 	}
-	// The overloads are the dispatcher's: one that answers otherwise
-	// shows in the result.
+	// size() of a string is bound to its own overloads (the standard
+	// library's is one binding for every type), and the other types keep
+	// theirs.
 	env, err := exprEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ast, iss := env.Compile(`content.size()`)
-	if iss.Err() != nil {
-		t.Fatal(iss.Err())
-	}
-	seven := func(ref.Val) ref.Val { return types.Int(7) }
-	prg, err := env.Program(ast, cel.Functions(&functions.Overload{Operator: overloads.SizeStringInst, Unary: seven}))
+	bindings, err := env.Functions()[overloads.Size].Bindings()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, _, err := prg.Eval(map[string]any{"content": "abc"}); err != nil || out != types.Int(7) {
-		t.Errorf("size() through an overload of the program: got %v, %v, want 7", out, err)
+	bound := map[string]bool{}
+	for _, o := range bindings {
+		bound[o.Operator] = o.Unary != nil
+	}
+	for _, id := range []string{overloads.SizeString, overloads.SizeStringInst} {
+		if !bound[id] {
+			t.Errorf("size() overload %s has no binding of its own: %v", id, bound)
+		}
+	}
+	e, err = compileExpr(probe.Params{"expr": `size(b'ab') == 2 && b'abc'.size() == 3 && size([1]) == 1 && [1, 2].size() == 2 && ` +
+		`size({'a': 1}) == 1 && {'a': 1, 'b': 2}.size() == 2 && json.size() == 2 && size(json.k) == 3`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := e.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: `{"k": "abc", "l": 1}`}); !res.Passed {
+		t.Errorf("size() of bytes, lists, maps and dyn values: %+v", res)
 	}
 }
 

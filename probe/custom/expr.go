@@ -17,10 +17,11 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	celast "github.com/google/cel-go/common/ast"
-	"github.com/google/cel-go/common/functions"
+	"github.com/google/cel-go/common/env"
 	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 
@@ -58,7 +59,10 @@ var exprVars = []string{"content", "json", "tool_calls", "finish_reason",
 // exprEnv is the CEL environment every expr probe compiles in. A cel.Env is
 // safe for concurrent use once built.
 var exprEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
+	return cel.NewCustomEnv(
+		// The standard library but its size(), declared below.
+		cel.StdLib(cel.StdLibSubset(env.NewLibrarySubset().AddExcludedFunctions(&env.Function{Name: overloads.Size}))),
+		sizeFunction,
 		cel.Variable("content", cel.StringType),
 		cel.Variable("json", cel.DynType),
 		cel.Variable("tool_calls", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
@@ -81,16 +85,36 @@ var exprEnv = sync.OnceValues(func() (*cel.Env, error) {
 	)
 })
 
-// sizeOverloads implement size() of a string with runeCount instead of
-// CEL's conversion of the whole string to runes. The standard library binds
-// size() once for every type, which cel.Function cannot redefine for one
-// overload; the program's dispatcher takes these overloads by id instead
-// (cel.Functions is deprecated for declaring functions, which this does
-// not: the declarations, and so the type checking and the cost estimates,
-// stay the standard library's).
-var sizeOverloads = cel.Functions(
-	&functions.Overload{Operator: overloads.SizeString, Unary: stringSize},
-	&functions.Overload{Operator: overloads.SizeStringInst, Unary: stringSize})
+// sizeFunction is the standard library's size(): the same overloads (same
+// ids and signatures, so the same type checking and cost estimates), with
+// size() of a string by runeCount instead of CEL's conversion of the whole
+// string to runes. The standard library binds size() once for every type,
+// which cannot be mixed with an overload of its own, so the environment
+// leaves its size() out and declares this one whole.
+var sizeFunction = func() cel.EnvOption {
+	a, b := cel.TypeParamType("A"), cel.TypeParamType("B")
+	list, dict := cel.ListType(a), cel.MapType(a, b)
+	sizer := cel.UnaryBinding(sizerSize)
+	str := cel.UnaryBinding(stringSize)
+	return cel.Function(overloads.Size,
+		cel.Overload(overloads.SizeBytes, []*cel.Type{cel.BytesType}, cel.IntType, sizer),
+		cel.MemberOverload(overloads.SizeBytesInst, []*cel.Type{cel.BytesType}, cel.IntType, sizer),
+		cel.Overload(overloads.SizeList, []*cel.Type{list}, cel.IntType, sizer),
+		cel.MemberOverload(overloads.SizeListInst, []*cel.Type{list}, cel.IntType, sizer),
+		cel.Overload(overloads.SizeMap, []*cel.Type{dict}, cel.IntType, sizer),
+		cel.MemberOverload(overloads.SizeMapInst, []*cel.Type{dict}, cel.IntType, sizer),
+		cel.Overload(overloads.SizeString, []*cel.Type{cel.StringType}, cel.IntType, str),
+		cel.MemberOverload(overloads.SizeStringInst, []*cel.Type{cel.StringType}, cel.IntType, str))
+}()
+
+// sizerSize is size() of bytes, a list or a map, as the standard library's.
+func sizerSize(v ref.Val) ref.Val {
+	s, ok := v.(traits.Sizer)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(v)
+	}
+	return s.Size()
+}
 
 // stringSize is size() of a string: its number of code points.
 func stringSize(s ref.Val) ref.Val {
@@ -326,7 +350,7 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		errs = append(errs, &probe.ParamError{Param: "expr",
 			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
 	}
-	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64), sizeOverloads}
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64)}
 	tracked := opts
 	if est, err := env.EstimateCost(ast, unknownSizes{}); err != nil || est.Max > CostLimit {
 		// Only an expression whose cost CEL cannot bound below the limit

@@ -104,7 +104,7 @@ func (k *KeywordPresence) equal(a, b string) bool {
 	if k.CaseSensitive {
 		return a == b
 	}
-	return strings.ToLower(a) == strings.ToLower(b)
+	return strings.EqualFold(a, b)
 }
 
 // ID returns "keyword_presence".

@@ -110,7 +110,7 @@ func (m *MarkdownHeaders) equal(found, want string) bool {
 		return found == want
 	}
 	if len(found) != len(want) || !isASCII(found) || !isASCII(want) {
-		return strings.ToLower(found) == strings.ToLower(want)
+		return strings.EqualFold(found, want)
 	}
 	for i := 0; i < len(found); i++ {
 		if asciiLower(found[i]) != asciiLower(want[i]) {

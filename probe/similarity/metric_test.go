@@ -89,7 +89,7 @@ func chrfManual(a, b string) float64 {
 		// Decode first: removing white space between invalid bytes must
 		// not make them a valid sequence.
 		var out []rune
-		for _, r := range []rune(s) {
+		for _, r := range s {
 			if !unicode.IsSpace(r) {
 				out = append(out, r)
 			}

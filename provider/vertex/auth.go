@@ -66,19 +66,24 @@ func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, e
 	// Token requests carry credentials in their bodies: a redirect to
 	// another origin is refused, as for the API's requests.
 	d := &credentials.DetectOptions{Scopes: []string{Scope}, Client: httpc.SameOrigin(opts.HTTPClient)}
-	file := strings.TrimSpace(opts.Env(CredentialsEnv))
-	if file != "" {
-		d.CredentialsFile = file
-	} else {
+	named := strings.TrimSpace(opts.Env(CredentialsEnv))
+	file := named
+	if file == "" {
 		file = gcloudFile(opts)
 	}
 	if file != "" {
 		addFileSecrets(opts.Secrets, file)
 	}
-	creds, err := detect(d)
+	var creds *auth.Credentials
+	var err error
+	if named != "" {
+		creds, err = fileCredentials(named, d)
+	} else {
+		creds, err = detect(d)
+	}
 	if err != nil {
 		msg := httpc.RedactSet(opts.Secrets, err.Error())
-		if d.CredentialsFile != "" {
+		if named != "" {
 			return nil, fmt.Errorf("read Google credentials from %s: %s (it names a service-account or user credentials JSON file)", CredentialsEnv, msg)
 		}
 		return nil, fmt.Errorf("no Google Cloud credentials: %s (run 'gcloud auth application-default login', or set %s to a service-account key file)", msg, CredentialsEnv)
@@ -89,6 +94,39 @@ func findCredentials(ctx context.Context, opts provider.Options) (*authorizer, e
 		}
 	}
 	return &authorizer{creds: creds, secrets: opts.Secrets}, nil
+}
+
+// fileTypes are the credential types a file named by
+// GOOGLE_APPLICATION_CREDENTIALS may hold: a service-account key and
+// gcloud's user credentials. Other types (external accounts,
+// impersonation) make the library fetch URLs or run commands the file
+// names, so they are refused rather than trusted unchecked.
+// https://pkg.go.dev/cloud.google.com/go/auth/credentials#NewCredentialsFromJSON
+var fileTypes = map[credentials.CredType]bool{credentials.ServiceAccount: true, credentials.AuthorizedUser: true}
+
+// fileCredentials reads the credentials file path, whose "type" must be
+// one of fileTypes, with that type declared to the library, which checks
+// the file against it. Errors name the file and never quote its secrets.
+func fileCredentials(path string, d *credentials.DetectOptions) (*auth.Credentials, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON credentials file: %v", path, err)
+	}
+	if t := credentials.CredType(f.Type); !fileTypes[t] {
+		shown := f.Type
+		if len(shown) > 64 {
+			shown = shown[:64] + "..."
+		}
+		return nil, fmt.Errorf("%s has credential type %q; only %q (a service-account key) and %q (gcloud auth application-default login) are accepted",
+			path, shown, credentials.ServiceAccount, credentials.AuthorizedUser)
+	}
+	return credentials.NewCredentialsFromJSON(credentials.CredType(f.Type), data, d)
 }
 
 // checkKey parses the private key of a service-account key file as
@@ -112,7 +150,7 @@ func checkKey(path string) error {
 		return nil
 	}
 	return &hintError{
-		err: fmt.Errorf("Google credentials %s: the service account's private_key is not a valid PEM RSA or EC private key", path),
+		err: fmt.Errorf("google credentials %s: the service account's private_key is not a valid PEM RSA or EC private key", path),
 		hints: []string{"download a new key for the service account (IAM & Admin > Service Accounts > Keys, or 'gcloud iam service-accounts keys create') and point " +
 			CredentialsEnv + " at it; the file must be used as downloaded"},
 	}

@@ -488,3 +488,31 @@ func TestMetadataServerErrors(t *testing.T) {
 		md.Close()
 	}
 }
+
+// TestCredentialsFileTypes checks that a file named by
+// GOOGLE_APPLICATION_CREDENTIALS is read as the type it declares, and only
+// a service account's or a user's: other types make the library fetch URLs
+// or run commands the file names.
+func TestCredentialsFileTypes(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, f.srv.UserCredentialsJSON(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.env[CredentialsEnv] = user
+	if _, err := f.open(t, "gemini-2.5-flash", map[string]any{"project": "canary-project"}); err != nil {
+		t.Errorf("authorized_user file: %v", err)
+	}
+	for _, typ := range []string{"external_account", "impersonated_service_account", ""} {
+		path := filepath.Join(dir, "other.json")
+		data, _ := json.Marshal(map[string]any{"type": typ, "audience": "//iam.googleapis.com/x",
+			"credential_source": map[string]any{"url": f.srv.URL + "/token"}})
+		os.WriteFile(path, data, 0o600)
+		f.env[CredentialsEnv] = path
+		_, err := f.open(t, "gemini-2.5-flash", map[string]any{"project": "canary-project"})
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), fmt.Sprintf("credential type %q", typ)) {
+			t.Errorf("type %q: got %v, want an error naming %s and the type", typ, err, path)
+		}
+	}
+}

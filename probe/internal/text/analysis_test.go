@@ -26,14 +26,14 @@ func TestAnalysis(t *testing.T) {
 	}
 }
 
-// great is a keyword of the tests; the others are edge cases of the
+// "great" is a keyword of the tests; the others are edge cases of the
 // keyword table: one character, a digit and an underscore, the longest.
 var (
-	great = Intern("great")
-	_     = Intern("i")
-	_     = Intern("a_1")
-	_     = Intern("professional")
-	_     = Intern("x0123456789abcde")
+	_ = Intern("great")
+	_ = Intern("i")
+	_ = Intern("a_1")
+	_ = Intern("professional")
+	_ = Intern("x0123456789abcde")
 )
 
 // wantHits is the reference for Hits: every maximal run of ASCII word
