@@ -104,7 +104,8 @@ func (k *KeywordPresence) equal(a, b string) bool {
 	if k.CaseSensitive {
 		return a == b
 	}
-	return strings.EqualFold(a, b)
+	//lint:ignore SA6005 the Python original compares str.lower(); EqualFold also folds ſ to s and K (Kelvin) to k, which changes verdicts (probe/benchmark goldens)
+	return strings.ToLower(a) == strings.ToLower(b)
 }
 
 // ID returns "keyword_presence".

@@ -110,7 +110,8 @@ func (m *MarkdownHeaders) equal(found, want string) bool {
 		return found == want
 	}
 	if len(found) != len(want) || !isASCII(found) || !isASCII(want) {
-		return strings.EqualFold(found, want)
+		//lint:ignore SA6005 the Python original compares str.lower(); EqualFold also folds ſ to s and K (Kelvin) to k, which changes verdicts (probe/benchmark goldens)
+		return strings.ToLower(found) == strings.ToLower(want)
 	}
 	for i := 0; i < len(found); i++ {
 		if asciiLower(found[i]) != asciiLower(want[i]) {
