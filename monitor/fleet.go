@@ -126,6 +126,11 @@ func (m *Monitor) refresh(ctx context.Context, now time.Time) {
 		}
 		var last, lastMeasured *promptcanary.CheckRun
 		e.mu.Lock()
+		if e.last != nil && !remote.IsZero() && !e.last.Slot.Before(remote) {
+			// A lease read before this monitor took the slot over and
+			// recorded it (or a later one): not in flight elsewhere.
+			remote = time.Time{}
+		}
 		e.remote = remote
 		for i := range runs {
 			r := &runs[i]

@@ -174,3 +174,61 @@ func TestHeartbeatAsTheRunFinishes(t *testing.T) {
 		})
 	}
 }
+
+// claimAfterRead is the fixture's store with the takeover's claim held
+// until a refresh has read the slot leases: the refresh then sees the dead
+// monitor's lease still running, as it can when the run's goroutine is
+// slow to start on a loaded machine.
+type claimAfterRead struct {
+	*sqlite.Store
+	waiting atomic.Bool
+	read    chan struct{}
+}
+
+func (s *claimAfterRead) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now time.Time, ttl time.Duration) (store.SlotClaim, error) {
+	if owner == "alive" && now.Sub(key.Slot) >= 30*time.Second { // the takeover, not the slot's own claim
+		s.waiting.Store(true)
+		<-s.read
+	}
+	return s.Store.ClaimSlot(ctx, key, owner, now, ttl)
+}
+
+func (s *claimAfterRead) SlotLeases(ctx context.Context, check, provider string, limit int) ([]store.SlotLease, error) {
+	ls, err := s.Store.SlotLeases(ctx, check, provider, limit)
+	if s.waiting.CompareAndSwap(true, false) {
+		close(s.read)
+	}
+	return ls, err
+}
+
+// A refresh that read a slot's lease as in flight on a dead monitor just
+// before this monitor took the slot over must not leave the check shown
+// as running elsewhere once this monitor has finished it (the check read
+// "running" until the next tick, and TestDeadMonitorsSlotIsTakenOver
+// flaked on a loaded machine).
+func TestTakeoverOutlivesAStaleRefresh(t *testing.T) {
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	st := &claimAfterRead{Store: f.store, read: make(chan struct{})}
+	o := f.options()
+	o.Owner = "alive"
+	o.Store = st
+	m, err := New(f.config("1h", 1), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := epoch.Add(time.Minute)
+	key := store.SlotKey{Check: "canary", Provider: f.spec, Slot: slot}
+	if c, err := f.store.ClaimSlot(context.Background(), key, "dead", slot, 30*time.Second); err != nil || !c.Claimed {
+		t.Fatalf("the dead monitor's claim: %+v, %v", c, err)
+	}
+	f.started(m)
+	f.clock.Advance(time.Minute)
+	f.idle()
+	for range 3 {
+		f.clock.Advance(20 * time.Second)
+		f.idle()
+	}
+	eventually(t, "the slot run by the live monitor", func() bool { return len(f.checkRuns()) == 1 })
+	f.settled(m)
+}

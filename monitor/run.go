@@ -258,6 +258,11 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 		c := *cr
 		e.last = &c
 	}
+	if !e.remote.IsZero() && !e.remote.After(cr.Slot) {
+		// A refresh that read the slot's lease before this monitor took
+		// it over saw it in flight elsewhere: it is done, here.
+		e.remote = time.Time{}
+	}
 	if cr.CostUSD > 0 {
 		e.estimate = cr.CostUSD
 	}
