@@ -158,7 +158,7 @@ func TestStreamSuiteJudgesAsProbes(t *testing.T) {
 // goroutine splits lines, every core decodes and judges them, aggregates
 // per pair), and prints the throughput, the aggregate and the Go heap. It
 // runs only when PROMPTCANARY_STREAM_LINES is set (to 1000000 for the
-// README figures); PROMPTCANARY_STREAM_FILE names the file to write, or to
+// figures in docs/performance.md); PROMPTCANARY_STREAM_FILE names the file to write, or to
 // reuse when it exists, and a canary.yaml for it is written beside it.
 // Measure the CLI itself with /usr/bin/time -v promptcanary run -c
 // DIR/canary.yaml -p replay/FILE.
