@@ -473,6 +473,31 @@ func TestDocsLinks(t *testing.T) {
 	}
 }
 
+// TestREADMELinksEveryPage checks that README.md, the front door, links
+// every page of docs/ (of the generated reference, its first page).
+func TestREADMELinksEveryPage(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	for _, page := range docPages(t)[1:] {
+		rel, _ := filepath.Rel(repoRoot, page)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, "docs/cli/") && rel != "docs/cli/promptcanary.md" {
+			continue
+		}
+		if !strings.Contains(readme, "]("+rel+")") && !strings.Contains(readme, "]("+rel+"#") {
+			t.Errorf("README.md does not link %s from its \"Where to read on\"", rel)
+		}
+	}
+	for page := range pendingPages {
+		if !strings.Contains(readme, "]("+page+")") {
+			t.Errorf("README.md does not link %s", page)
+		}
+	}
+}
+
 // proseLines returns the lines of a Markdown text outside fenced code
 // blocks, with inline code spans taken out.
 func proseLines(text string) []string {
