@@ -83,7 +83,7 @@ type metrics struct {
 }
 
 // newMetrics registers every series. Names and labels are documented in
-// the README's metrics table; no label ever holds a run id, a text or an
+// the metrics table of docs/metrics.md; no label ever holds a run id, a text or an
 // error.
 func newMetrics(version string) *metrics {
 	g := func(name, help string, labels ...string) *prometheus.GaugeVec {

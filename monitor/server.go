@@ -11,7 +11,7 @@ import (
 
 // The limits of the monitor's HTTP server: every connection is bounded in
 // size and time, so that a flood of slow or huge requests costs a bounded
-// amount of memory (see the README's "Server limits").
+// amount of memory (see "Server limits" in docs/dashboard.md).
 const (
 	// MaxHeaderBytes bounds a request's header block (browsers send a
 	// few KiB, cookies included); a larger one is answered 431.

@@ -1,5 +1,6 @@
 // Command promptcanary catches silent behavioural drift in LLM providers.
-// See the README for usage.
+// See the README and docs/ for usage; docs/cli/ is the reference of every
+// command and flag.
 package main
 
 import (

@@ -60,7 +60,7 @@ func (a *app) modelsCmd() *cobra.Command {
 sampling parameters it takes, the field of its token limit, its API, how it
 thinks) and its list price, with the date the price table was last checked
 and the page each price comes from. A run sends what the model takes and
-says what it changed (see "Model rules" in the README).
+says what it changed (see docs/providers/model-rules.md).
 
 Given MODEL names (any spelling: gpt-5, openai/gpt-5,
 bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0), it shows the rules

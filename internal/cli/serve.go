@@ -98,7 +98,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 		if errors.As(err, &ve) {
 			return &exitError{code: ExitUsage, err: problemsErr{ve}}
 		}
-		return usageErr(err, "see the Monitor section of the README for every key")
+		return usageErr(err, "see \"Configuration (monitor.yaml)\" in docs/monitor.md for every key")
 	}
 	if c.Flags().Changed("listen") {
 		cfg.Listen = o.listen

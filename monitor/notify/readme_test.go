@@ -10,19 +10,20 @@ import (
 	"testing"
 )
 
-// webhookSection returns the README's section on the webhook body and its
-// signature, and its fenced code blocks by language.
+// webhookSection returns the section of docs/notifiers.md on the webhook
+// body and its signature, and its fenced code blocks by language.
 func webhookSection(t *testing.T) (string, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "notifiers.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(data), "#### The webhook body\n")
-	sec, _, ok2 := strings.Cut(sec, "\n### ")
-	if !ok || !ok2 {
-		t.Fatal("README.md has no section \"#### The webhook body\"")
+	_, sec, ok := strings.Cut(string(data), "\n## The webhook body\n")
+	if !ok {
+		t.Fatal("docs/notifiers.md has no section \"## The webhook body\"")
 	}
+	// The section ends at the next heading of its level, or at the end.
+	sec, _, _ = strings.Cut(sec, "\n## ")
 	blocks := map[string]string{}
 	rest := sec
 	for {
@@ -32,7 +33,7 @@ func webhookSection(t *testing.T) (string, map[string]string) {
 		}
 		lang, after, _ := strings.Cut(open, "\n")
 		if body, rest, ok = strings.Cut(after, "\n```"); !ok {
-			t.Fatal("README.md: a code block is not closed")
+			t.Fatal("docs/notifiers.md: a code block is not closed")
 		}
 		if lang != "" {
 			blocks[lang] = body
@@ -41,21 +42,21 @@ func webhookSection(t *testing.T) (string, map[string]string) {
 	return sec, blocks
 }
 
-// TestREADMEWebhookSignature holds the README's four verification
-// examples to VerifyWebhook: the Go line is the one ExampleVerifyWebhook
-// compiles and runs, the Python and Node functions (run when python3 and
+// TestREADMEWebhookSignature holds the four verification examples of
+// docs/notifiers.md (once in the README) to VerifyWebhook: the Go line is
+// the one ExampleVerifyWebhook compiles and runs, the Python and Node functions (run when python3 and
 // node are installed) give VerifyWebhook's answer on every case of
 // verifyCases, and the openssl line computes the documented v1.
 func TestREADMEWebhookSignature(t *testing.T) {
 	sec, blocks := webhookSection(t)
 	for _, want := range []string{"**5 minutes**", readmeBody, readmeSecret, "t=1700000000", "v1=" + readmeV1, "X-PromptCanary-Webhook-Signature", "next release"} {
 		if !strings.Contains(sec, want) {
-			t.Errorf("the README's webhook section does not say %q", want)
+			t.Errorf("the webhook section of docs/notifiers.md does not say %q", want)
 		}
 	}
 	for _, lang := range []string{"python", "js", "go", "sh"} {
 		if blocks[lang] == "" {
-			t.Fatalf("the README's webhook section has no %s example", lang)
+			t.Fatalf("the webhook section of docs/notifiers.md has no %s example", lang)
 		}
 	}
 	t.Run("go", func(t *testing.T) {
@@ -64,7 +65,7 @@ func TestREADMEWebhookSignature(t *testing.T) {
 			t.Fatal(err)
 		}
 		if line := strings.TrimSpace(blocks["go"]); !bytes.Contains(example, []byte(line)) {
-			t.Errorf("the README's Go example is not the line ExampleVerifyWebhook runs:\n%s", line)
+			t.Errorf("the Go example of docs/notifiers.md is not the line ExampleVerifyWebhook runs:\n%s", line)
 		}
 	})
 	t.Run("python", func(t *testing.T) {
@@ -93,9 +94,9 @@ process.stdin.on("data", (d) => (input += d)).on("end", () => {
 	})
 }
 
-// runVerifier runs script (a README example and a driver reading the
-// cases as JSON on stdin, printing true or false for each) with the
-// interpreter interp (evalFlag runs a one-line program, to see that it
+// runVerifier runs script (an example of docs/notifiers.md and a driver
+// reading the cases as JSON on stdin, printing true or false for each)
+// with the interpreter interp (evalFlag runs a one-line program, to see that it
 // works) and compares its answers with VerifyWebhook's.
 func runVerifier(t *testing.T, interp, evalFlag, script string) {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/notify"
 )
 
-// The README's worked example: body, secret, time and signature.
+// The worked example of docs/notifiers.md: body, secret, time and signature.
 const (
 	readmeBody   = `{"version":"1","status":"firing"}`
 	readmeSecret = "s3cret-for-the-example"
@@ -22,7 +22,7 @@ const (
 )
 
 // TestSignWebhookAlgorithm checks SignWebhook against the documented
-// algorithm, computed here from the standard library, and the README's
+// algorithm, computed here from the standard library, and the docs'
 // worked example.
 func TestSignWebhookAlgorithm(t *testing.T) {
 	at := time.Unix(readmeTime, 0)
@@ -33,12 +33,12 @@ func TestSignWebhookAlgorithm(t *testing.T) {
 		t.Errorf("SignWebhook = %q, want %q", got, want)
 	}
 	if want != "t=1700000000,v1="+readmeV1 {
-		t.Errorf("the README's example signature is %s, want %s", readmeV1, want)
+		t.Errorf("the example signature of docs/notifiers.md is %s, want %s", readmeV1, want)
 	}
 }
 
 // verifyCase is one request a receiver checks at now: every verifier (Go,
-// and the README's examples) must agree on it.
+// and the examples in docs/notifiers.md) must agree on it.
 type verifyCase struct {
 	name, body, secret, header string
 	now                        int64
@@ -46,7 +46,7 @@ type verifyCase struct {
 	want error
 }
 
-// verifyCases are requests signed at the README's example time.
+// verifyCases are requests signed at the example time of docs/notifiers.md.
 func verifyCases() []verifyCase {
 	body := []byte(readmeBody)
 	at := time.Unix(readmeTime, 0)

@@ -159,7 +159,7 @@ func TestStreamSuiteJudgesAsProbes(t *testing.T) {
 // per pair), checks that every line is judged by every probe once, and
 // prints the throughput, the aggregate and the Go heap. It streams 2,000
 // lines unless PROMPTCANARY_STREAM_LINES says otherwise (1000000 for the
-// README figures); PROMPTCANARY_STREAM_FILE names the file to write, or to
+// figures in docs/performance.md); PROMPTCANARY_STREAM_FILE names the file to write, or to
 // reuse when it exists, and a canary.yaml for it is written beside it.
 // Measure the CLI itself with /usr/bin/time -v promptcanary run -c
 // DIR/canary.yaml -p replay/FILE.
