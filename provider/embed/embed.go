@@ -25,9 +25,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
@@ -126,11 +127,11 @@ type client struct {
 
 // post sends body and decodes the answer into out.
 func (c *client) post(ctx context.Context, body, out any) error {
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, body)
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, body)
 	if err != nil {
 		return err
 	}
-	if err := httpc.DecodeJSON(resp.Body, out); err != nil {
+	if err := apicall.DecodeJSON(resp.Body, out); err != nil {
 		var pe *provider.Error
 		if errors.As(err, &pe) {
 			pe.StatusCode = resp.Status
