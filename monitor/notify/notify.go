@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/monitor/config"
 )
@@ -22,8 +23,8 @@ const (
 )
 
 // constructors builds a notifier of each type from its configuration and
-// the shared sender.
-var constructors = map[string]func(cfg config.Notifier, s *sender) (Notifier, error){
+// the shared HTTP client.
+var constructors = map[string]func(cfg config.Notifier, hc *httpc.Client) (Notifier, error){
 	TypeWebhook:   newWebhook,
 	TypeSlack:     newSlack,
 	TypeGitHub:    newGitHub,
@@ -60,8 +61,8 @@ func New(cfg config.Notifier, client *http.Client) (Notifier, error) {
 		return nil, fmt.Errorf("notifier %q (%s): unknown min_severity %q (want none, low, medium, high or critical)", cfg.Name, cfg.Type, cfg.MinSeverity)
 	}
 	secrets := append(urlSecrets(cfg.URL), urlSecrets(cfg.APIURL)...)
-	s := newSender(client, append(secrets, cfg.Secret, cfg.Token, cfg.RoutingKey)...)
-	n, err := newFn(cfg, s)
+	hc := newClient(client, append(secrets, cfg.Secret, cfg.Token, cfg.RoutingKey)...)
+	n, err := newFn(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("notifier %q (%s): %w", cfg.Name, cfg.Type, err)
 	}
