@@ -14,11 +14,10 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/httpc"
-	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 // DefaultGitHubAPI is the GitHub REST API's base URL.
-const DefaultGitHubAPI = config.DefaultGitHubAPI
+const DefaultGitHubAPI = "https://api.github.com"
 
 // gitHubMaxPages bounds the pages of open issues searched for an
 // incident's issue (100 issues a page, newest first).
@@ -52,7 +51,7 @@ type github struct {
 	closing map[string]int
 }
 
-func newGitHub(cfg config.Notifier, hc *httpc.Client) (Notifier, error) {
+func newGitHub(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if !repoPattern.MatchString(cfg.Repo) {
 		return nil, fmt.Errorf("repo %q must be OWNER/NAME", cfg.Repo)
 	}

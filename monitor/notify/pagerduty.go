@@ -10,11 +10,10 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/httpc"
-	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 // DefaultPagerDutyAPI is the PagerDuty Events API's base URL.
-const DefaultPagerDutyAPI = config.DefaultPagerDutyAPI
+const DefaultPagerDutyAPI = "https://events.pagerduty.com"
 
 // PagerDuty's limits, in characters.
 const (
@@ -33,7 +32,7 @@ type pagerDuty struct {
 	hc         *httpc.Client
 }
 
-func newPagerDuty(cfg config.Notifier, hc *httpc.Client) (Notifier, error) {
+func newPagerDuty(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if cfg.RoutingKey == "" {
 		return nil, errors.New("routing_key is empty (set it from the environment: routing_key: ${PD_ROUTING_KEY})")
 	}

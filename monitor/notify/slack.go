@@ -10,7 +10,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/httpc"
-	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 // slackTopUnits is how many flagged units a Slack message lists.
@@ -31,7 +30,7 @@ type slack struct {
 	hc  *httpc.Client
 }
 
-func newSlack(cfg config.Notifier, hc *httpc.Client) (Notifier, error) {
+func newSlack(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if _, err := checkURL("webhook_url", cfg.URL); err != nil {
 		return nil, err
 	}

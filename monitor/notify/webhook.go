@@ -15,7 +15,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/httpc"
-	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 // WebhookSignatureHeader is the header of a webhook request carrying its
@@ -214,7 +213,7 @@ type webhook struct {
 	hc     *httpc.Client
 }
 
-func newWebhook(cfg config.Notifier, hc *httpc.Client) (Notifier, error) {
+func newWebhook(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if _, err := checkURL("url", cfg.URL); err != nil {
 		return nil, err
 	}
