@@ -33,21 +33,18 @@ import (
 )
 
 // MaxBatch is the most texts one call embeds; callers split longer lists.
-const MaxBatch = 64
+const MaxBatch = provider.MaxEmbedBatch
 
 // Embedder turns texts into vectors. Implementations are safe for
 // concurrent use.
-type Embedder interface {
-	// Embed returns one vector per text, in order, all of one dimension.
-	Embed(ctx context.Context, texts []string) (*Result, error)
-}
+type Embedder = provider.Embedder
 
 // Result is what one call returned.
-type Result struct {
-	Vectors [][]float64
-	// Tokens is what the provider counted, 0 when it reported nothing.
-	Tokens int
-}
+type Result = provider.Embeddings
+
+// init makes Open the opener of provider.OpenEmbedder, by which the run
+// engine opens embedding models without importing this package.
+func init() { provider.RegisterEmbedders(Open) }
 
 // Names returns the provider names that have an embeddings client, sorted.
 func Names() []string { return []string{"ollama", "openai"} }
