@@ -14,7 +14,6 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/embed"
 	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
@@ -54,7 +53,7 @@ type model struct {
 	once sync.Once
 	err  error
 	chat provider.Provider
-	emb  embed.Embedder
+	emb  provider.Embedder
 	lim  *limiter
 }
 
@@ -123,7 +122,7 @@ func (ms *models) open(m *model) error {
 	opts := provider.Options{BaseDir: m.BaseDir, Settings: m.Settings, Getenv: e.opts.Getenv, HTTPClient: e.opts.HTTPClient, Secrets: e.opts.Secrets}
 	var err error
 	if m.Embedding {
-		m.emb, err = embed.Open(m.Spec, opts)
+		m.emb, err = provider.OpenEmbedder(m.Spec, opts)
 	} else {
 		m.chat, err = provider.Open(m.Spec, opts)
 	}
@@ -203,7 +202,7 @@ func (e *engine) Call(ctx context.Context, prompt *promptcanary.Prompt, cfg prom
 }
 
 // Embed embeds texts with the embedding model m through the engine, in
-// calls of at most embed.MaxBatch texts, each paced and retried as the
+// calls of at most provider.MaxEmbedBatch texts, each paced and retried as the
 // run's own calls.
 func (e *engine) Embed(ctx context.Context, pm probe.Model, texts []string) ([][]float64, int, error) {
 	pm.Embedding = true
@@ -214,8 +213,8 @@ func (e *engine) Embed(ctx context.Context, pm probe.Model, texts []string) ([][
 	site := siteFrom(ctx, pm.Spec, "")
 	out := make([][]float64, 0, len(texts))
 	tokens := 0
-	for batch := range slices.Chunk(texts, embed.MaxBatch) {
-		var res *embed.Result
+	for batch := range slices.Chunk(texts, provider.MaxEmbedBatch) {
+		var res *provider.Embeddings
 		_, err := e.retry(ctx, site, m.lim, embedTokens(batch), m.timeout(e.opts.Timeout), func(ctx context.Context) error {
 			r, err := m.emb.Embed(ctx, batch)
 			res = r
@@ -298,7 +297,7 @@ func (a *account) Embed(ctx context.Context, m probe.Model, texts []string) ([][
 	if !slices.Contains(a.embedders, m.Spec) {
 		a.embedders = append(a.embedders, m.Spec)
 	}
-	a.embedCalls += (len(texts) + embed.MaxBatch - 1) / embed.MaxBatch
+	a.embedCalls += (len(texts) + provider.MaxEmbedBatch - 1) / provider.MaxEmbedBatch
 	a.embedTok += max(tokens, 0)
 	return vs, tokens, nil
 }

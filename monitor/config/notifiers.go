@@ -12,17 +12,19 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/monitor/notify"
 )
 
-// The notifier types and their default API base URLs.
+// The notifier types and their default API base URLs, as the notifiers
+// (monitor/notify) define them.
 const (
-	TypeWebhook   = "webhook"
-	TypeSlack     = "slack"
-	TypeGitHub    = "github"
-	TypePagerDuty = "pagerduty"
+	TypeWebhook   = notify.TypeWebhook
+	TypeSlack     = notify.TypeSlack
+	TypeGitHub    = notify.TypeGitHub
+	TypePagerDuty = notify.TypePagerDuty
 
-	DefaultGitHubAPI    = "https://api.github.com"
-	DefaultPagerDutyAPI = "https://events.pagerduty.com"
+	DefaultGitHubAPI    = notify.DefaultGitHubAPI
+	DefaultPagerDutyAPI = notify.DefaultPagerDutyAPI
 )
 
 // notifierTypes lists the keys each notifier type accepts besides name:

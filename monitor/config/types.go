@@ -7,7 +7,7 @@ package config
 import (
 	"time"
 
-	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -105,25 +105,7 @@ type Schedule interface {
 	String() string
 }
 
-// Notifier is one configured notifier.
-type Notifier struct {
-	// Name is what checks' notify: lists refer to; Type one of webhook,
-	// slack, github, pagerduty.
-	Name, Type string
-	// URL is the webhook's url or Slack's webhook_url (a secret for Slack).
-	URL string
-	// Secret signs webhook bodies (HMAC-SHA256).
-	Secret string
-	// Repo (owner/name), Token and Labels configure GitHub issues.
-	Repo, Token string
-	Labels      []string
-	// RoutingKey is the PagerDuty Events v2 integration key.
-	RoutingKey string
-	// APIURL overrides the API's base URL (GitHub, PagerDuty), for tests
-	// and enterprise installations.
-	APIURL string
-	// MinSeverity is the least severity notified.
-	MinSeverity promptcanary.Severity
-	// Line is the notifier's line in monitor.yaml.
-	Line int
-}
+// Notifier is one configured notifier. Its type is the notifiers' own
+// (notify.Config), so that the notifiers need not import the
+// configuration, which reads suites and so depends on the run engine.
+type Notifier = notify.Config

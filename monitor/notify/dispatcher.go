@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 )
 
@@ -342,7 +343,7 @@ func retryable(code int, err error) (bool, time.Duration) {
 	if errors.As(err, &e) {
 		return e.Retryable, e.RetryAfter
 	}
-	return code == 0 || retryableStatus(code), 0
+	return code == 0 || httpc.RetryableStatus(code), 0
 }
 
 // delay is the wait after attempt n: the server's Retry-After when it

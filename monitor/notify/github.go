@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 )
 
 // DefaultGitHubAPI is the GitHub REST API's base URL.
-const DefaultGitHubAPI = config.DefaultGitHubAPI
+const DefaultGitHubAPI = "https://api.github.com"
 
 // gitHubMaxPages bounds the pages of open issues searched for an
 // incident's issue (100 issues a page, newest first).
@@ -43,7 +43,7 @@ type github struct {
 	repo   string
 	token  string
 	labels []string
-	s      *sender
+	hc     *httpc.Client
 
 	mu sync.Mutex
 	// closing remembers the issues whose resolve comment was posted but
@@ -51,7 +51,7 @@ type github struct {
 	closing map[string]int
 }
 
-func newGitHub(cfg config.Notifier, s *sender) (Notifier, error) {
+func newGitHub(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if !repoPattern.MatchString(cfg.Repo) {
 		return nil, fmt.Errorf("repo %q must be OWNER/NAME", cfg.Repo)
 	}
@@ -70,7 +70,7 @@ func newGitHub(cfg config.Notifier, s *sender) (Notifier, error) {
 	owner, repo, _ := strings.Cut(cfg.Repo, "/")
 	return &github{
 		base: base{cfg.Name, cfg.MinSeverity}, api: api, owner: owner, repo: repo,
-		token: cfg.Token, labels: cfg.Labels, s: s, closing: map[string]int{},
+		token: cfg.Token, labels: cfg.Labels, hc: hc, closing: map[string]int{},
 	}, nil
 }
 
@@ -136,7 +136,7 @@ func (g *github) resolve(ctx context.Context, m Message, number, code int) (int,
 	g.mu.Lock()
 	delete(g.closing, key)
 	g.mu.Unlock()
-	return r.code, nil
+	return r.Status, nil
 }
 
 // open creates the incident's issue.
@@ -151,13 +151,13 @@ func (g *github) open(ctx context.Context, m Message) (int, error) {
 		Labels []string `json:"labels"`
 	}{gitHubTitle(m.Incident), gitHubIssueBody(m), labels})
 	if err != nil {
-		return 0, &Error{Op: "open github issue", Message: "encode body: " + g.s.line(err.Error(), 300)}
+		return 0, &Error{Op: "open github issue", Message: "encode body: " + g.hc.Line(err.Error(), 300)}
 	}
 	r, err := g.call(ctx, "open github issue", http.MethodPost, g.issuesPath(), body, http.StatusCreated)
 	if err != nil {
 		return codeOf(err), err
 	}
-	return r.code, nil
+	return r.Status, nil
 }
 
 // comment posts a comment on issue number.
@@ -167,7 +167,7 @@ func (g *github) comment(ctx context.Context, number int, text string) (int, err
 	if err != nil {
 		return codeOf(err), err
 	}
-	return r.code, nil
+	return r.Status, nil
 }
 
 // gitHubIssue is what find reads of a listed issue.
@@ -194,10 +194,10 @@ func (g *github) find(ctx context.Context, inc promptcanary.Incident) (number, c
 		if err != nil {
 			return 0, codeOf(err), err
 		}
-		code = r.code
+		code = r.Status
 		var issues []gitHubIssue
-		if err := json.Unmarshal(r.body, &issues); err != nil {
-			return 0, code, &Error{Op: "list github issues", Code: code, Message: "malformed JSON answer: " + g.s.line(err.Error(), 300), Retryable: true}
+		if err := json.Unmarshal(r.Body, &issues); err != nil {
+			return 0, code, &Error{Op: "list github issues", Code: code, Message: "malformed JSON answer: " + g.hc.Line(err.Error(), 300), Retryable: true}
 		}
 		for _, is := range issues {
 			if len(is.PullRequest) > 0 && string(is.PullRequest) != "null" {
@@ -207,7 +207,7 @@ func (g *github) find(ctx context.Context, inc promptcanary.Incident) (number, c
 				return is.Number, code, nil
 			}
 		}
-		next, err = g.nextPage(r.header.Get("Link"))
+		next, err = g.nextPage(r.Header.Get("Link"))
 		if err != nil {
 			return 0, code, err
 		}
@@ -241,7 +241,7 @@ func (g *github) issuesPath(more ...string) string {
 }
 
 // call makes one API request and classifies an answer other than want.
-func (g *github) call(ctx context.Context, op, method, rawURL string, body []byte, want int) (*response, error) {
+func (g *github) call(ctx context.Context, op, method, rawURL string, body []byte, want int) (*httpc.Response, error) {
 	h := http.Header{
 		"Accept":               {"application/vnd.github+json"},
 		"Authorization":        {"Bearer " + g.token},
@@ -250,11 +250,11 @@ func (g *github) call(ctx context.Context, op, method, rawURL string, body []byt
 	if body != nil {
 		h.Set("Content-Type", "application/json")
 	}
-	r, err := g.s.do(ctx, op, method, rawURL, h, body)
+	r, err := g.hc.Exchange(ctx, op, method, rawURL, h, body)
 	if err != nil {
 		return nil, err
 	}
-	if r.code == want {
+	if r.Status == want {
 		return r, nil
 	}
 	return nil, g.statusError(op, r)
@@ -262,7 +262,7 @@ func (g *github) call(ctx context.Context, op, method, rawURL string, body []byt
 
 // statusError explains a GitHub error answer, telling rate limits (403
 // or 429, retried after the time they name) from refusals.
-func (g *github) statusError(op string, r *response) *Error {
+func (g *github) statusError(op string, r *httpc.Response) *Error {
 	var v struct {
 		Message string `json:"message"`
 		Errors  []struct {
@@ -272,8 +272,8 @@ func (g *github) statusError(op string, r *response) *Error {
 			Message  string `json:"message"`
 		} `json:"errors"`
 	}
-	detail := strings.TrimSpace(string(r.body))
-	if json.Unmarshal(r.body, &v) == nil && v.Message != "" {
+	detail := strings.TrimSpace(string(r.Body))
+	if json.Unmarshal(r.Body, &v) == nil && v.Message != "" {
 		detail = v.Message
 		for _, e := range v.Errors {
 			switch {
@@ -286,7 +286,7 @@ func (g *github) statusError(op string, r *response) *Error {
 	}
 	repo := g.owner + "/" + g.repo
 	hint := ""
-	switch r.code {
+	switch r.Status {
 	case http.StatusUnauthorized:
 		hint = "check the token"
 	case http.StatusForbidden:
@@ -298,11 +298,11 @@ func (g *github) statusError(op string, r *response) *Error {
 	case http.StatusUnprocessableEntity:
 		hint = "GitHub rejected the request"
 	}
-	delay, limited := gitHubRateLimit(r, g.s.now(), v.Message)
+	delay, limited := gitHubRateLimit(r, time.Now(), v.Message)
 	if limited {
 		hint = "rate limited"
 	}
-	e := g.s.statusError(op, r, detail, hint)
+	e := g.hc.StatusError(op, r, detail, hint, time.Now())
 	if limited {
 		e.Retryable = true
 		e.RetryAfter = delay
@@ -313,20 +313,20 @@ func (g *github) statusError(op string, r *response) *Error {
 // gitHubRateLimit tells a rate-limit answer and how long to wait: the
 // retry-after header, else x-ratelimit-reset when no request remains,
 // else a minute for a secondary rate limit, as GitHub documents.
-func gitHubRateLimit(r *response, now time.Time, message string) (time.Duration, bool) {
-	if r.code != http.StatusForbidden && r.code != http.StatusTooManyRequests {
+func gitHubRateLimit(r *httpc.Response, now time.Time, message string) (time.Duration, bool) {
+	if r.Status != http.StatusForbidden && r.Status != http.StatusTooManyRequests {
 		return 0, false
 	}
-	if d := retryAfter(r.header, now); d > 0 {
+	if d := httpc.RetryAfterHeader(r.Header, now); d > 0 {
 		return d, true
 	}
-	if r.header.Get("X-Ratelimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(r.header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-			return min(max(time.Unix(reset, 0).Sub(now), time.Second), maxRetryAfter), true
+	if r.Header.Get("X-Ratelimit-Remaining") == "0" {
+		if reset, err := strconv.ParseInt(r.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
+			return min(max(time.Unix(reset, 0).Sub(now), time.Second), httpc.MaxRetryAfter), true
 		}
 		return time.Minute, true
 	}
-	if r.code == http.StatusTooManyRequests || strings.Contains(strings.ToLower(message), "rate limit") {
+	if r.Status == http.StatusTooManyRequests || strings.Contains(strings.ToLower(message), "rate limit") {
 		return time.Minute, true
 	}
 	return 0, false

@@ -8,22 +8,23 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
-	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
-// The notifier types of monitor.yaml's type: key, as the configuration
-// declares them (TestTypesMatchConfig keeps the two lists one).
+// The notifier types of monitor.yaml's type: key (the configuration
+// declares the keys of each; TestTypesMatchConfig keeps the two lists
+// one).
 const (
-	TypeWebhook   = config.TypeWebhook
-	TypeSlack     = config.TypeSlack
-	TypeGitHub    = config.TypeGitHub
-	TypePagerDuty = config.TypePagerDuty
+	TypeWebhook   = "webhook"
+	TypeSlack     = "slack"
+	TypeGitHub    = "github"
+	TypePagerDuty = "pagerduty"
 )
 
 // constructors builds a notifier of each type from its configuration and
-// the shared sender.
-var constructors = map[string]func(cfg config.Notifier, s *sender) (Notifier, error){
+// the shared HTTP client.
+var constructors = map[string]func(cfg Config, hc *httpc.Client) (Notifier, error){
 	TypeWebhook:   newWebhook,
 	TypeSlack:     newSlack,
 	TypeGitHub:    newGitHub,
@@ -45,7 +46,7 @@ func Types() []string {
 // credential is sent to another address; each Send is bounded only by its
 // context (the Dispatcher gives every attempt a timeout). The error of a
 // bad configuration names the notifier and never holds a secret.
-func New(cfg config.Notifier, client *http.Client) (Notifier, error) {
+func New(cfg Config, client *http.Client) (Notifier, error) {
 	newFn, ok := constructors[cfg.Type]
 	if !ok {
 		return nil, fmt.Errorf("notifier %q: unknown type %q%s (known: %s)", cfg.Name, cfg.Type, suggest.Hint(cfg.Type, Types()), strings.Join(Types(), ", "))
@@ -60,8 +61,8 @@ func New(cfg config.Notifier, client *http.Client) (Notifier, error) {
 		return nil, fmt.Errorf("notifier %q (%s): unknown min_severity %q (want none, low, medium, high or critical)", cfg.Name, cfg.Type, cfg.MinSeverity)
 	}
 	secrets := append(urlSecrets(cfg.URL), urlSecrets(cfg.APIURL)...)
-	s := newSender(client, append(secrets, cfg.Secret, cfg.Token, cfg.RoutingKey)...)
-	n, err := newFn(cfg, s)
+	hc := newClient(client, append(secrets, cfg.Secret, cfg.Token, cfg.RoutingKey)...)
+	n, err := newFn(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("notifier %q (%s): %w", cfg.Name, cfg.Type, err)
 	}

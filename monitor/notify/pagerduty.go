@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 )
 
 // DefaultPagerDutyAPI is the PagerDuty Events API's base URL.
-const DefaultPagerDutyAPI = config.DefaultPagerDutyAPI
+const DefaultPagerDutyAPI = "https://events.pagerduty.com"
 
 // PagerDuty's limits, in characters.
 const (
@@ -29,10 +29,10 @@ type pagerDuty struct {
 	base
 	endpoint   string
 	routingKey string
-	s          *sender
+	hc         *httpc.Client
 }
 
-func newPagerDuty(cfg config.Notifier, s *sender) (Notifier, error) {
+func newPagerDuty(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if cfg.RoutingKey == "" {
 		return nil, errors.New("routing_key is empty (set it from the environment: routing_key: ${PD_ROUTING_KEY})")
 	}
@@ -45,7 +45,7 @@ func newPagerDuty(cfg config.Notifier, s *sender) (Notifier, error) {
 		return nil, err
 	}
 	api.Path = strings.TrimRight(api.Path, "/") + "/v2/enqueue"
-	return &pagerDuty{base: base{cfg.Name, cfg.MinSeverity}, endpoint: api.String(), routingKey: cfg.RoutingKey, s: s}, nil
+	return &pagerDuty{base: base{cfg.Name, cfg.MinSeverity}, endpoint: api.String(), routingKey: cfg.RoutingKey, hc: hc}, nil
 }
 
 // pdEvent is an Events API v2 event.
@@ -144,30 +144,30 @@ func (p *pagerDuty) Send(ctx context.Context, m Message) (int, error) {
 	const op = "send pagerduty event"
 	body, err := json.Marshal(pdEventOf(m, p.routingKey))
 	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + p.s.line(err.Error(), 300)}
+		return 0, &Error{Op: op, Message: "encode body: " + p.hc.Line(err.Error(), 300)}
 	}
-	r, err := p.s.do(ctx, op, http.MethodPost, p.endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+	r, err := p.hc.Exchange(ctx, op, http.MethodPost, p.endpoint, http.Header{"Content-Type": {"application/json"}}, body)
 	if err != nil {
 		return codeOf(err), err
 	}
-	if r.code >= 200 && r.code < 300 {
-		return r.code, nil
+	if r.Status >= 200 && r.Status < 300 {
+		return r.Status, nil
 	}
 	var v struct {
 		Status  string   `json:"status"`
 		Message string   `json:"message"`
 		Errors  []string `json:"errors"`
 	}
-	detail := strings.TrimSpace(string(r.body))
-	if json.Unmarshal(r.body, &v) == nil && (v.Message != "" || v.Status != "") {
+	detail := strings.TrimSpace(string(r.Body))
+	if json.Unmarshal(r.Body, &v) == nil && (v.Message != "" || v.Status != "") {
 		detail = strings.Join(append([]string{v.Status + ": " + v.Message}, v.Errors...), "; ")
 	}
 	hint := ""
-	switch r.code {
+	switch r.Status {
 	case http.StatusBadRequest:
 		hint = "check the routing_key: it is the Events API v2 integration key of a service"
 	case http.StatusTooManyRequests:
 		hint = "throttled"
 	}
-	return r.code, p.s.statusError(op, r, detail, hint)
+	return r.Status, p.hc.StatusError(op, r, detail, hint, time.Now())
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 )
 
 // slackTopUnits is how many flagged units a Slack message lists.
@@ -27,14 +27,14 @@ const (
 type slack struct {
 	base
 	url string
-	s   *sender
+	hc  *httpc.Client
 }
 
-func newSlack(cfg config.Notifier, s *sender) (Notifier, error) {
+func newSlack(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if _, err := checkURL("webhook_url", cfg.URL); err != nil {
 		return nil, err
 	}
-	return &slack{base: base{cfg.Name, cfg.MinSeverity}, url: cfg.URL, s: s}, nil
+	return &slack{base: base{cfg.Name, cfg.MinSeverity}, url: cfg.URL, hc: hc}, nil
 }
 
 // slackHints explain the error codes an incoming webhook answers with.
@@ -57,21 +57,21 @@ func (sl *slack) Send(ctx context.Context, m Message) (int, error) {
 	const op = "post slack message"
 	body, err := json.Marshal(slackPayload(m))
 	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + sl.s.line(err.Error(), 300)}
+		return 0, &Error{Op: op, Message: "encode body: " + sl.hc.Line(err.Error(), 300)}
 	}
-	r, err := sl.s.do(ctx, op, http.MethodPost, sl.url, http.Header{"Content-Type": {"application/json"}}, body)
+	r, err := sl.hc.Exchange(ctx, op, http.MethodPost, sl.url, http.Header{"Content-Type": {"application/json"}}, body)
 	if err != nil {
 		return codeOf(err), err
 	}
-	if r.code >= 200 && r.code < 300 {
-		return r.code, nil
+	if r.Status >= 200 && r.Status < 300 {
+		return r.Status, nil
 	}
-	detail := strings.TrimSpace(string(r.body))
+	detail := strings.TrimSpace(string(r.Body))
 	hint := slackHints[detail]
-	if hint == "" && (r.code == http.StatusForbidden || r.code == http.StatusNotFound) {
+	if hint == "" && (r.Status == http.StatusForbidden || r.Status == http.StatusNotFound) {
 		hint = "the webhook URL is wrong or was revoked"
 	}
-	return r.code, sl.s.statusError(op, r, detail, hint)
+	return r.Status, sl.hc.StatusError(op, r, detail, hint, time.Now())
 }
 
 // slackMessage is an incoming-webhook message: text is the notification's

@@ -29,3 +29,28 @@ type Notifier interface {
 	// (0 when none came back).
 	Send(ctx context.Context, m Message) (code int, err error)
 }
+
+// Config configures one notifier: monitor.yaml's notifiers: entries, as
+// the monitor's configuration (monitor/config, where it is called
+// Notifier) reads them.
+type Config struct {
+	// Name is what checks' notify: lists refer to; Type one of webhook,
+	// slack, github, pagerduty.
+	Name, Type string
+	// URL is the webhook's url or Slack's webhook_url (a secret for Slack).
+	URL string
+	// Secret signs webhook bodies (HMAC-SHA256).
+	Secret string
+	// Repo (owner/name), Token and Labels configure GitHub issues.
+	Repo, Token string
+	Labels      []string
+	// RoutingKey is the PagerDuty Events v2 integration key.
+	RoutingKey string
+	// APIURL overrides the API's base URL (GitHub, PagerDuty), for tests
+	// and enterprise installations.
+	APIURL string
+	// MinSeverity is the least severity notified.
+	MinSeverity promptcanary.Severity
+	// Line is the notifier's line in monitor.yaml.
+	Line int
+}

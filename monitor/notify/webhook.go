@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 )
 
 // WebhookSignatureHeader is the header of a webhook request carrying its
@@ -210,14 +210,14 @@ type webhook struct {
 	base
 	url    string
 	secret string
-	s      *sender
+	hc     *httpc.Client
 }
 
-func newWebhook(cfg config.Notifier, s *sender) (Notifier, error) {
+func newWebhook(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if _, err := checkURL("url", cfg.URL); err != nil {
 		return nil, err
 	}
-	return &webhook{base: base{cfg.Name, cfg.MinSeverity}, url: cfg.URL, secret: cfg.Secret, s: s}, nil
+	return &webhook{base: base{cfg.Name, cfg.MinSeverity}, url: cfg.URL, secret: cfg.Secret, hc: hc}, nil
 }
 
 // Send posts m; any 2xx answer is success.
@@ -225,19 +225,19 @@ func (w *webhook) Send(ctx context.Context, m Message) (int, error) {
 	const op = "post webhook"
 	body, err := json.Marshal(NewWebhookBody(m))
 	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + w.s.line(err.Error(), 300)}
+		return 0, &Error{Op: op, Message: "encode body: " + w.hc.Line(err.Error(), 300)}
 	}
 	h := http.Header{"Content-Type": {"application/json"}}
 	if w.secret != "" {
-		h.Set(WebhookSignatureHeader, SignWebhook(body, w.secret, w.s.now()))
+		h.Set(WebhookSignatureHeader, SignWebhook(body, w.secret, time.Now()))
 		h.Set(SignatureHeader, Sign(body, w.secret)) // for one release: see SignatureHeader
 	}
-	r, err := w.s.do(ctx, op, http.MethodPost, w.url, h, body)
+	r, err := w.hc.Exchange(ctx, op, http.MethodPost, w.url, h, body)
 	if err != nil {
 		return codeOf(err), err
 	}
-	if r.code < 200 || r.code > 299 {
-		return r.code, w.s.statusError(op, r, string(r.body), "")
+	if r.Status < 200 || r.Status > 299 {
+		return r.Status, w.hc.StatusError(op, r, string(r.Body), "", time.Now())
 	}
-	return r.code, nil
+	return r.Status, nil
 }

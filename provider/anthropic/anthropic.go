@@ -64,9 +64,10 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 )
 
 // Defaults of the client.
@@ -226,7 +227,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if req == nil || req.Prompt == nil {
 		return nil, &provider.Error{Message: "request has no prompt"}
 	}
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req))
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, c.body(req))
 	if err != nil {
 		return nil, err
 	}

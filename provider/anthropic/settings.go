@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 	"github.com/promptcanary/promptcanary/provider/internal/turns"
 )
@@ -275,7 +276,7 @@ type block struct {
 // its input becomes the content.
 func decode(body []byte, output string) (*promptcanary.Response, error) {
 	var r response
-	if err := httpc.DecodeJSON(body, &r); err != nil {
+	if err := apicall.DecodeJSON(body, &r); err != nil {
 		return nil, err
 	}
 	if r.Type == "error" || r.Error != nil {

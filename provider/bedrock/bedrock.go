@@ -59,9 +59,10 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 )
 
 // SigningService is the service name of Bedrock's signatures (the
@@ -175,7 +176,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, b.fields, everyStatus...)
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, b.fields, everyStatus...)
 	if err != nil {
 		return nil, hinted(err)
 	}

@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
@@ -49,7 +50,7 @@ type block struct {
 // tool call.
 func decode(body []byte, answerTool string) (*promptcanary.Response, error) {
 	var r response
-	if err := httpc.DecodeJSON(body, &r); err != nil {
+	if err := apicall.DecodeJSON(body, &r); err != nil {
 		return nil, err
 	}
 	if r.Output.Message == nil && r.StopReason == "" {

@@ -25,28 +25,26 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // MaxBatch is the most texts one call embeds; callers split longer lists.
-const MaxBatch = 64
+const MaxBatch = provider.MaxEmbedBatch
 
 // Embedder turns texts into vectors. Implementations are safe for
 // concurrent use.
-type Embedder interface {
-	// Embed returns one vector per text, in order, all of one dimension.
-	Embed(ctx context.Context, texts []string) (*Result, error)
-}
+type Embedder = provider.Embedder
 
 // Result is what one call returned.
-type Result struct {
-	Vectors [][]float64
-	// Tokens is what the provider counted, 0 when it reported nothing.
-	Tokens int
-}
+type Result = provider.Embeddings
+
+// init makes Open the opener of provider.OpenEmbedder, by which the run
+// engine opens embedding models without importing this package.
+func init() { provider.RegisterEmbedders(Open) }
 
 // Names returns the provider names that have an embeddings client, sorted.
 func Names() []string { return []string{"ollama", "openai"} }
@@ -126,11 +124,11 @@ type client struct {
 
 // post sends body and decodes the answer into out.
 func (c *client) post(ctx context.Context, body, out any) error {
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, body)
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, body)
 	if err != nil {
 		return err
 	}
-	if err := httpc.DecodeJSON(resp.Body, out); err != nil {
+	if err := apicall.DecodeJSON(resp.Body, out); err != nil {
 		var pe *provider.Error
 		if errors.As(err, &pe) {
 			pe.StatusCode = resp.Status

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 

@@ -70,9 +70,10 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
@@ -223,7 +224,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	}
 	// A 429 body is read here rather than in httpc: Gemini names its delay
 	// in the body's RetryInfo, not in a Retry-After header.
-	resp, err := c.http.Do(ctx, http.MethodPost, c.url, c.body(req), http.StatusOK, http.StatusTooManyRequests)
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, c.body(req), http.StatusOK, http.StatusTooManyRequests)
 	if err != nil {
 		return nil, err
 	}

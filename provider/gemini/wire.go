@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 	"github.com/promptcanary/promptcanary/provider/internal/turns"
 )
@@ -382,7 +383,7 @@ type apiError struct {
 // decode turns a 200 body into a response.
 func decode(body []byte) (*promptcanary.Response, error) {
 	var r response
-	if err := httpc.DecodeJSON(body, &r); err != nil {
+	if err := apicall.DecodeJSON(body, &r); err != nil {
 		return nil, err
 	}
 	if r.Error != nil {

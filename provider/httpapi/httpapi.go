@@ -96,9 +96,10 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
@@ -395,7 +396,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 		}
 		body = b
 	}
-	resp, err := c.hc.Do(ctx, c.method, c.url.render(&v), body, c.status...)
+	resp, err := apicall.Do(ctx, c.hc, c.method, c.url.render(&v), body, c.status...)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +412,7 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 			return &promptcanary.Response{Content: trimNewline(string(body))}, nil
 		}
 		var raw json.RawMessage
-		if err := httpc.DecodeJSON(body, &raw); err != nil {
+		if err := apicall.DecodeJSON(body, &raw); err != nil {
 			return nil, err
 		}
 	}

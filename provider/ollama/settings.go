@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 

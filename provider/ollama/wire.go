@@ -8,7 +8,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
@@ -201,7 +201,7 @@ type response struct {
 // decode turns a 2xx body into a response.
 func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 	var r response
-	if err := httpc.DecodeJSON(body, &r); err != nil {
+	if err := apicall.DecodeJSON(body, &r); err != nil {
 		return nil, err
 	}
 	if r.Error != "" {

@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
@@ -91,7 +92,7 @@ func (c *count) UnmarshalJSON(b []byte) error {
 // without any answer is a final one.
 func decode(body []byte) (*promptcanary.Response, error) {
 	var cc chatCompletion
-	if err := httpc.DecodeJSON(body, &cc); err != nil {
+	if err := apicall.DecodeJSON(body, &cc); err != nil {
 		return nil, err
 	}
 	if len(cc.Choices) == 0 {

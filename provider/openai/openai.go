@@ -72,9 +72,10 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
 
@@ -401,7 +402,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 
 // generateChat sends one chat completion request.
 func (c *Client) generateChat(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
-	hr, err := c.http.Do(ctx, http.MethodPost, c.url, c.chatBody(req), okStatus...)
+	hr, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, c.chatBody(req), okStatus...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
+	"github.com/promptcanary/promptcanary/provider/internal/apicall"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 	"github.com/promptcanary/promptcanary/provider/modelrules"
 )
@@ -17,7 +17,7 @@ import (
 // generateResponses sends one Responses API request.
 // https://platform.openai.com/docs/api-reference/responses/create
 func (c *Client) generateResponses(ctx context.Context, req *provider.Request) (*promptcanary.Response, error) {
-	hr, err := c.http.Do(ctx, http.MethodPost, c.url, c.responsesBody(req))
+	hr, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, c.responsesBody(req))
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ type outputItem struct {
 // "content_filter". Reasoning items (summaries) stay in the raw response.
 func decodeResponse(body []byte) (*promptcanary.Response, error) {
 	var ro responseObject
-	if err := httpc.DecodeJSON(body, &ro); err != nil {
+	if err := apicall.DecodeJSON(body, &ro); err != nil {
 		return nil, err
 	}
 	if ro.Status == "failed" || ro.Error != nil && ro.Error.Message != "" {

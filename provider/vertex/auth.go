@@ -19,9 +19,9 @@ import (
 	"cloud.google.com/go/auth/credentials"
 	"cloud.google.com/go/compute/metadata"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
 
 // Scope is the OAuth scope of every Vertex AI call.

@@ -46,11 +46,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/anthropic"
 	"github.com/promptcanary/promptcanary/provider/gemini"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/suggest"
-	"github.com/promptcanary/promptcanary/provider/internal/httpc"
 )
 
 // Read calls read for every key of m that is in known, in sorted order,

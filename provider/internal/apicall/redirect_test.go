@@ -1,4 +1,4 @@
-package httpc
+package apicall
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -28,8 +29,8 @@ func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
 
 	// The caller's client keeps its own policy: a shared client is not changed.
 	shared := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	c := &Client{HTTP: shared, Header: http.Header{"X-Bot-Token": {token}}, Secrets: redact.New(token)}
-	_, err := c.Do(context.Background(), "POST", first.URL+"/v1/chat", map[string]string{"a": "b"})
+	c := &httpc.Client{HTTP: shared, Header: http.Header{"X-Bot-Token": {token}}, Secrets: redact.New(token)}
+	_, err := Do(context.Background(), c, "POST", first.URL+"/v1/chat", map[string]string{"a": "b"})
 	var pe *provider.Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("got %v, want *provider.Error", err)
@@ -63,32 +64,12 @@ func TestRedirectSameOriginIsFollowed(t *testing.T) {
 		w.Write([]byte(`{"ok":true}`))
 	}))
 	defer srv.Close()
-	c := &Client{Header: http.Header{"X-Api-Key": {"k-123456789"}}}
-	resp, err := c.Do(context.Background(), "POST", srv.URL+"/old", map[string]int{"n": 1})
+	c := &httpc.Client{Header: http.Header{"X-Api-Key": {"k-123456789"}}}
+	resp, err := Do(context.Background(), c, "POST", srv.URL+"/old", map[string]int{"n": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(resp.Body) != `{"ok":true}` || got.Load() != "k-123456789" {
 		t.Errorf("got body %q and key %q, want the moved answer with the key", resp.Body, got.Load())
-	}
-}
-
-func TestOrigin(t *testing.T) {
-	tests := []struct {
-		a, b string
-		same bool
-	}{
-		{"http://h/x", "http://H:80/y", true},
-		{"https://h/x", "https://h:443/y", true},
-		{"http://h/x", "https://h/x", false},
-		{"http://h:1/x", "http://h:2/x", false},
-		{"http://a.example/x", "http://b.example/x", false},
-	}
-	for _, tc := range tests {
-		a, _ := http.NewRequest("GET", tc.a, nil)
-		b, _ := http.NewRequest("GET", tc.b, nil)
-		if got := origin(a.URL) == origin(b.URL); got != tc.same {
-			t.Errorf("same origin %s %s = %v, want %v", tc.a, tc.b, got, tc.same)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package httpc
+package apicall
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -47,18 +48,18 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestErrorBodyReadToAPrefix: a 500 with a 100 MB body is read to
-// MaxErrorBody (and a little of the transport's buffering), not to the
+// httpc.MaxErrorBody (and a little of the transport's buffering), not to the
 // end, and its message is still taken from its start.
 func TestErrorBodyReadToAPrefix(t *testing.T) {
 	body := &endless{first: "upstream exploded: ", n: 100 << 20}
-	c := &Client{HTTP: &http.Client{Transport: bodyTransport{500, body}}}
-	_, err := c.Do(context.Background(), http.MethodPost, "http://provider.test/v1", nil)
+	c := &httpc.Client{HTTP: &http.Client{Transport: bodyTransport{500, body}}}
+	_, err := Do(context.Background(), c, http.MethodPost, "http://provider.test/v1", nil)
 	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.StatusCode != 500 || !strings.HasPrefix(pe.Message, "upstream exploded: xxx") || len(pe.Message) > MaxMessage+len("…") {
+	if !errors.As(err, &pe) || pe.StatusCode != 500 || !strings.HasPrefix(pe.Message, "upstream exploded: xxx") || len(pe.Message) > httpc.MaxMessage+len("…") {
 		t.Fatalf("got %v, want a 500 whose message is the start of the body", err)
 	}
-	if body.read > MaxErrorBody+64<<10 {
-		t.Errorf("read %d bytes of the error body, want at most %d", body.read, MaxErrorBody)
+	if body.read > httpc.MaxErrorBody+64<<10 {
+		t.Errorf("read %d bytes of the error body, want at most %d", body.read, httpc.MaxErrorBody)
 	}
 }
 
@@ -66,9 +67,9 @@ func TestErrorBodyReadToAPrefix(t *testing.T) {
 // bound: its long strings come back cut, and the bound records the cut.
 func TestAnswerReadThroughTheBound(t *testing.T) {
 	doc := `{"content":"` + strings.Repeat("a", 5000) + `","n":1}`
-	c := &Client{HTTP: &http.Client{Transport: bodyTransport{200, io.NopCloser(strings.NewReader(doc))}}}
+	c := &httpc.Client{HTTP: &http.Client{Transport: bodyTransport{200, io.NopCloser(strings.NewReader(doc))}}}
 	b := &provider.Bound{Max: 100}
-	resp, err := c.Do(provider.WithBound(context.Background(), b), http.MethodPost, "http://provider.test/v1", nil)
+	resp, err := Do(provider.WithBound(context.Background(), b), c, http.MethodPost, "http://provider.test/v1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package httpc
+package apicall
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -44,8 +45,8 @@ func TestDoClassifiesStatuses(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			c := &Client{Secrets: redact.New(key)}
-			_, err := c.Do(context.Background(), "POST", srv.URL, map[string]string{"a": "b"})
+			c := &httpc.Client{Secrets: redact.New(key)}
+			_, err := Do(context.Background(), c, "POST", srv.URL, map[string]string{"a": "b"})
 			var pe *provider.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %v, want *provider.Error", err)
@@ -69,8 +70,8 @@ func TestDoSendsJSONAndHeaders(t *testing.T) {
 		w.Write([]byte(`{"ok":true}`))
 	}))
 	defer srv.Close()
-	c := &Client{Header: http.Header{"X-Api-Key": {"k"}}}
-	resp, err := c.Do(context.Background(), "POST", srv.URL, map[string]int{"n": 1})
+	c := &httpc.Client{Header: http.Header{"X-Api-Key": {"k"}}}
+	resp, err := Do(context.Background(), c, "POST", srv.URL, map[string]int{"n": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestDoTransportErrorIsRetryable(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	url := srv.URL + "/v1?key=AIzaSyA-very-secret-key-value-123"
 	srv.Close()
-	_, err := (&Client{}).Do(context.Background(), "GET", url, nil)
+	_, err := Do(context.Background(), &httpc.Client{}, "GET", url, nil)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || !pe.Retryable {
 		t.Fatalf("got %v, want a retryable provider error", err)
@@ -98,30 +99,9 @@ func TestDoCancelledReturnsContextError(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := (&Client{}).Do(ctx, "GET", srv.URL, nil)
+	_, err := Do(ctx, &httpc.Client{}, "GET", srv.URL, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
-	}
-}
-
-func TestRetryAfterHTTPDate(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
-	if got := RetryAfter(h, now); got != 90*time.Second {
-		t.Errorf("got %v, want 90s", got)
-	}
-	// The delay asked for is kept (the run's retry budget decides), up to
-	// MaxRetryAfter, and no value overflows.
-	if got := RetryAfter(http.Header{"Retry-After": {"3600"}}, now); got != time.Hour {
-		t.Errorf("got %v, want 1h", got)
-	}
-	for _, h := range []http.Header{{"Retry-After": {"1e300"}}, {"Retry-After-Ms": {"9.3e15"}}, {"Retry-After": {"9223372037"}}} {
-		if got := RetryAfter(h, now); got != MaxRetryAfter {
-			t.Errorf("RetryAfter(%v) = %v, want the %v cap", h, got, MaxRetryAfter)
-		}
-	}
-	if got := RetryAfter(http.Header{"Retry-After": {"soon"}}, now); got != 0 {
-		t.Errorf("got %v, want 0 for garbage", got)
 	}
 }
 
@@ -138,9 +118,6 @@ func TestDecodeJSON(t *testing.T) {
 	}
 }
 
-// TestErrorRedactedBeforeCut is the regression test for a key straddling
-// the 300-byte cut of an error body: it used to be cut first, leaving the
-// key's first bytes that no longer matched the whole key.
 func TestErrorRedactedBeforeCut(t *testing.T) {
 	const key = "ak-test-7f3e9c1b5d2a8e4f6071"
 	for _, pad := range []int{280, 290, 296, 299} {
@@ -149,8 +126,8 @@ func TestErrorRedactedBeforeCut(t *testing.T) {
 			w.WriteHeader(http.StatusBadGateway)
 			w.Write([]byte(body))
 		}))
-		c := &Client{Secrets: redact.New(key)}
-		_, err := c.Do(context.Background(), "POST", srv.URL, nil)
+		c := &httpc.Client{Secrets: redact.New(key)}
+		_, err := Do(context.Background(), c, "POST", srv.URL, nil)
 		srv.Close()
 		var pe *provider.Error
 		if !errors.As(err, &pe) {
@@ -168,26 +145,6 @@ func TestErrorRedactedBeforeCut(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"key sk-proj-abcdefghijklmnop here", "key [REDACTED] here"},
-		{"Authorization: Bearer abc.def-ghijkl", "Authorization: [REDACTED]"},
-		{"GET /v1?alt=sse&key=AIzaXYZ&x=1", "GET /v1?alt=sse&key=[REDACTED]&x=1"},
-		{"nothing secret", "nothing secret"},
-	}
-	for _, tc := range tests {
-		if got := Redact(tc.in); got != tc.want {
-			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := Redact("my token is hunter22", "hunter22"); got != "my token is [REDACTED]" {
-		t.Errorf("got %q", got)
-	}
-}
-
-// Authorize sees the request with its headers and the exact body, and
-// what it sets is sent; its error fails the call without sending,
-// scrubbed of secrets, and keeps the *provider.Error it wraps.
 func TestDoAuthorize(t *testing.T) {
 	var got http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +153,7 @@ func TestDoAuthorize(t *testing.T) {
 	}))
 	defer srv.Close()
 	var seen []byte
-	c := &Client{Header: http.Header{"X-Version": {"1"}}, Authorize: func(req *http.Request, body []byte) error {
+	c := &httpc.Client{Header: http.Header{"X-Version": {"1"}}, Authorize: func(req *http.Request, body []byte) error {
 		if req.Header.Get("X-Version") != "1" {
 			t.Error("Authorize ran before the client's headers were set")
 		}
@@ -204,7 +161,7 @@ func TestDoAuthorize(t *testing.T) {
 		req.Header.Set("Authorization", "Signed "+string(body))
 		return nil
 	}}
-	if _, err := c.Do(context.Background(), http.MethodPost, srv.URL, map[string]int{"a": 1}); err != nil {
+	if _, err := Do(context.Background(), c, http.MethodPost, srv.URL, map[string]int{"a": 1}); err != nil {
 		t.Fatal(err)
 	}
 	if string(seen) != `{"a":1}` || got.Get("Authorization") != `Signed {"a":1}` {
@@ -215,10 +172,10 @@ func TestDoAuthorize(t *testing.T) {
 	calls := 0
 	srv2 := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls++ }))
 	defer srv2.Close()
-	c = &Client{Secrets: Secrets(nil, secret), Authorize: func(*http.Request, []byte) error {
+	c = &httpc.Client{Secrets: httpc.Secrets(nil, secret), Authorize: func(*http.Request, []byte) error {
 		return errors.New("token endpoint refused " + secret)
 	}}
-	_, err := c.Do(context.Background(), http.MethodPost, srv2.URL, nil)
+	_, err := Do(context.Background(), c, http.MethodPost, srv2.URL, nil)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Retryable || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "authorize request: token endpoint refused") {
 		t.Errorf("a failed Authorize: got %v", err)
@@ -226,7 +183,7 @@ func TestDoAuthorize(t *testing.T) {
 	c.Authorize = func(*http.Request, []byte) error {
 		return fmt.Errorf("fetch token: %w", &provider.Error{StatusCode: 503, Retryable: true, Message: "unavailable"})
 	}
-	_, err = c.Do(context.Background(), http.MethodPost, srv2.URL, nil)
+	_, err = Do(context.Background(), c, http.MethodPost, srv2.URL, nil)
 	if !errors.As(err, &pe) || !pe.Retryable || pe.StatusCode != 503 {
 		t.Errorf("a retryable Authorize failure: got %v", err)
 	}

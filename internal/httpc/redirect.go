@@ -11,8 +11,22 @@ import (
 // net/http's default policy does.
 const maxRedirects = 10
 
+// Redirects is a Client's redirect policy.
+type Redirects int
+
+const (
+	// FollowSameOrigin follows a redirect to the request's own origin
+	// and refuses one to another origin (see sameOrigin): the provider
+	// clients' policy.
+	FollowSameOrigin Redirects = iota
+	// NoRedirects follows none: the 3xx answer itself is returned, for
+	// the caller to report (a POST turned into a GET, or a token sent to
+	// another host, helps no one): the notifiers' policy.
+	NoRedirects
+)
+
 // client returns c.HTTP (or http.DefaultClient) with its redirect policy
-// replaced by sameOrigin: a shallow copy, so the caller's Transport and
+// replaced by c.Redirects': a shallow copy, so the caller's Transport and
 // its connection pool are shared and the caller's client is not changed.
 func (c *Client) client() *http.Client {
 	base := c.HTTP
@@ -20,7 +34,12 @@ func (c *Client) client() *http.Client {
 		base = http.DefaultClient
 	}
 	hc := *base
-	hc.CheckRedirect = sameOrigin(base.CheckRedirect)
+	switch c.Redirects {
+	case NoRedirects:
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	default:
+		hc.CheckRedirect = sameOrigin(base.CheckRedirect)
+	}
 	return &hc
 }
 

@@ -49,7 +49,8 @@ func FuzzErrorMessage(f *testing.F) {
 }
 
 // FuzzRetryAfter checks that no Retry-After value yields a negative delay
-// or one past MaxRetryAfter.
+// or one past MaxRetryAfter, read by the providers (RetryAfter) or the
+// notifiers (RetryAfterHeader).
 func FuzzRetryAfter(f *testing.F) {
 	for _, s := range []string{"3", "0.25", "-1", "1e300", "NaN", "Inf", "Wed, 21 Oct 2015 07:28:00 GMT", "9223372037"} {
 		f.Add(s, "")
@@ -66,6 +67,9 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 		if d := RetryAfter(h, now); d < 0 || d > MaxRetryAfter {
 			t.Fatalf("RetryAfter(%q, %q) = %v, want within [0, %v]", after, afterMs, d, MaxRetryAfter)
+		}
+		if d := RetryAfterHeader(h, now); d < 0 || d > MaxRetryAfter {
+			t.Fatalf("RetryAfterHeader(%q) = %v, want within [0, %v]", after, d, MaxRetryAfter)
 		}
 	})
 }
