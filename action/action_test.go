@@ -109,8 +109,9 @@ func release(t *testing.T, repo, tag string, files map[string][]byte) *httptest.
 	return srv
 }
 
-// archive packs bin as the release archive of version for linux/arch:
-// its name and bytes.
+// archive packs bin as the release archive of version for linux/arch,
+// as scripts/release.sh lays it out (the binary at the top): its name
+// and bytes.
 func archive(t *testing.T, bin, version, arch string) (string, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(bin)
@@ -125,7 +126,7 @@ func archive(t *testing.T, bin, version, arch string) (string, []byte) {
 		name string
 		mode int64
 		data []byte
-	}{{base + "/README.md", 0o644, []byte("# promptcanary\n")}, {base + "/promptcanary", 0o755, data}} {
+	}{{"README.md", 0o644, []byte("# promptcanary\n")}, {"promptcanary", 0o755, data}} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -327,5 +328,139 @@ func checkOutputs(t *testing.T, res *result, exitCode, severity string) {
 	html := filepath.Join(filepath.Dir(res.Outputs["report-path"]), "drift.html")
 	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("<html")) {
 		t.Errorf("no HTML report beside report-path: %v", err)
+	}
+}
+
+// setEvent rewrites the job's event file with edit applied.
+func setEvent(t *testing.T, j *job, edit func(ev map[string]any)) {
+	t.Helper()
+	path := j.Env["GITHUB_EVENT_PATH"]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	edit(ev)
+	data, _ = json.Marshal(ev)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInstallRefusesABadChecksum(t *testing.T) {
+	needTools(t)
+	meta := loadAction(t, "../action.yml")
+	ws := t.TempDir()
+	for _, tc := range []struct {
+		name, want string
+		sums       func(name string, data []byte) string
+	}{
+		{"mismatch", "checksum mismatch for promptcanary_0.0.0-test_linux_", func(name string, data []byte) string {
+			return sha(append(data, 0)) + "  " + name + "\n"
+		}},
+		{"not listed", "SHA256SUMS of release v0.0.0-test lists no promptcanary_0.0.0-test_linux_", func(string, []byte) string {
+			return sha([]byte("x")) + "  promptcanary_0.0.0-test_darwin_arm64.tar.gz\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rel := releaseOf(t, tc.sums)
+			gh := newFakeGitHub(t, testRepo, testToken, testPR)
+			j := newJob(t, ws, "pull_request", rel.URL, gh.srv.URL)
+			res := j.run(t, meta)
+			if res.Failed != "Install promptcanary" || !strings.Contains(res.Log, tc.want) {
+				t.Fatalf("failed step %q, want the install to fail with %q; log:\n%s", res.Failed, tc.want, res.Log)
+			}
+			if strings.Contains(res.Log, "building the action's source") {
+				t.Errorf("a bad checksum fell back to building from source:\n%s", res.Log)
+			}
+			if _, err := os.Stat(filepath.Join(j.Env["RUNNER_TEMP"], "promptcanary-bin", "promptcanary")); err == nil {
+				t.Errorf("the binary was installed despite the bad checksum")
+			}
+			if n := len(gh.calls); n != 0 {
+				t.Errorf("%d calls to the GitHub API after a failed install", n)
+			}
+		})
+	}
+}
+
+func TestInstallBuildsAnUnreleasedRef(t *testing.T) {
+	needTools(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	meta := loadAction(t, "../action.yml")
+	ws := workspace(t, built(t))
+	rel := releaseOf(t, nil) // has v0.0.0-test only
+	gh := newFakeGitHub(t, testRepo, testToken, testPR)
+	j := newJob(t, ws, "push", rel.URL, gh.srv.URL)
+	j.Inputs = map[string]string{"version": "v9.9.9", "working-directory": "demo", "provider": "sim/stable"}
+	res := j.run(t, meta)
+	if res.Failed != "" {
+		t.Fatalf("step %q failed:\n%s", res.Failed, res.Log)
+	}
+	for _, want := range []string{"v9.9.9 has no release archive", "building the action's source (v9.9.9)", "event push is not a pull request: no comment"} {
+		if !strings.Contains(res.Log, want) {
+			t.Errorf("log lacks %q:\n%s", want, res.Log)
+		}
+	}
+	checkOutputs(t, res, "0", "none")
+	if !strings.Contains(res.Summary, "No drift") {
+		t.Errorf("summary lacks the report:\n%s", res.Summary)
+	}
+	if n := len(gh.calls); n != 0 {
+		t.Errorf("%d calls to the GitHub API on a push event", n)
+	}
+}
+
+func TestCommentRefusals(t *testing.T) {
+	needTools(t)
+	meta := loadAction(t, "../action.yml")
+	ws := workspace(t, built(t))
+	rel := releaseOf(t, nil)
+	clean := map[string]string{"working-directory": "demo", "provider": "sim/stable"}
+	for _, tc := range []struct {
+		name   string
+		edit   func(j *job, gh *fakeGitHub)
+		failed string
+		want   string
+	}{
+		{"wrong token", func(j *job, _ *fakeGitHub) { j.Token = "ghs_wrong" },
+			"Comment on the pull request", "HTTP 401: Bad credentials (check the github-token input)"},
+		{"another repository", func(j *job, _ *fakeGitHub) { j.Env["GITHUB_REPOSITORY"] = "acme/other" },
+			"Comment on the pull request", "HTTP 404: Not Found (repository acme/other or pull request #42 not found"},
+		{"read-only token", func(_ *job, gh *fakeGitHub) { gh.readOnly = true },
+			"Comment on the pull request", "HTTP 403: Resource not accessible by integration (the token needs pull-requests: write"},
+		{"fork with a read-only token", func(j *job, gh *fakeGitHub) {
+			gh.readOnly = true
+			setEvent(t, j, func(ev map[string]any) {
+				ev["pull_request"].(map[string]any)["head"].(map[string]any)["repo"] = map[string]any{"full_name": "someone/checkout"}
+			})
+		}, "", "::warning title=promptcanary comment::comment on pull request #42: HTTP 403 on a pull request from a fork"},
+		{"comment off", func(j *job, _ *fakeGitHub) { j.Inputs["comment"] = "false" },
+			"", "input comment is false: no comment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, testRepo, testToken, testPR)
+			j := newJob(t, ws, "pull_request", rel.URL, gh.srv.URL)
+			j.Inputs = map[string]string{}
+			for k, v := range clean {
+				j.Inputs[k] = v
+			}
+			tc.edit(j, gh)
+			res := j.run(t, meta)
+			if res.Failed != tc.failed || !strings.Contains(res.Log, tc.want) {
+				t.Fatalf("failed step %q, want %q with %q; log:\n%s", res.Failed, tc.failed, tc.want, res.Log)
+			}
+			if strings.Contains(res.Log, testToken) {
+				t.Fatal("the token is in the log")
+			}
+			if got := len(gh.comments(testPR, "")); got != 0 {
+				t.Errorf("%d comments, want none", got)
+			}
+			checkOutputs(t, res, "0", "none")
+		})
 	}
 }

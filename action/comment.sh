@@ -14,7 +14,7 @@
 # curl on standard input, never on a command line, and is never printed.
 #
 # Environment: GITHUB_TOKEN, PC_COMMENT, PC_COMMENT_KEY, PC_REPORT,
-# PC_EXIT_CODE, PC_SEVERITY and the runner's GITHUB_EVENT_NAME,
+# PC_EXIT_CODE, PC_SEVERITY, PC_INSTALL_ONLY and the runner's GITHUB_EVENT_NAME,
 # GITHUB_EVENT_PATH, GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_SERVER_URL,
 # GITHUB_RUN_ID, RUNNER_TEMP.
 set -euo pipefail
@@ -28,6 +28,7 @@ fail() {
 	exit 1
 }
 
+[ "${PC_INSTALL_ONLY:-false}" != true ] || exit 0
 case "${GITHUB_EVENT_NAME:-}" in
 pull_request | pull_request_target) ;;
 *)
@@ -101,7 +102,7 @@ refused() {
 	msg=$(jq -r '.message // empty' "$tmp/resp" 2>/dev/null | head -c 300 || true)
 	case "$status" in
 	401) hint="check the github-token input" ;;
-	403) hint="the token needs pull-requests: write (permissions: in the workflow)" ;;
+	403) hint="the token needs pull-requests: write; set it under permissions: in the workflow" ;;
 	404) hint="repository $GITHUB_REPOSITORY or pull request #$number not found, or the token cannot see it" ;;
 	422) hint="GitHub rejected the comment" ;;
 	esac
@@ -121,7 +122,8 @@ for ((page = 1; page <= max_pages; page++)); do
 	id=$(jq -r --arg m "$marker" '[.[] | select((.body // "") | startswith($m))][0].id // empty' "$tmp/resp") ||
 		fail "list the comments of pull request #$number: the answer is not a JSON array"
 	[ -z "$id" ] || break
-	url=$(tr -d '\r' <"$tmp/headers" | grep -i '^link:' | sed 's/^[Ll][Ii][Nn][Kk]: *//' | tr ',' '\n' |
+	# No Link header (a single page) is no next page.
+	url=$(tr -d '\r' <"$tmp/headers" | sed -n 's/^[Ll][Ii][Nn][Kk]: *//p' | tr ',' '\n' |
 		sed -n 's/^ *<\([^>]*\)>.*rel="\{0,1\}next"\{0,1\}.*$/\1/p' | head -n 1)
 	[ -n "$url" ] || break
 	# The token goes only to the API.

@@ -10,7 +10,7 @@
 # and artifact-name.
 #
 # Environment: PC_BIN, PC_CONFIG, PC_PROVIDER, PC_FAIL_ON_DRIFT,
-# PC_SAMPLES, PC_ARGS, PC_COMMENT_KEY, PC_ARTIFACT_NAME, RUNNER_TEMP,
+# PC_SAMPLES, PC_ARGS, PC_COMMENT_KEY, PC_ARTIFACT_NAME, PC_INSTALL_ONLY, RUNNER_TEMP,
 # GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 set -euo pipefail
 
@@ -19,6 +19,15 @@ usage() {
 	echo "exit-code=2" >>"$GITHUB_OUTPUT"
 	exit 0
 }
+
+case "${PC_INSTALL_ONLY:-false}" in
+true)
+	echo "promptcanary: install-only: nothing compared"
+	exit 0
+	;;
+false) ;;
+*) usage "input install-only is '$PC_INSTALL_ONLY'; use true or false" ;;
+esac
 
 bin=${PC_BIN:-promptcanary}
 dir=$(mktemp -d "${RUNNER_TEMP:?RUNNER_TEMP is not set}/promptcanary-report.XXXXXX")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fails the job with promptcanary compare's exit code (step "Gate on the
 # verdict" of action.yml), after the report was uploaded and commented.
-# Environment: PC_EXIT_CODE.
+# Environment: PC_EXIT_CODE, PC_INSTALL_ONLY.
 set -euo pipefail
+[ "${PC_INSTALL_ONLY:-false}" != true ] || exit 0
 code=${PC_EXIT_CODE:-}
 case "$code" in
 0) echo "promptcanary: no drift at or above the fail-on-drift threshold" ;;
