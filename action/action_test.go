@@ -464,3 +464,31 @@ func TestCommentRefusals(t *testing.T) {
 		})
 	}
 }
+
+func TestInstallOnly(t *testing.T) {
+	needTools(t)
+	meta := loadAction(t, "../action.yml")
+	rel := releaseOf(t, nil)
+	gh := newFakeGitHub(t, testRepo, testToken, testPR)
+	j := newJob(t, t.TempDir(), "pull_request", rel.URL, gh.srv.URL)
+	j.Inputs = map[string]string{"install-only": "true"}
+	res := j.run(t, meta)
+	if res.Failed != "" || !strings.Contains(res.Log, "install-only: nothing compared") {
+		t.Fatalf("step %q failed, or compared:\n%s", res.Failed, res.Log)
+	}
+	if len(res.Path) != 1 {
+		t.Fatalf("PATH additions %v, want the install directory", res.Path)
+	}
+	out, err := exec.Command(filepath.Join(res.Path[0], "promptcanary"), "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "promptcanary ") {
+		t.Errorf("promptcanary on PATH: %v %s", err, out)
+	}
+	for name, v := range res.Outputs {
+		if v != "" {
+			t.Errorf("output %s = %q, want empty with install-only", name, v)
+		}
+	}
+	if n := len(gh.calls); n != 0 {
+		t.Errorf("%d calls to the GitHub API with install-only", n)
+	}
+}

@@ -125,6 +125,8 @@ type result struct {
 	Failed string
 	// Skipped lists the uses: steps, which are checked but not run.
 	Skipped []string
+	// Path lists the directories the steps added to PATH (GITHUB_PATH).
+	Path []string
 }
 
 var exprPattern = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
@@ -206,6 +208,7 @@ func (j *job) run(t *testing.T, meta *actionMeta) *result {
 		res.Outputs[name] = j.expand(t, out.Value, inputs, steps)
 	}
 	res.Log = log.String()
+	res.Path = extraPath
 	return res
 }
 
