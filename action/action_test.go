@@ -492,3 +492,80 @@ func TestInstallOnly(t *testing.T) {
 		t.Errorf("%d calls to the GitHub API with install-only", n)
 	}
 }
+
+func TestInputsAndErrorsReachTheComment(t *testing.T) {
+	needTools(t)
+	meta := loadAction(t, "../action.yml")
+	ws := workspace(t, built(t))
+	rel := releaseOf(t, nil)
+	for _, tc := range []struct {
+		name   string
+		inputs map[string]string
+		code   string
+		log    string
+	}{
+		{"samples and args", map[string]string{"samples": "2", "args": "--max-errors 1  --tag  nosuchtag", "fail-on-drift": "false"},
+			"2", "--samples 2 --max-errors 1 --tag nosuchtag"},
+		{"bad fail-on-drift", map[string]string{"fail-on-drift": "sometimes"},
+			"2", "input fail-on-drift is 'sometimes'; use any, low, medium, high, critical or false"},
+		{"bad samples", map[string]string{"samples": "0"},
+			"2", "input samples is '0'; use a whole number of 1 or more"},
+		{"missing suite", map[string]string{"config": "nosuch.yaml"},
+			"2", "nosuch.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, testRepo, testToken, testPR)
+			j := newJob(t, ws, "pull_request", rel.URL, gh.srv.URL)
+			j.Inputs = map[string]string{"working-directory": "demo", "provider": "sim/stable"}
+			for k, v := range tc.inputs {
+				j.Inputs[k] = v
+			}
+			res := j.run(t, meta)
+			if res.Failed != "Gate on the verdict" || res.Outputs["exit-code"] != tc.code || !strings.Contains(res.Log, tc.log) {
+				t.Fatalf("failed step %q, exit-code %q, want the gate to fail with %s and the log to say %q:\n%s",
+					res.Failed, res.Outputs["exit-code"], tc.code, tc.log, res.Log)
+			}
+			if res.Outputs["severity"] != "" || res.Outputs["report-path"] != "" {
+				t.Errorf("outputs %v: want no severity and no report-path without a report", res.Outputs)
+			}
+			c := gh.comments(testPR, marker+"\n")
+			if len(c) != 1 || !strings.Contains(c[0].Body, "No drift report: `promptcanary compare` exited "+tc.code) {
+				t.Fatalf("comments %v, want one saying there is no report", c)
+			}
+			if !strings.Contains(res.Summary, "No drift report") {
+				t.Errorf("summary %q does not say there is no report", res.Summary)
+			}
+		})
+	}
+}
+
+// TestCommentCutToGitHubsLimit runs the comment script alone with a
+// report longer than GitHub takes (in characters, not bytes): the comment
+// is cut, says so, and the stand-in accepts it.
+func TestCommentCutToGitHubsLimit(t *testing.T) {
+	needTools(t)
+	gh := newFakeGitHub(t, testRepo, testToken, testPR)
+	j := newJob(t, t.TempDir(), "pull_request", "http://127.0.0.1:1", gh.srv.URL)
+	report := filepath.Join(t.TempDir(), "drift.md")
+	if err := os.WriteFile(report, []byte("## report\n\n"+strings.Repeat("é", maxCommentChars)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "../action/comment.sh")
+	for k, v := range j.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"), "GITHUB_TOKEN="+testToken, "PC_REPORT="+report, "PC_EXIT_CODE=1", "PC_SEVERITY=high")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("comment.sh: %v\n%s", err, out)
+	}
+	c := gh.comments(testPR, marker)
+	if len(c) != 1 {
+		t.Fatalf("%d comments, want 1:\n%s", len(c), out)
+	}
+	n := len([]rune(c[0].Body))
+	if n > maxCommentChars || n < maxCommentChars-200 || !strings.Contains(c[0].Body, "cut to fit GitHub's comment limit") ||
+		!strings.HasSuffix(c[0].Body, "</sub>") {
+		t.Errorf("comment of %d characters, ending %q", n, c[0].Body[len(c[0].Body)-300:])
+	}
+}

@@ -14,8 +14,17 @@
 # GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 set -euo pipefail
 
+# no_report tells the job's summary page that compare wrote no report.
+no_report() {
+	[ -z "${GITHUB_STEP_SUMMARY:-}" ] ||
+		printf '### PromptCanary\n\nNo drift report: `promptcanary compare` exited %s; %s.\n' "$1" "$2" >>"$GITHUB_STEP_SUMMARY"
+}
+
+# usage fails on an input before compare runs, as compare's own usage
+# errors do: exit code 2, for the gate step.
 usage() {
 	echo "::error title=promptcanary::$1" >&2
+	no_report 2 "$1"
 	echo "exit-code=2" >>"$GITHUB_OUTPUT"
 	exit 0
 }
@@ -80,9 +89,7 @@ done
 name=${PC_ARTIFACT_NAME:-promptcanary-report${PC_COMMENT_KEY:+-$PC_COMMENT_KEY}}
 name=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '-')
 
-if [ ! -f "$dir/drift.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-	printf '### PromptCanary\n\nNo drift report: `promptcanary compare` exited %s; the job log says why.\n' "$code" >>"$GITHUB_STEP_SUMMARY"
-fi
+[ -f "$dir/drift.md" ] || no_report "$code" "the job log says why"
 {
 	echo "exit-code=$code"
 	echo "severity=$severity"
