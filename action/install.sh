@@ -113,9 +113,10 @@ from_release() {
 from_source() {
 	command -v go >/dev/null || fail "ref '$ref' has no release to download and Go is not installed: add actions/setup-go before this action, or use the action at a release tag"
 	if grep -qs '^module github.com/promptcanary/promptcanary$' "$PC_ACTION_PATH/go.mod"; then
-		echo "promptcanary install: building the action's source ($ref) with $(go version)"
+		echo "promptcanary install: building the action's source (${ref:-a local action}) with $(go version)"
 		(cd "$PC_ACTION_PATH" && GOBIN="$dest" go install ./cmd/promptcanary)
 	else
+		[ -n "$ref" ] || fail "no ref to install: set the input version"
 		echo "promptcanary install: go install github.com/promptcanary/promptcanary/cmd/promptcanary@$ref"
 		GOBIN="$dest" go install "github.com/promptcanary/promptcanary/cmd/promptcanary@$ref"
 	fi
