@@ -68,6 +68,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -n "${PC_REPORT:-}" ] && [ -f "$PC_REPORT" ]; then
 	cp "$PC_REPORT" "$tmp/report.md"
 else
+	# shellcheck disable=SC2016 # the backquotes are Markdown
 	printf '## PromptCanary\n\nNo drift report: `promptcanary compare` exited %s; the job log says why.\n' "${PC_EXIT_CODE:-?}" >"$tmp/report.md"
 fi
 footer="<sub>promptcanary compare exited ${PC_EXIT_CODE:-?}${PC_SEVERITY:+ (severity $PC_SEVERITY)}${head_sha:+ at ${head_sha:0:7}}"

@@ -16,6 +16,7 @@ set -euo pipefail
 
 # no_report tells the job's summary page that compare wrote no report.
 no_report() {
+	# shellcheck disable=SC2016 # the backquotes are Markdown
 	[ -z "${GITHUB_STEP_SUMMARY:-}" ] ||
 		printf '### PromptCanary\n\nNo drift report: `promptcanary compare` exited %s; %s.\n' "$1" "$2" >>"$GITHUB_STEP_SUMMARY"
 }

@@ -103,7 +103,8 @@ from_release() {
 	local bin
 	bin=$(find "$tmp/x" -type f -name "$exe" | head -n 1)
 	[ -n "$bin" ] || fail "$archive of release $ref holds no $exe"
-	mv "$bin" "$dest/$exe" && chmod +x "$dest/$exe" || fail "cannot install $exe into $dest"
+	mv "$bin" "$dest/$exe" || fail "cannot install $exe into $dest"
+	chmod +x "$dest/$exe" || fail "cannot make $dest/$exe executable"
 	rm -rf "$tmp"
 	echo "promptcanary install: release $ref ($archive, sha256 $got)"
 }

@@ -29,7 +29,8 @@ var (
 // strict keys (loadAction), a description for every input and output,
 // composite run steps with a shell, unique step ids, every ${{ inputs.X }}
 // declared, every output read from a step that exists, every script
-// present and valid bash, and every uses: pinned.
+// present and valid bash (and clean under shellcheck, when installed),
+// and every uses: pinned.
 func TestActionMetadata(t *testing.T) {
 	meta := loadAction(t, "../action.yml")
 	if meta.Name == "" || meta.Description == "" || meta.Runs.Using != "composite" {
@@ -87,6 +88,13 @@ func checkScript(t *testing.T, st actionStep) {
 	}
 	if out, err := exec.Command("bash", "-n", filepath.Join("..", m[1])).CombinedOutput(); err != nil {
 		t.Errorf("%s: %v\n%s", m[1], err, out)
+	}
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		t.Logf("shellcheck is not installed: %s checked with bash -n only", m[1])
+		return
+	}
+	if out, err := exec.Command("shellcheck", filepath.Join("..", m[1])).CombinedOutput(); err != nil {
+		t.Errorf("shellcheck %s: %v\n%s", m[1], err, out)
 	}
 }
 
