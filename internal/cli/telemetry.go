@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary/internal/telemetry"
+	"github.com/promptcanary/promptcanary/monitor/config"
 )
 
 // traced runs fn, a command's work, in a span named for command when the
@@ -55,4 +58,23 @@ func failure(err error) error {
 		return fmt.Errorf("exit code %d", exitCode(err))
 	}
 	return err
+}
+
+// serveTracer starts the monitor's tracer from otel: in monitor.yaml over
+// the OpenTelemetry variables, nil when neither names an endpoint. Export
+// failures are logged (at most once a minute), never fatal.
+func (a *app) serveTracer(ctx context.Context, cfg *config.Config, log *slog.Logger) *telemetry.Tracer {
+	env, err := telemetry.FromEnv(a.getenv)
+	if err != nil {
+		a.warn("%s; it is ignored", err)
+		env, _ = telemetry.FromEnv(func(string) string { return "" })
+	}
+	tc := cfg.OTel.Apply(env)
+	t, err := telemetry.Start(ctx, tc, telemetry.Options{Secrets: a.secrets, Version: moduleVersion(),
+		OnError: func(err error) { log.Warn("opentelemetry export failed", "err", err) }})
+	if err != nil {
+		a.warn("%s; no traces are exported", err)
+		return nil
+	}
+	return t
 }

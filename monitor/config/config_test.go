@@ -106,9 +106,16 @@ func TestLoadFull(t *testing.T) {
 	if d := cmp.Diff(wantN, cfg.Notifiers); d != "" {
 		t.Errorf("notifiers (-want +got):\n%s", d)
 	}
+	content := true
+	wantO := OTel{Set: true, Endpoint: "http://otel-collector:4317", Protocol: "grpc",
+		Headers: map[string]string{"authorization": "Bearer " + fixtureSecrets["OTLP_TOKEN"]}, Content: &content, Line: 49}
+	if d := cmp.Diff(wantO, cfg.OTel); d != "" {
+		t.Errorf("otel (-want +got):\n%s", d)
+	}
 	wantS := []string{
 		fixtureSecrets["ADMIN_TOKEN"], fixtureSecrets["DATABASE_URL"], fixtureSecrets["GITHUB_TOKEN"],
 		fixtureSecrets["PD_ROUTING_KEY"], fixtureSecrets["SLACK_WEBHOOK_URL"], fixtureSecrets["WEBHOOK_SECRET"],
+		fixtureSecrets["OTLP_TOKEN"], "Bearer " + fixtureSecrets["OTLP_TOKEN"],
 	}
 	slices.Sort(wantS)
 	if d := cmp.Diff(wantS, cfg.Secrets()); d != "" {
