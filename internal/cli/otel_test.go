@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -181,4 +182,87 @@ func names(spans []otlptest.Span) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// TestOTelServeOnce runs the monitor's checks once with otel: in
+// monitor.yaml (gRPC, endpoint and token from the environment): each
+// check run is a root span with its runs and calls below it, and the
+// drifted check's span carries the drift verdicts and the incident it
+// opened as events.
+func TestOTelServeOnce(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if code, stderr := mainIn(t, "init", "--monitor", "s"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	t.Chdir(filepath.Join(dir, "s"))
+	if code, stderr := mainIn(t, "run", "--save-baseline", "--no-progress", "-o", "base.json"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile("base.json")
+	var base struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(data, &base); err != nil || base.RunID == "" {
+		t.Fatalf("base.json: %v", err)
+	}
+	const token = "otlp-monitor-token-0123456789"
+	r := otlptest.NewGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, "")
+	t.Setenv("OTLP_ENDPOINT", r.Endpoint)
+	t.Setenv("OTLP_TOKEN", token)
+	os.WriteFile("monitor.yaml", []byte(`checks:
+  - {name: canary, suite: canary.yaml, provider: sim/stable}
+  - {name: drifted, suite: canary.yaml, provider: sim/drifted, baseline: `+base.RunID+`}
+otel:
+  endpoint: "${OTLP_ENDPOINT}"
+  protocol: grpc
+  headers: {authorization: "Bearer ${OTLP_TOKEN}"}
+`), 0o644)
+	if code, stderr := mainIn(t, "serve", "--once"); code != int(ExitGate) {
+		t.Fatalf("serve --once: exit %d, want 1 (incident open): %s", code, stderr)
+	}
+	if got := r.Header("authorization"); len(got) == 0 || got[0] != "Bearer "+token {
+		t.Errorf("authorization %q, want the header of otel:", got)
+	}
+	byID := map[string]otlptest.Span{}
+	for _, s := range r.Spans() {
+		byID[s.SpanID] = s
+	}
+	checks := map[string]otlptest.Span{}
+	for _, s := range r.Named("check ") {
+		checks[s.Name] = s
+		if s.ParentID != "" {
+			t.Errorf("%s has a parent, want a root span", s.Name)
+		}
+	}
+	clean, drifted := checks["check canary"], checks["check drifted"]
+	if clean.Attrs[telemetry.AttrCheckOutcome] != "clean" || drifted.Attrs[telemetry.AttrCheckOutcome] != "drift" ||
+		drifted.Attrs[telemetry.AttrCheckConfirmed] != true || drifted.Attrs[telemetry.AttrSeverity] == "" {
+		t.Fatalf("check spans %v, %v: want clean and a confirmed drift", clean.Attrs, drifted.Attrs)
+	}
+	var drifts, opened int
+	for _, e := range drifted.Events {
+		switch {
+		case e.Name == telemetry.EventDrift && e.Attrs[telemetry.AttrDriftDetected] == true:
+			drifts++
+		case e.Name == telemetry.EventIncident && e.Attrs[telemetry.AttrIncidentState] == "opened" && e.Attrs[telemetry.AttrIncidentID] != "":
+			opened++
+		}
+	}
+	if drifts != 2 || opened != 1 {
+		t.Errorf("drifted check events %v: want 2 drift verdicts (run and confirmation) and 1 incident opened", drifted.Events)
+	}
+	if len(r.Named("chat ")) == 0 {
+		t.Fatalf("no call spans: %v", names(r.Spans()))
+	}
+	for _, c := range r.Named("chat ") {
+		run := byID[c.ParentID]
+		if !strings.HasPrefix(run.Name, "run sim/") || !strings.HasPrefix(byID[run.ParentID].Name, "check ") {
+			t.Fatalf("call %s under %q under %q, want a run under a check", c.Name, run.Name, byID[run.ParentID].Name)
+		}
+	}
+	if r.Contains([]byte(token[:12])) {
+		t.Errorf("the header token reached the spans")
+	}
 }
