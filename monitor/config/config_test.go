@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -371,5 +372,33 @@ func TestAllowedHosts(t *testing.T) {
 	}
 	if want := []string{"canary.internal", "*"}; !slices.Equal(cfg.AllowedHosts, want) {
 		t.Errorf("got %q, want %q", cfg.AllowedHosts, want)
+	}
+}
+
+// TestOTelApply: otel: in monitor.yaml overrides the OpenTelemetry
+// variables key by key, and an endpoint gets the traces path the protocol
+// needs.
+func TestOTelApply(t *testing.T) {
+	yes := true
+	env := telemetry.Config{Endpoint: "http://env:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}
+	tests := []struct {
+		name string
+		o    OTel
+		want telemetry.Config
+	}{
+		{"no otel: keeps the environment", OTel{}, env},
+		{"endpoint: the traces path appended", OTel{Set: true, Endpoint: "http://c:4318"},
+			telemetry.Config{Endpoint: "http://c:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}},
+		{"endpoint with the traces path kept", OTel{Set: true, Endpoint: "http://c:4318/v1/traces"},
+			telemetry.Config{Endpoint: "http://c:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}},
+		{"grpc, headers and content", OTel{Set: true, Endpoint: "http://c:4317", Protocol: "grpc", Headers: map[string]string{"x": "y"}, Content: &yes},
+			telemetry.Config{Endpoint: "http://c:4317", Protocol: telemetry.ProtocolGRPC, Headers: map[string]string{"x": "y"}, Content: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, tc.o.Apply(env)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
 	}
 }
