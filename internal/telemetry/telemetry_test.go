@@ -3,6 +3,8 @@ package telemetry_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -235,4 +237,23 @@ func TestUnreachableCollector(t *testing.T) {
 		t.Errorf("Close: %v, want an export failure", err)
 	}
 	t.Logf("Close took %v (bound %v)", time.Since(start), telemetry.ShutdownTimeout)
+}
+
+// TestSilentCollector: a collector that accepts the connection and never
+// answers holds Close no longer than its bound, and is reported.
+func TestSilentCollector(t *testing.T) {
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hold }))
+	defer srv.Close()
+	defer close(hold)
+	tr, err := telemetry.Start(context.Background(), telemetry.Config{Endpoint: srv.URL + "/v1/traces", Protocol: telemetry.ProtocolHTTP},
+		telemetry.Options{ShutdownTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s := tr.StartCommand(context.Background(), "run", "")
+	s.End(nil)
+	if err := tr.Close(); err == nil || !strings.Contains(err.Error(), "not exported within 50ms") {
+		t.Errorf("Close: %v, want the bound reported", err)
+	}
 }

@@ -1,9 +1,11 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +52,8 @@ type Options struct {
 	// OnError, when set, is told of export failures (scrubbed), at most
 	// once a minute; Close reports them as well.
 	OnError func(error)
+	// ShutdownTimeout bounds Close; 0 means ShutdownTimeout.
+	ShutdownTimeout time.Duration
 }
 
 // Tracer makes the spans of runs, checks and provider calls. A nil
@@ -60,6 +64,7 @@ type Tracer struct {
 	secrets *redact.Set
 	content bool
 	onError func(error)
+	bound   time.Duration
 
 	mu       sync.Mutex
 	failures int
@@ -98,7 +103,8 @@ func Start(ctx context.Context, c Config, o Options) (*Tracer, error) {
 		sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(batchTimeout), sdktrace.WithMaxQueueSize(maxQueue),
 			sdktrace.WithExportTimeout(exportTimeout+time.Second)),
 	)
-	t := &Tracer{tp: tp, tr: tp.Tracer(instrumentation), secrets: o.Secrets, content: c.Content, onError: o.OnError}
+	t := &Tracer{tp: tp, tr: tp.Tracer(instrumentation), secrets: o.Secrets, content: c.Content, onError: o.OnError,
+		bound: cmp.Or(o.ShutdownTimeout, ShutdownTimeout)}
 	handlerOnce.Do(func() {
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 			if t := active.Load(); t != nil {
@@ -171,14 +177,14 @@ func (t *Tracer) failed(err error) {
 }
 
 // Close exports the spans still queued and stops the tracer, waiting at
-// most ShutdownTimeout. It returns an error when spans could not be
+// most Options.ShutdownTimeout. It returns an error when spans could not be
 // exported (the collector is unreachable, say), for a warning: it never
 // means the run failed. Close on nil does nothing.
 func (t *Tracer) Close() error {
 	if t == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), t.bound)
 	defer cancel()
 	ferr := t.tp.ForceFlush(ctx)
 	serr := t.tp.Shutdown(ctx)
@@ -189,8 +195,18 @@ func (t *Tracer) Close() error {
 	switch {
 	case t.firstErr != nil:
 		return fmt.Errorf("opentelemetry: %d export(s) failed, traces may be incomplete: %w", t.failures, t.firstErr)
+	case errors.Is(ferr, context.DeadlineExceeded) || errors.Is(serr, context.DeadlineExceeded):
+		return fmt.Errorf("opentelemetry: traces not exported within %v, traces may be incomplete", t.bound)
 	case ferr != nil || serr != nil:
-		return fmt.Errorf("opentelemetry: traces not exported within %v: %s", ShutdownTimeout, t.secrets.String(errors.Join(ferr, serr).Error()))
+		return fmt.Errorf("opentelemetry: traces not exported: %s", t.secrets.String(firstLine(errors.Join(ferr, serr).Error())))
 	}
 	return nil
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -62,8 +62,9 @@ type Receiver struct {
 	// HTTP, http://ADDR for gRPC.
 	Endpoint string
 
-	mu      sync.Mutex
-	spans   []Span
+	mu       sync.Mutex
+	onExport func()
+	spans    []Span
 	raw     [][]byte
 	headers []map[string][]string
 }
@@ -184,7 +185,20 @@ func (r *Receiver) keep(data []byte, headers map[string][]string) error {
 		h[strings.ToLower(k)] = v
 	}
 	r.headers = append(r.headers, h)
+	if f := r.onExport; f != nil {
+		r.mu.Unlock()
+		defer r.mu.Lock() // for the deferred Unlock
+		f()
+	}
 	return nil
+}
+
+// OnExport sets a function called after each export request is kept,
+// before it is answered (so before the exporter's flush returns).
+func (r *Receiver) OnExport(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onExport = f
 }
 
 // flatten turns a protobuf span into a Span.
