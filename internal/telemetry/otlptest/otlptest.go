@@ -65,8 +65,8 @@ type Receiver struct {
 	mu       sync.Mutex
 	onExport func()
 	spans    []Span
-	raw     [][]byte
-	headers []map[string][]string
+	raw      [][]byte
+	headers  []map[string][]string
 }
 
 // NewHTTP starts an OTLP/HTTP receiver: POST /v1/traces with a body of
