@@ -176,18 +176,17 @@ func (r *Receiver) keep(data []byte, headers map[string][]string) error {
 			}
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.spans = append(r.spans, spans...)
-	r.raw = append(r.raw, data)
 	h := map[string][]string{}
 	for k, v := range headers {
 		h[strings.ToLower(k)] = v
 	}
+	r.mu.Lock()
+	r.spans = append(r.spans, spans...)
+	r.raw = append(r.raw, data)
 	r.headers = append(r.headers, h)
-	if f := r.onExport; f != nil {
-		r.mu.Unlock()
-		defer r.mu.Lock() // for the deferred Unlock
+	f := r.onExport
+	r.mu.Unlock()
+	if f != nil {
 		f()
 	}
 	return nil
