@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -106,6 +107,10 @@ func Start(ctx context.Context, c Config, o Options) (*Tracer, error) {
 	t := &Tracer{tp: tp, tr: tp.Tracer(instrumentation), secrets: o.Secrets, content: c.Content, onError: o.OnError,
 		bound: cmp.Or(o.ShutdownTimeout, ShutdownTimeout)}
 	handlerOnce.Do(func() {
+		// The SDK's own log lines go to os.Stderr past the scrubber and
+		// may quote a variable's value (a header): none are printed. Its
+		// errors reach the handler below, which scrubs them.
+		otel.SetLogger(logr.Discard())
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 			if t := active.Load(); t != nil {
 				t.failed(err)
