@@ -76,12 +76,17 @@ func (t *Tracer) start(ctx context.Context, name string, attrs ...attribute.KeyV
 }
 
 // StartCommand starts the span of a command ("promptcanary run") on the
-// suite named suite. On a nil Tracer it returns ctx and nil.
+// suite named suite ("" when it is not known yet: the runs' spans name
+// it). On a nil Tracer it returns ctx and nil.
 func (t *Tracer) StartCommand(ctx context.Context, command, suite string) (context.Context, *Span) {
 	if t == nil {
 		return ctx, nil
 	}
-	return t.start(ctx, "promptcanary "+command, attribute.String(AttrCommand, command), attribute.String(AttrSuite, suite))
+	attrs := []attribute.KeyValue{attribute.String(AttrCommand, command)}
+	if suite != "" {
+		attrs = append(attrs, attribute.String(AttrSuite, suite))
+	}
+	return t.start(ctx, "promptcanary "+command, attrs...)
 }
 
 // StartCheck starts the span of a monitor check's run of a slot. On a nil
