@@ -41,6 +41,11 @@ type Exec struct {
 	// monitor counts and times every call this way); spec is the target's
 	// NAME/MODEL.
 	Wrap func(spec string, p provider.Provider) provider.Provider
+	// Observe, when set, is called as each target's run starts (spec is
+	// its NAME/MODEL) and returns the context the run's calls are made
+	// under and a function called with the run and its error when it
+	// ends (tracing makes a span of each run this way).
+	Observe func(ctx context.Context, spec string) (context.Context, func(*promptcanary.Run, error))
 }
 
 // Open opens every target's provider before anything is called, so a
@@ -108,7 +113,12 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 				ad = against[i].Adaptive
 				plan.References = against[i].References
 			}
-			runs[i], errs[i] = runner.ExecuteAdaptive(ctx, plan, provs[i], opts, ad)
+			rctx, done := ctx, func(*promptcanary.Run, error) {}
+			if x.Observe != nil {
+				rctx, done = x.Observe(ctx, t.Spec)
+			}
+			runs[i], errs[i] = runner.ExecuteAdaptive(rctx, plan, provs[i], opts, ad)
+			defer func() { done(runs[i], errs[i]) }()
 			if runs[i] != nil {
 				runs[i].CostUSD = EstimateCost(runs[i], st.Prices)
 				runs[i].Adjustments = t.Adjustments

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -271,6 +272,7 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	}
 	m.inc.open[fp] = inc
 	m.logEvent(inc, st.Event)
+	telemetry.From(ctx).Incident(inc, string(st.Event.Type))
 	m.noteUnknown(st, promptcanary.NotificationFiring, unknown)
 	m.wake()
 }
@@ -333,6 +335,7 @@ func (m *Monitor) recordStep(ctx context.Context, inc *promptcanary.Incident, t 
 		return
 	}
 	m.logEvent(inc, st.Event)
+	telemetry.From(ctx).Incident(inc, string(t))
 	m.noteUnknown(st, status, unknown)
 	m.wake()
 }

@@ -149,7 +149,10 @@ func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (prompt
 	if l.busy != nil {
 		return m.skip(ctx, e, l, busyReason(l.busy, m.owner))
 	}
-	return m.run(rctx, e, l)
+	rctx, span := m.tracer.StartCheck(rctx, e.c.Name, e.c.Provider, e.c.Suite.Name, slot)
+	cr, ok := m.run(rctx, e, l)
+	span.EndCheck(&cr)
+	return cr, ok
 }
 
 // skipSlot records e's slot as skipped for reason when this monitor

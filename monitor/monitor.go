@@ -38,6 +38,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/config"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
@@ -104,6 +105,11 @@ type Options struct {
 	// Owner names this monitor in the store's leases and claims; "" means
 	// the host, the process id and random bytes.
 	Owner string
+	// Tracer, when not nil, makes a span of each check run, with a span
+	// per run and provider call below it, drift verdicts and incident
+	// steps as events (see internal/telemetry). The caller starts it (from
+	// otel: and the OpenTelemetry variables) and closes it after Stop.
+	Tracer *telemetry.Tracer
 }
 
 // OnceOutcome is what Once found.
@@ -128,6 +134,7 @@ type Monitor struct {
 	owner   string
 	ttl     time.Duration
 	secrets *redact.Set
+	tracer  *telemetry.Tracer
 	tool    string
 	now     func() time.Time
 	after   func(time.Duration) <-chan time.Time
@@ -253,6 +260,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		owner:   cmp.Or(o.Owner, newOwner()),
 		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
+		tracer:  o.Tracer,
 		tool:    o.Tool,
 		now:     o.Now,
 		after:   o.After,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
@@ -184,6 +185,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 			Settings: check.Settings{Secrets: m.secrets},
 			Tool:     m.tool,
 			Wrap:     m.instrument,
+			Observe:  m.observe(),
 		},
 		Baseline:  base,
 		Baselines: m.baselines(e),
@@ -206,6 +208,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	if len(out.Pairs) > 0 {
 		p := out.Pairs[0]
 		ms.run, ms.report = p.Run, p.Report
+		telemetry.From(ctx).Drift(p.Report)
 		if p.Run.CostUSD != nil {
 			ms.cost = *p.Run.CostUSD
 		}
@@ -225,9 +228,18 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	return ms
 }
 
-// instrument wraps a provider of a run for the provider metrics.
+// instrument wraps a provider of a run for the provider metrics, and
+// for traces when the monitor has a tracer.
 func (m *Monitor) instrument(spec string, p provider.Provider) provider.Provider {
-	return &instrumented{p: p, spec: spec, m: m.metrics, clock: time.Now}
+	return m.tracer.Wrap(spec, &instrumented{p: p, spec: spec, m: m.metrics, clock: time.Now})
+}
+
+// observe is check.Exec's Observe when the monitor traces, else nil.
+func (m *Monitor) observe() func(context.Context, string) (context.Context, func(*promptcanary.Run, error)) {
+	if m.tracer == nil {
+		return nil
+	}
+	return m.tracer.StartRun
 }
 
 // record stores a check run, before anything acts on it, finishing the

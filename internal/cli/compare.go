@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/store"
@@ -65,7 +66,9 @@ Exit codes:
   promptcanary compare -p openai/gpt-4o --fail-on-drift=high --output-junit drift.xml
   promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error { return a.compare(c, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.traced(c, "compare", func() error { return a.compare(c, o) })
+		},
 	}
 	f := c.Flags()
 	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")
@@ -197,6 +200,9 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	if out.Interrupted {
 		a.warn("interrupted: nothing compared or recorded")
 		return codeErr(ExitInterrupted)
+	}
+	for _, p := range out.Pairs {
+		telemetry.From(c.Context()).Drift(p.Report)
 	}
 	opts := a.termOptions(o.verbose)
 	failures := out.Failures

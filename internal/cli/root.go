@@ -22,6 +22,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/quote"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/suite"
 
@@ -86,6 +87,9 @@ type app struct {
 	secrets *redact.Set
 	// root is the command tree, for hints about unknown commands.
 	root *cobra.Command
+	// tracer exports the spans of the command running, nil when
+	// OpenTelemetry is not configured (see traced).
+	tracer *telemetry.Tracer
 }
 
 func (a *app) rootCmd() *cobra.Command {

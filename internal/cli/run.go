@@ -77,7 +77,9 @@ Exit codes:
   promptcanary run --tag smoke --prompt refund-json --output-junit junit.xml
   promptcanary run -p openai/gpt-4o --samples 5 --dry-run`,
 		Args: argsUsage(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error { return a.run(c, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.traced(c, "run", func() error { return a.run(c, o) })
+		},
 	}
 	f := c.Flags()
 	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/monitor"
 	"github.com/promptcanary/promptcanary/monitor/config"
@@ -118,14 +119,25 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	} else {
 		h = slog.NewTextHandler(a.stdio.Err, nil)
 	}
+	logger := slog.New(h)
+	var tracer *telemetry.Tracer
+	if !o.checkConfig {
+		tracer = a.serveTracer(ctx, cfg, logger)
+		defer func() {
+			if err := tracer.Close(); err != nil {
+				a.warn("%s", err)
+			}
+		}()
+	}
 	m, err := monitor.New(cfg, monitor.Options{
 		Store:    st,
 		Getenv:   a.getenv,
-		Logger:   slog.New(h),
+		Logger:   logger,
 		Secrets:  a.secrets,
 		Tool:     toolName(),
 		BaseURL:  cfg.BaseURL,
 		LeaseTTL: o.leaseTTL,
+		Tracer:   tracer,
 	})
 	if err != nil {
 		return usageErr(err)

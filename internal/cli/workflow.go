@@ -62,6 +62,9 @@ func (a *app) progress(s *settings, st *suite.Suite, targets []check.Target, sam
 // progress bar and a line on stderr whenever a provider makes us wait.
 func (a *app) exec(w check.Settings, bar *progressBar) check.Exec {
 	x := check.Exec{Settings: w, Tool: toolName()}
+	if a.tracer != nil {
+		x.Wrap, x.Observe = a.tracer.Wrap, a.tracer.StartRun
+	}
 	if bar != nil {
 		x.Progress = bar.update
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -106,9 +107,16 @@ func TestLoadFull(t *testing.T) {
 	if d := cmp.Diff(wantN, cfg.Notifiers); d != "" {
 		t.Errorf("notifiers (-want +got):\n%s", d)
 	}
+	content := true
+	wantO := OTel{Set: true, Endpoint: "http://otel-collector:4317", Protocol: "grpc",
+		Headers: map[string]string{"authorization": "Bearer " + fixtureSecrets["OTLP_TOKEN"]}, Content: &content, Line: 49}
+	if d := cmp.Diff(wantO, cfg.OTel); d != "" {
+		t.Errorf("otel (-want +got):\n%s", d)
+	}
 	wantS := []string{
 		fixtureSecrets["ADMIN_TOKEN"], fixtureSecrets["DATABASE_URL"], fixtureSecrets["GITHUB_TOKEN"],
 		fixtureSecrets["PD_ROUTING_KEY"], fixtureSecrets["SLACK_WEBHOOK_URL"], fixtureSecrets["WEBHOOK_SECRET"],
+		fixtureSecrets["OTLP_TOKEN"], "Bearer " + fixtureSecrets["OTLP_TOKEN"],
 	}
 	slices.Sort(wantS)
 	if d := cmp.Diff(wantS, cfg.Secrets()); d != "" {
@@ -364,5 +372,33 @@ func TestAllowedHosts(t *testing.T) {
 	}
 	if want := []string{"canary.internal", "*"}; !slices.Equal(cfg.AllowedHosts, want) {
 		t.Errorf("got %q, want %q", cfg.AllowedHosts, want)
+	}
+}
+
+// TestOTelApply: otel: in monitor.yaml overrides the OpenTelemetry
+// variables key by key, and an endpoint gets the traces path the protocol
+// needs.
+func TestOTelApply(t *testing.T) {
+	yes := true
+	env := telemetry.Config{Endpoint: "http://env:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}
+	tests := []struct {
+		name string
+		o    OTel
+		want telemetry.Config
+	}{
+		{"no otel: keeps the environment", OTel{}, env},
+		{"endpoint: the traces path appended", OTel{Set: true, Endpoint: "http://c:4318"},
+			telemetry.Config{Endpoint: "http://c:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}},
+		{"endpoint with the traces path kept", OTel{Set: true, Endpoint: "http://c:4318/v1/traces"},
+			telemetry.Config{Endpoint: "http://c:4318/v1/traces", Protocol: telemetry.ProtocolHTTP, Headers: map[string]string{"a": "b"}}},
+		{"grpc, headers and content", OTel{Set: true, Endpoint: "http://c:4317", Protocol: "grpc", Headers: map[string]string{"x": "y"}, Content: &yes},
+			telemetry.Config{Endpoint: "http://c:4317", Protocol: telemetry.ProtocolGRPC, Headers: map[string]string{"x": "y"}, Content: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, tc.o.Apply(env)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
 	}
 }

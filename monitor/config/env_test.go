@@ -12,6 +12,7 @@ var fixtureSecrets = map[string]string{
 	"NOT_A_URL":         "not-a-url-secret-value",
 	"SCHEME_SECRET":     "xoxbsecret:scheme-secret-rest",
 	"DATABASE_URL":      "postgres://canary:db-password-secret@db.example:5432/canary",
+	"OTLP_TOKEN":        "otlp-token-secret-0001",
 }
 
 // fixtureEnv is the environment of the fixtures: fixtureSecrets and

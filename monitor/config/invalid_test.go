@@ -136,6 +136,15 @@ func TestLoadInvalid(t *testing.T) {
 			"8: checks[0].max_errors: out of range: got 99999999999999999999, allowed 0 to 1000000000", "use a value from 0 to 1000000000",
 			"9: checks[0].confirm: must be true or false, got a string", "write true or false, unquoted",
 		}},
+		// otel.headers values are credentials: from the environment only.
+		{"invalid-otel.yaml", []string{
+			"4: otel.endpoint: not an http:// or https:// URL with a host", "write the collector's OTLP address, for example http://otel-collector:4318 (http/protobuf) or http://otel-collector:4317 (protocol: grpc); https:// for TLS",
+			"5: otel.protocol: unknown protocol \"http/json\"", "one of: http/protobuf, grpc",
+			"7: otel.headers.authorization: must come from the environment, not be written in the file", "write authorization: \"${OTLP_AUTHORIZATION}\" and set OTLP_AUTHORIZATION where promptcanary serve runs (monitor.yaml is usually committed)",
+			"8: otel.headers.bad header: invalid header name \"bad header\"", "use letters, digits and '-', for example authorization or x-api-key",
+			"9: otel.content: must be true or false, got a string", "write true or false, unquoted",
+			"10: otel.sampler: unknown field", "known fields: endpoint, protocol, headers, content",
+		}},
 		{"invalid-provider.yaml", []string{
 			"4: checks[0].provider: must be NAME/MODEL, got \"gpt-4o\"", "did you mean openai/gpt-4o?",
 			"8: checks[1].providers: cannot be used with provider: (line 7)", "use providers: [a, b] alone to check several providers",

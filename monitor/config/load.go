@@ -47,7 +47,7 @@ const (
 	MinAdminToken = 16
 )
 
-var topKeys = []string{"listen", "base_url", "allowed_hosts", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents"}
+var topKeys = []string{"listen", "base_url", "allowed_hosts", "store", "admin_token", "shutdown_grace", "budget", "defaults", "checks", "notifiers", "incidents", "otel"}
 
 // Load reads and validates the monitor configuration at path, expanding
 // ${NAME} references with getenv and loading every check's suite (the
@@ -159,6 +159,8 @@ func (l *loader) load(data []byte) *Config {
 			cfg.Budget = l.budget(v)
 		case "incidents":
 			l.incidents(v, &cfg.Incidents)
+		case "otel":
+			cfg.OTel = l.otel(v)
 		case "defaults":
 			defaultsVal = v
 		case "checks":
@@ -281,8 +283,9 @@ func (l *loader) incidents(n *yaml.Node, in *Incidents) {
 }
 
 // Secrets returns every secret value the configuration read: admin_token,
-// the notifiers' secret, token, routing_key and Slack webhook_url, and any
-// url, webhook_url, api_url or store DSN that came from the environment,
+// otel.headers, the notifiers' secret, token, routing_key and Slack
+// webhook_url, and any url, webhook_url, api_url, otel.endpoint or store
+// DSN that came from the environment,
 // each whole and as the values of the variables it was built from;
 // sorted, without duplicates. Pass them to redact.Set.
 func (c *Config) Secrets() []string {

@@ -43,6 +43,8 @@ type Config struct {
 	// providers: [a, b] becomes two entries with the same Name.
 	Checks    []Check
 	Notifiers []Notifier
+	// OTel is where traces of the checks go (otel:).
+	OTel OTel
 
 	// secrets are the values Load read from the environment that must
 	// never be shown (see Secrets).
