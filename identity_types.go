@@ -24,13 +24,14 @@ type IdentityTest struct {
 	// the unbiased MMD² of each prompt's answers (about 0 for the same
 	// model; at most 2).
 	MMD float64 `json:"mmd"`
-	// P is the permutation p-value, (1 + #{permuted ≥ observed}) /
-	// (Permutations + 1).
+	// P is the permutation p-value: (1 + #{permuted ≥ observed}) /
+	// (Permutations + 1), or 50 / Permutations when the permutations
+	// stopped at the 50th permuted statistic reaching the observed one.
 	P float64 `json:"p"`
 	// Alpha is the level at which the verdict rejects.
 	Alpha float64 `json:"alpha"`
-	// Permutations is the number of within-prompt permutations drawn, and
-	// Seed the seed of their generator (the report's).
+	// Permutations is the number of within-prompt permutations drawn (at
+	// most 1000), and Seed the seed of their generator (the report's).
 	Permutations int    `json:"permutations"`
 	Seed         uint64 `json:"seed"`
 	// Prompts counts the prompts tested (two answers or more on each

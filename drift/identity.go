@@ -17,19 +17,28 @@ const (
 	// IdentityAlpha is the level of the identity verdict: on answers of
 	// the same model, it says "different" in 5% of compares.
 	IdentityAlpha = 0.05
-	// IdentityPermutations is the number of within-prompt permutations:
+	// IdentityPermutations is the most within-prompt permutations drawn:
 	// a p-value floor of 1/1001 and a Monte Carlo standard error of
-	// about 0.007 at p = 0.05.
+	// about 0.007 at p = 0.05. They stop early once the verdict is sure
+	// to be "same model" (see identityStopAt).
 	IdentityPermutations = 1000
 	// IdentityMaxAnswers caps the answers read per prompt and side (the
 	// first ones in sample order), and IdentityMaxRunes the characters
 	// read per answer, so the cost of the test is bounded whatever the
 	// run holds.
-	IdentityMaxAnswers = 30
+	IdentityMaxAnswers = 10
 	IdentityMaxRunes   = 1000
 	// IdentityKernel names the string kernel.
 	IdentityKernel = "cosine of word and character 3-gram counts"
 )
+
+// identityStopAt is when the permutations stop early (Besag and Clifford's
+// sequential p-value): once this many permuted statistics reach the
+// observed one, IdentityPermutations draws could not reject at
+// IdentityAlpha ((1 + 50) / 1001 > 0.05), so the verdict is theirs, and the
+// p-value is identityStopAt over the draws. Answers of the same model
+// stop after about identityStopAt / p draws.
+var identityStopAt = 50 // a variable for the tests
 
 // identitySalt is the second seed word of the identity test's generator,
 // so its permutations are not those of the change signals.
@@ -46,8 +55,9 @@ const identityTie = 1e-9
 // cosine similarities of their word counts and of their character
 // 3-gram counts), and averages it over the prompts. Its p-value counts
 // the permutations, drawn within each prompt with a generator seeded by
-// seed, whose statistic is at least the observed one. It returns nil
-// when no prompt can be tested.
+// seed, whose statistic is at least the observed one: at most
+// IdentityPermutations, fewer when identityStopAt of them reach it. It
+// returns nil when no prompt can be tested.
 func Identity(base, cur *Answers, stale map[string]bool, seed uint64) *promptcanary.IdentityTest {
 	if base.Len() == 0 || cur.Len() == 0 {
 		return nil
@@ -68,17 +78,27 @@ func Identity(base, cur *Answers, stale map[string]bool, seed uint64) *promptcan
 	}
 	obs := identityStatistic(ps, nil)
 	rng := newPCG(seed, identitySalt)
-	atLeast := 0
-	for range IdentityPermutations {
+	atLeast, drawn := 0, 0
+	p := 0.0
+	for drawn < IdentityPermutations {
+		drawn++
 		if identityStatistic(ps, rng) >= obs-identityTie {
 			atLeast++
 		}
+		if atLeast == identityStopAt {
+			break
+		}
+	}
+	if atLeast == identityStopAt {
+		p = float64(atLeast) / float64(drawn)
+	} else {
+		p = float64(1+atLeast) / float64(1+drawn)
 	}
 	t := &promptcanary.IdentityTest{
 		MMD:          obs,
-		P:            float64(1+atLeast) / float64(1+IdentityPermutations),
+		P:            p,
 		Alpha:        IdentityAlpha,
-		Permutations: IdentityPermutations,
+		Permutations: drawn,
 		Seed:         seed,
 		Prompts:      len(ps),
 		Answers:      answers,
@@ -108,13 +128,22 @@ func sortedPrompts(a *Answers) []string {
 type identityPrompt struct {
 	nb, nc int
 	// k is the kernel between the distinct texts, g×g; group the text of
-	// each pooled answer; rows each answer's kernel sum over all answers,
-	// and total their sum.
+	// each pooled answer; rows[t] the kernel sum of an answer of text t
+	// over all answers, and total the sum over all pairs of answers.
 	k     []float64
 	g     int
 	group []int32
 	rows  []float64
 	total float64
+	// count and touched are scratch space of mmd: the answers of each text
+	// on the smaller side, and the texts counted.
+	count   []int32
+	touched []int32
+	// sizes counts the answers of each text, both sides; null is the
+	// exact permutation distribution of the prompt's statistic when it
+	// has few enough distinct texts (see enumerate), else nil.
+	sizes []int32
+	null  *identityNull
 	// perm holds the pooled answers, the smaller side's label on the
 	// first min(nb, nc) after a shuffle.
 	perm []int32
@@ -145,16 +174,24 @@ func newIdentityPrompt(b, c []answer) *identityPrompt {
 		}
 	}
 	n := len(p.group)
-	p.rows = make([]float64, n)
-	p.perm = make([]int32, n)
-	for i, gi := range p.group {
-		row := p.k[int(gi)*p.g:]
-		for _, gj := range p.group {
-			p.rows[i] += row[gj]
+	p.count = make([]int32, p.g)
+	for _, g := range p.group {
+		p.count[g]++
+	}
+	p.rows = make([]float64, p.g)
+	for g := range p.g {
+		for h, c := range p.count {
+			p.rows[g] += float64(c) * p.k[g*p.g+h]
 		}
-		p.total += p.rows[i]
+		p.total += float64(p.count[g]) * p.rows[g]
+	}
+	p.sizes = slices.Clone(p.count)
+	clear(p.count)
+	p.perm = make([]int32, n)
+	for i := range p.perm {
 		p.perm[i] = int32(i)
 	}
+	p.null = p.enumerate()
 	return p
 }
 
@@ -173,8 +210,15 @@ func identityStatistic(ps []*identityPrompt, rng *pcg) float64 {
 // side. The kernel is 1 on the diagonal, so the sums within a side lose
 // their diagonal by subtracting the side's size; the sum across the sides
 // and within the larger side follow from the rows and the total, so a
-// permutation costs O(min(nb, nc)²).
+// permutation costs O(m + u²) for the u distinct texts among the m
+// answers of the smaller side.
 func (p *identityPrompt) mmd(rng *pcg) float64 {
+	if p.g == 1 {
+		return 0 // one text: every labelling gives 1 + 1 − 2
+	}
+	if rng != nil && p.null != nil {
+		return p.null.draw(rng)
+	}
 	m, n := min(p.nb, p.nc), p.nb+p.nc
 	small := p.perm[:m]
 	switch {
@@ -188,14 +232,36 @@ func (p *identityPrompt) mmd(rng *pcg) float64 {
 	default:
 		small = identityRange(p.perm[:0], p.nb, n)
 	}
-	var ss, sr float64
+	// The sums over the smaller side go by its distinct texts.
+	touched := p.touched[:0]
 	for _, i := range small {
-		row := p.k[int(p.group[i])*p.g:]
-		for _, j := range small {
-			ss += row[p.group[j]]
+		g := p.group[i]
+		if p.count[g] == 0 {
+			touched = append(touched, g)
 		}
-		sr += p.rows[i]
+		p.count[g]++
 	}
+	v := p.fromCounts(touched)
+	for _, g := range touched {
+		p.count[g] = 0
+	}
+	p.touched = touched
+	return v
+}
+
+// fromCounts is the unbiased MMD² of a labelling whose smaller side holds
+// p.count[t] answers of each text t in touched: u texts cost O(u²).
+func (p *identityPrompt) fromCounts(touched []int32) float64 {
+	var ss, sr float64
+	for _, g := range touched {
+		cg := float64(p.count[g])
+		row := p.k[int(g)*p.g:]
+		for _, h := range touched {
+			ss += cg * float64(p.count[h]) * row[h]
+		}
+		sr += cg * p.rows[g]
+	}
+	m, n := min(p.nb, p.nc), p.nb+p.nc
 	cross := sr - ss
 	ll := p.total - ss - 2*cross
 	ms, ml := float64(m), float64(n-m)

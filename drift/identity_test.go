@@ -101,6 +101,17 @@ func rep(s string, n int) []string {
 // formula and the Monte Carlo p-value against the exact one, enumerated
 // over every within-prompt relabelling of a small sample.
 func TestIdentityAgainstReference(t *testing.T) {
+	defer func(stop, states int) { identityStopAt, identityMaxStates = stop, states }(identityStopAt, identityMaxStates)
+	identityStopAt = IdentityPermutations + 1
+	for _, states := range []int{512, 0} {
+		// With 0 states no prompt's null distribution is enumerated: the
+		// permutations are drawn answer by answer.
+		identityMaxStates = states
+		t.Run(fmt.Sprintf("states=%d", states), checkAgainstReference)
+	}
+}
+
+func checkAgainstReference(t *testing.T) {
 	bt := map[string][]string{"a": {"red apple", "red pear", "green apple"}, "b": {"big dog", "small dog"}}
 	ct := map[string][]string{"a": {"red apple pie", "green pear", "red"}, "b": {"big cat", "big dog", "a cat"}}
 	got := Identity(answersOfTexts(bt), answersOfTexts(ct), nil, 11)
@@ -262,5 +273,56 @@ func TestCompareReportsIdentity(t *testing.T) {
 	}
 	if doc.Identity == nil || doc.Identity.Verdict != promptcanary.IdentityDifferent || doc.Identity.Permutations != IdentityPermutations {
 		t.Errorf("JSON identity = %+v, want the verdict %q after %d permutations", doc.Identity, promptcanary.IdentityDifferent, IdentityPermutations)
+	}
+}
+
+// BenchmarkIdentity measures the identity test of a 200-prompt suite with
+// 30 answers per prompt and side (the caps), when each prompt's answers
+// are a few texts and when every answer is its own text (the worst case).
+func BenchmarkIdentity(b *testing.B) {
+	words := strings.Fields("the a cache keeps recent entries in memory old are evicted first reads served without disk seek model answer prompt")
+	for _, distinct := range []int{3, 60} {
+		texts := [2]map[string][]string{{}, {}}
+		for side := range texts {
+			for p := range 200 {
+				id := fmt.Sprintf("p%03d", p)
+				for i := range IdentityMaxAnswers {
+					v := (side*IdentityMaxAnswers + i) % distinct
+					var sb strings.Builder
+					for w := range 50 {
+						sb.WriteString(words[(p+v*w+w*w)%len(words)] + " ")
+					}
+					texts[side][id] = append(texts[side][id], sb.String())
+				}
+			}
+		}
+		base, cur := answersOfTexts(texts[0]), answersOfTexts(texts[1])
+		b.Run(fmt.Sprintf("distinct=%d", distinct), func(b *testing.B) {
+			for range b.N {
+				Identity(base, cur, nil, 1)
+			}
+		})
+	}
+}
+
+// TestIdentityEarlyStop checks that stopping at the 50th permuted
+// statistic to reach the observed one never changes the verdict of the
+// 1000 permutations, and that it stops early on the same model.
+func TestIdentityEarlyStop(t *testing.T) {
+	defer func(stop int) { identityStopAt = stop }(identityStopAt)
+	mixed := []string{calm[0], terse[1], calm[2]}
+	for seed := range uint64(30) {
+		b := answersOfTexts(map[string][]string{"a": varied(8, int(seed), calm...), "b": varied(6, 1, calm...)})
+		c := answersOfTexts(map[string][]string{"a": varied(8, int(seed)+1, mixed...), "b": varied(7, int(seed), calm...)})
+		identityStopAt = 50
+		early := Identity(b, c, nil, seed)
+		identityStopAt = IdentityPermutations + 1
+		full := Identity(b, c, nil, seed)
+		if early.Verdict != full.Verdict {
+			t.Errorf("seed %d: early stop says %q (p %g after %d), all permutations %q (p %g)", seed, early.Verdict, early.P, early.Permutations, full.Verdict, full.P)
+		}
+		if full.P > 0.2 && early.Permutations >= IdentityPermutations {
+			t.Errorf("seed %d: p %g but no early stop", seed, full.P)
+		}
 	}
 }
