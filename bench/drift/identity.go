@@ -107,7 +107,7 @@ func identityTrials(c identityCase, n, workers int, seed uint64) int {
 // runIdentity prints the identity table.
 func runIdentity(w io.Writer, trials, workers int, seed uint64) {
 	start := time.Now()
-	fmt.Fprintf(w, "# Model identity test\n\n%d prompts (JSON, steps, a short fact, advice, prose) of the simulated model; baseline %d and run %d samples per prompt; %d within-prompt permutations; alpha %g; seed %d; %d trials per row.\n\n",
+	fmt.Fprintf(w, "# Model identity test\n\n%d prompts (JSON, steps, a short fact, advice, prose) of the simulated model; baseline %d and run %d samples per prompt; at most %d within-prompt permutations (fewer once 50 reach the observed statistic); alpha %g; seed %d; %d trials per row.\n\n",
 		identityPrompts, identityBaselineN, identityCurrentN, drift.IdentityPermutations, drift.IdentityAlpha, seed, trials)
 	fmt.Fprintln(w, "| baseline | run | temperature | trials | \"different\" % [95% CI] | measures |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---|---|")
