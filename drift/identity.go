@@ -3,7 +3,6 @@ package drift
 import (
 	"math"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -154,13 +153,14 @@ func newIdentityPrompt(b, c []answer) *identityPrompt {
 	p := &identityPrompt{nb: len(b), nc: len(c)}
 	index := map[string]int32{}
 	var profiles []kernelProfile
+	var kp kernelProfiler
 	for _, an := range slices.Concat(b, c) {
 		text := truncateRunes(an.content, IdentityMaxRunes)
 		g, ok := index[text]
 		if !ok {
 			g = int32(len(profiles))
 			index[text] = g
-			profiles = append(profiles, newKernelProfile(text))
+			profiles = append(profiles, kp.profile(text))
 		}
 		p.group = append(p.group, g)
 	}
@@ -296,15 +296,35 @@ type kernelProfile struct {
 // newKernelProfile profiles s: its lowercase words of letters and digits,
 // and the 3-grams of its characters other than whitespace.
 func newKernelProfile(s string) kernelProfile {
-	lower := strings.ToLower(s)
-	words := strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	hs := make([]uint64, 0, len(words))
-	for _, w := range words {
-		hs = append(hs, hashString(w))
+	var kp kernelProfiler
+	return kp.profile(s)
+}
+
+// kernelProfiler makes kernel profiles, reusing its scratch space.
+type kernelProfiler struct {
+	word, chars []byte
+	at          []int
+	hashes      []uint64
+}
+
+// profile is newKernelProfile.
+func (kp *kernelProfiler) profile(s string) kernelProfile {
+	hs, word := kp.hashes[:0], kp.word[:0]
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			word = utf8.AppendRune(word, unicode.ToLower(r))
+			continue
+		}
+		if len(word) > 0 {
+			hs = append(hs, hashBytes(word))
+			word = word[:0]
+		}
+	}
+	if len(word) > 0 {
+		hs = append(hs, hashBytes(word))
 	}
 	p := kernelProfile{words: newBag(hs)}
-	var chars []byte
-	var at []int
+	chars, at := kp.chars[:0], kp.at[:0]
 	for _, r := range s {
 		if !unicode.IsSpace(r) {
 			at = append(at, len(chars))
@@ -317,6 +337,7 @@ func newKernelProfile(s string) kernelProfile {
 		hs = append(hs, hashBytes(chars[at[i]:at[i+3]]))
 	}
 	p.grams = newBag(hs)
+	kp.hashes, kp.word, kp.chars, kp.at = hs, word, chars, at
 	p.nw, p.ng = math.Sqrt(dot(&p.words, &p.words)), math.Sqrt(dot(&p.grams, &p.grams))
 	return p
 }
