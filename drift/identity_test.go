@@ -326,3 +326,22 @@ func TestIdentityEarlyStop(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIdentity feeds arbitrary answers to the identity test: the kernel
+// stays a similarity in [0, 1], symmetric, and the test a p-value in
+// (0, 1] with a finite statistic.
+func FuzzIdentity(f *testing.F) {
+	f.Add("The cache keeps recent entries in memory.", "Cache: memory.")
+	f.Add("", "\x00\xff ² é")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		pa, pb := newKernelProfile(a), newKernelProfile(b)
+		k, back := pa.kernel(&pb), pb.kernel(&pa)
+		if k < 0 || k > 1+1e-12 || math.Abs(k-back) > 1e-12 || math.IsNaN(k) {
+			t.Fatalf("k(%q, %q) = %g, k back = %g", a, b, k, back)
+		}
+		got := Identity(answersOfTexts(map[string][]string{"p": {a, a, b}}), answersOfTexts(map[string][]string{"p": {b, a}}), nil, 1)
+		if got.P <= 0 || got.P > 1 || math.IsNaN(got.MMD) || math.IsInf(got.MMD, 0) {
+			t.Fatalf("got %+v", got)
+		}
+	})
+}
