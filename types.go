@@ -505,6 +505,9 @@ type DriftReport struct {
 	Errors []CallError `json:"errors,omitempty"`
 	// Statistics holds the statistical evidence of a multi-sample comparison.
 	Statistics *DriftStatistics `json:"statistics,omitempty"`
+	// Identity is the model identity test of the raw answers (see
+	// IdentityTest); nil when no prompt has two answers on each side.
+	Identity *IdentityTest `json:"identity,omitempty"`
 	// Adjustments and Warnings are the current run's (see Run.Adjustments
 	// and Run.Warnings): what the model's rules changed in the request, and
 	// what they warn about.

@@ -154,6 +154,7 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	}
 	addCoverage(rep)
 	addStatusNotes(rep)
+	rep.Identity = Identity(answers[0], answers[1], opts.StalePrompts, opts.Seed)
 	return rep, nil
 }
 

@@ -25,6 +25,7 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	t.line(t.paint(ansiBold, "PromptCanary drift report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-28)))
 	t.line()
 	t.verdict(m)
+	t.identity(m.Report.Identity)
 	t.whatRegressed(m)
 
 	t.line()

@@ -293,6 +293,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.line("## ", icon, " PromptCanary drift report: ", mdText(m.Suite, 200))
 	w.line()
 	w.line("**", mdText(m.Verdict, 2000), "**")
+	w.identity(m.Report.Identity)
 	if len(m.NotCompared) > 0 && (m.NothingCompared() || m.PartlyCompared()) {
 		w.line()
 		w.line(mdText(m.CoverageLine(), 200))

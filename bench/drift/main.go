@@ -13,6 +13,10 @@
 // monitor.go): false incidents per check-year over months of hourly runs,
 // with confirmation runs and the trend test of monitor/policy, and how many
 // scheduled runs pass before a drift opens an incident.
+//
+// `go run ./bench/drift -identity` measures the model identity test (see
+// identity.go): its false-positive rate on 1,000 same-model trials of the
+// simulated model and its power against two substitutions.
 package main
 
 import (
@@ -508,6 +512,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	months := fs.Int("months", 40, "monitor mode: drift-free months of hourly runs per world")
 	stepTrials := fs.Int("step-trials", 600, "monitor mode: trials per step-drift scenario and world")
 	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
+	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
+	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -532,6 +538,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *ruleSet != "monitor" && *ruleSet != "all" {
 		return fmt.Errorf("parse flags: -rules %q: want monitor or all", *ruleSet)
+	}
+	if *identity {
+		if *identityTrials < 1 {
+			return fmt.Errorf("parse flags: -identity-trials must be positive")
+		}
+		runIdentity(stdout, *identityTrials, *workers, *seed)
+		return nil
 	}
 	if *monitor {
 		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all"})

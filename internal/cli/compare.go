@@ -26,6 +26,7 @@ type compareOptions struct {
 	baselineDir      string
 	baselineProvider string
 	failOnDrift      string
+	failOnIdentity   bool
 	legacy           bool
 	noAdaptive       bool
 	verbose          bool
@@ -51,11 +52,14 @@ baseline's own run is refused (exit 2): compared with itself, a run shows no
 drift whatever the model does.
 
 --fail-on-drift exits 1 on drift of any severity; --fail-on-drift=high only
-on drift rated high or critical.
+on drift rated high or critical. --fail-on-identity also exits 1 when the
+model identity test says the answers no longer look like the same model
+(see docs/identity.md); without it that test is reported, never gated.
 
 Exit codes:
   0    no drift at or above the --fail-on-drift threshold (or no gate)
-  1    --fail-on-drift and drift at or above its threshold
+  1    --fail-on-drift and drift at or above its threshold, or --fail-on-identity
+       and the answers no longer look like the same model
   2    usage or configuration error (nothing was called)
   3    no verdict: nothing measured, more failed calls than --max-errors, or nothing compared
   4    internal error
@@ -79,6 +83,7 @@ Exit codes:
 	f.StringVar(&o.baselineProvider, "baseline-provider", "", "use the latest baseline of this provider/model instead of the current one's")
 	f.StringVar(&o.failOnDrift, "fail-on-drift", "", "exit 1 on drift; =low, =medium, =high or =critical gates only at that severity or above")
 	f.Lookup("fail-on-drift").NoOptDefVal = "any"
+	f.BoolVar(&o.failOnIdentity, "fail-on-identity", false, "exit 1 when the model identity test says the answers no longer look like the same model")
 	f.BoolVar(&o.legacy, "legacy-compare", false, "use the original single-sample rule even with many samples")
 	f.BoolVar(&o.noAdaptive, "no-adaptive", false, "take every --samples sample instead of stopping early on prompts that are clearly fine")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list stable pairs too")
@@ -231,6 +236,9 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		}
 	}
 	code := verdictCode(out.Verdict(failOn))
+	if o.failOnIdentity && code == ExitOK && identityChanged(out.Pairs) {
+		code = ExitGate
+	}
 	if len(failures) > 0 {
 		a.printFailures(failures)
 		if o.current == "" && len(out.Pairs) > 0 {

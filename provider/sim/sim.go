@@ -31,12 +31,24 @@
 //     behaviour fails in 40–50% of samples: a drop that many samples reveal
 //     and a single sample usually misses.
 //
+// Two more are substitutions for the model identity test: they behave as
+// sim/stable does (same served model, fingerprint and behaviours, so the
+// usual probes still pass) but word their answers differently.
+//
+//   - sim/paraphrase rewords the prose of every text answer with synonyms
+//     ("Start by clarifying the goal" becomes "Begin by defining the
+//     aim"); JSON, tool calls and refusals are unchanged.
+//   - sim/terse never adds the extra sentences stable adds above
+//     temperature 0 and keeps only the first sentence of a one-paragraph
+//     answer.
+//
 // All randomness comes from a PCG generator seeded by a hash of the model,
 // the seed, the prompt and system text and, when the model varies between
 // samples, the sample index; a run is reproducible from its inputs.
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +79,12 @@ type model struct {
 	noise       bool
 	subtle      bool
 	drift       bool
+	// paraphrase and terse make the substitutions of the identity test
+	// (see substitute.go).
+	paraphrase, terse bool
+	// drawsAs is the model whose random draws a substitution shares, so
+	// its answers are that model's answers reworded.
+	drawsAs     string
 	served      string
 	fingerprint string
 }
@@ -83,10 +101,14 @@ var models = map[string]*model{
 	"noisy":   {name: "noisy", everySample: true, noise: true, served: stableServed, fingerprint: stableFingerprint},
 	"subtle":  {name: "subtle", everySample: true, noise: true, subtle: true, served: stableServed, fingerprint: stableFingerprint},
 	"drifted": {name: "drifted", drift: true, served: driftServed, fingerprint: driftFingerprint},
+	// The substitutions report the stable model's served model and
+	// fingerprint: a silent swap behind an unchanged name.
+	"paraphrase": {name: "paraphrase", paraphrase: true, drawsAs: "stable", served: stableServed, fingerprint: stableFingerprint},
+	"terse":      {name: "terse", terse: true, drawsAs: "stable", served: stableServed, fingerprint: stableFingerprint},
 }
 
 // modelNames lists the models, sorted.
-var modelNames = []string{"drifted", "noisy", "stable", "subtle"}
+var modelNames = []string{"drifted", "noisy", "paraphrase", "stable", "subtle", "terse"}
 
 // Models returns the simulated models, sorted, as "sim/NAME" strings.
 func Models() []string {
@@ -104,8 +126,8 @@ type Sim struct {
 
 var _ provider.Provider = (*Sim)(nil)
 
-// Open opens the simulated model named model ("stable", "drifted", "noisy"
-// or "subtle"). The sim has no settings; opts is unused.
+// Open opens the simulated model named model ("stable", "drifted",
+// "noisy", "subtle", "paraphrase" or "terse"). The sim has no settings; opts is unused.
 func Open(model string, _ provider.Options) (provider.Provider, error) {
 	return New(model)
 }
@@ -150,11 +172,14 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 	if s.m.everySample || temp > 0 {
 		sample = req.Sample
 	}
-	rng := newPRNG(callHash(s.m.name, seed, callText(p, results), p.SystemPrompt, sample))
+	rng := newPRNG(callHash(cmp.Or(s.m.drawsAs, s.m.name), seed, callText(p, results), p.SystemPrompt, sample))
 	q := analyzed(p)
 
 	d := q.draft(&rng)
 	flags := s.behaviours(&rng, q.hash, d.kind, temp)
+	if s.m.terse {
+		flags &^= fExtraSentence | fLonger
+	}
 	if structured(p) {
 		flags &^= fWrapJSON | fPreamble | fDropKey
 	}
@@ -166,6 +191,7 @@ func (s *Sim) Generate(ctx context.Context, req *provider.Request) (*promptcanar
 		FinishReason:      "stop",
 	}
 	d.render(resp, flags, &rng, q.hash)
+	s.substitute(resp, d, flags)
 	if len(results) > 0 && d.kind != kindJSON && flags&fRefuse == 0 {
 		resp.Content = fromResults(resp.Content, results)
 	}

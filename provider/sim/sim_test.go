@@ -106,9 +106,9 @@ func TestOpenUnknownModel(t *testing.T) {
 		spec string
 		want string
 	}{
-		{"sim/stabel", `open provider sim/stabel: unknown sim model "stabel" (did you mean sim/stable?); known models: sim/drifted, sim/noisy, sim/stable, sim/subtle`},
-		{"sim/nois", `open provider sim/nois: unknown sim model "nois" (did you mean sim/noisy?); known models: sim/drifted, sim/noisy, sim/stable, sim/subtle`},
-		{"sim/gpt-4o", `open provider sim/gpt-4o: unknown sim model "gpt-4o"; known models: sim/drifted, sim/noisy, sim/stable, sim/subtle`},
+		{"sim/stabel", `open provider sim/stabel: unknown sim model "stabel" (did you mean sim/stable?); known models: sim/drifted, sim/noisy, sim/paraphrase, sim/stable, sim/subtle, sim/terse`},
+		{"sim/nois", `open provider sim/nois: unknown sim model "nois" (did you mean sim/noisy?); known models: sim/drifted, sim/noisy, sim/paraphrase, sim/stable, sim/subtle, sim/terse`},
+		{"sim/gpt-4o", `open provider sim/gpt-4o: unknown sim model "gpt-4o"; known models: sim/drifted, sim/noisy, sim/paraphrase, sim/stable, sim/subtle, sim/terse`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
