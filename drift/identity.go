@@ -48,8 +48,10 @@ const identitySalt = 0x1de7_a11e_5eed
 const identityTie = 1e-9
 
 // Identity tests whether the answers of base and cur come from the same
-// model: for each prompt answered at least twice on both sides (prompts
-// in stale are left out: their prompt changed), it takes the unbiased
+// model: for each prompt answered at least twice on both sides, with two
+// different answers on at least one side (prompts in stale are left out:
+// their prompt changed; so are prompts answered with one text repeated
+// on each side, see identityPrompt.varies), it takes the unbiased
 // MMD² of the two sides' answers under a string kernel (the mean of the
 // cosine similarities of their word counts and of their character
 // 3-gram counts), and averages it over the prompts. Its p-value counts
@@ -69,6 +71,13 @@ func Identity(base, cur *Answers, stale map[string]bool, seed uint64) *promptcan
 			continue
 		}
 		p := newIdentityPrompt(b.list, c.list)
+		if !p.varies() {
+			// One answer repeated on each side (temperature 0, a
+			// deterministic model): the answers of one run are not
+			// independent draws, so the permutations say nothing; a
+			// new seed or a new replica alone changes the answer.
+			continue
+		}
 		answers += p.nb + p.nc
 		ps = append(ps, p)
 	}
@@ -193,6 +202,26 @@ func newIdentityPrompt(b, c []answer) *identityPrompt {
 	}
 	p.null = p.enumerate()
 	return p
+}
+
+// varies reports whether either side of the prompt holds two different
+// answers. When neither does, each side is one answer repeated, and the
+// test would call any change of that answer a different model, whatever
+// changed it; leaving such prompts out can only lower the rate of
+// "different" verdicts.
+func (p *identityPrompt) varies() bool {
+	return distinct(p.group[:p.nb]) > 1 || distinct(p.group[p.nb:]) > 1
+}
+
+// distinct reports whether groups holds more than one value: 1 when all
+// are equal (or there are none), else 2.
+func distinct(groups []int32) int {
+	for _, g := range groups {
+		if g != groups[0] {
+			return 2
+		}
+	}
+	return 1
 }
 
 // identityStatistic is the mean MMD² of the prompts under the observed

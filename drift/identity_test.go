@@ -45,14 +45,35 @@ var (
 )
 
 func TestIdentityIdenticalAnswers(t *testing.T) {
-	b := answersOfTexts(map[string][]string{"a": {"same", "same", "same"}, "b": {"x y", "x y"}})
-	c := answersOfTexts(map[string][]string{"a": {"same", "same"}, "b": {"x y", "x y", "x y"}})
+	b := answersOfTexts(map[string][]string{"a": {"same", "other", "same"}, "b": {"x y", "x z"}})
+	c := answersOfTexts(map[string][]string{"a": {"same", "other", "same"}, "b": {"x y", "x z"}})
 	got := Identity(b, c, nil, 1)
 	if got == nil {
 		t.Fatal("got no identity test, want one")
 	}
-	if got.P != 1 || got.MMD != 0 || got.Different() || got.Prompts != 2 || got.Answers != 10 {
-		t.Errorf("got %+v, want p 1, MMD² 0, same model, 2 prompts, 10 answers", got)
+	if got.P < 0.5 || got.Different() || got.Prompts != 2 || got.Answers != 10 {
+		t.Errorf("got %+v, want a large p, same model, 2 prompts, 10 answers", got)
+	}
+}
+
+// A prompt answered with one text repeated on each side (a deterministic
+// model at temperature 0) is not tested: its answers are not independent
+// draws, and a new seed alone changes them. With no other prompt there is
+// no identity test at all, whether the text changed or not.
+func TestIdentityRepeatedAnswersAreNotTested(t *testing.T) {
+	b := answersOfTexts(map[string][]string{"a": rep("alpha beta", 10), "b": rep("one two", 10)})
+	for name, cur := range map[string]map[string][]string{
+		"unchanged": {"a": rep("alpha beta", 10), "b": rep("one two", 10)},
+		"changed":   {"a": rep("gamma delta", 10), "b": rep("three four", 10)},
+	} {
+		if got := Identity(b, answersOfTexts(cur), nil, 1); got != nil {
+			t.Errorf("%s: got %+v, want no identity test", name, got)
+		}
+	}
+	// One side varying is enough to test the prompt.
+	c := answersOfTexts(map[string][]string{"a": {"alpha beta", "gamma delta", "alpha beta"}, "b": rep("one two", 10)})
+	if got := Identity(b, c, nil, 1); got == nil || got.Prompts != 1 {
+		t.Errorf("got %+v, want prompt a tested", got)
 	}
 }
 
@@ -82,10 +103,19 @@ func TestIdentityDifferentModel(t *testing.T) {
 // per prompt: a permutation across prompts would move prompt a's answers
 // to prompt b's side and reject; within prompts nothing can change.
 func TestIdentityWithinPrompts(t *testing.T) {
-	b := answersOfTexts(map[string][]string{"a": rep("alpha beta gamma", 2), "b": rep("one two three", 10)})
-	c := answersOfTexts(map[string][]string{"a": rep("alpha beta gamma", 10), "b": rep("one two three", 2)})
-	if got := Identity(b, c, nil, 3); got.P != 1 {
-		t.Errorf("got p %g, want 1", got.P)
+	a := []string{"alpha beta gamma", "alpha beta"}
+	bb := []string{"one two three", "one two"}
+	times := func(xs []string, n int) []string {
+		var out []string
+		for range n {
+			out = append(out, xs...)
+		}
+		return out
+	}
+	b := answersOfTexts(map[string][]string{"a": a, "b": times(bb, 5)})
+	c := answersOfTexts(map[string][]string{"a": times(a, 5), "b": bb})
+	if got := Identity(b, c, nil, 3); got == nil || got.P < 0.5 || got.Different() {
+		t.Errorf("got %+v, want a large p", got)
 	}
 }
 
@@ -222,8 +252,8 @@ func TestIdentityCaps(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprintf("answer %d", i)
 	}
-	b := answersOfTexts(map[string][]string{"a": many, "b": {long, long + "tail"}})
-	c := answersOfTexts(map[string][]string{"a": many, "b": {long + "other", long}})
+	b := answersOfTexts(map[string][]string{"a": many, "b": {long, "short one"}})
+	c := answersOfTexts(map[string][]string{"a": many, "b": {"short one", long + "other"}})
 	got := Identity(b, c, nil, 1)
 	if want := 2*IdentityMaxAnswers + 4; got.Answers != want {
 		t.Errorf("got %d answers, want %d (capped per prompt and side)", got.Answers, want)
@@ -231,8 +261,8 @@ func TestIdentityCaps(t *testing.T) {
 	// Past the caps nothing is read: the same answers cut at the caps
 	// give the same test.
 	cut := truncateRunes(long, IdentityMaxRunes)
-	want := Identity(answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {cut, cut}}),
-		answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {cut, cut}}), nil, 1)
+	want := Identity(answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {cut, "short one"}}),
+		answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {"short one", cut}}), nil, 1)
 	if *got != *want {
 		t.Errorf("got %+v, want %+v: the answers differ only past the caps", got, want)
 	}
@@ -251,8 +281,8 @@ func TestCompareReportsIdentity(t *testing.T) {
 	base := makeBaseline("s", binarySamples("p", "q", 5, 5))
 	cur := makeRun("s", binarySamples("p", "q", 5, 5))
 	for i := range 5 {
-		base.RunResult.LLMResponses = append(base.RunResult.LLMResponses, promptcanary.Response{PromptID: "q", Sample: i, Content: "The cache keeps recent entries in memory."})
-		cur.LLMResponses = append(cur.LLMResponses, promptcanary.Response{PromptID: "q", Sample: i, Content: "Cache: memory."})
+		base.RunResult.LLMResponses = append(base.RunResult.LLMResponses, promptcanary.Response{PromptID: "q", Sample: i, Content: calm[i%2]})
+		cur.LLMResponses = append(cur.LLMResponses, promptcanary.Response{PromptID: "q", Sample: i, Content: terse[i%2]})
 	}
 	rep, err := Compare(base, &cur, fixedOpts())
 	if err != nil {

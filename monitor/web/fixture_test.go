@@ -89,13 +89,19 @@ func answerOf(prompt string, drifted bool, sample int) string {
 		}
 		return fmt.Sprintf(`{"answer": "ok", "prompt": %q}`, prompt) + "\nHappy to help with that."
 	}
+	// The drifted model varies its answers between samples, so the
+	// model identity test has independent draws to test.
+	again := ""
+	if sample%2 == 1 {
+		again = " Anything else?"
+	}
 	switch prompt {
 	case "order-status":
-		return "I'm sorry, I can't share order details right now. " + hostileScript + " Please contact support."
+		return "I'm sorry, I can't share order details right now. " + hostileScript + " Please contact support." + again
 	case "refund-policy":
-		return `Refunds depend on the item` + hostileImg + ` and are handled case by case.`
+		return `Refunds depend on the item` + hostileImg + ` and are handled case by case.` + again
 	}
-	return fmt.Sprintf(`{"answer": "ok", "prompt": %q}`, prompt) + "\nHappy to help with that!"
+	return fmt.Sprintf(`{"answer": "ok", "prompt": %q}`, prompt) + "\nHappy to help with that!" + again
 }
 
 // passProb is the chance a probe passes a prompt, before and after the
