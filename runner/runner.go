@@ -551,6 +551,11 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	}
 	noteCut(resp, c.probes)
 	e.intern.results(c.probes)
+	// Judged: a long answer moves to a spill file, so that the run holds
+	// no more than its head (promptcanary.AnswerHeadBytes) until the store
+	// copies it. When it cannot, the run holds it whole, as it would
+	// without the spill.
+	_ = resp.SpillContent()
 }
 
 // callSite names a call for OnWait: the model called and the response it
