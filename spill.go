@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -61,9 +62,11 @@ func (s *Spill) Text() (string, error) {
 	return b.String(), nil
 }
 
-// key identifies the answer among others: its head and its digest, longer
-// than any answer held whole, so that it never equals one.
-func (s *Spill) key() string { return s.head + "\x00" + string(s.sum[:]) }
+// key identifies the answer among others: its digest, after two bytes
+// that are not UTF-8 (no answer's text) and its size.
+func (s *Spill) key() string {
+	return "\xff\xfe" + strconv.FormatInt(s.n, 10) + ":" + string(s.sum[:])
+}
 
 // segment is one temporary spill file. It is unlinked as soon as it is
 // made, and closed (its space freed) when no Spill refers to it.
@@ -143,18 +146,22 @@ func (w *spillWriter) Write(p []byte) (int, error) {
 	if room := AnswerHeadBytes + utf8.UTFMax - len(w.head); room > 0 {
 		w.head = append(w.head, p[:min(room, len(p))]...)
 	}
-	w.buf = append(append(w.buf[:0], w.partial...), p...)
-	k := len(w.buf)
-	for i := 1; i <= utf8.UTFMax && i <= len(w.buf); i++ {
-		if utf8.RuneStart(w.buf[len(w.buf)-i]) {
-			if !utf8.FullRune(w.buf[len(w.buf)-i:]) {
-				k = len(w.buf) - i // held back: the rest comes next
+	for q := p; len(q) > 0; {
+		n := min(len(q), 32<<10)
+		w.buf = append(append(w.buf[:0], w.partial...), q[:n]...)
+		q = q[n:]
+		k := len(w.buf)
+		for i := 1; i <= utf8.UTFMax && i <= len(w.buf); i++ {
+			if utf8.RuneStart(w.buf[len(w.buf)-i]) {
+				if !utf8.FullRune(w.buf[len(w.buf)-i:]) {
+					k = len(w.buf) - i // held back: the rest comes next
+				}
+				break
 			}
-			break
 		}
+		w.s.runes += utf8.RuneCount(w.buf[:k])
+		w.partial = append(w.partial[:0], w.buf[k:]...)
 	}
-	w.s.runes += utf8.RuneCount(w.buf[:k])
-	w.partial = append(w.partial[:0], w.buf[k:]...)
 	return len(p), nil
 }
 

@@ -331,18 +331,33 @@ func (c *contractor) string() error {
 		c.out.Write(c.str)
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(c.str, &s); err != nil || len(s) <= promptcanary.AnswerHeadBytes {
-		c.out.Write(c.str)
-		return nil
-	}
-	sp, err := promptcanary.SpillString(s)
+	sp, ok, err := c.spill()
 	if err != nil {
 		return err
+	}
+	if !ok {
+		c.out.Write(c.str)
+		return nil
 	}
 	q, _ := json.Marshal(c.m.add(sp))
 	c.out.Write(q)
 	return nil
+}
+
+// spill moves the string read, when longer than the head, to a spill
+// file: as it is when it has no escapes, decoded otherwise.
+func (c *contractor) spill() (*promptcanary.Spill, bool, error) {
+	raw := c.str[1 : len(c.str)-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		sp, err := promptcanary.SpillReader(bytes.NewReader(raw), int64(len(raw)))
+		return sp, err == nil, err
+	}
+	var s string
+	if err := json.Unmarshal(c.str, &s); err != nil || len(s) <= promptcanary.AnswerHeadBytes {
+		return nil, false, nil
+	}
+	sp, err := promptcanary.SpillString(s)
+	return sp, err == nil, err
 }
 
 // answer reports whether the string being read is an answer: the content
@@ -476,9 +491,19 @@ func WithSpilledAnswers(ctx context.Context) context.Context {
 }
 
 // WholeAnswers reads back into r's responses the answers that decoding
-// left in spill files, unless ctx carries WithSpilledAnswers.
+// left in spill files, unless ctx carries WithSpilledAnswers: then it
+// moves every answer longer than promptcanary.AnswerHeadBytes that r
+// holds whole to a spill file instead.
 func WholeAnswers(ctx context.Context, r *promptcanary.Run) error {
-	if r == nil || ctx.Value(spilledKey{}) != nil {
+	if r == nil {
+		return nil
+	}
+	if ctx.Value(spilledKey{}) != nil {
+		for i := range r.LLMResponses {
+			if err := r.LLMResponses[i].SpillContent(); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	for i := range r.LLMResponses {

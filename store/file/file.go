@@ -500,7 +500,7 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	if err != nil {
 		return nil, err
 	}
-	return LoadBaseline(paths[full])
+	return loadBaseline(ctx, paths[full])
 }
 
 // LatestBaseline loads the newest readable baseline of suite and model,
