@@ -41,12 +41,12 @@ func (r *Response) CutNote() string {
 	if !r.Truncated {
 		return ""
 	}
-	bytes := "answer cut to " + FormatBytes(int64(len(r.Content))) + " of " + FormatBytes(r.OriginalBytes)
+	bytes := "answer cut to " + FormatBytes(r.ContentLen()) + " of " + FormatBytes(r.OriginalBytes)
 	if r.OriginalToolCalls <= len(r.ToolCalls) {
 		return bytes
 	}
 	calls := fmt.Sprintf("tool calls cut to the first %d of %d", len(r.ToolCalls), r.OriginalToolCalls)
-	if r.OriginalBytes > int64(len(r.Content)) {
+	if r.OriginalBytes > r.ContentLen() {
 		return bytes + "; " + calls
 	}
 	return calls

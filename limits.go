@@ -27,14 +27,14 @@ const (
 // max_answer_bytes (DefaultMaxAnswerBytes unless configured), a setting
 // from MinMaxAnswerBytes to MaxMaxAnswerBytes.
 const (
-	// DefaultMaxAnswerBytes is the default bound of an answer (64 KiB,
-	// some 16,000 tokens of English, past the max_tokens of nearly every
-	// suite). A run holds every answer it keeps, and a monitor check the
-	// baseline's as well: 64 KiB keeps a check of 10 prompts × 10
-	// samples compared with a 30-sample baseline under 150 MiB of peak
-	// memory when every answer is 5 MB (bench/answers), where 1 MiB took
-	// it to about 1 GB.
-	DefaultMaxAnswerBytes = 64 << 10
+	// DefaultMaxAnswerBytes is the default bound of an answer (1 MiB,
+	// some 250,000 tokens of English, past the max_tokens of every
+	// suite). An answer longer than AnswerHeadBytes is held in memory by
+	// its head only once the probes judged it, the rest in a spill file,
+	// so that a check of 10 prompts × 10 samples compared with a
+	// 30-sample baseline stays under 150 MiB of peak memory when every
+	// answer is 5 MB (bench/answers).
+	DefaultMaxAnswerBytes = 1 << 20
 	// MinMaxAnswerBytes and MaxMaxAnswerBytes bound the setting (1 KiB
 	// to 16 MiB).
 	MinMaxAnswerBytes = 1 << 10

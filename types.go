@@ -174,6 +174,10 @@ type Response struct {
 	// ones, which the probes judged, and OriginalToolCalls how many the
 	// answer held.
 	OriginalToolCalls int `json:"original_tool_calls,omitempty"`
+	// Spill, when set, is the whole answer, longer than AnswerHeadBytes,
+	// moved to a temporary file once the probes judged it: Content holds
+	// its head (see Response.SpillContent). The stores write the whole.
+	Spill *Spill `json:"-"`
 }
 
 // ProbeResult is the verdict of one probe instance on one response.

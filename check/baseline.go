@@ -30,7 +30,11 @@ type Baselines struct {
 // Latest returns the newest baseline for (suite, model) in the history or
 // the directory. When there is none, the error is a *ConfigError that
 // names the models that do have a baseline for the suite.
+//
+// A long answer of the baseline stays in its spill file, the response
+// holding its head (store.WithSpilledAnswers), as a comparison reads it.
 func (v Baselines) Latest(ctx context.Context, suiteName, model string) (*promptcanary.Baseline, error) {
+	ctx = store.WithSpilledAnswers(ctx)
 	var best *promptcanary.Baseline
 	if v.History != nil {
 		b, err := v.latest(ctx, v.History, suiteName, model)

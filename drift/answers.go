@@ -35,7 +35,9 @@ type promptResponses struct {
 // answer is what a comparison reads of one response: its finish reason
 // is an index in Answers.finish.
 type answer struct {
-	content        string
+	content string
+	// spill is the whole content when content is its head.
+	spill          *promptcanary.Spill
 	tokens, sample int32
 	finish         uint32
 }
@@ -80,7 +82,7 @@ func (a *Answers) add(r *promptcanary.Response) {
 		a.finishes[r.FinishReason] = f
 		a.finish = append(a.finish, r.FinishReason)
 	}
-	p.list = append(p.list, answer{content: r.Content, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f})
+	p.list = append(p.list, answer{content: r.Content, spill: r.Spill, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f})
 	a.n++
 	if v := cmpOr(r.ServedModel, r.ProviderModelID); v != "" {
 		a.models[v] = true
@@ -137,7 +139,7 @@ func (a *Answers) responses(id string, buf *[]promptcanary.Response, ptrs *[]*pr
 	rs := slices.Grow((*buf)[:0], len(p.list))[:len(p.list)]
 	out := slices.Grow((*ptrs)[:0], len(p.list))[:len(p.list)]
 	for i, an := range p.list {
-		rs[i] = promptcanary.Response{PromptID: id, Content: an.content, FinishReason: a.finish[an.finish], CompletionTokens: int(an.tokens), Sample: int(an.sample)}
+		rs[i] = promptcanary.Response{PromptID: id, Content: an.content, Spill: an.spill, FinishReason: a.finish[an.finish], CompletionTokens: int(an.tokens), Sample: int(an.sample)}
 		out[i] = &rs[i]
 	}
 	*buf, *ptrs = rs, out

@@ -30,10 +30,10 @@ type answerTally struct {
 // answerKey identifies an answer by its content and tool calls.
 func answerKey(r *promptcanary.Response) string {
 	if len(r.ToolCalls) == 0 {
-		return r.Content
+		return r.ContentKey()
 	}
 	var b strings.Builder
-	b.WriteString(r.Content)
+	b.WriteString(r.ContentKey())
 	for _, tc := range r.ToolCalls {
 		b.WriteString("\x00")
 		b.WriteString(tc.Name)

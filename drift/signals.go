@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -126,7 +125,7 @@ func (sc *signalScratch) promptSignals(id string, b, c []*promptcanary.Response,
 		out = append(out, promptcanary.ChangeSignal{Kind: kind, PromptID: id, Baseline: mb, Current: mc, P: p,
 			Detail: fmt.Sprintf("%s of %s: mean %.0f → %.0f %s (Mann–Whitney two-sided p=%s)", strings.ReplaceAll(kind, "_", " "), id, mb, mc, unit, fmtP(p))})
 	}
-	numeric("response_length", "characters", func(r *promptcanary.Response) float64 { return float64(utf8.RuneCountInString(r.Content)) })
+	numeric("response_length", "characters", func(r *promptcanary.Response) float64 { return float64(r.ContentRunes()) })
 	if anyTokens(b) && anyTokens(c) {
 		numeric("completion_tokens", "tokens", func(r *promptcanary.Response) float64 { return float64(r.CompletionTokens) })
 	}
@@ -236,10 +235,10 @@ func (sc *signalScratch) newResponseGroups(b, c []*promptcanary.Response) *respo
 	pr.sc = sc
 	for _, side := range [2][]*promptcanary.Response{b, c} {
 		for _, r := range side {
-			k, ok := seen[r.Content]
+			k, ok := seen[r.ContentKey()]
 			if !ok {
 				k = len(g.profiles)
-				seen[r.Content] = k
+				seen[r.ContentKey()] = k
 				g.profiles = append(g.profiles, pr.profile(r.Content))
 				g.size = append(g.size, 0)
 			}

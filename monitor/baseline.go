@@ -64,6 +64,7 @@ func (m *Monitor) findBaseline(ctx context.Context, e *entry) (*promptcanary.Bas
 // or the baselines/ directory, the baseline taken from the run id, or the
 // stored run id itself (compared against as it is).
 func (m *Monitor) pinnedBaseline(ctx context.Context, e *entry, id string) (*promptcanary.Baseline, error) {
+	ctx = store.WithSpilledAnswers(ctx)
 	b, err := m.hist.Baseline(ctx, id)
 	if err == nil || !errors.Is(err, store.ErrNotFound) {
 		return b, err

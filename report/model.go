@@ -1477,14 +1477,14 @@ func bytesCut(cut []*promptcanary.Response, n int) string {
 	var largest, kept *promptcanary.Response
 	count := 0
 	for _, r := range cut {
-		if r.OriginalBytes <= int64(len(r.Content)) {
+		if r.OriginalBytes <= r.ContentLen() {
 			continue
 		}
 		count++
 		if largest == nil || r.OriginalBytes > largest.OriginalBytes {
 			largest = r
 		}
-		if kept == nil || len(r.Content) > len(kept.Content) {
+		if kept == nil || r.ContentLen() > kept.ContentLen() {
 			kept = r
 		}
 	}
@@ -1492,7 +1492,7 @@ func bytesCut(cut []*promptcanary.Response, n int) string {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d answers cut to at most %s (the largest was %s)",
-		count, n, promptcanary.FormatBytes(int64(len(kept.Content))), promptcanary.FormatBytes(largest.OriginalBytes))
+		count, n, promptcanary.FormatBytes(kept.ContentLen()), promptcanary.FormatBytes(largest.OriginalBytes))
 }
 
 // toolCallsCut summarises the answers of cut whose tool calls were cut,

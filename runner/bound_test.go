@@ -58,8 +58,15 @@ func TestAnswerBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := run.LLMResponses[0]
-			if len(r.Content) != tc.wantLen || seen != tc.wantLen {
-				t.Errorf("got %d bytes kept, %d judged, want %d", len(r.Content), seen, tc.wantLen)
+			if r.ContentLen() != int64(tc.wantLen) || seen != tc.wantLen {
+				t.Errorf("got %d bytes kept, %d judged, want %d", r.ContentLen(), seen, tc.wantLen)
+			}
+			if whole, err := r.FullContent(); err != nil || len(whole) != tc.wantLen {
+				t.Errorf("got %d bytes back (%v), want %d", len(whole), err, tc.wantLen)
+			}
+			// What a run holds in memory of an answer past the head.
+			if len(r.Content) > promptcanary.AnswerHeadBytes || (tc.wantLen > promptcanary.AnswerHeadBytes) != (r.Spill != nil) {
+				t.Errorf("got %d bytes held (spilled %v), want at most %d", len(r.Content), r.Spill != nil, promptcanary.AnswerHeadBytes)
 			}
 			if r.Truncated != tc.truncated {
 				t.Errorf("got truncated %v, want %v", r.Truncated, tc.truncated)
@@ -112,13 +119,13 @@ func TestAnswerBoundOverHTTP(t *testing.T) {
 		t.Fatalf("got %v, errors %v", err, run.Errors)
 	}
 	r := run.LLMResponses[0]
-	if !r.Truncated || r.OriginalBytes != size || len(r.Content) > promptcanary.DefaultMaxAnswerBytes || len(r.Content) < promptcanary.DefaultMaxAnswerBytes/2 {
-		t.Errorf("got truncated %v, %d bytes kept of %d, want a cut 5 MiB answer", r.Truncated, len(r.Content), r.OriginalBytes)
+	if kept := r.ContentLen(); !r.Truncated || r.OriginalBytes != size || kept > promptcanary.DefaultMaxAnswerBytes || kept < promptcanary.DefaultMaxAnswerBytes/2 {
+		t.Errorf("got truncated %v, %d bytes kept of %d, want a cut 5 MiB answer", r.Truncated, kept, r.OriginalBytes)
 	}
 	if r.CompletionTokens != 5 {
 		t.Errorf("got %d completion tokens, want the usage after the cut string read", r.CompletionTokens)
 	}
-	if got := r.CutNote(); got != "answer cut to 51.2 KiB of 5.0 MiB" {
+	if got := r.CutNote(); got != "answer cut to 819.2 KiB of 5.0 MiB" {
 		t.Errorf("got note %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -550,7 +551,62 @@ func (e *engine) call(ctx context.Context, item *Item, c *call) {
 		c.probes[k] = evaluateIn(pctx, &item.Prompt, resp, &item.Probes[k], refs)
 	}
 	noteCut(resp, c.probes)
+	// Judged: a long answer moves to a spill file, so that the run holds
+	// no more than its head (promptcanary.AnswerHeadBytes) until the store
+	// copies it, and the results no part of it that a probe quoted. When
+	// it cannot, the run holds it whole, as it would without the spill.
+	if resp.SpillContent() == nil && resp.Spill != nil {
+		for k := range c.probes {
+			detach(&c.probes[k])
+		}
+	}
 	e.intern.results(c.probes)
+}
+
+// detach gives the strings of r's details and metadata memory of their
+// own: a probe's quote of an answer shares the answer's memory, and would
+// keep all of it. The metadata is copied, not changed: a probe may share
+// it.
+func detach(r *promptcanary.ProbeResult) {
+	r.Details = strings.Clone(r.Details)
+	if r.Metadata != nil {
+		r.Metadata = detachValue(r.Metadata).(map[string]any)
+	}
+}
+
+func detachValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return strings.Clone(v)
+	case []string:
+		if v == nil {
+			return v
+		}
+		out := make([]string, len(v))
+		for i := range v {
+			out[i] = strings.Clone(v[i])
+		}
+		return out
+	case []any:
+		if v == nil {
+			return v
+		}
+		out := make([]any, len(v))
+		for i := range v {
+			out[i] = detachValue(v[i])
+		}
+		return out
+	case map[string]any:
+		if v == nil {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[strings.Clone(k)] = detachValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // callSite names a call for OnWait: the model called and the response it

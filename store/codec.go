@@ -20,14 +20,30 @@ const LegacySchemaVersion = "0.1"
 // Marshal encodes v as compact JSON. Unlike encoding/json it accepts NaN and
 // infinite floats anywhere in v and writes them as null; UnmarshalRun and
 // UnmarshalBaseline read a null probe score back as NaN.
+//
+// The answers of a run or a baseline that live in spill files
+// (promptcanary.Response.Spill) are written whole, read from their files.
 func Marshal(v any) ([]byte, error) {
-	return marshal(v, false)
+	c, m := markedValue(v)
+	out, err := marshal(c, false)
+	return expanded(out, err, m)
+}
+
+// expanded is withAnswers(out, m) when err is nil.
+func expanded(out []byte, err error, m *markers) ([]byte, error) {
+	if err != nil {
+		m.release()
+		return nil, err
+	}
+	return withAnswers(out, m)
 }
 
 // MarshalIndent is Marshal with two-space indentation, for files meant to
 // be read and diffed by people.
 func MarshalIndent(v any) ([]byte, error) {
-	return marshal(v, true)
+	c, m := markedValue(v)
+	out, err := marshal(c, true)
+	return expanded(out, err, m)
 }
 
 // WriteIndent writes data, compact JSON as Marshal returns it, to w
@@ -50,6 +66,18 @@ func WriteIndent(w io.Writer, data []byte) error {
 // the compact JSON as it is encoded: a drift report's is never held whole
 // (see encodeDrift), any other value's once (see encodeOnce).
 func EncodeIndent(w io.Writer, v any) error {
+	if c, m := markedValue(v); len(m.keys) > 0 {
+		defer m.release()
+		var b bytes.Buffer
+		if err := encodeIndent(&b, c); err != nil {
+			return err
+		}
+		return expandTo(w, b.Bytes())
+	}
+	return encodeIndent(w, v)
+}
+
+func encodeIndent(w io.Writer, v any) error {
 	in := indenter{depth: math.MaxInt, out: make([]byte, 0, indentChunk+indentChunk/4), flush: func(b []byte) error {
 		_, err := w.Write(b)
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -62,9 +63,19 @@ func (l Layout) compact(r *promptcanary.Run) bool {
 
 // MarshalRun encodes r as compact JSON (no indentation) in layout l.
 // Non-finite floats are written as null, as by Marshal.
+//
+// An answer that lives in a spill file (promptcanary.Response.Spill) is
+// written whole, read from its file.
 func MarshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
+	c, m := marked(r)
+	out, err := marshalRun(c, l)
+	return expanded(out, err, m)
+}
+
+// marshalRun is MarshalRun, markers left in place.
+func marshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
 	if !l.compact(r) {
-		return Marshal(r)
+		return marshal(r, false)
 	}
 	w, err := newCompactRun(r)
 	if err != nil {
@@ -76,10 +87,17 @@ func MarshalRun(r *promptcanary.Run, l Layout) ([]byte, error) {
 // MarshalRunIndent is MarshalRun for a file: indented as MarshalBaseline
 // indents.
 func MarshalRunIndent(r *promptcanary.Run, l Layout) ([]byte, error) {
+	c, m := marked(r)
+	out, err := marshalRunIndent(c, l)
+	return expanded(out, err, m)
+}
+
+// marshalRunIndent is MarshalRunIndent, markers left in place.
+func marshalRunIndent(r *promptcanary.Run, l Layout) ([]byte, error) {
 	if !l.compact(r) {
-		return MarshalIndent(r)
+		return marshal(r, true)
 	}
-	out, err := MarshalRun(r, l)
+	out, err := marshalRun(r, l)
 	if err != nil {
 		return nil, err
 	}
@@ -91,15 +109,46 @@ func MarshalRunIndent(r *promptcanary.Run, l Layout) ([]byte, error) {
 // the compact layout the tables and rows keep one entry per line, so
 // that a diff of two baselines stays readable.
 func MarshalBaseline(b *promptcanary.Baseline, l Layout) ([]byte, error) {
+	c, m := markedValue(b)
+	out, err := marshalBaseline(c.(*promptcanary.Baseline), l)
+	return expanded(out, err, m)
+}
+
+// WriteBaseline writes MarshalBaseline(b, l) to w, each answer that
+// lives in a spill file copied from it a piece at a time: the encoded
+// baseline is held without them.
+func WriteBaseline(w io.Writer, b *promptcanary.Baseline, l Layout) error {
+	c, m := markedValue(b)
+	defer m.release()
+	out, err := marshalBaseline(c.(*promptcanary.Baseline), l)
+	if err != nil {
+		return err
+	}
+	return expandTo(w, out)
+}
+
+// WriteRunIndent is WriteBaseline for MarshalRunIndent.
+func WriteRunIndent(w io.Writer, r *promptcanary.Run, l Layout) error {
+	c, m := marked(r)
+	defer m.release()
+	out, err := marshalRunIndent(c, l)
+	if err != nil {
+		return err
+	}
+	return expandTo(w, out)
+}
+
+// marshalBaseline is MarshalBaseline, markers left in place.
+func marshalBaseline(b *promptcanary.Baseline, l Layout) ([]byte, error) {
 	if !l.compact(&b.RunResult) {
-		return MarshalIndent(b)
+		return marshal(b, true)
 	}
 	run, err := newCompactRun(&b.RunResult)
 	if err != nil {
 		return nil, err
 	}
 	// The baseline's own fields, then its run: "run_result" comes last.
-	head, err := Marshal(&compactBaselineJSON{Baseline: b})
+	head, err := marshal(&compactBaselineJSON{Baseline: b}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -1144,6 +1193,7 @@ func (c *compactResponses) expand(at func(i int) *promptcanary.Response, done fu
 		if err := c.expandRow(i, row, r); err != nil {
 			return err
 		}
+		resolveSpill(r)
 		if n, ok := cut[int64(i)]; ok {
 			r.Truncated, r.OriginalBytes = true, n
 		}
@@ -1319,6 +1369,7 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 	for i := range w {
 		l.list[i] = w[i].Response
 		l.list[i].Timestamp = w[i].Timestamp.t
+		resolveSpill(&l.list[i])
 	}
 	if l.fold != nil {
 		err := l.fold.FoldResponses(l.list)

@@ -5,7 +5,7 @@
 // (`promptcanary serve --once`, compared with the baseline the run saved). It prints, for each command, its peak
 // resident set and what it added to its SQLite store.
 //
-//	go run ./bench/answers                          # 5 MB answers, the default 64 KiB bound
+//	go run ./bench/answers                          # 5 MB answers, the default 1 MiB bound
 //	go run ./bench/answers -size 1000000            # 1 MB answers
 //	go run ./bench/answers -max-answer-bytes 4194304
 //
@@ -72,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.prompts, "prompts", 10, "prompts in the suite")
 	fs.IntVar(&c.samples, "samples", 10, "samples per prompt")
 	fs.IntVar(&c.baselineSamples, "baseline-samples", 30, "samples per prompt of the baseline the monitor check is compared with (30, the default of run --save-baseline)")
-	fs.IntVar(&c.maxAnswer, "max-answer-bytes", 0, "max_answer_bytes: of the suite (0: the default, 64 KiB)")
+	fs.IntVar(&c.maxAnswer, "max-answer-bytes", 0, "max_answer_bytes: of the suite (0: the default, 1 MiB)")
 	fs.BoolVar(&c.verbose, "v", false, "print what each command writes (with GODEBUG=gctrace=1, its collections)")
 	fs.StringVar(&c.dir, "dir", "", "work in this directory and keep it (default: a temporary directory, removed)")
 	if err := fs.Parse(args); err != nil {
@@ -285,7 +285,7 @@ func storeBytes(db string) int64 {
 
 func boundName(n int) string {
 	if n == 0 {
-		return "64 KiB (the default)"
+		return "1 MiB (the default)"
 	}
 	return strconv.Itoa(n)
 }

@@ -49,7 +49,7 @@ func (s *settings) flags(c *cobra.Command) {
 	f.IntVar(&s.rpm, "rpm", 0, "requests per minute per provider (default: rpm: in providers:, else unlimited)")
 	f.IntVar(&s.tpm, "tpm", 0, "tokens per minute per provider (default: tpm: in providers:, else unlimited)")
 	f.DurationVar(&s.maxRetryWait, "max-retry-wait", check.DefaultMaxRetryWait, "retry budget per provider: the waits of its calls (Retry-After, backoff), added up; rate limits are retried while it lasts; a longer wait fails the call; 0 never waits")
-	f.IntVar(&s.maxAnswer, "max-answer-bytes", 0, fmt.Sprintf("bytes kept of each answer, %d to %d; a longer one is cut, marked and judged by its first part (default: max_answer_bytes: in canary.yaml, else %d, 64 KiB)", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes, promptcanary.DefaultMaxAnswerBytes))
+	f.IntVar(&s.maxAnswer, "max-answer-bytes", 0, fmt.Sprintf("bytes kept of each answer, %d to %d; a longer one is cut, marked and judged by its first part (default: max_answer_bytes: in canary.yaml, else %d, 1 MiB)", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes, promptcanary.DefaultMaxAnswerBytes))
 	f.BoolVar(&s.noProgress, "no-progress", false, "do not show a progress bar")
 	f.StringArrayVar(&s.prompts, "prompt", nil, "run only this prompt id (repeatable)")
 	f.StringArrayVar(&s.tags, "tag", nil, "run only the prompts with this tag (repeatable; with --prompt, either matches)")

@@ -94,10 +94,11 @@ func LoadBaseline(path string) (*promptcanary.Baseline, error) {
 // loadBaseline is LoadBaseline, folding the probe results when ctx
 // carries a store.Folding.
 func loadBaseline(ctx context.Context, path string) (*promptcanary.Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, release, err := readDocument(path)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", path, err)
 	}
+	defer release()
 	b, err := store.UnmarshalBaselineContext(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", path, describeJSONError(data, err))
@@ -115,7 +116,26 @@ func loadBaseline(ctx context.Context, path string) (*promptcanary.Baseline, err
 	if b.RunResult.RunID == "" {
 		return nil, fmt.Errorf("load baseline %q: not a baseline file: no run_result.run_id", path)
 	}
+	if err := store.WholeAnswers(ctx, &b.RunResult); err != nil {
+		return nil, fmt.Errorf("load baseline %q: %w", path, err)
+	}
 	return b, nil
+}
+
+// readDocument reads the run or baseline file at path with its long
+// answers moved to spill files (store.ReadDocument); a file that does not
+// read that way is read whole, for the error its decoding gives.
+func readDocument(path string) ([]byte, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if data, release, err := store.ReadDocument(f); err == nil {
+		return data, release, nil
+	}
+	data, err := os.ReadFile(path)
+	return data, func() {}, err
 }
 
 // WriteBaseline atomically writes b to path as indented JSON: a
@@ -124,11 +144,9 @@ func loadBaseline(ctx context.Context, path string) (*promptcanary.Baseline, err
 // many-sample one in the compact layout of store.MarshalBaseline, which
 // only this module reads.
 func WriteBaseline(path string, b *promptcanary.Baseline) error {
-	data, err := store.MarshalBaseline(portable(b), store.LayoutAuto)
-	if err != nil {
-		return fmt.Errorf("write baseline %q: %w", path, err)
-	}
-	return atomicfile.Write(path, append(data, '\n'), 0o644)
+	return writeFrom(path, func(w io.Writer) error {
+		return store.WriteBaseline(w, portable(b), store.LayoutAuto)
+	})
 }
 
 // portable returns a copy of b in the form the original tool validates:
@@ -175,10 +193,11 @@ func emptyMap(m map[string]any) map[string]any {
 
 // LoadRun reads the run file at path.
 func LoadRun(path string) (*promptcanary.Run, error) {
-	data, err := os.ReadFile(path)
+	data, release, err := readDocument(path)
 	if err != nil {
 		return nil, fmt.Errorf("load run %q: %w", path, err)
 	}
+	defer release()
 	r, err := store.UnmarshalRun(data)
 	if err != nil {
 		return nil, fmt.Errorf("load run %q: %w", path, describeJSONError(data, err))
@@ -189,6 +208,9 @@ func LoadRun(path string) (*promptcanary.Run, error) {
 			hint = " (it looks like a baseline file)"
 		}
 		return nil, fmt.Errorf("load run %q: not a run file: no run_id%s", path, hint)
+	}
+	if err := store.WholeAnswers(context.Background(), r); err != nil {
+		return nil, fmt.Errorf("load run %q: %w", path, err)
 	}
 	return r, nil
 }
@@ -398,4 +420,25 @@ func skipToClose(r *bufio.Reader) bool {
 			}
 		}
 	}
+}
+
+// writeFrom atomically writes to path what write writes, and a newline,
+// without holding it (the answers of a baseline are read from their spill
+// files as it is written).
+func writeFrom(path string, write func(w io.Writer) error) error {
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriterSize(pw, 64<<10)
+		err := write(bw)
+		if err == nil {
+			err = bw.WriteByte('\n')
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		pw.CloseWithError(err)
+	}()
+	err := atomicfile.WriteFrom(path, pr, 0o644)
+	pr.CloseWithError(errors.New("write stopped"))
+	return err
 }

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,11 +115,9 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 	if err := store.CheckID("run", r.RunID); err != nil {
 		return fmt.Errorf("save run: %w", err)
 	}
-	data, err := store.MarshalRunIndent(r, store.LayoutAuto)
-	if err != nil {
-		return fmt.Errorf("save run %q: %w", r.RunID, err)
-	}
-	if err := atomicfile.Write(s.runPath(r.RunID), append(data, '\n'), 0o644); err != nil {
+	if err := writeFrom(s.runPath(r.RunID), func(w io.Writer) error {
+		return store.WriteRunIndent(w, r, store.LayoutAuto)
+	}); err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
 	return nil
@@ -501,7 +500,7 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	if err != nil {
 		return nil, err
 	}
-	return LoadBaseline(paths[full])
+	return loadBaseline(ctx, paths[full])
 }
 
 // LatestBaseline loads the newest readable baseline of suite and model,

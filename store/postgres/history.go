@@ -160,6 +160,9 @@ func (s *Store) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
 		return nil, err
 	}
 	r, err := store.UnmarshalRun(body)
+	if err == nil {
+		err = store.WholeAnswers(ctx, r)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load run %q: %w", full, err)
 	}
@@ -297,6 +300,9 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 		return nil, err
 	}
 	b, err := store.UnmarshalBaselineContext(ctx, body)
+	if err == nil {
+		err = store.WholeAnswers(ctx, &b.RunResult)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", full, err)
 	}
@@ -347,6 +353,9 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 		}
 		b, err := store.UnmarshalBaselineContext(ctx, body)
+		if err == nil {
+			err = store.WholeAnswers(ctx, &b.RunResult)
+		}
 		if err != nil {
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: fromNanos(created),
 				Err: fmt.Errorf("decode stored baseline: %w", err)})

@@ -165,7 +165,7 @@ func BenchmarkHistory10k(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				if err := saveRun(ctx, tx, r, body); err != nil {
+				if err := saveRun(ctx, tx, r, body, nil); err != nil {
 					return err
 				}
 			}

@@ -84,6 +84,7 @@ var pruneDeletes = []string{
 	`DELETE FROM check_runs WHERE id IN (SELECT id FROM prune_check_runs)`,
 	`DELETE FROM drift_reports WHERE report_id IN (SELECT id FROM prune_drifts)`,
 	`DELETE FROM runs WHERE run_id IN (SELECT id FROM prune_runs)`,
+	`DELETE FROM answers WHERE owner IN (SELECT 'run:' || id FROM prune_runs)`,
 }
 
 // Prune deletes the history older than cutoff that nothing that stays

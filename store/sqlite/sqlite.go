@@ -233,12 +233,12 @@ func (s *Store) SaveRun(ctx context.Context, r *promptcanary.Run) error {
 // saveRun stores r, and the pending mark p when not nil, in one
 // transaction.
 func (s *Store) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingBaseline) error {
-	body, err := store.MarshalRun(r, store.LayoutAuto)
+	body, as, err := store.MarshalRunApart(r, store.LayoutAuto)
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := saveRun(ctx, tx, r, body); err != nil {
+		if err := saveRun(ctx, tx, r, body, as); err != nil {
 			return err
 		}
 		if p != nil {
@@ -321,8 +321,9 @@ func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// saveRun writes the rows of r, whose JSON is body, in tx.
-func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte) error {
+// saveRun writes the rows of r, whose JSON is body and answers kept apart
+// as, in tx.
+func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte, as []store.Answer) error {
 	sum := store.Summarize(r)
 	_, err := tx.ExecContext(ctx, `INSERT INTO runs
 		(run_id, suite, model, started_at, finished_at, samples, results, passed, errors, score, pass_rate, interrupted, body)
@@ -335,6 +336,9 @@ func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte) 
 		sum.RunID, sum.Suite, sum.Model, formatTime(sum.StartedAt), formatTime(sum.FinishedAt), sum.Samples,
 		sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.StoredPassRate(), sum.Interrupted, body)
 	if err != nil {
+		return err
+	}
+	if err := saveAnswers(ctx, tx, runOwner(r.RunID), as); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM run_probes WHERE run_id = ?`, r.RunID); err != nil {
@@ -370,7 +374,7 @@ func (s *Store) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
 		}
 		return nil, fmt.Errorf("load run %q: %w", full, err)
 	}
-	r, err := store.UnmarshalRun(body)
+	r, err := s.decodeRun(ctx, full, body)
 	if err != nil {
 		return nil, fmt.Errorf("load run %q: %w", full, err)
 	}
@@ -443,7 +447,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 	if err := store.CheckBaseline(b); err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline: %w", err)
 	}
-	body, err := store.MarshalBaseline(b, store.LayoutAuto)
+	body, as, err := store.MarshalBaselineApart(b, store.LayoutAuto)
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
 	}
@@ -453,11 +457,11 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 			return err
 		}
 		if n == 0 {
-			runBody, err := store.MarshalRun(&b.RunResult, store.LayoutAuto)
+			runBody, runAs, err := store.MarshalRunApart(&b.RunResult, store.LayoutAuto)
 			if err != nil {
 				return err
 			}
-			if err := saveRun(ctx, tx, &b.RunResult, runBody); err != nil {
+			if err := saveRun(ctx, tx, &b.RunResult, runBody, runAs); err != nil {
 				return err
 			}
 		}
@@ -468,6 +472,9 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 				created_at = excluded.created_at, note = excluded.note, body = excluded.body`,
 			b.SnapshotID, b.RunResult.RunID, b.SuiteName, b.Provider.ModelID, formatTime(b.CreatedAt), b.Note, body)
 		if err != nil {
+			return err
+		}
+		if err := saveAnswers(ctx, tx, baselineOwner(b.SnapshotID), as); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM pending_baselines WHERE run_id = ? AND snapshot_id = ?`, b.RunResult.RunID, b.SnapshotID)
@@ -498,15 +505,15 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	if err != nil {
 		return nil, err
 	}
-	return s.loadBaseline(ctx, `SELECT body FROM baselines WHERE snapshot_id = ?`, full)
+	return s.loadBaseline(ctx, full)
 }
 
-func (s *Store) loadBaseline(ctx context.Context, q string, args ...any) (*promptcanary.Baseline, error) {
+func (s *Store) loadBaseline(ctx context.Context, id string) (*promptcanary.Baseline, error) {
 	var body []byte
-	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&body); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT body FROM baselines WHERE snapshot_id = ?`, id).Scan(&body); err != nil {
 		return nil, err
 	}
-	b, err := store.UnmarshalBaselineContext(ctx, body)
+	b, err := s.decodeBaseline(ctx, id, body)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}
@@ -551,7 +558,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 		if err := rows.Scan(&id, &created, &body); err != nil {
 			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 		}
-		b, err := store.UnmarshalBaselineContext(ctx, body)
+		b, err := s.decodeBaseline(ctx, id, body)
 		if err != nil {
 			t, _ := parseTime(created)
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: t, Err: fmt.Errorf("decode stored baseline: %w", err)})

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentSaves", testConcurrentSaves},
 		{"PendingBaseline", testPendingBaseline},
 		{"StatisticalRun", testStatisticalRun},
+		{"LongAnswers", testLongAnswers},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
