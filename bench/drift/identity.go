@@ -58,8 +58,9 @@ var identityCases = []identityCase{
 	{"stable", "terse", identityTemperature, 5, 3, "power: terser model, small sample"},
 	// At temperature 0 sim/stable gives one answer per prompt and seed: the
 	// samples of a run are not independent draws, which the test assumes
-	// (see docs/identity.md), and a new seed is a new answer.
-	{"stable", "stable", 0, 0, 0, "outside its assumption: one answer per run and seed"},
+	// (see docs/identity.md), and a new seed is a new answer: such prompts
+	// are not tested, so the row must read 0.
+	{"stable", "stable", 0, 0, 0, "one answer repeated per run and seed: not tested"},
 }
 
 // size returns the case's prompts and samples of each side.
