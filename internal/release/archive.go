@@ -67,7 +67,7 @@ func WriteTar(w io.Writer, files []File, mtime time.Time) error {
 // WriteTarGz writes files as a gzip-compressed tar (see WriteTar) whose
 // gzip header carries no file name and no time.
 func WriteTarGz(w io.Writer, files []File, mtime time.Time) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
 	if err != nil {
 		return err
 	}
