@@ -21,6 +21,12 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	echo "release: warning: uncommitted changes: the binaries are not what commit $commit builds" >&2
 fi
 out=${DIST:-dist}
+case $out in
+"" | / | . | .. | "$HOME")
+	echo "release: DIST=$out would remove more than the release; pick a directory of its own" >&2
+	exit 2
+	;;
+esac
 rm -rf "$out"
 start=$(date +%s)
 go run ./internal/release/cmd/release -version "$version" -commit "$commit" -date "$date" \

@@ -103,18 +103,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	o.logf("%s", res.SBOM)
 	if o.Image {
-		if len(linux) == 0 {
-			return res, errors.New("image: no linux target to build it from; add linux/amd64 or linux/arm64")
-		}
-		idx, err := Index(targets, linux, o.CACerts, o.Meta)
-		if err != nil {
+		if res.Image, err = o.writeImage(targets, linux); err != nil {
 			return res, err
 		}
-		res.Image = "promptcanary_" + o.Meta.Version + "_oci.tar"
-		if err := WriteOCIArchive(filepath.Join(o.OutDir, res.Image), idx, o.Meta); err != nil {
-			return res, err
-		}
-		o.logf("%s", res.Image)
 	}
 	res.Sums = "SHA256SUMS"
 	all := append(slices.Clone(res.Archives), res.SBOM)
@@ -126,6 +117,24 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	o.logf("%s", res.Sums)
 	return res, nil
+}
+
+// writeImage writes the OCI image of the linux binaries into OutDir and
+// returns its file name.
+func (o Options) writeImage(targets []Target, linux map[Target][]byte) (string, error) {
+	if len(linux) == 0 {
+		return "", errors.New("image: no linux target to build it from; add linux/amd64 or linux/arm64")
+	}
+	idx, err := Index(targets, linux, o.CACerts, o.Meta)
+	if err != nil {
+		return "", err
+	}
+	name := "promptcanary_" + o.Meta.Version + "_oci.tar"
+	if err := WriteOCIArchive(filepath.Join(o.OutDir, name), idx, o.Meta); err != nil {
+		return "", err
+	}
+	o.logf("%s", name)
+	return name, nil
 }
 
 func (o Options) logf(format string, args ...any) {
