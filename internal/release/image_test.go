@@ -14,8 +14,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
-// untar unpacks a tar stream of regular files and directories into dir,
-// refusing names that leave it.
+// untar unpacks a tar stream of regular files and directories into dir
+// with their modes (and, as root, their owners), refusing names that
+// leave it.
 func untar(t *testing.T, r io.Reader, dir string) {
 	t.Helper()
 	tr := tar.NewReader(r)
@@ -36,6 +37,9 @@ func untar(t *testing.T, r io.Reader, dir string) {
 			if err := os.MkdirAll(path, 0o755); err != nil {
 				t.Fatal(err)
 			}
+			if err := os.Chmod(path, tarMode(h)); err != nil {
+				t.Fatal(err)
+			}
 		case tar.TypeReg:
 			data, err := io.ReadAll(tr)
 			if err != nil {
@@ -50,7 +54,21 @@ func untar(t *testing.T, r io.Reader, dir string) {
 		default:
 			t.Fatalf("tar entry %q: unexpected type %c", h.Name, h.Typeflag)
 		}
+		if os.Geteuid() == 0 { // owners as in the tar, for chrootAs
+			if err := os.Lchown(path, h.Uid, h.Gid); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+}
+
+// tarMode is a tar header's permissions with its sticky bit.
+func tarMode(h *tar.Header) os.FileMode {
+	m := os.FileMode(h.Mode).Perm()
+	if h.Mode&0o1000 != 0 {
+		m |= os.ModeSticky
+	}
+	return m
 }
 
 // openOCIArchive unpacks an OCI layout tarball and returns the image
@@ -135,6 +153,9 @@ func extract(t *testing.T, img v1.Image) string {
 	rc := mutate.Extract(img)
 	defer rc.Close()
 	root := t.TempDir()
+	if err := os.Chmod(root, 0o755); err != nil { // as a container's /
+		t.Fatal(err)
+	}
 	untar(t, rc, root)
 	return root
 }

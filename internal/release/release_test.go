@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -64,9 +65,9 @@ func TestReleaseLinuxAMD64(t *testing.T) {
 		}
 		dir := t.TempDir()
 		untar(t, zr, dir)
-		bin := filepath.Join(dir, "promptcanary")
+		run := hostRunner(dir, filepath.Join(dir, "promptcanary"))
 		for _, args := range [][]string{{"version"}, {"--version"}} {
-			if out := runOK(t, dir, bin, args...); !strings.HasPrefix(out, want) {
+			if out := runOK(t, run, "", args...); !strings.HasPrefix(out, want) {
 				t.Errorf("%s: %q, want %q…", args, out, want)
 			}
 		}
@@ -81,48 +82,72 @@ func TestReleaseLinuxAMD64(t *testing.T) {
 		checkConfig(t, img, testMeta, "amd64")
 		root := extract(t, img)
 		bin := filepath.Join(root, filepath.FromSlash(ImageBinary))
-		if out := runOK(t, root, bin, "version"); !strings.HasPrefix(out, want) {
+		if out := runOK(t, hostRunner(root, bin), "", "version"); !strings.HasPrefix(out, want) {
 			t.Errorf("version: %q, want %q…", out, want)
 		}
-		demo(t, bin)
+		home := t.TempDir()
+		demo(t, hostRunner(home, bin), ".", home)
+		if os.Geteuid() != 0 {
+			t.Skip("running inside the image's root filesystem as its user needs root (chroot)")
+		}
+		// As a container runtime would: inside the root filesystem (no
+		// libc, no shell), as the image's user, in its working directory.
+		demo(t, imageRunner(root), "/home/nonroot", filepath.Join(root, "home", "nonroot"))
 	})
 }
 
-// demo is scripts/demo.sh with bin: scaffold a suite, save a baseline on
-// sim/stable, then compare sim/stable (no drift) and sim/drifted (drift,
-// exit 1 with --fail-on-drift).
-func demo(t *testing.T, bin string) {
-	work := t.TempDir()
-	runOK(t, work, bin, "init", "demo")
-	dir := filepath.Join(work, "demo")
-	runOK(t, dir, bin, "run", "-p", "sim/stable", "--save-baseline", "--no-progress")
-	if out := runOK(t, dir, bin, "compare", "-p", "sim/stable", "--fail-on-drift", "--no-progress"); !strings.Contains(out, "No drift") {
+// runner makes the command that runs promptcanary with args in dir.
+type runner func(dir string, args ...string) *exec.Cmd
+
+// hostRunner runs bin on this machine with a clean environment (no keys,
+// no colour, a home of its own); a dir of "" means home.
+func hostRunner(home, bin string) runner {
+	return func(dir string, args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = filepath.Join(home, dir)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "NO_COLOR=1"}
+		return cmd
+	}
+}
+
+// imageRunner runs the image's binary chrooted into its unpacked root
+// filesystem as its user, with its environment.
+func imageRunner(root string) runner {
+	return func(dir string, args ...string) *exec.Cmd {
+		cmd := exec.Command(ImageBinary, args...)
+		cmd.Dir = dir // inside the chroot
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/nonroot", "SSL_CERT_FILE=" + CACertsPath, "NO_COLOR=1"}
+		cmd.SysProcAttr = chrootAs(root, NonrootUID)
+		return cmd
+	}
+}
+
+// demo is scripts/demo.sh: scaffold a suite in dir (hostDir on this
+// machine), save a baseline on sim/stable, then compare sim/stable (no
+// drift) and sim/drifted (drift, exit 1 with --fail-on-drift).
+func demo(t *testing.T, run runner, dir, hostDir string) {
+	t.Helper()
+	runOK(t, run, dir, "init", "demo")
+	dir = path.Join(dir, "demo")
+	runOK(t, run, dir, "run", "-p", "sim/stable", "--save-baseline", "--no-progress")
+	if out := runOK(t, run, dir, "compare", "-p", "sim/stable", "--fail-on-drift", "--no-progress"); !strings.Contains(out, "No drift") {
 		t.Errorf("compare sim/stable: %s", out)
 	}
-	cmd := command(dir, bin, "compare", "-p", "sim/drifted", "--baseline-provider", "sim/stable",
-		"--fail-on-drift", "--no-progress", "--output-md", "drift.md")
-	out, err := cmd.Output()
+	out, err := run(dir, "compare", "-p", "sim/drifted", "--baseline-provider", "sim/stable",
+		"--fail-on-drift", "--no-progress", "--output-md", "drift.md").Output()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "regression") {
 		t.Errorf("compare sim/drifted: %v (want exit 1 and a regression)\n%s", err, out)
 	}
-	if md, err := os.ReadFile(filepath.Join(dir, "drift.md")); err != nil || !bytes.Contains(md, []byte("regression")) {
+	md, err := os.ReadFile(filepath.Join(hostDir, "demo", "drift.md"))
+	if err != nil || !bytes.Contains(md, []byte("regression")) {
 		t.Errorf("drift.md: %v\n%s", err, md)
 	}
 }
 
-// command runs bin in dir with a clean environment: no keys, no
-// colour, a home of its own.
-func command(dir, bin string, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "NO_COLOR=1"}
-	return cmd
-}
-
-func runOK(t *testing.T, dir, bin string, args ...string) string {
+func runOK(t *testing.T, run runner, dir string, args ...string) string {
 	t.Helper()
-	cmd := command(dir, bin, args...)
+	cmd := run(dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
