@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,38 +18,21 @@ import (
 	"golang.org/x/term"
 
 	"github.com/promptcanary/promptcanary/internal/atomicfile"
+	"github.com/promptcanary/promptcanary/internal/buildinfo"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
-// version returns the module version the binary was built from.
-func version() string {
-	v := "(devel)"
-	extra := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				extra = " commit " + s.Value[:12]
-			}
-		}
-		extra += " " + bi.GoVersion
-	}
-	return "promptcanary " + v + extra
-}
+// version is the line `promptcanary version` and --version print: the
+// release's -X stamp (scripts/release.sh) where set, else the module's
+// build information (go install …@vX.Y.Z).
+func version() string { return buildinfo.Read().String() }
 
 // toolName is recorded in runs.
 func toolName() string { return "promptcanary-go " + moduleVersion() }
 
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+func moduleVersion() string { return buildinfo.Read().Version }
 
 // loadSuite loads canary.yaml, turning validation problems into a usage
 // error that prints each problem with its hint.

@@ -1,0 +1,106 @@
+package release
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testFiles = []File{
+	{Name: "promptcanary", Mode: 0o755, Data: []byte("binary")},
+	{Name: "README.md", Mode: 0o644, Data: []byte("readme")},
+	{Name: "tmp/", Mode: 0o777 | fs.ModeSticky},
+}
+
+func reversed(files []File) []File {
+	out := make([]File, len(files))
+	for i, f := range files {
+		out[len(files)-1-i] = f
+	}
+	return out
+}
+
+// The same files give the same bytes whatever their order, and every
+// header carries the fixed time, root ownership and no user names.
+func TestTarGzDeterministic(t *testing.T) {
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))
+	var a, b bytes.Buffer
+	if err := WriteTarGz(&a, testFiles, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTarGz(&b, reversed(testFiles), mtime.UTC()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("the same files in another order gave other bytes")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header: name %q, time %v; want neither", zr.Name, zr.ModTime)
+	}
+	tr := tar.NewReader(zr)
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+		if !h.ModTime.Equal(mtime.Truncate(time.Second)) || h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
+			t.Errorf("%s: time %v uid %d gid %d user %q group %q", h.Name, h.ModTime, h.Uid, h.Gid, h.Uname, h.Gname)
+		}
+		if h.Name == "tmp/" && (h.Typeflag != tar.TypeDir || h.Mode != 0o1777) {
+			t.Errorf("tmp/: type %c mode %o, want a directory with mode 1777", h.Typeflag, h.Mode)
+		}
+		if h.Name == "promptcanary" && h.Mode != 0o755 {
+			t.Errorf("promptcanary: mode %o, want 755", h.Mode)
+		}
+	}
+	if want := "README.md promptcanary tmp/"; strings.Join(names, " ") != want {
+		t.Errorf("entries %q, want %q (sorted)", strings.Join(names, " "), want)
+	}
+}
+
+func TestZipDeterministic(t *testing.T) {
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", -7200))
+	files := testFiles[:2]
+	var a, b bytes.Buffer
+	if err := WriteZip(&a, files, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteZip(&b, reversed(files), mtime.UTC()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("the same files in another order or zone gave other bytes")
+	}
+	zr, err := zip.NewReader(bytes.NewReader(a.Bytes()), int64(a.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		if !f.Modified.Equal(mtime) {
+			t.Errorf("%s: modified %v, want %v", f.Name, f.Modified, mtime)
+		}
+	}
+	if want := "README.md promptcanary"; strings.Join(names, " ") != want {
+		t.Errorf("entries %q, want %q", strings.Join(names, " "), want)
+	}
+	if m := zr.File[1].Mode(); m.Perm() != 0o755 {
+		t.Errorf("promptcanary: mode %v, want 0755", m)
+	}
+}
