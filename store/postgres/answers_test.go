@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -204,4 +206,47 @@ func checkPruned(t *testing.T, s *Store) {
 	if n := len(storedAnswers(t, s, "run:run-long")); n != 2 {
 		t.Errorf("%d answers of a kept run left, want 2", n)
 	}
+}
+
+// TestCopyKeepsAnswersApart copies a history with long answers from
+// PostgreSQL to SQLite and back into another schema, which keeps them
+// apart as the first did.
+func TestCopyKeepsAnswersApart(t *testing.T) {
+	testDSN(t)
+	t.Parallel()
+	ctx := context.Background()
+	from, to := openFresh(t), openFresh(t)
+	if err := from.SaveRun(ctx, spilledRun(t, "run-long", "short")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := from.Promote(ctx, "run-long", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lite, err := sqlite.Open(filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	for _, c := range [][2]store.Store{{from, lite}, {lite, to}} {
+		if _, err := store.Copy(ctx, c[0], c[1], store.CopyOptions{}); err != nil {
+			t.Fatalf("copy %T to %T: %v", c[0], c[1], err)
+		}
+	}
+	checkApart(t, to, "run:run-long", "runs", "run_id", "run-long")
+	checkApart(t, to, "baseline:"+b.SnapshotID, "baselines", "snapshot_id", b.SnapshotID)
+	checks, err := store.Verify(ctx, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range checks {
+		if !k.OK() || k.SourceSum != k.TargetSum {
+			t.Errorf("verify, %s: got %+v, want the same records on both sides", k.Kind, k)
+		}
+	}
+	got, err := to.Run(ctx, "run-long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWhole(t, "copied run", got)
 }
