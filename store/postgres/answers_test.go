@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -249,4 +251,49 @@ func TestCopyKeepsAnswersApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkWhole(t, "copied run", got)
+}
+
+// TestSpilledLoadAllocates: loading a baseline of long answers spilled
+// reads them a row at a time: it allocates far less than the answers
+// weigh, where a body holding them all is read whole. Not parallel, so
+// that no other test allocates meanwhile.
+func TestSpilledLoadAllocates(t *testing.T) {
+	testDSN(t)
+	ctx := context.Background()
+	s := openFresh(t)
+	const n, size = 8, promptcanary.DefaultMaxAnswerBytes
+	r := storetest.NewRun("run-big", "s", "m", t0)
+	r.LLMResponses = r.LLMResponses[:0]
+	for i := range n {
+		resp := promptcanary.Response{PromptID: "p", Sample: i, Content: strings.Repeat(fmt.Sprint(i%10), size), FinishReason: "stop", Timestamp: t0}
+		if err := resp.SpillContent(); err != nil {
+			t.Fatal(err)
+		}
+		r.LLMResponses = append(r.LLMResponses, resp)
+	}
+	if err := s.SaveRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Promote(ctx, "run-big", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	least := uint64(math.MaxUint64)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		lb, err := s.Baseline(store.WithSpilledAnswers(ctx), b.SnapshotID)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := lb.RunResult.LLMResponses[n-1].ContentLen(); c != size {
+			t.Fatalf("answer %d: %d bytes, want %d", n-1, c, size)
+		}
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	if limit := uint64(n * size / 2); least > limit {
+		t.Errorf("loading %d answers of %d bytes spilled allocated %d bytes, want at most %d", n, size, least, limit)
+	}
+	t.Logf("loading %d answers of %d bytes spilled allocated %d bytes", n, size, least)
 }
