@@ -63,7 +63,10 @@ type CopyReport struct {
 // is idempotent; records of to that from has not are left alone, so
 // several histories can be merged into one. Resolved incidents are copied
 // before open ones, so that an incident resolved in from since an earlier
-// copy does not conflict with the open one that replaced it.
+// copy does not conflict with the open one that replaced it. Runs and
+// baselines are read with their long answers spilled (WithSpilledAnswers),
+// so that one answer at a time is in memory and a target that keeps them
+// apart does.
 //
 // from must implement Exporter and to Journal (for the pending marks);
 // Copy fails with ErrSameStore when both are one database (see
@@ -93,7 +96,7 @@ func Copy(ctx context.Context, from, to Store, o CopyOptions) (*CopyReport, erro
 	}
 	done(KindRuns, runs)
 	done(KindPending, pending)
-	n, err := copyEach(ctx, KindBaselines, src.ExportBaselines(ctx), func(b *promptcanary.Baseline) error {
+	n, err := copyEach(ctx, KindBaselines, src.ExportBaselines(WithSpilledAnswers(ctx)), func(b *promptcanary.Baseline) error {
 		_, err := to.SaveBaseline(ctx, b)
 		return err
 	})
@@ -179,7 +182,7 @@ func copyRuns(ctx context.Context, src Exporter, to Store, journal Journal) (run
 	for _, p := range have {
 		stale[p.RunID] = true
 	}
-	runs, err = copyEach(ctx, KindRuns, src.ExportRuns(ctx), func(rec RunRecord) error {
+	runs, err = copyEach(ctx, KindRuns, src.ExportRuns(WithSpilledAnswers(ctx)), func(rec RunRecord) error {
 		if rec.Pending != nil {
 			marks++
 			return journal.SaveRunPending(ctx, rec.Run, *rec.Pending)
@@ -497,10 +500,12 @@ func digests[T any](seq iter.Seq2[T, error], fn func(T) ([]digest, error)) iter.
 
 // The canonical form of a run, a baseline or a report is the body a store
 // writes for it: what a copy writes is what the source would, and the
-// codec reads a body back into a record it writes the same way.
+// codec reads a body back into a record it writes the same way. Records
+// are read with their long answers spilled, which encode as whole, as a
+// copy reads them so that the target keeps them apart too.
 
 func digestRuns(ctx context.Context, x Exporter) iter.Seq2[digest, error] {
-	return digests(x.ExportRuns(ctx), func(rec RunRecord) ([]digest, error) {
+	return digests(x.ExportRuns(WithSpilledAnswers(ctx)), func(rec RunRecord) ([]digest, error) {
 		body, err := MarshalRun(rec.Run, LayoutAuto)
 		if err != nil {
 			return nil, fmt.Errorf("encode run %s: %w", rec.Run.RunID, err)
@@ -510,7 +515,7 @@ func digestRuns(ctx context.Context, x Exporter) iter.Seq2[digest, error] {
 }
 
 func digestBaselines(ctx context.Context, x Exporter) iter.Seq2[digest, error] {
-	return digests(x.ExportBaselines(ctx), func(b *promptcanary.Baseline) ([]digest, error) {
+	return digests(x.ExportBaselines(WithSpilledAnswers(ctx)), func(b *promptcanary.Baseline) ([]digest, error) {
 		body, err := MarshalBaseline(b, LayoutAuto)
 		if err != nil {
 			return nil, fmt.Errorf("encode baseline %s: %w", b.SnapshotID, err)

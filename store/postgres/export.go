@@ -129,7 +129,7 @@ func (s *Store) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error
 		if err != nil {
 			return store.RunRecord{}, err
 		}
-		r, err := store.UnmarshalRun(body)
+		r, err := s.decodeRun(ctx, id, body)
 		if err != nil {
 			return store.RunRecord{}, fmt.Errorf("load run %q: %w", id, err)
 		}
@@ -148,7 +148,7 @@ func (s *Store) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Bas
 		if err := s.pool.QueryRow(ctx, `SELECT body FROM baselines WHERE snapshot_id = $1`, id).Scan(&body); err != nil {
 			return nil, err
 		}
-		b, err := store.UnmarshalBaseline(body)
+		b, err := s.decodeBaseline(ctx, id, body)
 		if err != nil {
 			return nil, fmt.Errorf("load baseline %q: %w", id, err)
 		}

@@ -19,10 +19,11 @@ var (
 )
 
 // runRow is a run ready to be written: the arguments of its row, with its
-// JSON, and its per-probe aggregates.
+// JSON, its answers kept apart and its per-probe aggregates.
 type runRow struct {
 	id       string
 	args     []any
+	answers  []store.Answer
 	probeIDs []string
 	means    []*float64
 	rates    []float64
@@ -47,10 +48,11 @@ func newRunRow(r *promptcanary.Run) (*runRow, error) {
 		rr.rates = append(rr.rates, p.PassRate)
 		rr.ns = append(rr.ns, int64(p.N))
 	}
-	body, err := store.MarshalRun(r, store.LayoutAuto)
+	body, as, err := store.MarshalRunApart(r, store.LayoutAuto)
 	if err != nil {
 		return nil, err
 	}
+	rr.answers = as
 	rr.args = w.add(sum.Samples, sum.Results, sum.Passed, sum.Errors, finite(sum.Score), sum.StoredPassRate(), sum.Interrupted, body).args
 	return rr, nil
 }
@@ -72,7 +74,7 @@ const insertProbes = `INSERT INTO run_probes (run_id, probe_id, mean, pass_rate,
 	FROM unnest($2::text[], $3::float8[], $4::float8[], $5::bigint[]) AS p (probe_id, mean, pass_rate, n)`
 
 // queue adds the statements that store rr, replacing a stored run with its
-// id, to b.
+// id, to b; its answers kept apart are written by saveAnswers.
 func (rr *runRow) queue(b *pgx.Batch) {
 	b.Queue(upsertRun, rr.args...)
 	b.Queue(`DELETE FROM run_probes WHERE run_id = $1`, rr.id)
@@ -84,8 +86,14 @@ func (rr *runRow) queue(b *pgx.Batch) {
 // insertNew stores rr in tx unless a run with its id is stored.
 func (rr *runRow) insertNew(ctx context.Context, tx pgx.Tx) error {
 	tag, err := tx.Exec(ctx, insertRun+` ON CONFLICT (run_id) DO NOTHING`, rr.args...)
-	if err != nil || tag.RowsAffected() == 0 || len(rr.probeIDs) == 0 {
+	if err != nil || tag.RowsAffected() == 0 {
 		return err
+	}
+	if err := saveAnswers(ctx, tx, runOwner(rr.id), rr.answers); err != nil {
+		return err
+	}
+	if len(rr.probeIDs) == 0 {
+		return nil
 	}
 	_, err = tx.Exec(ctx, insertProbes, rr.id, rr.probeIDs, rr.means, rr.rates, rr.ns)
 	return err
@@ -118,7 +126,12 @@ func (s *Store) saveRun(ctx context.Context, r *promptcanary.Run, p *store.Pendi
 			ON CONFLICT (run_id) DO UPDATE SET snapshot_id = excluded.snapshot_id, created_at = excluded.created_at,
 				note = excluded.note, dir = excluded.dir`, w.args...)
 	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		return saveAnswers(ctx, tx, runOwner(rr.id), rr.answers)
+	})
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
 	}
@@ -159,10 +172,7 @@ func (s *Store) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := store.UnmarshalRun(body)
-	if err == nil {
-		err = store.WholeAnswers(ctx, r)
-	}
+	r, err := s.decodeRun(ctx, full, body)
 	if err != nil {
 		return nil, fmt.Errorf("load run %q: %w", full, err)
 	}
@@ -246,7 +256,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 	if w.err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, w.err)
 	}
-	body, err := store.MarshalBaseline(b, store.LayoutAuto)
+	body, as, err := store.MarshalBaselineApart(b, store.LayoutAuto)
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
 	}
@@ -272,7 +282,10 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 				run_id = excluded.run_id, suite = excluded.suite, model = excluded.model,
 				created_at = excluded.created_at, note = excluded.note, body = excluded.body`, w.args...)
 		batch.Queue(`DELETE FROM pending_baselines WHERE run_id = $1 AND snapshot_id = $2`, b.RunResult.RunID, b.SnapshotID)
-		return tx.SendBatch(ctx, batch).Close()
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		return saveAnswers(ctx, tx, baselineOwner(b.SnapshotID), as)
 	})
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)
@@ -281,13 +294,19 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 }
 
 // Promote saves a baseline taken from the stored run runID names.
+// The run is read with its long answers spilled, so that the baseline
+// keeps them apart too; the baseline returned holds them whole unless ctx
+// carries store.WithSpilledAnswers.
 func (s *Store) Promote(ctx context.Context, runID, note string) (*promptcanary.Baseline, error) {
-	r, err := s.Run(ctx, runID)
+	r, err := s.Run(store.WithSpilledAnswers(ctx), runID)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
 	b := store.NewBaseline(r, note, s.now())
 	if _, err := s.SaveBaseline(ctx, b); err != nil {
+		return nil, fmt.Errorf("promote: %w", err)
+	}
+	if err := store.WholeAnswers(ctx, &b.RunResult); err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
 	return b, nil
@@ -299,10 +318,7 @@ func (s *Store) Baseline(ctx context.Context, id string) (*promptcanary.Baseline
 	if err != nil {
 		return nil, err
 	}
-	b, err := store.UnmarshalBaselineContext(ctx, body)
-	if err == nil {
-		err = store.WholeAnswers(ctx, &b.RunResult)
-	}
+	b, err := s.decodeBaseline(ctx, full, body)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline %q: %w", full, err)
 	}
@@ -352,10 +368,7 @@ func (s *Store) FindLatestBaseline(ctx context.Context, suite, model string) (*s
 		if err != nil {
 			return nil, fmt.Errorf("latest baseline for suite %q and model %q: %w", suite, model, err)
 		}
-		b, err := store.UnmarshalBaselineContext(ctx, body)
-		if err == nil {
-			err = store.WholeAnswers(ctx, &b.RunResult)
-		}
+		b, err := s.decodeBaseline(ctx, id, body)
 		if err != nil {
 			l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: fromNanos(created),
 				Err: fmt.Errorf("decode stored baseline: %w", err)})

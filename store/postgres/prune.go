@@ -93,6 +93,7 @@ var pruneDeletes = []string{
 	`DELETE FROM check_runs c USING prune_check_runs p WHERE c.id = p.id`,
 	`DELETE FROM drift_reports d USING prune_drifts p WHERE d.report_id = p.id`,
 	`DELETE FROM runs r USING prune_runs p WHERE r.run_id = p.id`,
+	`DELETE FROM answers a USING prune_runs p WHERE a.owner = 'run:' || p.id`,
 }
 
 // Prune deletes the history older than cutoff that nothing that stays

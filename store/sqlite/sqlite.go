@@ -487,13 +487,19 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 }
 
 // Promote saves a baseline taken from the stored run runID names.
+// The run is read with its long answers spilled, so that the baseline
+// keeps them apart too; the baseline returned holds them whole unless ctx
+// carries store.WithSpilledAnswers.
 func (s *Store) Promote(ctx context.Context, runID, note string) (*promptcanary.Baseline, error) {
-	r, err := s.Run(ctx, runID)
+	r, err := s.Run(store.WithSpilledAnswers(ctx), runID)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
 	b := store.NewBaseline(r, note, s.now())
 	if _, err := s.SaveBaseline(ctx, b); err != nil {
+		return nil, fmt.Errorf("promote: %w", err)
+	}
+	if err := store.WholeAnswers(ctx, &b.RunResult); err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
 	return b, nil
