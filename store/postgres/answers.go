@@ -11,10 +11,6 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 )
 
-// runOwner and baselineOwner name the owner of kept-apart answers.
-func runOwner(id string) string      { return "run:" + id }
-func baselineOwner(id string) string { return "baseline:" + id }
-
 // saveAnswers replaces the answers kept apart for owner with as, each
 // read from its spill file and written in its own statement, so that one
 // answer at a time is in memory. Without answers it writes nothing: a
@@ -39,13 +35,9 @@ func saveAnswers(ctx context.Context, tx pgx.Tx, owner string, as []store.Answer
 	return nil
 }
 
-// loadAnswers moves the answers kept apart for owner to spill files, one
-// row at a time, and makes the decoders resolve their markers until the
-// release returned is called.
-func (s *Store) loadAnswers(ctx context.Context, owner string, body []byte) (func(), error) {
-	if !store.HasMarkers(body) {
-		return func() {}, nil
-	}
+// answersOf reads the answers kept apart for owner, moving each to a
+// spill file as its row is read (a store.AnswerLoader).
+func (s *Store) answersOf(ctx context.Context, owner string) ([]store.Answer, error) {
 	rows, err := s.pool.Query(ctx, `SELECT marker, content FROM answers WHERE owner = $1`, owner)
 	if err != nil {
 		return nil, err
@@ -66,37 +58,16 @@ func (s *Store) loadAnswers(ctx context.Context, owner string, body []byte) (fun
 		}
 		as = append(as, a)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return store.ResolveAnswers(as), nil
+	return as, rows.Err()
 }
 
 // decodeRun decodes body, the stored run id, with its kept-apart answers.
 func (s *Store) decodeRun(ctx context.Context, id string, body []byte) (*promptcanary.Run, error) {
-	release, err := s.loadAnswers(ctx, runOwner(id), body)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	r, err := store.UnmarshalRun(body)
-	if err != nil {
-		return nil, err
-	}
-	return r, store.WholeAnswers(ctx, r)
+	return store.DecodeRunApart(ctx, id, body, s.answersOf)
 }
 
 // decodeBaseline decodes body, the stored baseline id, with its
 // kept-apart answers.
 func (s *Store) decodeBaseline(ctx context.Context, id string, body []byte) (*promptcanary.Baseline, error) {
-	release, err := s.loadAnswers(ctx, baselineOwner(id), body)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	b, err := store.UnmarshalBaselineContext(ctx, body)
-	if err != nil {
-		return nil, err
-	}
-	return b, store.WholeAnswers(ctx, &b.RunResult)
+	return store.DecodeBaselineApart(ctx, id, body, s.answersOf)
 }

@@ -89,7 +89,7 @@ func (rr *runRow) insertNew(ctx context.Context, tx pgx.Tx) error {
 	if err != nil || tag.RowsAffected() == 0 {
 		return err
 	}
-	if err := saveAnswers(ctx, tx, runOwner(rr.id), rr.answers); err != nil {
+	if err := saveAnswers(ctx, tx, store.RunOwner(rr.id), rr.answers); err != nil {
 		return err
 	}
 	if len(rr.probeIDs) == 0 {
@@ -130,7 +130,7 @@ func (s *Store) saveRun(ctx context.Context, r *promptcanary.Run, p *store.Pendi
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		return saveAnswers(ctx, tx, runOwner(rr.id), rr.answers)
+		return saveAnswers(ctx, tx, store.RunOwner(rr.id), rr.answers)
 	})
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
@@ -285,7 +285,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return err
 		}
-		return saveAnswers(ctx, tx, baselineOwner(b.SnapshotID), as)
+		return saveAnswers(ctx, tx, store.BaselineOwner(b.SnapshotID), as)
 	})
 	if err != nil {
 		return store.BaselineInfo{}, fmt.Errorf("save baseline %q: %w", b.SnapshotID, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -33,7 +34,7 @@ func TestPromoteKeepsAnswersApart(t *testing.T) {
 	if resp := b.RunResult.LLMResponses[0]; resp.Spill != nil || resp.Content != long {
 		t.Errorf("promoted baseline: answer of %d bytes, spilled %v, want the %d whole", len(resp.Content), resp.Spill != nil, len(long))
 	}
-	for _, owner := range []string{runOwner("run-long"), baselineOwner(b.SnapshotID)} {
+	for _, owner := range []string{store.RunOwner("run-long"), store.BaselineOwner(b.SnapshotID)} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM answers WHERE owner = ?`, owner).Scan(&n); err != nil {
 			t.Fatal(err)

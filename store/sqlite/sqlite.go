@@ -338,7 +338,7 @@ func saveRun(ctx context.Context, tx *sql.Tx, r *promptcanary.Run, body []byte, 
 	if err != nil {
 		return err
 	}
-	if err := saveAnswers(ctx, tx, runOwner(r.RunID), as); err != nil {
+	if err := saveAnswers(ctx, tx, store.RunOwner(r.RunID), as); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM run_probes WHERE run_id = ?`, r.RunID); err != nil {
@@ -474,7 +474,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (sto
 		if err != nil {
 			return err
 		}
-		if err := saveAnswers(ctx, tx, baselineOwner(b.SnapshotID), as); err != nil {
+		if err := saveAnswers(ctx, tx, store.BaselineOwner(b.SnapshotID), as); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM pending_baselines WHERE run_id = ? AND snapshot_id = ?`, b.RunResult.RunID, b.SnapshotID)
