@@ -130,6 +130,24 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 	} else {
 		sum.RunID = promptcanary.NewID()
 	}
+	total, err := judgeFeed(ctx, plan, feed, &opts)
+	if err != nil {
+		return nil, err
+	}
+	total.summarize(plan, sum, opts.Secrets)
+	sum.FinishedAt = now()
+	if err := ctx.Err(); err != nil {
+		sum.Interrupted = true
+		return sum, err
+	}
+	return sum, nil
+}
+
+// judgeFeed reads feed in batches and judges them on opts.Workers workers
+// (every core by default), each keeping its own aggregates; it returns
+// their merge. A malformed line before the point where reading stopped is
+// the error; past it, a read error.
+func judgeFeed(ctx context.Context, plan *Plan, feed Feed, opts *StreamOptions) (*streamAgg, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -162,8 +180,27 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 			}
 		})
 	}
+	readErr := readFeed(ctx, feed, opts, &stop, full, free)
+	close(full)
+	wg.Wait()
 
-	var readErr error
+	if err := fails.first(); err != nil {
+		return nil, err
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	total := newStreamAgg(plan)
+	for _, a := range aggs {
+		total.merge(a)
+	}
+	return total, nil
+}
+
+// readFeed fills free batches from feed and hands them to the workers on
+// full until the input ends, a worker finds a malformed line (stop) or ctx
+// is cancelled. It returns the read error, if any besides io.EOF.
+func readFeed(ctx context.Context, feed Feed, opts *StreamOptions, stop *atomic.Bool, full, free chan Batch) error {
 	var lines int64
 	for !stop.Load() && ctx.Err() == nil {
 		b := <-free
@@ -179,33 +216,12 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				readErr = err
+				return err
 			}
 			break
 		}
 	}
-	close(full)
-	wg.Wait()
-
-	// A malformed line before the point where reading stopped is the
-	// error; past it, a read error.
-	if err := fails.first(); err != nil {
-		return nil, err
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	total := newStreamAgg(plan)
-	for _, a := range aggs {
-		total.merge(a)
-	}
-	total.summarize(plan, sum, opts.Secrets)
-	sum.FinishedAt = now()
-	if err := ctx.Err(); err != nil {
-		sum.Interrupted = true
-		return sum, err
-	}
-	return sum, nil
+	return nil
 }
 
 // lineErrors keeps the malformed line found first in the input.
