@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // Limits on how much untrusted text a report shows.
@@ -930,14 +931,7 @@ func orDash(s string) string {
 
 // cut returns the first n runes of s, with "…" when s was longer.
 func cut(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
+	return textcut.Runes(s, n, textcut.Ellipsis)
 }
 
 // plural returns "1 regression" or "2 regressions".

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
@@ -342,7 +342,7 @@ func (p *pairAgg) add(line int, res *probe.Result, content string) {
 		return
 	}
 	if p.exLine == 0 {
-		p.exLine, p.example = line, cutRunes(content, exampleRunes)
+		p.exLine, p.example = line, textcut.Runes(content, exampleRunes, textcut.Ellipsis)
 	}
 	for d := range p.fails {
 		if p.fails[d].text == res.Details {
@@ -456,20 +456,4 @@ func (a *streamAgg) summarize(plan *Plan, s *promptcanary.RunSummary, secrets *r
 		return cmp.Or(cmp.Compare(x.PromptID, y.PromptID), cmp.Compare(x.ProbeID, y.ProbeID))
 	})
 	slices.SortStableFunc(s.Errors, func(x, y promptcanary.CallError) int { return cmp.Compare(x.PromptID, y.PromptID) })
-}
-
-// cutRunes cuts s to at most n runes, on a rune boundary.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if i >= len(s) {
-			return s
-		}
-	}
-	return s[:i] + "…"
 }
