@@ -1068,6 +1068,16 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		m.UnitLevel = pValue(st.UnitLevel)
 	}
 
+	m.addUnits(st, cs)
+	m.addSignals(st.Signals)
+	m.addNondeterminism(st.Nondeterminism)
+	return m
+}
+
+// addUnits fills the tested units of st, flagged first, and the counts of
+// rejected and screened units. A pair's verdict, severity and evidence are
+// its comparison's in cs.
+func (m *statsModel) addUnits(st *promptcanary.DriftStatistics, cs []promptcanary.Comparison) {
 	// A pair's verdict, severity and evidence are its comparison's: its
 	// tested units show that severity, and the flagged units are the
 	// groups of pairs (probes, categories, the suite), not the pairs the
@@ -1140,9 +1150,12 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 		m.Units[i] = r
 	}
+}
 
-	m.Signals = make([]signalRow, len(st.Signals))
-	for i, s := range st.Signals {
+// addSignals fills the rows of the change signals.
+func (m *statsModel) addSignals(signals []promptcanary.ChangeSignal) {
+	m.Signals = make([]signalRow, len(signals))
+	for i, s := range signals {
 		r := signalRow{Kind: orDash(strings.ReplaceAll(s.Kind, "_", " ")), PromptID: orDash(s.PromptID), Baseline: measure(s.Baseline),
 			Current: measure(s.Current), P: pValue(s.P), Q: qValue(s.Q), Flagged: s.Flagged, Detail: s.Detail}
 		if s.P == 0 && s.Q == 0 {
@@ -1153,8 +1166,12 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 		m.Signals[i] = r
 	}
+}
 
-	nd := slices.Clone(st.Nondeterminism)
+// addNondeterminism fills the rows of the prompts whose answers vary most,
+// by share of distinct answers.
+func (m *statsModel) addNondeterminism(nondet []promptcanary.PromptNondeterminism) {
+	nd := slices.Clone(nondet)
 	slices.SortStableFunc(nd, func(a, b promptcanary.PromptNondeterminism) int {
 		return cmp.Or(cmp.Compare(distinctShare(b), distinctShare(a)),
 			cmp.Compare(b.BaselineDistinct+b.CurrentDistinct, a.BaselineDistinct+a.CurrentDistinct), cmp.Compare(a.PromptID, b.PromptID))
@@ -1170,7 +1187,6 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 	}
 	m.NondetMore = len(nd) - len(m.Nondet)
-	return m
 }
 
 func b2i(b bool) int {
