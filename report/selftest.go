@@ -176,6 +176,35 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 	t.line(t.paint(ansiBold+style, mark+m.Verdict))
 	t.field("baseline", fmt.Sprintf("%s (%s), %s to %s", m.Baseline, orDash(m.Model), plural(m.Answers, "answer", "answers"), plural(m.Prompts, "prompt", "prompts")))
 
+	t.selftestProbes(m)
+
+	t.selftestMatrix(m)
+
+	if len(m.Missed) > 0 {
+		t.heading(ansiRed, fmt.Sprintf("Missed: no probe catches %s", plural(countDrifts(m.Missed), "drift", "drifts")))
+		t.gaps(m.Missed)
+	}
+	if len(m.Partial) > 0 {
+		t.heading(ansiYellow, "Gaps: caught elsewhere, missed on these prompts")
+		t.gaps(m.Partial)
+	}
+	if len(m.Notes) > 0 {
+		t.heading("", "Notes")
+		for _, n := range m.Notes {
+			t.para("  ", "• ", n)
+		}
+	}
+	if opts.Verbose {
+		t.heading("", "Drifts")
+		for _, r := range m.Rows {
+			t.para("  ", termtext.Safe(r.ID)+": ", r.Description)
+		}
+	}
+}
+
+// selftestProbes writes the numbered probes of self-test m with their pass
+// rates and, when measured, the drop each can detect.
+func (t *term) selftestProbes(m *selftestModel) {
 	t.heading("", "Probes")
 	cols := []column{{head: "#", right: true}, {head: "PROBE", max: 32, min: 12}, {head: "TYPE", max: 22, min: 8}, {head: "PASSES", right: true}}
 	if m.Sensitivity != "" {
@@ -192,7 +221,11 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 	if m.Sensitivity != "" {
 		t.para("  ", "", m.Sensitivity)
 	}
+}
 
+// selftestMatrix writes the drifts × probes matrix of self-test m: one
+// row per drift, a mark per probe and the probes that caught it.
+func (t *term) selftestMatrix(m *selftestModel) {
 	t.heading("", "Drifts × probes  ("+markCaught+" caught  "+markMissed+" missed  "+markNA+" not applicable)")
 	w := len(strconv.Itoa(len(m.Probes)))
 	nameW := len("DRIFT")
@@ -248,27 +281,6 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 			}
 		}
 	}
-
-	if len(m.Missed) > 0 {
-		t.heading(ansiRed, fmt.Sprintf("Missed: no probe catches %s", plural(countDrifts(m.Missed), "drift", "drifts")))
-		t.gaps(m.Missed)
-	}
-	if len(m.Partial) > 0 {
-		t.heading(ansiYellow, "Gaps: caught elsewhere, missed on these prompts")
-		t.gaps(m.Partial)
-	}
-	if len(m.Notes) > 0 {
-		t.heading("", "Notes")
-		for _, n := range m.Notes {
-			t.para("  ", "• ", n)
-		}
-	}
-	if opts.Verbose {
-		t.heading("", "Drifts")
-		for _, r := range m.Rows {
-			t.para("  ", termtext.Safe(r.ID)+": ", r.Description)
-		}
-	}
 }
 
 // gaps lists drifts missed on some prompts with the suggested probes.
@@ -316,6 +328,36 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 	w.line()
 	w.line("✓ caught · ✗ missed · `·` not applicable; the numbers are the probes listed below.")
 	w.line()
+	w.selftestMatrix(m)
+	w.line()
+	w.line("### Probes")
+	w.line()
+	w.selftestProbes(m)
+	if m.Sensitivity != "" {
+		w.line()
+		w.line(mdText(m.Sensitivity, 1000))
+		w.cut()
+	}
+	if len(m.Notes) > 0 {
+		w.line()
+		w.line("### Notes")
+		w.line()
+		for _, n := range m.Notes {
+			w.line("- ", mdText(n, mdDetailRunes))
+			w.cut()
+		}
+	}
+	w.details("What each drift models")
+	for _, r := range m.Rows {
+		w.line("- **", mdText(r.Name, 100), "** (", mdText(r.ID, 80), "): ", mdText(r.Description, mdDetailRunes))
+		w.cut()
+	}
+	w.endDetails()
+	w.finish()
+}
+
+// selftestMatrix writes the drifts × probes table of self-test m.
+func (w *md) selftestMatrix(m *selftestModel) {
 	head := []string{"Drift"}
 	align := "l"
 	for _, p := range m.Probes {
@@ -344,9 +386,10 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 		rows = append(rows, row)
 	}
 	w.table(head, align, rows)
-	w.line()
-	w.line("### Probes")
-	w.line()
+}
+
+// selftestProbes writes the table of the numbered probes of self-test m.
+func (w *md) selftestProbes(m *selftestModel) {
 	ph := []string{"#", "Probe", "Type", "Prompts", "Passes"}
 	if m.Sensitivity != "" {
 		ph = append(ph, "Detectable drop")
@@ -360,27 +403,6 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 		prows = append(prows, row)
 	}
 	w.table(ph, "rlllrl", prows)
-	if m.Sensitivity != "" {
-		w.line()
-		w.line(mdText(m.Sensitivity, 1000))
-		w.cut()
-	}
-	if len(m.Notes) > 0 {
-		w.line()
-		w.line("### Notes")
-		w.line()
-		for _, n := range m.Notes {
-			w.line("- ", mdText(n, mdDetailRunes))
-			w.cut()
-		}
-	}
-	w.details("What each drift models")
-	for _, r := range m.Rows {
-		w.line("- **", mdText(r.Name, 100), "** (", mdText(r.ID, 80), "): ", mdText(r.Description, mdDetailRunes))
-		w.cut()
-	}
-	w.endDetails()
-	w.finish()
 }
 
 // gapTable writes drifts missed on some prompts with their suggestions.
