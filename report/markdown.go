@@ -159,6 +159,24 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	}
 	w.cut()
 
+	w.runResults(m)
+	w.runDetails(m)
+	if len(m.Passing) > 0 {
+		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))
+		rows := make([][]string, len(m.Passing))
+		for i, r := range m.Passing {
+			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score, mdText(r.Details, mdDetailRunes)}
+		}
+		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Details"}, "lllrr", rows)
+		w.endDetails()
+	}
+	w.footer(m.Tool, "run "+mdText(m.RunID, 200), m.ConfigHash)
+	w.finish()
+}
+
+// runResults writes the failures, the call errors and the categories of
+// run m.
+func (w *md) runResults(m *runModel) {
 	if len(m.Failed) > 0 {
 		w.line()
 		w.line(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
@@ -183,6 +201,10 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		}
 		w.table([]string{"Category", "Passed", "Pass rate", "Mean score"}, "lrrr", rows)
 	}
+}
+
+// runDetails writes the folded Run details table of run m.
+func (w *md) runDetails(m *runModel) {
 	w.details("Run details")
 	rows := [][]string{
 		{"Provider", mdText(m.Model, 200)},
@@ -198,8 +220,8 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	for _, a := range m.Adjustments {
 		rows = append(rows, []string{"Adjusted", mdText(a, 500)})
 	}
-	for _, w := range m.Warnings {
-		rows = append(rows, []string{"Note", mdText(w, 500)})
+	for _, n := range m.Warnings {
+		rows = append(rows, []string{"Note", mdText(n, 500)})
 	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
 	if m.Stream != nil {
@@ -212,17 +234,6 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.line(mdText(m.Stream.Note, 500))
 	}
 	w.endDetails()
-	if len(m.Passing) > 0 {
-		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))
-		rows := make([][]string, len(m.Passing))
-		for i, r := range m.Passing {
-			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score, mdText(r.Details, mdDetailRunes)}
-		}
-		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Details"}, "lllrr", rows)
-		w.endDetails()
-	}
-	w.footer(m.Tool, "run "+mdText(m.RunID, 200), m.ConfigHash)
-	w.finish()
 }
 
 // mdFailures lists a pair's distinct failure details with their counts in
@@ -314,19 +325,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.cut()
 	w.whatRegressed(m)
 
-	w.line()
-	sev := icon + " **Severity: " + strings.ToUpper(mdText(m.Severity, 50)) + "**"
-	if m.NothingCompared() {
-		sev = "⚠️ **Severity: n/a (nothing was compared)**"
-	}
-	counts := make([]string, 0, len(m.Counts))
-	for _, c := range m.Counts {
-		if c.N > 0 || c.Status == promptcanary.StatusRegression || c.Status == promptcanary.StatusStable {
-			counts = append(counts, mdText(countLabel(c), 100))
-		}
-	}
-	w.line(sev, " · method: ", mdText(m.Method, 100), " · score ", mdText(m.ScoreLine, 100), " · ", strings.Join(counts, ", "))
-	w.cut()
+	w.driftSeverity(m, icon)
 
 	if len(m.Regressions) > 0 {
 		w.line()
@@ -363,6 +362,35 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	if len(m.Errors) > 0 {
 		w.mdErrors(m.Errors, "not drift")
 	}
+	w.driftDetails(m)
+	if m.Stats != nil {
+		w.statistics(m.Stats)
+	}
+	w.info(m)
+	w.footer("", "report "+mdText(m.ReportID, 200), "")
+	w.finish()
+}
+
+// driftSeverity writes the line of the severity, the method, the score
+// and the counts by status of drift report m.
+func (w *md) driftSeverity(m *driftModel, icon string) {
+	w.line()
+	sev := icon + " **Severity: " + strings.ToUpper(mdText(m.Severity, 50)) + "**"
+	if m.NothingCompared() {
+		sev = "⚠️ **Severity: n/a (nothing was compared)**"
+	}
+	counts := make([]string, 0, len(m.Counts))
+	for _, c := range m.Counts {
+		if c.N > 0 || c.Status == promptcanary.StatusRegression || c.Status == promptcanary.StatusStable {
+			counts = append(counts, mdText(countLabel(c), 100))
+		}
+	}
+	w.line(sev, " · method: ", mdText(m.Method, 100), " · score ", mdText(m.ScoreLine, 100), " · ", strings.Join(counts, ", "))
+	w.cut()
+}
+
+// driftDetails writes the folded Comparison details of drift report m.
+func (w *md) driftDetails(m *driftModel) {
 	meta := [][]string{{"Provider", mdText(m.Model, 200)}}
 	if m.BaselineModel != "" {
 		meta = append(meta, []string{"Baseline provider", mdText(m.BaselineModel, 200)})
@@ -375,12 +403,6 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.details("Comparison details")
 	w.table([]string{"Comparison", ""}, "", meta)
 	w.endDetails()
-	if m.Stats != nil {
-		w.statistics(m.Stats)
-	}
-	w.info(m)
-	w.footer("", "report "+mdText(m.ReportID, 200), "")
-	w.finish()
 }
 
 // Bounds of the regressions in Markdown.

@@ -170,10 +170,26 @@ func newRunModel(r *promptcanary.Run) *runModel {
 	if m.Measured {
 		m.Score, m.PassRate = score(r.OverallScore()), percent(r.PassRate())
 	}
-	tokens := 0
-	previews := make(map[sampleKey]string)
-	for i := range r.LLMResponses {
-		resp := &r.LLMResponses[i]
+	tokens, previews := responseTokens(r.LLMResponses)
+	m.Cut = CutNote(r.LLMResponses)
+	m.Tokens = quote.Thousands(tokens)
+	if in, out := r.Tokens(); in+out > 0 {
+		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
+	}
+	m.Cost = costText(r.CostUSD)
+	m.Adjustments, m.Warnings = r.Adjustments, r.Warnings
+
+	cats, catScore := m.groupResults(r.ProbeResults, previews)
+	m.conclude(cats, catScore)
+	return m
+}
+
+// responseTokens returns the tokens the responses used and the first
+// answer of each sample, to preview a failure with.
+func responseTokens(responses []promptcanary.Response) (tokens int, previews map[sampleKey]string) {
+	previews = make(map[sampleKey]string)
+	for i := range responses {
+		resp := &responses[i]
 		t := resp.TotalTokens
 		if t == 0 {
 			t = resp.PromptTokens + resp.CompletionTokens
@@ -184,23 +200,22 @@ func newRunModel(r *promptcanary.Run) *runModel {
 			previews[k] = resp.Content
 		}
 	}
-	m.Cut = CutNote(r.LLMResponses)
-	m.Tokens = quote.Thousands(tokens)
-	if in, out := r.Tokens(); in+out > 0 {
-		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
-	}
-	m.Cost = costText(r.CostUSD)
-	m.Adjustments, m.Warnings = r.Adjustments, r.Warnings
+	return tokens, previews
+}
 
-	order := make([]*promptcanary.ProbeResult, len(r.ProbeResults))
-	for i := range r.ProbeResults {
-		order[i] = &r.ProbeResults[i]
+// groupResults groups the results by (probe, prompt) pair into the failed
+// and passing rows of m, counts the passes, and returns the results and
+// score sums by category.
+func (m *runModel) groupResults(results []promptcanary.ProbeResult, previews map[sampleKey]string) (cats map[promptcanary.Category]*categoryRow, catScore map[promptcanary.Category]float64) {
+	order := make([]*promptcanary.ProbeResult, len(results))
+	for i := range results {
+		order[i] = &results[i]
 	}
 	slices.SortStableFunc(order, func(a, b *promptcanary.ProbeResult) int {
 		return cmp.Or(cmp.Compare(a.PromptID, b.PromptID), cmp.Compare(a.ProbeID, b.ProbeID), cmp.Compare(a.Sample, b.Sample))
 	})
-	cats := make(map[promptcanary.Category]*categoryRow)
-	catScore := make(map[promptcanary.Category]float64)
+	cats = make(map[promptcanary.Category]*categoryRow)
+	catScore = make(map[promptcanary.Category]float64)
 	var groups []*resultGroup
 	var sums []float64
 	byKey := make(map[promptcanary.PairKey]int)
@@ -251,8 +266,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		slices.SortStableFunc(g.Failures, func(a, b detailCount) int { return cmp.Compare(b.N, a.N) })
 		m.Failed = append(m.Failed, *g)
 	}
-	m.conclude(cats, catScore)
-	return m
+	return cats, catScore
 }
 
 // conclude fills in m's category rows from their tallies (catScore holds
