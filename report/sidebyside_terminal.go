@@ -58,36 +58,7 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	}
 	t.sideTables(m.Columns, []column{{head: "", max: 26, min: 12}}, summary)
 
-	if len(m.Disagree) > 0 {
-		t.heading(ansiYellow, fmt.Sprintf("Disagreements (%d)", len(m.Disagree)))
-		t.sideExplain("Some providers pass these pairs and others fail them.")
-		t.sideMatrix(m.Columns, m.Disagree, ansiYellow)
-	} else if len(m.Columns) > 1 {
-		t.line()
-		t.line(t.paint(ansiGreen, "No disagreements: the providers give the same verdict on every pair."))
-	}
-	if len(m.Differ) > 0 {
-		t.heading(ansiCyan, fmt.Sprintf("Differences (%d)", len(m.Differ)))
-		t.sideExplain("Same verdict from every provider that answered, with different scores or pass counts, or a provider without a result.")
-		t.sideMatrix(m.Columns, m.Differ, "")
-	}
-	if len(m.FailAll) > 0 {
-		t.heading(ansiRed, fmt.Sprintf("Failing everywhere (%d)", len(m.FailAll)))
-		t.sideExplain(m.FailAllExplain)
-		t.sideMatrix(m.Columns, m.FailAll, "")
-	}
-	if n := len(m.Identical); n > 0 {
-		if opts.Verbose {
-			t.heading(ansiGreen, fmt.Sprintf("Identical (%d)", n))
-			t.sideExplain(m.IdenticalExplain)
-			t.sideMatrix(m.Columns, m.Identical, "")
-		} else {
-			t.line()
-			for _, l := range wrap(plural(n, "pair", "pairs")+" passing identically everywhere not listed (--verbose lists them)", t.width) {
-				t.line(t.paint(ansiDim, l))
-			}
-		}
-	}
+	t.sideGroups(m, opts.Verbose)
 
 	if len(m.Categories) > 0 {
 		t.heading("", "By category")
@@ -108,6 +79,46 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 		t.sideErrorTable(e.Rows)
 	}
 
+	t.sideFooter(m)
+}
+
+// sideGroups writes the pairs on which providers disagree, differ and all
+// fail, and, when verbose, those passing identically.
+func (t *term) sideGroups(m *sideModel, verbose bool) {
+	if len(m.Disagree) > 0 {
+		t.heading(ansiYellow, fmt.Sprintf("Disagreements (%d)", len(m.Disagree)))
+		t.sideExplain("Some providers pass these pairs and others fail them.")
+		t.sideMatrix(m.Columns, m.Disagree, ansiYellow)
+	} else if len(m.Columns) > 1 {
+		t.line()
+		t.line(t.paint(ansiGreen, "No disagreements: the providers give the same verdict on every pair."))
+	}
+	if len(m.Differ) > 0 {
+		t.heading(ansiCyan, fmt.Sprintf("Differences (%d)", len(m.Differ)))
+		t.sideExplain("Same verdict from every provider that answered, with different scores or pass counts, or a provider without a result.")
+		t.sideMatrix(m.Columns, m.Differ, "")
+	}
+	if len(m.FailAll) > 0 {
+		t.heading(ansiRed, fmt.Sprintf("Failing everywhere (%d)", len(m.FailAll)))
+		t.sideExplain(m.FailAllExplain)
+		t.sideMatrix(m.Columns, m.FailAll, "")
+	}
+	if n := len(m.Identical); n > 0 {
+		if verbose {
+			t.heading(ansiGreen, fmt.Sprintf("Identical (%d)", n))
+			t.sideExplain(m.IdenticalExplain)
+			t.sideMatrix(m.Columns, m.Identical, "")
+		} else {
+			t.line()
+			for _, l := range wrap(plural(n, "pair", "pairs")+" passing identically everywhere not listed (--verbose lists them)", t.width) {
+				t.line(t.paint(ansiDim, l))
+			}
+		}
+	}
+}
+
+// sideFooter writes the closing line of counts of side-by-side report m.
+func (t *term) sideFooter(m *sideModel) {
 	t.line()
 	disagreeStyle := ansiGreen
 	if len(m.Disagree) > 0 {
