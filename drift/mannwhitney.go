@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -305,15 +306,7 @@ func mwTieGroups(base, cur []float64, margin float64) (sizes, curIn []int) {
 	for _, v := range cur {
 		items = append(items, mwItem{key: quantKey(v + margin), cur: true})
 	}
-	slices.SortFunc(items, func(a, b mwItem) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(items, func(a, b mwItem) int { return cmp.Compare(a.key, b.key) })
 	// Tie groups: sizes and current counts.
 	for i := 0; i < len(items); {
 		j, c := i, 0

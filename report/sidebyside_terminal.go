@@ -52,21 +52,17 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	}
 
 	t.heading("", "Summary")
-	summary := make([]sideTableRow, len(m.Summary))
-	for i, s := range m.Summary {
-		summary[i] = sideTableRow{labels: []cell{{text: s.Label}}, cells: s.Cells}
-	}
-	t.sideTables(m.Columns, []column{{head: "", max: 26, min: 12}}, summary)
+	t.labelledTable(m.Columns, column{head: "", max: 26, min: 12}, len(m.Summary), func(i int) (string, []sideCell) {
+		return m.Summary[i].Label, m.Summary[i].Cells
+	})
 
 	t.sideGroups(m, opts.Verbose)
 
 	if len(m.Categories) > 0 {
 		t.heading("", "By category")
-		rows := make([]sideTableRow, len(m.Categories))
-		for i, c := range m.Categories {
-			rows[i] = sideTableRow{labels: []cell{{text: c.Category}}, cells: c.Cells}
-		}
-		t.sideTables(m.Columns, []column{{head: "CATEGORY", max: 16, min: 8}}, rows)
+		t.labelledTable(m.Columns, column{head: "CATEGORY", max: 16, min: 8}, len(m.Categories), func(i int) (string, []sideCell) {
+			return m.Categories[i].Category, m.Categories[i].Cells
+		})
 	}
 
 	t.sideAnswers(m, opts.Verbose)
@@ -144,6 +140,17 @@ func (t *term) sideExplain(s string) {
 	for _, l := range wrap(s, t.width-2) {
 		t.line("  ", t.paint(ansiDim, l))
 	}
+}
+
+// labelledTable writes n rows of one label and a cell per provider
+// column; row returns the label and cells of row i.
+func (t *term) labelledTable(cols []sideColumn, head column, n int, row func(i int) (string, []sideCell)) {
+	rows := make([]sideTableRow, n)
+	for i := range rows {
+		label, cells := row(i)
+		rows[i] = sideTableRow{labels: []cell{{text: label}}, cells: cells}
+	}
+	t.sideTables(cols, []column{head}, rows)
 }
 
 // sideTableRow is a row of a table with provider columns: label cells, one

@@ -315,11 +315,7 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		PromptHashes:  plan.PromptHashes,
 		Tool:          opts.Tool,
 	}
-	if opts.NewID != nil {
-		run.RunID = opts.NewID()
-	} else {
-		run.RunID = promptcanary.NewID()
-	}
+	run.RunID = newID(opts.NewID)
 	conc := opts.concurrency()
 	e := newEngine(plan, p, &opts)
 	// A model a probe calls that cannot be opened (a missing API key) stops

@@ -125,11 +125,7 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 		ConfigHash:    plan.ConfigHash,
 		Tool:          opts.Tool,
 	}
-	if opts.NewID != nil {
-		sum.RunID = opts.NewID()
-	} else {
-		sum.RunID = promptcanary.NewID()
-	}
+	sum.RunID = newID(opts.NewID)
 	total, err := judgeFeed(ctx, plan, feed, &opts)
 	if err != nil {
 		return nil, err
@@ -222,6 +218,15 @@ func readFeed(ctx context.Context, feed Feed, opts *StreamOptions, stop *atomic.
 		}
 	}
 	return nil
+}
+
+// newID returns the id that gen makes, or a new random one when gen is
+// nil.
+func newID(gen func() string) string {
+	if gen != nil {
+		return gen()
+	}
+	return promptcanary.NewID()
 }
 
 // lineErrors keeps the malformed line found first in the input.

@@ -5,58 +5,43 @@ import (
 	"unicode/utf8"
 )
 
-func TestRunes(t *testing.T) {
+func TestCut(t *testing.T) {
 	tests := []struct {
-		name, s string
-		n       int
-		mark    string
-		want    string
+		name string
+		cut  func(string, int, string) string
+		s    string
+		n    int
+		mark string
+		want string
 	}{
-		{"empty", "", 3, Ellipsis, ""},
-		{"shorter", "abc", 5, Ellipsis, "abc"},
-		{"exact", "abc", 3, Ellipsis, "abc"},
-		{"cut ascii", "abcdef", 3, Ellipsis, "abc…"},
-		{"cut ascii no mark", "abcdef", 3, "", "abc"},
-		{"cut multibyte", "héllo wörld", 4, Ellipsis, "héll…"},
-		{"multibyte fits in runes not bytes", "ééé", 3, Ellipsis, "ééé"},
-		{"zero", "abc", 0, Ellipsis, "…"},
-		{"zero empty", "", 0, Ellipsis, ""},
-		{"negative keeps", "abc", -1, Ellipsis, "abc"},
-		{"invalid byte counts as one", "a\xffbc", 2, "", "a\xff"},
-		{"emoji", "😀😀😀", 2, Ellipsis, "😀😀…"},
+		{"runes empty", Runes, "", 3, Ellipsis, ""},
+		{"runes shorter", Runes, "abc", 5, Ellipsis, "abc"},
+		{"runes exact", Runes, "abc", 3, Ellipsis, "abc"},
+		{"runes cut ascii", Runes, "abcdef", 3, Ellipsis, "abc…"},
+		{"runes cut ascii no mark", Runes, "abcdef", 3, "", "abc"},
+		{"runes cut multibyte", Runes, "héllo wörld", 4, Ellipsis, "héll…"},
+		{"runes fit in runes not bytes", Runes, "ééé", 3, Ellipsis, "ééé"},
+		{"runes zero", Runes, "abc", 0, Ellipsis, "…"},
+		{"runes zero empty", Runes, "", 0, Ellipsis, ""},
+		{"runes negative keeps", Runes, "abc", -1, Ellipsis, "abc"},
+		{"runes invalid byte counts as one", Runes, "a\xffbc", 2, "", "a\xff"},
+		{"runes emoji", Runes, "😀😀😀", 2, Ellipsis, "😀😀…"},
+		{"bytes empty", Bytes, "", 3, Ellipsis, ""},
+		{"bytes shorter", Bytes, "abc", 5, Ellipsis, "abc"},
+		{"bytes exact", Bytes, "abc", 3, Ellipsis, "abc"},
+		{"bytes cut ascii", Bytes, "abcdef", 3, Ellipsis, "abc…"},
+		{"bytes cut ascii no mark", Bytes, "abcdef", 3, "", "abc"},
+		{"bytes inside a sequence", Bytes, "aé", 2, "", "a"},
+		{"bytes after a sequence", Bytes, "aéb", 3, "", "aé"},
+		{"bytes inside a 4-byte rune", Bytes, "😀x", 3, Ellipsis, "…"},
+		{"bytes zero", Bytes, "abc", 0, Ellipsis, "…"},
+		{"bytes negative", Bytes, "abc", -2, "", ""},
+		{"bytes stray continuation bytes", Bytes, "\x80\x80\x80ab", 2, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Runes(tc.s, tc.n, tc.mark); got != tc.want {
-				t.Errorf("Runes(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.mark, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestBytes(t *testing.T) {
-	tests := []struct {
-		name, s string
-		n       int
-		mark    string
-		want    string
-	}{
-		{"empty", "", 3, Ellipsis, ""},
-		{"shorter", "abc", 5, Ellipsis, "abc"},
-		{"exact", "abc", 3, Ellipsis, "abc"},
-		{"cut ascii", "abcdef", 3, Ellipsis, "abc…"},
-		{"cut ascii no mark", "abcdef", 3, "", "abc"},
-		{"inside a sequence", "aé", 2, "", "a"},  // é is 2 bytes
-		{"after a sequence", "aéb", 3, "", "aé"}, // a + é = 3 bytes
-		{"inside a 4-byte rune", "😀x", 3, Ellipsis, "…"},
-		{"zero", "abc", 0, Ellipsis, "…"},
-		{"negative", "abc", -2, "", ""},
-		{"stray continuation bytes", "\x80\x80\x80ab", 2, "", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Bytes(tc.s, tc.n, tc.mark); got != tc.want {
-				t.Errorf("Bytes(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.mark, got, tc.want)
+			if got := tc.cut(tc.s, tc.n, tc.mark); got != tc.want {
+				t.Errorf("cut(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.mark, got, tc.want)
 			}
 		})
 	}
