@@ -22,29 +22,14 @@ func Selftest(w io.Writer, f Format, r *promptcanary.SelftestResult, opts Option
 	if r == nil {
 		return errors.New("render self-test: nil result")
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderSelftestTerminal(&buf, newSelftestModel(r), opts)
-	case Markdown:
-		renderSelftestMarkdown(&buf, newSelftestModel(r))
-	case HTML:
-		err = renderHTML(&buf, "selftest.html.tmpl", newSelftestModel(r))
-	case JSON:
-		err = writeJSON(&buf, r)
-	case JUnit:
-		return errors.New("render self-test: no JUnit form: a self-test is not a test run (want terminal, markdown, html or json)")
-	default:
-		return fmt.Errorf("render self-test: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render self-test as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write self-test report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "self-test",
+		terminal: func(b *bytes.Buffer) { renderSelftestTerminal(b, newSelftestModel(r), opts) },
+		markdown: func(b *bytes.Buffer) { renderSelftestMarkdown(b, newSelftestModel(r)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "selftest.html.tmpl", newSelftestModel(r)) },
+		json:     func(b *bytes.Buffer) error { return writeJSON(b, r) },
+		noJUnit:  "render self-test: no JUnit form: a self-test is not a test run (want terminal, markdown, html or json)",
+	}).write(w, f)
 }
 
 // selftestModel is what every human-readable self-test format shows; its

@@ -68,29 +68,14 @@ func Side(w io.Writer, f Format, runs []*promptcanary.Run, opts Options) error {
 			return fmt.Errorf("render side-by-side report: run %d is nil", i+1)
 		}
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderSideTerminal(&buf, newSideModel(runs), opts)
-	case Markdown:
-		renderSideMarkdown(&buf, newSideModel(runs))
-	case HTML:
-		err = renderHTML(&buf, "sidebyside.html.tmpl", newSideModel(runs))
-	case JSON:
-		err = writeSideJSON(&buf, runs)
-	case JUnit:
-		err = renderRunJUnit(&buf, runs, len(runs) > 1)
-	default:
-		return fmt.Errorf("render side-by-side report: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render side-by-side report as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write side-by-side report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "side-by-side report",
+		terminal: func(b *bytes.Buffer) { renderSideTerminal(b, newSideModel(runs), opts) },
+		markdown: func(b *bytes.Buffer) { renderSideMarkdown(b, newSideModel(runs)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "sidebyside.html.tmpl", newSideModel(runs)) },
+		json:     func(b *bytes.Buffer) error { return writeSideJSON(b, runs) },
+		junit:    func(b *bytes.Buffer) error { return renderRunJUnit(b, runs, len(runs) > 1) },
+	}).write(w, f)
 }
 
 // sideModel is a set of runs prepared for display side by side.
