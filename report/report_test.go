@@ -201,3 +201,19 @@ func TestTerminalFitsWidth(t *testing.T) {
 		}
 	}
 }
+
+// checkOutput fails t for every string of want that out lacks and every
+// string of notWant that it holds.
+func checkOutput(t *testing.T, out string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("got output without %q, want it:\n%s", w, out)
+		}
+	}
+	for _, n := range notWant {
+		if strings.Contains(out, n) {
+			t.Errorf("got output with %q, want it absent:\n%s", n, out)
+		}
+	}
+}

@@ -117,16 +117,7 @@ func TestSelftestEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("got raw %q in %s output, want it escaped", w, tc.f)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 		})
 	}
 	// Coloured terminal output holds only the renderer's own escapes.

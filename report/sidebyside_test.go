@@ -439,16 +439,7 @@ func TestSideFeatures(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(out, n) {
-					t.Errorf("got output with %q, want it absent:\n%s", n, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.not)
 		})
 	}
 }
