@@ -25,18 +25,7 @@ func loadSelftest(t *testing.T) *promptcanary.SelftestResult {
 }
 
 func TestSelftestGolden(t *testing.T) {
-	for _, v := range []struct {
-		suffix string
-		format Format
-		opts   Options
-	}{
-		{"terminal", Terminal, Options{}},
-		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
-		{"terminal-color", Terminal, Options{Color: true}},
-		{"markdown", Markdown, Options{}},
-		{"html", HTML, Options{}},
-		{"json", JSON, Options{}},
-	} {
+	for _, v := range goldenVariants {
 		t.Run(v.suffix, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := Selftest(&buf, v.format, loadSelftest(t), v.opts); err != nil {
