@@ -46,6 +46,14 @@ func (m *md) line(parts ...string) {
 	m.b.WriteByte('\n')
 }
 
+// heading writes a Markdown heading line (its "### " included) between
+// blank lines.
+func (w *md) heading(h string) {
+	w.line()
+	w.line(h)
+	w.line()
+}
+
 // cut marks the end of a block: the report may be cut here.
 func (m *md) cut() { m.cuts = append(m.cuts, mdCut{off: m.b.Len(), depth: m.depth}) }
 
@@ -178,9 +186,7 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 // run m.
 func (w *md) runResults(m *runModel) {
 	if len(m.Failed) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
-		w.line()
+		w.heading(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
 		rows := make([][]string, len(m.Failed))
 		for i, r := range m.Failed {
 			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score,
@@ -192,9 +198,7 @@ func (w *md) runResults(m *runModel) {
 		w.mdErrors(m.Errors, "not probe failures")
 	}
 	if len(m.Categories) > 0 {
-		w.line()
-		w.line("### By category")
-		w.line()
+		w.heading("### By category")
 		rows := make([][]string, len(m.Categories))
 		for i, c := range m.Categories {
 			rows[i] = []string{mdText(c.Category, 100), fmt.Sprintf("%d/%d", c.Passed, c.Total), c.Rate, c.Score}
@@ -251,9 +255,7 @@ func mdFailures(ds []detailCount) string {
 }
 
 func (w *md) mdErrors(errs []errorRow, what string) {
-	w.line()
-	w.line(fmt.Sprintf("### ⚠️ Errors (%d)", len(errs)))
-	w.line()
+	w.heading(fmt.Sprintf("### ⚠️ Errors (%d)", len(errs)))
 	w.line("Calls that failed for good: their prompts were not measured for those samples. These are ", what, ".")
 	w.line()
 	rows := make([][]string, len(errs))
@@ -425,9 +427,7 @@ func (w *md) whatRegressed(m *driftModel) {
 	if len(m.Regressions) == 0 && flagged == 0 {
 		return
 	}
-	w.line()
-	w.line("### What regressed")
-	w.line()
+	w.heading("### What regressed")
 	var rows [][]string
 	for i, r := range m.Regressions {
 		if i == mdSummaryRows {
@@ -544,9 +544,7 @@ func (w *md) info(m *driftModel) {
 	if len(m.Info) == 0 {
 		return
 	}
-	w.line()
-	w.line(fmt.Sprintf("### ℹ️ Informational (%d)", m.InfoCount()))
-	w.line()
+	w.heading(fmt.Sprintf("### ℹ️ Informational (%d)", m.InfoCount()))
 	if m.Stats != nil {
 		w.line(m.Stats.WarningsExplain())
 	} else {
@@ -564,9 +562,7 @@ func (w *md) info(m *driftModel) {
 
 // flaggedUnits lists the flagged groups of pairs with their evidence.
 func (w *md) flaggedUnits(s *statsModel) {
-	w.line()
-	w.line(fmt.Sprintf("### 🚩 Flagged groups (%d)", len(s.Flagged)))
-	w.line()
+	w.heading(fmt.Sprintf("### 🚩 Flagged groups (%d)", len(s.Flagged)))
 	w.line(s.FlaggedExplain())
 	w.line()
 	rows := make([][]string, len(s.Flagged))
@@ -579,9 +575,7 @@ func (w *md) flaggedUnits(s *statsModel) {
 // statistics writes the method, what a clean run could have detected, every
 // tested unit, the change warnings and signals, and the nondeterminism.
 func (w *md) statistics(s *statsModel) {
-	w.line()
-	w.line("### 📐 Statistics")
-	w.line()
+	w.heading("### 📐 Statistics")
 	if s.HasCleanLine() {
 		w.line("✅ **", mdText(s.CleanLine(), 500), "**")
 		w.line()

@@ -297,26 +297,18 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 	w.line("Baseline ", mdText(m.Baseline, 100), " (", mdText(orDash(m.Model), 100), "): ", plural(m.Answers, "answer", "answers"), " to ", plural(m.Prompts, "prompt", "prompts"), ". No API call was made: the drifts were applied to the stored answers.")
 	w.cut()
 	if len(m.Missed) > 0 {
-		w.line()
-		w.line("### Missed: no probe catches these drifts")
-		w.line()
+		w.heading("### Missed: no probe catches these drifts")
 		w.gapTable(m.Missed)
 	}
 	if len(m.Partial) > 0 {
-		w.line()
-		w.line("### Gaps: caught elsewhere, missed on these prompts")
-		w.line()
+		w.heading("### Gaps: caught elsewhere, missed on these prompts")
 		w.gapTable(m.Partial)
 	}
-	w.line()
-	w.line("### Drifts × probes")
-	w.line()
+	w.heading("### Drifts × probes")
 	w.line("✓ caught · ✗ missed · `·` not applicable; the numbers are the probes listed below.")
 	w.line()
 	w.selftestMatrix(m)
-	w.line()
-	w.line("### Probes")
-	w.line()
+	w.heading("### Probes")
 	w.selftestProbes(m)
 	if m.Sensitivity != "" {
 		w.line()
@@ -324,9 +316,7 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 		w.cut()
 	}
 	if len(m.Notes) > 0 {
-		w.line()
-		w.line("### Notes")
-		w.line()
+		w.heading("### Notes")
 		for _, n := range m.Notes {
 			w.line("- ", mdText(n, mdDetailRunes))
 			w.cut()

@@ -69,9 +69,7 @@ func (w *md) sideSummary(m *sideModel) []string {
 // fail, and (folded) pass identically.
 func (w *md) sideGroups(names []string, m *sideModel) {
 	if len(m.Disagree) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ⚠️ Disagreements (%d)", len(m.Disagree)))
-		w.line()
+		w.heading(fmt.Sprintf("### ⚠️ Disagreements (%d)", len(m.Disagree)))
 		w.line("Some providers pass these pairs and others fail them; failing verdicts are in bold.")
 		w.line()
 		w.sideMatrix(names, m.Disagree, true, true)
@@ -80,17 +78,13 @@ func (w *md) sideGroups(names []string, m *sideModel) {
 		w.line("✅ No disagreements: the providers give the same verdict on every pair.")
 	}
 	if len(m.Differ) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### 🔎 Differences (%d)", len(m.Differ)))
-		w.line()
+		w.heading(fmt.Sprintf("### 🔎 Differences (%d)", len(m.Differ)))
 		w.line("Same verdict from every provider that answered, with different scores or pass counts, or a provider without a result.")
 		w.line()
 		w.sideMatrix(names, m.Differ, false, true)
 	}
 	if len(m.FailAll) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ❌ Failing everywhere (%d)", len(m.FailAll)))
-		w.line()
+		w.heading(fmt.Sprintf("### ❌ Failing everywhere (%d)", len(m.FailAll)))
 		w.line(m.FailAllExplain)
 		w.line()
 		w.sideMatrix(names, m.FailAll, false, true)
@@ -105,9 +99,7 @@ func (w *md) sideGroups(names []string, m *sideModel) {
 // sideCategories writes the table by category.
 func (w *md) sideCategories(names []string, m *sideModel) {
 	if len(m.Categories) > 0 {
-		w.line()
-		w.line("### By category")
-		w.line()
+		w.heading("### By category")
 		rows := make([][]string, len(m.Categories))
 		for i, c := range m.Categories {
 			rows[i] = append([]string{mdText(c.Category, 100)}, mdCells(c.Cells, false)...)
@@ -119,9 +111,7 @@ func (w *md) sideCategories(names []string, m *sideModel) {
 // sideErrors writes the calls that failed for good, by provider.
 func (w *md) sideErrors(m *sideModel) {
 	if len(m.Errors) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ⚠️ Errors (%d)", m.ErrorCount))
-		w.line()
+		w.heading(fmt.Sprintf("### ⚠️ Errors (%d)", m.ErrorCount))
 		w.line("Calls that failed for good: their prompts were not measured for those samples. These are not probe failures.")
 		for _, e := range m.Errors {
 			w.line()

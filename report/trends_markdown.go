@@ -87,9 +87,7 @@ func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
 // with its sparkline of means.
 func (w *md) trendProbes(m *trendModel) {
 	if len(m.Probes) > 0 {
-		w.line()
-		w.line("### Probes, worst latest mean first")
-		w.line()
+		w.heading("### Probes, worst latest mean first")
 		probes := m.Probes[:min(len(m.Probes), mdTrendProbes)]
 		rows := make([][]string, len(probes))
 		for i, p := range probes {
@@ -115,9 +113,7 @@ func (w *md) trendProbes(m *trendModel) {
 
 // trendRuns writes the latest runs, newest first.
 func (w *md) trendRuns(runs []store.RunSummary) {
-	w.line()
-	w.line("### Runs, newest first")
-	w.line()
+	w.heading("### Runs, newest first")
 	n := min(len(runs), mdTrendRuns)
 	runRows := make([][]string, n)
 	for i := range n {
