@@ -21,22 +21,9 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 		return false
 	}
 	var t acceptTally
-	for i := range baseline {
-		a := t.find(baseline[i].ProbeID)
-		a.bn++
-		a.bs += baseline[i].Score
-		a.graded = a.graded || (baseline[i].Score > 0 && baseline[i].Score < 1)
-		if baseline[i].Passed {
-			a.bp++
-		}
-	}
-	for i := range current {
-		a := t.find(current[i].ProbeID)
-		a.cn++
-		a.cs += current[i].Score
-		a.graded = a.graded || (current[i].Score > 0 && current[i].Score < 1)
-		if current[i].Passed {
-			a.cp++
+	for side, results := range [2][]promptcanary.ProbeResult{baseline, current} {
+		for i := range results {
+			t.find(results[i].ProbeID).add(side, &results[i])
 		}
 	}
 	if t.big != nil {
@@ -57,21 +44,31 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 
 // acceptAcc counts the results of one probe of a prompt on both sides.
 type acceptAcc struct {
-	bn, bp, cn, cp int
-	bs, cs         float64
-	graded         bool // a score strictly between 0 and 1 was seen
+	n, passes [2]int     // results and passes: baseline, current
+	sum       [2]float64 // score sums: baseline, current
+	graded    bool       // a score strictly between 0 and 1 was seen
+}
+
+// add counts r on side 0 (baseline) or 1 (current).
+func (a *acceptAcc) add(side int, r *promptcanary.ProbeResult) {
+	a.n[side]++
+	a.sum[side] += r.Score
+	a.graded = a.graded || (r.Score > 0 && r.Score < 1)
+	if r.Passed {
+		a.passes[side]++
+	}
 }
 
 // fine reports whether the probe is clearly fine: see AcceptEarly.
 func (a *acceptAcc) fine() bool {
-	if a.bn == 0 {
+	if a.n[0] == 0 {
 		return true // a pair new in this run cannot regress
 	}
-	if a.cn == 0 {
+	if a.n[1] == 0 {
 		return false
 	}
-	bRate, cRate := float64(a.bp)/float64(a.bn), float64(a.cp)/float64(a.cn)
-	bMean, cMean := a.bs/float64(a.bn), a.cs/float64(a.cn)
+	bRate, cRate := float64(a.passes[0])/float64(a.n[0]), float64(a.passes[1])/float64(a.n[1])
+	bMean, cMean := a.sum[0]/float64(a.n[0]), a.sum[1]/float64(a.n[1])
 	if cRate < bRate-acceptRate-tolerance {
 		return false
 	}
