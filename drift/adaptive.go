@@ -20,88 +20,97 @@ func AcceptEarly(baseline []promptcanary.ProbeResult, current []promptcanary.Pro
 	if len(baseline) == 0 || len(current) == 0 {
 		return false
 	}
-	type acc struct {
-		bn, bp, cn, cp int
-		bs, cs         float64
-		graded         bool // a score strictly between 0 and 1 was seen
-	}
-	var small [16]acc
-	var keys [16]string
-	n := 0
-	var big map[string]*acc
-	find := func(id string) *acc {
-		if big != nil {
-			a := big[id]
-			if a == nil {
-				a = &acc{}
-				big[id] = a
-			}
-			return a
-		}
-		for i := 0; i < n; i++ {
-			if keys[i] == id {
-				return &small[i]
-			}
-		}
-		if n < len(small) {
-			keys[n] = id
-			n++
-			return &small[n-1]
-		}
-		big = make(map[string]*acc, 2*n)
-		for i := 0; i < n; i++ {
-			big[keys[i]] = &small[i]
-		}
-		a := &acc{}
-		big[id] = a
-		return a
-	}
-	for i := range baseline {
-		a := find(baseline[i].ProbeID)
-		a.bn++
-		a.bs += baseline[i].Score
-		a.graded = a.graded || (baseline[i].Score > 0 && baseline[i].Score < 1)
-		if baseline[i].Passed {
-			a.bp++
+	var t acceptTally
+	for side, results := range [2][]promptcanary.ProbeResult{baseline, current} {
+		for i := range results {
+			t.find(results[i].ProbeID).add(side, &results[i])
 		}
 	}
-	for i := range current {
-		a := find(current[i].ProbeID)
-		a.cn++
-		a.cs += current[i].Score
-		a.graded = a.graded || (current[i].Score > 0 && current[i].Score < 1)
-		if current[i].Passed {
-			a.cp++
-		}
-	}
-	fine := func(a *acc) bool {
-		if a.bn == 0 {
-			return true // a pair new in this run cannot regress
-		}
-		if a.cn == 0 {
-			return false
-		}
-		bRate, cRate := float64(a.bp)/float64(a.bn), float64(a.cp)/float64(a.cn)
-		bMean, cMean := a.bs/float64(a.bn), a.cs/float64(a.cn)
-		if cRate < bRate-acceptRate-tolerance {
-			return false
-		}
-		// A pass/fail probe's mean score is its pass rate: the score margin
-		// applies to graded scores only, or it would override the rate's.
-		return !a.graded || cMean >= bMean-acceptScore-tolerance
-	}
-	if big != nil {
-		for _, a := range big {
-			if !fine(a) {
+	if t.big != nil {
+		for _, a := range t.big {
+			if !a.fine() {
 				return false
 			}
 		}
 		return true
 	}
-	for i := 0; i < n; i++ {
-		if !fine(&small[i]) {
+	for i := 0; i < t.n; i++ {
+		if !t.small[i].fine() {
 			return false
 		}
 	}
 	return true
+}
+
+// acceptAcc counts the results of one probe of a prompt on both sides.
+type acceptAcc struct {
+	n, passes [2]int     // results and passes: baseline, current
+	sum       [2]float64 // score sums: baseline, current
+	graded    bool       // a score strictly between 0 and 1 was seen
+}
+
+// add counts r on side 0 (baseline) or 1 (current).
+func (a *acceptAcc) add(side int, r *promptcanary.ProbeResult) {
+	a.n[side]++
+	a.sum[side] += r.Score
+	a.graded = a.graded || (r.Score > 0 && r.Score < 1)
+	if r.Passed {
+		a.passes[side]++
+	}
+}
+
+// fine reports whether the probe is clearly fine: see AcceptEarly.
+func (a *acceptAcc) fine() bool {
+	if a.n[0] == 0 {
+		return true // a pair new in this run cannot regress
+	}
+	if a.n[1] == 0 {
+		return false
+	}
+	bRate, cRate := float64(a.passes[0])/float64(a.n[0]), float64(a.passes[1])/float64(a.n[1])
+	bMean, cMean := a.sum[0]/float64(a.n[0]), a.sum[1]/float64(a.n[1])
+	if cRate < bRate-acceptRate-tolerance {
+		return false
+	}
+	// A pass/fail probe's mean score is its pass rate: the score margin
+	// applies to graded scores only, or it would override the rate's.
+	return !a.graded || cMean >= bMean-acceptScore-tolerance
+}
+
+// acceptTally holds an acceptAcc per probe: the first 16 in an array
+// searched in order, all of them in a map beyond that.
+type acceptTally struct {
+	small [16]acceptAcc
+	keys  [16]string
+	n     int
+	big   map[string]*acceptAcc
+}
+
+// find returns the counts of probe id, new ones zero.
+func (t *acceptTally) find(id string) *acceptAcc {
+	if t.big != nil {
+		a := t.big[id]
+		if a == nil {
+			a = &acceptAcc{}
+			t.big[id] = a
+		}
+		return a
+	}
+	for i := 0; i < t.n; i++ {
+		if t.keys[i] == id {
+			return &t.small[i]
+		}
+	}
+	if t.n < len(t.small) {
+		t.keys[t.n] = id
+		t.n++
+		return &t.small[t.n-1]
+	}
+	t.big = make(map[string]*acceptAcc, 2*t.n)
+	for i := 0; i < t.n; i++ {
+		t.big[t.keys[i]] = &t.small[i]
+	}
+	a := &acceptAcc{}
+	t.big[id] = a
+	return a
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // The fixed settings of the model identity test (see Identity and
@@ -164,7 +165,7 @@ func newIdentityPrompt(b, c []answer) *identityPrompt {
 	var profiles []kernelProfile
 	var kp kernelProfiler
 	for _, an := range slices.Concat(b, c) {
-		text := truncateRunes(an.content, IdentityMaxRunes)
+		text := textcut.Runes(an.content, IdentityMaxRunes, "")
 		g, ok := index[text]
 		if !ok {
 			g = int32(len(profiles))
@@ -403,18 +404,6 @@ func dot(a, b *bag) float64 {
 		default:
 			j++
 		}
-	}
-	return s
-}
-
-// truncateRunes returns the first n characters of s.
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
 	}
 	return s
 }

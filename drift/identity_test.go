@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // answersOfTexts folds one response per text, texts[prompt] in order.
@@ -260,7 +261,7 @@ func TestIdentityCaps(t *testing.T) {
 	}
 	// Past the caps nothing is read: the same answers cut at the caps
 	// give the same test.
-	cut := truncateRunes(long, IdentityMaxRunes)
+	cut := textcut.Runes(long, IdentityMaxRunes, "")
 	want := Identity(answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {cut, "short one"}}),
 		answersOfTexts(map[string][]string{"a": many[:IdentityMaxAnswers], "b": {"short one", cut}}), nil, 1)
 	if *got != *want {
@@ -373,7 +374,7 @@ func FuzzIdentity(f *testing.F) {
 		if got == nil {
 			// Not tested only when each side holds one text repeated:
 			// a and b are equal as far as the test reads them.
-			if truncateRunes(a, IdentityMaxRunes) != truncateRunes(b, IdentityMaxRunes) {
+			if textcut.Runes(a, IdentityMaxRunes, "") != textcut.Runes(b, IdentityMaxRunes, "") {
 				t.Fatalf("%q and %q differ but the prompt was not tested", a, b)
 			}
 			return

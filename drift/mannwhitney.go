@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -53,47 +54,8 @@ func mannWhitneyLess(base, cur []float64, margin float64, perms int, rng *rand.R
 	if nb == 0 || nc == 0 {
 		return mwResult{p: 1, minP: 1, how: howExact}
 	}
-	items := make([]mwItem, 0, nb+nc)
-	for _, v := range base {
-		items = append(items, mwItem{key: quantKey(v)})
-	}
-	for _, v := range cur {
-		items = append(items, mwItem{key: quantKey(v + margin), cur: true})
-	}
-	slices.SortFunc(items, func(a, b mwItem) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
-	// Tie groups: sizes and current counts.
-	var sizes, curIn []int
-	for i := 0; i < len(items); {
-		j, c := i, 0
-		for ; j < len(items) && items[j].key == items[i].key; j++ {
-			if items[j].cur {
-				c++
-			}
-		}
-		sizes = append(sizes, j-i)
-		curIn = append(curIn, c)
-		i = j
-	}
-	// Observed 2U and the smallest possible 2U (current on the lowest items).
-	u2, u2min := 0, 0
-	seen, curSeen, left := 0, 0, nc
-	for g, s := range sizes {
-		c := curIn[g]
-		u2 += c * (2*(seen-curSeen) + s - c)
-		k := min(left, s)
-		u2min += k * (2*(seen-(nc-left)) + s - k)
-		left -= k
-		seen += s
-		curSeen += c
-	}
+	sizes, curIn := mwTieGroups(base, cur, margin)
+	u2, u2min := mwU2(sizes, curIn, nc)
 	res := mwResult{u: float64(u2) / 2}
 	n := float64(nb + nc)
 	tie := 0.0
@@ -333,3 +295,46 @@ func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 // normalQuantile is the inverse of normalCDF.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// mwTieGroups sorts base and cur+margin together and returns the sizes of
+// the ascending tie groups and how many current items each holds.
+func mwTieGroups(base, cur []float64, margin float64) (sizes, curIn []int) {
+	items := make([]mwItem, 0, len(base)+len(cur))
+	for _, v := range base {
+		items = append(items, mwItem{key: quantKey(v)})
+	}
+	for _, v := range cur {
+		items = append(items, mwItem{key: quantKey(v + margin), cur: true})
+	}
+	slices.SortFunc(items, func(a, b mwItem) int { return cmp.Compare(a.key, b.key) })
+	// Tie groups: sizes and current counts.
+	for i := 0; i < len(items); {
+		j, c := i, 0
+		for ; j < len(items) && items[j].key == items[i].key; j++ {
+			if items[j].cur {
+				c++
+			}
+		}
+		sizes = append(sizes, j-i)
+		curIn = append(curIn, c)
+		i = j
+	}
+	return sizes, curIn
+}
+
+// mwU2 returns the observed 2U of tie groups (sizes, curIn) with nc
+// current items, and the smallest possible 2U (current on the lowest
+// items).
+func mwU2(sizes, curIn []int, nc int) (u2, u2min int) {
+	seen, curSeen, left := 0, 0, nc
+	for g, s := range sizes {
+		c := curIn[g]
+		u2 += c * (2*(seen-curSeen) + s - c)
+		k := min(left, s)
+		u2min += k * (2*(seen-(nc-left)) + s - k)
+		left -= k
+		seen += s
+		curSeen += c
+	}
+	return u2, u2min
+}

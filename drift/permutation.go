@@ -99,84 +99,19 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 		if k == 0 {
 			continue
 		}
-		// Distinct values and their multiplicities.
-		counts := map[int]int{}
-		lo, hi := math.MaxInt, math.MinInt
-		for _, v := range s.base {
-			counts[v]++
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		for _, v := range s.cur {
-			counts[v]++
-			lo, hi = min(lo, v), max(hi, v)
-		}
+		counts, lo, hi := stratumCounts(s)
 		if k == n || lo == hi {
 			for _, v := range s.cur {
 				base += v
 			}
 			continue
 		}
-		vals := make([]int, 0, len(counts))
-		for v := range counts {
-			vals = append(vals, v)
-		}
-		slices.Sort(vals)
-		// State (chosen j, sum − j·lo) over the value groups.
 		w := k*(hi-lo) + 1
 		if (k+1)*w*n > exactWork {
 			return 0, false
 		}
-		pcur, pnext := zeroFloats((k+1)*w), zeroFloats((k+1)*w)
-		cur, next := *pcur, *pnext
-		cur[0] = 1
-		rest := n
-		for _, v := range vals {
-			mv := counts[v]
-			clear(next)
-			for j := 0; j <= k; j++ {
-				need := k - j
-				if need > rest {
-					continue
-				}
-				row := cur[j*w : (j+1)*w]
-				lden := logChoose(rest, need)
-				for c := 0; c <= min(mv, need); c++ {
-					if need-c > rest-mv {
-						continue
-					}
-					pr := math.Exp(logChoose(mv, c) + logChoose(rest-mv, need-c) - lden)
-					add := c * (v - lo)
-					nrow := next[(j+c)*w : (j+c+1)*w]
-					for t := 0; t+add < w; t++ {
-						if row[t] != 0 {
-							nrow[t+add] += row[t] * pr
-						}
-					}
-				}
-			}
-			cur, next = next, cur
-			rest -= mv
-		}
-		sd := cur[k*w:]
-		// The convolution grows by each stratum: in two buffers used in
-		// turn, not a new one per stratum (hundreds of prompts).
-		need := len(dist) + w - 1
-		if cap(spare) < need {
-			spare = make([]float64, 0, max(need, 2*cap(spare)))
-		}
-		nd := spare[:need]
-		clear(nd)
-		for i, a := range dist {
-			if a == 0 {
-				continue
-			}
-			for j, b := range sd {
-				if b != 0 {
-					nd[i+j] += a * b
-				}
-			}
-		}
-		spare, dist = dist, nd
+		pcur, pnext, sd := stratumSumDist(counts, n, k, lo, w)
+		dist, spare = convolveInto(dist, sd, spare)
 		base += k * lo
 		putFloats(pcur, pnext)
 	}
@@ -189,6 +124,91 @@ func permExact(strata []stratum, obs int) (float64, bool) {
 		p += dist[i]
 	}
 	return min(1, p), true
+}
+
+// stratumCounts returns the distinct values of a stratum with their
+// multiplicities, and the smallest and largest value.
+func stratumCounts(s stratum) (counts map[int]int, lo, hi int) {
+	counts = map[int]int{}
+	lo, hi = math.MaxInt, math.MinInt
+	for _, v := range s.base {
+		counts[v]++
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	for _, v := range s.cur {
+		counts[v]++
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return counts, lo, hi
+}
+
+// stratumSumDist returns the distribution of the sum − k·lo of k values
+// drawn without replacement from the n values counted in counts, as sd of
+// width w. It runs over the value groups with the state (chosen j,
+// sum − j·lo); sd lies in pooled memory that the caller returns with
+// putFloats(pcur, pnext) once done with it.
+func stratumSumDist(counts map[int]int, n, k, lo, w int) (pcur, pnext *[]float64, sd []float64) {
+	vals := make([]int, 0, len(counts))
+	for v := range counts {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	pcur, pnext = zeroFloats((k+1)*w), zeroFloats((k+1)*w)
+	cur, next := *pcur, *pnext
+	cur[0] = 1
+	rest := n
+	for _, v := range vals {
+		mv := counts[v]
+		clear(next)
+		for j := 0; j <= k; j++ {
+			need := k - j
+			if need > rest {
+				continue
+			}
+			row := cur[j*w : (j+1)*w]
+			lden := logChoose(rest, need)
+			for c := 0; c <= min(mv, need); c++ {
+				if need-c > rest-mv {
+					continue
+				}
+				pr := math.Exp(logChoose(mv, c) + logChoose(rest-mv, need-c) - lden)
+				add := c * (v - lo)
+				nrow := next[(j+c)*w : (j+c+1)*w]
+				for t := 0; t+add < w; t++ {
+					if row[t] != 0 {
+						nrow[t+add] += row[t] * pr
+					}
+				}
+			}
+		}
+		cur, next = next, cur
+		rest -= mv
+	}
+	return pcur, pnext, cur[k*w:]
+}
+
+// convolveInto returns the convolution of dist and sd, and dist's memory
+// as the spare for the next call. The convolution grows by each stratum:
+// in two buffers used in turn, not a new one per stratum (hundreds of
+// prompts).
+func convolveInto(dist, sd, spare []float64) (out, nextSpare []float64) {
+	need := len(dist) + len(sd) - 1
+	if cap(spare) < need {
+		spare = make([]float64, 0, max(need, 2*cap(spare)))
+	}
+	nd := spare[:need]
+	clear(nd)
+	for i, a := range dist {
+		if a == 0 {
+			continue
+		}
+		for j, b := range sd {
+			if b != 0 {
+				nd[i+j] += a * b
+			}
+		}
+	}
+	return nd, dist
 }
 
 // permMonteCarlo draws seeded within-prompt permutations and returns

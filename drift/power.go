@@ -31,6 +31,17 @@ var powerCache = struct {
 
 const powerCacheMax = 1 << 14
 
+// remember stores v under k in m, one of the maps of powerCache, emptying
+// m first when it holds more than powerCacheMax entries.
+func remember[K comparable, V any](m map[K]V, k K, v V) {
+	powerCache.Lock()
+	if len(m) > powerCacheMax {
+		clear(m)
+	}
+	m[k] = v
+	powerCache.Unlock()
+}
+
 // fisherRegion returns, for each baseline count a in 0..nb, the largest
 // current count the one-sided Fisher test rejects at level (−1 if none).
 func fisherRegion(k regionKey) []int {
@@ -51,12 +62,7 @@ func fisherRegion(k regionKey) []int {
 			r[a] = c
 		}
 	}
-	powerCache.Lock()
-	if len(powerCache.regions) > powerCacheMax {
-		clear(powerCache.regions)
-	}
-	powerCache.regions[k] = r
-	powerCache.Unlock()
+	remember(powerCache.regions, k, r)
 	return r
 }
 
@@ -135,12 +141,7 @@ func minDetectableDrop(bPass, nb, nc int, level float64) float64 {
 		}
 		d = hi
 	}
-	powerCache.Lock()
-	if len(powerCache.drops) > powerCacheMax {
-		clear(powerCache.drops)
-	}
-	powerCache.drops[key] = d
-	powerCache.Unlock()
+	remember(powerCache.drops, key, d)
 	return d
 }
 

@@ -97,17 +97,7 @@ type statRun struct {
 func compareStatistical(rep *promptcanary.DriftReport, idx *index, answers [2]*Answers, summaries [2]map[string]promptAnswers, opts *Options) {
 	st := &promptcanary.DriftStatistics{Seed: opts.Seed, Alpha: opts.Alpha, Permutations: opts.Permutations, BaselineSamples: idx.baseMax, CurrentSamples: idx.curMax}
 	s := &statRun{idx: idx, opts: opts}
-	var measured []int
-	for i, p := range idx.pairs {
-		if !p.measured() {
-			continue
-		}
-		measured = append(measured, i)
-		if p.base.n() < 2 || p.cur.n() < 2 {
-			p.status = promptcanary.StatusInsufficient
-			rep.Comparisons[i].Status = promptcanary.StatusInsufficient
-		}
-	}
+	measured := markMeasured(rep, idx)
 	s.rep = sharedTests(idx, measured)
 	for _, i := range measured {
 		s.addPairUnits(i)
@@ -115,83 +105,11 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, answers [2]*A
 	s.addGroupUnits(measured)
 	suiteVar, suiteWeight := s.addSuiteUnit(measured, rep.SuiteName)
 
-	// Units that repeat an earlier unit's test exactly are tested once.
-	first := map[string]int{}
-	for i := range s.units {
-		u := &s.units[i]
-		u.dup = -1
-		if u.varying == "" {
-			continue
-		}
-		if j, ok := first[u.varying]; ok {
-			u.dup = j
-			u.SameTestAs = s.units[j].Kind + " " + s.units[j].Key
-			continue
-		}
-		first[u.varying] = i
-	}
-	// Discrete weighted Benjamini–Hochberg over the family. A unit's weight
-	// is fixed before any p-value is seen (see unitWeight); a unit whose
-	// smallest achievable p-value cannot reach the largest critical value
-	// is screened out (it counts for nothing in the step).
-	var kept []int
-	var dus []discreteUnit
-	for i := range s.units {
-		u := &s.units[i]
-		u.Q = 1
-		if u.dup >= 0 {
-			continue // not counted again: weight 0
-		}
-		u.Weight = unitWeight(u)
-		kept = append(kept, i)
-		dus = append(dus, discreteUnit{p: u.P, w: u.Weight, minP: u.MinP, support: u.support})
-	}
-	qs, tauM, tau1 := discreteBH(dus, opts.Alpha)
-	st.Hypotheses, st.ScreeningLevel, st.UnitLevel = len(s.units), tauM, tau1
-	for j, q := range qs {
-		u := &s.units[kept[j]]
-		u.Q = q
-		if u.MinP > tauM*u.Weight*(1+1e-12) {
-			u.Screened = true
-			continue
-		}
-		st.Testable++
-		u.Rejected = q <= opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
-	}
-	// A repeated test shares its first unit's screening and outcome, and
-	// its p-value: the same test on the same evidence, whose p-value its
-	// own computation could only miss by rounding or by a shortcut (the
-	// normal approximation above normalSkip skips the exact program).
-	for i := range s.units {
-		if u := &s.units[i]; u.dup >= 0 {
-			d := &s.units[u.dup]
-			u.Screened, u.Q, u.Rejected = d.Screened, d.Q, d.Rejected
-			u.P, u.MinP = d.P, d.MinP
-		}
-	}
+	s.markRepeatedTests()
+	tau1 := s.stepFamily(st)
+	s.shareRepeatedOutcomes()
 
-	// Outcomes. Every unit is graded on its own first; a pair is then
-	// decided once, by its most severe rejected unit (see decidePairs).
-	rep.Severity = promptcanary.SeverityNone
-	flaggedUnits := 0
-	var broad []string
-	for i := range s.units {
-		u := &s.units[i]
-		u.Severity = promptcanary.SeverityNone
-		u.TestEvidence = s.evidence(u)
-		u.Evidence = u.TestEvidence
-		if !u.Rejected {
-			continue
-		}
-		flaggedUnits++
-		u.Severity = unitSeverity(u)
-		if u.Severity.Rank() > rep.Severity.Rank() {
-			rep.Severity = u.Severity
-		}
-		if u.Kind != promptcanary.UnitPair {
-			broad = append(broad, u.Kind+" "+u.Key)
-		}
-	}
+	flaggedUnits, broad := s.gradeUnits(rep)
 	s.decidePairs(rep, measured)
 	// A pair's own test is judged at the level it would need alone; with
 	// no testable unit, a pair alone would face alpha.
@@ -199,31 +117,7 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, answers [2]*A
 	if levelK == 0 {
 		levelK = opts.Alpha
 	}
-	regressions := 0
-	var pairDrops promptcanary.Interval
-	for _, i := range measured {
-		c := &rep.Comparisons[i]
-		if c.Regression {
-			regressions++
-			continue
-		}
-		p := idx.pairs[i]
-		c.Evidence = cleanEvidence(p, levelK)
-		if p.base.n() >= 2 && p.cur.n() >= 2 {
-			if d := minDetectableDrop(p.base.passes, p.base.n(), p.cur.n(), levelK); !math.IsNaN(d) && !math.IsInf(d, 0) {
-				if pairDrops.Upper == 0 || d < pairDrops.Lower {
-					pairDrops.Lower = d
-				}
-				pairDrops.Upper = max(pairDrops.Upper, d)
-			}
-		}
-		if c.Status == promptcanary.StatusInsufficient {
-			continue
-		}
-		if p.cur.rate() > p.base.rate() && fisherGreater(p.base.passes, p.base.n(), p.cur.passes, p.cur.n()) <= levelK {
-			c.Improvement, c.Status = true, promptcanary.StatusImprovement
-		}
-	}
+	regressions, pairDrops := s.judgeUnflaggedPairs(rep, measured, levelK)
 
 	s.pairEvidenceToUnits(rep)
 	st.Units = make([]promptcanary.TestedUnit, len(s.units))
@@ -245,6 +139,154 @@ func compareStatistical(rep *promptcanary.DriftReport, idx *index, answers [2]*A
 	if opts.GateOnSignals && len(st.Warnings) > 0 && !rep.HasDrift {
 		rep.HasDrift, rep.Severity = true, promptcanary.SeverityLow
 	}
+	summarizeStatistical(rep, st, flaggedUnits, regressions, broad)
+}
+
+// markMeasured returns the pairs measured on both sides and marks those
+// with a single sample on a side as insufficient.
+func markMeasured(rep *promptcanary.DriftReport, idx *index) []int {
+	var measured []int
+	for i, p := range idx.pairs {
+		if !p.measured() {
+			continue
+		}
+		measured = append(measured, i)
+		if p.base.n() < 2 || p.cur.n() < 2 {
+			p.status = promptcanary.StatusInsufficient
+			rep.Comparisons[i].Status = promptcanary.StatusInsufficient
+		}
+	}
+	return measured
+}
+
+// markRepeatedTests points every unit that repeats an earlier unit's test
+// exactly at that unit (dup), so the test is counted once.
+func (s *statRun) markRepeatedTests() {
+	first := map[string]int{}
+	for i := range s.units {
+		u := &s.units[i]
+		u.dup = -1
+		if u.varying == "" {
+			continue
+		}
+		if j, ok := first[u.varying]; ok {
+			u.dup = j
+			u.SameTestAs = s.units[j].Kind + " " + s.units[j].Key
+			continue
+		}
+		first[u.varying] = i
+	}
+}
+
+// stepFamily runs the discrete weighted Benjamini–Hochberg step over the
+// family. A unit's weight is fixed before any p-value is seen (see
+// unitWeight); a unit whose smallest achievable p-value cannot reach the
+// largest critical value is screened out (it counts for nothing in the
+// step). It fills the family figures of st and returns the level a single
+// unit faces.
+func (s *statRun) stepFamily(st *promptcanary.DriftStatistics) float64 {
+	var kept []int
+	var dus []discreteUnit
+	for i := range s.units {
+		u := &s.units[i]
+		u.Q = 1
+		if u.dup >= 0 {
+			continue // not counted again: weight 0
+		}
+		u.Weight = unitWeight(u)
+		kept = append(kept, i)
+		dus = append(dus, discreteUnit{p: u.P, w: u.Weight, minP: u.MinP, support: u.support})
+	}
+	qs, tauM, tau1 := discreteBH(dus, s.opts.Alpha)
+	st.Hypotheses, st.ScreeningLevel, st.UnitLevel = len(s.units), tauM, tau1
+	for j, q := range qs {
+		u := &s.units[kept[j]]
+		u.Q = q
+		if u.MinP > tauM*u.Weight*(1+1e-12) {
+			u.Screened = true
+			continue
+		}
+		st.Testable++
+		u.Rejected = q <= s.opts.Alpha && (!u.score || u.Effect <= -scoreMargin+tolerance)
+	}
+	return tau1
+}
+
+// shareRepeatedOutcomes gives a repeated test its first unit's screening
+// and outcome, and its p-value: the same test on the same evidence, whose
+// p-value its own computation could only miss by rounding or by a shortcut
+// (the normal approximation above normalSkip skips the exact program).
+func (s *statRun) shareRepeatedOutcomes() {
+	for i := range s.units {
+		if u := &s.units[i]; u.dup >= 0 {
+			d := &s.units[u.dup]
+			u.Screened, u.Q, u.Rejected = d.Screened, d.Q, d.Rejected
+			u.P, u.MinP = d.P, d.MinP
+		}
+	}
+}
+
+// gradeUnits grades every unit on its own and raises the report's severity
+// to the most severe rejected unit. A pair is then decided once, by its most
+// severe rejected unit (see decidePairs). It returns the number of rejected
+// units and the rejected units broader than a pair.
+func (s *statRun) gradeUnits(rep *promptcanary.DriftReport) (flagged int, broad []string) {
+	rep.Severity = promptcanary.SeverityNone
+	for i := range s.units {
+		u := &s.units[i]
+		u.Severity = promptcanary.SeverityNone
+		u.TestEvidence = s.evidence(u)
+		u.Evidence = u.TestEvidence
+		if !u.Rejected {
+			continue
+		}
+		flagged++
+		u.Severity = unitSeverity(u)
+		if u.Severity.Rank() > rep.Severity.Rank() {
+			rep.Severity = u.Severity
+		}
+		if u.Kind != promptcanary.UnitPair {
+			broad = append(broad, u.Kind+" "+u.Key)
+		}
+	}
+	return flagged, broad
+}
+
+// judgeUnflaggedPairs counts the regressions among the measured pairs and
+// gives every other pair its clean evidence at levelK, its smallest
+// detectable drop and, when its own test says so, an improvement. It
+// returns the regression count and the range of per-pair detectable drops.
+func (s *statRun) judgeUnflaggedPairs(rep *promptcanary.DriftReport, measured []int, levelK float64) (regressions int, pairDrops promptcanary.Interval) {
+	for _, i := range measured {
+		c := &rep.Comparisons[i]
+		if c.Regression {
+			regressions++
+			continue
+		}
+		p := s.idx.pairs[i]
+		c.Evidence = cleanEvidence(p, levelK)
+		if p.base.n() >= 2 && p.cur.n() >= 2 {
+			if d := minDetectableDrop(p.base.passes, p.base.n(), p.cur.n(), levelK); !math.IsNaN(d) && !math.IsInf(d, 0) {
+				if pairDrops.Upper == 0 || d < pairDrops.Lower {
+					pairDrops.Lower = d
+				}
+				pairDrops.Upper = max(pairDrops.Upper, d)
+			}
+		}
+		if c.Status == promptcanary.StatusInsufficient {
+			continue
+		}
+		if p.cur.rate() > p.base.rate() && fisherGreater(p.base.passes, p.base.n(), p.cur.passes, p.cur.n()) <= levelK {
+			c.Improvement, c.Status = true, promptcanary.StatusImprovement
+		}
+	}
+	return regressions, pairDrops
+}
+
+// summarizeStatistical writes the report's summary line and its notes on
+// sensitivity, signals and coverage.
+func summarizeStatistical(rep *promptcanary.DriftReport, st *promptcanary.DriftStatistics, flaggedUnits, regressions int, broad []string) {
+	pairDrops := st.PairDetectableDrop
 	switch {
 	case flaggedUnits > 0:
 		what := fmt.Sprintf("%d regression(s) detected", regressions)
@@ -448,6 +490,36 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 	})
 }
 
+// suitePrompt holds the weighted passes of one prompt's responses (by
+// sample) on each side, and the number of its pairs.
+type suitePrompt struct {
+	base, cur map[int]int
+	pairs     int
+}
+
+// suiteStrata returns one stratum per prompt, in the order of prompts, with
+// the sorted weighted passes of its responses, and the numbers of baseline
+// and current responses and the most pairs of one prompt.
+func suiteStrata(prompts []string, byPrompt map[string]*suitePrompt) (strata []stratum, nBase, nCur, maxPairs int) {
+	strata = make([]stratum, 0, len(prompts))
+	for _, id := range prompts {
+		a := byPrompt[id]
+		var st stratum
+		for _, v := range a.base {
+			st.base = append(st.base, v)
+		}
+		for _, v := range a.cur {
+			st.cur = append(st.cur, v)
+		}
+		slices.Sort(st.base)
+		slices.Sort(st.cur)
+		nBase, nCur = nBase+len(st.base), nCur+len(st.cur)
+		maxPairs = max(maxPairs, a.pairs)
+		strata = append(strata, st)
+	}
+	return strata, nBase, nCur, maxPairs
+}
+
 // addSuiteUnit adds the stratified permutation test of the whole suite with
 // the response as unit and returns the null variance of its statistic and
 // the weighted number of current pair observations (each counting its
@@ -457,11 +529,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 	if len(measured) == 0 {
 		return 0, 0
 	}
-	type acc struct {
-		base, cur map[int]int
-		pairs     int
-	}
-	byPrompt := map[string]*acc{}
+	byPrompt := map[string]*suitePrompt{}
 	var prompts []string
 	d := make([]float64, len(measured))
 	l := make([]float64, len(measured))
@@ -472,7 +540,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		p := s.idx.pairs[i]
 		a := byPrompt[p.key.PromptID]
 		if a == nil {
-			a = &acc{base: map[int]int{}, cur: map[int]int{}}
+			a = &suitePrompt{base: map[int]int{}, cur: map[int]int{}}
 			byPrompt[p.key.PromptID] = a
 			prompts = append(prompts, p.key.PromptID)
 		}
@@ -493,24 +561,7 @@ func (s *statRun) addSuiteUnit(measured []int, suite string) (variance, weight f
 		_, _, u1[j] = newcombe(p.base.passes, p.base.n(), p.cur.passes, p.cur.n(), zOneSided95)
 	}
 	slices.Sort(prompts)
-	strata := make([]stratum, 0, len(prompts))
-	var nBase, nCur int
-	maxPairs := 0
-	for _, id := range prompts {
-		a := byPrompt[id]
-		var st stratum
-		for _, v := range a.base {
-			st.base = append(st.base, v)
-		}
-		for _, v := range a.cur {
-			st.cur = append(st.cur, v)
-		}
-		slices.Sort(st.base)
-		slices.Sort(st.cur)
-		nBase, nCur = nBase+len(st.base), nCur+len(st.cur)
-		maxPairs = max(maxPairs, a.pairs)
-		strata = append(strata, st)
-	}
+	strata, nBase, nCur, maxPairs := suiteStrata(prompts, byPrompt)
 	mean, lo, hi := moverMean(d, l, u)
 	_, _, bound := moverMean(d, l, u1)
 	if len(measured) < 2 {

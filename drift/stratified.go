@@ -68,20 +68,7 @@ func weightedStratifiedLess(strata []hyper, w []int, observed int, skip bool) (p
 // program runs for it): an exact initial part of the support, beyond whose
 // last value the discrete step bounds P(p ≤ t) by t.
 func weightedStratifiedSupport(strata []hyper, w []int, observed int, skip, support bool) (p, minP float64, sup []float64) {
-	base := 0 // the smallest possible sum
-	minP = 1.0
-	var mean, variance float64
-	for i, h := range strata {
-		lo, hi := h.support()
-		base += w[i] * lo
-		if lo == hi {
-			continue
-		}
-		minP *= math.Exp(h.logPMF(lo))
-		t, s, n := float64(h.total), float64(h.succ), float64(h.n)
-		mean += float64(w[i]) * n * s / t
-		variance += float64(w[i]*w[i]) * n * (s / t) * (1 - s/t) * (t - n) / (t - 1)
-	}
+	base, minP, mean, variance := weightedMoments(strata, w)
 	x := observed - base
 	switch {
 	case variance <= 1e-12:
@@ -111,6 +98,45 @@ func weightedStratifiedSupport(strata []hyper, w []int, observed int, skip, supp
 		cover := int(math.Floor(mean+normalQuantile(supportCover)*math.Sqrt(variance))) - base
 		top = max(top, cover, 1)
 	}
+	dist := weightedLowerTail(strata, w, top, full, support)
+	cum := 0.0
+	for s, v := range dist {
+		cum += v
+		if runP && s == x {
+			p = math.Min(1, cum)
+		}
+		if support && v > 0 {
+			sup = append(sup, math.Min(1, cum))
+		}
+	}
+	if runP && x >= len(dist) {
+		p = math.Min(1, cum)
+	}
+	return p, minP, sup
+}
+
+// weightedMoments returns the smallest possible weighted sum of strata,
+// the probability of that sum, and the sum's mean and variance.
+func weightedMoments(strata []hyper, w []int) (base int, minP, mean, variance float64) {
+	minP = 1.0
+	for i, h := range strata {
+		lo, hi := h.support()
+		base += w[i] * lo
+		if lo == hi {
+			continue
+		}
+		minP *= math.Exp(h.logPMF(lo))
+		t, s, n := float64(h.total), float64(h.succ), float64(h.n)
+		mean += float64(w[i]) * n * s / t
+		variance += float64(w[i]*w[i]) * n * (s / t) * (1 - s/t) * (t - n) / (t - 1)
+	}
+	return base, minP, mean, variance
+}
+
+// weightedLowerTail returns the exact distribution of the weighted sum
+// above its smallest value, cut after top (at most full). With support
+// set, top doubles until the distribution covers supportCover.
+func weightedLowerTail(strata []hyper, w []int, top, full int, support bool) []float64 {
 	var dist, next, buf []float64
 	for {
 		top = min(top, full)
@@ -150,18 +176,5 @@ func weightedStratifiedSupport(strata []hyper, w []int, observed int, skip, supp
 		}
 		top *= 2
 	}
-	cum := 0.0
-	for s, v := range dist {
-		cum += v
-		if runP && s == x {
-			p = math.Min(1, cum)
-		}
-		if support && v > 0 {
-			sup = append(sup, math.Min(1, cum))
-		}
-	}
-	if runP && x >= len(dist) {
-		p = math.Min(1, cum)
-	}
-	return p, minP, sup
+	return dist
 }

@@ -105,16 +105,7 @@ func TestStatisticsEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("got raw %q in %s output, want it escaped", w, tc.f)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 		})
 	}
 }
@@ -132,25 +123,33 @@ func renderHostile(t *testing.T, f Format, opts Options) []string {
 	return []string{a.String(), b.String()}
 }
 
+// checkHostileHTML fails t unless out, the HTML of a report of hostile
+// input, is one self-contained document with nothing raw of that input and
+// escaped in it.
+func checkHostileHTML(t *testing.T, out, escaped string, alsoRaw ...string) {
+	t.Helper()
+	for _, bad := range append([]string{"<script", "<!-- hidden", "<img", "<b>", "\x1b", "\x07"}, alsoRaw...) {
+		if strings.Contains(out, bad) {
+			t.Errorf("got raw %q in HTML, want it escaped", bad)
+		}
+	}
+	if !strings.Contains(out, escaped) {
+		t.Errorf("got no %q, want the hostile text shown escaped", escaped)
+	}
+	if strings.Count(out, "<html") != 1 || !strings.HasSuffix(out, "</html>\n") {
+		t.Errorf("got %d <html> and ending %q, want one complete document", strings.Count(out, "<html"), out[len(out)-10:])
+	}
+	for _, ext := range []string{"src=\"http", "href=\"http", "<link", "@import"} {
+		if strings.Contains(out, ext) {
+			t.Errorf("got external asset %q, want a self-contained file", ext)
+		}
+	}
+}
+
 func TestAdversarialHTML(t *testing.T) {
 	for i, out := range renderHostile(t, HTML, Options{}) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			for _, bad := range []string{"<script", "<!-- hidden", "<img", "<b>", "\x1b", "\x07"} {
-				if strings.Contains(out, bad) {
-					t.Errorf("got raw %q in HTML, want it escaped", bad)
-				}
-			}
-			if !strings.Contains(out, "&lt;script&gt;alert(1)&lt;/script&gt;") {
-				t.Errorf("got no escaped script text, want the content shown as text")
-			}
-			if strings.Count(out, "<html") != 1 || !strings.HasSuffix(out, "</html>\n") {
-				t.Errorf("got %d <html> and ending %q, want one complete document", strings.Count(out, "<html"), out[len(out)-10:])
-			}
-			for _, ext := range []string{"src=\"http", "href=\"http", "<link", "@import"} {
-				if strings.Contains(out, ext) {
-					t.Errorf("got external asset %q, want a self-contained file", ext)
-				}
-			}
+			checkHostileHTML(t, out, "&lt;script&gt;alert(1)&lt;/script&gt;")
 		})
 	}
 }

@@ -298,16 +298,7 @@ func TestStatisticsSections(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("got %q in the output, want it absent", w)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 		})
 	}
 }

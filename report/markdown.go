@@ -46,6 +46,14 @@ func (m *md) line(parts ...string) {
 	m.b.WriteByte('\n')
 }
 
+// heading writes a Markdown heading line (its "### " included) between
+// blank lines.
+func (w *md) heading(h string) {
+	w.line()
+	w.line(h)
+	w.line()
+}
+
 // cut marks the end of a block: the report may be cut here.
 func (m *md) cut() { m.cuts = append(m.cuts, mdCut{off: m.b.Len(), depth: m.depth}) }
 
@@ -159,10 +167,26 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	}
 	w.cut()
 
+	w.runResults(m)
+	w.runDetails(m)
+	if len(m.Passing) > 0 {
+		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))
+		rows := make([][]string, len(m.Passing))
+		for i, r := range m.Passing {
+			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score, mdText(r.Details, mdDetailRunes)}
+		}
+		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Details"}, "lllrr", rows)
+		w.endDetails()
+	}
+	w.footer(m.Tool, "run "+mdText(m.RunID, 200), m.ConfigHash)
+	w.finish()
+}
+
+// runResults writes the failures, the call errors and the categories of
+// run m.
+func (w *md) runResults(m *runModel) {
 	if len(m.Failed) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
-		w.line()
+		w.heading(fmt.Sprintf("### ❌ Failures (%d)", len(m.Failed)))
 		rows := make([][]string, len(m.Failed))
 		for i, r := range m.Failed {
 			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score,
@@ -174,15 +198,17 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.mdErrors(m.Errors, "not probe failures")
 	}
 	if len(m.Categories) > 0 {
-		w.line()
-		w.line("### By category")
-		w.line()
+		w.heading("### By category")
 		rows := make([][]string, len(m.Categories))
 		for i, c := range m.Categories {
 			rows[i] = []string{mdText(c.Category, 100), fmt.Sprintf("%d/%d", c.Passed, c.Total), c.Rate, c.Score}
 		}
 		w.table([]string{"Category", "Passed", "Pass rate", "Mean score"}, "lrrr", rows)
 	}
+}
+
+// runDetails writes the folded Run details table of run m.
+func (w *md) runDetails(m *runModel) {
 	w.details("Run details")
 	rows := [][]string{
 		{"Provider", mdText(m.Model, 200)},
@@ -198,8 +224,8 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 	for _, a := range m.Adjustments {
 		rows = append(rows, []string{"Adjusted", mdText(a, 500)})
 	}
-	for _, w := range m.Warnings {
-		rows = append(rows, []string{"Note", mdText(w, 500)})
+	for _, n := range m.Warnings {
+		rows = append(rows, []string{"Note", mdText(n, 500)})
 	}
 	rows = append(rows, []string{"Run ID", mdText(m.RunID, 200)})
 	if m.Stream != nil {
@@ -212,17 +238,6 @@ func renderRunMarkdown(b *bytes.Buffer, m *runModel) {
 		w.line(mdText(m.Stream.Note, 500))
 	}
 	w.endDetails()
-	if len(m.Passing) > 0 {
-		w.details(fmt.Sprintf("✅ Passing pairs (%d)", len(m.Passing)))
-		rows := make([][]string, len(m.Passing))
-		for i, r := range m.Passing {
-			rows[i] = []string{mdText(r.Probe, 200), mdText(r.Category, 100), mdText(r.PromptID, 200), r.Count(), r.Score, mdText(r.Details, mdDetailRunes)}
-		}
-		w.table([]string{"Probe", "Category", "Prompt", "Passed", "Score", "Details"}, "lllrr", rows)
-		w.endDetails()
-	}
-	w.footer(m.Tool, "run "+mdText(m.RunID, 200), m.ConfigHash)
-	w.finish()
 }
 
 // mdFailures lists a pair's distinct failure details with their counts in
@@ -240,9 +255,7 @@ func mdFailures(ds []detailCount) string {
 }
 
 func (w *md) mdErrors(errs []errorRow, what string) {
-	w.line()
-	w.line(fmt.Sprintf("### ⚠️ Errors (%d)", len(errs)))
-	w.line()
+	w.heading(fmt.Sprintf("### ⚠️ Errors (%d)", len(errs)))
 	w.line("Calls that failed for good: their prompts were not measured for those samples. These are ", what, ".")
 	w.line()
 	rows := make([][]string, len(errs))
@@ -314,19 +327,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.cut()
 	w.whatRegressed(m)
 
-	w.line()
-	sev := icon + " **Severity: " + strings.ToUpper(mdText(m.Severity, 50)) + "**"
-	if m.NothingCompared() {
-		sev = "⚠️ **Severity: n/a (nothing was compared)**"
-	}
-	counts := make([]string, 0, len(m.Counts))
-	for _, c := range m.Counts {
-		if c.N > 0 || c.Status == promptcanary.StatusRegression || c.Status == promptcanary.StatusStable {
-			counts = append(counts, mdText(countLabel(c), 100))
-		}
-	}
-	w.line(sev, " · method: ", mdText(m.Method, 100), " · score ", mdText(m.ScoreLine, 100), " · ", strings.Join(counts, ", "))
-	w.cut()
+	w.driftSeverity(m, icon)
 
 	if len(m.Regressions) > 0 {
 		w.line()
@@ -363,6 +364,35 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	if len(m.Errors) > 0 {
 		w.mdErrors(m.Errors, "not drift")
 	}
+	w.driftDetails(m)
+	if m.Stats != nil {
+		w.statistics(m.Stats)
+	}
+	w.info(m)
+	w.footer("", "report "+mdText(m.ReportID, 200), "")
+	w.finish()
+}
+
+// driftSeverity writes the line of the severity, the method, the score
+// and the counts by status of drift report m.
+func (w *md) driftSeverity(m *driftModel, icon string) {
+	w.line()
+	sev := icon + " **Severity: " + strings.ToUpper(mdText(m.Severity, 50)) + "**"
+	if m.NothingCompared() {
+		sev = "⚠️ **Severity: n/a (nothing was compared)**"
+	}
+	counts := make([]string, 0, len(m.Counts))
+	for _, c := range m.Counts {
+		if c.N > 0 || c.Status == promptcanary.StatusRegression || c.Status == promptcanary.StatusStable {
+			counts = append(counts, mdText(countLabel(c), 100))
+		}
+	}
+	w.line(sev, " · method: ", mdText(m.Method, 100), " · score ", mdText(m.ScoreLine, 100), " · ", strings.Join(counts, ", "))
+	w.cut()
+}
+
+// driftDetails writes the folded Comparison details of drift report m.
+func (w *md) driftDetails(m *driftModel) {
 	meta := [][]string{{"Provider", mdText(m.Model, 200)}}
 	if m.BaselineModel != "" {
 		meta = append(meta, []string{"Baseline provider", mdText(m.BaselineModel, 200)})
@@ -375,12 +405,6 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.details("Comparison details")
 	w.table([]string{"Comparison", ""}, "", meta)
 	w.endDetails()
-	if m.Stats != nil {
-		w.statistics(m.Stats)
-	}
-	w.info(m)
-	w.footer("", "report "+mdText(m.ReportID, 200), "")
-	w.finish()
 }
 
 // Bounds of the regressions in Markdown.
@@ -403,9 +427,7 @@ func (w *md) whatRegressed(m *driftModel) {
 	if len(m.Regressions) == 0 && flagged == 0 {
 		return
 	}
-	w.line()
-	w.line("### What regressed")
-	w.line()
+	w.heading("### What regressed")
 	var rows [][]string
 	for i, r := range m.Regressions {
 		if i == mdSummaryRows {
@@ -522,9 +544,7 @@ func (w *md) info(m *driftModel) {
 	if len(m.Info) == 0 {
 		return
 	}
-	w.line()
-	w.line(fmt.Sprintf("### ℹ️ Informational (%d)", m.InfoCount()))
-	w.line()
+	w.heading(fmt.Sprintf("### ℹ️ Informational (%d)", m.InfoCount()))
 	if m.Stats != nil {
 		w.line(m.Stats.WarningsExplain())
 	} else {
@@ -542,9 +562,7 @@ func (w *md) info(m *driftModel) {
 
 // flaggedUnits lists the flagged groups of pairs with their evidence.
 func (w *md) flaggedUnits(s *statsModel) {
-	w.line()
-	w.line(fmt.Sprintf("### 🚩 Flagged groups (%d)", len(s.Flagged)))
-	w.line()
+	w.heading(fmt.Sprintf("### 🚩 Flagged groups (%d)", len(s.Flagged)))
 	w.line(s.FlaggedExplain())
 	w.line()
 	rows := make([][]string, len(s.Flagged))
@@ -557,9 +575,7 @@ func (w *md) flaggedUnits(s *statsModel) {
 // statistics writes the method, what a clean run could have detected, every
 // tested unit, the change warnings and signals, and the nondeterminism.
 func (w *md) statistics(s *statsModel) {
-	w.line()
-	w.line("### 📐 Statistics")
-	w.line()
+	w.heading("### 📐 Statistics")
 	if s.HasCleanLine() {
 		w.line("✅ **", mdText(s.CleanLine(), 500), "**")
 		w.line()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // Limits on how much untrusted text a report shows.
@@ -169,10 +170,26 @@ func newRunModel(r *promptcanary.Run) *runModel {
 	if m.Measured {
 		m.Score, m.PassRate = score(r.OverallScore()), percent(r.PassRate())
 	}
-	tokens := 0
-	previews := make(map[sampleKey]string)
-	for i := range r.LLMResponses {
-		resp := &r.LLMResponses[i]
+	tokens, previews := responseTokens(r.LLMResponses)
+	m.Cut = CutNote(r.LLMResponses)
+	m.Tokens = quote.Thousands(tokens)
+	if in, out := r.Tokens(); in+out > 0 {
+		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
+	}
+	m.Cost = costText(r.CostUSD)
+	m.Adjustments, m.Warnings = r.Adjustments, r.Warnings
+
+	cats, catScore := m.groupResults(r.ProbeResults, previews)
+	m.conclude(cats, catScore)
+	return m
+}
+
+// responseTokens returns the tokens the responses used and the first
+// answer of each sample, to preview a failure with.
+func responseTokens(responses []promptcanary.Response) (tokens int, previews map[sampleKey]string) {
+	previews = make(map[sampleKey]string)
+	for i := range responses {
+		resp := &responses[i]
 		t := resp.TotalTokens
 		if t == 0 {
 			t = resp.PromptTokens + resp.CompletionTokens
@@ -183,23 +200,22 @@ func newRunModel(r *promptcanary.Run) *runModel {
 			previews[k] = resp.Content
 		}
 	}
-	m.Cut = CutNote(r.LLMResponses)
-	m.Tokens = quote.Thousands(tokens)
-	if in, out := r.Tokens(); in+out > 0 {
-		m.Tokens += " (" + quote.Thousands(in) + " prompt + " + quote.Thousands(out) + " completion)"
-	}
-	m.Cost = costText(r.CostUSD)
-	m.Adjustments, m.Warnings = r.Adjustments, r.Warnings
+	return tokens, previews
+}
 
-	order := make([]*promptcanary.ProbeResult, len(r.ProbeResults))
-	for i := range r.ProbeResults {
-		order[i] = &r.ProbeResults[i]
+// groupResults groups the results by (probe, prompt) pair into the failed
+// and passing rows of m, counts the passes, and returns the results and
+// score sums by category.
+func (m *runModel) groupResults(results []promptcanary.ProbeResult, previews map[sampleKey]string) (cats map[promptcanary.Category]*categoryRow, catScore map[promptcanary.Category]float64) {
+	order := make([]*promptcanary.ProbeResult, len(results))
+	for i := range results {
+		order[i] = &results[i]
 	}
 	slices.SortStableFunc(order, func(a, b *promptcanary.ProbeResult) int {
 		return cmp.Or(cmp.Compare(a.PromptID, b.PromptID), cmp.Compare(a.ProbeID, b.ProbeID), cmp.Compare(a.Sample, b.Sample))
 	})
-	cats := make(map[promptcanary.Category]*categoryRow)
-	catScore := make(map[promptcanary.Category]float64)
+	cats = make(map[promptcanary.Category]*categoryRow)
+	catScore = make(map[promptcanary.Category]float64)
 	var groups []*resultGroup
 	var sums []float64
 	byKey := make(map[promptcanary.PairKey]int)
@@ -250,8 +266,7 @@ func newRunModel(r *promptcanary.Run) *runModel {
 		slices.SortStableFunc(g.Failures, func(a, b detailCount) int { return cmp.Compare(b.N, a.N) })
 		m.Failed = append(m.Failed, *g)
 	}
-	m.conclude(cats, catScore)
-	return m
+	return cats, catScore
 }
 
 // conclude fills in m's category rows from their tallies (catScore holds
@@ -930,14 +945,7 @@ func orDash(s string) string {
 
 // cut returns the first n runes of s, with "…" when s was longer.
 func cut(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
+	return textcut.Runes(s, n, textcut.Ellipsis)
 }
 
 // plural returns "1 regression" or "2 regressions".
@@ -1074,6 +1082,16 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		m.UnitLevel = pValue(st.UnitLevel)
 	}
 
+	m.addUnits(st, cs)
+	m.addSignals(st.Signals)
+	m.addNondeterminism(st.Nondeterminism)
+	return m
+}
+
+// addUnits fills the tested units of st, flagged first, and the counts of
+// rejected and screened units. A pair's verdict, severity and evidence are
+// its comparison's in cs.
+func (m *statsModel) addUnits(st *promptcanary.DriftStatistics, cs []promptcanary.Comparison) {
 	// A pair's verdict, severity and evidence are its comparison's: its
 	// tested units show that severity, and the flagged units are the
 	// groups of pairs (probes, categories, the suite), not the pairs the
@@ -1146,9 +1164,12 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 		m.Units[i] = r
 	}
+}
 
-	m.Signals = make([]signalRow, len(st.Signals))
-	for i, s := range st.Signals {
+// addSignals fills the rows of the change signals.
+func (m *statsModel) addSignals(signals []promptcanary.ChangeSignal) {
+	m.Signals = make([]signalRow, len(signals))
+	for i, s := range signals {
 		r := signalRow{Kind: orDash(strings.ReplaceAll(s.Kind, "_", " ")), PromptID: orDash(s.PromptID), Baseline: measure(s.Baseline),
 			Current: measure(s.Current), P: pValue(s.P), Q: qValue(s.Q), Flagged: s.Flagged, Detail: s.Detail}
 		if s.P == 0 && s.Q == 0 {
@@ -1159,8 +1180,12 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 		m.Signals[i] = r
 	}
+}
 
-	nd := slices.Clone(st.Nondeterminism)
+// addNondeterminism fills the rows of the prompts whose answers vary most,
+// by share of distinct answers.
+func (m *statsModel) addNondeterminism(nondet []promptcanary.PromptNondeterminism) {
+	nd := slices.Clone(nondet)
 	slices.SortStableFunc(nd, func(a, b promptcanary.PromptNondeterminism) int {
 		return cmp.Or(cmp.Compare(distinctShare(b), distinctShare(a)),
 			cmp.Compare(b.BaselineDistinct+b.CurrentDistinct, a.BaselineDistinct+a.CurrentDistinct), cmp.Compare(a.PromptID, b.PromptID))
@@ -1176,7 +1201,6 @@ func newStatsModel(st *promptcanary.DriftStatistics, cs []promptcanary.Compariso
 		}
 	}
 	m.NondetMore = len(nd) - len(m.Nondet)
-	return m
 }
 
 func b2i(b bool) int {

@@ -88,29 +88,14 @@ func Run(w io.Writer, f Format, run *promptcanary.Run, opts Options) error {
 	if run == nil {
 		return errors.New("render run: nil run")
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderRunTerminal(&buf, newRunModel(run), opts)
-	case Markdown:
-		renderRunMarkdown(&buf, newRunModel(run))
-	case HTML:
-		err = renderHTML(&buf, "run.html.tmpl", newRunModel(run))
-	case JSON:
-		err = writeRunJSON(&buf, run)
-	case JUnit:
-		err = renderRunJUnit(&buf, []*promptcanary.Run{run}, false)
-	default:
-		return fmt.Errorf("render run: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render run as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write run report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "run",
+		terminal: func(b *bytes.Buffer) { renderRunTerminal(b, newRunModel(run), opts) },
+		markdown: func(b *bytes.Buffer) { renderRunMarkdown(b, newRunModel(run)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "run.html.tmpl", newRunModel(run)) },
+		json:     func(b *bytes.Buffer) error { return writeRunJSON(b, run) },
+		junit:    func(b *bytes.Buffer) error { return renderRunJUnit(b, []*promptcanary.Run{run}, false) },
+	}).write(w, f)
 }
 
 // Drift writes d in format f to w. Nothing is written when rendering fails,
@@ -133,25 +118,58 @@ func Drift(w io.Writer, f Format, d *promptcanary.DriftReport, opts Options) err
 		}
 		return nil
 	}
+	return (&renderer{
+		name:     "drift report",
+		terminal: func(b *bytes.Buffer) { renderDriftTerminal(b, newDriftModel(d), opts) },
+		markdown: func(b *bytes.Buffer) { renderDriftMarkdown(b, newDriftModel(d)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "drift.html.tmpl", newDriftModel(d)) },
+		junit:    func(b *bytes.Buffer) error { return renderDriftJUnit(b, d) },
+	}).write(w, f)
+}
+
+// renderer renders one kind of report in each format. A nil junit has no
+// JUnit form, and noJUnit says why; json is nil only where the caller
+// writes JSON itself.
+type renderer struct {
+	name     string // the report in errors: "run", "drift report"
+	terminal func(*bytes.Buffer)
+	markdown func(*bytes.Buffer)
+	html     func(*bytes.Buffer) error
+	json     func(*bytes.Buffer) error
+	junit    func(*bytes.Buffer) error
+	noJUnit  string
+}
+
+// write renders the report in format f and writes it to w whole: nothing
+// is written when rendering fails.
+func (r *renderer) write(w io.Writer, f Format) error {
 	var buf bytes.Buffer
 	var err error
-	switch f {
-	case Terminal:
-		renderDriftTerminal(&buf, newDriftModel(d), opts)
-	case Markdown:
-		renderDriftMarkdown(&buf, newDriftModel(d))
-	case HTML:
-		err = renderHTML(&buf, "drift.html.tmpl", newDriftModel(d))
-	case JUnit:
-		err = renderDriftJUnit(&buf, d)
+	switch {
+	case f == Terminal:
+		r.terminal(&buf)
+	case f == Markdown:
+		r.markdown(&buf)
+	case f == HTML:
+		err = r.html(&buf)
+	case f == JSON && r.json != nil:
+		err = r.json(&buf)
+	case f == JUnit && r.junit == nil:
+		return errors.New(r.noJUnit)
+	case f == JUnit:
+		err = r.junit(&buf)
 	default:
-		return fmt.Errorf("render drift report: unknown format %q", f)
+		return fmt.Errorf("render %s: unknown format %q", r.name, f)
 	}
 	if err != nil {
-		return fmt.Errorf("render drift report as %s: %w", f, err)
+		return fmt.Errorf("render %s as %s: %w", r.name, f, err)
+	}
+	written := r.name
+	if !strings.HasSuffix(written, "report") {
+		written += " report"
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write drift report: %w", err)
+		return fmt.Errorf("write %s: %w", written, err)
 	}
 	return nil
 }

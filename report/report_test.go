@@ -58,18 +58,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestGolden(t *testing.T) {
-	variants := []struct {
-		suffix string
-		format Format
-		opts   Options
-	}{
-		{"terminal", Terminal, Options{}},
-		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
-		{"terminal-color", Terminal, Options{Color: true}},
-		{"markdown", Markdown, Options{}},
-		{"html", HTML, Options{}},
-		{"json", JSON, Options{}},
-	}
+	variants := goldenVariants
 	for _, fixture := range []string{"run_failures", "drift_mixed", "drift_clean", "drift_stats_flagged", "drift_stats_clean"} {
 		for _, v := range variants {
 			t.Run(fixture+"/"+v.suffix, func(t *testing.T) {
@@ -200,4 +189,38 @@ func TestTerminalFitsWidth(t *testing.T) {
 			})
 		}
 	}
+}
+
+// checkOutput fails t for every string of want that out lacks and every
+// string of notWant that it holds.
+func checkOutput(t *testing.T, out string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("got output without %q, want it:\n%s", w, out)
+		}
+	}
+	for _, n := range notWant {
+		if strings.Contains(out, n) {
+			t.Errorf("got output with %q, want it absent:\n%s", n, out)
+		}
+	}
+}
+
+// goldenVariant is one rendering of a golden fixture: its file suffix, its
+// format and its options.
+type goldenVariant struct {
+	suffix string
+	format Format
+	opts   Options
+}
+
+// goldenVariants are the renderings every report kind has a golden file of.
+var goldenVariants = []goldenVariant{
+	{"terminal", Terminal, Options{}},
+	{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
+	{"terminal-color", Terminal, Options{Color: true}},
+	{"markdown", Markdown, Options{}},
+	{"html", HTML, Options{}},
+	{"json", JSON, Options{}},
 }

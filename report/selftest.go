@@ -22,29 +22,14 @@ func Selftest(w io.Writer, f Format, r *promptcanary.SelftestResult, opts Option
 	if r == nil {
 		return errors.New("render self-test: nil result")
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderSelftestTerminal(&buf, newSelftestModel(r), opts)
-	case Markdown:
-		renderSelftestMarkdown(&buf, newSelftestModel(r))
-	case HTML:
-		err = renderHTML(&buf, "selftest.html.tmpl", newSelftestModel(r))
-	case JSON:
-		err = writeJSON(&buf, r)
-	case JUnit:
-		return errors.New("render self-test: no JUnit form: a self-test is not a test run (want terminal, markdown, html or json)")
-	default:
-		return fmt.Errorf("render self-test: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render self-test as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write self-test report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "self-test",
+		terminal: func(b *bytes.Buffer) { renderSelftestTerminal(b, newSelftestModel(r), opts) },
+		markdown: func(b *bytes.Buffer) { renderSelftestMarkdown(b, newSelftestModel(r)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "selftest.html.tmpl", newSelftestModel(r)) },
+		json:     func(b *bytes.Buffer) error { return writeJSON(b, r) },
+		noJUnit:  "render self-test: no JUnit form: a self-test is not a test run (want terminal, markdown, html or json)",
+	}).write(w, f)
 }
 
 // selftestModel is what every human-readable self-test format shows; its
@@ -176,6 +161,35 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 	t.line(t.paint(ansiBold+style, mark+m.Verdict))
 	t.field("baseline", fmt.Sprintf("%s (%s), %s to %s", m.Baseline, orDash(m.Model), plural(m.Answers, "answer", "answers"), plural(m.Prompts, "prompt", "prompts")))
 
+	t.selftestProbes(m)
+
+	t.selftestMatrix(m)
+
+	if len(m.Missed) > 0 {
+		t.heading(ansiRed, fmt.Sprintf("Missed: no probe catches %s", plural(countDrifts(m.Missed), "drift", "drifts")))
+		t.gaps(m.Missed)
+	}
+	if len(m.Partial) > 0 {
+		t.heading(ansiYellow, "Gaps: caught elsewhere, missed on these prompts")
+		t.gaps(m.Partial)
+	}
+	if len(m.Notes) > 0 {
+		t.heading("", "Notes")
+		for _, n := range m.Notes {
+			t.para("  ", "• ", n)
+		}
+	}
+	if opts.Verbose {
+		t.heading("", "Drifts")
+		for _, r := range m.Rows {
+			t.para("  ", termtext.Safe(r.ID)+": ", r.Description)
+		}
+	}
+}
+
+// selftestProbes writes the numbered probes of self-test m with their pass
+// rates and, when measured, the drop each can detect.
+func (t *term) selftestProbes(m *selftestModel) {
 	t.heading("", "Probes")
 	cols := []column{{head: "#", right: true}, {head: "PROBE", max: 32, min: 12}, {head: "TYPE", max: 22, min: 8}, {head: "PASSES", right: true}}
 	if m.Sensitivity != "" {
@@ -192,7 +206,11 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 	if m.Sensitivity != "" {
 		t.para("  ", "", m.Sensitivity)
 	}
+}
 
+// selftestMatrix writes the drifts × probes matrix of self-test m: one
+// row per drift, a mark per probe and the probes that caught it.
+func (t *term) selftestMatrix(m *selftestModel) {
 	t.heading("", "Drifts × probes  ("+markCaught+" caught  "+markMissed+" missed  "+markNA+" not applicable)")
 	w := len(strconv.Itoa(len(m.Probes)))
 	nameW := len("DRIFT")
@@ -248,27 +266,6 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 			}
 		}
 	}
-
-	if len(m.Missed) > 0 {
-		t.heading(ansiRed, fmt.Sprintf("Missed: no probe catches %s", plural(countDrifts(m.Missed), "drift", "drifts")))
-		t.gaps(m.Missed)
-	}
-	if len(m.Partial) > 0 {
-		t.heading(ansiYellow, "Gaps: caught elsewhere, missed on these prompts")
-		t.gaps(m.Partial)
-	}
-	if len(m.Notes) > 0 {
-		t.heading("", "Notes")
-		for _, n := range m.Notes {
-			t.para("  ", "• ", n)
-		}
-	}
-	if opts.Verbose {
-		t.heading("", "Drifts")
-		for _, r := range m.Rows {
-			t.para("  ", termtext.Safe(r.ID)+": ", r.Description)
-		}
-	}
 }
 
 // gaps lists drifts missed on some prompts with the suggested probes.
@@ -300,22 +297,42 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 	w.line("Baseline ", mdText(m.Baseline, 100), " (", mdText(orDash(m.Model), 100), "): ", plural(m.Answers, "answer", "answers"), " to ", plural(m.Prompts, "prompt", "prompts"), ". No API call was made: the drifts were applied to the stored answers.")
 	w.cut()
 	if len(m.Missed) > 0 {
-		w.line()
-		w.line("### Missed: no probe catches these drifts")
-		w.line()
+		w.heading("### Missed: no probe catches these drifts")
 		w.gapTable(m.Missed)
 	}
 	if len(m.Partial) > 0 {
-		w.line()
-		w.line("### Gaps: caught elsewhere, missed on these prompts")
-		w.line()
+		w.heading("### Gaps: caught elsewhere, missed on these prompts")
 		w.gapTable(m.Partial)
 	}
-	w.line()
-	w.line("### Drifts × probes")
-	w.line()
+	w.heading("### Drifts × probes")
 	w.line("✓ caught · ✗ missed · `·` not applicable; the numbers are the probes listed below.")
 	w.line()
+	w.selftestMatrix(m)
+	w.heading("### Probes")
+	w.selftestProbes(m)
+	if m.Sensitivity != "" {
+		w.line()
+		w.line(mdText(m.Sensitivity, 1000))
+		w.cut()
+	}
+	if len(m.Notes) > 0 {
+		w.heading("### Notes")
+		for _, n := range m.Notes {
+			w.line("- ", mdText(n, mdDetailRunes))
+			w.cut()
+		}
+	}
+	w.details("What each drift models")
+	for _, r := range m.Rows {
+		w.line("- **", mdText(r.Name, 100), "** (", mdText(r.ID, 80), "): ", mdText(r.Description, mdDetailRunes))
+		w.cut()
+	}
+	w.endDetails()
+	w.finish()
+}
+
+// selftestMatrix writes the drifts × probes table of self-test m.
+func (w *md) selftestMatrix(m *selftestModel) {
 	head := []string{"Drift"}
 	align := "l"
 	for _, p := range m.Probes {
@@ -344,9 +361,10 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 		rows = append(rows, row)
 	}
 	w.table(head, align, rows)
-	w.line()
-	w.line("### Probes")
-	w.line()
+}
+
+// selftestProbes writes the table of the numbered probes of self-test m.
+func (w *md) selftestProbes(m *selftestModel) {
 	ph := []string{"#", "Probe", "Type", "Prompts", "Passes"}
 	if m.Sensitivity != "" {
 		ph = append(ph, "Detectable drop")
@@ -360,27 +378,6 @@ func renderSelftestMarkdown(b *bytes.Buffer, m *selftestModel) {
 		prows = append(prows, row)
 	}
 	w.table(ph, "rlllrl", prows)
-	if m.Sensitivity != "" {
-		w.line()
-		w.line(mdText(m.Sensitivity, 1000))
-		w.cut()
-	}
-	if len(m.Notes) > 0 {
-		w.line()
-		w.line("### Notes")
-		w.line()
-		for _, n := range m.Notes {
-			w.line("- ", mdText(n, mdDetailRunes))
-			w.cut()
-		}
-	}
-	w.details("What each drift models")
-	for _, r := range m.Rows {
-		w.line("- **", mdText(r.Name, 100), "** (", mdText(r.ID, 80), "): ", mdText(r.Description, mdDetailRunes))
-		w.cut()
-	}
-	w.endDetails()
-	w.finish()
 }
 
 // gapTable writes drifts missed on some prompts with their suggestions.

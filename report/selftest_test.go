@@ -25,18 +25,7 @@ func loadSelftest(t *testing.T) *promptcanary.SelftestResult {
 }
 
 func TestSelftestGolden(t *testing.T) {
-	for _, v := range []struct {
-		suffix string
-		format Format
-		opts   Options
-	}{
-		{"terminal", Terminal, Options{}},
-		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
-		{"terminal-color", Terminal, Options{Color: true}},
-		{"markdown", Markdown, Options{}},
-		{"html", HTML, Options{}},
-		{"json", JSON, Options{}},
-	} {
+	for _, v := range goldenVariants {
 		t.Run(v.suffix, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := Selftest(&buf, v.format, loadSelftest(t), v.opts); err != nil {
@@ -117,16 +106,7 @@ func TestSelftestEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("got raw %q in %s output, want it escaped", w, tc.f)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.notWant)
 		})
 	}
 	// Coloured terminal output holds only the renderer's own escapes.

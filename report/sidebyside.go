@@ -68,29 +68,14 @@ func Side(w io.Writer, f Format, runs []*promptcanary.Run, opts Options) error {
 			return fmt.Errorf("render side-by-side report: run %d is nil", i+1)
 		}
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderSideTerminal(&buf, newSideModel(runs), opts)
-	case Markdown:
-		renderSideMarkdown(&buf, newSideModel(runs))
-	case HTML:
-		err = renderHTML(&buf, "sidebyside.html.tmpl", newSideModel(runs))
-	case JSON:
-		err = writeSideJSON(&buf, runs)
-	case JUnit:
-		err = renderRunJUnit(&buf, runs, len(runs) > 1)
-	default:
-		return fmt.Errorf("render side-by-side report: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render side-by-side report as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write side-by-side report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "side-by-side report",
+		terminal: func(b *bytes.Buffer) { renderSideTerminal(b, newSideModel(runs), opts) },
+		markdown: func(b *bytes.Buffer) { renderSideMarkdown(b, newSideModel(runs)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "sidebyside.html.tmpl", newSideModel(runs)) },
+		json:     func(b *bytes.Buffer) error { return writeSideJSON(b, runs) },
+		junit:    func(b *bytes.Buffer) error { return renderRunJUnit(b, runs, len(runs) > 1) },
+	}).write(w, f)
 }
 
 // sideModel is a set of runs prepared for display side by side.
@@ -470,40 +455,10 @@ func sideLatency(ms float64) string {
 
 // sideRows fills the matrix: every pair of every run, grouped and sorted.
 func (m *sideModel) sideRows(runs []*promptcanary.Run) {
-	stats := make([]map[promptcanary.PairKey]*sidePairStats, len(runs))
-	failedPrompts := make([]map[string]bool, len(runs))
-	info := make(map[promptcanary.PairKey]sidePairInfo)
-	var keys []promptcanary.PairKey
-	for i, r := range runs {
-		stats[i] = make(map[promptcanary.PairKey]*sidePairStats)
-		failedPrompts[i] = make(map[string]bool, len(r.Errors))
-		for _, e := range r.Errors {
-			failedPrompts[i][e.PromptID] = true
-		}
-		for k := range r.ProbeResults {
-			pr := &r.ProbeResults[k]
-			key := pr.Key()
-			s := stats[i][key]
-			if s == nil {
-				s = &sidePairStats{}
-				stats[i][key] = s
-			}
-			if _, ok := info[key]; !ok {
-				info[key] = sidePairInfo{name: pr.ProbeName, category: pr.Category}
-				keys = append(keys, key)
-			}
-			s.n++
-			s.sum += pr.Score
-			if pr.Passed {
-				s.passes++
-			} else if pr.Details != "" && (s.details == "" || pr.Sample < s.detailSample) {
-				s.details, s.detailSample = pr.Details, pr.Sample
-			}
-		}
-	}
-	m.Pairs = len(keys)
-	for _, key := range keys {
-		in := info[key]
+	tl := tallySides(runs)
+	m.Pairs = len(tl.keys)
+	for _, key := range tl.keys {
+		in := tl.info[key]
 		row := sideRow{
 			Probe:    probeLabel(key.ProbeID, in.name),
 			Category: string(in.category),
@@ -516,11 +471,11 @@ func (m *sideModel) sideRows(runs []*promptcanary.Run) {
 		var first *sidePairStats
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i := range runs {
-			s := stats[i][key]
+			s := tl.stats[i][key]
 			if s == nil {
 				allPresent = false
 				row.Cells[i] = sideCell{Text: "—"}
-				if failedPrompts[i][key.PromptID] {
+				if tl.failedPrompts[i][key.PromptID] {
 					row.Cells[i] = sideCell{Text: "error", Class: "warn"}
 				}
 				continue
@@ -566,6 +521,51 @@ func (m *sideModel) sideRows(runs []*promptcanary.Run) {
 	slices.SortFunc(m.Differ, bySpread)
 	slices.SortFunc(m.FailAll, byKey)
 	slices.SortFunc(m.Identical, byKey)
+}
+
+// sideTally holds the per-run statistics of every (probe, prompt) pair of
+// a side-by-side report.
+type sideTally struct {
+	stats         []map[promptcanary.PairKey]*sidePairStats // by run
+	failedPrompts []map[string]bool                         // by run: prompts with a call error
+	info          map[promptcanary.PairKey]sidePairInfo
+	keys          []promptcanary.PairKey // in the order first seen
+}
+
+// tallySides counts the results of every pair in each of runs.
+func tallySides(runs []*promptcanary.Run) *sideTally {
+	tl := &sideTally{}
+	tl.stats = make([]map[promptcanary.PairKey]*sidePairStats, len(runs))
+	tl.failedPrompts = make([]map[string]bool, len(runs))
+	tl.info = make(map[promptcanary.PairKey]sidePairInfo)
+	for i, r := range runs {
+		tl.stats[i] = make(map[promptcanary.PairKey]*sidePairStats)
+		tl.failedPrompts[i] = make(map[string]bool, len(r.Errors))
+		for _, e := range r.Errors {
+			tl.failedPrompts[i][e.PromptID] = true
+		}
+		for k := range r.ProbeResults {
+			pr := &r.ProbeResults[k]
+			key := pr.Key()
+			s := tl.stats[i][key]
+			if s == nil {
+				s = &sidePairStats{}
+				tl.stats[i][key] = s
+			}
+			if _, ok := tl.info[key]; !ok {
+				tl.info[key] = sidePairInfo{name: pr.ProbeName, category: pr.Category}
+				tl.keys = append(tl.keys, key)
+			}
+			s.n++
+			s.sum += pr.Score
+			if pr.Passed {
+				s.passes++
+			} else if pr.Details != "" && (s.details == "" || pr.Sample < s.detailSample) {
+				s.details, s.detailSample = pr.Details, pr.Sample
+			}
+		}
+	}
+	return tl
 }
 
 // sideCategories is the pass rate of each category per run.

@@ -7,8 +7,25 @@ import (
 	"strings"
 )
 
+// renderSideMarkdown writes the side-by-side report m as Markdown.
 func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 	w := newMD(b)
+	names := w.sideSummary(m)
+	w.sideGroups(names, m)
+	w.sideCategories(names, m)
+	w.sideErrors(m)
+	w.sideAnswers(names, m)
+	ids := make([]string, len(m.RunIDs))
+	for i, id := range m.RunIDs {
+		ids[i] = mdText(id, 200)
+	}
+	w.footer(m.Tool, "runs "+strings.Join(ids, ", "), "")
+	w.finish()
+}
+
+// sideSummary writes the heading, the counts, the notes and the summary
+// table, and returns the provider names of the columns.
+func (w *md) sideSummary(m *sideModel) []string {
 	icon := "✅"
 	switch {
 	case len(m.Disagree) > 0:
@@ -45,11 +62,14 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 		rows[i] = append([]string{s.Label}, mdCells(s.Cells, false)...)
 	}
 	w.table(append([]string{"Provider"}, names...), "l"+strings.Repeat("r", len(names)), rows)
+	return names
+}
 
+// sideGroups writes the pairs on which providers disagree, differ, all
+// fail, and (folded) pass identically.
+func (w *md) sideGroups(names []string, m *sideModel) {
 	if len(m.Disagree) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ⚠️ Disagreements (%d)", len(m.Disagree)))
-		w.line()
+		w.heading(fmt.Sprintf("### ⚠️ Disagreements (%d)", len(m.Disagree)))
 		w.line("Some providers pass these pairs and others fail them; failing verdicts are in bold.")
 		w.line()
 		w.sideMatrix(names, m.Disagree, true, true)
@@ -58,17 +78,13 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 		w.line("✅ No disagreements: the providers give the same verdict on every pair.")
 	}
 	if len(m.Differ) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### 🔎 Differences (%d)", len(m.Differ)))
-		w.line()
+		w.heading(fmt.Sprintf("### 🔎 Differences (%d)", len(m.Differ)))
 		w.line("Same verdict from every provider that answered, with different scores or pass counts, or a provider without a result.")
 		w.line()
 		w.sideMatrix(names, m.Differ, false, true)
 	}
 	if len(m.FailAll) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ❌ Failing everywhere (%d)", len(m.FailAll)))
-		w.line()
+		w.heading(fmt.Sprintf("### ❌ Failing everywhere (%d)", len(m.FailAll)))
 		w.line(m.FailAllExplain)
 		w.line()
 		w.sideMatrix(names, m.FailAll, false, true)
@@ -78,22 +94,24 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 		w.sideMatrix(names, m.Identical, false, false)
 		w.endDetails()
 	}
+}
 
+// sideCategories writes the table by category.
+func (w *md) sideCategories(names []string, m *sideModel) {
 	if len(m.Categories) > 0 {
-		w.line()
-		w.line("### By category")
-		w.line()
+		w.heading("### By category")
 		rows := make([][]string, len(m.Categories))
 		for i, c := range m.Categories {
 			rows[i] = append([]string{mdText(c.Category, 100)}, mdCells(c.Cells, false)...)
 		}
 		w.table(append([]string{"Category"}, names...), "l"+strings.Repeat("r", len(names)), rows)
 	}
+}
 
+// sideErrors writes the calls that failed for good, by provider.
+func (w *md) sideErrors(m *sideModel) {
 	if len(m.Errors) > 0 {
-		w.line()
-		w.line(fmt.Sprintf("### ⚠️ Errors (%d)", m.ErrorCount))
-		w.line()
+		w.heading(fmt.Sprintf("### ⚠️ Errors (%d)", m.ErrorCount))
 		w.line("Calls that failed for good: their prompts were not measured for those samples. These are not probe failures.")
 		for _, e := range m.Errors {
 			w.line()
@@ -106,7 +124,11 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 			w.table([]string{"Prompt", "Sample", "Provider", "Attempts", "Message"}, "lrlr", rows)
 		}
 	}
+}
 
+// sideAnswers writes the first sample's answer of each provider, by
+// prompt, folded.
+func (w *md) sideAnswers(names []string, m *sideModel) {
 	if len(m.Answers) > 0 {
 		w.details(fmt.Sprintf("💬 Answers by prompt (%d)", len(m.Answers)))
 		w.line("The first sample's answer of each provider; prompts on which providers disagree come first.")
@@ -127,13 +149,6 @@ func renderSideMarkdown(b *bytes.Buffer, m *sideModel) {
 		}
 		w.endDetails()
 	}
-
-	ids := make([]string, len(m.RunIDs))
-	for i, id := range m.RunIDs {
-		ids[i] = mdText(id, 200)
-	}
-	w.footer(m.Tool, "runs "+strings.Join(ids, ", "), "")
-	w.finish()
 }
 
 // sideAnswerMDRunes bounds an answer in Markdown.

@@ -52,12 +52,35 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 	}
 
 	t.heading("", "Summary")
-	summary := make([]sideTableRow, len(m.Summary))
-	for i, s := range m.Summary {
-		summary[i] = sideTableRow{labels: []cell{{text: s.Label}}, cells: s.Cells}
-	}
-	t.sideTables(m.Columns, []column{{head: "", max: 26, min: 12}}, summary)
+	t.labelledTable(m.Columns, column{head: "", max: 26, min: 12}, len(m.Summary), func(i int) (string, []sideCell) {
+		return m.Summary[i].Label, m.Summary[i].Cells
+	})
 
+	t.sideGroups(m, opts.Verbose)
+
+	if len(m.Categories) > 0 {
+		t.heading("", "By category")
+		t.labelledTable(m.Columns, column{head: "CATEGORY", max: 16, min: 8}, len(m.Categories), func(i int) (string, []sideCell) {
+			return m.Categories[i].Category, m.Categories[i].Cells
+		})
+	}
+
+	t.sideAnswers(m, opts.Verbose)
+
+	for _, e := range m.Errors {
+		suffix := fmt.Sprintf(" (%d)", len(e.Rows))
+		const prefix = "Errors: "
+		t.heading(ansiYellow, prefix+termtext.Truncate(termtext.Safe(e.Provider), t.width-termtext.Width(prefix+suffix))+suffix)
+		t.sideExplain("Calls that failed for good, not probe failures.")
+		t.sideErrorTable(e.Rows)
+	}
+
+	t.sideFooter(m)
+}
+
+// sideGroups writes the pairs on which providers disagree, differ and all
+// fail, and, when verbose, those passing identically.
+func (t *term) sideGroups(m *sideModel, verbose bool) {
 	if len(m.Disagree) > 0 {
 		t.heading(ansiYellow, fmt.Sprintf("Disagreements (%d)", len(m.Disagree)))
 		t.sideExplain("Some providers pass these pairs and others fail them.")
@@ -77,7 +100,7 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 		t.sideMatrix(m.Columns, m.FailAll, "")
 	}
 	if n := len(m.Identical); n > 0 {
-		if opts.Verbose {
+		if verbose {
 			t.heading(ansiGreen, fmt.Sprintf("Identical (%d)", n))
 			t.sideExplain(m.IdenticalExplain)
 			t.sideMatrix(m.Columns, m.Identical, "")
@@ -88,26 +111,10 @@ func renderSideTerminal(b *bytes.Buffer, m *sideModel, opts Options) {
 			}
 		}
 	}
+}
 
-	if len(m.Categories) > 0 {
-		t.heading("", "By category")
-		rows := make([]sideTableRow, len(m.Categories))
-		for i, c := range m.Categories {
-			rows[i] = sideTableRow{labels: []cell{{text: c.Category}}, cells: c.Cells}
-		}
-		t.sideTables(m.Columns, []column{{head: "CATEGORY", max: 16, min: 8}}, rows)
-	}
-
-	t.sideAnswers(m, opts.Verbose)
-
-	for _, e := range m.Errors {
-		suffix := fmt.Sprintf(" (%d)", len(e.Rows))
-		const prefix = "Errors: "
-		t.heading(ansiYellow, prefix+termtext.Truncate(termtext.Safe(e.Provider), t.width-termtext.Width(prefix+suffix))+suffix)
-		t.sideExplain("Calls that failed for good, not probe failures.")
-		t.sideErrorTable(e.Rows)
-	}
-
+// sideFooter writes the closing line of counts of side-by-side report m.
+func (t *term) sideFooter(m *sideModel) {
 	t.line()
 	disagreeStyle := ansiGreen
 	if len(m.Disagree) > 0 {
@@ -133,6 +140,17 @@ func (t *term) sideExplain(s string) {
 	for _, l := range wrap(s, t.width-2) {
 		t.line("  ", t.paint(ansiDim, l))
 	}
+}
+
+// labelledTable writes n rows of one label and a cell per provider
+// column; row returns the label and cells of row i.
+func (t *term) labelledTable(cols []sideColumn, head column, n int, row func(i int) (string, []sideCell)) {
+	rows := make([]sideTableRow, n)
+	for i := range rows {
+		label, cells := row(i)
+		rows[i] = sideTableRow{labels: []cell{{text: label}}, cells: cells}
+	}
+	t.sideTables(cols, []column{head}, rows)
 }
 
 // sideTableRow is a row of a table with provider columns: label cells, one

@@ -124,19 +124,7 @@ func sideSingle() []*promptcanary.Run {
 }
 
 func TestSideGolden(t *testing.T) {
-	variants := []struct {
-		suffix string
-		format Format
-		opts   Options
-	}{
-		{"terminal", Terminal, Options{}},
-		{"terminal-verbose", Terminal, Options{Verbose: true, Width: 120}},
-		{"terminal-color", Terminal, Options{Color: true}},
-		{"terminal-narrow", Terminal, Options{Width: 60}},
-		{"markdown", Markdown, Options{}},
-		{"html", HTML, Options{}},
-		{"json", JSON, Options{}},
-	}
+	variants := append(slices.Clone(goldenVariants), goldenVariant{"terminal-narrow", Terminal, Options{Width: 60}})
 	fixtures := []struct {
 		name string
 		runs func() []*promptcanary.Run
@@ -439,16 +427,7 @@ func TestSideFeatures(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("got output without %q, want it:\n%s", w, out)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(out, n) {
-					t.Errorf("got output with %q, want it absent:\n%s", n, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.not)
 		})
 	}
 }
@@ -536,22 +515,7 @@ func TestSideAdversarialHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, bad := range []string{"<script", "<!-- hidden", "<img", "<b>", "\x1b", "\x07", "\u202e"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("got raw %q in HTML, want it escaped", bad)
-		}
-	}
-	if !strings.Contains(out, "&lt;script&gt;alert(2)&lt;/script&gt;") {
-		t.Errorf("got no escaped provider id, want it shown as text")
-	}
-	if strings.Count(out, "<html") != 1 || !strings.HasSuffix(out, "</html>\n") {
-		t.Errorf("got %d <html> and ending %q, want one complete document", strings.Count(out, "<html"), out[len(out)-10:])
-	}
-	for _, ext := range []string{"src=\"http", "href=\"http", "<link", "@import"} {
-		if strings.Contains(out, ext) {
-			t.Errorf("got external asset %q, want a self-contained file", ext)
-		}
-	}
+	checkHostileHTML(t, out, "&lt;script&gt;alert(2)&lt;/script&gt;", "\u202e")
 }
 
 func TestSideAdversarialMarkdown(t *testing.T) {

@@ -40,30 +40,17 @@ func Summary(w io.Writer, f Format, s *promptcanary.RunSummary, opts Options) er
 	if s == nil {
 		return errors.New("render streamed run: nil summary")
 	}
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderRunTerminal(&buf, newSummaryModel(s), opts)
-	case Markdown:
-		renderRunMarkdown(&buf, newSummaryModel(s))
-	case HTML:
-		err = renderHTML(&buf, "run.html.tmpl", newSummaryModel(s))
-	case JSON:
-		err = writeJSON(&buf, s)
-	case JUnit:
-		m := newSummaryModel(s)
-		err = writeXML(&buf, suitesOf([]junitSuite{modelSuite(m, s.SuiteName, s.StartedAt, s.Duration(), "")}, s.Duration()))
-	default:
-		return fmt.Errorf("render streamed run: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render streamed run as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write streamed run report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "streamed run",
+		terminal: func(b *bytes.Buffer) { renderRunTerminal(b, newSummaryModel(s), opts) },
+		markdown: func(b *bytes.Buffer) { renderRunMarkdown(b, newSummaryModel(s)) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "run.html.tmpl", newSummaryModel(s)) },
+		json:     func(b *bytes.Buffer) error { return writeJSON(b, s) },
+		junit: func(b *bytes.Buffer) error {
+			m := newSummaryModel(s)
+			return writeXML(b, suitesOf([]junitSuite{modelSuite(m, s.SuiteName, s.StartedAt, s.Duration(), "")}, s.Duration()))
+		},
+	}).write(w, f)
 }
 
 // DecodeSummary reads the JSON of a streamed run, as Summary writes it.

@@ -137,16 +137,7 @@ func TestSummaryFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("no %q in:\n%s", w, out)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(out, n) {
-					t.Errorf("%q in:\n%s", n, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.not)
 			if tc.f != JSON {
 				return
 			}

@@ -268,6 +268,38 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
 	t.line(t.paint(ansiBold, "PromptCanary run report"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-26)))
 	t.line()
+	t.runVerdict(m)
+	if m.Interrupted {
+		t.line()
+		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
+	}
+	if m.Cut != "" {
+		t.line()
+		t.para("", "✂ ", m.Cut+".")
+	}
+	t.runResults(m, opts)
+	t.runFields(m)
+
+	t.line()
+	var parts []string
+	switch {
+	case !m.Measured:
+		parts = append(parts, t.paint(ansiYellow+ansiBold, "⚠ nothing measured"))
+	case len(m.Failed) == 0 && len(m.Errors) == 0:
+		parts = append(parts, t.paint(ansiGreen+ansiBold, "✓ all probes passed"))
+	default:
+		parts = append(parts, t.paint(ansiRed+ansiBold, "✗ "+plural(len(m.Failed), "failing pair", "failing pairs")))
+	}
+	if len(m.Errors) > 0 {
+		parts = append(parts, t.paint(ansiYellow, plural(len(m.Errors), "call error", "call errors")))
+	}
+	parts = append(parts, "score "+m.Score, "pass rate "+m.PassRate)
+	t.line(strings.Join(parts, " · "))
+}
+
+// runVerdict writes the verdict of run m, its score and pass rate, and the
+// stream's source when the answers were read from one.
+func (t *term) runVerdict(m *runModel) {
 	verdictStyle, mark := ansiGreen, "✓ "
 	switch m.Status {
 	case "fail":
@@ -294,14 +326,11 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 			t.line(t.paint(ansiYellow, "  ⚠ ") + termtext.Safe(cut(m.Stream.Unknown, 400)))
 		}
 	}
-	if m.Interrupted {
-		t.line()
-		t.line(t.paint(ansiYellow, "⚠ The run was interrupted: results are incomplete."))
-	}
-	if m.Cut != "" {
-		t.line()
-		t.para("", "✂ ", m.Cut+".")
-	}
+}
+
+// runResults writes the failures, the errors, the categories and, with
+// --verbose, the passing pairs of run m.
+func (t *term) runResults(m *runModel, opts Options) {
 	if len(m.Failed) > 0 {
 		t.heading(ansiRed, fmt.Sprintf("Failures (%d)", len(m.Failed)))
 		t.resultTable(m.Failed, true)
@@ -331,7 +360,11 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 			t.line(t.paint(ansiDim, plural(len(m.Passing), "passing pair", "passing pairs")+" not listed (--verbose lists them)"))
 		}
 	}
+}
 
+// runFields writes the Run section: provider, sampling, timing, cost and
+// ids of run m.
+func (t *term) runFields(m *runModel) {
 	t.heading("", "Run")
 	t.field("provider", m.Model)
 	t.field("sampling", m.Sampling)
@@ -358,22 +391,6 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 		t.line()
 		t.para("", "", m.Stream.Note)
 	}
-
-	t.line()
-	var parts []string
-	switch {
-	case !m.Measured:
-		parts = append(parts, t.paint(ansiYellow+ansiBold, "⚠ nothing measured"))
-	case len(m.Failed) == 0 && len(m.Errors) == 0:
-		parts = append(parts, t.paint(ansiGreen+ansiBold, "✓ all probes passed"))
-	default:
-		parts = append(parts, t.paint(ansiRed+ansiBold, "✗ "+plural(len(m.Failed), "failing pair", "failing pairs")))
-	}
-	if len(m.Errors) > 0 {
-		parts = append(parts, t.paint(ansiYellow, plural(len(m.Errors), "call error", "call errors")))
-	}
-	parts = append(parts, "score "+m.Score, "pass rate "+m.PassRate)
-	t.line(strings.Join(parts, " · "))
 }
 
 // resultTable lists (probe, prompt) pairs with their pass counts. Failing

@@ -42,29 +42,14 @@ func Trends(w io.Writer, f Format, d *TrendData, opts Options) error {
 		return errors.New("render trends: nil trend data")
 	}
 	sorted := d.sorted()
-	var buf bytes.Buffer
-	var err error
-	switch f {
-	case Terminal:
-		renderTrendsTerminal(&buf, sorted, opts)
-	case Markdown:
-		renderTrendsMarkdown(&buf, sorted)
-	case HTML:
-		err = renderHTML(&buf, "trends.html.tmpl", newTrendPage(sorted))
-	case JSON:
-		err = writeJSON(&buf, sorted)
-	case JUnit:
-		return errors.New("render trends: no JUnit form: trends are not tests (want terminal, markdown, html or json)")
-	default:
-		return fmt.Errorf("render trends: unknown format %q", f)
-	}
-	if err != nil {
-		return fmt.Errorf("render trends as %s: %w", f, err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write trends report: %w", err)
-	}
-	return nil
+	return (&renderer{
+		name:     "trends",
+		terminal: func(b *bytes.Buffer) { renderTrendsTerminal(b, sorted, opts) },
+		markdown: func(b *bytes.Buffer) { renderTrendsMarkdown(b, sorted) },
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "trends.html.tmpl", newTrendPage(sorted)) },
+		json:     func(b *bytes.Buffer) error { return writeJSON(b, sorted) },
+		noJUnit:  "render trends: no JUnit form: trends are not tests (want terminal, markdown, html or json)",
+	}).write(w, f)
 }
 
 // sorted returns a copy of d with runs ordered by start time, scores by

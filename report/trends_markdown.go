@@ -77,10 +77,17 @@ func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
 	}
 	w.line(legend, "</sub>")
 
+	w.trendProbes(m)
+
+	w.trendRuns(d.Runs)
+	w.footer("", plural(len(d.Runs), "run", "runs"), "")
+}
+
+// trendProbes writes the probes of trend m, worst latest mean first, each
+// with its sparkline of means.
+func (w *md) trendProbes(m *trendModel) {
 	if len(m.Probes) > 0 {
-		w.line()
-		w.line("### Probes, worst latest mean first")
-		w.line()
+		w.heading("### Probes, worst latest mean first")
 		probes := m.Probes[:min(len(m.Probes), mdTrendProbes)]
 		rows := make([][]string, len(probes))
 		for i, p := range probes {
@@ -102,22 +109,22 @@ func renderTrendsMarkdown(b *bytes.Buffer, d *TrendData) {
 		w.line()
 		w.line("<sub>`", mdNotScored, "` not scored in that run.</sub>")
 	}
+}
 
-	w.line()
-	w.line("### Runs, newest first")
-	w.line()
-	n := min(len(d.Runs), mdTrendRuns)
+// trendRuns writes the latest runs, newest first.
+func (w *md) trendRuns(runs []store.RunSummary) {
+	w.heading("### Runs, newest first")
+	n := min(len(runs), mdTrendRuns)
 	runRows := make([][]string, n)
 	for i := range n {
-		r := &d.Runs[len(d.Runs)-1-i]
+		r := &runs[len(runs)-1-i]
 		runRows[i] = []string{timestamp(r.StartedAt), mdText(runLabel(r), 200), score(r.Score), percent(r.PassRate), mdSeverity(strings.ToLower(r.Verdict))}
 	}
 	w.table([]string{"Started", "Run", "Score", "Pass rate", "Verdict"}, "llrrl", runRows)
-	if more := len(d.Runs) - n; more > 0 {
+	if more := len(runs) - n; more > 0 {
 		w.line()
 		w.line(fmt.Sprintf("…and %s, listed in the JSON and HTML reports.", plural(more, "earlier run", "earlier runs")))
 	}
-	w.footer("", plural(len(d.Runs), "run", "runs"), "")
 }
 
 // mdSeverity is a severity with its icon, or "—" when empty; an unknown

@@ -88,10 +88,41 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	}
 	fixed := termtext.Width(trendIndent) + 2*termtext.Width(trendGap) + trendValueWidth
 	labelW = min(labelW, trendLabelMax, t.width-fixed-trendMinColumns)
-	m := newTrendModel(d, t.width-fixed-labelW)
-	n := len(m.Runs)
-	last := &m.Runs[n-1]
+	c := &trendChart{t: t, labelW: labelW, m: newTrendModel(d, t.width-fixed-labelW)}
+	c.header(d)
+	c.history(d)
+	c.probes(opts)
+}
 
+// trendChart draws the charts of the terminal trends: a label column of
+// labelW, then one cell per run of m.
+type trendChart struct {
+	t      *term
+	labelW int
+	m      *trendModel
+}
+
+// row draws one chart row: the label, the cells and the latest value.
+func (c *trendChart) row(label, cells, value, style string) {
+	t := c.t
+	row := trendIndent + termtext.PadRight(termtext.Truncate(termtext.Safe(label), c.labelW), c.labelW) + trendGap + cells
+	if value != "" {
+		row += trendGap + t.paint(style, termtext.Truncate(termtext.Safe(value), trendValueWidth))
+	}
+	t.line(strings.TrimRight(row, " "))
+}
+
+// axis draws the time axis under the chart rows.
+func (c *trendChart) axis() {
+	t := c.t
+	t.line(trendIndent, strings.Repeat(" ", c.labelW), trendGap, trendAxis(c.m.Runs, t.width-termtext.Width(trendIndent+trendGap)-c.labelW))
+}
+
+// header writes the fields about the runs: their span, the latest run and
+// the baseline.
+func (c *trendChart) header(d *TrendData) {
+	t, m := c.t, c.m
+	last := &m.Runs[len(m.Runs)-1]
 	runs := fmt.Sprintf("%d · %s → %s", len(d.Runs), timestamp(d.Runs[0].StartedAt), timestamp(last.StartedAt))
 	if len(d.Runs) == 1 {
 		runs = "1 · " + timestamp(last.StartedAt)
@@ -111,18 +142,14 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 			break
 		}
 	}
+}
 
-	chart := func(label, cells, value, style string) {
-		row := trendIndent + termtext.PadRight(termtext.Truncate(termtext.Safe(label), labelW), labelW) + trendGap + cells
-		if value != "" {
-			row += trendGap + t.paint(style, termtext.Truncate(termtext.Safe(value), trendValueWidth))
-		}
-		t.line(strings.TrimRight(row, " "))
-	}
-	axis := func() {
-		t.line(trendIndent, strings.Repeat(" ", labelW), trendGap, trendAxis(m.Runs, t.width-termtext.Width(trendIndent+trendGap)-labelW))
-	}
-
+// history draws the score history: score, pass rate and drift per run,
+// with their notes and legends.
+func (c *trendChart) history(d *TrendData) {
+	t, m := c.t, c.m
+	n := len(m.Runs)
+	last := &m.Runs[n-1]
 	title := plural(n, "run", "runs")
 	if m.Skipped > 0 {
 		title = fmt.Sprintf("last %d of %d runs", n, len(d.Runs))
@@ -132,8 +159,8 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	}
 	t.heading("", termtext.Truncate("Score history · "+title, t.width))
 	scores, rates := m.scores(), m.passRates()
-	chart("score", sparkline(scores), score(last.Score), scoreStyle(last.Score))
-	chart("pass rate", sparkline(rates), percent(last.PassRate), scoreStyle(last.PassRate))
+	c.row("score", sparkline(scores), score(last.Score), scoreStyle(last.Score))
+	c.row("pass rate", sparkline(rates), percent(last.PassRate), scoreStyle(last.PassRate))
 	if m.Total > 0 {
 		cells := cellWriter{t: t}
 		for _, mk := range m.columnMarks() {
@@ -151,9 +178,9 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 				value = "n/a" // the compare compared nothing
 			}
 		}
-		chart("drift", cells.String(), value, style)
+		c.row("drift", cells.String(), value, style)
 	}
-	axis()
+	c.axis()
 	lo, hi, _ := spread(scores)
 	plo, phi, _ := spread(rates)
 	notes := []string{
@@ -176,7 +203,12 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 	if m.Total > 0 {
 		t.legend([]string{"drift: · none", "L low", "M medium", "H high", "C critical", unmeasuredLetter + " unmeasured", trendNoCompare + " no compare"}, ansiDim)
 	}
+}
 
+// probes draws the probes × runs heat map, worst latest mean first, with
+// its legend, and the runs in verbose mode.
+func (c *trendChart) probes(opts Options) {
+	t, m := c.t, c.m
 	if len(m.Probes) == 0 {
 		t.line()
 		t.line(t.paint(ansiDim, "No probe scores stored for these runs."))
@@ -185,7 +217,7 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 		}
 		return
 	}
-	title = "Probes × runs · " + plural(len(m.Probes), "probe", "probes")
+	title := "Probes × runs · " + plural(len(m.Probes), "probe", "probes")
 	if termtext.Width(title+", worst latest mean first") <= t.width {
 		title += ", worst latest mean first"
 	}
@@ -199,9 +231,9 @@ func renderTrendsTerminal(b *bytes.Buffer, d *TrendData, opts Options) {
 		for _, c := range p.Cells {
 			cells.add(heatCell(c))
 		}
-		chart(p.ID, cells.String(), score(p.Latest.Mean), scoreStyle(p.Latest.Mean))
+		c.row(p.ID, cells.String(), score(p.Latest.Mean), scoreStyle(p.Latest.Mean))
 	}
-	axis()
+	c.axis()
 	if hidden := len(m.Probes) - len(rows); hidden > 0 {
 		t.line(t.paint(ansiDim, plural(hidden, "better probe", "better probes")+" not listed (--verbose lists them)"))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/runner/ratelimittest"
 
@@ -118,21 +119,33 @@ func (r *recorder) options(o Options) Options {
 	return o
 }
 
+// rateLimitedRun runs 200 calls at concurrency 16 against a stand-in that
+// answers percent of them 429 with a 20ms delay; tweak, if not nil, adjusts
+// the options first.
+func rateLimitedRun(t *testing.T, percent int, tweak func(*Options)) (*ratelimittest.Server, *recorder, *promptcanary.Run) {
+	t.Helper()
+	srv := ratelimittest.Start(ratelimittest.Config{Percent: percent, Delay: 20 * time.Millisecond, Key: "sk-standin-ratelimit-0123456789"})
+	t.Cleanup(srv.Close)
+	rec := &recorder{}
+	opts := rec.options(fixedOpts())
+	opts.Concurrency = 16
+	if tweak != nil {
+		tweak(&opts)
+	}
+	run, err := Execute(context.Background(), standinPlan(200), openStandin(t, srv), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, rec, run
+}
+
 // TestThirtyPercentRateLimited: with 30% of its calls answered 429 (the
 // delay named in retry-after-ms or only in x-ratelimit-reset-requests), a
 // 200-call run at concurrency 16 measures every prompt, waiting what each
 // answer asked for and never the 6 minutes of the tokens window, which was
 // not the one exhausted.
 func TestThirtyPercentRateLimited(t *testing.T) {
-	srv := ratelimittest.Start(ratelimittest.Config{Percent: 30, Delay: 20 * time.Millisecond, Key: "sk-standin-ratelimit-0123456789"})
-	defer srv.Close()
-	var rec recorder
-	opts := rec.options(fixedOpts())
-	opts.Concurrency = 16
-	run, err := Execute(context.Background(), standinPlan(200), openStandin(t, srv), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, rec, run := rateLimitedRun(t, 30, nil)
 	if len(run.Errors) != 0 || len(run.LLMResponses) != 200 {
 		t.Fatalf("got %d answers and errors %v, want 200 answers", len(run.LLMResponses), run.Errors)
 	}
@@ -160,17 +173,10 @@ func TestThirtyPercentRateLimited(t *testing.T) {
 // without a request, every error names the budget and --max-retry-wait,
 // and the concurrency went down to 1 on the way.
 func TestEveryCallRateLimited(t *testing.T) {
-	srv := ratelimittest.Start(ratelimittest.Config{Percent: 100, Delay: 20 * time.Millisecond, Key: "sk-standin-ratelimit-0123456789"})
-	defer srv.Close()
-	var rec recorder
-	opts := rec.options(fixedOpts())
-	opts.Concurrency = 16
-	opts.MaxRetryWait = time.Second
-	opts.BackoffBase = time.Millisecond
-	run, err := Execute(context.Background(), standinPlan(200), openStandin(t, srv), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, rec, run := rateLimitedRun(t, 100, func(opts *Options) {
+		opts.MaxRetryWait = time.Second
+		opts.BackoffBase = time.Millisecond
+	})
 	if len(run.LLMResponses) != 0 || len(run.Errors) != 200 {
 		t.Fatalf("got %d answers and %d errors, want 200 errors", len(run.LLMResponses), len(run.Errors))
 	}

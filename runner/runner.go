@@ -315,17 +315,8 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		PromptHashes:  plan.PromptHashes,
 		Tool:          opts.Tool,
 	}
-	if opts.NewID != nil {
-		run.RunID = opts.NewID()
-	} else {
-		run.RunID = promptcanary.NewID()
-	}
+	run.RunID = newID(opts.NewID)
 	conc := opts.concurrency()
-	var (
-		progressMu   sync.Mutex
-		done, failed int
-	)
-	total := len(plan.Items) * samples
 	e := newEngine(plan, p, &opts)
 	// A model a probe calls that cannot be opened (a missing API key) stops
 	// the run before it spends anything.
@@ -333,6 +324,41 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		return nil, err
 	}
 
+	calls, stageResults := e.sampleStages(ctx, ad, samples, conc)
+	if plan.References == nil {
+		e.judgeWithinPrompts(ctx, calls, conc)
+	}
+
+	interrupted := ctx.Err() != nil
+	collectCalls(run, calls, stageResults, interrupted)
+	// Responses and errors were scrubbed as they came; this catches what
+	// the probes derived from them and whatever else the run holds.
+	opts.Secrets.Run(run)
+	run.FinishedAt = opts.now()
+	if rl, ok := e.lim.adapt.summary(e.budget); ok && opts.OnRateLimits != nil {
+		opts.OnRateLimits(rl)
+	}
+	if interrupted {
+		run.Interrupted = true
+		return run, ctx.Err()
+	}
+	return run, nil
+}
+
+// progress counts the finished calls of a run for Options.Progress.
+type progress struct {
+	mu           sync.Mutex
+	done, failed int
+	total        int
+}
+
+// sampleStages calls the provider stage by stage, conc calls at a time;
+// after each stage, only the prompts ad does not accept are sampled
+// further. It returns every call made and the results of each stage, one
+// slice per stage that the calls' results are parts of.
+func (e *engine) sampleStages(ctx context.Context, ad *Adaptive, samples, conc int) ([]*call, [][]promptcanary.ProbeResult) {
+	plan := e.plan
+	prog := &progress{total: len(plan.Items) * samples}
 	active := make([]int, len(plan.Items))
 	for i := range active {
 		active[i] = i
@@ -346,91 +372,114 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		if ctx.Err() != nil || len(active) == 0 {
 			break
 		}
-		batch := make([]*call, 0, len(active)*(stage-prev))
-		for s := prev; s < stage; s++ {
-			for _, i := range active {
-				batch = append(batch, &call{item: i, sample: s})
-			}
-		}
-		// The results of a stage are one slice, each call's a part of
-		// it: a run without stages keeps it as its results instead of
-		// copying them.
-		n := 0
-		for _, c := range batch {
-			n += len(plan.Items[c.item].Probes)
-		}
-		part := make([]promptcanary.ProbeResult, n)
+		batch, part := stageBatch(plan, active, prev, stage)
 		stageResults = append(stageResults, part)
-		n = 0
-		for _, c := range batch {
-			k := len(plan.Items[c.item].Probes)
-			c.probes = part[n : n+k : n+k]
-			n += k
-		}
 		prev = stage
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(conc)
-		for _, c := range batch {
-			if gctx.Err() != nil {
-				break
-			}
-			g.Go(func() error {
-				e.call(gctx, &plan.Items[c.item], c)
-				if opts.Progress != nil {
-					progressMu.Lock()
-					done++
-					if c.err != nil {
-						failed++
-					}
-					opts.Progress(Progress{Done: done, Failed: failed, Total: total})
-					progressMu.Unlock()
-				}
-				return nil
-			})
-		}
-		_ = g.Wait()
+		e.runBatch(ctx, batch, conc, prog)
 		calls = append(calls, batch...)
 		if stage == samples || ctx.Err() != nil {
 			break
 		}
-		// Keep sampling only the prompts that are not yet clearly fine.
-		results := map[int][]promptcanary.ProbeResult{}
-		for _, c := range calls {
-			results[c.item] = append(results[c.item], c.probes...)
-		}
-		kept := active[:0]
-		for _, i := range active {
-			if !ad.Accept(plan.Items[i].Prompt.ID, results[i]) {
-				kept = append(kept, i)
-			}
-		}
-		active = kept
+		active = unaccepted(plan, ad, active, calls)
 	}
+	return calls, stageResults
+}
 
-	if plan.References == nil {
-		// No baseline: the probes that need reference answers judge each
-		// response against the others of its prompt.
-		byItem := make([][]*call, len(plan.Items))
-		for _, c := range calls {
-			if c.resp != nil {
-				byItem[c.item] = append(byItem[c.item], c)
-			}
+// stageBatch returns the calls of the samples [from, to) of the active
+// items. The results of a stage are one slice, each call's a part of it: a
+// run without stages keeps it as its results instead of copying them.
+func stageBatch(plan *Plan, active []int, from, to int) ([]*call, []promptcanary.ProbeResult) {
+	batch := make([]*call, 0, len(active)*(to-from))
+	for s := from; s < to; s++ {
+		for _, i := range active {
+			batch = append(batch, &call{item: i, sample: s})
 		}
-		pctx := e.probeContext(ctx)
-		forEachItem(plan, conc, func(i int, ks []int) {
-			cs := byItem[i]
-			resps := make([]promptcanary.Response, len(cs))
-			for j, c := range cs {
-				resps[j] = *c.resp
+	}
+	n := 0
+	for _, c := range batch {
+		n += len(plan.Items[c.item].Probes)
+	}
+	part := make([]promptcanary.ProbeResult, n)
+	n = 0
+	for _, c := range batch {
+		k := len(plan.Items[c.item].Probes)
+		c.probes = part[n : n+k : n+k]
+		n += k
+	}
+	return batch, part
+}
+
+// runBatch performs the calls of batch, conc at a time, and reports each
+// finished call to Options.Progress.
+func (e *engine) runBatch(ctx context.Context, batch []*call, conc int, prog *progress) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(conc)
+	for _, c := range batch {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			e.call(gctx, &e.plan.Items[c.item], c)
+			if e.opts.Progress != nil {
+				prog.mu.Lock()
+				prog.done++
+				if c.err != nil {
+					prog.failed++
+				}
+				e.opts.Progress(Progress{Done: prog.done, Failed: prog.failed, Total: prog.total})
+				prog.mu.Unlock()
 			}
-			leaveOneOut(pctx, &plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) {
-				cs[j].probes[k] = r
-				e.intern.results(cs[j].probes[k : k+1])
-			})
+			return nil
 		})
 	}
+	_ = g.Wait()
+}
 
-	interrupted := ctx.Err() != nil
+// unaccepted keeps sampling only the prompts that are not yet clearly
+// fine: it returns the items of active that ad does not accept, in active's
+// storage.
+func unaccepted(plan *Plan, ad *Adaptive, active []int, calls []*call) []int {
+	results := map[int][]promptcanary.ProbeResult{}
+	for _, c := range calls {
+		results[c.item] = append(results[c.item], c.probes...)
+	}
+	kept := active[:0]
+	for _, i := range active {
+		if !ad.Accept(plan.Items[i].Prompt.ID, results[i]) {
+			kept = append(kept, i)
+		}
+	}
+	return kept
+}
+
+// judgeWithinPrompts runs without a baseline: the probes that need
+// reference answers judge each response against the others of its prompt.
+func (e *engine) judgeWithinPrompts(ctx context.Context, calls []*call, conc int) {
+	plan := e.plan
+	byItem := make([][]*call, len(plan.Items))
+	for _, c := range calls {
+		if c.resp != nil {
+			byItem[c.item] = append(byItem[c.item], c)
+		}
+	}
+	pctx := e.probeContext(ctx)
+	forEachItem(plan, conc, func(i int, ks []int) {
+		cs := byItem[i]
+		resps := make([]promptcanary.Response, len(cs))
+		for j, c := range cs {
+			resps[j] = *c.resp
+		}
+		leaveOneOut(pctx, &plan.Items[i], ks, resps, func(j, k int, r promptcanary.ProbeResult) {
+			cs[j].probes[k] = r
+			e.intern.results(cs[j].probes[k : k+1])
+		})
+	})
+}
+
+// collectCalls moves the responses, probe results and errors of calls into
+// run and releases them from the calls. An error that only says the run
+// was interrupted is left out.
+func collectCalls(run *promptcanary.Run, calls []*call, stageResults [][]promptcanary.ProbeResult, interrupted bool) {
 	answered, nres := 0, 0
 	for _, c := range calls {
 		if c.resp != nil {
@@ -458,18 +507,6 @@ func ExecuteAdaptive(ctx context.Context, plan *Plan, p provider.Provider, opts 
 		c.resp, c.probes = nil, nil
 	}
 	clear(run.ProbeResults[len(run.ProbeResults):cap(run.ProbeResults)]) // what failed calls left
-	// Responses and errors were scrubbed as they came; this catches what
-	// the probes derived from them and whatever else the run holds.
-	opts.Secrets.Run(run)
-	run.FinishedAt = opts.now()
-	if rl, ok := e.lim.adapt.summary(e.budget); ok && opts.OnRateLimits != nil {
-		opts.OnRateLimits(rl)
-	}
-	if interrupted {
-		run.Interrupted = true
-		return run, ctx.Err()
-	}
-	return run, nil
 }
 
 // engine is what the calls of one run share.

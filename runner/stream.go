@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
@@ -125,11 +125,25 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 		ConfigHash:    plan.ConfigHash,
 		Tool:          opts.Tool,
 	}
-	if opts.NewID != nil {
-		sum.RunID = opts.NewID()
-	} else {
-		sum.RunID = promptcanary.NewID()
+	sum.RunID = newID(opts.NewID)
+	total, err := judgeFeed(ctx, plan, feed, &opts)
+	if err != nil {
+		return nil, err
 	}
+	total.summarize(plan, sum, opts.Secrets)
+	sum.FinishedAt = now()
+	if err := ctx.Err(); err != nil {
+		sum.Interrupted = true
+		return sum, err
+	}
+	return sum, nil
+}
+
+// judgeFeed reads feed in batches and judges them on opts.Workers workers
+// (every core by default), each keeping its own aggregates; it returns
+// their merge. A malformed line before the point where reading stopped is
+// the error; past it, a read error.
+func judgeFeed(ctx context.Context, plan *Plan, feed Feed, opts *StreamOptions) (*streamAgg, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -162,8 +176,27 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 			}
 		})
 	}
+	readErr := readFeed(ctx, feed, opts, &stop, full, free)
+	close(full)
+	wg.Wait()
 
-	var readErr error
+	if err := fails.first(); err != nil {
+		return nil, err
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	total := newStreamAgg(plan)
+	for _, a := range aggs {
+		total.merge(a)
+	}
+	return total, nil
+}
+
+// readFeed fills free batches from feed and hands them to the workers on
+// full until the input ends, a worker finds a malformed line (stop) or ctx
+// is cancelled. It returns the read error, if any besides io.EOF.
+func readFeed(ctx context.Context, feed Feed, opts *StreamOptions, stop *atomic.Bool, full, free chan Batch) error {
 	var lines int64
 	for !stop.Load() && ctx.Err() == nil {
 		b := <-free
@@ -179,33 +212,21 @@ func JudgeStream(ctx context.Context, plan *Plan, feed Feed, opts StreamOptions)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				readErr = err
+				return err
 			}
 			break
 		}
 	}
-	close(full)
-	wg.Wait()
+	return nil
+}
 
-	// A malformed line before the point where reading stopped is the
-	// error; past it, a read error.
-	if err := fails.first(); err != nil {
-		return nil, err
+// newID returns the id that gen makes, or a new random one when gen is
+// nil.
+func newID(gen func() string) string {
+	if gen != nil {
+		return gen()
 	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	total := newStreamAgg(plan)
-	for _, a := range aggs {
-		total.merge(a)
-	}
-	total.summarize(plan, sum, opts.Secrets)
-	sum.FinishedAt = now()
-	if err := ctx.Err(); err != nil {
-		sum.Interrupted = true
-		return sum, err
-	}
-	return sum, nil
+	return promptcanary.NewID()
 }
 
 // lineErrors keeps the malformed line found first in the input.
@@ -326,7 +347,7 @@ func (p *pairAgg) add(line int, res *probe.Result, content string) {
 		return
 	}
 	if p.exLine == 0 {
-		p.exLine, p.example = line, cutRunes(content, exampleRunes)
+		p.exLine, p.example = line, textcut.Runes(content, exampleRunes, textcut.Ellipsis)
 	}
 	for d := range p.fails {
 		if p.fails[d].text == res.Details {
@@ -440,20 +461,4 @@ func (a *streamAgg) summarize(plan *Plan, s *promptcanary.RunSummary, secrets *r
 		return cmp.Or(cmp.Compare(x.PromptID, y.PromptID), cmp.Compare(x.ProbeID, y.ProbeID))
 	})
 	slices.SortStableFunc(s.Errors, func(x, y promptcanary.CallError) int { return cmp.Compare(x.PromptID, y.PromptID) })
-}
-
-// cutRunes cuts s to at most n runes, on a rune boundary.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if i >= len(s) {
-			return s
-		}
-	}
-	return s[:i] + "…"
 }

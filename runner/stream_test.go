@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
@@ -175,7 +176,7 @@ func TestJudgeStreamAgreesWithResults(t *testing.T) {
 					if p.N != w.n || p.Passes != w.passes || math.Abs(p.MeanScore()-w.sum/float64(w.n)) > 1e-9 {
 						t.Errorf("%s: %d/%d passed, mean %v; want %d/%d, mean %v", p.Key(), p.Passes, p.N, p.MeanScore(), w.passes, w.n, w.sum/float64(w.n))
 					}
-					if p.Details != w.details || p.ExampleLine != w.exLine || p.Example != cutRunes(w.example, exampleRunes) {
+					if p.Details != w.details || p.ExampleLine != w.exLine || p.Example != textcut.Runes(w.example, exampleRunes, textcut.Ellipsis) {
 						t.Errorf("%s: details %q, example line %d %q; want %q, %d %q", p.Key(), p.Details, p.ExampleLine, p.Example, w.details, w.exLine, w.example)
 					}
 					kept := map[string]int64{}

@@ -153,20 +153,7 @@ func (p *parser) message(n *yaml.Node, field string, tools []string, st *convSta
 		return m, false
 	}
 	var roleNode, contentNode, callsNode, idNode *yaml.Node
-	for _, e := range p.Pairs(n, field) {
-		switch e.Key.Value {
-		case "role":
-			roleNode = e.Val
-		case "content":
-			contentNode = e.Val
-		case "tool_calls":
-			callsNode = e.Val
-		case "tool_call_id":
-			idNode = e.Val
-		default:
-			p.UnknownKey(e.Key, field, messageKeys)
-		}
-	}
+	p.fields(n, field, messageKeys, map[string]**yaml.Node{"role": &roleNode, "content": &contentNode, "tool_calls": &callsNode, "tool_call_id": &idNode})
 	if roleNode == nil {
 		p.add(n, field, "missing role", "turns need a role: system, user, assistant or tool")
 		return m, false
@@ -338,18 +325,7 @@ func (p *parser) toolCall(n *yaml.Node, field string, tools []string, st *convSt
 		return call, false
 	}
 	var nameNode, argsNode, idNode *yaml.Node
-	for _, e := range p.Pairs(n, field) {
-		switch e.Key.Value {
-		case "name":
-			nameNode = e.Val
-		case "arguments":
-			argsNode = e.Val
-		case "id":
-			idNode = e.Val
-		default:
-			p.UnknownKey(e.Key, field, toolCallKeys)
-		}
-	}
+	p.fields(n, field, toolCallKeys, map[string]**yaml.Node{"name": &nameNode, "arguments": &argsNode, "id": &idNode})
 	ok := p.callName(n, nameNode, field, tools, &call)
 	call.Arguments = json.RawMessage("{}")
 	if argsNode != nil && !yamlwalk.IsNull(argsNode) {
@@ -535,5 +511,18 @@ func (p *parser) conversationEnd(st *convState) {
 		p.add(st.lastNode, field, "the conversation ends with an assistant turn: nothing for the model to answer", lastTurnHint)
 	case st.lastRole == promptcanary.RoleSystem:
 		p.add(st.lastNode, field, "the conversation has no user turn", "add a role: user turn after the system turn")
+	}
+}
+
+// fields reads the pairs of mapping n: the value of each key named in into
+// goes to its node, and any other key is reported as unknown, with known
+// as the keys to suggest.
+func (p *parser) fields(n *yaml.Node, field string, known []string, into map[string]**yaml.Node) {
+	for _, e := range p.Pairs(n, field) {
+		if dst, ok := into[e.Key.Value]; ok {
+			*dst = e.Val
+		} else {
+			p.UnknownKey(e.Key, field, known)
+		}
 	}
 }

@@ -249,52 +249,12 @@ func (p *parser) parse(data []byte) *Suite {
 	for _, e := range p.Pairs(doc, "") {
 		k, v := e.Key, e.Val
 		switch k.Value {
-		case "name":
-			if name, ok := p.str(v, "name"); ok && name != "" {
-				s.Name = name
-			}
-		case "description":
-			s.Description, _ = p.str(v, "description")
-		case "tags":
-			s.Tags = p.strList(v, "tags")
-			p.noEmptyItems(v, "tags", tagHint)
-		case "default_system_prompt":
-			s.DefaultSystemPrompt, _ = p.str(v, "default_system_prompt")
-		case "provider":
-			if spec, ok := p.str(v, "provider"); ok {
-				if _, _, err := provider.Split(spec); err != nil {
-					p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), specHint(spec, "for example sim/stable or openai/gpt-4o"))
-				} else {
-					s.Defaults.Provider = spec
-					s.Defaults.ProviderLine = v.Line
-				}
-			}
-		case "temperature":
-			s.Defaults.Temperature = p.temperature(v)
-		case "max_tokens":
-			s.Defaults.MaxTokens = p.boundedInt(v, "max_tokens", 1, promptcanary.MaxMaxTokens)
-		case "samples":
-			s.Defaults.Samples = p.boundedInt(v, "samples", 1, promptcanary.MaxSamples)
-		case "max_answer_bytes":
-			s.Defaults.MaxAnswerBytes = p.boundedInt(v, "max_answer_bytes", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes)
-		case "seed":
-			s.Defaults.Seed = p.seed(v)
-		case "base_url":
-			s.Defaults.BaseURL, _ = p.str(v, "base_url")
-		case "providers":
-			s.Providers = p.providers(v, "providers")
-		case "judges":
-			s.Judges = p.providers(v, "judges")
-		case "store":
-			s.Defaults.Store, _ = p.str(v, "store")
-		case "prices":
-			s.Prices = p.prices(v)
 		case "probes":
 			probesKey, probesVal = k, v
 		case "prompts":
 			promptsKey, promptsVal = k, v
 		default:
-			p.UnknownKey(k, "", topKeys)
+			p.suiteKey(s, k, v)
 		}
 	}
 
@@ -304,24 +264,7 @@ func (p *parser) parse(data []byte) *Suite {
 		s.Probes = append(s.Probes, ps.inst)
 	}
 
-	// Prompts.
-	var prompts []*promptSpec
-	promptItems := 0
-	if promptsVal != nil {
-		for i, n := range p.items(promptsVal, "prompts", "a list of prompts") {
-			promptItems++
-			if ps := p.prompt(n, fmt.Sprintf("prompts[%d]", i), s.DefaultSystemPrompt); ps != nil {
-				prompts = append(prompts, ps)
-			}
-		}
-	}
-	if promptsVal == nil || (yamlwalk.IsNull(promptsVal) || promptsVal.Kind == yaml.SequenceNode) && len(promptsVal.Content) == 0 {
-		where := promptsKey
-		if where == nil {
-			where = doc
-		}
-		p.add(where, "prompts", "at least one prompt is required", "add a prompts: list, for example prompts: [\"What is the capital of France?\"]")
-	}
+	prompts, promptItems := p.promptList(doc, promptsKey, promptsVal, s.DefaultSystemPrompt)
 	for _, ps := range prompts {
 		probeCount += ps.probeCount
 		p.assignProbeIDs(ps.probes, suiteIDs)
@@ -337,6 +280,79 @@ func (p *parser) parse(data []byte) *Suite {
 		p.add(where, "probes", "at least one probe is required", "add a probes: list, or probes: under a prompt")
 	}
 	return s
+}
+
+// suiteKey decodes one top-level key of the suite other than probes: and
+// prompts: into s.
+func (p *parser) suiteKey(s *Suite, k, v *yaml.Node) {
+	switch k.Value {
+	case "name":
+		if name, ok := p.str(v, "name"); ok && name != "" {
+			s.Name = name
+		}
+	case "description":
+		s.Description, _ = p.str(v, "description")
+	case "tags":
+		s.Tags = p.strList(v, "tags")
+		p.noEmptyItems(v, "tags", tagHint)
+	case "default_system_prompt":
+		s.DefaultSystemPrompt, _ = p.str(v, "default_system_prompt")
+	case "provider":
+		if spec, ok := p.str(v, "provider"); ok {
+			if _, _, err := provider.Split(spec); err != nil {
+				p.add(v, "provider", fmt.Sprintf("must be NAME/MODEL, got %q", spec), specHint(spec, "for example sim/stable or openai/gpt-4o"))
+			} else {
+				s.Defaults.Provider = spec
+				s.Defaults.ProviderLine = v.Line
+			}
+		}
+	case "temperature":
+		s.Defaults.Temperature = p.temperature(v)
+	case "max_tokens":
+		s.Defaults.MaxTokens = p.boundedInt(v, "max_tokens", 1, promptcanary.MaxMaxTokens)
+	case "samples":
+		s.Defaults.Samples = p.boundedInt(v, "samples", 1, promptcanary.MaxSamples)
+	case "max_answer_bytes":
+		s.Defaults.MaxAnswerBytes = p.boundedInt(v, "max_answer_bytes", promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes)
+	case "seed":
+		s.Defaults.Seed = p.seed(v)
+	case "base_url":
+		s.Defaults.BaseURL, _ = p.str(v, "base_url")
+	case "providers":
+		s.Providers = p.providers(v, "providers")
+	case "judges":
+		s.Judges = p.providers(v, "judges")
+	case "store":
+		s.Defaults.Store, _ = p.str(v, "store")
+	case "prices":
+		s.Prices = p.prices(v)
+	default:
+		p.UnknownKey(k, "", topKeys)
+	}
+}
+
+// promptList validates the prompts: list (promptsKey, promptsVal; both nil
+// when doc has none) and returns the valid prompts and how many items the
+// list had. A missing or empty list is a problem.
+func (p *parser) promptList(doc, promptsKey, promptsVal *yaml.Node, system string) ([]*promptSpec, int) {
+	var prompts []*promptSpec
+	promptItems := 0
+	if promptsVal != nil {
+		for i, n := range p.items(promptsVal, "prompts", "a list of prompts") {
+			promptItems++
+			if ps := p.prompt(n, fmt.Sprintf("prompts[%d]", i), system); ps != nil {
+				prompts = append(prompts, ps)
+			}
+		}
+	}
+	if promptsVal == nil || (yamlwalk.IsNull(promptsVal) || promptsVal.Kind == yaml.SequenceNode) && len(promptsVal.Content) == 0 {
+		where := promptsKey
+		if where == nil {
+			where = doc
+		}
+		p.add(where, "prompts", "at least one prompt is required", "add a prompts: list, for example prompts: [\"What is the capital of France?\"]")
+	}
+	return prompts, promptItems
 }
 
 // probeList validates a list of probes (suite-wide or a prompt's own). It
@@ -433,6 +449,70 @@ func (p *parser) addPrompts(s *Suite, prompts []*promptSpec) {
 	}
 }
 
+// probeKeys sorts the keys of a probe mapping: type: (or probe_id:) is
+// returned with its field path, id: goes to ps.idNode and the others are
+// parameters. It returns a nil node, with the problem reported, when the
+// mapping names no type.
+func (p *parser) probeKeys(n *yaml.Node, field string, ps *probeSpec, params map[string]kv) (typeNode *yaml.Node, typeField string) {
+	typeField = field
+	var probeIDNode *yaml.Node
+	var others []string
+	for _, e := range p.Pairs(n, field) {
+		switch e.Key.Value {
+		case "type":
+			typeNode = e.Val
+		case "probe_id":
+			probeIDNode = e.Val
+		case "id":
+			ps.idNode = e.Val
+		default:
+			others = append(others, e.Key.Value)
+			params[e.Key.Value] = e
+		}
+	}
+	if typeNode != nil && probeIDNode != nil {
+		p.add(probeIDNode, field+".probe_id", "type: and probe_id: both set", "use either type: or probe_id:, not both")
+	} else if typeNode == nil {
+		typeNode, typeField = probeIDNode, field+".probe_id"
+	}
+	if typeNode != nil && typeField == field {
+		typeField = field + ".type"
+	}
+	if typeNode == nil {
+		hint := probeTypeTip
+		for _, o := range others {
+			if suggest.Closest(o, []string{"type"}) != "" {
+				hint = "did you mean type: instead of " + o + ":?"
+				break
+			}
+		}
+		p.add(n, field, "missing type", hint)
+		return nil, ""
+	}
+	return typeNode, typeField
+}
+
+// probeID validates the id: of a probe entry, if any, into ps. It reports
+// false when the id is set but invalid; a null id counts as none.
+func (p *parser) probeID(ps *probeSpec, label string) bool {
+	if ps.idNode == nil {
+		return true
+	}
+	id, isStr := p.str(ps.idNode, label+".id")
+	switch {
+	case !isStr && yamlwalk.IsNull(ps.idNode):
+		ps.idNode = nil
+	case !isStr:
+		return false
+	case !idRE.MatchString(id):
+		p.add(ps.idNode, label+".id", fmt.Sprintf("invalid probe id %q", id), idHint)
+		return false
+	default:
+		ps.inst.ID, ps.explicit = id, true
+	}
+	return true
+}
+
 // probe validates one probe entry, a bare type id or a mapping with type:
 // (or probe_id:), an optional id: and the parameters inline. It returns nil
 // when the entry cannot become an instance.
@@ -442,43 +522,11 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	typeField := field
 	raw := map[string]any{}
 	params := map[string]kv{}
-	ok := true
 	switch {
 	case yamlwalk.IsString(n):
 		typeNode = n
 	case n.Kind == yaml.MappingNode:
-		var probeIDNode *yaml.Node
-		var others []string
-		for _, e := range p.Pairs(n, field) {
-			switch e.Key.Value {
-			case "type":
-				typeNode = e.Val
-			case "probe_id":
-				probeIDNode = e.Val
-			case "id":
-				ps.idNode = e.Val
-			default:
-				others = append(others, e.Key.Value)
-				params[e.Key.Value] = e
-			}
-		}
-		if typeNode != nil && probeIDNode != nil {
-			p.add(probeIDNode, field+".probe_id", "type: and probe_id: both set", "use either type: or probe_id:, not both")
-		} else if typeNode == nil {
-			typeNode, typeField = probeIDNode, field+".probe_id"
-		}
-		if typeNode != nil && typeField == field {
-			typeField = field + ".type"
-		}
-		if typeNode == nil {
-			hint := probeTypeTip
-			for _, o := range others {
-				if suggest.Closest(o, []string{"type"}) != "" {
-					hint = "did you mean type: instead of " + o + ":?"
-					break
-				}
-			}
-			p.add(n, field, "missing type", hint)
+		if typeNode, typeField = p.probeKeys(n, field, ps, params); typeNode == nil {
 			return nil
 		}
 	default:
@@ -505,20 +553,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	label := fmt.Sprintf("%s (%s)", field, typeID)
 	ps.field = label
 	ps.inst.Type = typeID
-	if ps.idNode != nil {
-		id, isStr := p.str(ps.idNode, label+".id")
-		switch {
-		case !isStr && yamlwalk.IsNull(ps.idNode):
-			ps.idNode = nil
-		case !isStr:
-			ok = false
-		case !idRE.MatchString(id):
-			p.add(ps.idNode, label+".id", fmt.Sprintf("invalid probe id %q", id), idHint)
-			ok = false
-		default:
-			ps.inst.ID, ps.explicit = id, true
-		}
-	}
+	ok := p.probeID(ps, label)
 
 	// A value that is not plain data was reported already; the others are
 	// still checked, so that every problem shows at once.

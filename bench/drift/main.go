@@ -525,16 +525,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 || *trials < 1 || *scTrials < 1 || *months < 1 || *stepTrials < 1 || *gradualTrials < 1 {
 		return fmt.Errorf("parse flags: workers and trials must be positive")
 	}
-	ws := worlds
-	if *only != "" {
-		ws = nil
-		for _, name := range strings.Split(*only, ",") {
-			i := slices.IndexFunc(worlds, func(w world) bool { return w.name == strings.TrimSpace(name) })
-			if i < 0 {
-				return fmt.Errorf("parse flags: unknown world %q", name)
-			}
-			ws = append(ws, worlds[i])
-		}
+	ws, err := selectWorlds(*only)
+	if err != nil {
+		return err
 	}
 	if *ruleSet != "monitor" && *ruleSet != "all" {
 		return fmt.Errorf("parse flags: -rules %q: want monitor or all", *ruleSet)
@@ -568,26 +561,48 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			t := runCell(w, sc, n, *workers, *seed, *alpha)
 			results[cellKey{w.name, sc.name}] = t
-			lo, hi := wilson(t.drift, t.n)
-			loc, fds := "—", "—"
-			if sc.drift && t.drift > 0 {
-				if !strings.HasPrefix(sc.name, "all") {
-					loc = fmt.Sprintf("%.1f", pct(t.localised, t.drift))
-				}
-				if t.flagged > 0 {
-					fds = fmt.Sprintf("%.1f", pct(t.falseFlagged, t.flagged))
-				}
-			}
-			fmt.Fprintf(stdout, "| %s | %d | %.2f [%.2f–%.2f] | %.1f/%.1f/%.1f/%.1f/%.1f | %s | %s | %.1f | %.1f | %.1f |\n",
-				sc.name, t.n, pct(t.drift, t.n), lo, hi,
-				pct(t.sev[0], t.n), pct(t.sev[1], t.n), pct(t.sev[2], t.n), pct(t.sev[3], t.n), pct(t.sev[4], t.n),
-				loc, fds, t.calls/float64(t.n), pct(t.legacyDrift, t.n), pct(t.legacySev[4], t.n))
+			writeCellRow(stdout, sc, t)
 		}
 		fmt.Fprintln(stdout)
 	}
 	printTargets(stdout, results, ws)
 	fmt.Fprintf(stdout, "\nElapsed %s on %d workers.\n", time.Since(start).Round(time.Second), *workers)
 	return nil
+}
+
+// selectWorlds returns the worlds named in the comma-separated list only,
+// or all of them when only is empty.
+func selectWorlds(only string) ([]world, error) {
+	ws := worlds
+	if only != "" {
+		ws = nil
+		for _, name := range strings.Split(only, ",") {
+			i := slices.IndexFunc(worlds, func(w world) bool { return w.name == strings.TrimSpace(name) })
+			if i < 0 {
+				return nil, fmt.Errorf("parse flags: unknown world %q", name)
+			}
+			ws = append(ws, worlds[i])
+		}
+	}
+	return ws, nil
+}
+
+// writeCellRow writes the table row of one scenario's trials in a world.
+func writeCellRow(stdout io.Writer, sc scenario, t tally) {
+	lo, hi := wilson(t.drift, t.n)
+	loc, fds := "—", "—"
+	if sc.drift && t.drift > 0 {
+		if !strings.HasPrefix(sc.name, "all") {
+			loc = fmt.Sprintf("%.1f", pct(t.localised, t.drift))
+		}
+		if t.flagged > 0 {
+			fds = fmt.Sprintf("%.1f", pct(t.falseFlagged, t.flagged))
+		}
+	}
+	fmt.Fprintf(stdout, "| %s | %d | %.2f [%.2f–%.2f] | %.1f/%.1f/%.1f/%.1f/%.1f | %s | %s | %.1f | %.1f | %.1f |\n",
+		sc.name, t.n, pct(t.drift, t.n), lo, hi,
+		pct(t.sev[0], t.n), pct(t.sev[1], t.n), pct(t.sev[2], t.n), pct(t.sev[3], t.n), pct(t.sev[4], t.n),
+		loc, fds, t.calls/float64(t.n), pct(t.legacyDrift, t.n), pct(t.legacySev[4], t.n))
 }
 
 // selected reports whether a scenario is among the comma-separated name

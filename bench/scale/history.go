@@ -175,39 +175,7 @@ func recordHour(ctx context.Context, h store.Store, m store.Monitor, ch yearChec
 func timeQueries(ctx context.Context, c *config, backend string, h store.Store, m store.Monitor, runs int) ([]figure, error) {
 	checks := yearChecks(c)
 	ch := checks[len(checks)/2]
-	trends := func(limit int, suite, model string) func() error {
-		return func() error {
-			if suite == "" {
-				latest, err := h.Runs(ctx, store.RunFilter{Limit: 1})
-				if err != nil || len(latest) != 1 {
-					return fmt.Errorf("latest run: %v", err)
-				}
-				suite, model = latest[0].Suite, latest[0].Model
-			}
-			rs, err := h.Runs(ctx, store.RunFilter{Suite: suite, Model: model, Limit: limit})
-			if err != nil {
-				return err
-			}
-			scores, err := h.ProbeScores(ctx, suite, model, limit)
-			if err != nil {
-				return err
-			}
-			ds, err := h.Drifts(ctx, suite, model, limit)
-			if err != nil {
-				return err
-			}
-			if limit > 0 && len(rs) != limit || len(scores) < len(rs) {
-				return fmt.Errorf("trends of %s: got %d runs, %d scores", suite, len(rs), len(scores))
-			}
-			slices.Reverse(rs)
-			slices.Reverse(ds)
-			d := &report.TrendData{Suite: suite, Model: model, Runs: rs, Scores: scores, Drifts: ds}
-			if err := report.Trends(io.Discard, report.Terminal, d, report.Options{}); err != nil {
-				return err
-			}
-			return report.Trends(io.Discard, report.HTML, d, report.Options{})
-		}
-	}
+	trends := func(limit int, suite, model string) func() error { return trendsQuery(ctx, h, limit, suite, model) }
 	sets := []struct {
 		what string
 		do   func() error
@@ -259,6 +227,43 @@ func timeQueries(ctx context.Context, c *config, backend string, h store.Store, 
 		figs = append(figs, f)
 	}
 	return figs, nil
+}
+
+// trendsQuery returns what the trends command does for the latest limit
+// runs of suite and model (the latest run's when suite is empty): its
+// queries and its terminal and HTML charts.
+func trendsQuery(ctx context.Context, h store.Store, limit int, suite, model string) func() error {
+	return func() error {
+		if suite == "" {
+			latest, err := h.Runs(ctx, store.RunFilter{Limit: 1})
+			if err != nil || len(latest) != 1 {
+				return fmt.Errorf("latest run: %v", err)
+			}
+			suite, model = latest[0].Suite, latest[0].Model
+		}
+		rs, err := h.Runs(ctx, store.RunFilter{Suite: suite, Model: model, Limit: limit})
+		if err != nil {
+			return err
+		}
+		scores, err := h.ProbeScores(ctx, suite, model, limit)
+		if err != nil {
+			return err
+		}
+		ds, err := h.Drifts(ctx, suite, model, limit)
+		if err != nil {
+			return err
+		}
+		if limit > 0 && len(rs) != limit || len(scores) < len(rs) {
+			return fmt.Errorf("trends of %s: got %d runs, %d scores", suite, len(rs), len(scores))
+		}
+		slices.Reverse(rs)
+		slices.Reverse(ds)
+		d := &report.TrendData{Suite: suite, Model: model, Runs: rs, Scores: scores, Drifts: ds}
+		if err := report.Trends(io.Discard, report.Terminal, d, report.Options{}); err != nil {
+			return err
+		}
+		return report.Trends(io.Discard, report.HTML, d, report.Options{})
+	}
 }
 
 // median calls do once to warm caches, then times it 15 times.

@@ -108,6 +108,9 @@ func parseFailOn(v string) (*promptcanary.Severity, error) {
 	return &s, nil
 }
 
+// compare runs the compare command: it compares the saved run of --current,
+// or a run made now, with the baselines, prints and writes the reports and
+// returns the exit code of the verdict.
 func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	failOn, err := parseFailOn(o.failOnDrift)
 	if err != nil {
@@ -127,55 +130,12 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		config string
 	)
 	if o.current != "" {
-		if len(o.settings.providers) > 0 {
-			return usageErr(fmt.Errorf("--current and --provider exclude each other"), "compare a saved run with --current, or run now with --provider")
-		}
-		var err error
-		config, st, err = a.optionalSuite(c, o.config)
-		if err != nil {
-			return err
-		}
-		if req.Prompts, err = savedSelection(st, o.settings.prompts, o.settings.tags); err != nil {
-			return err
-		}
-		if check.Folds(st, req.Prompts) {
-			// The compare reads less than whole probe results: the run's
-			// are folded as they are decoded (see check.Folds).
-			req.Folding = check.NewFolding()
-		}
-		doc, err := a.readDocumentFolding(o.current, req.Folding)
-		if err != nil {
-			return err
-		}
-		switch doc.Kind {
-		case store.KindSideBySide:
-			req.Current = doc.Runs
-		case store.KindRun, store.KindBaseline:
-			req.Current = []*promptcanary.Run{doc.Run}
-		default:
-			return usageErr(fmt.Errorf("%s holds a drift report, not a run", o.current), "pass the JSON of 'promptcanary run --output-json'")
-		}
+		config, st, err = a.compareSaved(c, o, &req)
 	} else {
-		if config, err = a.findConfig(c, o.config); err != nil {
-			return err
-		}
-		if st, err = loadSuite(config); err != nil {
-			return err
-		}
-		w := o.settings.workflow(c, a.getenv)
-		w.Secrets = a.secrets
-		sel, targets, samples, err := o.settings.resolve(c, st, w)
-		if err != nil {
-			return err
-		}
-		a.noteAdjustments(targets)
-		req.Suite, req.Targets, req.Samples = sel, targets, samples
-		if sel != st {
-			for _, p := range sel.Prompts {
-				req.Prompts = append(req.Prompts, p.ID)
-			}
-		}
-		req.Exec = a.exec(w, nil)
+		config, st, err = a.compareNow(c, o, &req)
+	}
+	if err != nil {
+		return err
 	}
 	if o.baseline != "" {
 		b, err := file.LoadBaseline(o.baseline)
@@ -209,8 +169,33 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	for _, p := range out.Pairs {
 		telemetry.From(c.Context()).Drift(p.Report)
 	}
+	failures := append(out.Failures, a.printCompared(o, out)...)
+	code := verdictCode(out.Verdict(failOn))
+	if o.failOnIdentity && code == ExitOK && identityChanged(out.Pairs) {
+		code = ExitGate
+	}
+	if len(failures) > 0 {
+		a.printFailures(failures)
+		if o.current == "" && len(out.Pairs) > 0 {
+			a.savedNote(out.Recorded, pairRuns(out.Pairs), st, "")
+		}
+		if code == ExitOK {
+			code = ExitOutput
+		}
+	}
+	if code != ExitOK {
+		return codeErr(code)
+	}
+	return nil
+}
+
+// printCompared prints the drift report of every compared pair, writes
+// the report files and the step summary, and warns of the models that could
+// not be compared and of the pairs with nothing compared. It returns what
+// could not be written.
+func (a *app) printCompared(o *compareOptions, out *check.CompareOutcome) []error {
 	opts := a.termOptions(o.verbose)
-	failures := out.Failures
+	var failures []error
 	for i, p := range out.Pairs {
 		d := p.Report
 		if i > 0 {
@@ -235,27 +220,77 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 			a.warn("%s: nothing was compared (%s): there is no verdict", termtext.Safe(p.Report.Provider.ModelID), notComparedReasons(p.Report))
 		}
 	}
-	code := verdictCode(out.Verdict(failOn))
-	if o.failOnIdentity && code == ExitOK && identityChanged(out.Pairs) {
-		code = ExitGate
+	return failures
+}
+
+// pairRuns returns the current run of every compared pair.
+func pairRuns(pairs []check.Pair) []*promptcanary.Run {
+	runs := make([]*promptcanary.Run, len(pairs))
+	for i, p := range pairs {
+		runs[i] = p.Run
 	}
-	if len(failures) > 0 {
-		a.printFailures(failures)
-		if o.current == "" && len(out.Pairs) > 0 {
-			runs := make([]*promptcanary.Run, len(out.Pairs))
-			for i, p := range out.Pairs {
-				runs[i] = p.Run
-			}
-			a.savedNote(out.Recorded, runs, st, "")
+	return runs
+}
+
+// compareSaved fills req to compare the saved run of --current and returns
+// the configuration path and suite, if any, that the run is read with.
+func (a *app) compareSaved(c *cobra.Command, o *compareOptions, req *check.CompareRequest) (string, *suite.Suite, error) {
+	if len(o.settings.providers) > 0 {
+		return "", nil, usageErr(fmt.Errorf("--current and --provider exclude each other"), "compare a saved run with --current, or run now with --provider")
+	}
+	config, st, err := a.optionalSuite(c, o.config)
+	if err != nil {
+		return "", nil, err
+	}
+	if req.Prompts, err = savedSelection(st, o.settings.prompts, o.settings.tags); err != nil {
+		return "", nil, err
+	}
+	if check.Folds(st, req.Prompts) {
+		// The compare reads less than whole probe results: the run's
+		// are folded as they are decoded (see check.Folds).
+		req.Folding = check.NewFolding()
+	}
+	doc, err := a.readDocumentFolding(o.current, req.Folding)
+	if err != nil {
+		return "", nil, err
+	}
+	switch doc.Kind {
+	case store.KindSideBySide:
+		req.Current = doc.Runs
+	case store.KindRun, store.KindBaseline:
+		req.Current = []*promptcanary.Run{doc.Run}
+	default:
+		return "", nil, usageErr(fmt.Errorf("%s holds a drift report, not a run", o.current), "pass the JSON of 'promptcanary run --output-json'")
+	}
+	return config, st, nil
+}
+
+// compareNow fills req to run the suite of --config now on the selected
+// providers and returns the configuration path and the suite.
+func (a *app) compareNow(c *cobra.Command, o *compareOptions, req *check.CompareRequest) (string, *suite.Suite, error) {
+	config, err := a.findConfig(c, o.config)
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := loadSuite(config)
+	if err != nil {
+		return "", nil, err
+	}
+	w := o.settings.workflow(c, a.getenv)
+	w.Secrets = a.secrets
+	sel, targets, samples, err := o.settings.resolve(c, st, w)
+	if err != nil {
+		return "", nil, err
+	}
+	a.noteAdjustments(targets)
+	req.Suite, req.Targets, req.Samples = sel, targets, samples
+	if sel != st {
+		for _, p := range sel.Prompts {
+			req.Prompts = append(req.Prompts, p.ID)
 		}
-		if code == ExitOK {
-			code = ExitOutput
-		}
 	}
-	if code != ExitOK {
-		return codeErr(code)
-	}
-	return nil
+	req.Exec = a.exec(w, nil)
+	return config, st, nil
 }
 
 // savedSelection turns --prompt and --tag into the prompt ids to compare

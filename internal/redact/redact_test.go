@@ -245,15 +245,8 @@ func FuzzWriter(f *testing.F) {
 	f.Add(key, 1)
 	f.Fuzz(func(t *testing.T, s string, chunk int) {
 		set := New(key)
-		chunk = max(1, chunk%64)
-		var b bytes.Buffer
-		w := set.Writer(&b)
-		for i := 0; i < len(s); i += chunk {
-			w.Write([]byte(s[i:min(len(s), i+chunk)]))
-		}
-		w.Flush()
-		if want := set.String(s); b.String() != want {
-			t.Fatalf("got %q, want %q", b.String(), want)
+		if got, want := writeChunked(set, s, chunk), set.String(s); got != want {
+			t.Fatalf("got %q, want %q", got, want)
 		}
 	})
 }
@@ -345,15 +338,8 @@ func FuzzStringRuns(f *testing.F) {
 		if !strings.Contains(got, Placeholder) && got != s {
 			t.Fatalf("String(%q) = %q, changed without a placeholder", s, got)
 		}
-		chunk = max(1, chunk%64)
-		var b bytes.Buffer
-		w := set.Writer(&b)
-		for i := 0; i < len(s); i += chunk {
-			w.Write([]byte(s[i:min(len(s), i+chunk)]))
-		}
-		w.Flush()
-		if b.String() != got {
-			t.Fatalf("Writer wrote %q, String gives %q", b.String(), got)
+		if wrote := writeChunked(set, s, chunk); wrote != got {
+			t.Fatalf("Writer wrote %q, String gives %q", wrote, got)
 		}
 	})
 }
@@ -420,4 +406,17 @@ func TestURLSecretKeepsItsHost(t *testing.T) {
 			t.Errorf("SecretStart(%q) = %d, want %d", secret, got, want)
 		}
 	}
+}
+
+// writeChunked writes s through set's Writer in pieces of chunk bytes
+// (taken modulo 64, at least 1) and returns what came out.
+func writeChunked(set *Set, s string, chunk int) string {
+	chunk = max(1, chunk%64)
+	var b bytes.Buffer
+	w := set.Writer(&b)
+	for i := 0; i < len(s); i += chunk {
+		w.Write([]byte(s[i:min(len(s), i+chunk)]))
+	}
+	w.Flush()
+	return b.String()
 }

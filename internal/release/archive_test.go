@@ -5,7 +5,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
-	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -47,16 +46,8 @@ func TestTarGzDeterministic(t *testing.T) {
 	if zr.Name != "" || !zr.ModTime.IsZero() {
 		t.Errorf("gzip header: name %q, time %v; want neither", zr.Name, zr.ModTime)
 	}
-	tr := tar.NewReader(zr)
 	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, zr, func(h *tar.Header, _ *tar.Reader) {
 		names = append(names, h.Name)
 		if !h.ModTime.Equal(mtime.Truncate(time.Second)) || h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
 			t.Errorf("%s: time %v uid %d gid %d user %q group %q", h.Name, h.ModTime, h.Uid, h.Gid, h.Uname, h.Gname)
@@ -67,7 +58,7 @@ func TestTarGzDeterministic(t *testing.T) {
 		if h.Name == "promptcanary" && h.Mode != 0o755 {
 			t.Errorf("promptcanary: mode %o, want 755", h.Mode)
 		}
-	}
+	})
 	if want := "README.md promptcanary tmp/"; strings.Join(names, " ") != want {
 		t.Errorf("entries %q, want %q (sorted)", strings.Join(names, " "), want)
 	}

@@ -19,15 +19,7 @@ import (
 // leave it.
 func untar(t *testing.T, r io.Reader, dir string) {
 	t.Helper()
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, r, func(h *tar.Header, tr *tar.Reader) {
 		path := filepath.Join(dir, filepath.FromSlash(h.Name))
 		if !strings.HasPrefix(path, filepath.Clean(dir)+string(filepath.Separator)) {
 			t.Fatalf("tar entry %q leaves the directory", h.Name)
@@ -59,7 +51,7 @@ func untar(t *testing.T, r io.Reader, dir string) {
 				t.Fatal(err)
 			}
 		}
-	}
+	})
 }
 
 // tarMode is a tar header's permissions with its sticky bit.
@@ -223,18 +215,8 @@ func TestImageBaseModes(t *testing.T) {
 	}
 	rc := mutate.Extract(img)
 	defer rc.Close()
-	tr := tar.NewReader(rc)
 	seen := map[string]*tar.Header{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen[strings.TrimSuffix(h.Name, "/")] = h
-	}
+	eachTarEntry(t, rc, func(h *tar.Header, _ *tar.Reader) { seen[strings.TrimSuffix(h.Name, "/")] = h })
 	if h := seen["tmp"]; h == nil || h.Mode&0o7777 != 0o1777 {
 		t.Errorf("tmp/: %+v, want mode 1777", h)
 	}
@@ -243,5 +225,22 @@ func TestImageBaseModes(t *testing.T) {
 	}
 	if _, ok := seen["etc/ssl/certs/ca-certificates.crt"]; ok {
 		t.Error("a CA bundle in an image built without one")
+	}
+}
+
+// eachTarEntry calls fn with every header of the tar stream r, and the
+// reader positioned at the entry's content.
+func eachTarEntry(t *testing.T, r io.Reader, fn func(h *tar.Header, tr *tar.Reader)) {
+	t.Helper()
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(h, tr)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // Verdict is a judge's grade of one answer.
@@ -137,19 +138,10 @@ func unfence(s string) string {
 
 // preview is s cut to n bytes on a character boundary, with "…" when cut.
 func preview(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return clip(s, n) + "…"
+	return textcut.Bytes(s, n, textcut.Ellipsis)
 }
 
 // clip cuts s to at most n bytes, on a character boundary.
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Bytes(s, n, "")
 }

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/memo"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/embed"
@@ -271,11 +271,5 @@ func cosine(a, b []float32) float64 {
 
 // clipTo cuts s to at most n bytes, on a character boundary.
 func clipTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Bytes(s, n, "")
 }

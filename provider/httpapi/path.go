@@ -8,9 +8,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
@@ -241,13 +241,7 @@ func toolCallsValue(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
 
 // clip shortens s to at most n bytes for an error message.
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Bytes(s, n, textcut.Ellipsis)
 }
 
 // errLeafMissing reports whether err is a path error for an optional field

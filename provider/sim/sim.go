@@ -57,6 +57,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/suggest"
+	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -240,12 +241,6 @@ func countWords(s string) int {
 
 // truncateRunes cuts s to at most n characters; cut reports whether it did.
 func truncateRunes(s string, n int) (string, bool) {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos], true
-		}
-		i++
-	}
-	return s, false
+	cut := textcut.Runes(s, n, "")
+	return cut, len(cut) < len(s)
 }

@@ -5,6 +5,8 @@ package text
 import (
 	"regexp"
 	"strings"
+
+	"github.com/promptcanary/promptcanary/internal/textcut"
 )
 
 // StripFences removes a Markdown code fence around content: when the
@@ -54,12 +56,5 @@ func Compile(flags string, patterns ...string) []*regexp.Regexp {
 // Preview returns the first n characters (code points) of s. It reads no
 // further than the n+1th character.
 func Preview(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
+	return textcut.Runes(s, n, "")
 }
