@@ -121,6 +121,15 @@ func TestGenerateRequest(t *testing.T) {
 		map[string]any{"role": "user", "content": "What is the weather in Paris?"},
 	}
 	wantChoice := map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}}
+	// body is the body every case sends, but for the model and the names
+	// the API gives max_tokens and the seed.
+	body := func(model, maxTokens, seed string) map[string]any {
+		return map[string]any{
+			"model": model, "messages": wantMessages, "temperature": 0.0,
+			maxTokens: 256.0, seed: 42.0,
+			"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
+		}
+	}
 
 	tests := []struct {
 		name     string
@@ -142,11 +151,7 @@ func TestGenerateRequest(t *testing.T) {
 			wantURL:    "https://api.openai.com/v1/chat/completions",
 			wantHeader: map[string]string{"Authorization": "Bearer " + testKey, "Content-Type": "application/json"},
 			noHeader:   []string{"Api-Key"},
-			wantBody: map[string]any{
-				"model": "gpt-4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("gpt-4o", "max_completion_tokens", "seed"),
 		},
 		{
 			name:       "openai custom base sends max_tokens",
@@ -155,11 +160,7 @@ func TestGenerateRequest(t *testing.T) {
 			wantURL:    "/v1/chat/completions",
 			wantHeader: map[string]string{"Content-Type": "application/json"},
 			noHeader:   []string{"Authorization", "Api-Key"},
-			wantBody: map[string]any{
-				"model": "llama3", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("llama3", "max_tokens", "seed"),
 		},
 		{
 			name:       "groq shortcut",
@@ -168,11 +169,7 @@ func TestGenerateRequest(t *testing.T) {
 			redirect:   true,
 			wantURL:    "https://api.groq.com/openai/v1/chat/completions",
 			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "llama-3.3-70b-versatile", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("llama-3.3-70b-versatile", "max_tokens", "seed"),
 		},
 		{
 			name:       "mistral names the seed random_seed",
@@ -181,11 +178,7 @@ func TestGenerateRequest(t *testing.T) {
 			redirect:   true,
 			wantURL:    "https://api.mistral.ai/v1/chat/completions",
 			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "mistral-small-latest", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "random_seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("mistral-small-latest", "max_tokens", "random_seed"),
 		},
 		{
 			name:       "azure deployment URL, api-version and api-key header",
@@ -195,11 +188,7 @@ func TestGenerateRequest(t *testing.T) {
 			wantURL:    "https://contoso.openai.azure.com/openai/deployments/my-gpt4o/chat/completions?api-version=" + DefaultAzureAPIVersion,
 			wantHeader: map[string]string{"Api-Key": testKey},
 			noHeader:   []string{"Authorization"},
-			wantBody: map[string]any{
-				"model": "my-gpt4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("my-gpt4o", "max_completion_tokens", "seed"),
 		},
 		{
 			name:       "azure api_version setting and headers setting",
@@ -209,11 +198,7 @@ func TestGenerateRequest(t *testing.T) {
 			wantURL:    "/openai/deployments/dep/chat/completions?api-version=2025-04-01-preview",
 			wantHeader: map[string]string{"Api-Key": testKey, "X-Ms-Client-Request-Id": "req-1"},
 			noHeader:   []string{"Authorization"},
-			wantBody: map[string]any{
-				"model": "dep", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("dep", "max_completion_tokens", "seed"),
 		},
 		{
 			name:       "max_tokens_field setting and api_key_env",
@@ -222,11 +207,7 @@ func TestGenerateRequest(t *testing.T) {
 			settings:   map[string]any{"base_url": "BASE/v1/", "max_tokens_field": "max_completion_tokens", "api_key_env": "MY_KEY"},
 			wantURL:    "/v1/chat/completions",
 			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "gpt-4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
+			wantBody:   body("gpt-4o", "max_completion_tokens", "seed"),
 		},
 	}
 	for _, tc := range tests {

@@ -15,12 +15,7 @@ import (
 type Server struct{ standinlog.Server }
 
 // NewServer starts a stand-in accepting key; Close it when done.
-func NewServer(key string) *Server {
-	s := &Server{}
-	s.Key = key
-	s.Start(s)
-	return s
-}
+func NewServer(key string) *Server { return standinlog.Start(&Server{}, key) }
 
 // ServeHTTP checks one request and answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {

@@ -19,9 +19,22 @@ type Server struct {
 	Recorder
 }
 
-// Start starts the loopback server answering with h, the stand-in that
-// embeds s; Close it when done.
-func (s *Server) Start(h http.Handler) { s.Server = httptest.NewServer(h) }
+// StandIn is a stand-in server: it answers requests and embeds a Server.
+type StandIn interface {
+	http.Handler
+	base() *Server
+}
+
+func (s *Server) base() *Server { return s }
+
+// Start sets the key stand-in s accepts and starts it on loopback; Close it
+// when done.
+func Start[S StandIn](s S, key string) S {
+	b := s.base()
+	b.Key = key
+	b.Server = httptest.NewServer(s)
+	return s
+}
 
 // Begin reads and keeps req's body and wraps w to report the request to
 // OnRequest; call done once the request is answered (defer it).
