@@ -311,3 +311,14 @@ func TestNewValidates(t *testing.T) {
 		})
 	}
 }
+
+// TestManyToolCallsBounded: a Messages API answer with 20,000 tool_use
+// blocks keeps the first toolcall.Max, marked as cut.
+// Shape: https://docs.anthropic.com/en/api/messages
+func TestManyToolCallsBounded(t *testing.T) {
+	body := providertest.ManyToolCalls(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[`,
+		`],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":90000}}`,
+		providertest.Calls(`{"type":"tool_use","id":"toolu_%[1]d","name":"tool_%[1]d","input":{}}`))
+	resp, err := decode(body, "")
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+}

@@ -399,3 +399,13 @@ func TestOpenAPISchema(t *testing.T) {
 		})
 	}
 }
+
+// TestManyToolCallsBounded: a generateContent answer with 20,000
+// functionCall parts keeps the first toolcall.Max, marked as cut.
+// Shape: https://ai.google.dev/api/generate-content#v1beta.GenerateContentResponse
+func TestManyToolCallsBounded(t *testing.T) {
+	resp, err := decode(providertest.ManyToolCalls(`{"candidates":[{"content":{"role":"model","parts":[`,
+		`]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":90000,"totalTokenCount":90010},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
+		providertest.Calls(`{"functionCall":{"name":"tool_%[1]d","args":{}}}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+}

@@ -643,3 +643,16 @@ func TestGenerateWithoutPrompt(t *testing.T) {
 		t.Errorf("got %v, want a final *provider.Error", err)
 	}
 }
+
+// TestManyToolCallsBounded: an endpoint answering 20,000 tool calls at the
+// tool_calls path gets the first toolcall.Max kept, marked as cut.
+func TestManyToolCallsBounded(t *testing.T) {
+	srv := recorder(t, 200, string(providertest.ManyToolCalls(`{"text":"","calls":[`, `]}`,
+		providertest.Calls(`{"name":"tool_%[1]d","arguments":{}}`))))
+	c, err := New("app", Config{URL: srv.URL, Response: Paths{Text: "text", ToolCalls: "calls"}}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+}

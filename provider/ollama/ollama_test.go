@@ -325,3 +325,14 @@ func TestServerDownIsRetryable(t *testing.T) {
 		return err
 	}, testKey)
 }
+
+// TestManyToolCallsBounded: a /api/chat answer with 20,000 tool calls
+// keeps the first toolcall.Max, marked as cut.
+// Shape: https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-tools
+func TestManyToolCallsBounded(t *testing.T) {
+	c := newClient(t, "", "")
+	resp, err := c.decode(providertest.ManyToolCalls(`{"model":"llama3.2","created_at":"2026-12-03T18:00:00Z","message":{"role":"assistant","content":"","tool_calls":[`,
+		`]},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":90000}`,
+		providertest.Calls(`{"function":{"name":"tool_%[1]d","arguments":{}}}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+}
