@@ -22,6 +22,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 	"github.com/promptcanary/promptcanary/provider/vertex/vertextest"
 )
@@ -322,7 +323,7 @@ func TestGcloudUserCredentials(t *testing.T) {
 
 	if _, err := f.open(t, "gemini-2.5-flash", nil); err == nil || !strings.Contains(err.Error(), "no Google Cloud project") {
 		t.Errorf("got %v, want an error asking for the project (user credentials name none)", err)
-	} else if h, ok := errors.AsType[*hintError](err); !ok || !strings.Contains(strings.Join(h.Hints(), " "), "GOOGLE_CLOUD_PROJECT") {
+	} else if h, ok := errors.AsType[*hint.Error](err); !ok || !strings.Contains(strings.Join(h.Hints(), " "), "GOOGLE_CLOUD_PROJECT") {
 		t.Errorf("got %v, want a hint naming project: and GOOGLE_CLOUD_PROJECT", err)
 	}
 	p, err := f.open(t, "claude-sonnet-4-5@20250929", map[string]any{"project": "canary-project"})
