@@ -411,14 +411,7 @@ func TestStatusCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				io.WriteString(w, tc.body)
-			}))
-			defer srv.Close()
+			srv := providertest.Reply(t, tc.status, tc.header, tc.body)
 			c, err := New("app", Config{
 				URL: srv.URL, Headers: map[string]string{"X-Token": "${APP_TOKEN}"},
 				Response: Paths{Text: "answer"}, Status: tc.accept,

@@ -489,3 +489,19 @@ func CheckErrors(t *testing.T, base Answer, cases []ErrorCase, call func(t *test
 func PlainRequest() *provider.Request {
 	return NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})
 }
+
+// Reply starts a server that answers every request with status, header
+// and body exactly as given: unlike Serve it sets no Content-Type (Go
+// sniffs one) and accepts any request. It is closed when the test ends.
+func Reply(t testing.TB, status int, header map[string]string, body string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
