@@ -39,15 +39,7 @@ func generate(t *testing.T, baseURL string) (*promptcanary.Response, error) {
 	return newClient(t, baseURL).Generate(context.Background(), providertest.PlainRequest())
 }
 
-var weatherTool = promptcanary.Tool{
-	Name:        "get_weather",
-	Description: "Get the current weather",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"location": map[string]any{"type": "string"}},
-		"required":   []any{"location"},
-	},
-}
+var weatherTool = providertest.WeatherTool()
 
 func TestRequestBody(t *testing.T) {
 	seed := int64(7)

@@ -505,3 +505,17 @@ func Reply(t testing.TB, status int, header map[string]string, body string) *htt
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// WeatherTool returns the tool the clients' tests declare: get_weather,
+// with one required string parameter, location.
+func WeatherTool() promptcanary.Tool {
+	return promptcanary.Tool{
+		Name:        "get_weather",
+		Description: "Get the current weather",
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"location": map[string]any{"type": "string"}},
+			"required":   []any{"location"},
+		},
+	}
+}
