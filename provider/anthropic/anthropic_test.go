@@ -41,14 +41,17 @@ func generate(t *testing.T, baseURL string) (*promptcanary.Response, error) {
 
 var weatherTool = providertest.WeatherTool()
 
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
+}
+
 func TestRequestBody(t *testing.T) {
 	seed := int64(7)
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt with default max_tokens and no seed",
 			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
@@ -107,28 +110,31 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-			c := newClient(t, srv.URL)
-			if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
-				t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
-			}
-			for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"} {
-				if v := seen.Header.Get(k); v != want {
-					t.Errorf("header %s: got %q, want %q", k, v, want)
-				}
-			}
-			if v := seen.Header.Get("Authorization"); v != "" {
-				t.Errorf("got Authorization %q, want none", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
+	c := newClient(t, srv.URL)
+	if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
+		t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
+	}
+	for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"} {
+		if v := seen.Header.Get(k); v != want {
+			t.Errorf("header %s: got %q, want %q", k, v, want)
+		}
+	}
+	if v := seen.Header.Get("Authorization"); v != "" {
+		t.Errorf("got Authorization %q, want none", v)
 	}
 }
 

@@ -65,14 +65,17 @@ var strictTool = promptcanary.Tool{
 	},
 }
 
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
+}
+
 func TestRequestBody(t *testing.T) {
 	seed := int64(42)
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt without max tokens or seed",
 			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
@@ -127,28 +130,31 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-			if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
-				t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
-			}
-			if seen.URL.RawQuery != "" {
-				t.Errorf("got query %q, want none (the key goes in a header)", seen.URL.RawQuery)
-			}
-			if v := seen.Header.Get("X-Goog-Api-Key"); v != testKey {
-				t.Errorf("got x-goog-api-key %q, want the key", v)
-			}
-			if v := seen.Header.Get("Content-Type"); v != "application/json" {
-				t.Errorf("got content-type %q, want application/json", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
+	if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
+		t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
+	}
+	if seen.URL.RawQuery != "" {
+		t.Errorf("got query %q, want none (the key goes in a header)", seen.URL.RawQuery)
+	}
+	if v := seen.Header.Get("X-Goog-Api-Key"); v != testKey {
+		t.Errorf("got x-goog-api-key %q, want the key", v)
+	}
+	if v := seen.Header.Get("Content-Type"); v != "application/json" {
+		t.Errorf("got content-type %q, want application/json", v)
 	}
 }
 

@@ -61,15 +61,18 @@ const weatherJSON = `{"type":"function","function":{"name":"get_current_weather"
 
 const timeJSON = `{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{}}}}`
 
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
+}
+
 func TestRequestBody(t *testing.T) {
 	seed := int64(101)
 	tools := []promptcanary.Tool{weatherTool, {Name: "get_time"}}
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt",
 			prompt: promptcanary.Prompt{Text: "why is the sky blue?"},
@@ -122,25 +125,28 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
-			if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
-				t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
-			}
-			if v := seen.Header.Get("Authorization"); v != "" {
-				t.Errorf("got Authorization %q, want none without a key", v)
-			}
-			if v := seen.Header.Get("Content-Type"); v != "application/json" {
-				t.Errorf("got content-type %q, want application/json", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
+	if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
+		t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
+	}
+	if v := seen.Header.Get("Authorization"); v != "" {
+		t.Errorf("got Authorization %q, want none without a key", v)
+	}
+	if v := seen.Header.Get("Content-Type"); v != "application/json" {
+		t.Errorf("got content-type %q, want application/json", v)
 	}
 }
 
