@@ -85,6 +85,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -474,70 +475,42 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 
 // decodeOptional reads into resp the fields whose paths were given: token
 // counts, finish reason, model and tool calls. An absent field leaves its
-// value zero; one of the wrong type is an error, wrapped by final.
+// value zero; one of the wrong type is an error, wrapped by final. The
+// first error in this order is returned.
 func (c *Client) decodeOptional(body []byte, resp *promptcanary.Response, final func(error) error) error {
 	p := &c.paths
-	// optional resolves an optional path: nil when the field is absent.
-	optionalRaw := func(rp respPath) (json.RawMessage, error) {
-		raw, err := rp.resolve(body)
-		if err != nil {
-			if errLeafMissing(err) {
-				return nil, nil
-			}
-			return nil, final(err)
-		}
-		return raw, nil
-	}
-	type intField struct {
-		set bool
-		rp  respPath
-		dst *int
-	}
-	for _, f := range []intField{
-		{p.hasPromptTokens, p.promptTokens, &resp.PromptTokens},
-		{p.hasCompletion, p.completionTokens, &resp.CompletionTokens},
-	} {
-		if !f.set {
-			continue
-		}
-		raw, err := optionalRaw(f.rp)
-		if err != nil {
-			return err
-		}
-		if *f.dst, err = intValue(raw); err != nil {
-			return final(fmt.Errorf("response path %q: %w", f.rp.src, err))
-		}
+	err := cmp.Or(
+		optionalField(body, p.hasPromptTokens, p.promptTokens, &resp.PromptTokens, intValue, final),
+		optionalField(body, p.hasCompletion, p.completionTokens, &resp.CompletionTokens, intValue, final),
+		optionalField(body, p.hasFinish, p.finishReason, &resp.FinishReason, stringValue, final),
+		optionalField(body, p.hasModel, p.model, &resp.ServedModel, stringValue, final),
+		optionalField(body, p.hasToolCall, p.toolCalls, &resp.ToolCalls, toolCallsValue, final),
+	)
+	if err != nil {
+		return err
 	}
 	resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
-	type strField struct {
-		set bool
-		rp  respPath
-		dst *string
-	}
-	for _, f := range []strField{
-		{p.hasFinish, p.finishReason, &resp.FinishReason},
-		{p.hasModel, p.model, &resp.ServedModel},
-	} {
-		if !f.set {
-			continue
-		}
-		raw, err := optionalRaw(f.rp)
-		if err != nil {
-			return err
-		}
-		if *f.dst, err = stringValue(raw); err != nil {
-			return final(fmt.Errorf("response path %q: %w", f.rp.src, err))
-		}
-	}
 	if p.hasToolCall {
-		raw, err := optionalRaw(p.toolCalls)
-		if err != nil {
-			return err
-		}
-		if resp.ToolCalls, err = toolCallsValue(raw); err != nil {
-			return final(fmt.Errorf("response path %q: %w", p.toolCalls.src, err))
-		}
 		toolcall.Bound(resp, len(resp.ToolCalls))
+	}
+	return nil
+}
+
+// optionalField reads the field at rp into *dst with value when the path
+// was given (set); an absent field is read as JSON nothing (nil).
+func optionalField[T any](body []byte, set bool, rp respPath, dst *T, value func(json.RawMessage) (T, error), final func(error) error) error {
+	if !set {
+		return nil
+	}
+	raw, err := rp.resolve(body)
+	if err != nil && !errLeafMissing(err) {
+		return final(err)
+	}
+	if err != nil {
+		raw = nil
+	}
+	if *dst, err = value(raw); err != nil {
+		return final(fmt.Errorf("response path %q: %w", rp.src, err))
 	}
 	return nil
 }
