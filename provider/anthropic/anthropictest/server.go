@@ -175,17 +175,7 @@ func message(r *Request, content []map[string]any, stop string, out int) []byte 
 
 // Input is a value matching schema: each required property with a value
 // of its type (the first of an enum), other properties left out.
-func Input(schema map[string]any) map[string]any {
-	out := map[string]any{}
-	props, _ := schema["properties"].(map[string]any)
-	req, _ := schema["required"].([]any)
-	for _, k := range req {
-		name, _ := k.(string)
-		p, _ := props[name].(map[string]any)
-		out[name] = Value(p)
-	}
-	return out
-}
+func Input(schema map[string]any) map[string]any { return standinlog.Required(schema, Value) }
 
 // Value is a value of the type schema names.
 func Value(schema map[string]any) any {

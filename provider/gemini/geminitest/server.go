@@ -230,13 +230,5 @@ func Value(schema map[string]any) any {
 	case "string":
 		return "Paris"
 	}
-	out := map[string]any{}
-	props, _ := schema["properties"].(map[string]any)
-	req, _ := schema["required"].([]any)
-	for _, k := range req {
-		name, _ := k.(string)
-		p, _ := props[name].(map[string]any)
-		out[name] = Value(p)
-	}
-	return out
+	return standinlog.Required(schema, Value)
 }
