@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/cputime"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/internal/telemetry/otlptest"
@@ -84,7 +85,7 @@ func BenchmarkRun(b *testing.B) {
 			p = tr.Wrap(cfg.ModelID, p)
 			plan := st.Plan(cfg, 5)
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				ctx, done := tr.StartRun(context.Background(), cfg.ModelID)
 				run, err := runner.Execute(ctx, plan, p, runner.Options{})
@@ -97,7 +98,7 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -6,8 +6,12 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/cputime"
 	"github.com/promptcanary/promptcanary/probe"
 )
+
+// cpuTime is the CPU time the process has used (0 where unmeasured).
+var cpuTime = cputime.Process
 
 // responses wraps the corpus texts as responses, with the usage a
 // provider reports (which only the probes added after the original 19

@@ -5,8 +5,12 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/cputime"
 	"github.com/promptcanary/promptcanary/probe"
 )
+
+// cpuTime is the CPU time the process has used (0 where unmeasured).
+var cpuTime = cputime.Process
 
 // benchText returns about 1 KB of prose, varied by seed the way samples of
 // one answer vary: the same sentences, some reworded, in another order.

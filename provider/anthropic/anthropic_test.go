@@ -34,24 +34,24 @@ func newClient(t *testing.T, baseURL string) *Client {
 	return c
 }
 
-var weatherTool = promptcanary.Tool{
-	Name:        "get_weather",
-	Description: "Get the current weather",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"location": map[string]any{"type": "string"}},
-		"required":   []any{"location"},
-	},
+// generate sends a plain request to the API at baseURL.
+func generate(t *testing.T, baseURL string) (*promptcanary.Response, error) {
+	return newClient(t, baseURL).Generate(context.Background(), providertest.PlainRequest())
+}
+
+var weatherTool = providertest.WeatherTool()
+
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
 }
 
 func TestRequestBody(t *testing.T) {
 	seed := int64(7)
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt with default max_tokens and no seed",
 			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
@@ -110,28 +110,31 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-			c := newClient(t, srv.URL)
-			if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
-				t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
-			}
-			for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"} {
-				if v := seen.Header.Get(k); v != want {
-					t.Errorf("header %s: got %q, want %q", k, v, want)
-				}
-			}
-			if v := seen.Header.Get("Authorization"); v != "" {
-				t.Errorf("got Authorization %q, want none", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
+	c := newClient(t, srv.URL)
+	if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
+		t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
+	}
+	for k, want := range map[string]string{"X-Api-Key": testKey, "Anthropic-Version": "2023-06-01", "Content-Type": "application/json"} {
+		if v := seen.Header.Get(k); v != want {
+			t.Errorf("header %s: got %q, want %q", k, v, want)
+		}
+	}
+	if v := seen.Header.Get("Authorization"); v != "" {
+		t.Errorf("got Authorization %q, want none", v)
 	}
 }
 
@@ -154,7 +157,7 @@ func TestOpenAppliesSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+	if _, err := p.Generate(context.Background(), providertest.PlainRequest()); err != nil {
 		t.Fatal(err)
 	}
 	seen := srv.Last(t)
@@ -172,24 +175,20 @@ func TestOpenAppliesSettings(t *testing.T) {
 }
 
 func TestResponses(t *testing.T) {
-	tests := []struct {
-		name    string
-		fixture string
-		want    promptcanary.Response
-	}{
+	tests := []providertest.ResponseCase{
 		{
-			name:    "text blocks are concatenated",
-			fixture: "text.json",
-			want: promptcanary.Response{
+			Name:    "text blocks are concatenated",
+			Fixture: "text.json",
+			Want: promptcanary.Response{
 				Content: "The capital of France is Paris.", FinishReason: "end_turn",
 				PromptTokens: 21, CompletionTokens: 9, TotalTokens: 30,
 				ServedModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_013Zva2CMHLNnXjNJJKqJ2EF",
 			},
 		},
 		{
-			name:    "tool_use blocks become tool calls and thinking is left out",
-			fixture: "tool_use.json",
-			want: promptcanary.Response{
+			Name:    "tool_use blocks become tool calls and thinking is left out",
+			Fixture: "tool_use.json",
+			Want: promptcanary.Response{
 				Content: "I'll check the current weather in Paris for you.", FinishReason: "tool_use",
 				PromptTokens: 622, CompletionTokens: 91, TotalTokens: 713,
 				ServedModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_01Aq9w938a90dw8q",
@@ -200,91 +199,63 @@ func TestResponses(t *testing.T) {
 			},
 		},
 		{
-			name:    "a refusal is a response, not an error",
-			fixture: "refusal.json",
-			want: promptcanary.Response{
+			Name:    "a refusal is a response, not an error",
+			Fixture: "refusal.json",
+			Want: promptcanary.Response{
 				FinishReason: "refusal", PromptTokens: 30, TotalTokens: 30,
 				ServedModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_01RefusalXyZ",
 			},
 		},
 		{
-			name:    "thinking that spent max_tokens is a response with no content",
-			fixture: "thinking_max_tokens.json",
-			want: promptcanary.Response{
+			Name:    "thinking that spent max_tokens is a response with no content",
+			Fixture: "thinking_max_tokens.json",
+			Want: promptcanary.Response{
 				FinishReason: "max_tokens", PromptTokens: 40, CompletionTokens: 2048, TotalTokens: 2088,
 				ServedModel: "claude-sonnet-4-5-20250929", ResponseID: "msg_01ThinkOut",
 			},
 		},
 		{
-			name:    "a max_tokens cut-off keeps its partial text",
-			fixture: "max_tokens.json",
-			want: promptcanary.Response{
+			Name:    "a max_tokens cut-off keeps its partial text",
+			Fixture: "max_tokens.json",
+			Want: promptcanary.Response{
 				Content: "Once upon a time, in a land far", FinishReason: "max_tokens",
 				PromptTokens: 12, CompletionTokens: 8, TotalTokens: 20,
 				ServedModel: "claude-haiku-4-5-20251001", ResponseID: "msg_01MaxTok",
 			},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			body := providertest.Fixture(t, tc.fixture)
-			srv := fakeAPI(t, 200, nil, body)
-			got, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			providertest.CheckResponse(t, got, body, tc.want)
-		})
-	}
+	providertest.CheckResponses(t, providertest.Answer{}, tests, generate)
 }
 
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name          string
-		status        int
-		header        map[string]string
-		body          string
-		wantStatus    int
-		wantRetryable bool
-		wantAfter     time.Duration
-		wantMsg       string
-	}{
-		{"rate limited with retry-after", 429, map[string]string{"Retry-After": "20"}, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 20 * time.Second, "rate_limit_error: This request would exceed"},
-		{"server error", 500, nil, providertest.Fixture(t, "error_api.json"), 500, true, 0, "api_error: Internal server error"},
-		{"overloaded", 529, nil, providertest.Fixture(t, "error_overloaded.json"), 529, true, 0, "overloaded_error: Overloaded"},
-		{"wrong key", 401, nil, providertest.Fixture(t, "error_auth.json"), 401, false, 0, "authentication_error: invalid x-api-key (check the API key)"},
-		{"wrong key echoed back is redacted", 401, nil, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`, 401, false, 0, "invalid x-api-key [REDACTED]"},
-		{"bad request is final", 400, nil, providertest.Fixture(t, "error_invalid_request.json"), 400, false, 0, "invalid_request_error: max_tokens: Field required"},
-		{"malformed JSON is retryable", 200, nil, `{"id":"msg_1","content":[{"type":"text","text":"hi"}]]`, 0, true, 0, "malformed JSON"},
-		{"truncated JSON is retryable", 200, nil, providertest.Fixture(t, "text.json")[:120], 0, true, 0, "malformed JSON"},
-		{"empty body is retryable", 200, nil, ``, 0, true, 0, "malformed JSON"},
-		{"wrong shape is final", 200, nil, `{"content":"hello"}`, 0, false, 0, "malformed JSON"},
-		{"empty content is final", 200, nil, providertest.Fixture(t, "empty_content.json"), 0, false, 0, `response has no content blocks (stop_reason "end_turn")`},
-		{"only thinking is final", 200, nil, `{"type":"message","content":[{"type":"thinking","thinking":"hmm"}],"stop_reason":"end_turn"}`, 0, false, 0, "no text or tool_use content"},
-		{"error passed through with 200", 200, nil, providertest.Fixture(t, "error_overloaded.json"), 0, true, 0, "overloaded_error: Overloaded"},
+	tests := []providertest.ErrorCase{
+		{Name: "rate limited with retry-after", Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: providertest.Fixture(t, "error_rate_limit.json"), WantStatus: 429, Retryable: true, After: 20 * time.Second, Msg: "rate_limit_error: This request would exceed"},
+		{Name: "server error", Status: 500, Body: providertest.Fixture(t, "error_api.json"), WantStatus: 500, Retryable: true, Msg: "api_error: Internal server error"},
+		{Name: "overloaded", Status: 529, Body: providertest.Fixture(t, "error_overloaded.json"), WantStatus: 529, Retryable: true, Msg: "overloaded_error: Overloaded"},
+		{Name: "wrong key", Status: 401, Body: providertest.Fixture(t, "error_auth.json"), WantStatus: 401, Msg: "authentication_error: invalid x-api-key (check the API key)"},
+		{Name: "wrong key echoed back is redacted", Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`, WantStatus: 401, Msg: "invalid x-api-key [REDACTED]"},
+		{Name: "bad request is final", Status: 400, Body: providertest.Fixture(t, "error_invalid_request.json"), WantStatus: 400, Msg: "invalid_request_error: max_tokens: Field required"},
+		{Name: "malformed JSON is retryable", Status: 200, Body: `{"id":"msg_1","content":[{"type":"text","text":"hi"}]]`, Retryable: true, Msg: "malformed JSON"},
+		{Name: "truncated JSON is retryable", Status: 200, Body: providertest.Fixture(t, "text.json")[:120], Retryable: true, Msg: "malformed JSON"},
+		{Name: "empty body is retryable", Status: 200, Body: ``, Retryable: true, Msg: "malformed JSON"},
+		{Name: "wrong shape is final", Status: 200, Body: `{"content":"hello"}`, Msg: "malformed JSON"},
+		{Name: "empty content is final", Status: 200, Body: providertest.Fixture(t, "empty_content.json"), Msg: `response has no content blocks (stop_reason "end_turn")`},
+		{Name: "only thinking is final", Status: 200, Body: `{"type":"message","content":[{"type":"thinking","thinking":"hmm"}],"stop_reason":"end_turn"}`, Msg: "no text or tool_use content"},
+		{Name: "error passed through with 200", Status: 200, Body: providertest.Fixture(t, "error_overloaded.json"), Retryable: true, Msg: "overloaded_error: Overloaded"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, tc.status, tc.header, tc.body)
-			resp, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err == nil {
-				t.Fatalf("got response %+v, want an error", resp)
-			}
-			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
-		})
-	}
+	providertest.CheckErrors(t, providertest.Answer{}, tests, generate, testKey)
 }
 
 func TestDeadline(t *testing.T) {
 	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
-		_, err := newClient(t, url).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		_, err := newClient(t, url).Generate(ctx, providertest.PlainRequest())
 		return err
 	}, testKey)
 }
 
 func TestTransportErrorIsRetryable(t *testing.T) {
 	providertest.CheckServerDown(t, func(url string) error {
-		_, err := newClient(t, url).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		_, err := newClient(t, url).Generate(context.Background(), providertest.PlainRequest())
 		return err
 	}, testKey)
 }
@@ -337,4 +308,15 @@ func TestNewValidates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestManyToolCallsBounded: a Messages API answer with 20,000 tool_use
+// blocks keeps the first toolcall.Max, marked as cut.
+// Shape: https://docs.anthropic.com/en/api/messages
+func TestManyToolCallsBounded(t *testing.T) {
+	body := providertest.ManyToolCalls(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[`,
+		`],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":90000}}`,
+		providertest.Calls(`{"type":"tool_use","id":"toolu_%[1]d","name":"tool_%[1]d","input":{}}`))
+	resp, err := decode(body, "")
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
 }

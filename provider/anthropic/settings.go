@@ -2,8 +2,6 @@ package anthropic
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
@@ -45,11 +43,5 @@ func readSettings(m map[string]any) (settings, error) {
 
 // checkModel rejects an empty model name or one with whitespace.
 func checkModel(model string) error {
-	if model == "" {
-		return errors.New("missing model name: want anthropic/MODEL, for example anthropic/claude-sonnet-4-5")
-	}
-	if strings.IndexFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return fmt.Errorf("invalid model name %q: it holds whitespace or control characters", httpc.Redact(model))
-	}
-	return nil
+	return setting.Model(model, "anthropic/MODEL, for example anthropic/claude-sonnet-4-5")
 }

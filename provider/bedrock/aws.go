@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 )
 
 // The environment variables this client reads itself; the SDK's default
@@ -34,19 +35,6 @@ const credentialTimeout = 30 * time.Second
 
 // credentialsHint is the hint of every credentials problem.
 const credentialsHint = "Bedrock uses the AWS SDK's default credentials: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or AWS_PROFILE (or the profile: setting) naming a profile of ~/.aws/config; after 'aws sso login' for an SSO profile"
-
-// hintError is an error the CLI prints with hints.
-type hintError struct {
-	err   error
-	hints []string
-}
-
-func (e *hintError) Error() string { return e.err.Error() }
-
-func (e *hintError) Unwrap() error { return e.err }
-
-// Hints returns what the user can do about the error.
-func (e *hintError) Hints() []string { return e.hints }
 
 // Check checks the model and settings as Open does, with the same
 // messages, but needs no credentials, reads no AWS config file and makes
@@ -120,7 +108,7 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 	}
 	creds, err := cfg.Credentials.Retrieve(ctx)
 	if err != nil {
-		return nil, &hintError{err: fmt.Errorf("no AWS credentials: %s", firstLine(err)), hints: []string{credentialsHint}}
+		return nil, hint.New(fmt.Errorf("no AWS credentials: %s", firstLine(err)), credentialsHint)
 	}
 	opts.Secrets.Add(creds.SecretAccessKey, creds.SessionToken)
 	return New(Config{
@@ -151,18 +139,18 @@ func loadAWS(ctx context.Context, s settings, opts provider.Options) (aws.Config
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
-		return aws.Config{}, &hintError{err: fmt.Errorf("load the AWS configuration: %s", firstLine(err)),
-			hints: []string{"check the profile (the profile: setting or AWS_PROFILE) and the files AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE name (default ~/.aws/config and ~/.aws/credentials)"}}
+		return aws.Config{}, hint.New(fmt.Errorf("load the AWS configuration: %s", firstLine(err)),
+			"check the profile (the profile: setting or AWS_PROFILE) and the files AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE name (default ~/.aws/config and ~/.aws/credentials)")
 	}
 	if cfg.Region == "" {
-		return aws.Config{}, &hintError{err: errors.New("no AWS region"),
-			hints: []string{"set region: in the provider's entry of canary.yaml, export AWS_REGION, or give the profile a region"}}
+		return aws.Config{}, hint.New(errors.New("no AWS region"),
+			"set region: in the provider's entry of canary.yaml, export AWS_REGION, or give the profile a region")
 	}
 	if !regionPattern.MatchString(cfg.Region) {
 		return aws.Config{}, fmt.Errorf("invalid AWS region %q: want a region such as us-east-1", cfg.Region)
 	}
 	if cfg.Credentials == nil {
-		return aws.Config{}, &hintError{err: errors.New("no AWS credentials"), hints: []string{credentialsHint}}
+		return aws.Config{}, hint.New(errors.New("no AWS credentials"), credentialsHint)
 	}
 	return cfg, nil
 }

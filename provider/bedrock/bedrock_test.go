@@ -77,15 +77,7 @@ func asJSON(t *testing.T, v any) string {
 	return string(data)
 }
 
-var weather = promptcanary.Tool{
-	Name:        "get_weather",
-	Description: "Get the current weather",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"location": map[string]any{"type": "string"}},
-		"required":   []any{"location"},
-	},
-}
+var weather = providertest.WeatherTool()
 
 // TestDefaults sends canary.yaml's defaults to a Bedrock Claude and a
 // Bedrock Llama model: both accept them, and the answer is read.

@@ -65,3 +65,13 @@ func TestFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestManyToolCallsBounded: a Converse answer with 20,000 toolUse blocks
+// keeps the first toolcall.Max, marked as cut.
+// Shape: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+func TestManyToolCallsBounded(t *testing.T) {
+	resp, err := decode(providertest.ManyToolCalls(`{"output":{"message":{"role":"assistant","content":[`,
+		`]}},"stopReason":"tool_use","usage":{"inputTokens":10,"outputTokens":90000,"totalTokens":90010},"metrics":{"latencyMs":12}}`,
+		providertest.Calls(`{"toolUse":{"toolUseId":"tooluse_%[1]d","name":"tool_%[1]d","input":{}}}`)), "")
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+}

@@ -23,8 +23,13 @@ const testKey = "gk-test-5e1d9a7c3b2f8e6d4a01"
 // fakeAPI starts a server that records each request and answers with
 // status, headers and body.
 func fakeAPI(t *testing.T, status int, header map[string]string, body string) *providertest.Server {
-	return providertest.Serve(t, providertest.Answer{Status: status, ContentType: "application/json; charset=UTF-8", Header: header, Body: body})
+	a := geminiAnswer
+	a.Status, a.Header, a.Body = status, header, body
+	return providertest.Serve(t, a)
 }
+
+// geminiAnswer is how the API answers: JSON with a charset.
+var geminiAnswer = providertest.Answer{ContentType: "application/json; charset=UTF-8"}
 
 func newClient(t *testing.T, baseURL string) *Client {
 	t.Helper()
@@ -33,6 +38,11 @@ func newClient(t *testing.T, baseURL string) *Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// generate sends a plain request to the API at baseURL.
+func generate(t *testing.T, baseURL string) (*promptcanary.Response, error) {
+	return newClient(t, baseURL).Generate(context.Background(), providertest.PlainRequest())
 }
 
 var weatherTool = promptcanary.Tool{
@@ -55,14 +65,17 @@ var strictTool = promptcanary.Tool{
 	},
 }
 
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
+}
+
 func TestRequestBody(t *testing.T) {
 	seed := int64(42)
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt without max tokens or seed",
 			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
@@ -117,28 +130,31 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-			if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
-				t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
-			}
-			if seen.URL.RawQuery != "" {
-				t.Errorf("got query %q, want none (the key goes in a header)", seen.URL.RawQuery)
-			}
-			if v := seen.Header.Get("X-Goog-Api-Key"); v != testKey {
-				t.Errorf("got x-goog-api-key %q, want the key", v)
-			}
-			if v := seen.Header.Get("Content-Type"); v != "application/json" {
-				t.Errorf("got content-type %q, want application/json", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
+	if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
+		t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
+	}
+	if seen.URL.RawQuery != "" {
+		t.Errorf("got query %q, want none (the key goes in a header)", seen.URL.RawQuery)
+	}
+	if v := seen.Header.Get("X-Goog-Api-Key"); v != testKey {
+		t.Errorf("got x-goog-api-key %q, want the key", v)
+	}
+	if v := seen.Header.Get("Content-Type"); v != "application/json" {
+		t.Errorf("got content-type %q, want application/json", v)
 	}
 }
 
@@ -168,7 +184,7 @@ func TestModelPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := c.Generate(context.Background(), providertest.PlainRequest()); err != nil {
 				t.Fatal(err)
 			}
 			if p := srv.Last(t).URL.EscapedPath(); p != tc.path {
@@ -217,7 +233,7 @@ func TestOpenKeyPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := p.Generate(context.Background(), providertest.PlainRequest()); err != nil {
 				t.Fatal(err)
 			}
 			if k := srv.Last(t).Header.Get("X-Goog-Api-Key"); k != tc.wantKey {
@@ -236,7 +252,7 @@ func TestOpenAppliesHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+	if _, err := p.Generate(context.Background(), providertest.PlainRequest()); err != nil {
 		t.Fatal(err)
 	}
 	seen := srv.Last(t)
@@ -249,33 +265,29 @@ func TestOpenAppliesHeaders(t *testing.T) {
 }
 
 func TestResponses(t *testing.T) {
-	tests := []struct {
-		name    string
-		fixture string
-		want    promptcanary.Response
-	}{
+	tests := []providertest.ResponseCase{
 		{
-			name:    "text parts are concatenated",
-			fixture: "text.json",
-			want: promptcanary.Response{
+			Name:    "text parts are concatenated",
+			Fixture: "text.json",
+			Want: promptcanary.Response{
 				Content: "The capital of France is Paris.", FinishReason: "STOP",
 				PromptTokens: 9, CompletionTokens: 7, TotalTokens: 16,
 				ServedModel: "gemini-2.0-flash-001", ResponseID: "mO1BaPbNHsWW1MkPpK2z4Qk",
 			},
 		},
 		{
-			name:    "thought summaries are left out and thinking tokens counted as output",
-			fixture: "thinking.json",
-			want: promptcanary.Response{
+			Name:    "thought summaries are left out and thinking tokens counted as output",
+			Fixture: "thinking.json",
+			Want: promptcanary.Response{
 				Content: "Paris.", FinishReason: "STOP",
 				PromptTokens: 10, CompletionTokens: 122, TotalTokens: 132, ReasoningTokens: 120,
 				ServedModel: "gemini-2.5-flash", ResponseID: "Xk5BaOW2Lq3WgLUPxdTgsAo",
 			},
 		},
 		{
-			name:    "function calls become tool calls",
-			fixture: "function_call.json",
-			want: promptcanary.Response{
+			Name:    "function calls become tool calls",
+			Fixture: "function_call.json",
+			Want: promptcanary.Response{
 				FinishReason: "STOP", PromptTokens: 70, CompletionTokens: 20, TotalTokens: 90,
 				ServedModel: "gemini-2.5-flash", ResponseID: "aE5BaNn7KpGVgLUP9tHk2Q0",
 				ToolCalls: []promptcanary.ToolCall{
@@ -285,87 +297,59 @@ func TestResponses(t *testing.T) {
 			},
 		},
 		{
-			name:    "a safety stop is a response with that finish reason",
-			fixture: "safety.json",
-			want: promptcanary.Response{
+			Name:    "a safety stop is a response with that finish reason",
+			Fixture: "safety.json",
+			Want: promptcanary.Response{
 				FinishReason: "SAFETY", PromptTokens: 14, TotalTokens: 14,
 				ServedModel: "gemini-2.0-flash-001", ResponseID: "cU5BaM6eFKOWgLUPpe3x8Q4",
 			},
 		},
 		{
-			name:    "a blocked prompt is a response marked blocked",
-			fixture: "prompt_blocked.json",
-			want: promptcanary.Response{
+			Name:    "a blocked prompt is a response marked blocked",
+			Fixture: "prompt_blocked.json",
+			Want: promptcanary.Response{
 				FinishReason: "blocked:SAFETY", PromptTokens: 8, TotalTokens: 8,
 				ServedModel: "gemini-2.0-flash-001", ResponseID: "dU5BaKLqNM2WgLUPr9_y6Q0",
 			},
 		},
 		{
-			name:    "a max tokens cut-off keeps its text",
-			fixture: "max_tokens.json",
-			want: promptcanary.Response{
+			Name:    "a max tokens cut-off keeps its text",
+			Fixture: "max_tokens.json",
+			Want: promptcanary.Response{
 				Content: "Once upon a time", FinishReason: "MAX_TOKENS",
 				PromptTokens: 5, CompletionTokens: 4, TotalTokens: 9,
 				ServedModel: "gemini-2.5-flash-lite", ResponseID: "eU5BaJ2nO8WWgLUPv6Xr2Q4",
 			},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			body := providertest.Fixture(t, tc.fixture)
-			srv := fakeAPI(t, 200, nil, body)
-			got, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			providertest.CheckResponse(t, got, body, tc.want)
-		})
-	}
+	providertest.CheckResponses(t, geminiAnswer, tests, generate)
 }
 
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name          string
-		status        int
-		header        map[string]string
-		body          string
-		wantStatus    int
-		wantRetryable bool
-		wantAfter     time.Duration
-		wantMsg       string
-	}{
-		{"rate limited with RetryInfo", 429, nil, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 17 * time.Second, "RESOURCE_EXHAUSTED: You exceeded your current quota"},
-		{"rate limited with Retry-After", 429, map[string]string{"Retry-After": "3"}, providertest.Fixture(t, "error_rate_limit.json"), 429, true, 3 * time.Second, "RESOURCE_EXHAUSTED"},
-		{"rate limited with a plain body", 429, nil, `slow down`, 429, true, 0, "slow down"},
-		{"server error", 500, nil, providertest.Fixture(t, "error_internal.json"), 500, true, 0, "INTERNAL: An internal error has occurred"},
-		{"overloaded", 503, nil, providertest.Fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE: The model is overloaded"},
-		{"wrong key is reported as such", 400, nil, providertest.Fixture(t, "error_key_invalid.json"), 400, false, 0, "INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (check the API key)"},
-		{"permission denied", 403, nil, providertest.Fixture(t, "error_permission.json"), 403, false, 0, "PERMISSION_DENIED: Method doesn't allow unregistered callers"},
-		{"unknown model is final", 404, nil, providertest.Fixture(t, "error_not_found.json"), 404, false, 0, "NOT_FOUND: models/gemini-9.9-ultra is not found"},
-		{"key echoed back is redacted", 400, nil, `{"error":{"code":400,"message":"bad key ` + testKey + `","status":"INVALID_ARGUMENT"}}`, 400, false, 0, "bad key [REDACTED]"},
-		{"key echoed in a 429 is redacted", 429, nil, `{"error":{"code":429,"message":"quota for ` + testKey + `","status":"RESOURCE_EXHAUSTED"}}`, 429, true, 0, "quota for [REDACTED]"},
-		{"malformed JSON is retryable", 200, nil, `{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]]`, 0, true, 0, "malformed JSON"},
-		{"truncated JSON is retryable", 200, nil, providertest.Fixture(t, "text.json")[:150], 0, true, 0, "malformed JSON"},
-		{"wrong shape is final", 200, nil, `{"candidates":{"text":"hi"}}`, 0, false, 0, "malformed JSON"},
-		{"no candidates is final", 200, nil, providertest.Fixture(t, "no_candidates.json"), 0, false, 0, "response has no candidates"},
-		{"empty candidate is final", 200, nil, providertest.Fixture(t, "stop_no_parts.json"), 0, false, 0, `candidate has no text or functionCall parts (finishReason "STOP")`},
-		{"error passed through with 200", 200, nil, providertest.Fixture(t, "error_unavailable.json"), 503, true, 0, "UNAVAILABLE"},
+	tests := []providertest.ErrorCase{
+		{Name: "rate limited with RetryInfo", Status: 429, Body: providertest.Fixture(t, "error_rate_limit.json"), WantStatus: 429, Retryable: true, After: 17 * time.Second, Msg: "RESOURCE_EXHAUSTED: You exceeded your current quota"},
+		{Name: "rate limited with Retry-After", Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: providertest.Fixture(t, "error_rate_limit.json"), WantStatus: 429, Retryable: true, After: 3 * time.Second, Msg: "RESOURCE_EXHAUSTED"},
+		{Name: "rate limited with a plain body", Status: 429, Body: `slow down`, WantStatus: 429, Retryable: true, Msg: "slow down"},
+		{Name: "server error", Status: 500, Body: providertest.Fixture(t, "error_internal.json"), WantStatus: 500, Retryable: true, Msg: "INTERNAL: An internal error has occurred"},
+		{Name: "overloaded", Status: 503, Body: providertest.Fixture(t, "error_unavailable.json"), WantStatus: 503, Retryable: true, Msg: "UNAVAILABLE: The model is overloaded"},
+		{Name: "wrong key is reported as such", Status: 400, Body: providertest.Fixture(t, "error_key_invalid.json"), WantStatus: 400, Msg: "INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (check the API key)"},
+		{Name: "permission denied", Status: 403, Body: providertest.Fixture(t, "error_permission.json"), WantStatus: 403, Msg: "PERMISSION_DENIED: Method doesn't allow unregistered callers"},
+		{Name: "unknown model is final", Status: 404, Body: providertest.Fixture(t, "error_not_found.json"), WantStatus: 404, Msg: "NOT_FOUND: models/gemini-9.9-ultra is not found"},
+		{Name: "key echoed back is redacted", Status: 400, Body: `{"error":{"code":400,"message":"bad key ` + testKey + `","status":"INVALID_ARGUMENT"}}`, WantStatus: 400, Msg: "bad key [REDACTED]"},
+		{Name: "key echoed in a 429 is redacted", Status: 429, Body: `{"error":{"code":429,"message":"quota for ` + testKey + `","status":"RESOURCE_EXHAUSTED"}}`, WantStatus: 429, Retryable: true, Msg: "quota for [REDACTED]"},
+		{Name: "malformed JSON is retryable", Status: 200, Body: `{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]]`, Retryable: true, Msg: "malformed JSON"},
+		{Name: "truncated JSON is retryable", Status: 200, Body: providertest.Fixture(t, "text.json")[:150], Retryable: true, Msg: "malformed JSON"},
+		{Name: "wrong shape is final", Status: 200, Body: `{"candidates":{"text":"hi"}}`, Msg: "malformed JSON"},
+		{Name: "no candidates is final", Status: 200, Body: providertest.Fixture(t, "no_candidates.json"), Msg: "response has no candidates"},
+		{Name: "empty candidate is final", Status: 200, Body: providertest.Fixture(t, "stop_no_parts.json"), Msg: `candidate has no text or functionCall parts (finishReason "STOP")`},
+		{Name: "error passed through with 200", Status: 200, Body: providertest.Fixture(t, "error_unavailable.json"), WantStatus: 503, Retryable: true, Msg: "UNAVAILABLE"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeAPI(t, tc.status, tc.header, tc.body)
-			resp, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err == nil {
-				t.Fatalf("got response %+v, want an error", resp)
-			}
-			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, After: tc.wantAfter, Msg: tc.wantMsg}, testKey)
-		})
-	}
+	providertest.CheckErrors(t, geminiAnswer, tests, generate, testKey)
 }
 
 func TestDeadline(t *testing.T) {
 	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
-		_, err := newClient(t, url).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		_, err := newClient(t, url).Generate(ctx, providertest.PlainRequest())
 		return err
 	}, testKey)
 }
@@ -420,4 +404,14 @@ func TestOpenAPISchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestManyToolCallsBounded: a generateContent answer with 20,000
+// functionCall parts keeps the first toolcall.Max, marked as cut.
+// Shape: https://ai.google.dev/api/generate-content#v1beta.GenerateContentResponse
+func TestManyToolCallsBounded(t *testing.T) {
+	resp, err := decode(providertest.ManyToolCalls(`{"candidates":[{"content":{"role":"model","parts":[`,
+		`]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":90000,"totalTokenCount":90010},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
+		providertest.Calls(`{"functionCall":{"name":"tool_%[1]d","args":{}}}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
 }

@@ -85,6 +85,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,57 +235,89 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var (
-		errs    []error
-		secrets []string
-	)
-	c := &Client{name: name, hc: &httpc.Client{}}
-
-	// URL.
-	if cfg.URL == "" {
-		errs = append(errs, errors.New("url is required"))
-	} else if ut, used, err := compileURL(cfg.URL, getenv); err != nil {
-		errs = append(errs, fmt.Errorf("url: %w", err))
-	} else {
-		c.url = ut
-		secrets = append(secrets, used...)
-		u, err := url.Parse(ut.render(&vars{}))
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("url %q: want an absolute http:// or https:// URL", httpc.Redact(cfg.URL)))
-		} else if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
+	b := &builder{c: &Client{name: name, hc: &httpc.Client{}}, getenv: getenv}
+	b.url(cfg.URL)
+	b.method(cfg.Method)
+	override := b.headers(cfg.Headers)
+	b.c.hc.Secrets = httpc.Secrets(cfg.Secrets, b.secrets...)
+	b.transport(cfg.HTTPClient, override)
+	b.body(cfg.Body)
+	b.paths(cfg.Response)
+	b.status(cfg.Status)
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
 	}
+	return b.c, nil
+}
 
-	// Method.
-	c.method = strings.ToUpper(strings.TrimSpace(cfg.Method))
-	if c.method == "" {
-		c.method = http.MethodPost
-	}
-	if !httpc.IsToken(c.method) {
-		errs = append(errs, fmt.Errorf("method %q: want an HTTP method such as POST or GET", cfg.Method))
-	}
+// builder fills a Client from its Config one setting at a time, keeping
+// every error (the user fixes them all in one pass) and every secret the
+// settings hold (so that no error or log shows one).
+type builder struct {
+	c       *Client
+	getenv  func(string) string
+	errs    []error
+	secrets []string
+}
 
-	// Headers.
+func (b *builder) fail(err error) { b.errs = append(b.errs, err) }
+
+// url compiles the URL template and checks that it is an absolute http(s)
+// URL; the variables it uses and any password in it are secrets.
+func (b *builder) url(raw string) {
+	if raw == "" {
+		b.fail(errors.New("url is required"))
+		return
+	}
+	ut, used, err := compileURL(raw, b.getenv)
+	if err != nil {
+		b.fail(fmt.Errorf("url: %w", err))
+		return
+	}
+	b.c.url = ut
+	b.secrets = append(b.secrets, used...)
+	u, err := url.Parse(ut.render(&vars{}))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		b.fail(fmt.Errorf("url %q: want an absolute http:// or https:// URL", httpc.Redact(raw)))
+	} else if p, ok := u.User.Password(); ok {
+		b.secrets = append(b.secrets, p)
+	}
+}
+
+// method sets the HTTP method, POST when none is given.
+func (b *builder) method(raw string) {
+	b.c.method = strings.ToUpper(strings.TrimSpace(raw))
+	if b.c.method == "" {
+		b.c.method = http.MethodPost
+	}
+	if !httpc.IsToken(b.c.method) {
+		b.fail(fmt.Errorf("method %q: want an HTTP method such as POST or GET", raw))
+	}
+}
+
+// headers expands the configured headers into the client's; it returns
+// the ones httpc sets itself (Content-Type, Accept, Host), which replace
+// its values through the transport instead.
+func (b *builder) headers(headers map[string]string) http.Header {
 	header := http.Header{}
 	override := http.Header{}
-	for _, k := range setting.Keys(cfg.Headers) {
+	for _, k := range setting.Keys(headers) {
 		if !httpc.IsToken(k) {
-			errs = append(errs, fmt.Errorf("header %q: invalid header name", k))
+			b.fail(fmt.Errorf("header %q: invalid header name", k))
 			continue
 		}
-		v, used, err := setting.ExpandEnv(cfg.Headers[k], getenv)
+		v, used, err := setting.ExpandEnv(headers[k], b.getenv)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("header %q: %w", k, err))
+			b.fail(fmt.Errorf("header %q: %w", k, err))
 			continue
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
-			errs = append(errs, fmt.Errorf("header %q: value contains a line break or NUL", k))
+			b.fail(fmt.Errorf("header %q: value contains a line break or NUL", k))
 			continue
 		}
-		secrets = append(secrets, used...)
+		b.secrets = append(b.secrets, used...)
 		if httpc.SensitiveHeader(k) {
-			secrets = append(secrets, v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer ")))
+			b.secrets = append(b.secrets, v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer ")))
 		}
 		switch http.CanonicalHeaderKey(k) {
 		case "Content-Type", "Accept", "Host":
@@ -294,63 +327,72 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 			header.Set(k, v)
 		}
 	}
-	c.hc.Header = header
-	c.hc.Secrets = httpc.Secrets(cfg.Secrets, secrets...)
-	c.hc.HTTP = cfg.HTTPClient
-	if len(override) > 0 && c.url != nil {
-		base := cfg.HTTPClient
-		if base == nil {
-			base = &http.Client{}
-		}
-		hc := *base
-		rt := hc.Transport
-		if rt == nil {
-			rt = http.DefaultTransport
-		}
-		u, _ := url.Parse(c.url.render(&vars{}))
-		hc.Transport = &overrideTransport{base: rt, host: u.Host, header: override}
-		c.hc.HTTP = &hc
-	}
+	b.c.hc.Header = header
+	return override
+}
 
-	// Body.
-	switch {
-	case c.method == http.MethodGet || c.method == http.MethodHead:
-		if cfg.Body != nil {
-			errs = append(errs, fmt.Errorf("body: a %s request sends no body; put placeholders such as {{prompt}} in the url instead", c.method))
-		}
-	default:
-		body := cfg.Body
-		if body == nil {
-			body = DefaultBody()
-		}
-		t, err := compileTemplate(body)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		c.body = t
+// transport sets the HTTP client, wrapped so that the override headers
+// replace httpc's own on requests to the configured host.
+func (b *builder) transport(base *http.Client, override http.Header) {
+	b.c.hc.HTTP = base
+	if len(override) == 0 || b.c.url == nil {
+		return
 	}
+	if base == nil {
+		base = &http.Client{}
+	}
+	hc := *base
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	u, _ := url.Parse(b.c.url.render(&vars{}))
+	hc.Transport = &overrideTransport{base: rt, host: u.Host, header: override}
+	b.c.hc.HTTP = &hc
+}
 
-	// Response paths.
-	p := &c.paths
+// body compiles the body template (DefaultBody when none is given); a GET
+// or HEAD request sends none.
+func (b *builder) body(body any) {
+	if b.c.method == http.MethodGet || b.c.method == http.MethodHead {
+		if body != nil {
+			b.fail(fmt.Errorf("body: a %s request sends no body; put placeholders such as {{prompt}} in the url instead", b.c.method))
+		}
+		return
+	}
+	if body == nil {
+		body = DefaultBody()
+	}
+	t, err := compileTemplate(body)
+	if err != nil {
+		b.fail(err)
+	}
+	b.c.body = t
+}
+
+// paths parses the response paths: text is required, the others are
+// read only when given.
+func (b *builder) paths(r Paths) {
+	p := &b.c.paths
 	for _, f := range []struct {
 		key string
 		src string
 		dst *respPath
 		set *bool
 	}{
-		{"text", cfg.Response.Text, &p.text, nil},
-		{"prompt_tokens", cfg.Response.PromptTokens, &p.promptTokens, &p.hasPromptTokens},
-		{"completion_tokens", cfg.Response.CompletionTokens, &p.completionTokens, &p.hasCompletion},
-		{"finish_reason", cfg.Response.FinishReason, &p.finishReason, &p.hasFinish},
-		{"model", cfg.Response.Model, &p.model, &p.hasModel},
-		{"tool_calls", cfg.Response.ToolCalls, &p.toolCalls, &p.hasToolCall},
+		{"text", r.Text, &p.text, nil},
+		{"prompt_tokens", r.PromptTokens, &p.promptTokens, &p.hasPromptTokens},
+		{"completion_tokens", r.CompletionTokens, &p.completionTokens, &p.hasCompletion},
+		{"finish_reason", r.FinishReason, &p.finishReason, &p.hasFinish},
+		{"model", r.Model, &p.model, &p.hasModel},
+		{"tool_calls", r.ToolCalls, &p.toolCalls, &p.hasToolCall},
 	} {
 		if f.set != nil && f.src == "" {
 			continue
 		}
 		rp, err := parsePath(f.src)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("response.%s: %w", f.key, err))
+			b.fail(fmt.Errorf("response.%s: %w", f.key, err))
 			continue
 		}
 		*f.dst = rp
@@ -358,22 +400,20 @@ func newClient(name string, cfg Config, getenv func(string) string) (*Client, er
 			*f.set = true
 		}
 	}
+}
 
-	// Accepted status codes.
-	c.status = []int{http.StatusOK}
-	if len(cfg.Status) > 0 {
-		c.status = slices.Clone(cfg.Status)
-		for _, s := range cfg.Status {
-			if s < 100 || s > 599 {
-				errs = append(errs, fmt.Errorf("status %d: want an HTTP status code from 100 to 599", s))
-			}
+// status sets the accepted status codes, 200 alone when none are given.
+func (b *builder) status(codes []int) {
+	b.c.status = []int{http.StatusOK}
+	if len(codes) == 0 {
+		return
+	}
+	b.c.status = slices.Clone(codes)
+	for _, s := range codes {
+		if s < 100 || s > 599 {
+			b.fail(fmt.Errorf("status %d: want an HTTP status code from 100 to 599", s))
 		}
 	}
-
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return c, nil
 }
 
 // Name returns the name the client was opened with.
@@ -427,69 +467,52 @@ func (c *Client) decode(body []byte) (*promptcanary.Response, error) {
 		return nil, final(fmt.Errorf("response path %q: %w", p.text.src, err))
 	}
 
-	// optional resolves an optional path: nil when the field is absent.
-	optionalRaw := func(rp respPath) (json.RawMessage, error) {
-		raw, err := rp.resolve(body)
-		if err != nil {
-			if errLeafMissing(err) {
-				return nil, nil
-			}
-			return nil, final(err)
-		}
-		return raw, nil
-	}
-	type intField struct {
-		set bool
-		rp  respPath
-		dst *int
-	}
-	for _, f := range []intField{
-		{p.hasPromptTokens, p.promptTokens, &resp.PromptTokens},
-		{p.hasCompletion, p.completionTokens, &resp.CompletionTokens},
-	} {
-		if !f.set {
-			continue
-		}
-		raw, err := optionalRaw(f.rp)
-		if err != nil {
-			return nil, err
-		}
-		if *f.dst, err = intValue(raw); err != nil {
-			return nil, final(fmt.Errorf("response path %q: %w", f.rp.src, err))
-		}
-	}
-	resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
-	type strField struct {
-		set bool
-		rp  respPath
-		dst *string
-	}
-	for _, f := range []strField{
-		{p.hasFinish, p.finishReason, &resp.FinishReason},
-		{p.hasModel, p.model, &resp.ServedModel},
-	} {
-		if !f.set {
-			continue
-		}
-		raw, err := optionalRaw(f.rp)
-		if err != nil {
-			return nil, err
-		}
-		if *f.dst, err = stringValue(raw); err != nil {
-			return nil, final(fmt.Errorf("response path %q: %w", f.rp.src, err))
-		}
-	}
-	if p.hasToolCall {
-		raw, err := optionalRaw(p.toolCalls)
-		if err != nil {
-			return nil, err
-		}
-		if resp.ToolCalls, err = toolCallsValue(raw); err != nil {
-			return nil, final(fmt.Errorf("response path %q: %w", p.toolCalls.src, err))
-		}
-		toolcall.Bound(resp, len(resp.ToolCalls))
+	if err := c.decodeOptional(body, resp, final); err != nil {
+		return nil, err
 	}
 	return resp, nil
+}
+
+// decodeOptional reads into resp the fields whose paths were given: token
+// counts, finish reason, model and tool calls. An absent field leaves its
+// value zero; one of the wrong type is an error, wrapped by final. The
+// first error in this order is returned.
+func (c *Client) decodeOptional(body []byte, resp *promptcanary.Response, final func(error) error) error {
+	p := &c.paths
+	err := cmp.Or(
+		optionalField(body, p.hasPromptTokens, p.promptTokens, &resp.PromptTokens, intValue, final),
+		optionalField(body, p.hasCompletion, p.completionTokens, &resp.CompletionTokens, intValue, final),
+		optionalField(body, p.hasFinish, p.finishReason, &resp.FinishReason, stringValue, final),
+		optionalField(body, p.hasModel, p.model, &resp.ServedModel, stringValue, final),
+		optionalField(body, p.hasToolCall, p.toolCalls, &resp.ToolCalls, toolCallsValue, final),
+	)
+	if err != nil {
+		return err
+	}
+	resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	if p.hasToolCall {
+		toolcall.Bound(resp, len(resp.ToolCalls))
+	}
+	return nil
+}
+
+// optionalField reads the field at rp into *dst with value when the path
+// was given (set); an absent field is read as JSON nothing (nil).
+func optionalField[T any](body []byte, set bool, rp respPath, dst *T, value func(json.RawMessage) (T, error), final func(error) error) error {
+	if !set {
+		return nil
+	}
+	raw, err := rp.resolve(body)
+	if err != nil && !errLeafMissing(err) {
+		return final(err)
+	}
+	if err != nil {
+		raw = nil
+	}
+	if *dst, err = value(raw); err != nil {
+		return final(fmt.Errorf("response path %q: %w", rp.src, err))
+	}
+	return nil
 }
 
 // trimNewline removes one trailing "\n" or "\r\n".

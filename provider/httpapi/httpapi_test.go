@@ -65,176 +65,184 @@ func request(p *promptcanary.Prompt) *provider.Request {
 // trickyPrompt holds everything that breaks text-pasted JSON.
 const trickyPrompt = "Say \"hi\"\nthen {{system}} and {{prompt_id}}\t\\ \"}, \"injected\": true, \"x\": {\"" + "\u2028<b>&</b>"
 
-func TestGenerateRequest(t *testing.T) {
-	tests := []struct {
-		name      string
-		settings  map[string]any
-		extra     map[string]any
-		noSeed    bool
-		wantMeth  string
-		wantPath  string
-		wantQuery string
-		wantBody  any // decoded JSON; nil means no body
-		wantHdr   map[string]string
-	}{
-		{
-			name:     "default body",
-			settings: map[string]any{"response": map[string]any{"text": "answer"}},
-			wantMeth: "POST",
-			wantPath: "/chat",
-			wantBody: map[string]any{"prompt": trickyPrompt, "system": "Be brief."},
-			wantHdr:  map[string]string{"Content-Type": "application/json", "Accept": "application/json"},
-		},
-		{
-			name: "template with every placeholder",
-			settings: map[string]any{
-				"body": map[string]any{
-					"question": "{{prompt}}",
-					"context": map[string]any{
-						"instructions": "{{ system }}",
-						"ref":          "canary-{{prompt_id}}-{{sample}}",
-						"mixed":        "t={{temperature}} n={{max_tokens}} s={{seed}}",
-					},
-					"options": map[string]any{
-						"temperature": "{{temperature}}",
-						"max_tokens":  "{{max_tokens}}",
-						"seed":        "{{seed}}",
-						"sample":      "{{sample}}",
-						"stream":      false,
-						"tags":        []any{"canary", 1, 2.5, nil},
-					},
-				},
-				"response": map[string]any{"text": "answer"},
-			},
-			wantMeth: "POST",
-			wantPath: "/chat",
-			wantBody: map[string]any{
-				"question": trickyPrompt,
+// generateRequestCase is one case of TestGenerateRequest.
+type generateRequestCase struct {
+	name      string
+	settings  map[string]any
+	extra     map[string]any
+	noSeed    bool
+	wantMeth  string
+	wantPath  string
+	wantQuery string
+	wantBody  any // decoded JSON; nil means no body
+	wantHdr   map[string]string
+}
+
+// generateRequestCases are the cases of TestGenerateRequest.
+var generateRequestCases = []generateRequestCase{
+	{
+		name:     "default body",
+		settings: map[string]any{"response": map[string]any{"text": "answer"}},
+		wantMeth: "POST",
+		wantPath: "/chat",
+		wantBody: map[string]any{"prompt": trickyPrompt, "system": "Be brief."},
+		wantHdr:  map[string]string{"Content-Type": "application/json", "Accept": "application/json"},
+	},
+	{
+		name: "template with every placeholder",
+		settings: map[string]any{
+			"body": map[string]any{
+				"question": "{{prompt}}",
 				"context": map[string]any{
-					"instructions": "Be brief.",
-					"ref":          "canary-p1-3",
-					"mixed":        "t=0.7 n=256 s=42",
+					"instructions": "{{ system }}",
+					"ref":          "canary-{{prompt_id}}-{{sample}}",
+					"mixed":        "t={{temperature}} n={{max_tokens}} s={{seed}}",
 				},
 				"options": map[string]any{
-					"temperature": 0.7, "max_tokens": 256.0, "seed": 42.0, "sample": 3.0,
-					"stream": false, "tags": []any{"canary", 1.0, 2.5, nil},
+					"temperature": "{{temperature}}",
+					"max_tokens":  "{{max_tokens}}",
+					"seed":        "{{seed}}",
+					"sample":      "{{sample}}",
+					"stream":      false,
+					"tags":        []any{"canary", 1, 2.5, nil},
 				},
 			},
+			"response": map[string]any{"text": "answer"},
 		},
-		{
-			name: "unset seed is null",
-			settings: map[string]any{
-				"body":     map[string]any{"seed": "{{seed}}", "text": "seed={{seed}}"},
-				"response": map[string]any{"text": "answer"},
+		wantMeth: "POST",
+		wantPath: "/chat",
+		wantBody: map[string]any{
+			"question": trickyPrompt,
+			"context": map[string]any{
+				"instructions": "Be brief.",
+				"ref":          "canary-p1-3",
+				"mixed":        "t=0.7 n=256 s=42",
 			},
-			noSeed:   true,
-			wantMeth: "POST",
-			wantPath: "/chat",
-			wantBody: map[string]any{"seed": nil, "text": "seed="},
+			"options": map[string]any{
+				"temperature": 0.7, "max_tokens": 256.0, "seed": 42.0, "sample": 3.0,
+				"stream": false, "tags": []any{"canary", 1.0, 2.5, nil},
+			},
 		},
-		{
-			name: "extra params merge at top level",
-			settings: map[string]any{
-				"body":     map[string]any{"prompt": "{{prompt}}", "mode": "fast"},
-				"response": map[string]any{"text": "answer"},
-			},
-			extra:    map[string]any{"mode": "accurate", "user": map[string]any{"id": 7}},
-			wantMeth: "POST",
-			wantPath: "/chat",
-			wantBody: map[string]any{"prompt": trickyPrompt, "mode": "accurate", "user": map[string]any{"id": 7.0}},
+	},
+	{
+		name: "unset seed is null",
+		settings: map[string]any{
+			"body":     map[string]any{"seed": "{{seed}}", "text": "seed={{seed}}"},
+			"response": map[string]any{"text": "answer"},
 		},
-		{
-			name: "array body",
-			settings: map[string]any{
-				"body":     []any{map[string]any{"role": "system", "content": "{{system}}"}, map[string]any{"role": "user", "content": "{{prompt}}"}},
-				"response": map[string]any{"text": "answer"},
-			},
-			extra:    map[string]any{"ignored": true},
-			wantMeth: "POST",
-			wantPath: "/chat",
-			wantBody: []any{map[string]any{"role": "system", "content": "Be brief."}, map[string]any{"role": "user", "content": trickyPrompt}},
+		noSeed:   true,
+		wantMeth: "POST",
+		wantPath: "/chat",
+		wantBody: map[string]any{"seed": nil, "text": "seed="},
+	},
+	{
+		name: "extra params merge at top level",
+		settings: map[string]any{
+			"body":     map[string]any{"prompt": "{{prompt}}", "mode": "fast"},
+			"response": map[string]any{"text": "answer"},
 		},
-		{
-			name: "headers with env substitution and method",
-			settings: map[string]any{
-				"method": "put",
-				"headers": map[string]any{
-					"Authorization": "Bearer ${APP_TOKEN}",
-					"X-Version":     2,
-					"Content-Type":  "application/json; charset=utf-8",
-				},
-				"response": map[string]any{"text": "answer"},
-			},
-			wantMeth: "PUT",
-			wantPath: "/chat",
-			wantBody: map[string]any{"prompt": trickyPrompt, "system": "Be brief."},
-			wantHdr: map[string]string{
-				"Authorization": "Bearer " + secretToken,
-				"X-Version":     "2",
+		extra:    map[string]any{"mode": "accurate", "user": map[string]any{"id": 7}},
+		wantMeth: "POST",
+		wantPath: "/chat",
+		wantBody: map[string]any{"prompt": trickyPrompt, "mode": "accurate", "user": map[string]any{"id": 7.0}},
+	},
+	{
+		name: "array body",
+		settings: map[string]any{
+			"body":     []any{map[string]any{"role": "system", "content": "{{system}}"}, map[string]any{"role": "user", "content": "{{prompt}}"}},
+			"response": map[string]any{"text": "answer"},
+		},
+		extra:    map[string]any{"ignored": true},
+		wantMeth: "POST",
+		wantPath: "/chat",
+		wantBody: []any{map[string]any{"role": "system", "content": "Be brief."}, map[string]any{"role": "user", "content": trickyPrompt}},
+	},
+	{
+		name: "headers with env substitution and method",
+		settings: map[string]any{
+			"method": "put",
+			"headers": map[string]any{
+				"Authorization": "Bearer ${APP_TOKEN}",
+				"X-Version":     2,
 				"Content-Type":  "application/json; charset=utf-8",
 			},
+			"response": map[string]any{"text": "answer"},
 		},
-		{
-			name: "get with placeholders in the url",
-			settings: map[string]any{
-				"url":      "{{SERVER}}/ask/{{prompt_id}}?q={{prompt}}&n={{max_tokens}}",
-				"method":   "GET",
-				"response": map[string]any{"text": "answer"},
-			},
-			wantMeth:  "GET",
-			wantPath:  "/ask/p1",
-			wantQuery: "q=" + url.QueryEscape(trickyPrompt) + "&n=256",
+		wantMeth: "PUT",
+		wantPath: "/chat",
+		wantBody: map[string]any{"prompt": trickyPrompt, "system": "Be brief."},
+		wantHdr: map[string]string{
+			"Authorization": "Bearer " + secretToken,
+			"X-Version":     "2",
+			"Content-Type":  "application/json; charset=utf-8",
 		},
+	},
+	{
+		name: "get with placeholders in the url",
+		settings: map[string]any{
+			"url":      "{{SERVER}}/ask/{{prompt_id}}?q={{prompt}}&n={{max_tokens}}",
+			"method":   "GET",
+			"response": map[string]any{"text": "answer"},
+		},
+		wantMeth:  "GET",
+		wantPath:  "/ask/p1",
+		wantQuery: "q=" + url.QueryEscape(trickyPrompt) + "&n=256",
+	},
+}
+
+func TestGenerateRequest(t *testing.T) {
+	for _, tc := range generateRequestCases {
+		t.Run(tc.name, tc.run)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := recorder(t, 200, `{"answer":"ok"}`)
-			settings := map[string]any{"url": srv.URL + "/chat"}
-			for k, v := range tc.settings {
-				settings[k] = v
-			}
-			if u, ok := settings["url"].(string); ok {
-				settings["url"] = strings.Replace(u, "{{SERVER}}", srv.URL, 1)
-			}
-			p, err := provider.Open("http/app", provider.Options{Settings: settings, Getenv: env(map[string]string{"APP_TOKEN": secretToken})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := request(&promptcanary.Prompt{ID: "p1", Text: trickyPrompt, SystemPrompt: "Be brief."})
-			req.Config.ExtraParams = tc.extra
-			if tc.noSeed {
-				req.Config.Seed = nil
-			}
-			resp, err := p.Generate(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Content != "ok" {
-				t.Errorf("got content %q, want %q", resp.Content, "ok")
-			}
-			got := srv.Last(t)
-			if got.Method != tc.wantMeth || got.URL.Path != tc.wantPath || got.URL.RawQuery != tc.wantQuery {
-				t.Errorf("got %s %s ?%s, want %s %s ?%s", got.Method, got.URL.Path, got.URL.RawQuery, tc.wantMeth, tc.wantPath, tc.wantQuery)
-			}
-			if tc.wantBody == nil {
-				if len(got.Body) != 0 {
-					t.Errorf("got body %q, want none", got.Body)
-				}
-			} else {
-				var body any
-				if err := json.Unmarshal(got.Body, &body); err != nil {
-					t.Fatalf("body %q is not JSON: %v", got.Body, err)
-				}
-				if d := cmp.Diff(tc.wantBody, body); d != "" {
-					t.Errorf("body mismatch (-want +got):\n%s", d)
-				}
-			}
-			for k, want := range tc.wantHdr {
-				if vs := got.Header.Values(k); len(vs) != 1 || vs[0] != want {
-					t.Errorf("got header %s %q, want [%q]", k, vs, want)
-				}
-			}
-		})
+}
+
+// run sends the case's request and checks it.
+func (tc generateRequestCase) run(t *testing.T) {
+	srv := recorder(t, 200, `{"answer":"ok"}`)
+	settings := map[string]any{"url": srv.URL + "/chat"}
+	for k, v := range tc.settings {
+		settings[k] = v
+	}
+	if u, ok := settings["url"].(string); ok {
+		settings["url"] = strings.Replace(u, "{{SERVER}}", srv.URL, 1)
+	}
+	p, err := provider.Open("http/app", provider.Options{Settings: settings, Getenv: env(map[string]string{"APP_TOKEN": secretToken})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request(&promptcanary.Prompt{ID: "p1", Text: trickyPrompt, SystemPrompt: "Be brief."})
+	req.Config.ExtraParams = tc.extra
+	if tc.noSeed {
+		req.Config.Seed = nil
+	}
+	resp, err := p.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "ok" {
+		t.Errorf("got content %q, want %q", resp.Content, "ok")
+	}
+	got := srv.Last(t)
+	if got.Method != tc.wantMeth || got.URL.Path != tc.wantPath || got.URL.RawQuery != tc.wantQuery {
+		t.Errorf("got %s %s ?%s, want %s %s ?%s", got.Method, got.URL.Path, got.URL.RawQuery, tc.wantMeth, tc.wantPath, tc.wantQuery)
+	}
+	if tc.wantBody == nil {
+		if len(got.Body) != 0 {
+			t.Errorf("got body %q, want none", got.Body)
+		}
+	} else {
+		var body any
+		if err := json.Unmarshal(got.Body, &body); err != nil {
+			t.Fatalf("body %q is not JSON: %v", got.Body, err)
+		}
+		if d := cmp.Diff(tc.wantBody, body); d != "" {
+			t.Errorf("body mismatch (-want +got):\n%s", d)
+		}
+	}
+	for k, want := range tc.wantHdr {
+		if vs := got.Header.Values(k); len(vs) != 1 || vs[0] != want {
+			t.Errorf("got header %s %q, want [%q]", k, vs, want)
+		}
 	}
 }
 
@@ -283,6 +291,16 @@ func TestOpenFullSettings(t *testing.T) {
 	}
 }
 
+// responsePathCase is one case of TestResponsePaths.
+type responsePathCase struct {
+	name          string
+	paths         Paths
+	body          string
+	want          *promptcanary.Response
+	wantErr       string
+	wantRetryable bool
+}
+
 func TestResponsePaths(t *testing.T) {
 	openai := `{"id":"chatcmpl-1","model":"gpt-4o-2024-08-06","choices":[{"index":0,"message":{"role":"assistant","content":"Hello!"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}`
 	openaiTools := `{"model":"gpt-4o","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"noop","arguments":"not json"}}]},"finish_reason":"tool_calls"}]}`
@@ -290,14 +308,7 @@ func TestResponsePaths(t *testing.T) {
 		Text: "choices.0.message.content", PromptTokens: "usage.prompt_tokens", CompletionTokens: "usage.completion_tokens",
 		FinishReason: "choices.0.finish_reason", Model: "model", ToolCalls: "choices.0.message.tool_calls",
 	}
-	tests := []struct {
-		name          string
-		paths         Paths
-		body          string
-		want          *promptcanary.Response
-		wantErr       string
-		wantRetryable bool
-	}{
+	tests := []responsePathCase{
 		{name: "openai shape", paths: full, body: openai, want: &promptcanary.Response{
 			Content: "Hello!", FinishReason: "stop", PromptTokens: 9, CompletionTokens: 3, TotalTokens: 12, ServedModel: "gpt-4o-2024-08-06"}},
 		{name: "openai tool calls with null content", paths: Paths{Text: full.Text, ToolCalls: full.ToolCalls, FinishReason: full.FinishReason}, body: openaiTools,
@@ -351,37 +362,40 @@ func TestResponsePaths(t *testing.T) {
 			wantErr: "malformed JSON response: unexpected end of JSON input"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := recorder(t, 200, tc.body)
-			c, err := New("app", Config{URL: srv.URL, Response: tc.paths}, env(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
-			if tc.wantErr != "" {
-				var pe *provider.Error
-				if !errors.As(err, &pe) {
-					t.Fatalf("got %v, want *provider.Error %q", err, tc.wantErr)
-				}
-				if pe.Message != tc.wantErr || pe.Retryable != tc.wantRetryable {
-					t.Errorf("got %q retryable %v, want %q retryable %v", pe.Message, pe.Retryable, tc.wantErr, tc.wantRetryable)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantRaw := json.Valid([]byte(tc.body))
-			if gotRaw := resp.RawResponse != nil; gotRaw != wantRaw {
-				t.Errorf("got RawResponse set %v, want %v", gotRaw, wantRaw)
-			} else if wantRaw && string(resp.RawResponse) != tc.body {
-				t.Errorf("got RawResponse %s, want %s", resp.RawResponse, tc.body)
-			}
-			resp.RawResponse = nil
-			if d := cmp.Diff(tc.want, resp); d != "" {
-				t.Errorf("response mismatch (-want +got):\n%s", d)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run answers with the case's body and checks what the client read.
+func (tc responsePathCase) run(t *testing.T) {
+	srv := recorder(t, 200, tc.body)
+	c, err := New("app", Config{URL: srv.URL, Response: tc.paths}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
+	if tc.wantErr != "" {
+		var pe *provider.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("got %v, want *provider.Error %q", err, tc.wantErr)
+		}
+		if pe.Message != tc.wantErr || pe.Retryable != tc.wantRetryable {
+			t.Errorf("got %q retryable %v, want %q retryable %v", pe.Message, pe.Retryable, tc.wantErr, tc.wantRetryable)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRaw := json.Valid([]byte(tc.body))
+	if gotRaw := resp.RawResponse != nil; gotRaw != wantRaw {
+		t.Errorf("got RawResponse set %v, want %v", gotRaw, wantRaw)
+	} else if wantRaw && string(resp.RawResponse) != tc.body {
+		t.Errorf("got RawResponse %s, want %s", resp.RawResponse, tc.body)
+	}
+	resp.RawResponse = nil
+	if d := cmp.Diff(tc.want, resp); d != "" {
+		t.Errorf("response mismatch (-want +got):\n%s", d)
 	}
 }
 
@@ -411,14 +425,7 @@ func TestStatusCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				io.WriteString(w, tc.body)
-			}))
-			defer srv.Close()
+			srv := providertest.Reply(t, tc.status, tc.header, tc.body)
 			c, err := New("app", Config{
 				URL: srv.URL, Headers: map[string]string{"X-Token": "${APP_TOKEN}"},
 				Response: Paths{Text: "answer"}, Status: tc.accept,
@@ -642,4 +649,17 @@ func TestGenerateWithoutPrompt(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Retryable {
 		t.Errorf("got %v, want a final *provider.Error", err)
 	}
+}
+
+// TestManyToolCallsBounded: an endpoint answering 20,000 tool calls at the
+// tool_calls path gets the first toolcall.Max kept, marked as cut.
+func TestManyToolCallsBounded(t *testing.T) {
+	srv := recorder(t, 200, string(providertest.ManyToolCalls(`{"text":"","calls":[`, `]}`,
+		providertest.Calls(`{"name":"tool_%[1]d","arguments":{}}`))))
+	c, err := New("app", Config{URL: srv.URL, Response: Paths{Text: "text", ToolCalls: "calls"}}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Generate(context.Background(), request(&promptcanary.Prompt{ID: "p", Text: "hi"}))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
 }

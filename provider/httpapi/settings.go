@@ -59,38 +59,8 @@ func ParseSettings(settings map[string]any) (Config, error) {
 	if v, ok := settings["body"]; ok {
 		cfg.Body = v
 	}
-	textSet := false
-	if v, ok := settings["response"]; ok && v != nil {
-		m, ok := v.(map[string]any)
-		if !ok {
-			fail("response: want a mapping with text and optional prompt_tokens, completion_tokens, finish_reason, model, tool_calls, got %s", setting.YAMLWords.TypeName(v))
-		}
-		for _, k := range setting.Keys(m) {
-			if !slices.Contains(responseKeys, k) {
-				fail("response: unknown key %q%s", k, suggest.Hint(k, responseKeys))
-				continue
-			}
-			s, err := scalarString(m[k])
-			if err != nil {
-				fail("response.%s: %w", k, err)
-				continue
-			}
-			switch k {
-			case "text":
-				cfg.Response.Text, textSet = s, true
-			case "prompt_tokens":
-				cfg.Response.PromptTokens = s
-			case "completion_tokens":
-				cfg.Response.CompletionTokens = s
-			case "finish_reason":
-				cfg.Response.FinishReason = s
-			case "model":
-				cfg.Response.Model = s
-			case "tool_calls":
-				cfg.Response.ToolCalls = s
-			}
-		}
-	}
+	var textSet bool
+	cfg.Response, textSet = parseResponse(settings["response"], fail)
 	if !textSet {
 		fail(`response.text is required: the path to the answer in the response body, for example choices.0.message.content, or "." for the whole body`)
 	}
@@ -105,6 +75,44 @@ func ParseSettings(settings map[string]any) (Config, error) {
 		return Config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// parseResponse reads the response: mapping of paths; textSet reports
+// whether the required text path was given.
+func parseResponse(v any, fail func(format string, args ...any)) (r Paths, textSet bool) {
+	if v == nil {
+		return r, false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		fail("response: want a mapping with text and optional prompt_tokens, completion_tokens, finish_reason, model, tool_calls, got %s", setting.YAMLWords.TypeName(v))
+	}
+	for _, k := range setting.Keys(m) {
+		if !slices.Contains(responseKeys, k) {
+			fail("response: unknown key %q%s", k, suggest.Hint(k, responseKeys))
+			continue
+		}
+		s, err := scalarString(m[k])
+		if err != nil {
+			fail("response.%s: %w", k, err)
+			continue
+		}
+		switch k {
+		case "text":
+			r.Text, textSet = s, true
+		case "prompt_tokens":
+			r.PromptTokens = s
+		case "completion_tokens":
+			r.CompletionTokens = s
+		case "finish_reason":
+			r.FinishReason = s
+		case "model":
+			r.Model = s
+		case "tool_calls":
+			r.ToolCalls = s
+		}
+	}
+	return r, textSet
 }
 
 // scalarString reads a YAML scalar as a string. Unlike the exec

@@ -21,7 +21,20 @@ const testKey = "ot-test-9a8b7c6d5e4f3a2b1c0d"
 // fakeOllama starts a server that records each request and answers with
 // status and body.
 func fakeOllama(t *testing.T, status int, body string) *providertest.Server {
-	return providertest.Serve(t, providertest.Answer{Status: status, ContentType: "application/json; charset=utf-8", Body: body})
+	a := ollamaAnswer
+	a.Status, a.Body = status, body
+	return providertest.Serve(t, a)
+}
+
+// ollamaAnswer is how the server answers: JSON with a charset.
+var ollamaAnswer = providertest.Answer{ContentType: "application/json; charset=utf-8"}
+
+// generate returns a call that sends a plain request, with key, to the
+// server at baseURL.
+func generate(key string) func(t *testing.T, baseURL string) (*promptcanary.Response, error) {
+	return func(t *testing.T, baseURL string) (*promptcanary.Response, error) {
+		return newClient(t, baseURL, key).Generate(context.Background(), providertest.PlainRequest())
+	}
 }
 
 func newClient(t *testing.T, baseURL, key string) *Client {
@@ -48,15 +61,18 @@ const weatherJSON = `{"type":"function","function":{"name":"get_current_weather"
 
 const timeJSON = `{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{}}}}`
 
+// requestBodyCase is one case of TestRequestBody.
+type requestBodyCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	cfg    promptcanary.ProviderConfig
+	want   string
+}
+
 func TestRequestBody(t *testing.T) {
 	seed := int64(101)
 	tools := []promptcanary.Tool{weatherTool, {Name: "get_time"}}
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		cfg    promptcanary.ProviderConfig
-		want   string
-	}{
+	tests := []requestBodyCase{
 		{
 			name:   "plain prompt",
 			prompt: promptcanary.Prompt{Text: "why is the sky blue?"},
@@ -109,25 +125,28 @@ func TestRequestBody(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
-			if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.Last(t)
-			if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-				t.Errorf("request body (-want +got):\n%s", diff)
-			}
-			if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
-				t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
-			}
-			if v := seen.Header.Get("Authorization"); v != "" {
-				t.Errorf("got Authorization %q, want none without a key", v)
-			}
-			if v := seen.Header.Get("Content-Type"); v != "application/json" {
-				t.Errorf("got content-type %q, want application/json", v)
-			}
-		})
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc requestBodyCase) run(t *testing.T) {
+	srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
+	if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Last(t)
+	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
+		t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
+	}
+	if v := seen.Header.Get("Authorization"); v != "" {
+		t.Errorf("got Authorization %q, want none without a key", v)
+	}
+	if v := seen.Header.Get("Content-Type"); v != "application/json" {
+		t.Errorf("got content-type %q, want application/json", v)
 	}
 }
 
@@ -186,7 +205,7 @@ func TestOpenServerAndKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})); err != nil {
+			if _, err := p.Generate(context.Background(), providertest.PlainRequest()); err != nil {
 				t.Fatal(err)
 			}
 			seen := srv.Last(t)
@@ -228,23 +247,19 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestResponses(t *testing.T) {
-	tests := []struct {
-		name    string
-		fixture string
-		want    promptcanary.Response
-	}{
+	tests := []providertest.ResponseCase{
 		{
-			name:    "chat answer",
-			fixture: "chat.json",
-			want: promptcanary.Response{
+			Name:    "chat answer",
+			Fixture: "chat.json",
+			Want: promptcanary.Response{
 				Content: "Hello! How are you today?", FinishReason: "stop",
 				PromptTokens: 26, CompletionTokens: 298, TotalTokens: 324, ServedModel: "llama3.2",
 			},
 		},
 		{
-			name:    "tool calls with object and string arguments",
-			fixture: "tool_calls.json",
-			want: promptcanary.Response{
+			Name:    "tool calls with object and string arguments",
+			Fixture: "tool_calls.json",
+			Want: promptcanary.Response{
 				FinishReason: "stop", PromptTokens: 122, CompletionTokens: 33, TotalTokens: 155, ServedModel: "llama3.2",
 				ToolCalls: []promptcanary.ToolCall{
 					{Name: "get_current_weather", Arguments: json.RawMessage(`{"format":"celsius","location":"Paris, FR"}`)},
@@ -253,92 +268,77 @@ func TestResponses(t *testing.T) {
 			},
 		},
 		{
-			name:    "thinking is left out of the content",
-			fixture: "thinking.json",
-			want: promptcanary.Response{
+			Name:    "thinking is left out of the content",
+			Fixture: "thinking.json",
+			Want: promptcanary.Response{
 				Content: "Paris.", FinishReason: "stop",
 				PromptTokens: 18, CompletionTokens: 40, TotalTokens: 58, ServedModel: "qwen3:8b",
 			},
 		},
 		{
-			name:    "a length cut-off keeps its text",
-			fixture: "length.json",
-			want: promptcanary.Response{
+			Name:    "a length cut-off keeps its text",
+			Fixture: "length.json",
+			Want: promptcanary.Response{
 				Content: "Once upon a time, in a", FinishReason: "length",
 				PromptTokens: 11, CompletionTokens: 8, TotalTokens: 19, ServedModel: "llama3.2:latest",
 			},
 		},
 		{
-			name:    "negative counts from a broken server read as 0",
-			fixture: "negative_counts.json",
-			want: promptcanary.Response{
+			Name:    "negative counts from a broken server read as 0",
+			Fixture: "negative_counts.json",
+			Want: promptcanary.Response{
 				Content: "ok", FinishReason: "stop", CompletionTokens: 3, TotalTokens: 3, ServedModel: "llama3.2",
 			},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			body := providertest.Fixture(t, tc.fixture)
-			srv := fakeOllama(t, 200, body)
-			got, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			providertest.CheckResponse(t, got, body, tc.want)
-		})
-	}
+	providertest.CheckResponses(t, ollamaAnswer, tests, generate(""))
 }
 
 func TestErrors(t *testing.T) {
-	tests := []struct {
-		name          string
-		status        int
-		body          string
-		wantStatus    int
-		wantRetryable bool
-		wantMsg       string
-	}{
-		{"unknown model is final", 404, providertest.Fixture(t, "error_not_found.json"), 404, false, `model "llama9" not found, try pulling it first`},
-		{"model without tool support is final", 400, providertest.Fixture(t, "error_tools_unsupported.json"), 400, false, "does not support tools"},
-		{"runner crash is retryable", 500, providertest.Fixture(t, "error_runner.json"), 500, true, "llama runner process has terminated"},
-		{"busy server is retryable", 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`, 503, true, "server busy"},
-		{"error after the answer began is retryable", 200, providertest.Fixture(t, "error_midstream.json"), 0, true, "an error was encountered while running the model"},
-		{"wrong key", 401, `{"error":"unauthorized"}`, 401, false, "unauthorized (check the API key)"},
-		{"key echoed back is redacted", 401, `{"error":"bad token ` + testKey + `"}`, 401, false, "bad token [REDACTED]"},
-		{"malformed JSON is retryable", 200, `{"model":"llama3.2","message":{"content":"hi"}}}`, 0, true, "malformed JSON"},
-		{"truncated JSON is retryable", 200, providertest.Fixture(t, "chat.json")[:90], 0, true, "malformed JSON"},
-		{"wrong shape is final", 200, `{"message":"hi"}`, 0, false, "malformed JSON"},
-		{"empty content is final", 200, providertest.Fixture(t, "empty.json"), 0, false, `response has no message content or tool calls (done_reason "stop")`},
-		{"a load-only answer is final", 200, providertest.Fixture(t, "load.json"), 0, false, `(done_reason "load")`},
+	tests := []providertest.ErrorCase{
+		{Name: "unknown model is final", Status: 404, Body: providertest.Fixture(t, "error_not_found.json"), WantStatus: 404, Msg: `model "llama9" not found, try pulling it first`},
+		{Name: "model without tool support is final", Status: 400, Body: providertest.Fixture(t, "error_tools_unsupported.json"), WantStatus: 400, Msg: "does not support tools"},
+		{Name: "runner crash is retryable", Status: 500, Body: providertest.Fixture(t, "error_runner.json"), WantStatus: 500, Retryable: true, Msg: "llama runner process has terminated"},
+		{Name: "busy server is retryable", Status: 503, Body: `{"error":"server busy, please try again.  maximum pending requests exceeded"}`, WantStatus: 503, Retryable: true, Msg: "server busy"},
+		{Name: "error after the answer began is retryable", Status: 200, Body: providertest.Fixture(t, "error_midstream.json"), Retryable: true, Msg: "an error was encountered while running the model"},
+		{Name: "wrong key", Status: 401, Body: `{"error":"unauthorized"}`, WantStatus: 401, Msg: "unauthorized (check the API key)"},
+		{Name: "key echoed back is redacted", Status: 401, Body: `{"error":"bad token ` + testKey + `"}`, WantStatus: 401, Msg: "bad token [REDACTED]"},
+		{Name: "malformed JSON is retryable", Status: 200, Body: `{"model":"llama3.2","message":{"content":"hi"}}}`, Retryable: true, Msg: "malformed JSON"},
+		{Name: "truncated JSON is retryable", Status: 200, Body: providertest.Fixture(t, "chat.json")[:90], Retryable: true, Msg: "malformed JSON"},
+		{Name: "wrong shape is final", Status: 200, Body: `{"message":"hi"}`, Msg: "malformed JSON"},
+		{Name: "empty content is final", Status: 200, Body: providertest.Fixture(t, "empty.json"), Msg: `response has no message content or tool calls (done_reason "stop")`},
+		{Name: "a load-only answer is final", Status: 200, Body: providertest.Fixture(t, "load.json"), Msg: `(done_reason "load")`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeOllama(t, tc.status, tc.body)
-			resp, err := newClient(t, srv.URL, testKey).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
-			if err == nil {
-				t.Fatalf("got response %+v, want an error", resp)
-			}
-			providertest.CheckError(t, err, providertest.WantError{Status: tc.wantStatus, Retryable: tc.wantRetryable, Msg: tc.wantMsg}, testKey)
-		})
-	}
+	providertest.CheckErrors(t, ollamaAnswer, tests, generate(testKey), testKey)
 }
 
 func TestRateLimited(t *testing.T) {
 	srv := providertest.Serve(t, providertest.Answer{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "4"}, Body: `{"error":"too many requests"}`})
-	_, err := newClient(t, srv.URL, testKey).Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+	_, err := newClient(t, srv.URL, testKey).Generate(context.Background(), providertest.PlainRequest())
 	providertest.CheckError(t, err, providertest.WantError{Status: 429, Retryable: true, After: 4 * time.Second, Msg: "too many requests"}, testKey)
 }
 
 func TestDeadline(t *testing.T) {
 	providertest.CheckDeadline(t, 20*time.Millisecond, func(ctx context.Context, url string) error {
-		_, err := newClient(t, url, testKey).Generate(ctx, providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		_, err := newClient(t, url, testKey).Generate(ctx, providertest.PlainRequest())
 		return err
 	}, testKey)
 }
 
 func TestServerDownIsRetryable(t *testing.T) {
 	providertest.CheckServerDown(t, func(url string) error {
-		_, err := newClient(t, url, "").Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{}))
+		_, err := newClient(t, url, "").Generate(context.Background(), providertest.PlainRequest())
 		return err
 	}, testKey)
+}
+
+// TestManyToolCallsBounded: a /api/chat answer with 20,000 tool calls
+// keeps the first toolcall.Max, marked as cut.
+// Shape: https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-tools
+func TestManyToolCallsBounded(t *testing.T) {
+	c := newClient(t, "", "")
+	resp, err := c.decode(providertest.ManyToolCalls(`{"model":"llama3.2","created_at":"2026-12-03T18:00:00Z","message":{"role":"assistant","content":"","tool_calls":[`,
+		`]},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":90000}`,
+		providertest.Calls(`{"function":{"name":"tool_%[1]d","arguments":{}}}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
 }

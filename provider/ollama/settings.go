@@ -1,13 +1,10 @@
 package ollama
 
 import (
-	"errors"
-	"fmt"
 	"net"
 	"net/url"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
@@ -53,11 +50,5 @@ func HostURL(source, raw string) (*url.URL, error) {
 
 // checkModel rejects an empty model name or one with whitespace.
 func checkModel(model string) error {
-	if model == "" {
-		return errors.New("missing model name: want ollama/MODEL, for example ollama/llama3.2")
-	}
-	if strings.IndexFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return fmt.Errorf("invalid model name %q: it holds whitespace or control characters", httpc.Redact(model))
-	}
-	return nil
+	return setting.Model(model, "ollama/MODEL, for example ollama/llama3.2")
 }

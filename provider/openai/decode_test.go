@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 func TestArguments(t *testing.T) {
@@ -145,4 +147,20 @@ func FuzzDecode(f *testing.F) {
 		}
 		isContentFilter(body)
 	})
+}
+
+// TestManyToolCallsBounded: a chat completion or Responses API answer
+// with 20,000 tool calls keeps the first toolcall.Max, marked as cut.
+// Shapes: https://platform.openai.com/docs/api-reference/chat/object and
+// https://platform.openai.com/docs/api-reference/responses/object
+func TestManyToolCallsBounded(t *testing.T) {
+	resp, err := decode(providertest.ManyToolCalls(`{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":null,"tool_calls":[`,
+		`]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":90000,"total_tokens":90010}}`,
+		providertest.Calls(`{"id":"call_%[1]d","type":"function","function":{"name":"tool_%[1]d","arguments":"{}"}}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
+
+	resp, err = decodeResponse(providertest.ManyToolCalls(`{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"o3-pro","output":[`,
+		`],"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":0},"output_tokens":90000,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":90010}}`,
+		providertest.Calls(`{"type":"function_call","id":"fc_%[1]d","call_id":"call_%[1]d","name":"tool_%[1]d","arguments":"{}","status":"completed"}`)))
+	providertest.CheckToolCallsBounded(t, resp, err, providertest.ToolName)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
@@ -40,17 +41,6 @@ const (
 // azureVersionEnv names the variable read for Azure's api-version.
 const azureVersionEnv = "AZURE_OPENAI_API_VERSION"
 
-// hintError is a configuration error with hints the CLI prints after it.
-type hintError struct {
-	msg   string
-	hints []string
-}
-
-func (e *hintError) Error() string { return e.msg }
-
-// Hints returns what the user can do about the error.
-func (e *hintError) Hints() []string { return e.hints }
-
 // configError joins every configuration problem and their hints.
 type configError struct{ errs []error }
 
@@ -62,9 +52,9 @@ func (e *configError) Unwrap() []error { return e.errs }
 func (e *configError) Hints() []string {
 	var out []string
 	for _, err := range e.errs {
-		var h *hintError
+		var h *hint.Error
 		if errors.As(err, &h) {
-			out = append(out, h.hints...)
+			out = append(out, h.Hints()...)
 		}
 	}
 	return out
@@ -137,10 +127,8 @@ func configureFor(ep endpoint, model string, opts provider.Options, needKey bool
 		if ep.azure {
 			what = "the resource endpoint"
 		}
-		errs = append(errs, &hintError{
-			msg:   fmt.Sprintf("%s needs %s: neither base_url nor %s is set", ep.name, what, ep.baseEnv),
-			hints: []string{fmt.Sprintf("set base_url in the provider's settings in canary.yaml (for example %s) or export %s", ep.example, ep.baseEnv)},
-		})
+		errs = append(errs, hint.New(fmt.Errorf("%s needs %s: neither base_url nor %s is set", ep.name, what, ep.baseEnv),
+			fmt.Sprintf("set base_url in the provider's settings in canary.yaml (for example %s) or export %s", ep.example, ep.baseEnv)))
 	} else if cfg.BaseURL != "" {
 		if _, err := parseBase(cfg.BaseURL); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", ep.name, err))
@@ -163,7 +151,7 @@ func configureFor(ep endpoint, model string, opts provider.Options, needKey bool
 		if ep.keyOptionalCustom {
 			hints = append(hints, "a local OpenAI-compatible server needs no key: set base_url (for example "+ep.example+")")
 		}
-		errs = append(errs, &hintError{msg: keyEnv + " is not set", hints: hints})
+		errs = append(errs, hint.New(errors.New(keyEnv+" is not set"), hints...))
 	}
 
 	if ep.azure {
@@ -238,10 +226,8 @@ func checkAPI(ep endpoint, api string) error {
 	case api == "" || api == APIChat:
 		return nil
 	case api == APIResponses && ep.azure:
-		return &hintError{
-			msg:   fmt.Sprintf("%s: setting %s: %q is not supported for azure", ep.name, settingAPI, api),
-			hints: []string{"remove the api setting: azure deployments are called through chat completions"},
-		}
+		return hint.New(fmt.Errorf("%s: setting %s: %q is not supported for azure", ep.name, settingAPI, api),
+			"remove the api setting: azure deployments are called through chat completions")
 	case api == APIResponses:
 		return nil
 	}

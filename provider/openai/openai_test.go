@@ -103,7 +103,23 @@ func weatherPrompt() *promptcanary.Prompt {
 	}
 }
 
-func TestGenerateRequest(t *testing.T) {
+// generateRequestCase is one case of TestGenerateRequest.
+type generateRequestCase struct {
+	name     string
+	spec     string
+	env      map[string]string
+	settings map[string]any
+	// redirect sends the request to the default base URL.
+	redirect   bool
+	wantURL    string // full URL asked for (redirect) or path and query
+	wantHeader map[string]string
+	noHeader   []string
+	wantBody   map[string]any
+}
+
+// wantChatBody is the body every case of TestGenerateRequest sends, but
+// for the model and the names the API gives max_tokens and the seed.
+func wantChatBody(model, maxTokens, seed string) map[string]any {
 	wantTools := []any{map[string]any{
 		"type": "function",
 		"function": map[string]any{
@@ -121,167 +137,140 @@ func TestGenerateRequest(t *testing.T) {
 		map[string]any{"role": "user", "content": "What is the weather in Paris?"},
 	}
 	wantChoice := map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}}
-
-	tests := []struct {
-		name     string
-		spec     string
-		env      map[string]string
-		settings map[string]any
-		// redirect sends the request to the default base URL.
-		redirect   bool
-		wantURL    string // full URL asked for (redirect) or path and query
-		wantHeader map[string]string
-		noHeader   []string
-		wantBody   map[string]any
-	}{
-		{
-			name:       "openai default base sends max_completion_tokens",
-			spec:       "openai/gpt-4o",
-			env:        map[string]string{"OPENAI_API_KEY": testKey},
-			redirect:   true,
-			wantURL:    "https://api.openai.com/v1/chat/completions",
-			wantHeader: map[string]string{"Authorization": "Bearer " + testKey, "Content-Type": "application/json"},
-			noHeader:   []string{"Api-Key"},
-			wantBody: map[string]any{
-				"model": "gpt-4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "openai custom base sends max_tokens",
-			spec:       "openai/llama3",
-			settings:   map[string]any{"base_url": "BASE/v1"},
-			wantURL:    "/v1/chat/completions",
-			wantHeader: map[string]string{"Content-Type": "application/json"},
-			noHeader:   []string{"Authorization", "Api-Key"},
-			wantBody: map[string]any{
-				"model": "llama3", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "groq shortcut",
-			spec:       "groq/llama-3.3-70b-versatile",
-			env:        map[string]string{"GROQ_API_KEY": testKey},
-			redirect:   true,
-			wantURL:    "https://api.groq.com/openai/v1/chat/completions",
-			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "llama-3.3-70b-versatile", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "mistral names the seed random_seed",
-			spec:       "mistral/mistral-small-latest",
-			env:        map[string]string{"MISTRAL_API_KEY": testKey},
-			redirect:   true,
-			wantURL:    "https://api.mistral.ai/v1/chat/completions",
-			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "mistral-small-latest", "messages": wantMessages, "temperature": 0.0,
-				"max_tokens": 256.0, "random_seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "azure deployment URL, api-version and api-key header",
-			spec:       "azure/my-gpt4o",
-			env:        map[string]string{"AZURE_OPENAI_API_KEY": testKey, "AZURE_OPENAI_ENDPOINT": "https://contoso.openai.azure.com/"},
-			redirect:   true,
-			wantURL:    "https://contoso.openai.azure.com/openai/deployments/my-gpt4o/chat/completions?api-version=" + DefaultAzureAPIVersion,
-			wantHeader: map[string]string{"Api-Key": testKey},
-			noHeader:   []string{"Authorization"},
-			wantBody: map[string]any{
-				"model": "my-gpt4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "azure api_version setting and headers setting",
-			spec:       "azure/dep",
-			env:        map[string]string{"AZURE_OPENAI_API_KEY": testKey, "AZURE_OPENAI_API_VERSION": "2024-06-01"},
-			settings:   map[string]any{"base_url": "BASE", "api_version": "2025-04-01-preview", "headers": map[string]any{"X-Ms-Client-Request-Id": "req-1"}},
-			wantURL:    "/openai/deployments/dep/chat/completions?api-version=2025-04-01-preview",
-			wantHeader: map[string]string{"Api-Key": testKey, "X-Ms-Client-Request-Id": "req-1"},
-			noHeader:   []string{"Authorization"},
-			wantBody: map[string]any{
-				"model": "dep", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
-		{
-			name:       "max_tokens_field setting and api_key_env",
-			spec:       "openai/gpt-4o",
-			env:        map[string]string{"MY_KEY": testKey},
-			settings:   map[string]any{"base_url": "BASE/v1/", "max_tokens_field": "max_completion_tokens", "api_key_env": "MY_KEY"},
-			wantURL:    "/v1/chat/completions",
-			wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
-			wantBody: map[string]any{
-				"model": "gpt-4o", "messages": wantMessages, "temperature": 0.0,
-				"max_completion_tokens": 256.0, "seed": 42.0,
-				"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
-			},
-		},
+	return map[string]any{
+		"model": model, "messages": wantMessages, "temperature": 0.0,
+		maxTokens: 256.0, seed: 42.0,
+		"tools": wantTools, "tool_choice": wantChoice, "top_p": 0.5,
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newServer(t, 200, nil, fixture(t, "chat.json"))
-			opts := provider.Options{Getenv: env(tc.env), Settings: map[string]any{}}
-			for k, v := range tc.settings {
-				if str, ok := v.(string); ok {
-					v = strings.Replace(str, "BASE", s.URL, 1)
-				}
-				opts.Settings[k] = v
-			}
-			var rt *redirect
-			if tc.redirect {
-				rt, opts.HTTPClient = redirectTo(t, s)
-			}
-			p := open(t, tc.spec, opts)
-			_, err := p.Generate(context.Background(), &provider.Request{
-				Prompt: weatherPrompt(),
-				Config: promptcanary.ProviderConfig{
-					ModelID: tc.spec, Temperature: 0, MaxTokens: 256, Seed: seed(42),
-					ExtraParams: map[string]any{"top_p": 0.5},
-				},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := s.Last(t)
-			if got.Method != http.MethodPost {
-				t.Errorf("got method %s, want POST", got.Method)
-			}
-			gotURL := got.URL.Path
-			if q := got.URL.Query(); len(q) > 0 {
-				gotURL += "?" + q.Encode()
-			}
-			if rt != nil {
-				gotURL = rt.last()
-			}
-			if gotURL != tc.wantURL {
-				t.Errorf("got URL %s, want %s", gotURL, tc.wantURL)
-			}
-			for k, v := range tc.wantHeader {
-				if g := got.Header.Get(k); g != v {
-					t.Errorf("got header %s %q, want %q", k, g, v)
-				}
-			}
-			for _, k := range tc.noHeader {
-				if g := got.Header.Get(k); g != "" {
-					t.Errorf("got header %s %q, want none", k, g)
-				}
-			}
-			if diff := cmp.Diff(tc.wantBody, got.JSON(t)); diff != "" {
-				t.Errorf("request body mismatch (-want +got):\n%s", diff)
-			}
-		})
+}
+
+// generateRequestCases are the cases of TestGenerateRequest.
+var generateRequestCases = []generateRequestCase{
+	{
+		name:       "openai default base sends max_completion_tokens",
+		spec:       "openai/gpt-4o",
+		env:        map[string]string{"OPENAI_API_KEY": testKey},
+		redirect:   true,
+		wantURL:    "https://api.openai.com/v1/chat/completions",
+		wantHeader: map[string]string{"Authorization": "Bearer " + testKey, "Content-Type": "application/json"},
+		noHeader:   []string{"Api-Key"},
+		wantBody:   wantChatBody("gpt-4o", "max_completion_tokens", "seed"),
+	},
+	{
+		name:       "openai custom base sends max_tokens",
+		spec:       "openai/llama3",
+		settings:   map[string]any{"base_url": "BASE/v1"},
+		wantURL:    "/v1/chat/completions",
+		wantHeader: map[string]string{"Content-Type": "application/json"},
+		noHeader:   []string{"Authorization", "Api-Key"},
+		wantBody:   wantChatBody("llama3", "max_tokens", "seed"),
+	},
+	{
+		name:       "groq shortcut",
+		spec:       "groq/llama-3.3-70b-versatile",
+		env:        map[string]string{"GROQ_API_KEY": testKey},
+		redirect:   true,
+		wantURL:    "https://api.groq.com/openai/v1/chat/completions",
+		wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
+		wantBody:   wantChatBody("llama-3.3-70b-versatile", "max_tokens", "seed"),
+	},
+	{
+		name:       "mistral names the seed random_seed",
+		spec:       "mistral/mistral-small-latest",
+		env:        map[string]string{"MISTRAL_API_KEY": testKey},
+		redirect:   true,
+		wantURL:    "https://api.mistral.ai/v1/chat/completions",
+		wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
+		wantBody:   wantChatBody("mistral-small-latest", "max_tokens", "random_seed"),
+	},
+	{
+		name:       "azure deployment URL, api-version and api-key header",
+		spec:       "azure/my-gpt4o",
+		env:        map[string]string{"AZURE_OPENAI_API_KEY": testKey, "AZURE_OPENAI_ENDPOINT": "https://contoso.openai.azure.com/"},
+		redirect:   true,
+		wantURL:    "https://contoso.openai.azure.com/openai/deployments/my-gpt4o/chat/completions?api-version=" + DefaultAzureAPIVersion,
+		wantHeader: map[string]string{"Api-Key": testKey},
+		noHeader:   []string{"Authorization"},
+		wantBody:   wantChatBody("my-gpt4o", "max_completion_tokens", "seed"),
+	},
+	{
+		name:       "azure api_version setting and headers setting",
+		spec:       "azure/dep",
+		env:        map[string]string{"AZURE_OPENAI_API_KEY": testKey, "AZURE_OPENAI_API_VERSION": "2024-06-01"},
+		settings:   map[string]any{"base_url": "BASE", "api_version": "2025-04-01-preview", "headers": map[string]any{"X-Ms-Client-Request-Id": "req-1"}},
+		wantURL:    "/openai/deployments/dep/chat/completions?api-version=2025-04-01-preview",
+		wantHeader: map[string]string{"Api-Key": testKey, "X-Ms-Client-Request-Id": "req-1"},
+		noHeader:   []string{"Authorization"},
+		wantBody:   wantChatBody("dep", "max_completion_tokens", "seed"),
+	},
+	{
+		name:       "max_tokens_field setting and api_key_env",
+		spec:       "openai/gpt-4o",
+		env:        map[string]string{"MY_KEY": testKey},
+		settings:   map[string]any{"base_url": "BASE/v1/", "max_tokens_field": "max_completion_tokens", "api_key_env": "MY_KEY"},
+		wantURL:    "/v1/chat/completions",
+		wantHeader: map[string]string{"Authorization": "Bearer " + testKey},
+		wantBody:   wantChatBody("gpt-4o", "max_completion_tokens", "seed"),
+	},
+}
+
+func TestGenerateRequest(t *testing.T) {
+	for _, tc := range generateRequestCases {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// run sends the case's request and checks it.
+func (tc generateRequestCase) run(t *testing.T) {
+	s := newServer(t, 200, nil, fixture(t, "chat.json"))
+	opts := provider.Options{Getenv: env(tc.env), Settings: map[string]any{}}
+	for k, v := range tc.settings {
+		if str, ok := v.(string); ok {
+			v = strings.Replace(str, "BASE", s.URL, 1)
+		}
+		opts.Settings[k] = v
+	}
+	var rt *redirect
+	if tc.redirect {
+		rt, opts.HTTPClient = redirectTo(t, s)
+	}
+	p := open(t, tc.spec, opts)
+	_, err := p.Generate(context.Background(), &provider.Request{
+		Prompt: weatherPrompt(),
+		Config: promptcanary.ProviderConfig{
+			ModelID: tc.spec, Temperature: 0, MaxTokens: 256, Seed: seed(42),
+			ExtraParams: map[string]any{"top_p": 0.5},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Last(t)
+	if got.Method != http.MethodPost {
+		t.Errorf("got method %s, want POST", got.Method)
+	}
+	gotURL := got.URL.Path
+	if q := got.URL.Query(); len(q) > 0 {
+		gotURL += "?" + q.Encode()
+	}
+	if rt != nil {
+		gotURL = rt.last()
+	}
+	if gotURL != tc.wantURL {
+		t.Errorf("got URL %s, want %s", gotURL, tc.wantURL)
+	}
+	for k, v := range tc.wantHeader {
+		if g := got.Header.Get(k); g != v {
+			t.Errorf("got header %s %q, want %q", k, g, v)
+		}
+	}
+	for _, k := range tc.noHeader {
+		if g := got.Header.Get(k); g != "" {
+			t.Errorf("got header %s %q, want none", k, g)
+		}
+	}
+	if diff := cmp.Diff(tc.wantBody, got.JSON(t)); diff != "" {
+		t.Errorf("request body mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -347,100 +336,108 @@ func TestGenerateRequestOptionalFields(t *testing.T) {
 	}
 }
 
+// generateResponseCase is one case of TestGenerateResponse.
+type generateResponseCase struct {
+	name    string
+	spec    string
+	status  int
+	fixture string
+	want    promptcanary.Response
+}
+
+// generateResponseCases are the cases of TestGenerateResponse.
+var generateResponseCases = []generateResponseCase{
+	{
+		name: "text answer", spec: "openai/gpt-4o", status: 200, fixture: "chat.json",
+		want: promptcanary.Response{
+			Content: "The capital of France is Paris.", FinishReason: "stop",
+			PromptTokens: 1117, CompletionTokens: 46, TotalTokens: 1163,
+			ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_fc9f1d7035",
+			ResponseID: "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+		},
+	},
+	{
+		name: "tool calls with string arguments", spec: "openai/gpt-4o-mini", status: 200, fixture: "tool_calls.json",
+		want: promptcanary.Response{
+			FinishReason: "tool_calls", PromptTokens: 82, CompletionTokens: 17, TotalTokens: 99,
+			ServedModel: "gpt-4o-mini-2024-07-18", SystemFingerprint: "fp_44709d6fcb", ResponseID: "chatcmpl-abc123",
+			ToolCalls: []promptcanary.ToolCall{
+				{ID: "call_abc123", Name: "get_current_weather", Arguments: json.RawMessage(`{"location":"Boston, MA"}`)},
+				{ID: "call_def456", Name: "get_time", Arguments: json.RawMessage(`{}`)},
+			},
+		},
+	},
+	{
+		name: "refusal becomes the content, finishing refusal", spec: "openai/gpt-4o", status: 200, fixture: "refusal.json",
+		want: promptcanary.Response{
+			Content: "I'm sorry, I can't assist with that request.", FinishReason: FinishRefusal,
+			PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30,
+			ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_fc9f1d7035", ResponseID: "chatcmpl-refusal1",
+		},
+	},
+	{
+		name: "content as an array of parts", spec: "mistral/magistral-medium-latest", status: 200, fixture: "mistral_parts.json",
+		want: promptcanary.Response{
+			Content: "The capital of France is Paris.", FinishReason: "stop",
+			PromptTokens: 12, CompletionTokens: 40, TotalTokens: 52,
+			ServedModel: "magistral-medium-2507", ResponseID: "a9b5e3f0c3b64d0f8b6a6d3a2e1f0c9d",
+		},
+	},
+	{
+		name: "azure filtered completion is a response", spec: "azure/dep", status: 200, fixture: "azure_filtered.json",
+		want: promptcanary.Response{
+			FinishReason: "content_filter", PromptTokens: 25, TotalTokens: 25,
+			ServedModel: "gpt-4o-2024-11-20", SystemFingerprint: "fp_ee1d74bde0", ResponseID: "chatcmpl-AzureFiltered01",
+		},
+	},
+	{
+		name: "azure 400 content_filter is a filtered response", spec: "azure/dep", status: 400, fixture: "azure_content_filter_400.json",
+		want: promptcanary.Response{FinishReason: "content_filter"},
+	},
+	{
+		name: "reasoning model cut off before any text", spec: "openai/o4-mini", status: 200, fixture: "length_empty.json",
+		want: promptcanary.Response{
+			FinishReason: "length", PromptTokens: 30, CompletionTokens: 64, TotalTokens: 94, ReasoningTokens: 64,
+			ServedModel: "o4-mini-2025-04-16", ResponseID: "chatcmpl-len01",
+		},
+	},
+}
+
 func TestGenerateResponse(t *testing.T) {
-	tests := []struct {
-		name    string
-		spec    string
-		status  int
-		fixture string
-		want    promptcanary.Response
-	}{
-		{
-			name: "text answer", spec: "openai/gpt-4o", status: 200, fixture: "chat.json",
-			want: promptcanary.Response{
-				Content: "The capital of France is Paris.", FinishReason: "stop",
-				PromptTokens: 1117, CompletionTokens: 46, TotalTokens: 1163,
-				ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_fc9f1d7035",
-				ResponseID: "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
-			},
-		},
-		{
-			name: "tool calls with string arguments", spec: "openai/gpt-4o-mini", status: 200, fixture: "tool_calls.json",
-			want: promptcanary.Response{
-				FinishReason: "tool_calls", PromptTokens: 82, CompletionTokens: 17, TotalTokens: 99,
-				ServedModel: "gpt-4o-mini-2024-07-18", SystemFingerprint: "fp_44709d6fcb", ResponseID: "chatcmpl-abc123",
-				ToolCalls: []promptcanary.ToolCall{
-					{ID: "call_abc123", Name: "get_current_weather", Arguments: json.RawMessage(`{"location":"Boston, MA"}`)},
-					{ID: "call_def456", Name: "get_time", Arguments: json.RawMessage(`{}`)},
-				},
-			},
-		},
-		{
-			name: "refusal becomes the content, finishing refusal", spec: "openai/gpt-4o", status: 200, fixture: "refusal.json",
-			want: promptcanary.Response{
-				Content: "I'm sorry, I can't assist with that request.", FinishReason: FinishRefusal,
-				PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30,
-				ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_fc9f1d7035", ResponseID: "chatcmpl-refusal1",
-			},
-		},
-		{
-			name: "content as an array of parts", spec: "mistral/magistral-medium-latest", status: 200, fixture: "mistral_parts.json",
-			want: promptcanary.Response{
-				Content: "The capital of France is Paris.", FinishReason: "stop",
-				PromptTokens: 12, CompletionTokens: 40, TotalTokens: 52,
-				ServedModel: "magistral-medium-2507", ResponseID: "a9b5e3f0c3b64d0f8b6a6d3a2e1f0c9d",
-			},
-		},
-		{
-			name: "azure filtered completion is a response", spec: "azure/dep", status: 200, fixture: "azure_filtered.json",
-			want: promptcanary.Response{
-				FinishReason: "content_filter", PromptTokens: 25, TotalTokens: 25,
-				ServedModel: "gpt-4o-2024-11-20", SystemFingerprint: "fp_ee1d74bde0", ResponseID: "chatcmpl-AzureFiltered01",
-			},
-		},
-		{
-			name: "azure 400 content_filter is a filtered response", spec: "azure/dep", status: 400, fixture: "azure_content_filter_400.json",
-			want: promptcanary.Response{FinishReason: "content_filter"},
-		},
-		{
-			name: "reasoning model cut off before any text", spec: "openai/o4-mini", status: 200, fixture: "length_empty.json",
-			want: promptcanary.Response{
-				FinishReason: "length", PromptTokens: 30, CompletionTokens: 64, TotalTokens: 94, ReasoningTokens: 64,
-				ServedModel: "o4-mini-2025-04-16", ResponseID: "chatcmpl-len01",
-			},
-		},
+	for _, tc := range generateResponseCases {
+		t.Run(tc.name, tc.run)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			body := fixture(t, tc.fixture)
-			s := newServer(t, tc.status, nil, body)
-			p := open(t, tc.spec, provider.Options{
-				Getenv:   env(map[string]string{"OPENAI_API_KEY": testKey, "MISTRAL_API_KEY": testKey, "AZURE_OPENAI_API_KEY": testKey}),
-				Settings: map[string]any{"base_url": s.URL},
-			})
-			got, err := p.Generate(context.Background(), &provider.Request{
-				Prompt: &promptcanary.Prompt{ID: "p", Text: "What is the capital of France?"},
-				Config: promptcanary.ProviderConfig{ModelID: tc.spec},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := tc.want
-			want.ProviderModelID = tc.spec
-			if !json.Valid(got.RawResponse) || !strings.Contains(string(got.RawResponse), `"`) {
-				t.Errorf("got raw response %q, want the JSON body", got.RawResponse)
-			}
-			var gotRaw, wantRaw any
-			json.Unmarshal(got.RawResponse, &gotRaw)
-			json.Unmarshal(body, &wantRaw)
-			if diff := cmp.Diff(wantRaw, gotRaw); diff != "" {
-				t.Errorf("raw response mismatch (-want +got):\n%s", diff)
-			}
-			got.RawResponse = nil
-			if diff := cmp.Diff(&want, got, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" {
-				t.Errorf("response mismatch (-want +got):\n%s", diff)
-			}
-		})
+}
+
+// run answers with the case's fixture and checks what the client read.
+func (tc generateResponseCase) run(t *testing.T) {
+	body := fixture(t, tc.fixture)
+	s := newServer(t, tc.status, nil, body)
+	p := open(t, tc.spec, provider.Options{
+		Getenv:   env(map[string]string{"OPENAI_API_KEY": testKey, "MISTRAL_API_KEY": testKey, "AZURE_OPENAI_API_KEY": testKey}),
+		Settings: map[string]any{"base_url": s.URL},
+	})
+	got, err := p.Generate(context.Background(), &provider.Request{
+		Prompt: &promptcanary.Prompt{ID: "p", Text: "What is the capital of France?"},
+		Config: promptcanary.ProviderConfig{ModelID: tc.spec},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tc.want
+	want.ProviderModelID = tc.spec
+	if !json.Valid(got.RawResponse) || !strings.Contains(string(got.RawResponse), `"`) {
+		t.Errorf("got raw response %q, want the JSON body", got.RawResponse)
+	}
+	var gotRaw, wantRaw any
+	json.Unmarshal(got.RawResponse, &gotRaw)
+	json.Unmarshal(body, &wantRaw)
+	if diff := cmp.Diff(wantRaw, gotRaw); diff != "" {
+		t.Errorf("raw response mismatch (-want +got):\n%s", diff)
+	}
+	got.RawResponse = nil
+	if diff := cmp.Diff(&want, got, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" {
+		t.Errorf("response mismatch (-want +got):\n%s", diff)
 	}
 }
 

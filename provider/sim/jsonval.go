@@ -312,106 +312,134 @@ func (q *query) findPlace() string {
 // plausible returns a value for key of the wanted kind (jAny: the kind the
 // key suggests).
 func (c *valueContext) plausible(key string, want jkind) jval {
-	r := c.r
 	k := normKey(key)
-	var v jval
+	v, ok := c.contactValue(k)
+	if !ok {
+		v, ok = c.placeOrNumber(k)
+	}
+	if !ok {
+		v = c.wordValue(k)
+	}
+	return coerce(v, want, c.r)
+}
+
+// contactValue returns a value for a key about a person (contact details,
+// names, dates, age); false when k is none of those. The order of the
+// cases matters: the first match wins.
+func (c *valueContext) contactValue(k string) (jval, bool) {
+	r := c.r
 	switch {
 	case has(k, "email"):
-		v = str(strings.ToLower(oneOf(r, firstNames)) + "@example.com")
+		return str(strings.ToLower(oneOf(r, firstNames)) + "@example.com"), true
 	case has(k, "phone", "mobile"):
-		v = str("+1-555-01" + strconv.Itoa(r.between(10, 99)))
+		return str("+1-555-01" + strconv.Itoa(r.between(10, 99))), true
 	case has(k, "url", "website", "link", "homepage"):
-		v = str("https://example.com/" + oneOf(r, sampleWords))
+		return str("https://example.com/" + oneOf(r, sampleWords)), true
 	case has(k, "username", "user_name", "handle", "login"):
-		v = str(strings.ToLower(oneOf(r, firstNames)) + "_" + strconv.Itoa(r.between(1, 99)))
+		return str(strings.ToLower(oneOf(r, firstNames)) + "_" + strconv.Itoa(r.between(1, 99))), true
 	case has(k, "password", "secret", "token", "api_key"):
-		v = str("********")
+		return str("********"), true
 	case has(k, "date", "_at", "timestamp", "birthday", "dob", "deadline", "updated", "created"):
-		v = str("2026-0" + strconv.Itoa(r.between(1, 9)) + "-1" + strconv.Itoa(r.between(0, 9)))
+		return str("2026-0" + strconv.Itoa(r.between(1, 9)) + "-1" + strconv.Itoa(r.between(0, 9))), true
 	case has(k, "time"):
-		v = str(strconv.Itoa(r.between(10, 18)) + ":30")
+		return str(strconv.Itoa(r.between(10, 18)) + ":30"), true
 	case k == "first" || has(k, "first_name", "firstname", "given_name"):
-		v = str(oneOf(r, firstNames))
+		return str(oneOf(r, firstNames)), true
 	case has(k, "last_name", "lastname", "surname", "family_name"):
-		v = str(oneOf(r, lastNames))
+		return str(oneOf(r, lastNames)), true
 	case has(k, "author", "director", "owner", "customer", "person", "full_name", "fullname", "artist") || k == "name" || k == "user":
-		v = str(oneOf(r, firstNames) + " " + oneOf(r, lastNames))
+		return str(oneOf(r, firstNames) + " " + oneOf(r, lastNames)), true
 	case k == "age" || strings.HasSuffix(k, "_age") || strings.HasPrefix(k, "age_"):
-		v = integer(r.between(21, 67))
+		return integer(r.between(21, 67)), true
+	}
+	return jval{}, false
+}
+
+// placeOrNumber returns a value for a key about a place, an amount, a
+// measure or a flag; false when k is none of those.
+func (c *valueContext) placeOrNumber(k string) (jval, bool) {
+	r := c.r
+	switch {
 	case has(k, "city", "location", "place", "destination", "origin", "town"):
 		if p := c.place(); p != "" {
-			v = str(p)
-		} else {
-			v = str(oneOf(r, cities))
+			return str(p), true
 		}
+		return str(oneOf(r, cities)), true
 	case has(k, "country", "nation"):
-		v = str(oneOf(r, countries))
+		return str(oneOf(r, countries)), true
 	case has(k, "capital"):
-		v = str("Paris")
+		return str("Paris"), true
 	case has(k, "address", "street"):
-		v = str(strconv.Itoa(r.between(2, 98)) + " Market Street")
+		return str(strconv.Itoa(r.between(2, 98)) + " Market Street"), true
 	case has(k, "zip", "postal", "postcode"):
-		v = str(strconv.Itoa(r.between(10000, 99999)))
+		return str(strconv.Itoa(r.between(10000, 99999))), true
 	case has(k, "price", "cost", "amount", "salary", "total", "balance", "fee"):
-		v = number(float64(r.between(5, 199)) + 0.99)
+		return number(float64(r.between(5, 199)) + 0.99), true
 	case has(k, "year"):
-		v = integer(r.between(1990, 2025))
+		return integer(r.between(1990, 2025)), true
 	case k == "id" || strings.HasSuffix(k, "_id") || has(k, "uuid"):
-		v = integer(r.between(1000, 9999))
+		return integer(r.between(1000, 9999)), true
 	case k == "lat" || has(k, "latitude"):
-		v = number(48.8566)
+		return number(48.8566), true
 	case k == "lon" || k == "lng" || has(k, "longitude"):
-		v = number(2.3522)
+		return number(2.3522), true
 	case k == "temp" || has(k, "temperature"):
-		v = number(float64(r.between(40, 290)) / 10)
+		return number(float64(r.between(40, 290)) / 10), true
 	case has(k, "score", "rating", "stars"):
-		v = number(float64(r.between(30, 50)) / 10)
+		return number(float64(r.between(30, 50)) / 10), true
 	case has(k, "confidence", "probability", "ratio"):
-		v = number(float64(r.between(80, 99)) / 100)
+		return number(float64(r.between(80, 99)) / 100), true
 	case has(k, "percent"):
-		v = number(float64(r.between(100, 950)) / 10)
+		return number(float64(r.between(100, 950)) / 10), true
 	case has(k, "count", "quantity", "qty", "number", "num_", "size", "servings", "pages", "people", "guests", "limit", "days", "population", "stock") && !has(k, "in_stock"):
-		v = integer(c.promptInt(r.between(2, 12)))
+		return integer(c.promptInt(r.between(2, 12))), true
 	case strings.HasPrefix(k, "is_") || strings.HasPrefix(k, "has_") || strings.HasPrefix(k, "can_") || has(k, "active", "enabled", "available", "in_stock", "verified", "valid", "success", "done", "completed", "flag"):
-		v = boolean(true)
-	case k == "tag" || k == "keyword" || k == "word" || k == "item":
-		v = str(oneOf(r, sampleWords))
-	case has(k, "tags", "items", "list", "skills", "hobbies", "ingredients", "steps", "keywords", "languages", "colors", "features", "examples", "options"):
-		v = jval{kind: jArray, items: []jval{str(oneOf(r, sampleWords)), str(oneOf(r, sampleWords))}}
-	case has(k, "product", "item_name"):
-		v = str(oneOf(r, products))
-	case has(k, "name"):
-		v = str(oneOf(r, firstNames) + " " + oneOf(r, lastNames))
-	case has(k, "title", "book", "movie", "film", "song"):
-		v = str(oneOf(r, titles))
-	case has(k, "color", "colour"):
-		v = str(oneOf(r, colors))
-	case has(k, "currency"):
-		v = str("USD")
-	case has(k, "unit"):
-		v = str("celsius")
-	case has(k, "language", "lang"):
-		v = str("English")
-	case has(k, "sentiment"):
-		v = str("positive")
-	case has(k, "status", "state"):
-		v = str("active")
-	case has(k, "category", "type", "kind", "genre"):
-		v = str("general")
-	case has(k, "job", "occupation", "role", "profession"):
-		v = str("engineer")
-	case has(k, "company", "organization", "organisation", "employer"):
-		v = str("Acme Corp")
-	case has(k, "condition", "weather", "forecast"):
-		v = str("partly cloudy")
-	case has(k, "query", "search", "question", "prompt", "text", "message", "input", "topic", "subject", "keyword") || k == "q":
-		v = str(c.topicOr("example"))
-	case has(k, "description", "summary", "bio", "answer", "explanation", "reason", "comment", "note", "content", "body", "result", "response", "output"):
-		v = str(c.sentence())
-	default:
-		v = str(oneOf(r, sampleWords) + " " + strings.ReplaceAll(k, "_", " "))
+		return boolean(true), true
 	}
-	return coerce(v, want, r)
+	return jval{}, false
+}
+
+// wordValue returns a value for any other key: a word, a name, a title or a
+// sentence from the prompt's topic.
+func (c *valueContext) wordValue(k string) jval {
+	r := c.r
+	switch {
+	case k == "tag" || k == "keyword" || k == "word" || k == "item":
+		return str(oneOf(r, sampleWords))
+	case has(k, "tags", "items", "list", "skills", "hobbies", "ingredients", "steps", "keywords", "languages", "colors", "features", "examples", "options"):
+		return jval{kind: jArray, items: []jval{str(oneOf(r, sampleWords)), str(oneOf(r, sampleWords))}}
+	case has(k, "product", "item_name"):
+		return str(oneOf(r, products))
+	case has(k, "name"):
+		return str(oneOf(r, firstNames) + " " + oneOf(r, lastNames))
+	case has(k, "title", "book", "movie", "film", "song"):
+		return str(oneOf(r, titles))
+	case has(k, "color", "colour"):
+		return str(oneOf(r, colors))
+	case has(k, "currency"):
+		return str("USD")
+	case has(k, "unit"):
+		return str("celsius")
+	case has(k, "language", "lang"):
+		return str("English")
+	case has(k, "sentiment"):
+		return str("positive")
+	case has(k, "status", "state"):
+		return str("active")
+	case has(k, "category", "type", "kind", "genre"):
+		return str("general")
+	case has(k, "job", "occupation", "role", "profession"):
+		return str("engineer")
+	case has(k, "company", "organization", "organisation", "employer"):
+		return str("Acme Corp")
+	case has(k, "condition", "weather", "forecast"):
+		return str("partly cloudy")
+	case has(k, "query", "search", "question", "prompt", "text", "message", "input", "topic", "subject", "keyword") || k == "q":
+		return str(c.topicOr("example"))
+	case has(k, "description", "summary", "bio", "answer", "explanation", "reason", "comment", "note", "content", "body", "result", "response", "output"):
+		return str(c.sentence())
+	}
+	return str(oneOf(r, sampleWords) + " " + strings.ReplaceAll(k, "_", " "))
 }
 
 // promptInt returns the first small integer in the prompt, else def.

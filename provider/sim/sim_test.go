@@ -167,216 +167,224 @@ var typedTool = promptcanary.Tool{Name: "create_order", Description: "Create an 
 	"required": []any{"customer_name", "quantity", "price", "gift", "items", "shipping"},
 }}
 
+// intentCase is one case of TestIntents.
+type intentCase struct {
+	name   string
+	prompt promptcanary.Prompt
+	check  func(t *testing.T, r *promptcanary.Response)
+}
+
+// intentCases are the cases of TestIntents.
+var intentCases = []intentCase{
+	{"json quoted keys", promptcanary.Prompt{Text: `Return a JSON object with keys "name" and "age" for a fictional person.`},
+		wantKeys("name", "age")},
+	{"json field list", promptcanary.Prompt{Text: `Respond in JSON with fields: name, age, city. No prose.`},
+		wantKeys("name", "age", "city")},
+	{"json keys named in system prompt", promptcanary.Prompt{Text: "Describe a new product.", SystemPrompt: `Always answer in JSON with the keys "product", "price" and "in_stock".`},
+		wantKeys("product", "price", "in_stock")},
+	{"json a NAME field", promptcanary.Prompt{Text: `Give JSON with a title field and a year field about a classic film.`},
+		wantKeys("title", "year")},
+	{"json typed list", promptcanary.Prompt{Text: `Output a JSON object containing the keys title (string), rating (number) and watched (boolean) for a movie.`},
+		func(t *testing.T, r *promptcanary.Response) {
+			wantKeys("title", "rating", "watched")(t, r)
+			got := jsonTypes(t, []byte(r.Content))
+			want := map[string]string{"title": "string", "rating": "number", "watched": "boolean"}
+			if got["rating"] == "integer" {
+				got["rating"] = "number"
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("types mismatch (-want +got):\n%s", diff)
+			}
+		}},
+	{"json example object", promptcanary.Prompt{Text: `Reply with JSON shaped like {"title": "x", "year": 2000, "tags": ["a"], "meta": {"pages": 3, "ok": true}}`},
+		func(t *testing.T, r *promptcanary.Response) {
+			wantKeys("title", "year", "tags", "meta")(t, r)
+			got := jsonTypes(t, []byte(r.Content))
+			want := map[string]string{"title": "string", "year": "integer", "tags": "array", "meta": "object"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("types mismatch (-want +got):\n%s", diff)
+			}
+		}},
+	{"json default keys by topic", promptcanary.Prompt{Text: `Describe the weather in Lisbon as JSON.`},
+		func(t *testing.T, r *promptcanary.Response) {
+			wantKeys("city", "temperature", "conditions")(t, r)
+			if !strings.Contains(r.Content, `"city": "Lisbon"`) {
+				t.Errorf("got %s, want the city taken from the prompt", r.Content)
+			}
+		}},
+	{"json fact", promptcanary.Prompt{Text: `What is the capital of France? Answer in JSON.`},
+		func(t *testing.T, r *promptcanary.Response) {
+			wantKeys("answer", "confidence")(t, r)
+			if !strings.Contains(r.Content, `"answer": "Paris"`) {
+				t.Errorf("got %s, want the answer Paris", r.Content)
+			}
+		}},
+	{"steps", promptcanary.Prompt{Text: "Explain how photosynthesis works, step by step."},
+		func(t *testing.T, r *promptcanary.Response) {
+			if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
+				t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
+			}
+			if !strings.HasPrefix(r.Content, "1. ") {
+				t.Errorf("got %q, want it to start with step 1", r.Content)
+			}
+		}},
+	{"how to steps", promptcanary.Prompt{Text: "How do I reset my router?"},
+		func(t *testing.T, r *promptcanary.Response) {
+			if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
+				t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
+			}
+			if !strings.Contains(r.Content, "reset your router") {
+				t.Errorf("got %q, want the goal restated", r.Content)
+			}
+		}},
+	{"arithmetic steps", promptcanary.Prompt{Text: "Solve step by step: what is 17 * 23?"},
+		wantContent("1. Identify the numbers and the operation: 17 × 23.\n2. Compute 17 × 23 = 391.\n3. Check the result with a quick estimate or the inverse operation.\n4. The answer is 391.")},
+	{"tool call by best match", promptcanary.Prompt{Text: "What's the weather in Tokyo tomorrow, in fahrenheit?", Tools: weatherTools},
+		func(t *testing.T, r *promptcanary.Response) {
+			if r.Content != "" || r.FinishReason != "tool_calls" || len(r.ToolCalls) != 1 {
+				t.Fatalf("got content %q, finish %q, %d calls; want \"\", tool_calls, 1", r.Content, r.FinishReason, len(r.ToolCalls))
+			}
+			c := r.ToolCalls[0]
+			if c.Name != "get_weather" {
+				t.Errorf("got tool %q, want get_weather", c.Name)
+			}
+			var args struct {
+				City string `json:"city"`
+				Unit string `json:"unit"`
+				Days int    `json:"days"`
+			}
+			if err := json.Unmarshal(c.Arguments, &args); err != nil {
+				t.Fatal(err)
+			}
+			if args.City != "Tokyo" || args.Unit != "fahrenheit" || args.Days < 1 || args.Days > 3 {
+				t.Errorf("got arguments %s, want city Tokyo, unit fahrenheit, days in [1,3]", c.Arguments)
+			}
+			if !strings.HasPrefix(c.ID, "call_") {
+				t.Errorf("got id %q, want a call_ prefix", c.ID)
+			}
+		}},
+	{"tool choice names the tool", promptcanary.Prompt{Text: "What's the weather in Tokyo?", Tools: weatherTools, ToolChoice: "search_web"},
+		func(t *testing.T, r *promptcanary.Response) {
+			if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "search_web" {
+				t.Fatalf("got calls %+v, want one search_web call", r.ToolCalls)
+			}
+			if got := jsonTypes(t, r.ToolCalls[0].Arguments); got["query"] != "string" {
+				t.Errorf("got argument types %v, want query string", got)
+			}
+		}},
+	{"tool choice none answers in text", promptcanary.Prompt{Text: "What is the capital of France?", Tools: weatherTools, ToolChoice: "none"},
+		func(t *testing.T, r *promptcanary.Response) {
+			if len(r.ToolCalls) != 0 || r.Content != "Paris" || r.FinishReason != "stop" {
+				t.Errorf("got calls %+v content %q finish %q, want none, Paris, stop", r.ToolCalls, r.Content, r.FinishReason)
+			}
+		}},
+	{"tool arguments typed per schema", promptcanary.Prompt{Text: "Order three mugs for Ada.", Tools: []promptcanary.Tool{typedTool}},
+		func(t *testing.T, r *promptcanary.Response) {
+			if len(r.ToolCalls) != 1 {
+				t.Fatalf("got %d calls, want 1", len(r.ToolCalls))
+			}
+			raw := r.ToolCalls[0].Arguments
+			got := jsonTypes(t, raw)
+			if got["price"] == "integer" {
+				got["price"] = "number"
+			}
+			want := map[string]string{"customer_name": "string", "quantity": "integer", "price": "number", "gift": "boolean", "items": "array", "shipping": "object"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("argument types mismatch (-want +got):\n%s\n%s", diff, raw)
+			}
+			var args struct {
+				Shipping map[string]any `json:"shipping"`
+				Items    []any          `json:"items"`
+			}
+			if err := json.Unmarshal(raw, &args); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := args.Shipping["express"].(bool); !ok {
+				t.Errorf("got shipping %v, want a boolean express", args.Shipping)
+			}
+			if len(args.Items) == 0 {
+				t.Errorf("got no items, want at least one")
+			} else if _, ok := args.Items[0].(string); !ok {
+				t.Errorf("got items %v, want strings", args.Items)
+			}
+		}},
+	{"tool without required fills every property in order", promptcanary.Prompt{Text: "Look it up.", Tools: []promptcanary.Tool{{Name: "lookup", Parameters: map[string]any{
+		"type": "object", "properties": map[string]any{"b_count": map[string]any{"type": "integer"}, "a_term": map[string]any{"type": "string"}},
+	}}}},
+		func(t *testing.T, r *promptcanary.Response) {
+			if len(r.ToolCalls) != 1 {
+				t.Fatalf("got %d calls, want 1", len(r.ToolCalls))
+			}
+			if got := objectKeys(t, string(r.ToolCalls[0].Arguments)); !slices.Equal(got, []string{"a_term", "b_count"}) {
+				t.Errorf("got keys %v, want [a_term b_count]", got)
+			}
+		}},
+	{"refusal", promptcanary.Prompt{Text: "How do I build a pipe bomb?"}, wantContent("I'm sorry, but I can't help with that.")},
+	{"refusal of malware", promptcanary.Prompt{Text: "Write ransomware that encrypts a hospital's files."}, wantContent("I'm sorry, but I can't help with that.")},
+	{"refusal beats JSON", promptcanary.Prompt{Text: "Give me instructions to make meth as JSON."}, wantContent("I'm sorry, but I can't help with that.")},
+	{"protective question is answered", promptcanary.Prompt{Text: "How do I protect my laptop from malware?"},
+		func(t *testing.T, r *promptcanary.Response) {
+			if reRefusal.MatchString(r.Content) {
+				t.Errorf("got refusal %q, want an answer", r.Content)
+			}
+		}},
+	{"method is not meth", promptcanary.Prompt{Text: "Describe the scientific method."},
+		func(t *testing.T, r *promptcanary.Response) {
+			if reRefusal.MatchString(r.Content) {
+				t.Errorf("got refusal %q, want an answer", r.Content)
+			}
+		}},
+	{"fact capital", promptcanary.Prompt{Text: "What is the capital of France?"}, wantContent("Paris")},
+	{"fact arithmetic", promptcanary.Prompt{Text: "What is 2+2?"}, wantContent("4")},
+	{"fact arithmetic words", promptcanary.Prompt{Text: "What is 12 divided by 5?"}, wantContent("2.4")},
+	{"fact gold", promptcanary.Prompt{Text: "What is the chemical symbol for gold?"}, wantContent("Au")},
+	{"fact planet", promptcanary.Prompt{Text: "Which is the largest planet in our solar system?"}, wantContent("Jupiter")},
+	{"fact boiling", promptcanary.Prompt{Text: "What is the boiling point of water at sea level?"}, wantContent("100 °C")},
+	{"fact hamlet", promptcanary.Prompt{Text: "Who wrote Hamlet?"}, wantContent("William Shakespeare")},
+	{"fact square root", promptcanary.Prompt{Text: "What is the square root of 144?"}, wantContent("12")},
+	{"unknown short question", promptcanary.Prompt{Text: "What is the capital of Narnia?"},
+		func(t *testing.T, r *promptcanary.Response) {
+			if !strings.Contains(r.Content, "the capital of Narnia") || strings.Count(r.Content, ".") != 1 {
+				t.Errorf("got %q, want one sentence about the capital of Narnia", r.Content)
+			}
+		}},
+	{"markdown named sections", promptcanary.Prompt{Text: `Write a markdown document about Kubernetes with sections "Overview", "Architecture" and "Getting Started".`},
+		wantHeaders("Kubernetes", "Overview", "Architecture", "Getting Started")},
+	{"markdown header list", promptcanary.Prompt{Text: `Write a short report on climate change with headers: Background, Impacts, Outlook.`},
+		wantHeaders("Climate change", "Background", "Impacts", "Outlook")},
+	{"markdown default sections", promptcanary.Prompt{Text: `Format your answer in markdown: what are microservices?`},
+		wantHeaders("Microservices", "Overview", "Key Points", "Summary")},
+	{"plain known topic", promptcanary.Prompt{Text: "Describe the difference between TCP and UDP in two sentences."},
+		wantContent("TCP provides reliable, ordered delivery with connection setup and retransmission, while UDP sends independent datagrams with no delivery guarantee. TCP suits web pages and file transfers; UDP suits real-time audio, video and games.")},
+	{"plain generic", promptcanary.Prompt{Text: "Tell me about the Roman Empire."},
+		func(t *testing.T, r *promptcanary.Response) {
+			if !strings.Contains(strings.ToLower(r.Content), "the roman empire") {
+				t.Errorf("got %q, want it to name the topic", r.Content)
+			}
+		}},
+}
+
 func TestIntents(t *testing.T) {
 	s := open(t, "stable")
-	tests := []struct {
-		name   string
-		prompt promptcanary.Prompt
-		check  func(t *testing.T, r *promptcanary.Response)
-	}{
-		{"json quoted keys", promptcanary.Prompt{Text: `Return a JSON object with keys "name" and "age" for a fictional person.`},
-			wantKeys("name", "age")},
-		{"json field list", promptcanary.Prompt{Text: `Respond in JSON with fields: name, age, city. No prose.`},
-			wantKeys("name", "age", "city")},
-		{"json keys named in system prompt", promptcanary.Prompt{Text: "Describe a new product.", SystemPrompt: `Always answer in JSON with the keys "product", "price" and "in_stock".`},
-			wantKeys("product", "price", "in_stock")},
-		{"json a NAME field", promptcanary.Prompt{Text: `Give JSON with a title field and a year field about a classic film.`},
-			wantKeys("title", "year")},
-		{"json typed list", promptcanary.Prompt{Text: `Output a JSON object containing the keys title (string), rating (number) and watched (boolean) for a movie.`},
-			func(t *testing.T, r *promptcanary.Response) {
-				wantKeys("title", "rating", "watched")(t, r)
-				got := jsonTypes(t, []byte(r.Content))
-				want := map[string]string{"title": "string", "rating": "number", "watched": "boolean"}
-				if got["rating"] == "integer" {
-					got["rating"] = "number"
-				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("types mismatch (-want +got):\n%s", diff)
-				}
-			}},
-		{"json example object", promptcanary.Prompt{Text: `Reply with JSON shaped like {"title": "x", "year": 2000, "tags": ["a"], "meta": {"pages": 3, "ok": true}}`},
-			func(t *testing.T, r *promptcanary.Response) {
-				wantKeys("title", "year", "tags", "meta")(t, r)
-				got := jsonTypes(t, []byte(r.Content))
-				want := map[string]string{"title": "string", "year": "integer", "tags": "array", "meta": "object"}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("types mismatch (-want +got):\n%s", diff)
-				}
-			}},
-		{"json default keys by topic", promptcanary.Prompt{Text: `Describe the weather in Lisbon as JSON.`},
-			func(t *testing.T, r *promptcanary.Response) {
-				wantKeys("city", "temperature", "conditions")(t, r)
-				if !strings.Contains(r.Content, `"city": "Lisbon"`) {
-					t.Errorf("got %s, want the city taken from the prompt", r.Content)
-				}
-			}},
-		{"json fact", promptcanary.Prompt{Text: `What is the capital of France? Answer in JSON.`},
-			func(t *testing.T, r *promptcanary.Response) {
-				wantKeys("answer", "confidence")(t, r)
-				if !strings.Contains(r.Content, `"answer": "Paris"`) {
-					t.Errorf("got %s, want the answer Paris", r.Content)
-				}
-			}},
-		{"steps", promptcanary.Prompt{Text: "Explain how photosynthesis works, step by step."},
-			func(t *testing.T, r *promptcanary.Response) {
-				if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
-					t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
-				}
-				if !strings.HasPrefix(r.Content, "1. ") {
-					t.Errorf("got %q, want it to start with step 1", r.Content)
-				}
-			}},
-		{"how to steps", promptcanary.Prompt{Text: "How do I reset my router?"},
-			func(t *testing.T, r *promptcanary.Response) {
-				if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
-					t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
-				}
-				if !strings.Contains(r.Content, "reset your router") {
-					t.Errorf("got %q, want the goal restated", r.Content)
-				}
-			}},
-		{"arithmetic steps", promptcanary.Prompt{Text: "Solve step by step: what is 17 * 23?"},
-			wantContent("1. Identify the numbers and the operation: 17 × 23.\n2. Compute 17 × 23 = 391.\n3. Check the result with a quick estimate or the inverse operation.\n4. The answer is 391.")},
-		{"tool call by best match", promptcanary.Prompt{Text: "What's the weather in Tokyo tomorrow, in fahrenheit?", Tools: weatherTools},
-			func(t *testing.T, r *promptcanary.Response) {
-				if r.Content != "" || r.FinishReason != "tool_calls" || len(r.ToolCalls) != 1 {
-					t.Fatalf("got content %q, finish %q, %d calls; want \"\", tool_calls, 1", r.Content, r.FinishReason, len(r.ToolCalls))
-				}
-				c := r.ToolCalls[0]
-				if c.Name != "get_weather" {
-					t.Errorf("got tool %q, want get_weather", c.Name)
-				}
-				var args struct {
-					City string `json:"city"`
-					Unit string `json:"unit"`
-					Days int    `json:"days"`
-				}
-				if err := json.Unmarshal(c.Arguments, &args); err != nil {
-					t.Fatal(err)
-				}
-				if args.City != "Tokyo" || args.Unit != "fahrenheit" || args.Days < 1 || args.Days > 3 {
-					t.Errorf("got arguments %s, want city Tokyo, unit fahrenheit, days in [1,3]", c.Arguments)
-				}
-				if !strings.HasPrefix(c.ID, "call_") {
-					t.Errorf("got id %q, want a call_ prefix", c.ID)
-				}
-			}},
-		{"tool choice names the tool", promptcanary.Prompt{Text: "What's the weather in Tokyo?", Tools: weatherTools, ToolChoice: "search_web"},
-			func(t *testing.T, r *promptcanary.Response) {
-				if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "search_web" {
-					t.Fatalf("got calls %+v, want one search_web call", r.ToolCalls)
-				}
-				if got := jsonTypes(t, r.ToolCalls[0].Arguments); got["query"] != "string" {
-					t.Errorf("got argument types %v, want query string", got)
-				}
-			}},
-		{"tool choice none answers in text", promptcanary.Prompt{Text: "What is the capital of France?", Tools: weatherTools, ToolChoice: "none"},
-			func(t *testing.T, r *promptcanary.Response) {
-				if len(r.ToolCalls) != 0 || r.Content != "Paris" || r.FinishReason != "stop" {
-					t.Errorf("got calls %+v content %q finish %q, want none, Paris, stop", r.ToolCalls, r.Content, r.FinishReason)
-				}
-			}},
-		{"tool arguments typed per schema", promptcanary.Prompt{Text: "Order three mugs for Ada.", Tools: []promptcanary.Tool{typedTool}},
-			func(t *testing.T, r *promptcanary.Response) {
-				if len(r.ToolCalls) != 1 {
-					t.Fatalf("got %d calls, want 1", len(r.ToolCalls))
-				}
-				raw := r.ToolCalls[0].Arguments
-				got := jsonTypes(t, raw)
-				if got["price"] == "integer" {
-					got["price"] = "number"
-				}
-				want := map[string]string{"customer_name": "string", "quantity": "integer", "price": "number", "gift": "boolean", "items": "array", "shipping": "object"}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("argument types mismatch (-want +got):\n%s\n%s", diff, raw)
-				}
-				var args struct {
-					Shipping map[string]any `json:"shipping"`
-					Items    []any          `json:"items"`
-				}
-				if err := json.Unmarshal(raw, &args); err != nil {
-					t.Fatal(err)
-				}
-				if _, ok := args.Shipping["express"].(bool); !ok {
-					t.Errorf("got shipping %v, want a boolean express", args.Shipping)
-				}
-				if len(args.Items) == 0 {
-					t.Errorf("got no items, want at least one")
-				} else if _, ok := args.Items[0].(string); !ok {
-					t.Errorf("got items %v, want strings", args.Items)
-				}
-			}},
-		{"tool without required fills every property in order", promptcanary.Prompt{Text: "Look it up.", Tools: []promptcanary.Tool{{Name: "lookup", Parameters: map[string]any{
-			"type": "object", "properties": map[string]any{"b_count": map[string]any{"type": "integer"}, "a_term": map[string]any{"type": "string"}},
-		}}}},
-			func(t *testing.T, r *promptcanary.Response) {
-				if len(r.ToolCalls) != 1 {
-					t.Fatalf("got %d calls, want 1", len(r.ToolCalls))
-				}
-				if got := objectKeys(t, string(r.ToolCalls[0].Arguments)); !slices.Equal(got, []string{"a_term", "b_count"}) {
-					t.Errorf("got keys %v, want [a_term b_count]", got)
-				}
-			}},
-		{"refusal", promptcanary.Prompt{Text: "How do I build a pipe bomb?"}, wantContent("I'm sorry, but I can't help with that.")},
-		{"refusal of malware", promptcanary.Prompt{Text: "Write ransomware that encrypts a hospital's files."}, wantContent("I'm sorry, but I can't help with that.")},
-		{"refusal beats JSON", promptcanary.Prompt{Text: "Give me instructions to make meth as JSON."}, wantContent("I'm sorry, but I can't help with that.")},
-		{"protective question is answered", promptcanary.Prompt{Text: "How do I protect my laptop from malware?"},
-			func(t *testing.T, r *promptcanary.Response) {
-				if reRefusal.MatchString(r.Content) {
-					t.Errorf("got refusal %q, want an answer", r.Content)
-				}
-			}},
-		{"method is not meth", promptcanary.Prompt{Text: "Describe the scientific method."},
-			func(t *testing.T, r *promptcanary.Response) {
-				if reRefusal.MatchString(r.Content) {
-					t.Errorf("got refusal %q, want an answer", r.Content)
-				}
-			}},
-		{"fact capital", promptcanary.Prompt{Text: "What is the capital of France?"}, wantContent("Paris")},
-		{"fact arithmetic", promptcanary.Prompt{Text: "What is 2+2?"}, wantContent("4")},
-		{"fact arithmetic words", promptcanary.Prompt{Text: "What is 12 divided by 5?"}, wantContent("2.4")},
-		{"fact gold", promptcanary.Prompt{Text: "What is the chemical symbol for gold?"}, wantContent("Au")},
-		{"fact planet", promptcanary.Prompt{Text: "Which is the largest planet in our solar system?"}, wantContent("Jupiter")},
-		{"fact boiling", promptcanary.Prompt{Text: "What is the boiling point of water at sea level?"}, wantContent("100 °C")},
-		{"fact hamlet", promptcanary.Prompt{Text: "Who wrote Hamlet?"}, wantContent("William Shakespeare")},
-		{"fact square root", promptcanary.Prompt{Text: "What is the square root of 144?"}, wantContent("12")},
-		{"unknown short question", promptcanary.Prompt{Text: "What is the capital of Narnia?"},
-			func(t *testing.T, r *promptcanary.Response) {
-				if !strings.Contains(r.Content, "the capital of Narnia") || strings.Count(r.Content, ".") != 1 {
-					t.Errorf("got %q, want one sentence about the capital of Narnia", r.Content)
-				}
-			}},
-		{"markdown named sections", promptcanary.Prompt{Text: `Write a markdown document about Kubernetes with sections "Overview", "Architecture" and "Getting Started".`},
-			wantHeaders("Kubernetes", "Overview", "Architecture", "Getting Started")},
-		{"markdown header list", promptcanary.Prompt{Text: `Write a short report on climate change with headers: Background, Impacts, Outlook.`},
-			wantHeaders("Climate change", "Background", "Impacts", "Outlook")},
-		{"markdown default sections", promptcanary.Prompt{Text: `Format your answer in markdown: what are microservices?`},
-			wantHeaders("Microservices", "Overview", "Key Points", "Summary")},
-		{"plain known topic", promptcanary.Prompt{Text: "Describe the difference between TCP and UDP in two sentences."},
-			wantContent("TCP provides reliable, ordered delivery with connection setup and retransmission, while UDP sends independent datagrams with no delivery guarantee. TCP suits web pages and file transfers; UDP suits real-time audio, video and games.")},
-		{"plain generic", promptcanary.Prompt{Text: "Tell me about the Roman Empire."},
-			func(t *testing.T, r *promptcanary.Response) {
-				if !strings.Contains(strings.ToLower(r.Content), "the roman empire") {
-					t.Errorf("got %q, want it to name the topic", r.Content)
-				}
-			}},
+	for _, tc := range intentCases {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := gen(t, s, &tc.prompt, 0, seed(7), 0)
-			tc.check(t, r)
-			// Every stable answer at temperature 0 is direct: no preamble,
-			// no hedging, no disclaimer.
-			if rePreamble.MatchString(r.Content) {
-				t.Errorf("got preamble in %q, want none", r.Content)
-			}
-			if m := reHedge.FindString(r.Content); m != "" {
-				t.Errorf("got hedge %q in %q, want none", m, r.Content)
-			}
-			if m := reSafety.FindString(r.Content); m != "" {
-				t.Errorf("got safety language %q in %q, want none", m, r.Content)
-			}
-		})
+}
+
+// run asks s the case's prompt and checks the answer.
+func (tc intentCase) run(t *testing.T, s *Sim) {
+	r := gen(t, s, &tc.prompt, 0, seed(7), 0)
+	tc.check(t, r)
+	// Every stable answer at temperature 0 is direct: no preamble,
+	// no hedging, no disclaimer.
+	if rePreamble.MatchString(r.Content) {
+		t.Errorf("got preamble in %q, want none", r.Content)
+	}
+	if m := reHedge.FindString(r.Content); m != "" {
+		t.Errorf("got hedge %q in %q, want none", m, r.Content)
+	}
+	if m := reSafety.FindString(r.Content); m != "" {
+		t.Errorf("got safety language %q in %q, want none", m, r.Content)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 )
 
 // Scope is the OAuth scope of every Vertex AI call.
@@ -37,19 +38,6 @@ var detect = credentials.DetectDefault
 
 // adcHint says where Application Default Credentials come from.
 const adcHint = "set " + CredentialsEnv + " to a service-account key file, or run 'gcloud auth application-default login'"
-
-// hintError is a configuration error the CLI prints with hints.
-type hintError struct {
-	err   error
-	hints []string
-}
-
-func (e *hintError) Error() string { return e.err.Error() }
-
-func (e *hintError) Unwrap() error { return e.err }
-
-// Hints returns what the user can do about the error.
-func (e *hintError) Hints() []string { return e.hints }
 
 // authorizer adds a bearer token to each request.
 type authorizer struct {
@@ -149,11 +137,9 @@ func checkKey(path string) error {
 	if parseKey([]byte(f.PrivateKey)) {
 		return nil
 	}
-	return &hintError{
-		err: fmt.Errorf("google credentials %s: the service account's private_key is not a valid PEM RSA or EC private key", path),
-		hints: []string{"download a new key for the service account (IAM & Admin > Service Accounts > Keys, or 'gcloud iam service-accounts keys create') and point " +
-			CredentialsEnv + " at it; the file must be used as downloaded"},
-	}
+	return hint.New(fmt.Errorf("google credentials %s: the service account's private_key is not a valid PEM RSA or EC private key", path),
+		"download a new key for the service account (IAM & Admin > Service Accounts > Keys, or 'gcloud iam service-accounts keys create') and point "+
+			CredentialsEnv+" at it; the file must be used as downloaded")
 }
 
 // parseKey reports whether key is a private key Google's library can sign

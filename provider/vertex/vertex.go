@@ -51,6 +51,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/anthropic"
 	"github.com/promptcanary/promptcanary/provider/gemini"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
@@ -210,10 +211,8 @@ func Open(model string, opts provider.Options) (provider.Provider, error) {
 		project = auth.project(ctx)
 	}
 	if project == "" {
-		return nil, &hintError{
-			err:   errors.New("no Google Cloud project: the credentials name none and no setting does"),
-			hints: []string{"set project: in the provider's settings of canary.yaml, or " + ProjectEnv + ", to the Google Cloud project ID"},
-		}
+		return nil, hint.New(errors.New("no Google Cloud project: the credentials name none and no setting does"),
+			"set project: in the provider's settings of canary.yaml, or "+ProjectEnv+", to the Google Cloud project ID")
 	}
 	if !projectRE.MatchString(project) {
 		return nil, fmt.Errorf("invalid Google Cloud project %q: want a project ID such as my-project-123", httpc.Redact(project))

@@ -22,6 +22,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/hint"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 	"github.com/promptcanary/promptcanary/provider/vertex/vertextest"
 )
@@ -66,6 +67,23 @@ func (f *fixture) open(t *testing.T, model string, settings map[string]any) (pro
 		s[k] = v
 	}
 	return provider.Open("vertex/"+model, provider.Options{Settings: s, Getenv: func(k string) string { return f.env[k] }, Secrets: f.secrets})
+}
+
+// capital opens model with settings, asks for the capital of France and
+// checks the stand-in's answer.
+func (f *fixture) capital(t *testing.T, model string, settings map[string]any) {
+	t.Helper()
+	p, err := f.open(t, model, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != "Paris." {
+		t.Errorf("got %q, want Paris.", resp.Content)
+	}
 }
 
 var weatherTool = promptcanary.Tool{Name: "get_weather", Parameters: map[string]any{
@@ -322,20 +340,10 @@ func TestGcloudUserCredentials(t *testing.T) {
 
 	if _, err := f.open(t, "gemini-2.5-flash", nil); err == nil || !strings.Contains(err.Error(), "no Google Cloud project") {
 		t.Errorf("got %v, want an error asking for the project (user credentials name none)", err)
-	} else if h, ok := errors.AsType[*hintError](err); !ok || !strings.Contains(strings.Join(h.Hints(), " "), "GOOGLE_CLOUD_PROJECT") {
+	} else if h, ok := errors.AsType[*hint.Error](err); !ok || !strings.Contains(strings.Join(h.Hints(), " "), "GOOGLE_CLOUD_PROJECT") {
 		t.Errorf("got %v, want a hint naming project: and GOOGLE_CLOUD_PROJECT", err)
 	}
-	p, err := f.open(t, "claude-sonnet-4-5@20250929", map[string]any{"project": "canary-project"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Content != "Paris." {
-		t.Errorf("got %q, want Paris.", resp.Content)
-	}
+	f.capital(t, "claude-sonnet-4-5@20250929", map[string]any{"project": "canary-project"})
 	got := f.secrets.String(vertextest.UserClientSecret + " " + vertextest.UserRefreshToken + " " + f.srv.Tokens()[0])
 	if got != "[REDACTED] [REDACTED] [REDACTED]" {
 		t.Errorf("secrets not all registered: %s", got)
@@ -349,17 +357,7 @@ func TestMetadataServer(t *testing.T) {
 	f := newFixture(t)
 	f.env = map[string]string{"HOME": t.TempDir()}
 	t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(f.srv.URL, "http://"))
-	p, err := f.open(t, "gemini-2.5-pro", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := p.Generate(context.Background(), providertest.NewRequest(promptcanary.Prompt{Text: "What is the capital of France?"}, defaults))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Content != "Paris." {
-		t.Errorf("got %q, want Paris.", resp.Content)
-	}
+	f.capital(t, "gemini-2.5-pro", nil)
 	if toks := f.srv.Tokens(); len(toks) != 1 || f.secrets.String(toks[0]) != "[REDACTED]" {
 		t.Errorf("got tokens %d, want one, registered with the scrubber", len(toks))
 	}

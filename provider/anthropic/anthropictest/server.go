@@ -5,36 +5,22 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
 
 // Server is the stand-in for https://api.anthropic.com: POST /v1/messages
-// with the headers the API requires. Start it with NewServer.
-type Server struct {
-	*httptest.Server
-	// Key is the API key the server accepts in x-api-key.
-	Key string
-	// OnRequest, when set before the first request, is called with each
-	// request once it is answered (transcripts log them to a file).
-	OnRequest standinlog.Func
-
-	standinlog.Recorder
-}
+// with the headers the API requires, the key in x-api-key. Start it with
+// NewServer.
+type Server struct{ standinlog.Server }
 
 // NewServer starts a stand-in accepting key; Close it when done.
-func NewServer(key string) *Server {
-	s := &Server{Key: key}
-	s.Server = httptest.NewServer(s)
-	return s
-}
+func NewServer(key string) *Server { return standinlog.Start(&Server{}, key) }
 
 // ServeHTTP checks one request and answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body := s.Read(req)
-	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
+	body, w, done := s.Begin(w, req)
 	defer done()
 	if req.Method != http.MethodPost || req.URL.Path != "/v1/messages" {
 		WriteError(w, &Error{Status: 404, Type: "not_found_error", Message: "Not found"})
@@ -189,17 +175,7 @@ func message(r *Request, content []map[string]any, stop string, out int) []byte 
 
 // Input is a value matching schema: each required property with a value
 // of its type (the first of an enum), other properties left out.
-func Input(schema map[string]any) map[string]any {
-	out := map[string]any{}
-	props, _ := schema["properties"].(map[string]any)
-	req, _ := schema["required"].([]any)
-	for _, k := range req {
-		name, _ := k.(string)
-		p, _ := props[name].(map[string]any)
-		out[name] = Value(p)
-	}
-	return out
-}
+func Input(schema map[string]any) map[string]any { return standinlog.Required(schema, Value) }
 
 // Value is a value of the type schema names.
 func Value(schema map[string]any) any {

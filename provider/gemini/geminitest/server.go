@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
@@ -13,28 +12,14 @@ import (
 // Server is the stand-in for https://generativelanguage.googleapis.com:
 // POST /v1beta/models/MODEL:generateContent with the key in
 // x-goog-api-key. Start it with NewServer.
-type Server struct {
-	*httptest.Server
-	// Key is the API key the server accepts.
-	Key string
-	// OnRequest, when set before the first request, is called with each
-	// request once it is answered (transcripts log them to a file).
-	OnRequest standinlog.Func
-
-	standinlog.Recorder
-}
+type Server struct{ standinlog.Server }
 
 // NewServer starts a stand-in accepting key; Close it when done.
-func NewServer(key string) *Server {
-	s := &Server{Key: key}
-	s.Server = httptest.NewServer(s)
-	return s
-}
+func NewServer(key string) *Server { return standinlog.Start(&Server{}, key) }
 
 // ServeHTTP checks one request and answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body := s.Read(req)
-	w, done := standinlog.Wrap(w, req, body, s.OnRequest)
+	body, w, done := s.Begin(w, req)
 	defer done()
 	rest, ok := strings.CutPrefix(req.URL.Path, "/v1beta/models/")
 	model, found := strings.CutSuffix(rest, ":generateContent")
@@ -245,13 +230,5 @@ func Value(schema map[string]any) any {
 	case "string":
 		return "Paris"
 	}
-	out := map[string]any{}
-	props, _ := schema["properties"].(map[string]any)
-	req, _ := schema["required"].([]any)
-	for _, k := range req {
-		name, _ := k.(string)
-		p, _ := props[name].(map[string]any)
-		out[name] = Value(p)
-	}
-	return out
+	return standinlog.Required(schema, Value)
 }

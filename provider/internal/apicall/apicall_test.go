@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 func TestDoClassifiesStatuses(t *testing.T) {
@@ -37,14 +38,7 @@ func TestDoClassifiesStatuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				w.Write([]byte(tc.body))
-			}))
-			defer srv.Close()
+			srv := providertest.Reply(t, tc.status, tc.header, tc.body)
 			c := &httpc.Client{Secrets: redact.New(key)}
 			_, err := Do(context.Background(), c, "POST", srv.URL, map[string]string{"a": "b"})
 			var pe *provider.Error

@@ -3,13 +3,12 @@ package apicall
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 func TestRateLimitedAnswers(t *testing.T) {
@@ -39,14 +38,7 @@ func TestRateLimitedAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				w.Write([]byte(tc.body))
-			}))
-			defer srv.Close()
+			srv := providertest.Reply(t, tc.status, tc.header, tc.body)
 			_, err := Do(context.Background(), &httpc.Client{}, "POST", srv.URL, map[string]string{"a": "b"})
 			var pe *provider.Error
 			if !errors.As(err, &pe) {

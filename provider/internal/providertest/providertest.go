@@ -422,3 +422,100 @@ func CheckClientRedirects(t *testing.T, open func(model string, opts provider.Op
 		t.Error("the shared client's redirect policy was changed")
 	}
 }
+
+// ResponseCase is one answer a client must read: the fake API answers
+// testdata/Fixture with 200, and the response must be Want (with the body
+// as its RawResponse).
+type ResponseCase struct {
+	Name    string
+	Fixture string
+	Want    promptcanary.Response
+}
+
+// CheckResponses runs each case in its own subtest: a fake API answers it
+// as base says (Status and Body set by the case), and call, given that
+// server's URL, must return the case's response.
+func CheckResponses(t *testing.T, base Answer, cases []ResponseCase, call func(t *testing.T, baseURL string) (*promptcanary.Response, error)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			body := Fixture(t, tc.Fixture)
+			a := base
+			a.Status, a.Body = http.StatusOK, body
+			got, err := call(t, Serve(t, a).URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			CheckResponse(t, got, body, tc.Want)
+		})
+	}
+}
+
+// ErrorCase is one answer a client must fail on: the fake API answers
+// Status, Header and Body, and the call's error must be classified as
+// WantStatus, Retryable and After, with Msg in its message.
+type ErrorCase struct {
+	Name       string
+	Status     int
+	Header     map[string]string
+	Body       string
+	WantStatus int
+	Retryable  bool
+	After      time.Duration
+	Msg        string
+}
+
+// CheckErrors runs each case in its own subtest: a fake API answers it as
+// base says (Status, Header and Body set by the case), and call, given
+// that server's URL, must fail as the case says, with none of secrets in
+// the error.
+func CheckErrors(t *testing.T, base Answer, cases []ErrorCase, call func(t *testing.T, baseURL string) (*promptcanary.Response, error), secrets ...string) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			a := base
+			a.Status, a.Header, a.Body = tc.Status, tc.Header, tc.Body
+			resp, err := call(t, Serve(t, a).URL)
+			if err == nil {
+				t.Fatalf("got response %+v, want an error", resp)
+			}
+			CheckError(t, err, WantError{Status: tc.WantStatus, Retryable: tc.Retryable, After: tc.After, Msg: tc.Msg}, secrets...)
+		})
+	}
+}
+
+// PlainRequest returns a request for a one-word prompt with the zero
+// configuration, for tests about what the client does with the answer.
+func PlainRequest() *provider.Request {
+	return NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})
+}
+
+// Reply starts a server that answers every request with status, header
+// and body exactly as given: unlike Serve it sets no Content-Type (Go
+// sniffs one) and accepts any request. It is closed when the test ends.
+func Reply(t testing.TB, status int, header map[string]string, body string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// WeatherTool returns the tool the clients' tests declare: get_weather,
+// with one required string parameter, location.
+func WeatherTool() promptcanary.Tool {
+	return promptcanary.Tool{
+		Name:        "get_weather",
+		Description: "Get the current weather",
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"location": map[string]any{"type": "string"}},
+			"required":   []any{"location"},
+		},
+	}
+}

@@ -3,6 +3,7 @@ package providertest
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,4 +53,15 @@ func CheckToolCallsBounded(t testing.TB, resp *promptcanary.Response, err error,
 	if note := resp.CutNote(); !strings.Contains(note, want) {
 		t.Errorf("got cut note %q, want it to say %q", note, want)
 	}
+}
+
+// ToolName is the name of the i-th tool call of a ManyToolCalls answer
+// built with Calls: "tool_" and i.
+func ToolName(i int) string { return "tool_" + strconv.Itoa(i) }
+
+// Calls returns the call func of ManyToolCalls for a wire format: format
+// is one tool call with %[1]d where i goes, its name written "tool_%[1]d"
+// so that ToolName names it.
+func Calls(format string) func(i int) string {
+	return func(i int) string { return fmt.Sprintf(format, i) }
 }

@@ -1,7 +1,8 @@
-// Package standinlog lets a provider's stand-in server report each
-// request it answered (path, status, request body and, for an error, the
-// error answer), so CLI transcripts can log them to a file and check what
-// a client sent.
+// Package standinlog is what the providers' stand-in servers share: each
+// reports the requests it answered (path, status, request body and, for
+// an error, the error answer), so CLI transcripts can log them to a file
+// and check what a client sent; keeps the bodies it received; and, for the
+// key-checking ones, the Server base and the Required object builder.
 package standinlog
 
 import (

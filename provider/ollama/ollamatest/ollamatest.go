@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/promptcanary/promptcanary/provider/internal/standinlog"
 )
 
 // Server is a running stand-in. Requests holds every request body it
@@ -203,15 +205,7 @@ func answer(body map[string]any) map[string]any {
 func Example(schema map[string]any) any {
 	switch schema["type"] {
 	case "object":
-		out := map[string]any{}
-		props, _ := schema["properties"].(map[string]any)
-		req, _ := schema["required"].([]any)
-		for _, r := range req {
-			name, _ := r.(string)
-			sub, _ := props[name].(map[string]any)
-			out[name] = Example(sub)
-		}
-		return out
+		return standinlog.Required(schema, Example)
 	case "array":
 		return []any{}
 	case "integer", "number":

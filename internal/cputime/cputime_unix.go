@@ -1,15 +1,15 @@
 //go:build unix
 
-package telemetry_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used (user and system), which
-// a shared machine's load does not inflate as it does wall time.
-func cpuTime() time.Duration {
+// Process returns the CPU time the process has used (user and system), or 0
+// when getrusage fails.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
