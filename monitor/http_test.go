@@ -284,7 +284,7 @@ func TestAcknowledgeAndPromote(t *testing.T) {
 	}
 	f.clock.Advance(3 * time.Hour)
 	f.once(m)
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.hook.got(); len(got) != 2 {

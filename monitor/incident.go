@@ -274,7 +274,7 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	m.logEvent(inc, st.Event)
 	telemetry.From(ctx).Incident(inc, string(st.Event.Type))
 	m.noteUnknown(st, promptcanary.NotificationFiring, unknown)
-	m.wake()
+	m.outbox.Wake()
 }
 
 // update applies f to the open incident inc: a change of severity or of
@@ -337,7 +337,7 @@ func (m *Monitor) recordStep(ctx context.Context, inc *promptcanary.Incident, t 
 	m.logEvent(inc, st.Event)
 	telemetry.From(ctx).Incident(inc, string(t))
 	m.noteUnknown(st, status, unknown)
-	m.wake()
+	m.outbox.Wake()
 }
 
 // adopt loads the open incident of fp that another writer stored.

@@ -38,7 +38,7 @@ func TestChangedFindingUpdatesIncident(t *testing.T) {
 	if len(open) != 1 || open[0].ID != first[0].ID || sameUnits(open[0].Units, first[0].Units) {
 		t.Fatalf("got %+v, want the same incident with other units", open)
 	}
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.hook.got(); len(got) != 2 || got[1].Status != promptcanary.NotificationFiring || len(got[1].Units) <= len(got[0].Units) {

@@ -201,7 +201,7 @@ func (m *Monitor) heartbeat(ctx context.Context) {
 			m.log.Warn("extend the lease of a slot", logCheck, l.key.Check, logProvider, l.key.Provider, logSlot, l.key.Slot, logErr, err)
 		}
 	}
-	m.extendDeliveries(ctx, until)
+	m.outbox.Extend(ctx, until)
 }
 
 // heartbeats calls heartbeat every third of the TTL, on the wall clock,

@@ -40,6 +40,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/monitor/delivery"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/provider"
@@ -142,18 +143,14 @@ type Monitor struct {
 
 	entries   []*entry
 	notifiers []notify.Notifier
-	// notifierByName and notifierNames index notifiers; dispOpts are the
-	// options of the dispatcher of each delivery, Record aside.
-	notifierByName map[string]notify.Notifier
-	notifierNames  []string
-	dispOpts       notify.DispatcherOptions
-	ob             outbox
-	held           held
-	metrics        *metrics
-	sem            chan struct{}
-	budget         budget
-	inc            incidents
-	health         storeHealth
+	// outbox delivers the notifications to notifiers.
+	outbox  *delivery.Outbox
+	held    held
+	metrics *metrics
+	sem     chan struct{}
+	budget  budget
+	inc     incidents
+	health  storeHealth
 	// version moves on whenever something the dashboard shows is
 	// recorded (see Version).
 	version   atomic.Uint64
@@ -310,19 +307,19 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	m.notifierByName = map[string]notify.Notifier{}
-	for _, n := range m.notifiers {
-		m.notifierByName[n.Name()] = n
-		m.notifierNames = append(m.notifierNames, n.Name())
-	}
-	m.dispOpts = notify.DispatcherOptions{
-		Backoff: o.NotifyBackoff,
-		Timeout: o.NotifyTimeout,
-		Now:     m.now,
-		Scrub:   secrets.String,
-		Logger:  m.log,
-	}
-	m.initOutbox()
+	m.outbox = delivery.New(delivery.Options{
+		Box: box, State: state, Owner: m.owner, TTL: m.ttl,
+		Notifiers: m.notifiers,
+		Policy: notify.Policy{
+			Backoff: o.NotifyBackoff,
+			Timeout: o.NotifyTimeout,
+			Now:     m.now,
+			Scrub:   secrets.String,
+			Logger:  m.log,
+		},
+		Repeat: m.repeat, Now: m.now, Log: m.log,
+		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
+	})
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
 	}
@@ -452,7 +449,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.serveErr = make(chan error, 1)
 	_ = m.probeStore(ctx) // logged, and on /readyz and store_up from the start
 	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
-	m.startOutbox()
+	m.outbox.Start()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.sched, m.schedCtx = cancel, sctx
@@ -461,7 +458,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
 	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
-	m.wake() // notifications a stopped or dead monitor left
+	m.outbox.Wake() // notifications a stopped or dead monitor left
 	return nil
 }
 
@@ -492,7 +489,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	started := m.started
 	m.mu.Unlock()
 	if !started {
-		m.stopOutbox(ctx, 0)
+		m.outbox.Stop(ctx, 0)
 		return nil
 	}
 
@@ -529,7 +526,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 		<-done
 	}
 	m.runStop()
-	m.stopOutbox(ctx, grace)
+	m.outbox.Stop(ctx, grace)
 	var errs []error
 	if err := m.srv.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("close the listener: %w", err))
@@ -563,7 +560,7 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 		})
 	}
 	wg.Wait()
-	err := m.drain(ctx, m.grace)
+	err := m.outbox.Drain(ctx, m.grace)
 	stop()
 	<-beat
 	out.Open = m.inc.openList()

@@ -179,7 +179,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.budgetDay(ctx, now)
 		m.checkStale(ctx, now, since)
 		m.prune(ctx, now)
-		m.wake()
+		m.outbox.Wake()
 	}
 }
 
