@@ -236,7 +236,45 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	if !ok || !okL || !okO {
 		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents, slot leases, notifications): use a SQLite or PostgreSQL store", o.Store)
 	}
-	secrets := o.Secrets
+	m := newMonitor(cfg, o, configSecrets(cfg, o.Secrets))
+	m.state, m.leases, m.box = state, leases, box
+
+	ctx := context.Background()
+	var probs problems
+	for i := range cfg.Checks {
+		e, err := m.newEntry(ctx, i, o)
+		if err != nil {
+			probs.add(m.scrub(err))
+			continue
+		}
+		m.entries = append(m.entries, e)
+	}
+	m.newNotifiers(o.HTTPClient, &probs)
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	m.outbox = delivery.New(delivery.Options{
+		Box: box, State: state, Owner: m.owner, TTL: m.ttl,
+		Notifiers: m.notifiers,
+		Policy: notify.Policy{
+			Backoff: o.NotifyBackoff,
+			Timeout: o.NotifyTimeout,
+			Now:     m.now,
+			Scrub:   m.secrets.String,
+			Logger:  m.log,
+		},
+		Repeat: m.repeat, Now: m.now, Log: m.log,
+		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
+	})
+	if err := m.restore(ctx); err != nil {
+		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
+	}
+	return m, nil
+}
+
+// configSecrets adds the secrets of cfg (API keys, the admin token, the
+// notifiers' credentials) to secrets, a new set when it is nil.
+func configSecrets(cfg *config.Config, secrets *redact.Set) *redact.Set {
 	if secrets == nil {
 		secrets = redact.New()
 	}
@@ -248,12 +286,15 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 			secrets.Add(n.URL)
 		}
 	}
+	return secrets
+}
+
+// newMonitor returns the monitor of cfg and o with its settings, its log
+// and its metrics, before any check or notifier.
+func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m := &Monitor{
 		cfg:     cfg,
 		hist:    o.Store,
-		state:   state,
-		leases:  leases,
-		box:     box,
 		owner:   cmp.Or(o.Owner, newOwner()),
 		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
@@ -280,22 +321,16 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.repeat = cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval)
 	m.resolveAfter = max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1)
+	return m
+}
 
-	ctx := context.Background()
-	var probs problems
-	for i := range cfg.Checks {
-		e, err := m.newEntry(ctx, i, o)
-		if err != nil {
-			probs.add(m.scrub(err))
-			continue
-		}
-		m.entries = append(m.entries, e)
-	}
-	client := o.HTTPClient
+// newNotifiers builds the configuration's notifiers, sending with client
+// (nil: one with a timeout per attempt); each problem goes to probs.
+func (m *Monitor) newNotifiers(client *http.Client, probs *problems) {
 	if client == nil {
 		client = &http.Client{Timeout: notifyTimeout}
 	}
-	for _, n := range cfg.Notifiers {
+	for _, n := range m.cfg.Notifiers {
 		nt, err := notify.New(n, client)
 		if err != nil {
 			probs.add(m.scrub(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err)))
@@ -304,26 +339,6 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		m.notifiers = append(m.notifiers, nt)
 		m.metrics.initNotifier(n.Name)
 	}
-	if err := probs.err(); err != nil {
-		return nil, err
-	}
-	m.outbox = delivery.New(delivery.Options{
-		Box: box, State: state, Owner: m.owner, TTL: m.ttl,
-		Notifiers: m.notifiers,
-		Policy: notify.Policy{
-			Backoff: o.NotifyBackoff,
-			Timeout: o.NotifyTimeout,
-			Now:     m.now,
-			Scrub:   secrets.String,
-			Logger:  m.log,
-		},
-		Repeat: m.repeat, Now: m.now, Log: m.log,
-		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
-	})
-	if err := m.restore(ctx); err != nil {
-		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
-	}
-	return m, nil
 }
 
 // newEntry resolves the i-th check: its provider, as a run would open it,
