@@ -16,9 +16,7 @@ import (
 func (f *fixture) deliveries() []store.Delivery {
 	f.t.Helper()
 	ds, err := f.store.Deliveries(context.Background(), "", 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return ds
 }
 
@@ -71,10 +69,7 @@ func TestPendingNotificationIsResumedAfterARestart(t *testing.T) {
 	if len(ds) != 1 || ds[0].State != store.DeliverySent || ds[0].DoneBy != "second" || ds[0].Attempts != 2 {
 		t.Errorf("got deliveries %+v, want sent by the second monitor at attempt 2", ds)
 	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	attempts := f.attempts()
 	if len(attempts) != 2 || attempts[0].OK || !attempts[1].OK || attempts[1].Attempt != 2 || attempts[0].ID != ds[0].ID || attempts[1].ID != ds[0].ID {
 		t.Errorf("got attempts %+v, want the interrupted one and the sent one, of the delivery", attempts)
 	}

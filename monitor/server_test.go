@@ -78,9 +78,7 @@ func TestServerLimits(t *testing.T) {
 
 // A host the monitor does not serve is told how to add it.
 func TestMisdirectedHostHint(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	_, m := newOneSample(t, "1h")
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
 	req.Host = "rebind.example"
 	rec := httptest.NewRecorder()
