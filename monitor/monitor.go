@@ -41,6 +41,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/config"
 	"github.com/promptcanary/promptcanary/monitor/delivery"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/provider"
@@ -148,8 +149,8 @@ type Monitor struct {
 	held    held
 	metrics *metrics
 	sem     chan struct{}
-	budget  budget
-	inc     incidents
+	budget  incident.Budget
+	inc     incident.Book
 	health  storeHealth
 	// version moves on whenever something the dashboard shows is
 	// recorded (see Version).
@@ -317,7 +318,7 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m.log = slog.New(newScrubber(h, secrets))
 	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
 	m.metrics = newMetrics(version(o.Tool))
-	m.budget.limit = cfg.Budget.USDPerDay
+	m.budget.Limit = cfg.Budget.USDPerDay
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.repeat = cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval)
 	m.resolveAfter = max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1)
@@ -405,7 +406,7 @@ func (m *Monitor) noteRules(e *entry) {
 	for _, w := range e.target.Warnings {
 		m.log.Warn("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "note", w)
 	}
-	if m.budget.limit <= 0 {
+	if m.budget.Limit <= 0 {
 		return
 	}
 	if _, ok := provider.LookupPrice(e.target.Spec, e.c.Suite.Prices); !ok {
@@ -578,7 +579,7 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	err := m.outbox.Drain(ctx, m.grace)
 	stop()
 	<-beat
-	out.Open = m.inc.openList()
+	out.Open = m.inc.List()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
 	}

@@ -264,7 +264,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	}
 	m.changed()
 	m.metrics.observeRun(cr)
-	m.budget.add(cr.CostUSD, cr.StartedAt)
+	m.budget.Add(cr.CostUSD, cr.StartedAt)
 	e.mu.Lock()
 	if !schedulingSkip(cr) {
 		c := *cr

@@ -213,9 +213,9 @@ func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight
 // completed a measured run for twice its interval (unless the budget is
 // what stops it).
 func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
-	if m.inc.get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+	m.inc.Lock()
+	defer m.inc.Unlock()
+	if m.inc.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
 		return
 	}
 	if m.storeErr() != nil {
