@@ -44,6 +44,7 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -146,7 +147,7 @@ type Monitor struct {
 	notifiers []notify.Notifier
 	// outbox delivers the notifications to notifiers.
 	outbox  *delivery.Outbox
-	held    held
+	held    scheduler.Held
 	metrics *metrics
 	sem     chan struct{}
 	budget  incident.Budget
@@ -296,7 +297,7 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m := &Monitor{
 		cfg:     cfg,
 		hist:    o.Store,
-		owner:   cmp.Or(o.Owner, newOwner()),
+		owner:   cmp.Or(o.Owner, scheduler.NewOwner()),
 		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
 		tracer:  o.Tracer,
