@@ -169,17 +169,14 @@ type Monitor struct {
 	startedAt time.Time
 	staleFrom time.Time // staleness counts from here: the start, or the last clock jump
 	stopped   bool
-	ln        net.Listener
-	srv       *http.Server
-	addr      string
+	http      serving            // the dashboard, the API and /metrics
 	sched     context.CancelFunc // stops the schedule loops
 	schedCtx  context.Context    // ends when Stop stops scheduling
 	runCtx    context.Context    // the context of runs
 	runStop   context.CancelFunc // cancels runs in flight
 	loops     sync.WaitGroup     // the schedule loops and the staleness ticker
 	runs      sync.WaitGroup     // runs in flight
-	serveErr  chan error
-	prunedAt  time.Time // when the finished leases were last pruned
+	prunedAt  time.Time          // when the finished leases were last pruned
 }
 
 // entry is one check and provider: its configuration, its resolved target
@@ -460,12 +457,8 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.started = true
 	m.startedAt = m.now()
 	m.staleFrom = m.startedAt
-	m.addr = ln.Addr().String()
-	m.ln = limitListen(ln, MaxConns)
-	m.srv = newServer(m.Handler(), m.log)
-	m.serveErr = make(chan error, 1)
 	_ = m.probeStore(ctx) // logged, and on /readyz and store_up from the start
-	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
+	m.http.start(ln, m.Handler(), m.log)
 	m.outbox.Start()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -474,7 +467,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 		m.loops.Go(func() { m.loop(sctx, e) })
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
-	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
+	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
 	m.outbox.Wake() // notifications a stopped or dead monitor left
 	return nil
 }
@@ -484,7 +477,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 func (m *Monitor) Addr() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.addr
+	return m.http.addr
 }
 
 // Stop stops scheduling at once, lets the runs in flight finish within
@@ -544,16 +537,9 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	}
 	m.runStop()
 	m.outbox.Stop(ctx, grace)
-	var errs []error
-	if err := m.srv.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("close the listener: %w", err))
-		_ = m.srv.Close()
-	}
-	if err := <-m.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		errs = append(errs, fmt.Errorf("serve: %w", err))
-	}
+	err := m.http.stop(ctx)
 	m.log.Info("monitor stopped")
-	return errors.Join(errs...)
+	return err
 }
 
 // Once runs every check once now, with confirmation runs and
