@@ -4,64 +4,27 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 )
-
-// budget is today's (UTC) estimated spend against the daily budget.
-type budget struct {
-	mu    sync.Mutex
-	limit float64 // USD per day; 0 means none
-	day   string  // the UTC date spent is of
-	spent float64
-}
-
-// dayOf is the UTC date of t.
-func dayOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
-// add counts cost spent at t.
-func (b *budget) add(cost float64, at time.Time) {
-	if cost <= 0 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	d := dayOf(at)
-	switch {
-	case d == b.day:
-		b.spent += cost
-	case d > b.day:
-		b.day, b.spent = d, cost
-	}
-}
-
-// today returns what was spent on now's day.
-func (b *budget) today(now time.Time) float64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if dayOf(now) != b.day {
-		return 0
-	}
-	return b.spent
-}
 
 // admit reports whether e may run now under the daily budget, and if not
 // why.
 func (m *Monitor) admit(e *entry, now time.Time) (bool, string) {
-	if m.budget.limit <= 0 {
+	if m.budget.Limit <= 0 {
 		return true, ""
 	}
 	m.budgetDay(context.Background(), now)
 	e.mu.Lock()
 	est := e.estimate
 	e.mu.Unlock()
-	spent := m.budget.today(now)
-	if spent+est <= m.budget.limit {
+	spent := m.budget.Today(now)
+	if spent+est <= m.budget.Limit {
 		return true, ""
 	}
-	return false, fmt.Sprintf(reasonBudget+" of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.budget.limit, spent, est)
+	return false, fmt.Sprintf(reasonBudget+" of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.budget.Limit, spent, est)
 }
 
 // reasonBudget begins the reason of a run the daily budget skipped.
@@ -77,19 +40,19 @@ func schedulingSkip(cr *promptcanary.CheckRun) bool {
 
 // overBudget opens (or keeps open) the budget incident.
 func (m *Monitor) overBudget(ctx context.Context, now time.Time) {
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
+	m.inc.Lock()
+	defer m.inc.Unlock()
 	defer m.syncOpen()
 	m.fire(context.WithoutCancel(ctx), subject{}, finding{kind: promptcanary.IncidentBudget, severity: severityBudget,
-		summary: fmt.Sprintf("daily budget of $%.2f reached ($%.2f spent): checks are skipped until 00:00 UTC", m.budget.limit, m.budget.today(now))})
+		summary: fmt.Sprintf("daily budget of $%.2f reached ($%.2f spent): checks are skipped until 00:00 UTC", m.budget.Limit, m.budget.Today(now))})
 }
 
 // budgetDay resolves the budget incident once its day is over.
 func (m *Monitor) budgetDay(ctx context.Context, now time.Time) {
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
-	inc := m.inc.get(Fingerprint("", "", promptcanary.IncidentBudget))
-	if inc == nil || dayOf(inc.OpenedAt) >= dayOf(now) {
+	m.inc.Lock()
+	defer m.inc.Unlock()
+	inc := m.inc.Get(Fingerprint("", "", promptcanary.IncidentBudget))
+	if inc == nil || incident.DayOf(inc.OpenedAt) >= incident.DayOf(now) {
 		return
 	}
 	m.resolve(context.WithoutCancel(ctx), inc, "", "a new day: the budget is available again")

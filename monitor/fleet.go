@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -96,9 +97,9 @@ func (m *Monitor) syncIncidents(ctx context.Context) {
 		m.log.Warn("read the open incidents back", logErr, err)
 		return
 	}
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
-	m.inc.load(open)
+	m.inc.Lock()
+	defer m.inc.Unlock()
+	m.inc.Load(open)
 	m.syncOpen()
 }
 
@@ -137,8 +138,8 @@ func (m *Monitor) refresh(ctx context.Context, now time.Time) {
 			if !e.counted.has(r.ID) {
 				e.counted.add(r.ID)
 				m.changed() // another monitor's run
-				if dayOf(r.StartedAt) == dayOf(now) {
-					m.budget.add(r.CostUSD, r.StartedAt)
+				if incident.DayOf(r.StartedAt) == incident.DayOf(now) {
+					m.budget.Add(r.CostUSD, r.StartedAt)
 				}
 				if r.CostUSD > 0 {
 					e.estimate = r.CostUSD

@@ -294,31 +294,17 @@ func (f *fleet) waitFor(what string, cond func() bool) {
 	f.t.Fatalf("timed out waiting for %s; notifications: %v", what, f.hook.notices())
 }
 
-func (f *fleet) checkRuns() []promptcanary.CheckRun {
-	f.t.Helper()
-	runs, err := f.st.CheckRuns(context.Background(), "", "", 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return runs
-}
+func (f *fleet) checkRuns() []promptcanary.CheckRun { return checkRunsIn(f.t, f.st) }
 
 func (f *fleet) leases() []store.SlotLease {
 	f.t.Helper()
 	ls, err := f.st.(store.Leases).SlotLeases(context.Background(), "", "", 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return ls
 }
 
 func (f *fleet) incidents(openOnly bool) []promptcanary.Incident {
-	f.t.Helper()
-	incs, err := f.st.Incidents(context.Background(), store.IncidentFilter{OpenOnly: openOnly})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return incs
+	return incidentsIn(f.t, f.st, openOnly)
 }
 
 // kill kills p with SIGKILL and waits for it to die.

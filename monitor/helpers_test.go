@@ -25,6 +25,7 @@ import (
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/provider"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
+	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -331,17 +332,13 @@ func (f *fixture) saveBaseline(samples int) {
 	f.t.Helper()
 	st := f.loadSuite()
 	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{f.spec}, Getenv: f.getenv, Secrets: redact.New()})
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	mode := f.flip.mode.Load()
 	f.flip.set("good")
 	defer f.flip.mode.Store(mode)
 	out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: samples, History: f.store,
 		SaveBaseline: true, BaselineDir: filepath.Join(f.dir, "suite", "baselines")})
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	if len(out.Baselines) != 1 || len(out.Failures) > 0 {
 		f.t.Fatalf("got baselines %v, failures %v; want one baseline", out.Baselines, out.Failures)
 	}
@@ -351,13 +348,9 @@ func (f *fixture) loadSuite() *suite.Suite {
 	f.t.Helper()
 	path := filepath.Join(f.dir, "suite", "canary.yaml")
 	data, err := os.ReadFile(path)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	st, err := suite.Parse(path, data)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return st
 }
 
@@ -392,9 +385,7 @@ defaults: {every: %s, jitter: 0, samples: %d, confirm: true, notify: [hook]}
 func (f *fixture) monitor(cfg *config.Config) *Monitor {
 	f.t.Helper()
 	m, err := New(cfg, f.options())
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return m
 }
 
@@ -415,9 +406,7 @@ func (f *fixture) options() Options {
 func (f *fixture) once(m *Monitor) promptcanary.CheckRun {
 	f.t.Helper()
 	out, err := m.Once(context.Background())
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	if len(out.Runs) != 1 {
 		f.t.Fatalf("got %d runs, want 1", len(out.Runs))
 	}
@@ -426,22 +415,79 @@ func (f *fixture) once(m *Monitor) promptcanary.CheckRun {
 
 // incidents lists the stored incidents, newest first.
 func (f *fixture) incidents(openOnly bool) []promptcanary.Incident {
-	f.t.Helper()
-	incs, err := f.store.Incidents(context.Background(), storeFilter(openOnly))
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	return incidentsIn(f.t, f.store, openOnly)
+}
+
+// incidentsIn lists the incidents stored in st, newest first.
+func incidentsIn(t testing.TB, st store.Monitor, openOnly bool) []promptcanary.Incident {
+	t.Helper()
+	incs, err := st.Incidents(context.Background(), storeFilter(openOnly))
+	noErr(t, err)
 	return incs
 }
 
 // checkRuns lists the stored check runs, newest first.
-func (f *fixture) checkRuns() []promptcanary.CheckRun {
-	f.t.Helper()
-	runs, err := f.store.CheckRuns(context.Background(), "", "", 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+func (f *fixture) checkRuns() []promptcanary.CheckRun { return checkRunsIn(f.t, f.store) }
+
+// checkRunsIn lists the check runs stored in st, newest first.
+func checkRunsIn(t testing.TB, st store.Monitor) []promptcanary.CheckRun {
+	t.Helper()
+	runs, err := st.CheckRuns(context.Background(), "", "", 0)
+	noErr(t, err)
 	return runs
+}
+
+// newOneSample returns a fixture with a baseline of 3 samples and a
+// monitor of its check, run every interval with 1 sample.
+func newOneSample(t *testing.T, every string) (*fixture, *Monitor) {
+	t.Helper()
+	f := newFixture(t, "")
+	f.saveBaseline(3)
+	return f, f.monitor(f.config(every, 1))
+}
+
+// attempts lists the stored notification attempts, oldest first.
+func (f *fixture) attempts() []promptcanary.NotificationAttempt {
+	f.t.Helper()
+	attempts, err := f.store.Notifications(context.Background(), "", 0)
+	noErr(f.t, err)
+	return attempts
+}
+
+// eventTypes lists the types of the incident id's events, in order,
+// joined by commas.
+func (f *fixture) eventTypes(id string) string {
+	f.t.Helper()
+	events, err := f.store.IncidentEvents(context.Background(), id)
+	noErr(f.t, err)
+	var types []string
+	for _, e := range events {
+		types = append(types, string(e.Type))
+	}
+	return strings.Join(types, ",")
+}
+
+// hangingMonitor opens a monitor on a saved baseline whose notifier
+// hangs: its attempts last an hour, its shutdown grace 50ms.
+func (f *fixture) hangingMonitor() *Monitor {
+	f.t.Helper()
+	f.saveBaseline(10)
+	cfg := f.config("1h", 5)
+	cfg.ShutdownGrace = 50 * time.Millisecond
+	o := f.options()
+	o.NotifyTimeout = time.Hour
+	m, err := New(cfg, o)
+	noErr(f.t, err)
+	f.hook.hang.Store(true)
+	return m
+}
+
+// noErr fails t at once when err is not nil.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // eventually waits (polling every millisecond, at most 10s so a broken

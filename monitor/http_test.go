@@ -77,9 +77,7 @@ next:
 // the score at NaN: nothing is measured yet, and a rate of nothing is no
 // rate), with exactly its labels, and moves with the runs.
 func TestMetrics(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	f, m := newOneSample(t, "1h")
 	cp := map[string]string{"check": "canary", "provider": f.spec}
 	with := func(k, v string) map[string]string {
 		out := map[string]string{k: v}
@@ -175,9 +173,7 @@ func TestMetrics(t *testing.T) {
 // the logs, the store, the API, the pages, the metrics, the notifications
 // or an error, though the provider puts its key into its errors.
 func TestSecretsNeverLeak(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	f, m := newOneSample(t, "1h")
 	f.flip.set("fail")
 	f.once(m)
 	f.clock.Advance(time.Hour)
@@ -284,7 +280,7 @@ func TestAcknowledgeAndPromote(t *testing.T) {
 	}
 	f.clock.Advance(3 * time.Hour)
 	f.once(m)
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.hook.got(); len(got) != 2 {
@@ -297,13 +293,8 @@ func TestAcknowledgeAndPromote(t *testing.T) {
 	if stored.AcknowledgedBy != "alice" || stored.AcknowledgedAt.IsZero() {
 		t.Errorf("got incident %+v, want acknowledged by alice", stored)
 	}
-	events, _ := f.store.IncidentEvents(context.Background(), inc.ID)
-	var types []string
-	for _, e := range events {
-		types = append(types, string(e.Type))
-	}
-	if strings.Join(types, ",") != "opened,repeated,acknowledged" {
-		t.Errorf("got events %v, want opened,repeated,acknowledged", types)
+	if types := f.eventTypes(inc.ID); types != "opened,repeated,acknowledged" {
+		t.Errorf("got events %s, want opened,repeated,acknowledged", types)
 	}
 
 	// Promote the latest measured run (a good one) to baseline.

@@ -2,19 +2,16 @@ package monitor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -33,100 +30,9 @@ const (
 const maxSummaryUnits = 5
 
 // Fingerprint identifies what an incident is about: a stable hash of the
-// check, the provider and the kind, the same in every process and on
-// every restart (notifiers use it as their dedup key).
+// check, the provider and the kind (incident.Fingerprint).
 func Fingerprint(check, provider string, kind promptcanary.IncidentKind) string {
-	h := sha256.New()
-	for _, s := range []string{check, provider, string(kind)} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// incidents are the open incidents, by fingerprint. The lock also
-// serialises every lifecycle step, so two runs never race on one incident;
-// since a step holds it while it writes to the store (which may be
-// locked by another process for a while), readers such as the dashboard
-// read the copy published after each step instead.
-type incidents struct {
-	mu   sync.Mutex
-	open map[string]*promptcanary.Incident
-	// published is a copy of open as list returns it, replaced by
-	// publish; readers never take mu.
-	published atomic.Pointer[[]promptcanary.Incident]
-}
-
-// load replaces the open incidents with open (as a store lists them: of
-// two with one fingerprint, the newest opened wins); the caller holds mu.
-func (s *incidents) load(open []promptcanary.Incident) {
-	s.open = make(map[string]*promptcanary.Incident, len(open))
-	for i := range open {
-		inc := open[i]
-		if prev := s.open[inc.Fingerprint]; prev == nil || inc.OpenedAt.After(prev.OpenedAt) {
-			s.open[inc.Fingerprint] = &inc
-		}
-	}
-}
-
-// get returns the open incident of fp, nil when none; the caller holds mu.
-func (s *incidents) get(fp string) *promptcanary.Incident { return s.open[fp] }
-
-// publish makes the open incidents as they are now what openList and of
-// return; the caller holds mu.
-func (s *incidents) publish() []promptcanary.Incident {
-	l := s.list()
-	s.published.Store(&l)
-	return l
-}
-
-// openList returns copies of the open incidents as last published, newest
-// opened first.
-func (s *incidents) openList() []promptcanary.Incident {
-	p := s.published.Load()
-	if p == nil {
-		return nil
-	}
-	out := make([]promptcanary.Incident, len(*p))
-	for i := range *p {
-		out[i] = copyIncident(&(*p)[i])
-	}
-	return out
-}
-
-// list is openList for a caller that holds mu.
-func (s *incidents) list() []promptcanary.Incident {
-	out := make([]promptcanary.Incident, 0, len(s.open))
-	for _, inc := range s.open {
-		out = append(out, copyIncident(inc))
-	}
-	slices.SortFunc(out, func(a, b promptcanary.Incident) int {
-		if c := b.OpenedAt.Compare(a.OpenedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out
-}
-
-// of returns copies of the open incidents of one check and provider, as
-// last published.
-func (s *incidents) of(check, provider string) []promptcanary.Incident {
-	var out []promptcanary.Incident
-	for _, inc := range s.openList() {
-		if inc.Check == check && inc.Provider == provider {
-			out = append(out, inc)
-		}
-	}
-	return out
-}
-
-// copyIncident copies inc with its slices.
-func copyIncident(inc *promptcanary.Incident) promptcanary.Incident {
-	c := *inc
-	c.Units = slices.Clone(inc.Units)
-	c.NotifiedTo = slices.Clone(inc.NotifiedTo)
-	return c
+	return incident.Fingerprint(check, provider, kind)
 }
 
 // subject is what an incident is about: a check and provider, or the
@@ -157,8 +63,8 @@ type finding struct {
 func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRun, ev *evidence) {
 	ctx = context.WithoutCancel(ctx)
 	sub := subjectOf(e)
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
+	m.inc.Lock()
+	defer m.inc.Unlock()
 	defer m.syncOpen()
 	fpUnmeasured := Fingerprint(sub.check, sub.provider, promptcanary.IncidentUnmeasured)
 	fpDrift := Fingerprint(sub.check, sub.provider, promptcanary.IncidentDrift)
@@ -168,7 +74,7 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 		e.failures++
 		n := e.failures
 		e.mu.Unlock()
-		if n >= 2 || m.inc.get(fpUnmeasured) != nil {
+		if n >= 2 || m.inc.Get(fpUnmeasured) != nil {
 			m.fire(ctx, sub, finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured, runID: cr.RunID,
 				summary: fmt.Sprintf("not measured %d times in a row: %s", n, cr.Reason)})
 		}
@@ -182,8 +88,8 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 		}
 		e.mu.Unlock()
 		m.clean(ctx, fpUnmeasured, cr)
-		inhibited := m.inc.get(fpUnmeasured) != nil
-		drift := m.inc.get(fpDrift)
+		inhibited := m.inc.Get(fpUnmeasured) != nil
+		drift := m.inc.Get(fpDrift)
 		switch {
 		case cr.Outcome == promptcanary.CheckDrift && cr.Confirmed && ev != nil:
 			if inhibited {
@@ -227,11 +133,11 @@ func countsForTrend(cr *promptcanary.CheckRun) bool {
 }
 
 // fire opens an incident for f, or updates the open one of the same
-// fingerprint. The caller holds m.inc.mu.
+// fingerprint. The caller holds m.inc's lock.
 func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 	f.summary = m.line(f.summary)
 	fp := Fingerprint(sub.check, sub.provider, f.kind)
-	if inc := m.inc.get(fp); inc != nil {
+	if inc := m.inc.Get(fp); inc != nil {
 		m.update(ctx, sub, inc, f)
 		return
 	}
@@ -240,7 +146,7 @@ func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 
 // open opens a new incident for f and notifies it: the incident, its
 // opened event and its notifications are recorded in one step. The
-// caller holds m.inc.mu.
+// caller holds m.inc's lock.
 func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	now := m.now().UTC()
 	inc := &promptcanary.Incident{
@@ -257,7 +163,7 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 	if errors.Is(err, store.ErrConflict) {
 		// Another monitor sharing the store opened it first: adopt it.
 		if adopted := m.adopt(ctx, sub, fp); adopted != nil {
-			m.inc.open[fp] = adopted
+			m.inc.Put(fp, adopted)
 			m.update(ctx, sub, adopted, f)
 			return
 		}
@@ -270,17 +176,17 @@ func (m *Monitor) open(ctx context.Context, sub subject, fp string, f finding) {
 			logKind, string(f.kind), logErr, err)
 		return
 	}
-	m.inc.open[fp] = inc
+	m.inc.Put(fp, inc)
 	m.logEvent(inc, st.Event)
 	telemetry.From(ctx).Incident(inc, string(st.Event.Type))
 	m.noteUnknown(st, promptcanary.NotificationFiring, unknown)
-	m.wake()
+	m.outbox.Wake()
 }
 
 // update applies f to the open incident inc: a change of severity or of
 // the flagged units is an update, notified; an unchanged finding is
 // notified again after the repeat interval unless acknowledged; either way
-// the incident is not clean. The caller holds m.inc.mu.
+// the incident is not clean. The caller holds m.inc's lock.
 func (m *Monitor) update(ctx context.Context, sub subject, inc *promptcanary.Incident, f finding) {
 	now := m.now().UTC()
 	inc.CleanRuns = 0
@@ -337,7 +243,7 @@ func (m *Monitor) recordStep(ctx context.Context, inc *promptcanary.Incident, t 
 	m.logEvent(inc, st.Event)
 	telemetry.From(ctx).Incident(inc, string(t))
 	m.noteUnknown(st, status, unknown)
-	m.wake()
+	m.outbox.Wake()
 }
 
 // adopt loads the open incident of fp that another writer stored.
@@ -368,9 +274,9 @@ func (m *Monitor) notClean(ctx context.Context, inc *promptcanary.Incident) {
 
 // clean counts the clean run cr for the open incident of fp, and resolves
 // it after resolve_after of them in a row: the run that resolves it
-// becomes its latest run. The caller holds m.inc.mu.
+// becomes its latest run. The caller holds m.inc's lock.
 func (m *Monitor) clean(ctx context.Context, fp string, cr *promptcanary.CheckRun) {
-	inc := m.inc.get(fp)
+	inc := m.inc.Get(fp)
 	if inc == nil {
 		return
 	}
@@ -388,11 +294,11 @@ func (m *Monitor) clean(ctx context.Context, fp string, cr *promptcanary.CheckRu
 }
 
 // resolve closes inc and tells the notifiers that were sent it. The
-// caller holds m.inc.mu.
+// caller holds m.inc's lock.
 func (m *Monitor) resolve(ctx context.Context, inc *promptcanary.Incident, runID, why string) {
 	now := m.now().UTC()
 	inc.ResolvedAt, inc.UpdatedAt = now, now
-	delete(m.inc.open, inc.Fingerprint)
+	m.inc.Delete(inc.Fingerprint)
 	m.recordStep(ctx, inc, promptcanary.EventResolved, runID, why, promptcanary.NotificationResolved, inc.NotifiedTo)
 }
 
@@ -445,13 +351,13 @@ func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
 }
 
 // syncOpen publishes the open incidents to readers and updates their
-// metrics. The caller holds m.inc.mu.
+// metrics. The caller holds m.inc's lock.
 func (m *Monitor) syncOpen() {
 	keys := make([][2]string, len(m.entries))
 	for i, e := range m.entries {
 		keys[i] = e.key()
 	}
-	m.metrics.setOpen(m.inc.publish(), keys)
+	m.metrics.setOpen(m.inc.Publish(), keys)
 	m.changed()
 }
 
@@ -468,15 +374,15 @@ func (m *Monitor) acknowledge(ctx context.Context, id, by string) error {
 	if err != nil {
 		return fmt.Errorf("acknowledge incident %q: %w", id, err)
 	}
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
-	inc := m.inc.get(stored.Fingerprint)
+	m.inc.Lock()
+	defer m.inc.Unlock()
+	inc := m.inc.Get(stored.Fingerprint)
 	if inc == nil || inc.ID != stored.ID {
 		if !stored.Open() {
 			return fmt.Errorf("acknowledge incident %s: it was resolved at %s", short(stored.ID), stored.ResolvedAt.UTC().Format(time.RFC3339))
 		}
 		inc = stored
-		m.inc.open[inc.Fingerprint] = inc
+		m.inc.Put(inc.Fingerprint, inc)
 	}
 	if !inc.AcknowledgedAt.IsZero() {
 		return nil

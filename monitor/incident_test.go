@@ -38,7 +38,7 @@ func TestChangedFindingUpdatesIncident(t *testing.T) {
 	if len(open) != 1 || open[0].ID != first[0].ID || sameUnits(open[0].Units, first[0].Units) {
 		t.Fatalf("got %+v, want the same incident with other units", open)
 	}
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.hook.got(); len(got) != 2 || got[1].Status != promptcanary.NotificationFiring || len(got[1].Units) <= len(got[0].Units) {
@@ -68,9 +68,7 @@ func TestRestartKeepsFailuresInARow(t *testing.T) {
 // The trend detector turns a slow decline of clean runs into one drift
 // incident, "gradual decline", held open while the decline lasts.
 func TestGradualDeclineOpensDriftIncident(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	f, m := newOneSample(t, "1h")
 	e := m.entries[0]
 	e.trend = policy.Trend{Warmup: 5}
 	rate := 0.95
@@ -286,9 +284,7 @@ func TestDriftSummary(t *testing.T) {
 // (on its page, in the resolve notification) is the clean run that
 // resolved it, not the drifting run it was opened for.
 func TestResolvedIncidentNamesResolvingRun(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	f, m := newOneSample(t, "1h")
 	f.once(m)
 	f.flip.set("bad")
 	f.clock.Advance(time.Hour)

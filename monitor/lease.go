@@ -2,24 +2,16 @@ package monitor
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"os"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/store"
 )
 
 // DefaultLeaseTTL is how long a slot or a notification a monitor claimed
-// stays its own without a heartbeat. Heartbeats (every third of it) keep a
-// long run's lease however long it takes, so the TTL only bounds how long
-// the slot of a monitor that died waits before another takes it over.
-const DefaultLeaseTTL = time.Minute
+// stays its own without a heartbeat (scheduler.DefaultLeaseTTL).
+const DefaultLeaseTTL = scheduler.DefaultLeaseTTL
 
 // takeoverBatch bounds the expired slots one tick of the ticker takes over.
 const takeoverBatch = 16
@@ -31,71 +23,6 @@ const (
 	pruneEvery = time.Hour
 )
 
-// newOwner returns the id of this process in leases and claims: the host,
-// the process id and random bytes, so that two processes (or two
-// monitors in one process) never share one.
-func newOwner() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "monitor"
-	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
-}
-
-// slotLease is a slot this monitor holds: heartbeats extend it until the
-// slot's check run is recorded.
-type slotLease struct {
-	key store.SlotKey
-	// takenOver is set when the slot was claimed from a monitor whose
-	// lease expired (previous names it).
-	takenOver bool
-	previous  string
-	// busy is the earlier slot of the check still running, nil if none.
-	busy *store.SlotLease
-	// lost is set, and cancel called, when a heartbeat finds that another
-	// monitor holds the slot now: the run is abandoned, nothing recorded.
-	lost   atomic.Bool
-	cancel context.CancelFunc
-	// finishing is set just before the run is recorded (FinishSlot): a
-	// heartbeat told the lease is lost from then on may be seeing the
-	// slot done by this very monitor, and leaves the verdict to record,
-	// which learns from the store whether another monitor took it over.
-	finishing atomic.Bool
-}
-
-// held are the slots this monitor holds.
-type held struct {
-	mu    sync.Mutex
-	slots map[store.SlotKey]*slotLease
-}
-
-func (h *held) add(l *slotLease) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.slots == nil {
-		h.slots = map[store.SlotKey]*slotLease{}
-	}
-	h.slots[l.key] = l
-}
-
-func (h *held) remove(l *slotLease) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.slots, l.key)
-}
-
-func (h *held) list() []*slotLease {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]*slotLease, 0, len(h.slots))
-	for _, l := range h.slots {
-		out = append(out, l)
-	}
-	return out
-}
-
 // slotKey is the key of e's slot.
 func slotKey(e *entry, slot time.Time) store.SlotKey {
 	return store.SlotKey{Check: e.c.Name, Provider: e.c.Provider, Slot: slot.UTC()}
@@ -106,7 +33,7 @@ func slotKey(e *entry, slot time.Time) store.SlotKey {
 // logged). cancel (nil for none) stops the slot's run when a heartbeat
 // finds the lease lost; it is set before the heartbeats can see the
 // lease. The caller releases the lease it gets with m.unhold.
-func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cancel context.CancelFunc) *slotLease {
+func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cancel context.CancelFunc) *scheduler.Lease {
 	key := slotKey(e, slot)
 	c, err := m.leases.ClaimSlot(context.WithoutCancel(ctx), key, m.owner, m.now(), m.ttl)
 	if m.wrote(realWrite, err) != nil {
@@ -120,18 +47,18 @@ func (m *Monitor) claimSlot(ctx context.Context, e *entry, slot time.Time, cance
 			logOwner, c.Lease.Owner, logState, string(c.Lease.State))
 		return nil
 	}
-	l := &slotLease{key: key, takenOver: c.TakenOver, previous: c.Lease.PreviousOwner, busy: c.Busy, cancel: cancel}
-	if l.takenOver {
+	l := scheduler.NewLease(key, c, cancel)
+	if l.TakenOver {
 		m.log.Warn("slot taken over: the monitor running it stopped answering", logCheck, e.c.Name, logProvider, e.c.Provider,
-			logSlot, slot, logOwner, l.previous)
+			logSlot, slot, logOwner, l.Previous)
 	}
-	m.held.add(l)
+	m.held.Add(l)
 	m.changed() // the check shows as running
 	return l
 }
 
 // unhold stops the heartbeats of l.
-func (m *Monitor) unhold(l *slotLease) { m.held.remove(l) }
+func (m *Monitor) unhold(l *scheduler.Lease) { m.held.Remove(l) }
 
 // runSlot runs e's slot when this monitor claims it (a slot an earlier
 // slot of the check still runs for is recorded as skipped), and returns
@@ -146,8 +73,8 @@ func (m *Monitor) runSlot(ctx context.Context, e *entry, slot time.Time) (prompt
 		return promptcanary.CheckRun{}, false
 	}
 	defer m.unhold(l)
-	if l.busy != nil {
-		return m.skip(ctx, e, l, busyReason(l.busy, m.owner))
+	if l.Busy != nil {
+		return m.skip(ctx, e, l, scheduler.BusyReason(l.Busy, m.owner))
 	}
 	rctx, span := m.tracer.StartCheck(rctx, e.c.Name, e.c.Provider, e.c.Suite.Name, slot)
 	cr, ok := m.run(rctx, e, l)
@@ -166,42 +93,14 @@ func (m *Monitor) skipSlot(ctx context.Context, e *entry, slot time.Time, reason
 	return m.skip(ctx, e, l, reason)
 }
 
-// busyReason says why a slot is skipped while an earlier one of the
-// check is not done.
-func busyReason(busy *store.SlotLease, self string) string {
-	at := busy.Slot.UTC().Format(time.RFC3339)
-	if busy.Owner == self {
-		return fmt.Sprintf("the run of the slot %s is still in flight", at)
-	}
-	return fmt.Sprintf("the run of the slot %s is still in flight on monitor %s", at, busy.Owner)
-}
-
-// heartbeat extends every lease and claim this monitor holds by the TTL.
-// A lease another monitor took over meanwhile (this process was paused,
-// or the store unreachable, for longer than the TTL) is given up: its run
-// is cancelled and records nothing, since the other monitor runs the slot.
-// A lease whose run is being recorded is left alone: the store refuses to
-// extend a slot done, and record tells a takeover from its own finish.
+// heartbeat extends every lease and claim this monitor holds by the TTL
+// (see scheduler.Held.Extend and delivery.Outbox.Extend).
 func (m *Monitor) heartbeat(ctx context.Context) {
 	until := m.now().Add(m.ttl)
-	for _, l := range m.held.list() {
-		err := m.wrote(realWrite, m.leases.ExtendSlot(ctx, l.key, m.owner, until))
-		switch {
-		case errors.Is(err, store.ErrLeaseLost) && l.finishing.Load():
-			// Done by this monitor, or taken over: record says which.
-		case errors.Is(err, store.ErrLeaseLost):
-			if l.lost.CompareAndSwap(false, true) {
-				m.log.Warn("lease lost: another monitor runs the slot now; this run is abandoned", logCheck, l.key.Check,
-					logProvider, l.key.Provider, logSlot, l.key.Slot, logErr, err)
-				if l.cancel != nil {
-					l.cancel()
-				}
-			}
-		case err != nil && ctx.Err() == nil:
-			m.log.Warn("extend the lease of a slot", logCheck, l.key.Check, logProvider, l.key.Provider, logSlot, l.key.Slot, logErr, err)
-		}
-	}
-	m.extendDeliveries(ctx, until)
+	m.held.Extend(ctx, func(key store.SlotKey) error {
+		return m.wrote(realWrite, m.leases.ExtendSlot(ctx, key, m.owner, until))
+	}, m.log)
+	m.outbox.Extend(ctx, until)
 }
 
 // heartbeats calls heartbeat every third of the TTL, on the wall clock,

@@ -16,9 +16,7 @@ import (
 func (f *fixture) leasesOf() []store.SlotLease {
 	f.t.Helper()
 	ls, err := f.store.SlotLeases(context.Background(), "canary", f.spec, 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return ls
 }
 
@@ -69,9 +67,7 @@ func TestDeadMonitorsSlotIsTakenOver(t *testing.T) {
 // from the store, for longer than the TTL) abandons its run and records
 // nothing: the slot runs once, on the other monitor.
 func TestLostLeaseAbandonsTheRun(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	f, m := newOneSample(t, "1h")
 	f.flip.set("block")
 	f.started(m)
 	f.clock.Advance(time.Minute) // 10:00: the run blocks

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/delivery"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -38,16 +39,6 @@ const (
 const (
 	notifyOK    = "ok"
 	notifyError = "error"
-)
-
-// Why a delivery failed for good, the reason label of
-// promptcanary_notifications_failed_total.
-const (
-	// giveUpRefused: the notifier refused it with an answer not worth
-	// retrying (a 4xx other than 408 and 429: a revoked token, a wrong URL).
-	giveUpRefused = "refused"
-	// giveUpExpired: it failed for the whole repeat interval.
-	giveUpExpired = "expired"
 )
 
 // durationBuckets suit model calls: from a cached answer to a slow
@@ -152,8 +143,8 @@ func (m *metrics) initCheck(check, prov string) {
 func (m *metrics) initNotifier(name string) {
 	m.notifications.WithLabelValues(name, notifyOK)
 	m.notifications.WithLabelValues(name, notifyError)
-	m.notificationsFailed.WithLabelValues(name, giveUpRefused)
-	m.notificationsFailed.WithLabelValues(name, giveUpExpired)
+	m.notificationsFailed.WithLabelValues(name, delivery.Refused)
+	m.notificationsFailed.WithLabelValues(name, delivery.Expired)
 }
 
 // observeGiveUp counts one notification given up for reason.

@@ -40,8 +40,11 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/config"
+	"github.com/promptcanary/promptcanary/monitor/delivery"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/notify"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -142,18 +145,14 @@ type Monitor struct {
 
 	entries   []*entry
 	notifiers []notify.Notifier
-	// notifierByName and notifierNames index notifiers; dispOpts are the
-	// options of the dispatcher of each delivery, Record aside.
-	notifierByName map[string]notify.Notifier
-	notifierNames  []string
-	dispOpts       notify.DispatcherOptions
-	ob             outbox
-	held           held
-	metrics        *metrics
-	sem            chan struct{}
-	budget         budget
-	inc            incidents
-	health         storeHealth
+	// outbox delivers the notifications to notifiers.
+	outbox  *delivery.Outbox
+	held    scheduler.Held
+	metrics *metrics
+	sem     chan struct{}
+	budget  incident.Budget
+	inc     incident.Book
+	health  storeHealth
 	// version moves on whenever something the dashboard shows is
 	// recorded (see Version).
 	version   atomic.Uint64
@@ -170,17 +169,14 @@ type Monitor struct {
 	startedAt time.Time
 	staleFrom time.Time // staleness counts from here: the start, or the last clock jump
 	stopped   bool
-	ln        net.Listener
-	srv       *http.Server
-	addr      string
+	http      serving            // the dashboard, the API and /metrics
 	sched     context.CancelFunc // stops the schedule loops
 	schedCtx  context.Context    // ends when Stop stops scheduling
 	runCtx    context.Context    // the context of runs
 	runStop   context.CancelFunc // cancels runs in flight
 	loops     sync.WaitGroup     // the schedule loops and the staleness ticker
 	runs      sync.WaitGroup     // runs in flight
-	serveErr  chan error
-	prunedAt  time.Time // when the finished leases were last pruned
+	prunedAt  time.Time          // when the finished leases were last pruned
 }
 
 // entry is one check and provider: its configuration, its resolved target
@@ -239,7 +235,45 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	if !ok || !okL || !okO {
 		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents, slot leases, notifications): use a SQLite or PostgreSQL store", o.Store)
 	}
-	secrets := o.Secrets
+	m := newMonitor(cfg, o, configSecrets(cfg, o.Secrets))
+	m.state, m.leases, m.box = state, leases, box
+
+	ctx := context.Background()
+	var probs problems
+	for i := range cfg.Checks {
+		e, err := m.newEntry(ctx, i, o)
+		if err != nil {
+			probs.add(m.scrub(err))
+			continue
+		}
+		m.entries = append(m.entries, e)
+	}
+	m.newNotifiers(o.HTTPClient, &probs)
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	m.outbox = delivery.New(delivery.Options{
+		Box: box, State: state, Owner: m.owner, TTL: m.ttl,
+		Notifiers: m.notifiers,
+		Policy: notify.Policy{
+			Backoff: o.NotifyBackoff,
+			Timeout: o.NotifyTimeout,
+			Now:     m.now,
+			Scrub:   m.secrets.String,
+			Logger:  m.log,
+		},
+		Repeat: m.repeat, Now: m.now, Log: m.log,
+		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
+	})
+	if err := m.restore(ctx); err != nil {
+		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
+	}
+	return m, nil
+}
+
+// configSecrets adds the secrets of cfg (API keys, the admin token, the
+// notifiers' credentials) to secrets, a new set when it is nil.
+func configSecrets(cfg *config.Config, secrets *redact.Set) *redact.Set {
 	if secrets == nil {
 		secrets = redact.New()
 	}
@@ -251,13 +285,16 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 			secrets.Add(n.URL)
 		}
 	}
+	return secrets
+}
+
+// newMonitor returns the monitor of cfg and o with its settings, its log
+// and its metrics, before any check or notifier.
+func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m := &Monitor{
 		cfg:     cfg,
 		hist:    o.Store,
-		state:   state,
-		leases:  leases,
-		box:     box,
-		owner:   cmp.Or(o.Owner, newOwner()),
+		owner:   cmp.Or(o.Owner, scheduler.NewOwner()),
 		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
 		tracer:  o.Tracer,
@@ -279,26 +316,20 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	m.log = slog.New(newScrubber(h, secrets))
 	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
 	m.metrics = newMetrics(version(o.Tool))
-	m.budget.limit = cfg.Budget.USDPerDay
+	m.budget.Limit = cfg.Budget.USDPerDay
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.repeat = cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval)
 	m.resolveAfter = max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1)
+	return m
+}
 
-	ctx := context.Background()
-	var probs problems
-	for i := range cfg.Checks {
-		e, err := m.newEntry(ctx, i, o)
-		if err != nil {
-			probs.add(m.scrub(err))
-			continue
-		}
-		m.entries = append(m.entries, e)
-	}
-	client := o.HTTPClient
+// newNotifiers builds the configuration's notifiers, sending with client
+// (nil: one with a timeout per attempt); each problem goes to probs.
+func (m *Monitor) newNotifiers(client *http.Client, probs *problems) {
 	if client == nil {
 		client = &http.Client{Timeout: notifyTimeout}
 	}
-	for _, n := range cfg.Notifiers {
+	for _, n := range m.cfg.Notifiers {
 		nt, err := notify.New(n, client)
 		if err != nil {
 			probs.add(m.scrub(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err)))
@@ -307,26 +338,6 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		m.notifiers = append(m.notifiers, nt)
 		m.metrics.initNotifier(n.Name)
 	}
-	if err := probs.err(); err != nil {
-		return nil, err
-	}
-	m.notifierByName = map[string]notify.Notifier{}
-	for _, n := range m.notifiers {
-		m.notifierByName[n.Name()] = n
-		m.notifierNames = append(m.notifierNames, n.Name())
-	}
-	m.dispOpts = notify.DispatcherOptions{
-		Backoff: o.NotifyBackoff,
-		Timeout: o.NotifyTimeout,
-		Now:     m.now,
-		Scrub:   secrets.String,
-		Logger:  m.log,
-	}
-	m.initOutbox()
-	if err := m.restore(ctx); err != nil {
-		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
-	}
-	return m, nil
 }
 
 // newEntry resolves the i-th check: its provider, as a run would open it,
@@ -393,7 +404,7 @@ func (m *Monitor) noteRules(e *entry) {
 	for _, w := range e.target.Warnings {
 		m.log.Warn("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "note", w)
 	}
-	if m.budget.limit <= 0 {
+	if m.budget.Limit <= 0 {
 		return
 	}
 	if _, ok := provider.LookupPrice(e.target.Spec, e.c.Suite.Prices); !ok {
@@ -446,13 +457,9 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.started = true
 	m.startedAt = m.now()
 	m.staleFrom = m.startedAt
-	m.addr = ln.Addr().String()
-	m.ln = limitListen(ln, MaxConns)
-	m.srv = newServer(m.Handler(), m.log)
-	m.serveErr = make(chan error, 1)
 	_ = m.probeStore(ctx) // logged, and on /readyz and store_up from the start
-	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
-	m.startOutbox()
+	m.http.start(ln, m.Handler(), m.log)
+	m.outbox.Start()
 	m.runCtx, m.runStop = context.WithCancel(context.WithoutCancel(ctx))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.sched, m.schedCtx = cancel, sctx
@@ -460,8 +467,8 @@ func (m *Monitor) Start(ctx context.Context) error {
 		m.loops.Go(func() { m.loop(sctx, e) })
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
-	m.log.Info("monitor started", logAddr, m.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
-	m.wake() // notifications a stopped or dead monitor left
+	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
+	m.outbox.Wake() // notifications a stopped or dead monitor left
 	return nil
 }
 
@@ -470,7 +477,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 func (m *Monitor) Addr() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.addr
+	return m.http.addr
 }
 
 // Stop stops scheduling at once, lets the runs in flight finish within
@@ -492,7 +499,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	started := m.started
 	m.mu.Unlock()
 	if !started {
-		m.stopOutbox(ctx, 0)
+		m.outbox.Stop(ctx, 0)
 		return nil
 	}
 
@@ -529,17 +536,10 @@ func (m *Monitor) Stop(ctx context.Context) error {
 		<-done
 	}
 	m.runStop()
-	m.stopOutbox(ctx, grace)
-	var errs []error
-	if err := m.srv.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("close the listener: %w", err))
-		_ = m.srv.Close()
-	}
-	if err := <-m.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		errs = append(errs, fmt.Errorf("serve: %w", err))
-	}
+	m.outbox.Stop(ctx, grace)
+	err := m.http.stop(ctx)
 	m.log.Info("monitor stopped")
-	return errors.Join(errs...)
+	return err
 }
 
 // Once runs every check once now, with confirmation runs and
@@ -563,10 +563,10 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 		})
 	}
 	wg.Wait()
-	err := m.drain(ctx, m.grace)
+	err := m.outbox.Drain(ctx, m.grace)
 	stop()
 	<-beat
-	out.Open = m.inc.openList()
+	out.Open = m.inc.List()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
 	}

@@ -86,16 +86,8 @@ func TestDriftConfirmedOpensOneIncidentAndResolves(t *testing.T) {
 	if len(got) != 2 || got[1].Status != promptcanary.NotificationResolved || got[1].IncidentID != inc.ID || got[1].ResolvedAt == nil {
 		t.Fatalf("got notifications %+v, want the firing then one resolved of %s", got, inc.ID)
 	}
-	events, err := f.store.IncidentEvents(context.Background(), inc.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []string
-	for _, e := range events {
-		types = append(types, string(e.Type))
-	}
-	if strings.Join(types, ",") != "opened,resolved" {
-		t.Errorf("got events %v, want opened,resolved", types)
+	if types := f.eventTypes(inc.ID); types != "opened,resolved" {
+		t.Errorf("got events %s, want opened,resolved", types)
 	}
 
 	// A later finding opens a new incident.
@@ -109,10 +101,7 @@ func TestDriftConfirmedOpensOneIncidentAndResolves(t *testing.T) {
 	if got := f.hook.got(); len(got) != 3 || got[2].IncidentID != open[0].ID || got[2].Status != promptcanary.NotificationFiring {
 		t.Fatalf("a new drift: got notifications %+v, want a third, firing the new incident", got)
 	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	attempts := f.attempts()
 	if len(attempts) != 3 {
 		t.Errorf("got %d notification attempts stored, want 3", len(attempts))
 	}
@@ -206,10 +195,7 @@ func TestNotifierErrorsAreRetried(t *testing.T) {
 	if got := f.hook.got(); len(got) != 1 {
 		t.Fatalf("got %d notifications delivered, want 1 (after two 500s)", len(got))
 	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	attempts := f.attempts()
 	if len(attempts) != 3 || attempts[0].OK || attempts[0].Code != 500 || !attempts[2].OK || attempts[2].Attempt != 3 || attempts[0].ID != attempts[2].ID {
 		t.Fatalf("got attempts %+v, want two failed with 500 then one OK, of one notification", attempts)
 	}
@@ -219,16 +205,7 @@ func TestNotifierErrorsAreRetried(t *testing.T) {
 // while its delivery is stuck; Once gives up on it after the grace.
 func TestHangingNotifierDoesNotBlockChecks(t *testing.T) {
 	f := newFixture(t, "")
-	f.saveBaseline(10)
-	cfg := f.config("1h", 5)
-	cfg.ShutdownGrace = 50 * time.Millisecond
-	o := f.options()
-	o.NotifyTimeout = time.Hour
-	m, err := New(cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.hook.hang.Store(true)
+	m := f.hangingMonitor()
 	f.flip.set("fail")
 	f.once(m)
 	f.clock.Advance(time.Hour)
@@ -273,62 +250,28 @@ func TestMissingBaselineIsAConfigError(t *testing.T) {
 
 // A notification that the notifier never answers does not fail the stop
 // (SIGTERM exits 0): Stop gives up on it after the grace and records the
-// attempt as not delivered.
+// attempt as not delivered. After Once too, Stop ends the deliveries still
+// pending and records them, so that `serve --once` leaves every attempt in
+// the store.
 func TestStopGivesUpOnHangingNotifier(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(10)
-	cfg := f.config("1h", 5)
-	cfg.ShutdownGrace = 50 * time.Millisecond
-	o := f.options()
-	o.NotifyTimeout = time.Hour
-	m, err := New(cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.started(m)
-	f.hook.hang.Store(true)
-	f.flip.set("bad")
-	if cr := f.once(m); cr.Outcome != promptcanary.CheckDrift || !cr.Confirmed {
-		t.Fatalf("got %+v, want a confirmed drift", cr)
-	}
-	if err := m.Stop(context.Background()); err != nil {
-		t.Fatalf("stop with a notification pending: got %v, want nil", err)
-	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(attempts) == 0 || attempts[0].OK {
-		t.Errorf("got attempts %+v, want the undelivered one recorded", attempts)
-	}
-}
-
-// After Once, Stop ends the deliveries still pending and records them, so
-// that `serve --once` leaves every attempt in the store.
-func TestStopAfterOnceRecordsPendingNotifications(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(10)
-	cfg := f.config("1h", 5)
-	cfg.ShutdownGrace = 50 * time.Millisecond
-	o := f.options()
-	o.NotifyTimeout = time.Hour
-	m, err := New(cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.hook.hang.Store(true)
-	f.flip.set("bad")
-	if cr := f.once(m); cr.Outcome != promptcanary.CheckDrift || !cr.Confirmed {
-		t.Fatalf("got %+v, want a confirmed drift", cr)
-	}
-	if err := m.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(attempts) != 1 || attempts[0].OK || attempts[0].Error == "" {
-		t.Errorf("got attempts %+v, want the one pending recorded as not delivered", attempts)
+	for _, started := range []bool{true, false} {
+		t.Run(map[bool]string{true: "started", false: "after once"}[started], func(t *testing.T) {
+			f := newFixture(t, "")
+			m := f.hangingMonitor()
+			if started {
+				f.started(m)
+			}
+			f.flip.set("bad")
+			if cr := f.once(m); cr.Outcome != promptcanary.CheckDrift || !cr.Confirmed {
+				t.Fatalf("got %+v, want a confirmed drift", cr)
+			}
+			if err := m.Stop(context.Background()); err != nil {
+				t.Fatalf("stop with a notification pending: got %v, want nil", err)
+			}
+			attempts := f.attempts()
+			if len(attempts) == 0 || attempts[0].OK || attempts[0].Error == "" || !started && len(attempts) != 1 {
+				t.Errorf("got attempts %+v, want the one pending recorded as not delivered", attempts)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/delivery"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -15,9 +16,7 @@ import (
 func (f *fixture) deliveries() []store.Delivery {
 	f.t.Helper()
 	ds, err := f.store.Deliveries(context.Background(), "", 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	noErr(f.t, err)
 	return ds
 }
 
@@ -59,7 +58,7 @@ func TestPendingNotificationIsResumedAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m2.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m2.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	got := f.hook.got()
@@ -70,14 +69,11 @@ func TestPendingNotificationIsResumedAfterARestart(t *testing.T) {
 	if len(ds) != 1 || ds[0].State != store.DeliverySent || ds[0].DoneBy != "second" || ds[0].Attempts != 2 {
 		t.Errorf("got deliveries %+v, want sent by the second monitor at attempt 2", ds)
 	}
-	attempts, err := f.store.Notifications(context.Background(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	attempts := f.attempts()
 	if len(attempts) != 2 || attempts[0].OK || !attempts[1].OK || attempts[1].Attempt != 2 || attempts[0].ID != ds[0].ID || attempts[1].ID != ds[0].ID {
 		t.Errorf("got attempts %+v, want the interrupted one and the sent one, of the delivery", attempts)
 	}
-	if err := m2.drain(context.Background(), time.Second); err != nil || len(f.hook.got()) != 1 {
+	if err := m2.outbox.Drain(context.Background(), time.Second); err != nil || len(f.hook.got()) != 1 {
 		t.Errorf("a second drain: %v, %d notifications, want nothing more sent", err, len(f.hook.got()))
 	}
 }
@@ -97,8 +93,8 @@ func TestFailedNotificationIsRetriedLaterInOrder(t *testing.T) {
 	opened := f.clock.Now()
 	ds := f.deliveries()
 	if len(ds) != 1 || ds[0].State != store.DeliveryPending || ds[0].Rounds != 1 || ds[0].Attempts != 4 ||
-		!ds[0].NextAttemptAt.Equal(opened.Add(redeliverBase)) || !strings.Contains(ds[0].LastError, "500") {
-		t.Fatalf("after a failed round: got %+v, want it pending, due in %s, with its error", ds, redeliverBase)
+		!ds[0].NextAttemptAt.Equal(opened.Add(delivery.RedeliverBase)) || !strings.Contains(ds[0].LastError, "500") {
+		t.Fatalf("after a failed round: got %+v, want it pending, due in %s, with its error", ds, delivery.RedeliverBase)
 	}
 	f.flip.set("good")
 	for range 2 { // two clean runs resolve the incident
@@ -111,8 +107,8 @@ func TestFailedNotificationIsRetriedLaterInOrder(t *testing.T) {
 	if got := f.hook.got(); len(got) != 0 {
 		t.Fatalf("got notifications %+v before the open is due again, want none: no resolve before its open", got)
 	}
-	f.clock.Set(opened.Add(redeliverBase))
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	f.clock.Set(opened.Add(delivery.RedeliverBase))
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	got := f.hook.got()
@@ -142,9 +138,9 @@ func TestNotificationGivenUpAndItsResolveNotSent(t *testing.T) {
 	f.once(m) // opens the unmeasured incident
 	// Rounds at 0, 5m and 15m (5m, then 10m later): the third is past
 	// the repeat interval and gives up.
-	for _, d := range []time.Duration{redeliverBase, 2 * redeliverBase} {
+	for _, d := range []time.Duration{delivery.RedeliverBase, 2 * delivery.RedeliverBase} {
 		f.clock.Advance(d)
-		if err := m.drain(context.Background(), 5*time.Second); err != nil {
+		if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +183,7 @@ func TestRefusedNotificationFailsAtOnce(t *testing.T) {
 	if len(ds) != 1 || ds[0].State != store.DeliveryFailed || ds[0].Attempts != 1 || ds[0].Rounds != 0 || ds[0].DoneBy == "" {
 		t.Fatalf("got deliveries %+v, want the open failed after 1 attempt", ds)
 	}
-	if want := refusedPrefix + "post webhook: HTTP 401"; !strings.HasPrefix(ds[0].LastError, want) {
+	if want := delivery.RefusedPrefix + "post webhook: HTTP 401"; !strings.HasPrefix(ds[0].LastError, want) {
 		t.Errorf("got reason %q, want it to start with %q", ds[0].LastError, want)
 	}
 	if strings.Contains(ds[0].LastError, hookSecret) {
@@ -195,7 +191,7 @@ func TestRefusedNotificationFailsAtOnce(t *testing.T) {
 	}
 	// Nothing is due later: an hour on, the outbox makes no attempt.
 	f.clock.Advance(time.Hour)
-	if err := m.drain(context.Background(), 5*time.Second); err != nil {
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if ds := f.deliveries(); ds[0].Attempts != 1 {

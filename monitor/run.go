@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -36,8 +37,8 @@ type measurement struct {
 // slot finished, in one step), then the incidents. It returns the check
 // run; false when the lease was lost meanwhile (another monitor took the
 // slot over), and then nothing is recorded or decided.
-func (m *Monitor) run(ctx context.Context, e *entry, l *slotLease) (promptcanary.CheckRun, bool) {
-	slot := l.key.Slot
+func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (promptcanary.CheckRun, bool) {
+	slot := l.Key.Slot
 	now := m.now()
 	cr := promptcanary.CheckRun{
 		ID:        promptcanary.NewID(),
@@ -247,13 +248,13 @@ func (m *Monitor) observe() func(context.Context, string) (context.Context, func
 // metrics. A slot skipped for the scheduler's sake is stored and counted
 // but does not become the check's last run. It returns false, recording
 // nothing, when the lease was lost: another monitor runs the slot.
-func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *promptcanary.CheckRun) bool {
+func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *promptcanary.CheckRun) bool {
 	cr.Reason = m.line(cr.Reason)
 	e.mu.Lock()
 	e.counted.add(cr.ID)
 	e.mu.Unlock()
-	l.finishing.Store(true)
-	err := m.wrote(realWrite, m.leases.FinishSlot(context.WithoutCancel(ctx), l.key, m.owner, m.now(), cr))
+	l.Finishing()
+	err := m.wrote(realWrite, m.leases.FinishSlot(context.WithoutCancel(ctx), l.Key, m.owner, m.now(), cr))
 	if errors.Is(err, store.ErrLeaseLost) {
 		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,
 			logSlot, cr.Slot, logErr, err)
@@ -264,7 +265,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	}
 	m.changed()
 	m.metrics.observeRun(cr)
-	m.budget.add(cr.CostUSD, cr.StartedAt)
+	m.budget.Add(cr.CostUSD, cr.StartedAt)
 	e.mu.Lock()
 	if !schedulingSkip(cr) {
 		c := *cr
@@ -298,8 +299,8 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 	if cr.Reason != "" {
 		attrs = append(attrs, logReason, cr.Reason)
 	}
-	if l.takenOver {
-		attrs = append(attrs, logTakenOver, l.previous)
+	if l.TakenOver {
+		attrs = append(attrs, logTakenOver, l.Previous)
 	}
 	m.log.Info("check run", attrs...)
 	return true
@@ -307,11 +308,11 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *slotLease, cr *prompt
 
 // skip records the slot l holds as a run that was not made; false when
 // the lease was lost meanwhile.
-func (m *Monitor) skip(ctx context.Context, e *entry, l *slotLease, reason string) (promptcanary.CheckRun, bool) {
+func (m *Monitor) skip(ctx context.Context, e *entry, l *scheduler.Lease, reason string) (promptcanary.CheckRun, bool) {
 	now := m.now().UTC()
 	cr := promptcanary.CheckRun{
 		ID: promptcanary.NewID(), Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name,
-		Slot: l.key.Slot.UTC(), StartedAt: now, FinishedAt: now, Outcome: promptcanary.CheckSkipped, Reason: reason,
+		Slot: l.Key.Slot.UTC(), StartedAt: now, FinishedAt: now, Outcome: promptcanary.CheckSkipped, Reason: reason,
 	}
 	return cr, m.record(ctx, e, l, &cr)
 }

@@ -2,13 +2,12 @@ package monitor
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/scheduler"
 )
 
 // maxSleep is the longest the scheduler sleeps before it looks at the
@@ -20,23 +19,10 @@ var maxSleep = time.Minute
 // one after a long gap; beyond it, it jumps.
 const maxCoalesce = 1000
 
-// jitter is the delay of slot for e: a deterministic fraction (a hash of
-// the check, the provider and the slot) of Jitter × the interval, so that
-// checks on the same schedule spread out, and every restart (and every
-// monitor sharing a store) agrees on it.
+// jitter is the delay of slot for e: a deterministic fraction of Jitter
+// × the interval (scheduler.Jitter).
 func jitter(e *entry, slot time.Time) time.Duration {
-	if e.c.Jitter <= 0 {
-		return 0
-	}
-	h := fnv.New64a()
-	h.Write([]byte(e.c.Name))
-	h.Write([]byte{0})
-	h.Write([]byte(e.c.Provider))
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(slot.UnixNano()))
-	h.Write(b[:])
-	frac := float64(h.Sum64()>>11) / (1 << 53)
-	return time.Duration(frac * e.c.Jitter * float64(e.c.Schedule.Interval()))
+	return scheduler.Jitter(e.c.Name, e.c.Provider, e.c.Jitter, e.c.Schedule.Interval(), slot)
 }
 
 // loop runs e's schedule until ctx ends: it sleeps until the next slot
@@ -179,7 +165,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.budgetDay(ctx, now)
 		m.checkStale(ctx, now, since)
 		m.prune(ctx, now)
-		m.wake()
+		m.outbox.Wake()
 	}
 }
 
@@ -213,9 +199,9 @@ func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight
 // completed a measured run for twice its interval (unless the budget is
 // what stops it).
 func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
-	m.inc.mu.Lock()
-	defer m.inc.mu.Unlock()
-	if m.inc.get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+	m.inc.Lock()
+	defer m.inc.Unlock()
+	if m.inc.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
 		return
 	}
 	if m.storeErr() != nil {

@@ -54,9 +54,7 @@ func (f *fixture) runsWith(o promptcanary.CheckOutcome) int {
 // A slot that comes while the check's previous run is still in flight is
 // skipped and recorded as such; the run in flight completes.
 func TestOverlappingSlotIsSkipped(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.flip.set("block")
 	f.started(m)
 
@@ -83,9 +81,7 @@ func TestOverlappingSlotIsSkipped(t *testing.T) {
 // After a jump of the clock (or a long sleep) the missed slots make one
 // run, not a burst, and no staleness incident.
 func TestClockJumpIsCoalesced(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.started(m)
 
 	f.clock.Set(epoch.Add(10 * time.Hour)) // 19:59: 600 slots missed
@@ -112,9 +108,7 @@ func TestClockJumpIsCoalesced(t *testing.T) {
 // hangs) gets an unmeasured incident from the ticker, which measured runs
 // then resolve.
 func TestStaleCheckOpensUnmeasured(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.flip.set("block")
 	f.started(m)
 	f.clock.Advance(time.Minute) // 10:00: the run hangs
@@ -224,9 +218,7 @@ func TestBudget(t *testing.T) {
 // would also inhibit the drift it is about to confirm. A run that hangs is
 // still caught.
 func TestSlowRunInFlightIsNotStale(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.started(m)
 	f.clock.Advance(time.Minute) // 10:00: a clean run
 	eventually(t, "a clean run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
@@ -265,9 +257,7 @@ func TestSlowRunInFlightIsNotStale(t *testing.T) {
 // from the new time: the next slot runs within an interval, not an hour
 // later, and no check turns stale meanwhile.
 func TestClockSetBackKeepsScheduling(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.started(m)
 	f.clock.Advance(time.Minute) // 10:00
 	eventually(t, "the first run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })
@@ -347,9 +337,7 @@ func TestStopStartsNoWaitingRun(t *testing.T) {
 // recorded, but it is no result of the check: the check's last run (its
 // state on the dashboard) stays the last run made, also after a restart.
 func TestOverlapSkipIsNotTheLastRun(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1m", 1))
+	f, m := newOneSample(t, "1m")
 	f.started(m)
 	f.clock.Advance(time.Minute) // 10:00: clean
 	eventually(t, "a clean run", func() bool { return f.runsWith(promptcanary.CheckClean) == 1 })

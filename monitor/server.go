@@ -1,6 +1,9 @@
 package monitor
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,6 +56,38 @@ func (m *Monitor) allowedHosts() []string {
 		names = append(names, u.Hostname())
 	}
 	return names
+}
+
+// serving is the monitor's HTTP server: the dashboard, the API and
+// /metrics on the configured address.
+type serving struct {
+	ln   net.Listener
+	srv  *http.Server
+	addr string
+	errc chan error // Serve's error
+}
+
+// start serves h on ln, at most MaxConns connections at once, until stop.
+func (s *serving) start(ln net.Listener, h http.Handler, log *slog.Logger) {
+	s.addr = ln.Addr().String()
+	s.ln = limitListen(ln, MaxConns)
+	s.srv = newServer(h, log)
+	s.errc = make(chan error, 1)
+	go func() { s.errc <- s.srv.Serve(s.ln) }()
+}
+
+// stop closes the listener, lets the requests in flight end until ctx
+// does, and returns what went wrong.
+func (s *serving) stop(ctx context.Context) error {
+	var errs []error
+	if err := s.srv.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("close the listener: %w", err))
+		_ = s.srv.Close()
+	}
+	if err := <-s.errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serve: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // limitListener accepts at most n connections at once: Accept waits for

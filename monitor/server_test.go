@@ -61,7 +61,7 @@ func TestServerLimits(t *testing.T) {
 			}
 		})
 	}
-	srv := m.srv
+	srv := m.http.srv
 	for name, d := range map[string]time.Duration{"ReadHeaderTimeout": srv.ReadHeaderTimeout, "ReadTimeout": srv.ReadTimeout,
 		"WriteTimeout": srv.WriteTimeout, "IdleTimeout": srv.IdleTimeout} {
 		if d <= 0 {
@@ -71,16 +71,14 @@ func TestServerLimits(t *testing.T) {
 	if srv.MaxHeaderBytes != MaxHeaderBytes {
 		t.Errorf("got MaxHeaderBytes %d, want %d", srv.MaxHeaderBytes, MaxHeaderBytes)
 	}
-	if _, ok := m.ln.(*limitListener); !ok {
-		t.Errorf("got listener %T, want the connection cap", m.ln)
+	if _, ok := m.http.ln.(*limitListener); !ok {
+		t.Errorf("got listener %T, want the connection cap", m.http.ln)
 	}
 }
 
 // A host the monitor does not serve is told how to add it.
 func TestMisdirectedHostHint(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(3)
-	m := f.monitor(f.config("1h", 1))
+	_, m := newOneSample(t, "1h")
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
 	req.Host = "rebind.example"
 	rec := httptest.NewRecorder()

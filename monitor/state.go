@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -22,9 +23,9 @@ func (m *Monitor) restore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.inc.mu.Lock()
-	m.inc.load(open)
-	m.inc.mu.Unlock()
+	m.inc.Lock()
+	m.inc.Load(open)
+	m.inc.Unlock()
 	now := m.now()
 	for _, e := range m.entries {
 		runs, err := m.state.CheckRuns(ctx, e.c.Name, e.c.Provider, historyRuns)
@@ -33,9 +34,9 @@ func (m *Monitor) restore(ctx context.Context) error {
 		}
 		m.restoreEntry(e, runs, now)
 	}
-	m.inc.mu.Lock()
+	m.inc.Lock()
 	m.syncOpen()
-	m.inc.mu.Unlock()
+	m.inc.Unlock()
 	return nil
 }
 
@@ -55,8 +56,8 @@ func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.
 		}
 	}
 	for i := range runs {
-		if r := &runs[i]; dayOf(r.StartedAt) == dayOf(now) {
-			m.budget.add(r.CostUSD, r.StartedAt)
+		if r := &runs[i]; incident.DayOf(r.StartedAt) == incident.DayOf(now) {
+			m.budget.Add(r.CostUSD, r.StartedAt)
 		}
 	}
 	e.applied.reset(runs)

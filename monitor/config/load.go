@@ -128,39 +128,6 @@ func (l *loader) load(data []byte) *Config {
 	for _, e := range l.Pairs(doc, "") {
 		k, v := e.Key, e.Val
 		switch k.Value {
-		case "listen":
-			if s, ok := l.str(v, "listen"); ok && l.listen(s) {
-				cfg.Listen = s.val
-			}
-		case "base_url":
-			if s, ok := l.str(v, "base_url"); ok && l.httpURL(s, "base_url") {
-				cfg.BaseURL = strings.TrimRight(s.val, "/")
-			}
-		case "allowed_hosts":
-			cfg.AllowedHosts = l.allowedHosts(v)
-		case "store":
-			if s, ok := l.str(v, "store"); ok {
-				cfg.Store = l.store(s)
-			}
-		case "admin_token":
-			if s, ok := l.secret(v, "admin_token", "PROMPTCANARY_ADMIN_TOKEN"); ok {
-				if len(s.val) < MinAdminToken {
-					l.add(v, "admin_token", fmt.Sprintf("too short: %s holds fewer than %d characters", strings.Join(s.vars, ", "), MinAdminToken),
-						"use a random token, for example from `openssl rand -hex 32`")
-				} else {
-					cfg.AdminToken = s.val
-				}
-			}
-		case "shutdown_grace":
-			if d := l.duration(v, "shutdown_grace", 0, MaxShutdownGrace, ""); d != nil {
-				cfg.ShutdownGrace = *d
-			}
-		case "budget":
-			cfg.Budget = l.budget(v)
-		case "incidents":
-			l.incidents(v, &cfg.Incidents)
-		case "otel":
-			cfg.OTel = l.otel(v)
 		case "defaults":
 			defaultsVal = v
 		case "checks":
@@ -168,7 +135,9 @@ func (l *loader) load(data []byte) *Config {
 		case "notifiers":
 			notifiersVal = v
 		default:
-			l.UnknownKey(k, "", topKeys)
+			if !l.setting(cfg, k.Value, v) {
+				l.UnknownKey(k, "", topKeys)
+			}
 		}
 	}
 	var names []string
@@ -191,6 +160,49 @@ func (l *loader) load(data []byte) *Config {
 	}
 	cfg.secrets = l.secrets
 	return cfg
+}
+
+// setting reads the top-level setting key of value v into cfg; it
+// reports false when key is none.
+func (l *loader) setting(cfg *Config, key string, v *yaml.Node) bool {
+	switch key {
+	case "listen":
+		if s, ok := l.str(v, "listen"); ok && l.listen(s) {
+			cfg.Listen = s.val
+		}
+	case "base_url":
+		if s, ok := l.str(v, "base_url"); ok && l.httpURL(s, "base_url") {
+			cfg.BaseURL = strings.TrimRight(s.val, "/")
+		}
+	case "allowed_hosts":
+		cfg.AllowedHosts = l.allowedHosts(v)
+	case "store":
+		if s, ok := l.str(v, "store"); ok {
+			cfg.Store = l.store(s)
+		}
+	case "admin_token":
+		if s, ok := l.secret(v, "admin_token", "PROMPTCANARY_ADMIN_TOKEN"); ok {
+			if len(s.val) < MinAdminToken {
+				l.add(v, "admin_token", fmt.Sprintf("too short: %s holds fewer than %d characters", strings.Join(s.vars, ", "), MinAdminToken),
+					"use a random token, for example from `openssl rand -hex 32`")
+			} else {
+				cfg.AdminToken = s.val
+			}
+		}
+	case "shutdown_grace":
+		if d := l.duration(v, "shutdown_grace", 0, MaxShutdownGrace, ""); d != nil {
+			cfg.ShutdownGrace = *d
+		}
+	case "budget":
+		cfg.Budget = l.budget(v)
+	case "incidents":
+		l.incidents(v, &cfg.Incidents)
+	case "otel":
+		cfg.OTel = l.otel(v)
+	default:
+		return false
+	}
+	return true
 }
 
 // listen validates listen:, a host:port address.

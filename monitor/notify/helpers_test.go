@@ -93,7 +93,7 @@ func keys(v map[string]any) []string {
 	return ks
 }
 
-// recorder collects the attempts a Dispatcher records, and the delays it
+// recorder collects the attempts Deliver records, and the delays it
 // sleeps, without waiting.
 type recorder struct {
 	mu       sync.Mutex
@@ -120,10 +120,10 @@ func (r *recorder) got() ([]promptcanary.NotificationAttempt, []time.Duration) {
 	return slices.Clone(r.attempts), slices.Clone(r.delays)
 }
 
-// options returns dispatcher options that record into r, sleep without
+// options returns a policy that records into r, sleep without
 // waiting and jitter by exactly 1.
-func (r *recorder) options() notify.DispatcherOptions {
-	return notify.DispatcherOptions{
+func (r *recorder) options() notify.Policy {
+	return notify.Policy{
 		Record: r.record,
 		Sleep:  r.sleep,
 		Rand:   func() float64 { return 0.5 },
@@ -131,21 +131,19 @@ func (r *recorder) options() notify.DispatcherOptions {
 	}
 }
 
-// deliver runs a dispatcher over ns, enqueues m for to and drains it.
-func deliver(t *testing.T, r *recorder, o notify.DispatcherOptions, ns []notify.Notifier, m notify.Message, to ...string) {
+// deliver delivers m to each notifier of ns named in to, in turn, and
+// returns the outcomes.
+func deliver(t *testing.T, r *recorder, o notify.Policy, ns []notify.Notifier, m notify.Message, to ...string) []notify.Outcome {
 	t.Helper()
-	d := notify.NewDispatcher(ns, o)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { d.Run(ctx); close(done) }()
-	d.Enqueue(m, to)
-	dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer dcancel()
-	if err := d.Drain(dctx); err != nil {
-		t.Errorf("Drain: %v", err)
+	var outs []notify.Outcome
+	for _, name := range to {
+		i := slices.IndexFunc(ns, func(n notify.Notifier) bool { return n.Name() == name })
+		if i < 0 {
+			t.Fatalf("no notifier %q", name)
+		}
+		outs = append(outs, notify.Deliver(context.Background(), ns[i], m, o))
 	}
-	cancel()
-	<-done
+	return outs
 }
 
 // noSecret fails the test when s holds any of secrets.

@@ -44,7 +44,7 @@ func Types() []string {
 // New returns the notifier cfg describes, sending its requests with client
 // (nil means a client of its own). Redirects are never followed, so no
 // credential is sent to another address; each Send is bounded only by its
-// context (the Dispatcher gives every attempt a timeout). The error of a
+// context (Deliver gives every attempt a timeout). The error of a
 // bad configuration names the notifier and never holds a secret.
 func New(cfg Config, client *http.Client) (Notifier, error) {
 	newFn, ok := constructors[cfg.Type]

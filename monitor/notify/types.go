@@ -1,6 +1,6 @@
 // Package notify delivers incident notifications: a signed webhook, Slack,
-// GitHub issues and PagerDuty Events v2, and a Dispatcher that retries
-// failed deliveries with backoff without ever blocking the checks.
+// GitHub issues and PagerDuty Events v2, and Deliver, which makes the
+// attempts of one delivery with retries and backoff.
 package notify
 
 import (

@@ -149,14 +149,20 @@ func (s *server) apiRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	runs, err := s.src.State().CheckRuns(r.Context(), q.Get("check"), q.Get("provider"), limit)
+	writeList(s, w, r, "runs", "list check runs", runs, err)
+}
+
+// writeList answers the list items under key ([] rather than null when
+// it is empty), or the store's error err, met doing what.
+func writeList[T any](s *server, w http.ResponseWriter, r *http.Request, key, what string, items []T, err error) {
 	if err != nil {
-		s.apiError(w, http.StatusInternalServerError, s.storeFailed(r, "list check runs", err))
+		s.apiError(w, http.StatusInternalServerError, s.storeFailed(r, what, err))
 		return
 	}
-	if runs == nil {
-		runs = []promptcanary.CheckRun{}
+	if items == nil {
+		items = []T{}
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+	s.writeJSON(w, http.StatusOK, map[string]any{key: items})
 }
 
 func (s *server) apiRun(w http.ResponseWriter, r *http.Request) {
@@ -193,14 +199,7 @@ func (s *server) apiIncidents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	incs, err := s.src.State().Incidents(r.Context(), store.IncidentFilter{Check: q.Get("check"), OpenOnly: open == "1" || open == "true", Limit: limit})
-	if err != nil {
-		s.apiError(w, http.StatusInternalServerError, s.storeFailed(r, "list incidents", err))
-		return
-	}
-	if incs == nil {
-		incs = []promptcanary.Incident{}
-	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"incidents": incs})
+	writeList(s, w, r, "incidents", "list incidents", incs, err)
 }
 
 func (s *server) apiIncident(w http.ResponseWriter, r *http.Request) {
@@ -255,6 +254,19 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// apiPost admits a POST to the API with a valid bearer token and reads
+// its JSON body into v; otherwise it answers the error and returns false.
+func (s *server) apiPost(w http.ResponseWriter, r *http.Request, v any) bool {
+	if !s.allow(w, r, http.MethodPost) {
+		return false
+	}
+	if status, msg := s.bearerStatus(r); status != 0 {
+		s.apiError(w, status, msg)
+		return false
+	}
+	return s.readBody(w, r, v)
+}
+
 // AckRequest is the optional body of POST /api/v1/incidents/{id}/ack.
 type AckRequest struct {
 	// By names who acknowledges, "api" when empty.
@@ -262,15 +274,8 @@ type AckRequest struct {
 }
 
 func (s *server) apiAck(w http.ResponseWriter, r *http.Request) {
-	if !s.allow(w, r, http.MethodPost) {
-		return
-	}
-	if status, msg := s.bearerStatus(r); status != 0 {
-		s.apiError(w, status, msg)
-		return
-	}
 	var req AckRequest
-	if !s.readBody(w, r, &req) {
+	if !s.apiPost(w, r, &req) {
 		return
 	}
 	by := cleanName(req.By)
@@ -301,15 +306,8 @@ type PromoteResponse struct {
 }
 
 func (s *server) apiPromote(w http.ResponseWriter, r *http.Request) {
-	if !s.allow(w, r, http.MethodPost) {
-		return
-	}
-	if status, msg := s.bearerStatus(r); status != 0 {
-		s.apiError(w, status, msg)
-		return
-	}
 	var req PromoteRequest
-	if !s.readBody(w, r, &req) {
+	if !s.apiPost(w, r, &req) {
 		return
 	}
 	check, provider := r.PathValue("check"), r.PathValue("provider")

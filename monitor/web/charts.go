@@ -182,6 +182,12 @@ type rect struct {
 	URL        string
 }
 
+// The margins of a history chart, around its plot area.
+const histLeft, histRight, histTop, histBottom = 44.0, 12.0, 10.0, 26.0
+
+// band is a baseline's Wilson interval at one run.
+type band struct{ lo, hi float64 }
+
 // newHistoryChart draws runs (newest first) against time. baseN maps a
 // baseline snapshot id to the number of results of its run, for the width
 // of the band; incidents are shaded from opening to resolution.
@@ -190,9 +196,8 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 	if len(runs) == 0 {
 		return c
 	}
-	const left, right, top, bottom = 44.0, 12.0, 10.0, 26.0
 	w, h := float64(c.W), float64(c.H)
-	c.Left, c.Right, c.Top, c.Bottom = coord(left), coord(w-right), coord(top), coord(h-bottom)
+	c.Left, c.Right, c.Top, c.Bottom = coord(histLeft), coord(w-histRight), coord(histTop), coord(h-histBottom)
 	// Oldest first from here on.
 	rs := slices.Clone(runs)
 	slices.Reverse(rs)
@@ -203,10 +208,9 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		c.From = c.From.Add(-span / 2)
 	}
 	x := func(t time.Time) float64 {
-		return left + float64(t.Sub(c.From))/float64(span)*(w-left-right)
+		return histLeft + float64(t.Sub(c.From))/float64(span)*(w-histLeft-histRight)
 	}
 	var vals []float64
-	type band struct{ lo, hi float64 }
 	bands := make([]band, len(rs))
 	for i := range rs {
 		cr := &rs[i]
@@ -222,13 +226,21 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		}
 	}
 	lo := yDomain(0.8, vals...)
-	y := func(v float64) float64 { return top + (1-(v-lo)/(1-lo))*(h-top-bottom) }
+	y := func(v float64) float64 { return histTop + (1-(v-lo)/(1-lo))*(h-histTop-histBottom) }
 	for v := lo; v <= 1.0001; v += yStep(lo) {
 		c.YTicks = append(c.YTicks, tick{Pos: coord(y(v)), Label: pct0(v) + "%"})
 	}
 	c.XTicks = timeTicks(c.From, c.To, x)
+	c.addIncidents(incidents, now, span, x) // behind everything
+	c.addRuns(rs, bands, x, y)
+	c.addHits(rs, x)
+	return c
+}
 
-	// Incidents behind everything.
+// addIncidents shades the incidents of the chart's time span, from
+// opening to resolution (now for an open one).
+func (c *historyChart) addIncidents(incidents []promptcanary.Incident, now time.Time, span time.Duration, x func(time.Time) float64) {
+	w, h := float64(c.W), float64(c.H)
 	for _, inc := range incidents {
 		end := inc.ResolvedAt
 		if end.IsZero() {
@@ -237,22 +249,27 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		if end.Before(c.From) || inc.OpenedAt.After(c.To.Add(span/20)) {
 			continue
 		}
-		x0, x1 := math.Max(left, x(inc.OpenedAt)), math.Min(w-right, x(end))
-		c.Spans = append(c.Spans, rect{X: coord(x0), Y: coord(top), W: coord(math.Max(2, x1-x0)), H: coord(h - top - bottom),
+		x0, x1 := math.Max(histLeft, x(inc.OpenedAt)), math.Min(w-histRight, x(end))
+		c.Spans = append(c.Spans, rect{X: coord(x0), Y: coord(histTop), W: coord(math.Max(2, x1-x0)), H: coord(h - histTop - histBottom),
 			Class: "incident " + string(inc.Kind), URL: IncidentPath(inc.ID),
 			Title: fmt.Sprintf("%s incident (%s): %s", inc.Kind, inc.Severity, oneLine(inc.Summary))})
 		c.HasIncident = true
 	}
+}
 
-	// The baseline band and line, one stretch per baseline.
-	var top_, bot, base, line []string
+// addRuns draws the runs rs (oldest first): the baseline band and line,
+// one stretch per baseline, the pass-rate line, broken by unmeasured
+// runs, and the drifts.
+func (c *historyChart) addRuns(rs []promptcanary.CheckRun, bands []band, x func(time.Time) float64, y func(float64) float64) {
+	h := float64(c.H)
+	var top, bot, base, line []string
 	flushBand := func() {
-		if len(top_) > 0 {
+		if len(top) > 0 {
 			slices.Reverse(bot)
-			c.Bands = append(c.Bands, strings.Join(append(top_, bot...), " "))
+			c.Bands = append(c.Bands, strings.Join(append(top, bot...), " "))
 			c.BaseLines = append(c.BaseLines, strings.Join(base, " "))
 		}
-		top_, bot, base = nil, nil, nil
+		top, bot, base = nil, nil, nil
 	}
 	flushLine := func() {
 		if len(line) > 0 {
@@ -267,7 +284,7 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		if !measured(cr) {
 			if cr.Outcome == promptcanary.CheckUnmeasured {
 				flushLine()
-				by := h - bottom - 2
+				by := h - histBottom - 2
 				c.Unmeasured = append(c.Unmeasured, point{X: coord(px), Y: coord(by), Class: "unmeasured",
 					D:     "M" + coord(px-4) + "," + coord(by) + " L" + coord(px+4) + "," + coord(by) + " L" + coord(px) + "," + coord(by-7) + " Z",
 					Title: stamp(cr.Slot) + ": unmeasured: " + oneLine(cr.Reason), URL: checkRunURL(cr)})
@@ -280,7 +297,7 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 			prevBase = cr.BaselineID
 		}
 		if b := bands[i]; b.hi > 0 {
-			top_ = append(top_, coord(px)+","+coord(y(b.hi)))
+			top = append(top, coord(px)+","+coord(y(b.hi)))
 			bot = append(bot, coord(px)+","+coord(y(b.lo)))
 			base = append(base, coord(px)+","+coord(y(cr.BaselinePassRate)))
 			c.HasBand = true
@@ -288,19 +305,28 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		py := y(cr.PassRate)
 		line = append(line, coord(px)+","+coord(py))
 		if cr.Outcome == promptcanary.CheckDrift {
-			cls := "drift"
-			if cr.Confirmed {
-				cls = "drift confirmed"
-			}
-			c.Points = append(c.Points, point{X: coord(px), Y: coord(py), Class: cls, URL: checkRunURL(cr),
-				Title: fmt.Sprintf("%s: pass rate %s (baseline %s), drift%s", stamp(cr.Slot), pct(cr.PassRate), pct(cr.BaselinePassRate), confirmedNote(cr))})
+			c.Points = append(c.Points, driftPoint(cr, px, py))
 		}
 	}
 	flushBand()
 	flushLine()
+}
 
-	// A hit area per run, so that every run has a tooltip and a link.
-	step := (w - left - right) / float64(max(len(rs), 1))
+// driftPoint marks the drift cr at (px, py).
+func driftPoint(cr *promptcanary.CheckRun, px, py float64) point {
+	cls := "drift"
+	if cr.Confirmed {
+		cls = "drift confirmed"
+	}
+	return point{X: coord(px), Y: coord(py), Class: cls, URL: checkRunURL(cr),
+		Title: fmt.Sprintf("%s: pass rate %s (baseline %s), drift%s", stamp(cr.Slot), pct(cr.PassRate), pct(cr.BaselinePassRate), confirmedNote(cr))}
+}
+
+// addHits adds a hit area per run, so that every run has a tooltip and a
+// link.
+func (c *historyChart) addHits(rs []promptcanary.CheckRun, x func(time.Time) float64) {
+	w, h := float64(c.W), float64(c.H)
+	step := (w - histLeft - histRight) / float64(max(len(rs), 1))
 	for i := range rs {
 		cr := &rs[i]
 		px := x(cr.Slot)
@@ -308,10 +334,9 @@ func newHistoryChart(runs []promptcanary.CheckRun, baseN map[string]int, inciden
 		if measured(cr) {
 			title += ", pass rate " + pct(cr.PassRate) + " (baseline " + pct(cr.BaselinePassRate) + ")"
 		}
-		c.Hits = append(c.Hits, rect{X: coord(math.Max(left, px-step/2)), Y: coord(top), W: coord(math.Max(step, 1)), H: coord(h - top - bottom),
+		c.Hits = append(c.Hits, rect{X: coord(math.Max(histLeft, px-step/2)), Y: coord(histTop), W: coord(math.Max(step, 1)), H: coord(h - histTop - histBottom),
 			Title: title, URL: checkRunURL(cr)})
 	}
-	return c
 }
 
 func confirmedNote(cr *promptcanary.CheckRun) string {

@@ -265,66 +265,8 @@ func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := runView{Run: run, PassRate: run.PassRate(), Results: len(run.ProbeResults), Cut: report.CutNote(run.LLMResponses)}
-	provider := run.Provider.ModelID
-
-	// The scheduled run it belongs to: a check on this suite and provider.
-	for _, st := range s.src.Statuses() {
-		if st.Provider != provider || (st.Suite != "" && st.Suite != run.SuiteName) {
-			continue
-		}
-		crs, err := s.src.State().CheckRuns(ctx, st.Check, st.Provider, reportLookup)
-		if err != nil {
-			s.storeFailed(r, "list check runs", err)
-			break
-		}
-		for i := range crs {
-			if crs[i].RunID == run.RunID || crs[i].ConfirmRunID == run.RunID {
-				v.CheckRun, v.Confirmation = &crs[i], crs[i].ConfirmRunID == run.RunID
-				v.CheckURL = CheckPath(st.Check, st.Provider)
-				if sess := s.session(r); sess != nil {
-					v.CanPromote, v.CSRF = true, sess.CSRF
-				}
-				break
-			}
-		}
-		if v.CheckRun != nil {
-			break
-		}
-	}
-
-	// Its drift report: the one named (when it is this run's), the check
-	// run's, or the newest among the latest reports of the suite and model.
-	reportID := r.URL.Query().Get("report")
-	if reportID == "" && v.CheckRun != nil {
-		reportID = v.CheckRun.ReportID
-		if v.Confirmation {
-			reportID = v.CheckRun.ConfirmReportID
-		}
-	}
-	var d *promptcanary.DriftReport
-	if reportID != "" {
-		d, err = s.src.History().Drift(ctx, reportID)
-		if err != nil && !notFound(err) {
-			s.storeFailed(r, "load drift report", err)
-		}
-		if d != nil && d.CurrentRunID != run.RunID {
-			d = nil
-		}
-	}
-	if d == nil {
-		sums, err := s.src.History().Drifts(ctx, run.SuiteName, provider, reportLookup)
-		if err != nil {
-			s.storeFailed(r, "list drift reports", err)
-		}
-		for i := range sums {
-			if sums[i].CurrentRunID == run.RunID {
-				if d, err = s.src.History().Drift(ctx, sums[i].ReportID); err != nil {
-					s.storeFailed(r, "load drift report", err)
-				}
-				break
-			}
-		}
-	}
+	s.findCheckRun(r, run, &v)
+	d := s.runDrift(r, run, &v)
 	var body bytes.Buffer
 	if d != nil {
 		sum := store.SummarizeDrift(d)
@@ -346,6 +288,69 @@ func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
 	// data is escaped there.
 	v.Body = template.HTML(body.String())
 	s.render(w, r, http.StatusOK, "run", "Run "+shortID(run.RunID), "checks", v)
+}
+
+// findCheckRun sets v's check run: the scheduled run run belongs to, of
+// a check on its suite and provider, if any.
+func (s *server) findCheckRun(r *http.Request, run *promptcanary.Run, v *runView) {
+	provider := run.Provider.ModelID
+	for _, st := range s.src.Statuses() {
+		if st.Provider != provider || (st.Suite != "" && st.Suite != run.SuiteName) {
+			continue
+		}
+		crs, err := s.src.State().CheckRuns(r.Context(), st.Check, st.Provider, reportLookup)
+		if err != nil {
+			s.storeFailed(r, "list check runs", err)
+			return
+		}
+		for i := range crs {
+			if crs[i].RunID == run.RunID || crs[i].ConfirmRunID == run.RunID {
+				v.CheckRun, v.Confirmation = &crs[i], crs[i].ConfirmRunID == run.RunID
+				v.CheckURL = CheckPath(st.Check, st.Provider)
+				if sess := s.session(r); sess != nil {
+					v.CanPromote, v.CSRF = true, sess.CSRF
+				}
+				return
+			}
+		}
+	}
+}
+
+// runDrift returns run's drift report: the one named (when it is this
+// run's), the check run's, or the newest among the latest reports of the
+// suite and model; nil for none.
+func (s *server) runDrift(r *http.Request, run *promptcanary.Run, v *runView) *promptcanary.DriftReport {
+	ctx := r.Context()
+	reportID := r.URL.Query().Get("report")
+	if reportID == "" && v.CheckRun != nil {
+		reportID = v.CheckRun.ReportID
+		if v.Confirmation {
+			reportID = v.CheckRun.ConfirmReportID
+		}
+	}
+	if reportID != "" {
+		d, err := s.src.History().Drift(ctx, reportID)
+		if err != nil && !notFound(err) {
+			s.storeFailed(r, "load drift report", err)
+		}
+		if d != nil && d.CurrentRunID == run.RunID {
+			return d
+		}
+	}
+	sums, err := s.src.History().Drifts(ctx, run.SuiteName, run.Provider.ModelID, reportLookup)
+	if err != nil {
+		s.storeFailed(r, "list drift reports", err)
+	}
+	for i := range sums {
+		if sums[i].CurrentRunID == run.RunID {
+			d, err := s.src.History().Drift(ctx, sums[i].ReportID)
+			if err != nil {
+				s.storeFailed(r, "load drift report", err)
+			}
+			return d
+		}
+	}
+	return nil
 }
 
 type incidentsView struct {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,7 +76,7 @@ func failing(n, code int) []reply {
 	return rs
 }
 
-func TestDispatcherBackoff(t *testing.T) {
+func TestDeliverBackoff(t *testing.T) {
 	tests := []struct {
 		name     string
 		backoff  notify.Backoff
@@ -143,7 +142,7 @@ func TestDispatcherBackoff(t *testing.T) {
 	}
 }
 
-func TestDispatcherRetriesOnlyRetryableStatuses(t *testing.T) {
+func TestDeliverRetriesOnlyRetryableStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		code  int
 		retry bool
@@ -154,10 +153,7 @@ func TestDispatcherRetriesOnlyRetryableStatuses(t *testing.T) {
 		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			f := &fake{name: "f", replies: failing(1, tc.code)}
 			var r recorder
-			o := r.options()
-			var gaveUp []bool
-			o.GaveUp = func(_ promptcanary.NotificationAttempt, refused bool) { gaveUp = append(gaveUp, refused) }
-			deliver(t, &r, o, []notify.Notifier{f}, firing(), "f")
+			out := deliver(t, &r, r.options(), []notify.Notifier{f}, firing(), "f")[0]
 			attempts, _ := r.got()
 			want := 1
 			if tc.retry {
@@ -166,92 +162,28 @@ func TestDispatcherRetriesOnlyRetryableStatuses(t *testing.T) {
 			if len(attempts) != want || attempts[0].Code != tc.code || attempts[0].OK {
 				t.Errorf("attempts %+v, want %d with the first failed with %d", attempts, want, tc.code)
 			}
-			// Refused at once, or sent on the retry: never given up otherwise.
-			wantRefused := []bool{true}
-			if tc.retry {
-				wantRefused = nil
-			}
-			if !slices.Equal(gaveUp, wantRefused) {
-				t.Errorf("GaveUp calls (refused) %v, want %v", gaveUp, wantRefused)
+			// Refused at once, or sent on the retry.
+			if want := (notify.Outcome{Attempts: want, OK: tc.retry, Refused: !tc.retry, LastError: attempts[0].Error}); out != want {
+				t.Errorf("outcome %+v, want %+v", out, want)
 			}
 		})
 	}
 }
 
 // A delivery whose retryable attempts run out is given up, not refused.
-func TestDispatcherGaveUpAfterTheLastAttempt(t *testing.T) {
+func TestDeliverGaveUpAfterTheLastAttempt(t *testing.T) {
 	f := &fake{name: "f", replies: failing(3, 503)}
 	var r recorder
 	o := r.options()
 	o.Backoff.Attempts = 3
-	var gaveUp []promptcanary.NotificationAttempt
-	var refused []bool
-	o.GaveUp = func(a promptcanary.NotificationAttempt, r bool) {
-		gaveUp, refused = append(gaveUp, a), append(refused, r)
-	}
-	deliver(t, &r, o, []notify.Notifier{f}, firing(), "f")
-	if len(gaveUp) != 1 || refused[0] || gaveUp[0].Attempt != 3 || gaveUp[0].Code != 503 {
-		t.Errorf("GaveUp got %+v (refused %v), want once, with attempt 3, not refused", gaveUp, refused)
+	out := deliver(t, &r, o, []notify.Notifier{f}, firing(), "f")[0]
+	attempts, _ := r.got()
+	if want := (notify.Outcome{Attempts: 3, LastError: "post: HTTP 503"}); out != want || len(attempts) != 3 || attempts[2].Code != 503 {
+		t.Errorf("outcome %+v after %+v, want %+v", out, attempts, want)
 	}
 }
 
-func TestDispatcherSlowNotifierDoesNotDelayOthers(t *testing.T) {
-	slow := &fake{name: "slow", gate: make(chan struct{}), started: make(chan struct{}, 1)}
-	quick := &fake{name: "quick"}
-	quickDone := make(chan struct{})
-	var r recorder
-	o := r.options()
-	o.Record = func(a promptcanary.NotificationAttempt) {
-		r.record(a)
-		if a.Notifier == "quick" {
-			close(quickDone)
-		}
-	}
-	d := notify.NewDispatcher([]notify.Notifier{slow, quick}, o)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go d.Run(ctx)
-	d.Enqueue(firing(), []string{"slow", "quick"})
-	<-slow.started
-	<-quickDone // would hang if quick waited behind slow
-	if attempts, _ := r.got(); len(attempts) != 1 || attempts[0].Notifier != "quick" || !attempts[0].OK {
-		t.Errorf("attempts %+v, want only quick's success while slow hangs", attempts)
-	}
-	// Another incident for the slow notifier is not held up by the first.
-	other := firing()
-	other.Incident.ID = "other-incident"
-	close(slow.gate)
-	d.Enqueue(other, []string{"slow"})
-	if err := d.Drain(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if attempts, _ := r.got(); len(attempts) != 3 {
-		t.Errorf("attempts %+v, want 3", attempts)
-	}
-}
-
-func TestDispatcherKeepsOrderPerIncident(t *testing.T) {
-	f := &fake{name: "f", replies: failing(2, 500)}
-	var r recorder
-	d := notify.NewDispatcher([]notify.Notifier{f}, r.options())
-	up := firing()
-	up.Event = promptcanary.EventUpdated
-	d.Enqueue(firing(), []string{"f"})
-	d.Enqueue(up, []string{"f"})
-	d.Enqueue(resolved(), []string{"f"})
-	if err := d.Drain(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, m := range f.messages() {
-		got = append(got, string(m.Event))
-	}
-	if want := []string{"opened", "opened", "opened", "updated", "resolved"}; !slices.Equal(got, want) {
-		t.Errorf("sent %v, want %v", got, want)
-	}
-}
-
-func TestDispatcherMinSeverity(t *testing.T) {
+func TestDeliverMinSeverity(t *testing.T) {
 	tests := []struct {
 		name   string
 		status promptcanary.NotificationStatus
@@ -282,42 +214,24 @@ func TestDispatcherMinSeverity(t *testing.T) {
 	}
 }
 
-func TestDispatcherUnknownNotifier(t *testing.T) {
-	var r recorder
-	deliver(t, &r, r.options(), []notify.Notifier{&fake{name: "oncall"}}, firing(), "oncal")
-	attempts, _ := r.got()
-	if len(attempts) != 1 || attempts[0].OK || attempts[0].Error != `unknown notifier "oncal" (did you mean oncall?)` || attempts[0].Notifier != "oncal" {
-		t.Errorf("attempts %+v, want one failure naming the likely notifier", attempts)
-	}
-}
-
-func TestDispatcherDrainAndStop(t *testing.T) {
+func TestDeliverInterrupted(t *testing.T) {
 	f := &fake{name: "f", gate: make(chan struct{}), started: make(chan struct{}, 1)}
 	var r recorder
-	d := notify.NewDispatcher([]notify.Notifier{f}, r.options())
 	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { d.Run(ctx); close(stopped) }()
-
-	if err := d.Drain(context.Background()); err != nil {
-		t.Errorf("Drain of an empty queue: %v", err)
-	}
-	d.Enqueue(firing(), []string{"f"})
-	d.Enqueue(resolved(), []string{"f"})
+	done := make(chan notify.Outcome)
+	go func() { done <- notify.Deliver(ctx, f, firing(), r.options()) }()
 	<-f.started
-	dctx, dcancel := context.WithCancel(context.Background())
-	dcancel()
-	err := d.Drain(dctx)
-	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "drain notifications: 2 deliveries pending") {
-		t.Errorf("Drain = %v, want 2 deliveries pending", err)
+	cancel() // the attempt in flight is interrupted
+	if out := <-done; out.Attempts != 1 || out.OK || out.Refused {
+		t.Errorf("outcome %+v, want one attempt, neither sent nor refused", out)
 	}
-
-	cancel() // the attempt in flight is interrupted, the resolve abandoned
-	<-stopped
-	d.Enqueue(firing(), []string{"f"})
+	// A delivery whose context ended before it starts is abandoned.
+	if out := notify.Deliver(ctx, f, resolved(), r.options()); out.Attempts != 1 || out.OK {
+		t.Errorf("outcome %+v, want one attempt, not sent", out)
+	}
 	attempts, _ := r.got()
-	if len(attempts) != 3 {
-		t.Fatalf("attempts %+v, want 3", attempts)
+	if len(attempts) != 2 {
+		t.Fatalf("attempts %+v, want 2", attempts)
 	}
 	if a := attempts[0]; a.OK || a.Attempt != 1 || !strings.Contains(a.Error, "context canceled") || a.Status != promptcanary.NotificationFiring {
 		t.Errorf("interrupted attempt %+v", a)
@@ -325,15 +239,12 @@ func TestDispatcherDrainAndStop(t *testing.T) {
 	if a := attempts[1]; a.OK || a.Attempt != 1 || a.Status != promptcanary.NotificationResolved || a.Error != "not sent: the dispatcher stopped before the first attempt" {
 		t.Errorf("abandoned delivery %+v", a)
 	}
-	if a := attempts[2]; a.OK || a.Error != "not sent: the dispatcher has stopped" {
-		t.Errorf("enqueue after stop %+v", a)
-	}
-	if err := d.Drain(context.Background()); err != nil {
-		t.Errorf("Drain after stop: %v", err)
+	if len(f.messages()) != 1 {
+		t.Errorf("sent %d messages, want the interrupted one only", len(f.messages()))
 	}
 }
 
-func TestDispatcherStopDuringBackoff(t *testing.T) {
+func TestDeliverStopDuringBackoff(t *testing.T) {
 	f := &fake{name: "f", replies: failing(1, 503)}
 	var r recorder
 	o := r.options()
@@ -343,21 +254,21 @@ func TestDispatcherStopDuringBackoff(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	d := notify.NewDispatcher([]notify.Notifier{f}, o)
 	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { d.Run(ctx); close(stopped) }()
-	d.Enqueue(firing(), []string{"f"})
+	done := make(chan notify.Outcome)
+	go func() { done <- notify.Deliver(ctx, f, firing(), o) }()
 	<-sleeping
 	cancel()
-	<-stopped
+	if out := <-done; out.Attempts != 2 || out.LastError != "not sent: the dispatcher stopped after attempt 1" {
+		t.Errorf("outcome %+v, want 2 attempts, the last the abandonment", out)
+	}
 	attempts, _ := r.got()
 	if len(attempts) != 2 || attempts[0].Code != 503 || attempts[1].Attempt != 2 || attempts[1].Error != "not sent: the dispatcher stopped after attempt 1" || attempts[1].ID != attempts[0].ID {
 		t.Errorf("attempts %+v, want the 503 then the abandonment", attempts)
 	}
 }
 
-func TestDispatcherErrorText(t *testing.T) {
+func TestDeliverErrorText(t *testing.T) {
 	long := strings.Repeat("é", 400)
 	f := &fake{name: "f", replies: []reply{{400, errors.New("post: token s3cr3t-t0k3n-value leaked\nsecond line\t" + long)}}}
 	var r recorder
@@ -377,39 +288,5 @@ func TestDispatcherErrorText(t *testing.T) {
 	noSecret(t, "log", logs.String(), "s3cr3t-t0k3n-value")
 	if !strings.Contains(logs.String(), "notification failed: not retryable") {
 		t.Errorf("log %q lacks the failure", logs.String())
-	}
-}
-
-func TestDispatcherSerialisesRecord(t *testing.T) {
-	var ns []notify.Notifier
-	var names []string
-	for i := range 8 {
-		name := fmt.Sprintf("n%d", i)
-		ns = append(ns, &fake{name: name, replies: failing(2, 500)})
-		names = append(names, name)
-	}
-	var inside, overlaps atomic.Int32
-	var r recorder
-	o := r.options()
-	o.Record = func(a promptcanary.NotificationAttempt) {
-		if inside.Add(1) > 1 {
-			overlaps.Add(1)
-		}
-		time.Sleep(time.Millisecond) // widen the window an overlap needs
-		r.record(a)
-		inside.Add(-1)
-	}
-	d := notify.NewDispatcher(ns, o)
-	for i := range 5 {
-		m := firing()
-		m.Incident.ID = fmt.Sprint("inc-", i)
-		d.Enqueue(m, names)
-	}
-	if err := d.Drain(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	attempts, _ := r.got()
-	if len(attempts) != 8*5+8*2 || overlaps.Load() != 0 {
-		t.Errorf("%d attempts with %d overlapping Record calls, want %d and none", len(attempts), overlaps.Load(), 8*5+8*2)
 	}
 }
