@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -92,10 +91,6 @@ type Target struct {
 	// rules did not change; see modelrules.Warnings.
 	Warnings []string
 }
-
-// noBaseURL are the providers that call no remote API, so a base URL means
-// nothing to them.
-var noBaseURL = []string{"sim", "replay", "http", "exec"}
 
 // Resolve merges s, the suite's defaults and the built-in defaults into
 // the providers to run and the samples per prompt. Every mistake is a
@@ -228,8 +223,9 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 		if s.Timeout != nil {
 			t.Timeout = *s.Timeout
 		}
-		name, _, _ := provider.Split(p.spec)
-		takesURL := !slices.Contains(noBaseURL, name)
+		// A name no provider registered fails when it is checked, with
+		// its own message.
+		takesURL := provider.CapabilitiesOf(p.spec).BaseURL || !provider.Registered(p.spec)
 		switch {
 		case s.BaseURL != "" && !takesURL:
 			return nil, 0, configErr(fmt.Errorf("--base-url does not apply to %s", p.spec), "it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers")

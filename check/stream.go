@@ -10,7 +10,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/replay"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -58,7 +57,7 @@ func Streams(targets []Target, p StreamPlan) (string, bool, error) {
 	}
 	replays := 0
 	for _, t := range targets {
-		if name, _, _ := provider.Split(t.Spec); name == "replay" {
+		if provider.CapabilitiesOf(t.Spec).Stream != nil {
 			replays++
 		}
 	}
@@ -145,7 +144,11 @@ func Stream(ctx context.Context, req StreamRequest) (*StreamOutcome, error) {
 		return nil, configErr(fmt.Errorf("replay %q: %w", file, err))
 	}
 	defer f.Close()
-	feed := &replayFeed{s: replay.NewSplitter(bufio.NewReaderSize(f, 1<<20), file)}
+	stream := provider.CapabilitiesOf(t.Spec).Stream
+	if stream == nil {
+		return nil, configErr(fmt.Errorf("provider %s cannot stream: stream one replay file, replay/FILE", t.Spec))
+	}
+	feed := feedOf{stream.Feed(bufio.NewReaderSize(f, 1<<20), file)}
 	sum, err := runner.JudgeStream(ctx, plan, feed, runner.StreamOptions{
 		Workers:  req.Workers,
 		Source:   file,
@@ -187,11 +190,12 @@ func (o *StreamOutcome) Verdict(failOnFailure bool) Verdict {
 	return Pass
 }
 
-// replayFeed is a replay file as a runner.Feed.
-type replayFeed struct{ s *replay.Splitter }
+// feedOf is a provider's Feed (see provider.Capabilities.Stream) as a
+// runner.Feed.
+type feedOf struct{ f provider.Feed }
 
-func (f *replayFeed) NewBatch() runner.Batch { return new(replay.Batch) }
+func (a feedOf) NewBatch() runner.Batch { return a.f.NewBatch() }
 
-func (f *replayFeed) Next(b runner.Batch) error { return f.s.Next(b.(*replay.Batch)) }
+func (a feedOf) Next(b runner.Batch) error { return a.f.Next(b.(provider.Batch)) }
 
-func (f *replayFeed) Offset() int64 { return f.s.Offset() }
+func (a feedOf) Offset() int64 { return a.f.Offset() }
