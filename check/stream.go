@@ -3,7 +3,6 @@ package check
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,7 +62,9 @@ func Streams(targets []Target, p StreamPlan) (string, bool, error) {
 	}
 	if len(targets) != 1 || replays != 1 {
 		if p.Mode == StreamAlways {
-			return "", false, configErr(errors.New("--stream streams one replay file: run it with exactly one provider, replay/FILE"))
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return n[0] + " streams one replay file: run it with exactly one provider, replay/FILE", nil
+			}, "stream")
 		}
 		return "", false, nil
 	}
@@ -76,11 +77,15 @@ func Streams(targets []Target, p StreamPlan) (string, bool, error) {
 	if p.Mode == StreamAlways {
 		switch {
 		case p.SaveBaseline:
-			return "", false, configErr(errors.New("a streamed run cannot be saved as a baseline: it keeps no answers"),
-				"save a baseline of some answers of the file without streaming: --stream=false --samples N --save-baseline")
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return "a streamed run cannot be saved as a baseline: it keeps no answers",
+					[]string{"save a baseline of some answers of the file without streaming: " + n[0] + "=false " + n[1] + " N " + n[2]}
+			}, "stream", "samples", "save_baseline")
 		case p.Samples:
-			return "", false, configErr(errors.New("--samples picks answers by sample index, and a streamed run judges every line of the file"),
-				"drop --samples to judge every line, or --stream=false to judge N samples per prompt")
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return n[0] + " picks answers by sample index, and a streamed run judges every line of the file",
+					[]string{"drop " + n[0] + " to judge every line, or " + n[1] + "=false to judge N samples per prompt"}
+			}, "samples", "stream")
 		}
 		return path, true, nil
 	}
