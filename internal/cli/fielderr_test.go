@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -13,7 +15,7 @@ import (
 // The check package names settings by field; the CLI words them as the
 // flags that set them, in the message and the hints, and keeps the error
 // a configuration mistake (exit 2). Every field check names is a flag of
-// run.
+// run or compare.
 func TestFlagWords(t *testing.T) {
 	zero, tooMany := time.Duration(0), 0
 	sim := &suite.Suite{Path: "canary.yaml", Defaults: suite.Defaults{Provider: "sim/stable"}}
@@ -23,6 +25,10 @@ func TestFlagWords(t *testing.T) {
 	}
 	_, bsErr := check.BaselineSamples(1, &tooMany)
 	_, _, streamErr := check.Streams(nil, check.StreamPlan{Mode: check.StreamAlways})
+	compare := func(req check.CompareRequest) error {
+		_, err := check.Compare(context.Background(), req)
+		return err
+	}
 	tests := []struct {
 		name  string
 		err   error
@@ -40,9 +46,13 @@ func TestFlagWords(t *testing.T) {
 		{"base url", resolve(sim, check.Settings{BaseURL: "http://127.0.0.1:1"}),
 			"--base-url does not apply to sim/stable", []string{"it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers"}},
 		{"baseline samples", bsErr, "--baseline-samples 0 is out of range", []string{"use a value from 1 to 10000"}},
+		{"current and provider", compare(check.CompareRequest{Current: []*promptcanary.Run{{}}, Targets: []check.Target{{}}}),
+			"--current and --provider exclude each other", []string{"compare a saved run with --current, or run now with --provider"}},
+		{"two baselines", compare(check.CompareRequest{Baseline: &promptcanary.Baseline{}, BaselineModel: "sim/stable"}),
+			"--baseline and --baseline-provider exclude each other", nil},
 		{"stream", streamErr, "--stream streams one replay file: run it with exactly one provider, replay/FILE", nil},
 	}
-	run := (&app{getenv: func(string) string { return "" }}).rootCmd()
+	root := (&app{getenv: func(string) string { return "" }}).rootCmd()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fe, ok := errors.AsType[*check.FieldError](tc.err)
@@ -61,8 +71,14 @@ func TestFlagWords(t *testing.T) {
 				t.Errorf("got exit code %d, want %d", exitCode(got), ExitUsage)
 			}
 			for _, f := range fe.Fields() {
-				if c, _, err := run.Find([]string{"run"}); err != nil || c.Flags().Lookup(flagOf(f)[2:]) == nil {
-					t.Errorf("field %s: run has no flag %s", f, flagOf(f))
+				found := false
+				for _, name := range []string{"run", "compare"} {
+					if c, _, err := root.Find([]string{name}); err == nil && c.Flags().Lookup(flagOf(f)[2:]) != nil {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("field %s: neither run nor compare has a flag %s", f, flagOf(f))
 				}
 			}
 		})
