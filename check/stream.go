@@ -179,7 +179,8 @@ func Stream(ctx context.Context, req StreamRequest) (*StreamOutcome, error) {
 			Reason: fmt.Sprintf("nothing was measured: none of the %d line(s) of %q is for a prompt of the suite", sum.Lines, file)})
 	case len(sum.Errors) > req.MaxErrors:
 		out.Problems = append(out.Problems, Problem{Model: sum.Provider.ModelID, Errors: len(sum.Errors),
-			Reason: fmt.Sprintf("%d prompt(s) of the suite have no answer in %q (--max-errors %d): the run could not be measured", len(sum.Errors), file, req.MaxErrors)})
+			Reason:   fmt.Sprintf("%d prompt(s) of the suite have no answer in %q (max_errors %d): the run could not be measured", len(sum.Errors), file, req.MaxErrors),
+			Settings: []string{"max_errors"}})
 	}
 	return out, nil
 }

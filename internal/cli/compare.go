@@ -227,9 +227,7 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		failures = append(failures, files.write(render)...)
 		failures = append(failures, a.stepSummary(render)...)
 	}
-	for _, p := range out.Problems {
-		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
-	}
+	a.warnProblems(out.Problems)
 	for _, p := range out.Pairs {
 		if p.Report.Compared() == 0 && p.Measured {
 			a.warn("%s: nothing was compared (%s): there is no verdict", termtext.Safe(p.Report.Provider.ModelID), notComparedReasons(p.Report))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/quote"
+	"github.com/promptcanary/promptcanary/internal/termtext"
 )
 
 // flagOf names the setting field of a *check.FieldError as the flag that
@@ -56,4 +57,12 @@ func flagWords(err error) error {
 		}
 	}
 	return out
+}
+
+// warnProblems warns of each run that could not be measured, naming the
+// settings its reason names as flags.
+func (a *app) warnProblems(problems []check.Problem) {
+	for _, p := range problems {
+		a.warn("%s: %s", termtext.Safe(p.Model), p.Words(flagOf))
+	}
 }
