@@ -153,7 +153,7 @@ func Stream(ctx context.Context, req StreamRequest) (*StreamOutcome, error) {
 	if stream == nil {
 		return nil, configErr(fmt.Errorf("provider %s cannot stream: stream one replay file, replay/FILE", t.Spec))
 	}
-	feed := feedOf{stream.Feed(bufio.NewReaderSize(f, 1<<20), file)}
+	feed := stream.Feed(bufio.NewReaderSize(f, 1<<20), file)
 	sum, err := runner.JudgeStream(ctx, plan, feed, runner.StreamOptions{
 		Workers:  req.Workers,
 		Source:   file,
@@ -195,13 +195,3 @@ func (o *StreamOutcome) Verdict(failOnFailure bool) Verdict {
 	}
 	return Pass
 }
-
-// feedOf is a provider's Feed (see provider.Capabilities.Stream) as a
-// runner.Feed.
-type feedOf struct{ f provider.Feed }
-
-func (a feedOf) NewBatch() runner.Batch { return a.f.NewBatch() }
-
-func (a feedOf) Next(b runner.Batch) error { return a.f.Next(b.(provider.Batch)) }
-
-func (a feedOf) Offset() int64 { return a.f.Offset() }
