@@ -130,6 +130,23 @@ type client struct {
 	http  *httpc.Client
 }
 
+// newClient is the client posting to endpoint for model on the API at
+// base: header holds the extra headers of the settings (see
+// httpc.ExtraHeader), key, when not "", is sent as a bearer token, and
+// both are scrubbed from errors.
+func newClient(model, endpoint string, header http.Header, base *url.URL, key string, opts provider.Options) client {
+	h, secrets := httpc.ExtraHeader(header, base)
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+		secrets = append(secrets, key)
+	}
+	return client{
+		model: model,
+		url:   endpoint,
+		http:  &httpc.Client{HTTP: opts.HTTPClient, Header: h, Secrets: httpc.Secrets(opts.Secrets, secrets...)},
+	}
+}
+
 // post sends body and decodes the answer into out.
 func (c *client) post(ctx context.Context, body, out any) error {
 	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, body)
