@@ -80,7 +80,8 @@ type FieldError struct {
 	// message quotes none.
 	Value string
 	// Min and Max are the allowed bounds, as the hint writes them; ""
-	// when the mistake is not a range.
+	// when the mistake is not a range, or for Min when the value must
+	// only be positive (timeout).
 	Min, Max string
 	// text writes the message and hints, naming each setting by name.
 	text func(name func(field string) string) (string, []string)

@@ -235,8 +235,8 @@ func checkValues(v values, s Settings) error {
 }
 
 // newTarget builds the target for p from the suite's providers: entry for
-// it and the settings; only decides whether the suite's base_url:
-// applies (it does to a run of one provider).
+// it and the settings; only says whether p is the run's one provider, the
+// only one the suite's base_url: applies to.
 func newTarget(st *suite.Suite, s Settings, v values, p pick, only bool, hc *http.Client) (Target, error) {
 	t := Target{Spec: p.spec, Config: v.base, Timeout: DefaultTimeout, MaxAnswerBytes: v.maxAnswer,
 		Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets, MaxAnswerBytes: v.maxAnswer}}
