@@ -100,22 +100,23 @@ func TestResolveMaxAnswerBytes(t *testing.T) {
 func TestResolveRejectsOutOfRangeValues(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	tests := []struct {
-		name string
-		s    Settings
-		want string
+		name  string
+		s     Settings
+		field string // the *FieldError's, "" for none
+		want  string
 	}{
-		{"NaN temperature", Settings{Temperature: ptr(math.NaN())}, "--temperature NaN is out of range"},
-		{"negative temperature", Settings{Temperature: ptr(-1.0)}, "--temperature -1 is out of range"},
-		{"huge max tokens", Settings{MaxTokens: ptr(math.MaxInt)}, "--max-tokens 9223372036854775807 is out of range"},
-		{"zero samples", Settings{Samples: ptr(0)}, "--samples 0 is out of range"},
-		{"too many samples", Settings{Samples: ptr(promptcanary.MaxSamples + 1)}, "--samples 10001 is out of range"},
-		{"negative retries", Settings{Retries: ptr(-1)}, "--retries -1 is out of range"},
-		{"negative rpm", Settings{RPM: -5}, "--rpm -5 is out of range"},
-		{"zero timeout", Settings{Timeout: ptr(time.Duration(0))}, "--timeout 0s is out of range"},
-		{"tiny answer bound", Settings{MaxAnswerBytes: ptr(100)}, "--max-answer-bytes 100 is out of range"},
-		{"day-long retry wait", Settings{MaxRetryWait: 25 * time.Hour}, "--max-retry-wait 25h0m0s is out of range"},
-		{"provider twice", Settings{Providers: []string{"sim/stable", "sim/stable"}}, `provider "sim/stable" is given twice`},
-		{"base url for sim", Settings{BaseURL: "http://127.0.0.1:1"}, "--base-url does not apply to sim/stable"},
+		{"NaN temperature", Settings{Temperature: ptr(math.NaN())}, "temperature", "temperature NaN is out of range"},
+		{"negative temperature", Settings{Temperature: ptr(-1.0)}, "temperature", "temperature -1 is out of range"},
+		{"huge max tokens", Settings{MaxTokens: ptr(math.MaxInt)}, "max_tokens", "max_tokens 9223372036854775807 is out of range"},
+		{"zero samples", Settings{Samples: ptr(0)}, "samples", "samples 0 is out of range"},
+		{"too many samples", Settings{Samples: ptr(promptcanary.MaxSamples + 1)}, "samples", "samples 10001 is out of range"},
+		{"negative retries", Settings{Retries: ptr(-1)}, "retries", "retries -1 is out of range"},
+		{"negative rpm", Settings{RPM: -5}, "rpm", "rpm -5 is out of range"},
+		{"zero timeout", Settings{Timeout: ptr(time.Duration(0))}, "timeout", "timeout 0s is out of range"},
+		{"tiny answer bound", Settings{MaxAnswerBytes: ptr(100)}, "max_answer_bytes", "max_answer_bytes 100 is out of range"},
+		{"day-long retry wait", Settings{MaxRetryWait: 25 * time.Hour}, "max_retry_wait", "max_retry_wait 25h0m0s is out of range"},
+		{"provider twice", Settings{Providers: []string{"sim/stable", "sim/stable"}}, "", `provider "sim/stable" is given twice`},
+		{"base url for sim", Settings{BaseURL: "http://127.0.0.1:1"}, "base_url", "base_url does not apply to sim/stable"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +126,13 @@ func TestResolveRejectsOutOfRangeValues(t *testing.T) {
 			}
 			if !IsConfig(err) {
 				t.Errorf("got %T, want a *ConfigError", err)
+			}
+			got := ""
+			if fe, ok := errors.AsType[*FieldError](err); ok {
+				got = fe.Field
+			}
+			if got != tc.field {
+				t.Errorf("got field %q, want %q", got, tc.field)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -92,25 +91,14 @@ type CompareOutcome struct {
 // each run against its baseline and records runs and reports in the
 // history.
 func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
-	if len(req.Current) > 0 && len(req.Targets) > 0 {
-		return nil, configErr(errors.New("--current and --provider exclude each other"), "compare a saved run with --current, or run now with --provider")
-	}
-	if req.Baseline != nil && req.BaselineModel != "" {
-		return nil, configErr(errors.New("--baseline and --baseline-provider exclude each other"))
-	}
-	n := len(req.Current)
-	if n == 0 {
-		n = len(req.Targets)
-	}
-	if n > 1 && (req.Baseline != nil || req.BaselineModel != "") {
-		return nil, configErr(errors.New("--baseline and --baseline-provider pick one baseline, but several runs are compared"),
-			"compare one provider at a time, or let each use its own latest baseline")
+	n, err := req.runsToCompare()
+	if err != nil {
+		return nil, err
 	}
 	out := &CompareOutcome{}
 	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
 	var folded *foldedRuns
 	if req.folds() {
-		var err error
 		if folded, err = req.foldRuns(); err != nil {
 			return nil, err
 		}
@@ -122,48 +110,16 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if folded != nil {
 		req.Baseline = nil // bases hold its copy without the probe results
 	}
-
-	currents := req.Current
-	ranNow := len(currents) == 0
+	currents, ranNow := req.Current, len(req.Current) == 0
 	if ranNow {
-		// Adaptive sampling needs the baseline's results, and probes that
-		// judge an answer against others the baseline's answers.
-		against := make([]Against, n)
-		referenced := req.Suite.Plan(promptcanary.ProviderConfig{}, 1).Referenced()
-		for i := range n {
-			if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
-				against[i].Adaptive = acceptAgainst(bases[i])
-			}
-			if referenced {
-				against[i].References = runner.References(&bases[i].RunResult)
-			}
-		}
-		runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
-		if err != nil && ctx.Err() != nil {
+		if currents, err = req.runNow(ctx, bases); err != nil && ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, err
 		}
-		currents = runs
 	} else if req.Suite != nil {
-		// A saved run judged its answers against its own other samples:
-		// judge them again against the baseline's, on a copy. A suite
-		// without such probes leaves the run as it is (a copy of a
-		// statistical run's results would be as large as the run).
-		currents = slices.Clone(currents)
-		for i, cur := range currents {
-			plan := req.Suite.Plan(cur.Provider, max(cur.Samples, 1))
-			if !plan.Referenced() {
-				continue
-			}
-			c := *cur
-			c.ProbeResults = slices.Clone(cur.ProbeResults)
-			plan.References = runner.References(&bases[i].RunResult)
-			runner.Rescore(plan, &c)
-			currents[i] = &c
-		}
+		currents = req.rescore(bases)
 	}
 	if req.Prompts != nil {
 		for i := range bases {
@@ -177,15 +133,94 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	wctx := context.WithoutCancel(ctx)
 	out.Recorded = h != nil
 	// The runs first: whatever happens next, what was measured is kept.
-	for _, cur := range currents {
-		if h == nil || !ranNow {
-			break
+	if ranNow {
+		out.record(h, "record run %s in the history: %w", len(currents), func(i int) (string, error) {
+			return currents[i].RunID, h.SaveRun(wctx, currents[i])
+		})
+	}
+	if err := out.compare(&req, bases, currents, folded); err != nil {
+		return nil, err
+	}
+	if req.ReportsOnly {
+		for i := range out.Pairs {
+			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
 		}
-		if err := h.SaveRun(wctx, cur); err != nil {
-			out.Recorded = false
-			out.Failures = append(out.Failures, fmt.Errorf("record run %s in the history: %w", cur.RunID, err))
+		// The request's copy too: a method took its address.
+		req.Current, req.Baseline = nil, nil
+	}
+	out.record(h, "record drift report %s in the history: %w", len(out.Pairs), func(i int) (string, error) {
+		return out.Pairs[i].Report.ReportID, h.SaveDrift(wctx, out.Pairs[i].Report)
+	})
+	return out, nil
+}
+
+// runsToCompare checks that the request picks its runs and baselines one
+// way each, and returns how many runs it compares.
+func (req *CompareRequest) runsToCompare() (int, error) {
+	if len(req.Current) > 0 && len(req.Targets) > 0 {
+		return 0, fieldErr(func(n ...string) (string, []string) {
+			return n[0] + " and " + n[1] + " exclude each other", []string{"compare a saved run with " + n[0] + ", or run now with " + n[1]}
+		}, "current", "providers")
+	}
+	if req.Baseline != nil && req.BaselineModel != "" {
+		return 0, fieldErr(func(n ...string) (string, []string) {
+			return n[0] + " and " + n[1] + " exclude each other", nil
+		}, "baseline", "baseline_provider")
+	}
+	n := len(req.Current)
+	if n == 0 {
+		n = len(req.Targets)
+	}
+	if n > 1 && (req.Baseline != nil || req.BaselineModel != "") {
+		return 0, fieldErr(func(n ...string) (string, []string) {
+			return n[0] + " and " + n[1] + " pick one baseline, but several runs are compared",
+				[]string{"compare one provider at a time, or let each use its own latest baseline"}
+		}, "baseline", "baseline_provider")
+	}
+	return n, nil
+}
+
+// runNow runs the suite against the targets, each against its baseline
+// in bases: adaptive sampling needs the baseline's results, and probes
+// that judge an answer against others the baseline's answers.
+func (req *CompareRequest) runNow(ctx context.Context, bases []*promptcanary.Baseline) ([]*promptcanary.Run, error) {
+	against := make([]Against, len(bases))
+	referenced := req.Suite.Plan(promptcanary.ProviderConfig{}, 1).Referenced()
+	for i := range bases {
+		if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
+			against[i].Adaptive = acceptAgainst(bases[i])
+		}
+		if referenced {
+			against[i].References = runner.References(&bases[i].RunResult)
 		}
 	}
+	return Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
+}
+
+// rescore returns the saved runs to compare: a saved run judged its
+// answers against its own other samples, so they are judged again against
+// the baseline's, on a copy. A suite without such probes leaves the run
+// as it is (a copy of a statistical run's results would be as large as
+// the run).
+func (req *CompareRequest) rescore(bases []*promptcanary.Baseline) []*promptcanary.Run {
+	currents := slices.Clone(req.Current)
+	for i, cur := range currents {
+		plan := req.Suite.Plan(cur.Provider, max(cur.Samples, 1))
+		if !plan.Referenced() {
+			continue
+		}
+		c := *cur
+		c.ProbeResults = slices.Clone(cur.ProbeResults)
+		plan.References = runner.References(&bases[i].RunResult)
+		runner.Rescore(plan, &c)
+		currents[i] = &c
+	}
+	return currents
+}
+
+// compare compares each current run with its baseline into o.Pairs and
+// lists the runs that could not be measured in o.Problems.
+func (o *CompareOutcome) compare(req *CompareRequest, bases []*promptcanary.Baseline, currents []*promptcanary.Run, folded *foldedRuns) error {
 	for i, cur := range currents {
 		opts := drift.Options{StalePrompts: stalePrompts(&bases[i].RunResult, cur), Seed: statsSeed(bases[i], cur)}
 		if req.Legacy {
@@ -200,32 +235,31 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		if err != nil {
 			// The suites were matched before anything was called, so this
 			// is unexpected; the runs are recorded all the same.
-			return nil, fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
+			return fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		out.Pairs = append(out.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
+		o.Pairs = append(o.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
 	}
 	if folded != nil {
-		out.Problems = folded.problems
+		o.Problems = folded.problems
 	} else {
-		out.Problems = unmeasured(currents, nil, nil, req.MaxErrors)
+		o.Problems = unmeasured(currents, nil, nil, req.MaxErrors)
 	}
-	if req.ReportsOnly {
-		for i := range out.Pairs {
-			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
-		}
-		// The request's copy too: a method took its address.
-		req.Current, req.Baseline = nil, nil
+	return nil
+}
+
+// record saves n items in the history h, when there is one: save saves
+// the i-th and returns its id. A failure clears o.Recorded and is added
+// to o.Failures, worded by format (the id, the error).
+func (o *CompareOutcome) record(h store.Store, format string, n int, save func(i int) (string, error)) {
+	if h == nil {
+		return
 	}
-	for _, p := range out.Pairs {
-		if h == nil {
-			break
-		}
-		if err := h.SaveDrift(wctx, p.Report); err != nil {
-			out.Recorded = false
-			out.Failures = append(out.Failures, fmt.Errorf("record drift report %s in the history: %w", p.Report.ReportID, err))
+	for i := range n {
+		if id, err := save(i); err != nil {
+			o.Recorded = false
+			o.Failures = append(o.Failures, fmt.Errorf(format, id, err))
 		}
 	}
-	return out, nil
 }
 
 // baselines finds the baseline of each of the n runs to compare, before

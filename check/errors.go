@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/promptcanary/promptcanary/internal/quote"
 )
@@ -62,4 +63,72 @@ func configErr(err error, hints ...string) error {
 func IsConfig(err error) bool {
 	var ce *ConfigError
 	return errors.As(err, &ce)
+}
+
+// FieldError is a mistake in one or more settings the caller gave (a
+// field of Settings or of a request): a value out of range, a setting that
+// does not apply, two that exclude each other. It names the settings by
+// their snake_case field names, so that each caller words them its own
+// way: the CLI as flags (--samples), the monitor as monitor.yaml keys.
+// Error and Hints word them by field name; Words by the caller's names.
+type FieldError struct {
+	// Field is the setting the mistake is about ("samples", "max_tokens",
+	// "base_url"); Others are further settings it involves, if any.
+	Field  string
+	Others []string
+	// Value is the value given, as the message writes it; "" when the
+	// message quotes none.
+	Value string
+	// Min and Max are the allowed bounds, as the hint writes them; ""
+	// when the mistake is not a range, or for Min when the value must
+	// only be positive (timeout).
+	Min, Max string
+	// text writes the message and hints, naming each setting by name.
+	text func(name func(field string) string) (string, []string)
+}
+
+// Error returns the mistake, naming the settings by their field names.
+func (e *FieldError) Error() string {
+	msg, _ := e.Words(fieldName)
+	return msg
+}
+
+// Hints returns the fixes, naming the settings by their field names.
+func (e *FieldError) Hints() []string {
+	_, hints := e.Words(fieldName)
+	return hints
+}
+
+// Words returns the message and hints with every setting named by name,
+// which is given the field names (Field, Others).
+func (e *FieldError) Words(name func(field string) string) (string, []string) {
+	return e.text(name)
+}
+
+// Fields returns Field, then Others.
+func (e *FieldError) Fields() []string { return append([]string{e.Field}, e.Others...) }
+
+// fieldName names a setting by its field name.
+func fieldName(field string) string { return field }
+
+// outOfRange is the *ConfigError for field's value v outside [lo, hi],
+// with the hint hint (which may name the field: see FieldError.Words).
+func outOfRange(field, v, lo, hi string, hint func(name string) string) error {
+	return configErr(&FieldError{Field: field, Value: v, Min: lo, Max: hi,
+		text: func(name func(string) string) (string, []string) {
+			return fmt.Sprintf("%s %s is out of range", name(field), v), []string{hint(name(field))}
+		}})
+}
+
+// fieldErr is the *ConfigError for a mistake in fields: text writes the
+// message and hints given each field's name, in order.
+func fieldErr(text func(names ...string) (string, []string), fields ...string) error {
+	return configErr(&FieldError{Field: fields[0], Others: fields[1:],
+		text: func(name func(string) string) (string, []string) {
+			names := make([]string, len(fields))
+			for i, f := range fields {
+				names[i] = name(f)
+			}
+			return text(names...)
+		}})
 }

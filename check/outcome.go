@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,8 +31,41 @@ type Problem struct {
 	Model string
 	// Errors counts the calls that failed for good.
 	Errors int
-	// Reason says what went wrong, in one sentence.
+	// Reason says what went wrong, in one sentence. It names the
+	// settings in Settings by their field names (max_errors).
 	Reason string
+	// Settings are the settings Reason names, by field name, in order of
+	// appearance: a caller words them its own way with Words.
+	Settings []string
+}
+
+// Words returns Reason with each setting of Settings named by name. The
+// settings are found from the end, after any file or model the reason
+// quotes.
+func (p Problem) Words(name func(field string) string) string {
+	out, rest := "", p.Reason
+	for _, f := range slices.Backward(p.Settings) {
+		i := strings.LastIndex(rest, f)
+		if i < 0 {
+			break
+		}
+		out = name(f) + rest[i+len(f):] + out
+		rest = rest[:i]
+	}
+	return rest + out
+}
+
+// settingsIn returns the fields a reason names, in order: max_errors when
+// tooMany, then max_retry_wait when budget (see budgetNote).
+func settingsIn(tooMany bool, budget string) []string {
+	var out []string
+	if tooMany {
+		out = append(out, "max_errors")
+	}
+	if budget != "" {
+		out = append(out, "max_retry_wait")
+	}
+	return out
 }
 
 // unmeasured lists the runs that could not be measured: nothing measured
@@ -46,13 +80,14 @@ func unmeasured(runs []*promptcanary.Run, measured []bool, answered []int, maxEr
 		switch {
 		case measured == nil && !r.Measured(), measured != nil && !measured[i]:
 			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors),
-				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors)) + budgetNote(r)})
+				Reason: fmt.Sprintf("nothing was measured: all %d call(s) failed", len(r.Errors)) + budgetNote(r), Settings: settingsIn(false, budgetNote(r))})
 		case len(r.Errors) > maxErrors:
 			n := len(r.LLMResponses)
 			if answered != nil {
 				n = answered[i]
 			}
-			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, n, maxErrors) + budgetNote(r)})
+			note := budgetNote(r)
+			out = append(out, Problem{Model: r.Provider.ModelID, Errors: len(r.Errors), Reason: tooManyErrors(r, n, maxErrors) + note, Settings: settingsIn(true, note)})
 		}
 	}
 	return out
@@ -60,7 +95,7 @@ func unmeasured(runs []*promptcanary.Run, measured []bool, answered []int, maxEr
 
 // tooManyErrors says what happened to a run of answered responses that
 // measured something but had more failed calls than maxErrors allows: "1
-// of 200 calls failed after retries; --max-errors 0 allows none, so the
+// of 200 calls failed after retries; max_errors 0 allows none, so the
 // run has no verdict".
 func tooManyErrors(r *promptcanary.Run, answered, maxErrors int) string {
 	failed := len(r.Errors)
@@ -72,7 +107,7 @@ func tooManyErrors(r *promptcanary.Run, answered, maxErrors int) string {
 	if maxErrors > 0 {
 		allows = strconv.Itoa(maxErrors)
 	}
-	return fmt.Sprintf("%d of %d %s failed after retries; --max-errors %d allows %s, so the run has no verdict",
+	return fmt.Sprintf("%d of %d %s failed after retries; max_errors %d allows %s, so the run has no verdict",
 		failed, failed+answered, calls, maxErrors, allows)
 }
 
@@ -89,5 +124,5 @@ func budgetNote(r *promptcanary.Run) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d of them ran out of the retry budget: raise it with --max-retry-wait)", n)
+	return fmt.Sprintf(" (%d of them ran out of the retry budget: raise it with max_retry_wait)", n)
 }

@@ -48,7 +48,7 @@ func BaselineSamples(samples int, requested *int) (int, error) {
 		samples = max(samples, DefaultBaselineSamples)
 	}
 	if samples < 1 || samples > promptcanary.MaxSamples {
-		return 0, configErr(fmt.Errorf("--baseline-samples %d is out of range", samples), fmt.Sprintf("use a value from 1 to %d", promptcanary.MaxSamples))
+		return 0, inRange("baseline_samples", samples, 1, promptcanary.MaxSamples)
 	}
 	return samples, nil
 }

@@ -1,13 +1,14 @@
 package check
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"net/http"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -93,113 +94,19 @@ type Target struct {
 	Warnings []string
 }
 
-// noBaseURL are the providers that call no remote API, so a base URL means
-// nothing to them.
-var noBaseURL = []string{"sim", "replay", "http", "exec"}
-
 // Resolve merges s, the suite's defaults and the built-in defaults into
 // the providers to run and the samples per prompt. Every mistake is a
-// *ConfigError.
+// *ConfigError; one in a setting of s wraps a *FieldError.
 func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
-	d := st.Defaults
-	yamlDir := filepath.Dir(st.Path)
-
-	type pick struct{ spec, baseDir string }
-	var picks []pick
-	switch {
-	case len(s.Providers) > 0:
-		for _, p := range s.Providers {
-			picks = append(picks, pick{p, ""})
-		}
-	case len(st.Providers) > 0:
-		for _, p := range st.Providers {
-			picks = append(picks, pick{p.Spec, yamlDir})
-		}
-	case d.Provider != "":
-		picks = append(picks, pick{d.Provider, yamlDir})
-	default:
-		return nil, 0, configErr(errors.New("no provider given"),
-			"pass --provider NAME/MODEL (for example --provider sim/stable), or set provider: or providers: in "+st.Path)
-	}
-
-	base := promptcanary.ProviderConfig{Temperature: 0, MaxTokens: 1024}
-	seed := int64(42)
-	base.Seed = &seed
-	switch {
-	case s.Temperature != nil:
-		base.Temperature = *s.Temperature
-	case d.Temperature != nil:
-		base.Temperature = *d.Temperature
-	}
-	if math.IsNaN(base.Temperature) || base.Temperature < promptcanary.MinTemperature || base.Temperature > promptcanary.MaxTemperature {
-		return nil, 0, configErr(fmt.Errorf("--temperature %v is out of range", base.Temperature),
-			fmt.Sprintf("use a value from %g to %g; 0 is the most repeatable", promptcanary.MinTemperature, promptcanary.MaxTemperature))
-	}
-	switch {
-	case s.MaxTokens != nil:
-		base.MaxTokens = *s.MaxTokens
-	case d.MaxTokens != nil:
-		base.MaxTokens = *d.MaxTokens
-	}
-	if err := inRange("--max-tokens", base.MaxTokens, 1, promptcanary.MaxMaxTokens); err != nil {
+	picks, err := pickProviders(st, s)
+	if err != nil {
 		return nil, 0, err
 	}
-	switch {
-	case s.NoSeed:
-		base.Seed = nil
-	case s.Seed != nil:
-		v := *s.Seed
-		base.Seed = &v
-	case d.Seed != nil:
-		v := *d.Seed
-		base.Seed = &v
+	v, err := resolveValues(st.Defaults, s)
+	if err != nil {
+		return nil, 0, err
 	}
-	samples := 1
-	switch {
-	case s.Samples != nil:
-		samples = *s.Samples
-	case d.Samples != nil:
-		samples = *d.Samples
-	}
-	retries := DefaultRetries
-	if s.Retries != nil {
-		retries = *s.Retries
-	}
-	maxAnswer := promptcanary.DefaultMaxAnswerBytes
-	switch {
-	case s.MaxAnswerBytes != nil:
-		maxAnswer = *s.MaxAnswerBytes
-	case d.MaxAnswerBytes != nil:
-		maxAnswer = *d.MaxAnswerBytes
-	}
-	concurrency := s.Concurrency
-	if concurrency == 0 {
-		concurrency = runner.DefaultConcurrency
-	}
-	for _, c := range []struct {
-		flag     string
-		v        int
-		min, max int
-	}{
-		{"--samples", samples, 1, promptcanary.MaxSamples},
-		{"--concurrency", concurrency, 1, promptcanary.MaxConcurrency},
-		{"--retries", retries, 0, promptcanary.MaxRetries},
-		{"--rpm", s.RPM, 0, promptcanary.MaxRate},
-		{"--tpm", s.TPM, 0, promptcanary.MaxRate},
-		{"--max-answer-bytes", maxAnswer, promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes},
-	} {
-		if err := inRange(c.flag, c.v, c.min, c.max); err != nil {
-			return nil, 0, err
-		}
-	}
-	if s.Timeout != nil && (*s.Timeout <= 0 || *s.Timeout > 24*time.Hour) {
-		return nil, 0, configErr(fmt.Errorf("--timeout %v is out of range", *s.Timeout), "use a positive duration of at most 24h, for example --timeout 60s")
-	}
-	if s.MaxRetryWait > 24*time.Hour {
-		return nil, 0, configErr(fmt.Errorf("--max-retry-wait %v is out of range", s.MaxRetryWait), "use a duration from 0s (no waiting) to 24h, for example --max-retry-wait 5m")
-	}
-
-	hc := httpClient(concurrency)
+	hc := httpClient(v.concurrency)
 	seen := map[string]bool{}
 	targets := make([]Target, 0, len(picks))
 	var ruleErrs []error
@@ -211,41 +118,9 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 			return nil, 0, configErr(fmt.Errorf("provider %q is given twice", p.spec))
 		}
 		seen[p.spec] = true
-		t := Target{Spec: p.spec, Config: base, Timeout: DefaultTimeout, MaxAnswerBytes: maxAnswer,
-			Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets, MaxAnswerBytes: maxAnswer}}
-		t.Config.ModelID = p.spec
-		t.Config.ExtraParams = map[string]any{}
-		settings := map[string]any{}
-		if entry := st.Provider(p.spec); entry != nil {
-			t.Entry = entry
-			maps.Copy(settings, entry.Settings)
-			maps.Copy(t.Config.ExtraParams, entry.ExtraParams)
-			t.Limits = runner.Limits{RPM: entry.RPM, TPM: entry.TPM}
-			if entry.Timeout > 0 {
-				t.Timeout = entry.Timeout
-			}
-		}
-		if s.Timeout != nil {
-			t.Timeout = *s.Timeout
-		}
-		name, _, _ := provider.Split(p.spec)
-		takesURL := !slices.Contains(noBaseURL, name)
-		switch {
-		case s.BaseURL != "" && !takesURL:
-			return nil, 0, configErr(fmt.Errorf("--base-url does not apply to %s", p.spec), "it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers")
-		case s.BaseURL != "":
-			settings["base_url"] = s.BaseURL
-		case d.BaseURL != "" && len(picks) == 1 && takesURL && settings["base_url"] == nil:
-			settings["base_url"] = d.BaseURL
-		}
-		if len(settings) > 0 {
-			t.Options.Settings = settings
-		}
-		if s.RPM > 0 {
-			t.Limits.RPM = s.RPM
-		}
-		if s.TPM > 0 {
-			t.Limits.TPM = s.TPM
+		t, err := newTarget(st, s, v, p, len(picks) == 1, hc)
+		if err != nil {
+			return nil, 0, err
 		}
 		if err := applyRules(st, &t); err != nil {
 			ruleErrs = append(ruleErrs, err) // every provider's, all at once
@@ -256,7 +131,153 @@ func Resolve(st *suite.Suite, s Settings) ([]Target, int, error) {
 	if len(ruleErrs) > 0 {
 		return nil, 0, configErr(errors.Join(ruleErrs...))
 	}
-	return targets, samples, nil
+	return targets, v.samples, nil
+}
+
+// pick is a provider to run and the directory its paths are relative to.
+type pick struct{ spec, baseDir string }
+
+// pickProviders returns the providers to run: those of s, else the
+// suite's providers:, else its provider:.
+func pickProviders(st *suite.Suite, s Settings) ([]pick, error) {
+	yamlDir := filepath.Dir(st.Path)
+	var picks []pick
+	switch {
+	case len(s.Providers) > 0:
+		for _, p := range s.Providers {
+			picks = append(picks, pick{p, ""})
+		}
+	case len(st.Providers) > 0:
+		for _, p := range st.Providers {
+			picks = append(picks, pick{p.Spec, yamlDir})
+		}
+	case st.Defaults.Provider != "":
+		picks = append(picks, pick{st.Defaults.Provider, yamlDir})
+	default:
+		return nil, fieldErr(func(n ...string) (string, []string) {
+			return "no provider given", []string{"pass " + n[0] + " NAME/MODEL (for example " + n[0] + " sim/stable), or set provider: or providers: in " + st.Path}
+		}, "providers")
+	}
+	return picks, nil
+}
+
+// values are the settings every target shares, resolved and checked.
+type values struct {
+	base                                     promptcanary.ProviderConfig
+	samples, retries, maxAnswer, concurrency int
+}
+
+// resolveValues merges s over the suite's defaults d over the built-in
+// defaults, and checks every value against its bounds.
+func resolveValues(d suite.Defaults, s Settings) (values, error) {
+	v := values{base: promptcanary.ProviderConfig{Temperature: 0, MaxTokens: 1024}, samples: 1,
+		retries: DefaultRetries, maxAnswer: promptcanary.DefaultMaxAnswerBytes, concurrency: s.Concurrency}
+	seed := int64(42)
+	v.base.Seed = &seed
+	v.base.Temperature = *cmp.Or(s.Temperature, d.Temperature, &v.base.Temperature)
+	v.base.MaxTokens = *cmp.Or(s.MaxTokens, d.MaxTokens, &v.base.MaxTokens)
+	switch {
+	case s.NoSeed:
+		v.base.Seed = nil
+	case s.Seed != nil:
+		v.base.Seed = copyOf(*s.Seed)
+	case d.Seed != nil:
+		v.base.Seed = copyOf(*d.Seed)
+	}
+	v.samples = *cmp.Or(s.Samples, d.Samples, &v.samples)
+	v.retries = *cmp.Or(s.Retries, &v.retries)
+	v.maxAnswer = *cmp.Or(s.MaxAnswerBytes, d.MaxAnswerBytes, &v.maxAnswer)
+	if v.concurrency == 0 {
+		v.concurrency = runner.DefaultConcurrency
+	}
+	return v, checkValues(v, s)
+}
+
+// copyOf returns a pointer to a copy of x.
+func copyOf[T any](x T) *T { return &x }
+
+// checkValues checks the resolved values, and the settings of s that are
+// not merged, against their bounds.
+func checkValues(v values, s Settings) error {
+	if t := v.base.Temperature; math.IsNaN(t) || t < promptcanary.MinTemperature || t > promptcanary.MaxTemperature {
+		return outOfRange("temperature", fmt.Sprint(t), fmt.Sprint(promptcanary.MinTemperature), fmt.Sprint(promptcanary.MaxTemperature), func(string) string {
+			return fmt.Sprintf("use a value from %g to %g; 0 is the most repeatable", promptcanary.MinTemperature, promptcanary.MaxTemperature)
+		})
+	}
+	for _, c := range []struct {
+		field    string
+		v        int
+		min, max int
+	}{
+		{"max_tokens", v.base.MaxTokens, 1, promptcanary.MaxMaxTokens},
+		{"samples", v.samples, 1, promptcanary.MaxSamples},
+		{"concurrency", v.concurrency, 1, promptcanary.MaxConcurrency},
+		{"retries", v.retries, 0, promptcanary.MaxRetries},
+		{"rpm", s.RPM, 0, promptcanary.MaxRate},
+		{"tpm", s.TPM, 0, promptcanary.MaxRate},
+		{"max_answer_bytes", v.maxAnswer, promptcanary.MinMaxAnswerBytes, promptcanary.MaxMaxAnswerBytes},
+	} {
+		if err := inRange(c.field, c.v, c.min, c.max); err != nil {
+			return err
+		}
+	}
+	if s.Timeout != nil && (*s.Timeout <= 0 || *s.Timeout > 24*time.Hour) {
+		return outOfRange("timeout", s.Timeout.String(), "", "24h", func(name string) string {
+			return "use a positive duration of at most 24h, for example " + name + " 60s"
+		})
+	}
+	if s.MaxRetryWait > 24*time.Hour {
+		return outOfRange("max_retry_wait", s.MaxRetryWait.String(), "0s", "24h", func(name string) string {
+			return "use a duration from 0s (no waiting) to 24h, for example " + name + " 5m"
+		})
+	}
+	return nil
+}
+
+// newTarget builds the target for p from the suite's providers: entry for
+// it and the settings; only says whether p is the run's one provider, the
+// only one the suite's base_url: applies to.
+func newTarget(st *suite.Suite, s Settings, v values, p pick, only bool, hc *http.Client) (Target, error) {
+	t := Target{Spec: p.spec, Config: v.base, Timeout: DefaultTimeout, MaxAnswerBytes: v.maxAnswer,
+		Options: provider.Options{BaseDir: p.baseDir, Getenv: s.Getenv, HTTPClient: hc, Secrets: s.Secrets, MaxAnswerBytes: v.maxAnswer}}
+	t.Config.ModelID = p.spec
+	t.Config.ExtraParams = map[string]any{}
+	settings := map[string]any{}
+	if entry := st.Provider(p.spec); entry != nil {
+		t.Entry = entry
+		maps.Copy(settings, entry.Settings)
+		maps.Copy(t.Config.ExtraParams, entry.ExtraParams)
+		t.Limits = runner.Limits{RPM: entry.RPM, TPM: entry.TPM}
+		if entry.Timeout > 0 {
+			t.Timeout = entry.Timeout
+		}
+	}
+	if s.Timeout != nil {
+		t.Timeout = *s.Timeout
+	}
+	// A name no provider registered fails when it is checked, with its
+	// own message.
+	takesURL := provider.CapabilitiesOf(p.spec).BaseURL || !provider.Registered(p.spec)
+	switch {
+	case s.BaseURL != "" && !takesURL:
+		return t, fieldErr(func(n ...string) (string, []string) {
+			return fmt.Sprintf("%s does not apply to %s", n[0], p.spec), []string{"it sets the API address of openai, anthropic, gemini, ollama and the OpenAI-compatible providers"}
+		}, "base_url")
+	case s.BaseURL != "":
+		settings["base_url"] = s.BaseURL
+	case st.Defaults.BaseURL != "" && only && takesURL && settings["base_url"] == nil:
+		settings["base_url"] = st.Defaults.BaseURL
+	}
+	if len(settings) > 0 {
+		t.Options.Settings = settings
+	}
+	if s.RPM > 0 {
+		t.Limits.RPM = s.RPM
+	}
+	if s.TPM > 0 {
+		t.Limits.TPM = s.TPM
+	}
+	return t, nil
 }
 
 // applyRules makes t's request what its model accepts (see
@@ -283,9 +304,11 @@ func applyRules(st *suite.Suite, t *Target) error {
 }
 
 // inRange checks one integer setting against its bounds.
-func inRange(flag string, v, lo, hi int) error {
+func inRange(field string, v, lo, hi int) error {
 	if v < lo || v > hi {
-		return configErr(fmt.Errorf("%s %d is out of range", flag, v), fmt.Sprintf("use a value from %d to %d", lo, hi))
+		return outOfRange(field, strconv.Itoa(v), strconv.Itoa(lo), strconv.Itoa(hi), func(string) string {
+			return fmt.Sprintf("use a value from %d to %d", lo, hi)
+		})
 	}
 	return nil
 }

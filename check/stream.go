@@ -3,14 +3,12 @@ package check
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/provider/replay"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -58,13 +56,15 @@ func Streams(targets []Target, p StreamPlan) (string, bool, error) {
 	}
 	replays := 0
 	for _, t := range targets {
-		if name, _, _ := provider.Split(t.Spec); name == "replay" {
+		if provider.CapabilitiesOf(t.Spec).Stream != nil {
 			replays++
 		}
 	}
 	if len(targets) != 1 || replays != 1 {
 		if p.Mode == StreamAlways {
-			return "", false, configErr(errors.New("--stream streams one replay file: run it with exactly one provider, replay/FILE"))
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return n[0] + " streams one replay file: run it with exactly one provider, replay/FILE", nil
+			}, "stream")
 		}
 		return "", false, nil
 	}
@@ -77,11 +77,15 @@ func Streams(targets []Target, p StreamPlan) (string, bool, error) {
 	if p.Mode == StreamAlways {
 		switch {
 		case p.SaveBaseline:
-			return "", false, configErr(errors.New("a streamed run cannot be saved as a baseline: it keeps no answers"),
-				"save a baseline of some answers of the file without streaming: --stream=false --samples N --save-baseline")
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return "a streamed run cannot be saved as a baseline: it keeps no answers",
+					[]string{"save a baseline of some answers of the file without streaming: " + n[0] + "=false " + n[1] + " N " + n[2]}
+			}, "stream", "samples", "save_baseline")
 		case p.Samples:
-			return "", false, configErr(errors.New("--samples picks answers by sample index, and a streamed run judges every line of the file"),
-				"drop --samples to judge every line, or --stream=false to judge N samples per prompt")
+			return "", false, fieldErr(func(n ...string) (string, []string) {
+				return n[0] + " picks answers by sample index, and a streamed run judges every line of the file",
+					[]string{"drop " + n[0] + " to judge every line, or " + n[1] + "=false to judge N samples per prompt"}
+			}, "samples", "stream")
 		}
 		return path, true, nil
 	}
@@ -145,7 +149,11 @@ func Stream(ctx context.Context, req StreamRequest) (*StreamOutcome, error) {
 		return nil, configErr(fmt.Errorf("replay %q: %w", file, err))
 	}
 	defer f.Close()
-	feed := &replayFeed{s: replay.NewSplitter(bufio.NewReaderSize(f, 1<<20), file)}
+	stream := provider.CapabilitiesOf(t.Spec).Stream
+	if stream == nil {
+		return nil, configErr(fmt.Errorf("provider %s cannot stream: stream one replay file, replay/FILE", t.Spec))
+	}
+	feed := stream.Feed(bufio.NewReaderSize(f, 1<<20), file)
 	sum, err := runner.JudgeStream(ctx, plan, feed, runner.StreamOptions{
 		Workers:  req.Workers,
 		Source:   file,
@@ -171,7 +179,8 @@ func Stream(ctx context.Context, req StreamRequest) (*StreamOutcome, error) {
 			Reason: fmt.Sprintf("nothing was measured: none of the %d line(s) of %q is for a prompt of the suite", sum.Lines, file)})
 	case len(sum.Errors) > req.MaxErrors:
 		out.Problems = append(out.Problems, Problem{Model: sum.Provider.ModelID, Errors: len(sum.Errors),
-			Reason: fmt.Sprintf("%d prompt(s) of the suite have no answer in %q (--max-errors %d): the run could not be measured", len(sum.Errors), file, req.MaxErrors)})
+			Reason:   fmt.Sprintf("%d prompt(s) of the suite have no answer in %q (max_errors %d): the run could not be measured", len(sum.Errors), file, req.MaxErrors),
+			Settings: []string{"max_errors"}})
 	}
 	return out, nil
 }
@@ -186,12 +195,3 @@ func (o *StreamOutcome) Verdict(failOnFailure bool) Verdict {
 	}
 	return Pass
 }
-
-// replayFeed is a replay file as a runner.Feed.
-type replayFeed struct{ s *replay.Splitter }
-
-func (f *replayFeed) NewBatch() runner.Batch { return new(replay.Batch) }
-
-func (f *replayFeed) Next(b runner.Batch) error { return f.s.Next(b.(*replay.Batch)) }
-
-func (f *replayFeed) Offset() int64 { return f.s.Offset() }

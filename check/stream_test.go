@@ -214,9 +214,9 @@ func TestStreamsRule(t *testing.T) {
 		{"large file beside another provider", resolve("replay/"+large, "sim/stable"), StreamPlan{}, false, ""},
 		{"missing file", resolve("replay/" + filepath.Join(dir, "none.jsonl")), StreamPlan{}, false, ""},
 		{"--stream, small file", resolve("replay/" + small), StreamPlan{Mode: StreamAlways}, true, ""},
-		{"--stream, sim", resolve("sim/stable"), StreamPlan{Mode: StreamAlways}, false, "--stream streams one replay file"},
+		{"--stream, sim", resolve("sim/stable"), StreamPlan{Mode: StreamAlways}, false, "stream streams one replay file"},
 		{"--stream, baseline", resolve("replay/" + small), StreamPlan{Mode: StreamAlways, SaveBaseline: true}, false, "cannot be saved as a baseline"},
-		{"--stream, samples", resolve("replay/" + small), StreamPlan{Mode: StreamAlways, Samples: true}, false, "--samples picks answers by sample index"},
+		{"--stream, samples", resolve("replay/" + small), StreamPlan{Mode: StreamAlways, Samples: true}, false, "samples picks answers by sample index"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ok, err := Streams(tc.targets, tc.plan)

@@ -123,12 +123,9 @@ func ListPrices() []ListPrice {
 	return out
 }
 
-// freeProviders run locally or offline and cost nothing.
-var freeProviders = []string{"sim", "replay", "ollama", "exec", "hosted_vllm"}
-
 // LookupPrice returns the price of spec ("name/model"): from overrides
 // (keyed by the full spec or by model name), else the default table, else
-// false. Local and offline providers are free.
+// false. Local and offline providers (Capabilities.Free) are free.
 func LookupPrice(spec string, overrides map[string]Price) (Price, bool) {
 	if p, ok := overrides[spec]; ok {
 		return p, true
@@ -140,7 +137,7 @@ func LookupPrice(spec string, overrides map[string]Price) (Price, bool) {
 	if p, ok := overrides[model]; ok {
 		return p, true
 	}
-	if slices.Contains(freeProviders, name) {
+	if CapabilitiesOf(name).Free {
 		return Price{}, true
 	}
 	lp, ok := family(model)

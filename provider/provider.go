@@ -101,6 +101,19 @@ type Capabilities struct {
 	// whose requests the user writes (http/, exec/) or that call no model
 	// (sim/, replay/) leave it unset.
 	VendorModels bool
+	// BaseURL: the provider calls a remote API whose address a base_url
+	// setting (and the CLI's --base-url) overrides. Clients that call no
+	// remote API (sim/, replay/) or whose address the user writes
+	// (http/, exec/) leave it unset.
+	BaseURL bool
+	// Free: the provider runs locally or offline and costs nothing, so
+	// LookupPrice prices its calls at zero (sim/, replay/, exec/,
+	// ollama/, a self-hosted vLLM).
+	Free bool
+	// Stream, when set, reads the file the model part of "name/model"
+	// names as recorded answers that a run can judge line by line
+	// without holding them (replay/).
+	Stream Streamer
 }
 
 // Declare records, beside Register, the capabilities of the provider
@@ -126,6 +139,16 @@ func CapabilitiesOf(spec string) Capabilities {
 	mu.RLock()
 	defer mu.RUnlock()
 	return capabilities[name]
+}
+
+// Registered reports whether a provider registered the name in spec
+// ("name/model" or a bare name).
+func Registered(spec string) bool {
+	name, _, _ := strings.Cut(spec, "/")
+	mu.RLock()
+	defer mu.RUnlock()
+	_, ok := factories[name]
+	return ok
 }
 
 // Register makes a provider available under name. It panics on an empty

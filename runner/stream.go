@@ -16,33 +16,17 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/internal/textcut"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/provider"
 )
 
 // Feed is the input of JudgeStream: recorded answers, read in batches of
 // raw lines by one goroutine and decoded by the workers that judge them,
-// so that decoding runs on every core too.
-type Feed interface {
-	// NewBatch returns an empty batch for Next to fill.
-	NewBatch() Batch
-	// Next fills b with the next lines, reusing its memory, and returns
-	// io.EOF once the input is done and b is empty; another error stops
-	// the stream.
-	Next(b Batch) error
-	// Offset returns how many bytes of the input were read so far; it
-	// may be called from another goroutine.
-	Offset() int64
-}
+// so that decoding runs on every core too. It is what a provider that
+// streams (provider.Capabilities.Stream) returns.
+type Feed = provider.Feed
 
 // Batch is lines of a Feed.
-type Batch interface {
-	// Len returns the number of lines in the batch.
-	Len() int
-	// Line returns the line number of line i in the input.
-	Line(i int) int
-	// Decode decodes line i into an answer that the batch does not
-	// share; a malformed line is an error that names its line.
-	Decode(i int) (*promptcanary.Response, error)
-}
+type Batch = provider.Batch
 
 // StreamProgress is where a stream stands after a batch was read.
 type StreamProgress struct {

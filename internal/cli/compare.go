@@ -212,9 +212,7 @@ func (a *app) printCompared(o *compareOptions, out *check.CompareOutcome) []erro
 		failures = append(failures, files.write(render)...)
 		failures = append(failures, a.stepSummary(render)...)
 	}
-	for _, p := range out.Problems {
-		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
-	}
+	a.warnProblems(out.Problems)
 	for _, p := range out.Pairs {
 		if p.Report.Compared() == 0 && p.Measured {
 			a.warn("%s: nothing was compared (%s): there is no verdict", termtext.Safe(p.Report.Provider.ModelID), notComparedReasons(p.Report))

@@ -269,6 +269,7 @@ func commandHint(c *cobra.Command, name string) string {
 // report prints err and its hints and returns the exit code it carries.
 func (a *app) report(err error) ExitCode {
 	code := exitCode(err)
+	err = flagWords(err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err == nil {

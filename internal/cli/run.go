@@ -184,9 +184,7 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		a.printFailures(failures)
 		return codeErr(ExitInterrupted)
 	}
-	for _, p := range out.Problems {
-		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
-	}
+	a.warnProblems(out.Problems)
 	if out.NoBaseline != "" {
 		a.warn("no baseline saved: %s", out.NoBaseline)
 	}

@@ -68,9 +68,7 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 	}
 	failures = append(failures, o.out.write(render)...)
 	failures = append(failures, a.stepSummary(render)...)
-	for _, p := range out.Problems {
-		a.warn("%s: %s", termtext.Safe(p.Model), p.Reason)
-	}
+	a.warnProblems(out.Problems)
 	fmt.Fprintf(a.stdio.Err, "promptcanary: streamed %s of %s on %s; a streamed run keeps no answers, so it is not recorded in the history\n",
 		report.Count(s.Lines, "line"), termtext.Safe(s.Source), report.Count(int64(streamWorkers()), "core"))
 	code := verdictCode(out.Verdict(o.failOnFailure))

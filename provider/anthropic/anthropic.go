@@ -85,7 +85,7 @@ const (
 
 func init() {
 	provider.Register("anthropic", Open)
-	provider.Declare("anthropic", provider.Capabilities{VendorModels: true})
+	provider.Declare("anthropic", provider.Capabilities{VendorModels: true, BaseURL: true})
 	provider.RegisterChecker("anthropic", Check)
 }
 

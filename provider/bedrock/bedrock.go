@@ -72,7 +72,7 @@ const SigningService = "bedrock"
 func init() {
 	provider.Register("bedrock", Open)
 	provider.RegisterChecker("bedrock", Check)
-	provider.Declare("bedrock", provider.Capabilities{VendorModels: true})
+	provider.Declare("bedrock", provider.Capabilities{VendorModels: true, BaseURL: true})
 }
 
 // Config configures a Client built with New.

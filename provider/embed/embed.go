@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -46,8 +47,19 @@ type Result = provider.Embeddings
 // engine opens embedding models without importing this package.
 func init() { provider.RegisterEmbedders(Open) }
 
+// clients are the embeddings clients by the provider name that selects
+// them: the one list of names that have one.
+var clients = map[string]func(model string, opts provider.Options, needKey bool) (Embedder, error){
+	"openai": func(model string, opts provider.Options, needKey bool) (Embedder, error) {
+		return openOpenAI(model, opts, needKey)
+	},
+	"ollama": func(model string, opts provider.Options, needKey bool) (Embedder, error) {
+		return openOllama(model, opts, needKey)
+	},
+}
+
 // Names returns the provider names that have an embeddings client, sorted.
-func Names() []string { return []string{"ollama", "openai"} }
+func Names() []string { return slices.Sorted(maps.Keys(clients)) }
 
 // Open opens the embedding model spec ("name/model") with the settings and
 // environment of opts. It makes no network call.
@@ -71,16 +83,12 @@ func open(spec string, opts provider.Options, needKey bool) (Embedder, error) {
 	if strings.IndexFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 		return nil, fmt.Errorf("embedder %s: invalid model name: it holds whitespace or control characters", httpc.Redact(spec))
 	}
-	var e Embedder
-	switch name {
-	case "openai":
-		e, err = openOpenAI(model, opts, needKey)
-	case "ollama":
-		e, err = openOllama(model, opts, needKey)
-	default:
+	client, ok := clients[name]
+	if !ok {
 		return nil, fmt.Errorf("embedder %s: %w", httpc.Redact(spec), fmt.Errorf("no embeddings client for %q%s; use openai/MODEL (the OpenAI API or any compatible server) or ollama/MODEL",
 			name, suggest.Hint(name, Names())))
 	}
+	e, err := client(model, opts, needKey)
 	if err != nil {
 		return nil, fmt.Errorf("embedder %s: %w", spec, err)
 	}
@@ -120,6 +128,23 @@ type client struct {
 	model string
 	url   string
 	http  *httpc.Client
+}
+
+// newClient is the client posting to endpoint for model on the API at
+// base: header holds the extra headers of the settings (see
+// httpc.ExtraHeader), key, when not "", is sent as a bearer token, and
+// both are scrubbed from errors.
+func newClient(model, endpoint string, header http.Header, base *url.URL, key string, opts provider.Options) client {
+	h, secrets := httpc.ExtraHeader(header, base)
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+		secrets = append(secrets, key)
+	}
+	return client{
+		model: model,
+		url:   endpoint,
+		http:  &httpc.Client{HTTP: opts.HTTPClient, Header: h, Secrets: httpc.Secrets(opts.Secrets, secrets...)},
+	}
 }
 
 // post sends body and decodes the answer into out.

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/ollama"
 )
@@ -42,16 +41,7 @@ func openOllama(model string, opts provider.Options, needKey bool) (*Ollama, err
 	if err != nil {
 		return nil, err
 	}
-	h, secrets := httpc.ExtraHeader(s.Header, u)
-	if key != "" {
-		h.Set("Authorization", "Bearer "+key)
-		secrets = append(secrets, key)
-	}
-	return &Ollama{client{
-		model: model,
-		url:   u.String() + "/api/embed",
-		http:  &httpc.Client{HTTP: opts.HTTPClient, Header: h, Secrets: httpc.Secrets(opts.Secrets, secrets...)},
-	}}, nil
+	return &Ollama{newClient(model, u.String()+"/api/embed", s.Header, u, key, opts)}, nil
 }
 
 // URL returns the address the client posts to.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptcanary/promptcanary/internal/httpc"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
@@ -55,16 +54,7 @@ func openOpenAI(model string, opts provider.Options, needKey bool) (*OpenAI, err
 	if err != nil {
 		return nil, err
 	}
-	h, secrets := httpc.ExtraHeader(s.Header, u)
-	if key != "" {
-		h.Set("Authorization", "Bearer "+key)
-		secrets = append(secrets, key)
-	}
-	return &OpenAI{client{
-		model: model,
-		url:   u.JoinPath("embeddings").String(),
-		http:  &httpc.Client{HTTP: opts.HTTPClient, Header: h, Secrets: httpc.Secrets(opts.Secrets, secrets...)},
-	}}, nil
+	return &OpenAI{newClient(model, u.JoinPath("embeddings").String(), s.Header, u, key, opts)}, nil
 }
 
 // URL returns the address the client posts to.

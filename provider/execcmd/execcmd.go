@@ -86,6 +86,7 @@ const stderrTail = 4 << 10
 func init() {
 	provider.Register("exec", Open)
 	provider.RegisterChecker("exec", Check)
+	provider.Declare("exec", provider.Capabilities{Free: true})
 }
 
 // Config holds the optional settings of an exec provider.

@@ -92,7 +92,7 @@ const apiVersion = "v1beta"
 
 func init() {
 	provider.Register("gemini", Open)
-	provider.Declare("gemini", provider.Capabilities{VendorModels: true})
+	provider.Declare("gemini", provider.Capabilities{VendorModels: true, BaseURL: true})
 	provider.RegisterChecker("gemini", Check)
 }
 

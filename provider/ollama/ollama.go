@@ -74,7 +74,7 @@ const defaultPort = "11434"
 
 func init() {
 	provider.Register("ollama", Open)
-	provider.Declare("ollama", provider.Capabilities{VendorModels: true})
+	provider.Declare("ollama", provider.Capabilities{VendorModels: true, BaseURL: true, Free: true})
 	provider.RegisterChecker("ollama", Check)
 }
 

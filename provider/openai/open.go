@@ -15,7 +15,7 @@ func init() {
 	for _, ep := range endpoints {
 		provider.Register(ep.name, opener(ep))
 		provider.RegisterChecker(ep.name, checker(ep))
-		provider.Declare(ep.name, provider.Capabilities{VendorModels: true})
+		provider.Declare(ep.name, provider.Capabilities{VendorModels: true, BaseURL: true, Free: ep.free})
 	}
 }
 

@@ -111,6 +111,8 @@ type endpoint struct {
 	maxTokensField    string
 	seedField         string
 	azure             bool
+	// free: a self-hosted server, which costs nothing per call.
+	free bool
 	// example is a sample base URL for hints.
 	example string
 }
@@ -127,7 +129,7 @@ var endpoints = []endpoint{
 	{name: "together", baseURL: "https://api.together.ai/v1", keyEnv: "TOGETHER_API_KEY", maxTokensField: MaxTokens, seedField: "seed"},
 	{name: "mistral", baseURL: "https://api.mistral.ai/v1", keyEnv: "MISTRAL_API_KEY", maxTokensField: MaxTokens, seedField: "random_seed"},
 	{name: "hosted_vllm", keyEnv: "HOSTED_VLLM_API_KEY", baseEnv: "HOSTED_VLLM_API_BASE",
-		keyOptional: true, maxTokensField: MaxTokens, seedField: "seed", example: "http://localhost:8000/v1"},
+		keyOptional: true, free: true, maxTokensField: MaxTokens, seedField: "seed", example: "http://localhost:8000/v1"},
 }
 
 // lookup returns the table entry for name, or a generic compatible server.

@@ -50,6 +50,7 @@ const maxErrors = 20
 func init() {
 	provider.Register("replay", Open)
 	provider.RegisterChecker("replay", Check)
+	provider.Declare("replay", provider.Capabilities{Free: true, Stream: streamer{}})
 }
 
 // Check reads and checks the replay file named by model, as Open does:

@@ -64,6 +64,7 @@ import (
 func init() {
 	provider.Register("sim", Open)
 	provider.RegisterChecker("sim", Check)
+	provider.Declare("sim", provider.Capabilities{Free: true})
 }
 
 // Check checks that model names a simulated model, as Open does.

@@ -72,7 +72,7 @@ const (
 func init() {
 	provider.Register("vertex", Open)
 	provider.RegisterChecker("vertex", Check)
-	provider.Declare("vertex", provider.Capabilities{VendorModels: true})
+	provider.Declare("vertex", provider.Capabilities{VendorModels: true, BaseURL: true})
 }
 
 // settings are the provider's settings from canary.yaml.
