@@ -184,7 +184,11 @@ type claimAfterRead struct {
 func (s *claimAfterRead) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now time.Time, ttl time.Duration) (store.SlotClaim, error) {
 	if owner == "alive" && now.Sub(key.Slot) >= 30*time.Second { // the takeover, not the slot's own claim
 		s.waiting.Store(true)
-		<-s.read
+		select {
+		case <-s.read:
+		case <-ctx.Done():
+			return store.SlotClaim{}, ctx.Err()
+		}
 	}
 	return s.Store.ClaimSlot(ctx, key, owner, now, ttl)
 }
@@ -195,6 +199,17 @@ func (s *claimAfterRead) SlotLeases(ctx context.Context, check, provider string,
 		close(s.read)
 	}
 	return ls, err
+}
+
+// released reports whether a refresh has read the leases while the
+// takeover's claim was held.
+func (s *claimAfterRead) released() bool {
+	select {
+	case <-s.read:
+		return true
+	default:
+		return false
+	}
 }
 
 // A refresh that read a slot's lease as in flight on a dead monitor just
@@ -221,7 +236,13 @@ func TestTakeoverOutlivesAStaleRefresh(t *testing.T) {
 	f.started(m)
 	f.clock.Advance(time.Minute)
 	f.idle()
-	for range 3 {
+	// Tick until a refresh has read the leases while the takeover's claim
+	// waited: the claim may start waiting after any tick's refresh, so a
+	// fixed number of ticks could leave it waiting for ever.
+	for i := 0; !st.released(); i++ {
+		if i == 30 {
+			t.Fatal("no refresh read the slot leases while the takeover's claim waited")
+		}
 		f.clock.Advance(20 * time.Second)
 		f.idle()
 	}
