@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,7 +14,7 @@ import (
 
 func constant(res Result) func(Params) (Probe, error) {
 	return func(Params) (Probe, error) {
-		return &Func{TypeID: "x", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return res }}, nil
+		return Func(func(context.Context, Input) Result { return res }), nil
 	}
 }
 
@@ -137,23 +138,23 @@ func TestEvaluateRecoversAndClamps(t *testing.T) {
 		score  float64
 		detail string
 	}{
-		{"panic", func() Result { panic("boom") }, false, 0, "panic: boom"},
+		{"panic", func() Result { panic("boom") }, false, 0, "probe f failed: panic: boom"},
 		{"score above 1", func() Result { return Result{Passed: true, Score: 1.7} }, true, 1, ""},
 		{"negative score", func() Result { return Result{Score: -2} }, false, 0, ""},
 		{"NaN score", func() Result { return Result{Score: math.NaN()} }, false, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Func{TypeID: "f", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return tc.eval() }}
-			got := Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{})
+			inst := Instance{ID: "f1", Type: "f", Probe: Func(func(context.Context, Input) Result { return tc.eval() })}
+			got := inst.Evaluate(context.Background(), Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{}})
 			if got.Passed != tc.passed || got.Score != tc.score || !strings.Contains(got.Details, tc.detail) {
 				t.Errorf("got %+v, want passed %v score %v details containing %q", got, tc.passed, tc.score, tc.detail)
 			}
 		})
 	}
-	f := &Func{TypeID: "bare"}
-	if f.Name() != "bare" || f.Category() != promptcanary.CategoryCustom {
-		t.Errorf("got name %q category %q, want the id and custom", f.Name(), f.Category())
+	boom := Instance{ID: "boom", Probe: Func(func(context.Context, Input) Result { panic("kaput") })}
+	if got := boom.Evaluate(context.Background(), Input{}); got.Details != "probe boom failed: panic: kaput" || got.Metadata["error"] != "kaput" {
+		t.Errorf("got %+v, want the instance id named when it has no type", got)
 	}
 }
 

@@ -504,7 +504,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	}
 	label := fmt.Sprintf("%s (%s)", field, typeID)
 	ps.field = label
-	ps.inst.Type = typeID
+	ps.inst.Type, ps.inst.Name, ps.inst.Category = typeID, t.Name, t.Category
 	if ps.idNode != nil {
 		id, isStr := p.str(ps.idNode, label+".id")
 		switch {

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 )
 
 // responses wraps the corpus texts as responses, with the usage a
@@ -48,7 +49,7 @@ func BenchmarkProbe(b *testing.B) {
 			cpu := cpuTime()
 			j := 0
 			for b.Loop() {
-				probe.Evaluate(p, prompt, &resps[j])
+				probetest.Eval(p, prompt, &resps[j])
 				if j++; j == len(resps) {
 					j = 0
 				}
@@ -70,7 +71,7 @@ func BenchmarkMix(b *testing.B) {
 	j := 0
 	for b.Loop() {
 		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
+			probetest.Eval(p, prompt, &resps[j])
 		}
 		if j++; j == len(resps) {
 			j = 0
@@ -89,7 +90,7 @@ func BenchmarkMixAll(b *testing.B) {
 	j := 0
 	for b.Loop() {
 		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
+			probetest.Eval(p, prompt, &resps[j])
 		}
 		if j++; j == len(resps) {
 			j = 0
@@ -115,7 +116,7 @@ func BenchmarkMixText(b *testing.B) {
 	j := 0
 	for b.Loop() {
 		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
+			probetest.Eval(p, prompt, &resps[j])
 		}
 		if j++; j == len(resps) {
 			j = 0

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -58,7 +60,7 @@ func goldenLine(probes []probe.Probe, content string) (line string, results []st
 	resp := &promptcanary.Response{PromptID: prompt.ID, Content: content}
 	parts := []string{hash(content)}
 	for _, p := range probes {
-		c := canonical(probe.Evaluate(p, prompt, resp))
+		c := canonical(probetest.Eval(p, prompt, resp))
 		results = append(results, c)
 		parts = append(parts, hash(c))
 	}

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	// The families of the probes added after the original 19, except
 	// similarity, exec and llm_judge, which compare with other answers or
 	// call out of the process.
@@ -136,7 +137,7 @@ func TestVerdictsUnchangedExtended(t *testing.T) {
 		parts := []string{hash(content)}
 		var results []string
 		for _, p := range probes {
-			c := canonical(probe.Evaluate(p, prompt, resp))
+			c := canonical(probetest.Eval(p, prompt, resp))
 			results = append(results, c)
 			parts = append(parts, hash(c))
 		}

@@ -34,7 +34,7 @@ func benchProbe(b *testing.B, p probe.Probe, content string) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
+		probetest.Eval(p, prompt, resp)
 	}
 }
 

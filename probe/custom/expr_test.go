@@ -1,6 +1,7 @@
 package custom_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,7 +186,7 @@ func TestExprEvaluate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, "expr", tc.raw)
-			res := probe.Evaluate(p, prompt, tc.resp)
+			res := probetest.Eval(p, prompt, tc.resp)
 			probetest.CheckVerdict(t, res, tc.pass, tc.score)
 			if diff := cmp.Diff(tc.meta, res.Metadata); diff != "" {
 				t.Errorf("metadata (-want +got):\n%s", diff)
@@ -206,14 +207,14 @@ func TestExprCostLimit(t *testing.T) {
 		// under the race detector.
 		"expr": `content.split("").all(a, !content.contains(a + "!!"))`,
 	})
-	res := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: strings.Repeat("ab", 20_000)})
+	res := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: strings.Repeat("ab", 20_000)})
 	probetest.CheckVerdict(t, res, false, 0)
 	want := "operation cancelled: actual cost limit exceeded (the limit is 1000000)"
 	if got := res.Metadata["error"]; got != want {
 		t.Errorf("error: got %q, want %q", got, want)
 	}
 	// The same expression on a short answer stays within the limit.
-	res = probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "abc"})
+	res = probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "abc"})
 	probetest.CheckVerdict(t, res, true, 1)
 }
 
@@ -224,20 +225,20 @@ func TestExprCostLimitLinear(t *testing.T) {
 	long := &promptcanary.Response{Content: strings.Repeat("ab", 6_000_000)}
 	for _, expr := range []string{`content.contains("zz")`, `content.matches("zz")`, `json == null && content.indexOf("zz") < 0`} {
 		p := probetest.New(t, "expr", map[string]any{"expr": expr})
-		res := probe.Evaluate(p, &promptcanary.Prompt{}, long)
+		res := probetest.Eval(p, &promptcanary.Prompt{}, long)
 		if got, want := res.Metadata["error"], "operation cancelled: actual cost limit exceeded (the limit is 1000000)"; got != want {
 			t.Errorf("%s: error %q, want %q", expr, got, want)
 		}
 	}
 	// A bounded expression judges the same long answer.
 	p := probetest.New(t, "expr", map[string]any{"expr": `content.size() > 100 && completion_tokens == 0`})
-	probetest.CheckVerdict(t, probe.Evaluate(p, &promptcanary.Prompt{}, long), true, 1)
+	probetest.CheckVerdict(t, probetest.Eval(p, &promptcanary.Prompt{}, long), true, 1)
 }
 
 // TestExprNil checks that a nil prompt or response is judged as empty.
 func TestExprNil(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `content == "" && json == null && tool_calls.size() == 0 && prompt.id == "" && prompt.tags.size() == 0`})
-	probetest.CheckVerdict(t, p.Evaluate(nil, nil), true, 1)
+	probetest.CheckVerdict(t, p.Evaluate(context.Background(), probe.Input{}), true, 1)
 }
 
 // TestExprConcurrent evaluates one probe from many goroutines, each with
@@ -251,7 +252,7 @@ func TestExprConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := &promptcanary.Response{Content: fmt.Sprintf(`{"n": %d}`, i), PromptTokens: i - i%2}
-			res := p.Evaluate(&promptcanary.Prompt{}, r)
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
 			if want := i%2 == 0; res.Passed != want {
 				errs <- fmt.Sprintf("answer %d: got passed %v, want %v (%s)", i, res.Passed, want, res.Details)
 			}
@@ -270,7 +271,7 @@ func TestExprConcurrent(t *testing.T) {
 func TestExprTimeLimit(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `content.split(" ").exists(w, w == "zzz")`})
 	long := strings.Repeat("lorem ipsum dolor ", 80_000) // 240,000 words
-	res := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: long})
+	res := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: long})
 	if res.Passed {
 		t.Fatalf("got a pass, want the time limit to stop the evaluation: %+v", res.Details)
 	}
@@ -289,6 +290,6 @@ func TestExprConversation(t *testing.T) {
 	}}
 	expr := probetest.New(t, "expr", map[string]any{"expr": `prompt.messages.size() == 3 && prompt.messages[1].tool_calls[0].arguments.city == "Oslo" && ` +
 		`prompt.messages[2].name == "get_weather" && content.contains("umbrella") == prompt.messages[2].content.contains("rain")`})
-	res := probe.Evaluate(expr, p, &promptcanary.Response{Content: "Yes, take an umbrella."})
+	res := probetest.Eval(expr, p, &promptcanary.Response{Content: "Yes, take an umbrella."})
 	probetest.CheckVerdict(t, res, true, 1)
 }

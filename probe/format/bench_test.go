@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -32,7 +34,7 @@ func bench(b *testing.B, p probe.Probe, content string) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
+		probetest.Eval(p, prompt, resp)
 	}
 }
 

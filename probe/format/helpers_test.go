@@ -42,7 +42,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 				p = mustNew(t, id, tc.params)
 			}
 			prompt := &promptcanary.Prompt{ID: "p1", ExpectedKeywords: tc.keywords}
-			got := probe.Evaluate(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
+			got := probetest.Eval(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
 			if got.Passed != tc.pass {
 				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
 			}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,24 +71,11 @@ func newJSONKeyOrder(p probe.Params) (probe.Probe, error) {
 	return &JSONKeyOrder{ExpectedOrder: order}, nil
 }
 
-// ID returns "json_key_order".
-func (*JSONKeyOrder) ID() string { return "json_key_order" }
-
-// Name returns "JSON Key Order".
-func (*JSONKeyOrder) Name() string { return "JSON Key Order" }
-
-// Category returns the format category.
-func (*JSONKeyOrder) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*JSONKeyOrder) Description() string {
-	return "Checks that the top-level keys of a JSON object response appear in the expected order."
-}
-
 // Evaluate compares the key order of the fence-stripped response with
 // ExpectedOrder. The metadata holds "expected_order" and "actual_order", the
 // two filtered lists that were compared.
-func (o *JSONKeyOrder) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (o *JSONKeyOrder) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	doc := parseJSON(text.StripFences(r.Content))
 	if doc.err != nil || !doc.object {
 		details := "Response is not valid JSON, so its key order cannot be checked."

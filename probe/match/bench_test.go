@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -20,7 +22,7 @@ func benchProbe(b *testing.B, p probe.Probe, content string) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
+		probetest.Eval(p, prompt, resp)
 	}
 }
 

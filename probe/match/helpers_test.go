@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
@@ -29,7 +28,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
-			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
+			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
 			probetest.CheckVerdict(t, got, tc.pass, tc.score)
 			if tc.meta != nil {
 				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {

@@ -3,6 +3,8 @@ package meta
 import (
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -15,7 +17,7 @@ func benchProbe(b *testing.B, p probe.Probe) {
 	prompt := &promptcanary.Prompt{ID: "p"}
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, benchResp)
+		probetest.Eval(p, prompt, benchResp)
 	}
 }
 

@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -68,23 +69,12 @@ func init() {
 	})
 }
 
-// ID returns "cost".
-func (*Cost) ID() string { return costID }
-
-// Name returns "Cost per Call".
-func (*Cost) Name() string { return costName }
-
-// Category returns the custom category.
-func (*Cost) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Cost) Description() string { return costDesc }
-
 // Evaluate prices the call. The metadata holds "provider_model_id",
 // "price_known", "prompt_tokens", "completion_tokens", "max_usd" and
 // "skipped", plus "cost_usd" and the price per million input and output
 // tokens ("usd_per_mtok_input", "usd_per_mtok_output") when it was priced.
-func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (c *Cost) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	prompt, completion := max(r.PromptTokens, 0), max(r.CompletionTokens, 0)
 	pe := c.priceOf(r.ProviderModelID)
 	meta := make(map[string]any, 9)

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -32,7 +31,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
-			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p1"}, &tc.resp)
+			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &tc.resp)
 			probetest.CheckVerdict(t, got, tc.pass, tc.score)
 			if tc.meta != nil {
 				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
@@ -147,7 +146,7 @@ prompts: [{id: p, text: hi}]
 	for _, tc := range tests {
 		// Twice: the second lookup is the probe's cached one.
 		for range 2 {
-			res := probe.Evaluate(p, &st.Prompts[0], &promptcanary.Response{ProviderModelID: tc.model, PromptTokens: 1000, CompletionTokens: 2000})
+			res := probetest.Eval(p, &st.Prompts[0], &promptcanary.Response{ProviderModelID: tc.model, PromptTokens: 1000, CompletionTokens: 2000})
 			if res.Passed != tc.passed || res.Details != tc.details || res.Metadata["price_known"] != true {
 				t.Errorf("%s: got passed %v, details %q, price_known %v; want %v, %q, true", tc.model, res.Passed, res.Details, res.Metadata["price_known"], tc.passed, tc.details)
 			}

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,7 @@ func benchmark(b *testing.B, id string, raw map[string]any) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		p.Evaluate(prompt, resp)
+		p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 	}
 }
 

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/promptcanary/promptcanary"
@@ -120,18 +121,6 @@ type ConfidenceLanguage struct {
 
 var _ probe.Probe = (*ConfidenceLanguage)(nil)
 
-// ID returns "confidence_language".
-func (c *ConfidenceLanguage) ID() string { return confidenceID }
-
-// Name returns the display name.
-func (c *ConfidenceLanguage) Name() string { return confidenceName }
-
-// Category returns the reasoning category.
-func (c *ConfidenceLanguage) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (c *ConfidenceLanguage) Description() string { return confidenceDesc }
-
 // Validate reports a Threshold that is not a positive finite number (the
 // score divides by it) as a *probe.ParamError.
 func (c *ConfidenceLanguage) Validate() error {
@@ -150,7 +139,8 @@ func (c *ConfidenceLanguage) Validate() error {
 var unhedged = outcome.NewTable[ConfidenceLanguage](1)
 
 // Evaluate computes the hedge rate of r's content.
-func (c *ConfidenceLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (c *ConfidenceLanguage) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	var hedges int
 	if a.Folds() {

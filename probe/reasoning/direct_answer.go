@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -114,18 +115,6 @@ type DirectAnswer struct {
 
 var _ probe.Probe = (*DirectAnswer)(nil)
 
-// ID returns "direct_answer".
-func (d *DirectAnswer) ID() string { return directAnswerID }
-
-// Name returns the display name.
-func (d *DirectAnswer) Name() string { return directAnswerName }
-
-// Category returns the reasoning category.
-func (d *DirectAnswer) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (d *DirectAnswer) Description() string { return directAnswerDesc }
-
 // Validate reports a negative MaxPreambleChars as a *probe.ParamError.
 func (d *DirectAnswer) Validate() error {
 	if d.MaxPreambleChars < 0 {
@@ -135,7 +124,8 @@ func (d *DirectAnswer) Validate() error {
 }
 
 // Evaluate searches the opening of r's content for a preamble.
-func (d *DirectAnswer) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (d *DirectAnswer) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	opening := strings.TrimSpace(text.Preview(r.Content, max(d.MaxPreambleChars, 0)))
 	found := hasPreamble(opening)
 	preview := text.Preview(opening, openingPreviewChars)

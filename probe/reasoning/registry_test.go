@@ -15,55 +15,18 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id       string
-		name     string
-		defaults map[string]any // every parameter, nil for no default
-	}{
-		{"step_by_step", "Step-by-Step Reasoning", map[string]any{"expect_steps": true, "min_step_count": 2}},
-		{"verbosity", "Response Verbosity", map[string]any{"expected_words": nil, "tolerance": 0.5, "min_words": 1, "max_words": nil}},
-		{"confidence_language", "Confidence Language", map[string]any{"expect_hedging": false, "threshold": 0.03}},
-		{"direct_answer", "Direct Answer (No Preamble)", map[string]any{"expect_direct": true, "max_preamble_chars": 80}},
-		{"sentiment", "Response Sentiment / Tone", map[string]any{"expect_positive": nil, "threshold": 0.02}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatalf("Lookup(%q): %v", tc.id, err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategoryReasoning {
-				t.Errorf("category: got %q, want %q", typ.Category, promptcanary.CategoryReasoning)
-			}
-			if !strings.HasSuffix(typ.Description, ".") || strings.Count(typ.Description, ". ") > 0 {
-				t.Errorf("description: got %q, want one sentence", typ.Description)
-			}
-			got := map[string]any{}
-			for _, p := range typ.Params {
-				got[p.Name] = p.Default
-				if p.Required {
-					t.Errorf("param %s: got required, want optional", p.Name)
-				}
-				if p.Doc == "" {
-					t.Errorf("param %s: got empty doc, want one", p.Name)
-				}
-			}
-			if diff := cmp.Diff(tc.defaults, got); diff != "" {
-				t.Errorf("param defaults (-want +got):\n%s", diff)
-			}
-			p, _, err := probe.New(tc.id, nil)
-			if err != nil {
-				t.Fatalf("New(%q, nil): %v", tc.id, err)
-			}
-			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != typ.Category || p.Description() != typ.Description {
-				t.Errorf("probe identity: got %q %q %q %q, want %q %q %q %q",
-					p.ID(), p.Name(), p.Category(), p.Description(), tc.id, tc.name, typ.Category, typ.Description)
-			}
-		})
-	}
+	probetest.CheckRegistered(t, []probetest.Registered{
+		{ID: "step_by_step", Name: "Step-by-Step Reasoning", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_steps": true, "min_step_count": 2}},
+		{ID: "verbosity", Name: "Response Verbosity", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expected_words": nil, "tolerance": 0.5, "min_words": 1, "max_words": nil}},
+		{ID: "confidence_language", Name: "Confidence Language", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_hedging": false, "threshold": 0.03}},
+		{ID: "direct_answer", Name: "Direct Answer (No Preamble)", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_direct": true, "max_preamble_chars": 80}},
+		{ID: "sentiment", Name: "Response Sentiment / Tone", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_positive": nil, "threshold": 0.02}},
+	})
 }
 
 func TestNewAppliesParams(t *testing.T) {

@@ -1,6 +1,8 @@
 package reasoning
 
 import (
+	"context"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/outcome"
@@ -84,18 +86,6 @@ type Sentiment struct {
 
 var _ probe.Probe = (*Sentiment)(nil)
 
-// ID returns "sentiment".
-func (s *Sentiment) ID() string { return sentimentID }
-
-// Name returns the display name.
-func (s *Sentiment) Name() string { return sentimentName }
-
-// Category returns the reasoning category, as in the reference.
-func (s *Sentiment) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (s *Sentiment) Description() string { return sentimentDesc }
-
 // Validate reports a Threshold that is NaN or infinite as a
 // *probe.ParamError.
 func (s *Sentiment) Validate() error { return finite("threshold", s.Threshold) }
@@ -120,7 +110,8 @@ type sentimentKey struct {
 var neutral = outcome.NewTable[sentimentKey](1)
 
 // Evaluate counts the positive and negative words of r's content.
-func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *Sentiment) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	folds := a.Folds() // first: the keywords and the counts in one pass
 	words := float64(max(a.Fields(), 1))

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -130,18 +131,6 @@ type StepByStep struct {
 
 var _ probe.Probe = (*StepByStep)(nil)
 
-// ID returns "step_by_step".
-func (s *StepByStep) ID() string { return stepByStepID }
-
-// Name returns the display name.
-func (s *StepByStep) Name() string { return stepByStepName }
-
-// Category returns the reasoning category.
-func (s *StepByStep) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (s *StepByStep) Description() string { return stepByStepDesc }
-
 // Validate reports a negative MinStepCount as a *probe.ParamError.
 func (s *StepByStep) Validate() error {
 	if s.MinStepCount < 0 {
@@ -157,7 +146,8 @@ func (s *StepByStep) Validate() error {
 var stepResults = outcome.NewTable[StepByStep](16)
 
 // Evaluate counts the step indicators of r's content.
-func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *StepByStep) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	var count int
 	if a.Folds() {

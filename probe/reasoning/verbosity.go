@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -69,18 +70,6 @@ type Verbosity struct {
 
 var _ probe.Probe = (*Verbosity)(nil)
 
-// ID returns "verbosity".
-func (v *Verbosity) ID() string { return verbosityID }
-
-// Name returns the display name.
-func (v *Verbosity) Name() string { return verbosityName }
-
-// Category returns the reasoning category.
-func (v *Verbosity) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (v *Verbosity) Description() string { return verbosityDesc }
-
 // Validate reports every field the scoring formula cannot use, each as a
 // *probe.ParamError: a negative count, a tolerance outside [0,1) (the score
 // divides by 1−tolerance) and MaxWords below MinWords.
@@ -109,7 +98,8 @@ func (v *Verbosity) Validate() error {
 }
 
 // Evaluate counts the words of r's content and scores the count.
-func (v *Verbosity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (v *Verbosity) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	words := a.Fields()
 	a.Release()

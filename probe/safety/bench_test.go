@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ func benchmark(b *testing.B, p probe.Probe, file string) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		p.Evaluate(prompt, resp)
+		p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 	}
 }
 

@@ -14,49 +14,12 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id       string
-		name     string
-		defaults map[string]any
-	}{
-		{"refusal", "Refusal Detection", map[string]any{"expect_refusal": false}},
-		{"safety_language", "Safety Language / Disclaimers", map[string]any{"expect_safety_language": false, "threshold": 1}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatalf("Lookup(%q): %v", tc.id, err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategorySafety {
-				t.Errorf("category: got %q, want %q", typ.Category, promptcanary.CategorySafety)
-			}
-			if !strings.HasSuffix(typ.Description, ".") || strings.Contains(typ.Description, ". ") {
-				t.Errorf("description: got %q, want one sentence", typ.Description)
-			}
-			got := map[string]any{}
-			for _, p := range typ.Params {
-				got[p.Name] = p.Default
-				if p.Required || p.Doc == "" {
-					t.Errorf("param %s: got required %v, doc %q, want optional and documented", p.Name, p.Required, p.Doc)
-				}
-			}
-			if diff := cmp.Diff(tc.defaults, got); diff != "" {
-				t.Errorf("param defaults (-want +got):\n%s", diff)
-			}
-			p, _, err := probe.New(tc.id, nil)
-			if err != nil {
-				t.Fatalf("New(%q, nil): %v", tc.id, err)
-			}
-			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != typ.Category || p.Description() != typ.Description {
-				t.Errorf("probe identity: got %q %q %q %q, want %q %q %q %q",
-					p.ID(), p.Name(), p.Category(), p.Description(), tc.id, tc.name, typ.Category, typ.Description)
-			}
-		})
-	}
+	probetest.CheckRegistered(t, []probetest.Registered{
+		{ID: "refusal", Name: "Refusal Detection", Category: promptcanary.CategorySafety,
+			Defaults: map[string]any{"expect_refusal": false}},
+		{ID: "safety_language", Name: "Safety Language / Disclaimers", Category: promptcanary.CategorySafety,
+			Defaults: map[string]any{"expect_safety_language": false, "threshold": 1}},
+	})
 }
 
 func TestNewAppliesParams(t *testing.T) {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -98,18 +99,6 @@ type SafetyLanguage struct {
 
 var _ probe.Probe = (*SafetyLanguage)(nil)
 
-// ID returns "safety_language".
-func (s *SafetyLanguage) ID() string { return safetyLanguageID }
-
-// Name returns the display name.
-func (s *SafetyLanguage) Name() string { return safetyLanguageName }
-
-// Category returns the safety category.
-func (s *SafetyLanguage) Category() promptcanary.Category { return promptcanary.CategorySafety }
-
-// Description returns a one-sentence description.
-func (s *SafetyLanguage) Description() string { return safetyLanguageDesc }
-
 // Validate reports a Threshold below 1 (the score divides by it, and 0
 // would find safety language in every response) as a *probe.ParamError.
 func (s *SafetyLanguage) Validate() error {
@@ -124,7 +113,8 @@ func (s *SafetyLanguage) Validate() error {
 var safetyNone = outcome.NewTable[SafetyLanguage](1)
 
 // Evaluate counts the disclaimer patterns r's content matches.
-func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) (res probe.Result) {
+func (s *SafetyLanguage) Evaluate(_ context.Context, in probe.Input) (res probe.Result) {
+	r := in.Response
 	matched, first := matchedPhrases(r.Content, disclaimerPhrases, disclaimerPatterns, disclaimerSources)
 	count := len(matched)
 	if count == 0 {

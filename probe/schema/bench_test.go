@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/schema"
 )
 
@@ -40,7 +41,7 @@ func benchEvaluate(b *testing.B, content string) {
 	b.SetBytes(int64(len(content)))
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
+		probetest.Eval(p, prompt, resp)
 	}
 }
 

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -244,11 +245,11 @@ func TestSchemaFileBesideSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := s.Probes[0].Probe
-			bad := probe.Evaluate(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[],"total":1}`})
+			bad := probetest.Eval(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[],"total":1}`})
 			if bad.Passed || bad.Score != 17.0/18 {
 				t.Errorf("empty items: got passed %v score %v, want a failure scoring 17/18", bad.Passed, bad.Score)
 			}
-			good := probe.Evaluate(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[{"sku":"a","qty":1}],"total":1}`})
+			good := probetest.Eval(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[{"sku":"a","qty":1}],"total":1}`})
 			if !good.Passed {
 				t.Errorf("valid order: got %q, want a pass", good.Details)
 			}

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 )
 
 // benchText returns about 1 KB of prose, varied by seed the way samples of
@@ -52,7 +53,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
-				if res := probe.EvaluateWith(p, nil, resp, refs); res.Details == "" {
+				if res := probetest.Eval(p, nil, resp, refs...); res.Details == "" {
 					b.Fatal("no details")
 				}
 			}

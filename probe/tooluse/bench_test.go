@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -12,7 +14,7 @@ func benchmarkProbe(b *testing.B, p probe.Probe, r *promptcanary.Response) {
 	prompt := &promptcanary.Prompt{ID: "p"}
 	b.ReportAllocs()
 	for b.Loop() {
-		probe.Evaluate(p, prompt, r)
+		probetest.Eval(p, prompt, r)
 	}
 }
 
@@ -74,7 +76,7 @@ func BenchmarkSchemaNewShapes(b *testing.B) {
 	b.ReportAllocs()
 	j := 0
 	for b.Loop() {
-		probe.Evaluate(p, prompt, rs[j])
+		probetest.Eval(p, prompt, rs[j])
 		if j++; j == len(rs) {
 			j = 0
 		}

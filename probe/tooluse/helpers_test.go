@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -24,7 +26,7 @@ func build(t testing.TB, id string, raw map[string]any) probe.Probe {
 func run(p probe.Probe, content string, calls ...promptcanary.ToolCall) probe.Result {
 	prompt := &promptcanary.Prompt{ID: "p1", Text: "call a tool"}
 	resp := &promptcanary.Response{PromptID: "p1", Content: content, ToolCalls: calls}
-	return probe.Evaluate(p, prompt, resp)
+	return probetest.Eval(p, prompt, resp)
 }
 
 // fixture reads testdata/name.

@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -65,18 +66,6 @@ func init() {
 	})
 }
 
-// ID returns "tool_call_name".
-func (*Name) ID() string { return nameID }
-
-// Name returns "Tool Call Name".
-func (*Name) Name() string { return nameName }
-
-// Category returns the tool-use category.
-func (*Name) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Name) Description() string { return nameDesc }
-
 // noNameKey is what the result of a response without a call depends on.
 type noNameKey struct{ expected, source string }
 
@@ -85,7 +74,8 @@ var noNames = outcome.NewTable[noNameKey](1)
 
 // Evaluate passes when any called function has the expected name or an
 // alias.
-func (p *Name) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Name) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	in := getInput(r)
 	defer in.release()
 	names, source := in.names()

@@ -1,6 +1,8 @@
 package tooluse
 
 import (
+	"context"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -61,20 +63,9 @@ const (
 	presenceDesc = "Detects whether any tool/function call is present in the response."
 )
 
-// ID returns "tool_call_presence".
-func (*Presence) ID() string { return presenceID }
-
-// Name returns "Tool Call Presence".
-func (*Presence) Name() string { return presenceName }
-
-// Category returns the tool-use category.
-func (*Presence) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Presence) Description() string { return presenceDesc }
-
 // Evaluate passes when a tool call is detected exactly when one is expected.
-func (p *Presence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Presence) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	strategy := p.Strategy
 	if strategy != StrategyJSON && strategy != StrategyText {
 		strategy = StrategyAuto

@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -302,24 +303,13 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// ID returns "tool_call_schema".
-func (*Schema) ID() string { return schemaID }
-
-// Name returns "Tool Call Schema".
-func (*Schema) Name() string { return schemaName }
-
-// Category returns the tool-use category.
-func (*Schema) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Schema) Description() string { return schemaDesc }
-
 // Evaluate scores the tool call's name, argument keys and argument types
 // and passes when the weighted score reaches 0.85. A probe built from
 // canary.yaml builds the result of each shape of call once (see key) and
 // shares it, metadata included, with every later answer of that shape: a
 // result's metadata is read-only (probe.Result).
-func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Schema) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	in := getInput(r)
 	defer in.release()
 	var names []string
