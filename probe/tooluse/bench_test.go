@@ -11,11 +11,7 @@ import (
 )
 
 func benchmarkProbe(b *testing.B, p probe.Probe, r *promptcanary.Response) {
-	prompt := &promptcanary.Prompt{ID: "p"}
-	b.ReportAllocs()
-	for b.Loop() {
-		probetest.Eval(p, prompt, r)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, r)
 }
 
 func benchSchema(b *testing.B) probe.Probe {

@@ -6,6 +6,8 @@ package probetest
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +139,86 @@ func CheckRegistered(t *testing.T, cases []Registered) {
 			}
 			if inst.Type != tc.ID || inst.Name != typ.Name || inst.Category != typ.Category || inst.Probe == nil {
 				t.Errorf("instance: got %q %q %q %v, want the type's identity and a probe", inst.Type, inst.Name, inst.Category, inst.Probe)
+			}
+		})
+	}
+}
+
+// Bench measures p judging resp, an answer to prompt, as a run evaluates
+// it (probe.Instance.Evaluate), with resp's content as an iteration's
+// bytes.
+func Bench(b *testing.B, p probe.Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response) {
+	b.Helper()
+	inst := probe.Instance{Probe: p}
+	in := probe.Input{Prompt: prompt, Response: resp}
+	ctx := context.Background()
+	b.SetBytes(int64(len(resp.Content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		inst.Evaluate(ctx, in)
+	}
+}
+
+// Testdata returns the content of testdata/name in the calling package's
+// directory, failing the test when it cannot be read.
+func Testdata(tb testing.TB, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// ConfigError is a parameter mistake and what building the probe must
+// report: the parameters named, and a part of the message.
+type ConfigError struct {
+	Name   string
+	ID     string
+	Raw    map[string]any
+	Params []string
+	Msg    string
+}
+
+// CheckConfigErrors checks that building each case's probe fails with
+// *probe.ParamErrors for exactly its parameters and a message containing
+// its Msg.
+func CheckConfigErrors(t *testing.T, cases []ConfigError) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			p, _, err := probe.New(tc.ID, tc.Raw)
+			if err == nil {
+				t.Fatalf("New(%q, %v): got probe %v, want an error", tc.ID, tc.Raw, p)
+			}
+			if got := ParamNames(t, err); !slices.Equal(got, tc.Params) {
+				t.Errorf("params: got %v, want %v", got, tc.Params)
+			}
+			if !strings.Contains(err.Error(), tc.Msg) {
+				t.Errorf("error: got %q, want it to contain %q", err, tc.Msg)
+			}
+		})
+	}
+}
+
+// Built is a probe type's parameters and the probe they must build.
+type Built struct {
+	ID   string
+	Raw  map[string]any
+	Want probe.Probe
+}
+
+// CheckBuilt checks that each case's parameters build its probe.
+func CheckBuilt(t *testing.T, cases []Built, opts ...cmp.Option) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.ID, func(t *testing.T) {
+			got, _, err := probe.New(tc.ID, tc.Raw)
+			if err != nil {
+				t.Fatalf("New(%q, %v): %v", tc.ID, tc.Raw, err)
+			}
+			if diff := cmp.Diff(tc.Want, got, opts...); diff != "" {
+				t.Errorf("probe (-want +got):\n%s", diff)
 			}
 		})
 	}
