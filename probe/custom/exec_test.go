@@ -233,11 +233,7 @@ func TestExecLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	tests := []struct {
-		name string
-		raw  map[string]any
-		want []string
-	}{
+	tests := []problemCase{
 		{"missing command, unknown parameter", map[string]any{"cmd": []any{"x"}}, []string{
 			"cmd: unknown parameter for exec | known parameters: command, timeout, env, dir",
 			"command: required parameter is missing | the program and its arguments, for example [python3, checks/tone.py] or \"python3 checks/tone.py\" (split with shell-like quoting); never run through a shell",
@@ -301,17 +297,7 @@ func TestExecLoadErrors(t *testing.T) {
 			"dir: must not be empty | name a directory, or remove dir to inherit promptcanary's working directory",
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New("exec", tc.raw)
-			if err == nil {
-				t.Fatalf("got probe %v, want an error", p)
-			}
-			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
-				t.Errorf("problems (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkProblems(t, "exec", tests)
 }
 
 // TestExecCommandString checks the string form of command passed to the

@@ -33,12 +33,33 @@ func problems(t *testing.T, err error) []string {
 	return out
 }
 
+// problemCase is parameters a probe type must reject, with the problems
+// (as problems words them) it must report.
+type problemCase struct {
+	name string
+	raw  map[string]any
+	want []string
+}
+
+// checkProblems checks that building a probe of type id from each case's
+// parameters fails with exactly its problems.
+func checkProblems(t *testing.T, id string, cases []problemCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _, err := probe.New(id, tc.raw)
+			if err == nil {
+				t.Fatalf("got probe %v, want an error", p)
+			}
+			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestExprLoadErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		raw  map[string]any
-		want []string
-	}{
+	tests := []problemCase{
 		{"undeclared variable", map[string]any{"expr": `size(contnet) > 3`}, []string{
 			"expr: line 1, column 6: undeclared reference to 'contnet' | did you mean content? the variables are content, json, tool_calls, finish_reason, prompt_tokens, completion_tokens, total_tokens, latency_ms, prompt",
 		}},
@@ -79,17 +100,7 @@ func TestExprLoadErrors(t *testing.T) {
 			"expr: required parameter is missing | " + `a CEL expression returning a bool or a score in [0,1], for example content.contains("Paris")`,
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New("expr", tc.raw)
-			if err == nil {
-				t.Fatalf("got probe %v, want an error", p)
-			}
-			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
-				t.Errorf("problems (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkProblems(t, "expr", tests)
 }
 
 // TestExprSuiteLocation checks that a compile error reaches the user with

@@ -43,21 +43,10 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 }
 
 // list is shorthand for a YAML list of strings as the decoder produces it.
-func list(s ...string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
+var list = probetest.List
 
 // strs is shorthand for list metadata, never nil.
-func strs(s ...string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
+var strs = probetest.Strs
 
 // textMeta is the metadata of a text probe.
 func textMeta(matched, unmatched []string, mode string, not bool) map[string]any {

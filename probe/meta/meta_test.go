@@ -48,13 +48,8 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	}
 }
 
-func list(s ...string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
+// list is shorthand for a YAML list of strings as the decoder produces it.
+var list = probetest.List
 
 func TestLatency(t *testing.T) {
 	max := map[string]any{"max_ms": 1000}

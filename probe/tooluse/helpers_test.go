@@ -2,8 +2,6 @@ package tooluse
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -30,14 +28,7 @@ func run(p probe.Probe, content string, calls ...promptcanary.ToolCall) probe.Re
 }
 
 // fixture reads testdata/name.
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+var fixture = probetest.Testdata
 
 // call builds a structured tool call; args is raw JSON.
 func call(name, args string) promptcanary.ToolCall {

@@ -223,3 +223,20 @@ func CheckBuilt(t *testing.T, cases []Built, opts ...cmp.Option) {
 		})
 	}
 }
+
+// List is a YAML list of strings as the decoder produces it.
+func List(s ...string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// Strs is s as list metadata holds it: never nil.
+func Strs(s ...string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
