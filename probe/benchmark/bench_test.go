@@ -34,7 +34,7 @@ func reportRate(b *testing.B, evals int, cpu time.Duration) {
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(b.N*evals)/s, "evals/s")
 	}
-	if c := (cpuTime() - cpu).Seconds(); c > 0 && cpu > 0 {
+	if c := (probetest.CPUTime() - cpu).Seconds(); c > 0 && cpu > 0 {
 		b.ReportMetric(float64(b.N*evals)/c, "cpu-evals/s")
 	}
 }
@@ -48,7 +48,7 @@ func BenchmarkProbe(b *testing.B) {
 	for i, p := range build(b, configs) {
 		b.Run(configs[i].name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := probetest.CPUTime()
 			j := 0
 			for b.Loop() {
 				probetest.Eval(p, prompt, &resps[j])
@@ -95,7 +95,7 @@ func benchMix(b *testing.B, configs []config) {
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := probetest.CPUTime()
 	j := 0
 	for b.Loop() {
 		for k := range insts {

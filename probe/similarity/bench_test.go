@@ -51,13 +51,13 @@ func BenchmarkEvaluate(b *testing.B) {
 			p := &Similarity{Metric: Metric(m), Min: 0.5}
 			b.SetBytes(int64(len(resp.Content)))
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := probetest.CPUTime()
 			for b.Loop() {
 				if res := probetest.Eval(p, nil, resp, refs...); res.Details == "" {
 					b.Fatal("no details")
 				}
 			}
-			if c := cpuTime() - cpu; cpu > 0 && c > 0 {
+			if c := probetest.CPUTime() - cpu; cpu > 0 && c > 0 {
 				b.ReportMetric(float64(c.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})

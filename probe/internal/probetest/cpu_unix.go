@@ -1,16 +1,16 @@
 //go:build unix
 
-package similarity
+package probetest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used, user and system: on a
+// CPUTime is the CPU time the process has used, user and system: on a
 // shared machine it measures the work where wall time also measures the
 // wait for a core.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
