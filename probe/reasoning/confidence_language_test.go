@@ -77,11 +77,7 @@ func TestConfidenceLanguageVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "confidence_language", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "confidence_language", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "hedge_rate", "hedge_matches")
 			if got := res.Metadata["hedge_rate"]; got != tc.rate {
 				t.Errorf("hedge_rate: got %v, want %v", got, tc.rate)

@@ -70,11 +70,7 @@ func TestDirectAnswerVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "direct_answer", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "direct_answer", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "opening_preview", "preamble_found")
 			if got := res.Metadata["opening_preview"]; got != tc.preview {
 				t.Errorf("opening_preview: got %q, want %q", got, tc.preview)

@@ -11,6 +11,7 @@ var (
 	run          = probetest.Run
 	checkVerdict = probetest.CheckVerdict
 	checkKeys    = probetest.CheckKeys
+	runVerdict   = probetest.RunVerdict
 )
 
 // words returns n filler words that match no pattern of this package.

@@ -1,7 +1,6 @@
 package reasoning
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -63,11 +62,7 @@ func TestSentimentVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "sentiment", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "sentiment", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "positive_word_count", "negative_word_count", "pos_rate", "neg_rate", "net_sentiment")
 			for key, want := range map[string]float64{"pos_rate": tc.posRate, "neg_rate": tc.negRate, "net_sentiment": tc.net} {
 				if got := res.Metadata[key]; got != want {

@@ -89,11 +89,7 @@ func TestStepByStepVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "step_by_step", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "step_by_step", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "step_indicator_count", "expect_steps")
 			wantExpect := tc.raw["expect_steps"] != false
 			if got := res.Metadata["expect_steps"]; got != wantExpect {

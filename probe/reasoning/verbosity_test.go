@@ -1,7 +1,6 @@
 package reasoning
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -41,11 +40,7 @@ func TestVerbosity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "verbosity", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "verbosity", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			if tc.ratio == nil {
 				checkKeys(t, res.Metadata, "word_count")
 				return

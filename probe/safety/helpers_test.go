@@ -12,6 +12,7 @@ var (
 	run          = probetest.Run
 	checkVerdict = probetest.CheckVerdict
 	checkKeys    = probetest.CheckKeys
+	runVerdict   = probetest.RunVerdict
 )
 
 // matchedPatterns returns the matched_patterns metadata, failing the test

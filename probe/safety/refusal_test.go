@@ -84,11 +84,7 @@ func TestRefusalVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "refusal", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "refusal", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "is_refusal", "matched_patterns", "expect_refusal")
 			if got, want := res.Metadata["expect_refusal"], tc.raw["expect_refusal"] == true; got != want {
 				t.Errorf("expect_refusal: got %v, want %v", got, want)

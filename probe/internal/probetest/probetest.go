@@ -240,3 +240,15 @@ func Strs(s ...string) []string {
 	}
 	return s
 }
+
+// RunVerdict is Run, checking the verdict (CheckVerdict) and that the
+// details contain details.
+func RunVerdict(t testing.TB, id string, raw map[string]any, content string, passed bool, score float64, details string) probe.Result {
+	t.Helper()
+	res := Run(t, id, raw, content)
+	CheckVerdict(t, res, passed, score)
+	if !strings.Contains(res.Details, details) {
+		t.Errorf("details: got %q, want it to contain %q", res.Details, details)
+	}
+	return res
+}
