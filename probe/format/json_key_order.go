@@ -104,7 +104,7 @@ func (o *JSONKeyOrder) Evaluate(_ context.Context, in probe.Input) probe.Result 
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
 			Details: "None of the expected keys occur in the response, so the order check was skipped."}
 	}
-	score := float64(lcs(expected, actual)) / float64(max(len(expected), len(actual)))
+	score := float64(text.LCS(expected, actual)) / float64(max(len(expected), len(actual)))
 	return probe.Result{
 		Passed:   score >= KeyOrderPassScore,
 		Score:    score,
@@ -112,21 +112,4 @@ func (o *JSONKeyOrder) Evaluate(_ context.Context, in probe.Input) probe.Result 
 		Details: "Expected key order " + quoteList(expected) + ", found " + quoteList(actual) +
 			" (order score " + strconv.FormatFloat(score, 'f', 2, 64) + ").",
 	}
-}
-
-// lcs returns the length of the longest common subsequence of a and b.
-func lcs(a, b []string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			if a[i] == b[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

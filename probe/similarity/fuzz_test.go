@@ -9,6 +9,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 var fuzzSeeds = [][2]string{
@@ -117,5 +118,5 @@ func slowScore(m Metric, a, b string) float64 {
 		}
 		return out
 	}
-	return f1(lcsDP(id(wa), id(wb)), len(wa), len(wb))
+	return f1(text.LCS(id(wa), id(wb)), len(wa), len(wb))
 }

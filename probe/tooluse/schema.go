@@ -176,7 +176,7 @@ func schemaFromMap(m map[string]any) (*Schema, error) {
 			case string:
 				s.ToolName = n
 			default:
-				errs = append(errs, &probe.ParamError{Param: path, Msg: "must be a string, got " + describe(v),
+				errs = append(errs, &probe.ParamError{Param: path, Msg: "must be a string, got " + probe.Describe(v),
 					Hint: "give the function name the model must call"})
 			}
 		case "required_args", "optional_args", "forbidden_args":
@@ -229,7 +229,7 @@ func (s *Schema) setArgTypes(path string, v any) []error {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return []error{&probe.ParamError{Param: path, Msg: "must be a mapping of argument name to type, got " + describe(v),
+		return []error{&probe.ParamError{Param: path, Msg: "must be a mapping of argument name to type, got " + probe.Describe(v),
 			Hint: "for example: {query: string, limit: integer}"}}
 	}
 	args := make([]string, 0, len(m))
@@ -241,7 +241,7 @@ func (s *Schema) setArgTypes(path string, v any) []error {
 	for _, a := range args {
 		name, ok := m[a].(string)
 		if !ok {
-			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: "must be a type name, got " + describe(m[a]),
+			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: "must be a type name, got " + probe.Describe(m[a]),
 				Hint: "use one of: " + strings.Join(typeNames, ", ")})
 			continue
 		}
@@ -271,36 +271,15 @@ func stringList(path string, v any) ([]string, error) {
 		for i, e := range l {
 			s, ok := e.(string)
 			if !ok {
-				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + describe(e),
+				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + probe.Describe(e),
 					Hint: "list argument names as strings"}
 			}
 			out[i] = s
 		}
 		return out, nil
 	}
-	return nil, &probe.ParamError{Param: path, Msg: "must be a list of strings, got " + describe(v),
+	return nil, &probe.ParamError{Param: path, Msg: "must be a list of strings, got " + probe.Describe(v),
 		Hint: "for example: [query, limit]"}
-}
-
-// describe names the type of a decoded YAML/JSON value for errors.
-func describe(v any) string {
-	switch x := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", x)
-	case bool:
-		return fmt.Sprintf("boolean %v", x)
-	case int, int64, uint64:
-		return fmt.Sprintf("integer %v", x)
-	case float64:
-		return fmt.Sprintf("number %v", x)
-	case []any, []string:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // Evaluate scores the tool call's name, argument keys and argument types
