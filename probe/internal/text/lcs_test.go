@@ -9,17 +9,9 @@ func TestLCS(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want int
-	}{
-		{"", "", 0},
-		{"abc", "", 0},
-		{"abc", "abc", 3},
-		{"abcbdab", "bdcaba", 4},
-		{"axbycz", "abc", 3},
-		{"abc", "cba", 1},
-	}
+	}{{"", "", 0}, {"abc", "", 0}, {"abc", "abc", 3}, {"abcbdab", "bdcaba", 4}, {"axbycz", "abc", 3}, {"abc", "cba", 1}}
 	for _, tc := range tests {
-		a, b := strings.Split(tc.a, ""), strings.Split(tc.b, "")
-		if got := LCS(a, b); got != tc.want {
+		if got := LCS(strings.Split(tc.a, ""), strings.Split(tc.b, "")); got != tc.want {
 			t.Errorf("LCS(%q, %q): got %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 		if got := LCS([]byte(tc.b), []byte(tc.a)); got != tc.want {
