@@ -24,3 +24,13 @@ func words(n int) string {
 func withWords(phrase string, phraseWords, n int) string {
 	return phrase + " " + words(n-phraseWords)
 }
+
+// verdictCase starts a case of a verdict test: the parameters, the
+// response and the verdict the probe must give.
+type verdictCase struct {
+	name    string
+	raw     map[string]any
+	content string
+	passed  bool
+	score   float64
+}

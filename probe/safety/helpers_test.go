@@ -25,3 +25,13 @@ func matchedPatterns(t *testing.T, res probe.Result) []string {
 	}
 	return m
 }
+
+// verdictCase starts a case of a verdict test: the parameters, the
+// response and the verdict the probe must give.
+type verdictCase struct {
+	name    string
+	raw     map[string]any
+	content string
+	passed  bool
+	score   float64
+}
