@@ -2,7 +2,6 @@ package meta
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -219,16 +218,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := suite.Parse("canary.yaml", []byte(tc.yaml))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Error(), p.Hint)
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := probetest.Problems(t, "", "canary.yaml", tc.yaml); !slices.Equal(got, tc.want) {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})

@@ -1,7 +1,6 @@
 package schema_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,17 +165,7 @@ prompts: [hi]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			_, err := suite.Parse(filepath.Join(dir, "canary.yaml"), []byte(strings.TrimPrefix(tc.yaml, "\n")))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""), p.Hint)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := probetest.Problems(t, t.TempDir(), "canary.yaml", strings.TrimPrefix(tc.yaml, "\n")); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -209,16 +198,7 @@ func TestSchemaFileErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			doc := "probes:\n  - type: json_schema_full\n    schema_file: " + tc.file + "\nprompts: [hi]\n"
-			_, err := suite.Parse(filepath.Join(dir, "canary.yaml"), []byte(doc))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, strings.TrimPrefix(p.Error(), dir+string(filepath.Separator)), p.Hint)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := probetest.Problems(t, dir, "canary.yaml", doc); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})
