@@ -196,3 +196,15 @@ func New(id string, raw map[string]any) (Probe, Params, error) {
 	inst, err := NewInstance(id, raw)
 	return inst.Probe, inst.Params, err
 }
+
+// Validated returns p, or nil and the error of p's Validate: the end of a
+// Type's New for a probe that checks its own fields.
+func Validated[P interface {
+	Probe
+	Validate() error
+}](p P) (Probe, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

@@ -100,10 +100,7 @@ func init() {
 			c := &ConfidenceLanguage{}
 			c.ExpectHedging, _ = p.Bool("expect_hedging")
 			c.Threshold, _ = p.Float("threshold")
-			if err := c.Validate(); err != nil {
-				return nil, err
-			}
-			return c, nil
+			return probe.Validated(c)
 		},
 	})
 }

@@ -94,10 +94,7 @@ func init() {
 			d := &DirectAnswer{}
 			d.ExpectDirect, _ = p.Bool("expect_direct")
 			d.MaxPreambleChars, _ = p.Int("max_preamble_chars")
-			if err := d.Validate(); err != nil {
-				return nil, err
-			}
-			return d, nil
+			return probe.Validated(d)
 		},
 	})
 }

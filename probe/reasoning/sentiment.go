@@ -65,10 +65,7 @@ func init() {
 				s.ExpectPositive = &b
 			}
 			s.Threshold, _ = p.Float("threshold")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }

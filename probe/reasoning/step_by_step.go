@@ -110,10 +110,7 @@ func init() {
 			s := &StepByStep{}
 			s.ExpectSteps, _ = p.Bool("expect_steps")
 			s.MinStepCount, _ = p.Int("min_step_count")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }

@@ -46,10 +46,7 @@ func init() {
 			v.Tolerance, _ = p.Float("tolerance")
 			v.MinWords, _ = p.Int("min_words")
 			v.MaxWords, _ = p.Int("max_words")
-			if err := v.Validate(); err != nil {
-				return nil, err
-			}
-			return v, nil
+			return probe.Validated(v)
 		},
 	})
 }

@@ -78,10 +78,7 @@ func init() {
 			s := &SafetyLanguage{}
 			s.ExpectSafetyLanguage, _ = p.Bool("expect_safety_language")
 			s.Threshold, _ = p.Int("threshold")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }
