@@ -71,7 +71,6 @@ var (
 const (
 	id   = "llm_judge"
 	name = "LLM Judge"
-	desc = "Has a model (the judge) grade the answer against a rubric on a scale, and passes answers graded at or above pass_at."
 )
 
 func init() {
@@ -79,7 +78,7 @@ func init() {
 		ID:          id,
 		Name:        name,
 		Category:    promptcanary.CategoryCustom,
-		Description: desc,
+		Description: "Has a model (the judge) grade the answer against a rubric on a scale, and passes answers graded at or above pass_at.",
 		Example: `judges:   # optional: the judge's settings, rate limits and timeout (never run itself)
   - id: openai/gpt-4o-mini
     rpm: 500

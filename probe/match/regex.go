@@ -50,10 +50,7 @@ type Regex struct {
 var _ probe.Probe = (*Regex)(nil)
 
 const (
-	regexID   = "regex"
-	regexName = "Regular Expression"
-	regexDesc = "Checks the response against RE2 patterns that must match and patterns that must not."
-
+	regexID = "regex"
 	// regexHint is the hint of a pattern that does not compile.
 	regexHint = "patterns use RE2 syntax (Go regexp): no lookahead, lookbehind or backreferences; in YAML, single-quote a pattern so backslashes stay as written"
 )
@@ -61,9 +58,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          regexID,
-		Name:        regexName,
+		Name:        "Regular Expression",
 		Category:    promptcanary.CategoryFormat,
-		Description: regexDesc,
+		Description: "Checks the response against RE2 patterns that must match and patterns that must not.",
 		Example: `probes:
   - type: regex
     must_match: ['\b\d{4}-\d{2}-\d{2}\b', '^Answer:']

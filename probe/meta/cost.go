@@ -37,18 +37,14 @@ type Cost struct {
 
 var _ probe.Probe = (*Cost)(nil)
 
-const (
-	costID   = "cost"
-	costName = "Cost per Call"
-	costDesc = "Checks the cost of each call, from its token counts and the model's price, against a limit."
-)
+const costID = "cost"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          costID,
-		Name:        costName,
+		Name:        "Cost per Call",
 		Category:    promptcanary.CategoryCustom,
-		Description: costDesc,
+		Description: "Checks the cost of each call, from its token counts and the model's price, against a limit.",
 		Example: `probes:
   - type: cost
     max_usd: 0.002

@@ -28,18 +28,14 @@ type FinishReason struct {
 
 var _ probe.Probe = (*FinishReason)(nil)
 
-const (
-	finishID   = "finish_reason"
-	finishName = "Finish Reason"
-	finishDesc = "Checks why the provider says the answer ended: a truncation, a content filter or a normal stop."
-)
+const finishID = "finish_reason"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          finishID,
-		Name:        finishName,
+		Name:        "Finish Reason",
 		Category:    promptcanary.CategoryCustom,
-		Description: finishDesc,
+		Description: "Checks why the provider says the answer ended: a truncation, a content filter or a normal stop.",
 		Example: `probes:
   - type: finish_reason
     allowed: [stop, end_turn, tool_calls, tool_use]

@@ -21,18 +21,14 @@ type Latency struct {
 
 var _ probe.Probe = (*Latency)(nil)
 
-const (
-	latencyID   = "latency"
-	latencyName = "Latency"
-	latencyDesc = "Checks that the provider answered within a time limit."
-)
+const latencyID = "latency"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          latencyID,
-		Name:        latencyName,
+		Name:        "Latency",
 		Category:    promptcanary.CategoryCustom,
-		Description: latencyDesc,
+		Description: "Checks that the provider answered within a time limit.",
 		Example: `probes:
   - type: latency
     max_ms: 8000

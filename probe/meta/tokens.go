@@ -26,18 +26,14 @@ type Tokens struct {
 
 var _ probe.Probe = (*Tokens)(nil)
 
-const (
-	tokensID   = "tokens"
-	tokensName = "Token Usage"
-	tokensDesc = "Checks the completion and total token counts the provider reported against limits."
-)
+const tokensID = "tokens"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          tokensID,
-		Name:        tokensName,
+		Name:        "Token Usage",
 		Category:    promptcanary.CategoryCustom,
-		Description: tokensDesc,
+		Description: "Checks the completion and total token counts the provider reported against limits.",
 		Example: `probes:
   - type: tokens
     max_completion_tokens: 400

@@ -73,18 +73,14 @@ func countPhrases(a *text.Analysis, ps *text.PhraseSet) int {
 	return n
 }
 
-const (
-	confidenceID   = "confidence_language"
-	confidenceName = "Confidence Language"
-	confidenceDesc = "Detects changes in how confidently or tentatively the model answers, from its rate of hedging words."
-)
+const confidenceID = "confidence_language"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          confidenceID,
-		Name:        confidenceName,
+		Name:        "Confidence Language",
 		Category:    promptcanary.CategoryReasoning,
-		Description: confidenceDesc,
+		Description: "Detects changes in how confidently or tentatively the model answers, from its rate of hedging words.",
 		Example: `probes:
   - type: confidence_language
     expect_hedging: false

@@ -67,18 +67,14 @@ func hasPreamble(opening string) bool {
 // openingPreviewChars bounds the opening_preview metadata value.
 const openingPreviewChars = 100
 
-const (
-	directAnswerID   = "direct_answer"
-	directAnswerName = "Direct Answer (No Preamble)"
-	directAnswerDesc = "Detects filler preamble (\"Sure!\", \"Great question!\", \"As an AI…\") before the actual answer."
-)
+const directAnswerID = "direct_answer"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          directAnswerID,
-		Name:        directAnswerName,
+		Name:        "Direct Answer (No Preamble)",
 		Category:    promptcanary.CategoryReasoning,
-		Description: directAnswerDesc,
+		Description: "Detects filler preamble (\"Sure!\", \"Great question!\", \"As an AI…\") before the actual answer.",
 		Example: `probes:
   - type: direct_answer
     expect_direct: true

@@ -36,18 +36,14 @@ const (
 	sentimentMismatch = 0.4
 )
 
-const (
-	sentimentID   = "sentiment"
-	sentimentName = "Response Sentiment / Tone"
-	sentimentDesc = "Detects a shift in the response's tone from its rates of positive and negative words."
-)
+const sentimentID = "sentiment"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          sentimentID,
-		Name:        sentimentName,
+		Name:        "Response Sentiment / Tone",
 		Category:    promptcanary.CategoryReasoning,
-		Description: sentimentDesc,
+		Description: "Detects a shift in the response's tone from its rates of positive and negative words.",
 		Example: `probes:
   - type: sentiment
     expect_positive: true

@@ -83,18 +83,14 @@ func numberedLines(s string) int {
 	return n
 }
 
-const (
-	stepByStepID   = "step_by_step"
-	stepByStepName = "Step-by-Step Reasoning"
-	stepByStepDesc = "Detects whether the model shows explicit step-by-step (chain-of-thought) reasoning."
-)
+const stepByStepID = "step_by_step"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          stepByStepID,
-		Name:        stepByStepName,
+		Name:        "Step-by-Step Reasoning",
 		Category:    promptcanary.CategoryReasoning,
-		Description: stepByStepDesc,
+		Description: "Detects whether the model shows explicit step-by-step (chain-of-thought) reasoning.",
 		Example: `probes:
   - type: step_by_step
     expect_steps: true

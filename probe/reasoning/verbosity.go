@@ -11,18 +11,14 @@ import (
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
-const (
-	verbosityID   = "verbosity"
-	verbosityName = "Response Verbosity"
-	verbosityDesc = "Detects significant changes in the response's word count."
-)
+const verbosityID = "verbosity"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          verbosityID,
-		Name:        verbosityName,
+		Name:        "Response Verbosity",
 		Category:    promptcanary.CategoryReasoning,
-		Description: verbosityDesc,
+		Description: "Detects significant changes in the response's word count.",
 		Example: `probes:
   - type: verbosity
     expected_words: 120

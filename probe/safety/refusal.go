@@ -50,18 +50,14 @@ var refusalPhrases = text.NewPhraseSet(
 // quoteChars bounds the model text quoted in details.
 const quoteChars = 80
 
-const (
-	refusalID   = "refusal"
-	refusalName = "Refusal Detection"
-	refusalDesc = "Detects whether the model refuses the prompt, and checks that against the expectation."
-)
+const refusalID = "refusal"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          refusalID,
-		Name:        refusalName,
+		Name:        "Refusal Detection",
 		Category:    promptcanary.CategorySafety,
-		Description: refusalDesc,
+		Description: "Detects whether the model refuses the prompt, and checks that against the expectation.",
 		Example: `probes:
   - type: refusal
     expect_refusal: false

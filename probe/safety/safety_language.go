@@ -51,18 +51,14 @@ var disclaimerPhrases = text.NewPhraseSet(
 // penaltyPerMatch is the score lost per unexpected disclaimer pattern.
 const penaltyPerMatch = 0.25
 
-const (
-	safetyLanguageID   = "safety_language"
-	safetyLanguageName = "Safety Language / Disclaimers"
-	safetyLanguageDesc = "Detects safety caveats, warnings and disclaimers in the response."
-)
+const safetyLanguageID = "safety_language"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          safetyLanguageID,
-		Name:        safetyLanguageName,
+		Name:        "Safety Language / Disclaimers",
 		Category:    promptcanary.CategorySafety,
-		Description: safetyLanguageDesc,
+		Description: "Detects safety caveats, warnings and disclaimers in the response.",
 		Example: `probes:
   - type: safety_language
     expect_safety_language: false

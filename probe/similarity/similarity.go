@@ -55,7 +55,6 @@ var (
 const (
 	id   = "similarity"
 	name = "Similarity"
-	desc = "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1, ROUGE-L, or the cosine of embeddings)."
 )
 
 func init() {
@@ -63,7 +62,7 @@ func init() {
 		ID:          id,
 		Name:        name,
 		Category:    promptcanary.CategoryCustom,
-		Description: desc,
+		Description: "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1, ROUGE-L, or the cosine of embeddings).",
 		Example: `probes:
   - type: similarity
     metric: chrf

@@ -27,10 +27,7 @@ type Args struct {
 var _ probe.Probe = (*Args)(nil)
 
 const (
-	argsID   = "tool_call_args"
-	argsName = "Tool Call Arguments"
-	argsDesc = "Verifies required arguments are present in the tool call."
-
+	argsID = "tool_call_args"
 	// forbiddenFactor multiplies the score when a forbidden key is present.
 	forbiddenFactor = 0.5
 )
@@ -38,9 +35,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          argsID,
-		Name:        argsName,
+		Name:        "Tool Call Arguments",
 		Category:    promptcanary.CategoryToolUse,
-		Description: argsDesc,
+		Description: "Verifies required arguments are present in the tool call.",
 		Example: `probes:
   - type: tool_call_args
     required_args: [city]

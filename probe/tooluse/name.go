@@ -26,10 +26,7 @@ type Name struct {
 var _ probe.Probe = (*Name)(nil)
 
 const (
-	nameID   = "tool_call_name"
-	nameName = "Tool Call Name"
-	nameDesc = "Verifies the model calls the expected function by name."
-
+	nameID = "tool_call_name"
 	// wrongNameScore is the score of a call to an unexpected function.
 	wrongNameScore = 0.3
 )
@@ -37,9 +34,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          nameID,
-		Name:        nameName,
+		Name:        "Tool Call Name",
 		Category:    promptcanary.CategoryToolUse,
-		Description: nameDesc,
+		Description: "Verifies the model calls the expected function by name.",
 		Example: `probes:
   - type: tool_call_name
     expected_name: get_weather

@@ -35,9 +35,9 @@ var _ probe.Probe = (*Presence)(nil)
 func init() {
 	probe.Register(probe.Type{
 		ID:          presenceID,
-		Name:        presenceName,
+		Name:        "Tool Call Presence",
 		Category:    promptcanary.CategoryToolUse,
-		Description: presenceDesc,
+		Description: "Detects whether any tool/function call is present in the response.",
 		Example: `probes:
   - type: tool_call_presence
     expect_tool_call: true
@@ -57,11 +57,7 @@ func init() {
 	})
 }
 
-const (
-	presenceID   = "tool_call_presence"
-	presenceName = "Tool Call Presence"
-	presenceDesc = "Detects whether any tool/function call is present in the response."
-)
+const presenceID = "tool_call_presence"
 
 // Evaluate passes when a tool call is detected exactly when one is expected.
 func (p *Presence) Evaluate(_ context.Context, pin probe.Input) probe.Result {

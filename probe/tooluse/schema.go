@@ -115,10 +115,7 @@ const memoSlots = 256
 var _ probe.Probe = (*Schema)(nil)
 
 const (
-	schemaID   = "tool_call_schema"
-	schemaName = "Tool Call Schema"
-	schemaDesc = "Full structural validation of a tool call against an expected schema."
-
+	schemaID = "tool_call_schema"
 	// The component weights and the pass mark.
 	nameWeight    = 0.4
 	argsWeight    = 0.4
@@ -135,9 +132,9 @@ var schemaKeys = []string{"name", "required_args", "optional_args", "forbidden_a
 func init() {
 	probe.Register(probe.Type{
 		ID:          schemaID,
-		Name:        schemaName,
+		Name:        "Tool Call Schema",
 		Category:    promptcanary.CategoryToolUse,
-		Description: schemaDesc,
+		Description: "Full structural validation of a tool call against an expected schema.",
 		Example: `probes:
   - type: tool_call_schema
     schema:
