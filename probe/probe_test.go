@@ -191,3 +191,37 @@ func TestExampleYAML(t *testing.T) {
 		Register(Type{ID: "zz_test_example", Example: "probes: [json_validity]\n", New: constant(Result{})})
 	})
 }
+
+// needy is a probe that compares answers and calls a model.
+type needy struct{ Func }
+
+func (needy) Deps() Deps { return Deps{References: true, Models: []Model{{Spec: "acme/judge"}}} }
+
+func TestDepsOf(t *testing.T) {
+	plain := Func(func(context.Context, Input) Result { return Result{} })
+	if d := DepsOf(plain); d.References || d.Models != nil {
+		t.Errorf("plain probe: got %+v, want no deps", d)
+	}
+	if d := DepsOf(needy{plain}); !d.References || len(d.Models) != 1 || d.Models[0].Spec != "acme/judge" {
+		t.Errorf("dependent probe: got %+v, want references and acme/judge", d)
+	}
+}
+
+func TestNewInstance(t *testing.T) {
+	RegisterFunc("zz_test_instance", "Instance", promptcanary.CategoryFactual, "test", func(_ *promptcanary.Prompt, r *promptcanary.Response) Result {
+		return Result{Passed: r.Content == "yes", Score: 2}
+	})
+	inst, err := NewInstance("zz_test_instance", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.ID != "zz_test_instance" || inst.Type != "zz_test_instance" || inst.Name != "Instance" || inst.Category != promptcanary.CategoryFactual {
+		t.Errorf("got %+v, want the type's identity", inst)
+	}
+	if got := inst.Evaluate(context.Background(), Input{Response: &promptcanary.Response{Content: "yes"}}); !got.Passed || got.Score != 1 {
+		t.Errorf("got %+v, want a pass with the score clamped to 1", got)
+	}
+	if _, err := NewInstance("zz_test_instanc", nil); !errors.Is(err, ErrUnknown) {
+		t.Errorf("got %v, want ErrUnknown", err)
+	}
+}
