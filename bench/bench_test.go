@@ -398,7 +398,7 @@ func TestBuildPlan(t *testing.T) {
 	for _, it := range plan.Items {
 		var ids []string
 		for _, in := range it.Probes {
-			ids = append(ids, in.Probe.ID())
+			ids = append(ids, in.Type)
 		}
 		if got, want := strings.Join(ids, ","), "json_validity,direct_answer"; got != want {
 			t.Errorf("probes of %s: got %s, want %s", it.Prompt.ID, got, want)

@@ -40,23 +40,7 @@ func (m Model) Key() string {
 	return kind + " " + m.Spec + " " + string(b)
 }
 
-// Remote is an optional interface of a Probe that calls models to judge a
-// response. It finds the Caller of the run it judges for in the context
-// (CallerFrom), so its calls go through the run's engine: its
-// concurrency, rate limits, retries, retry budget and secret scrubbing,
-// with the tokens counted in the result (see package runner). Without a
-// Caller, as in a self-test, it calls nothing and its results are errors.
-// Such a probe implements Contextual, or ReferencedContext when it also
-// compares answers with reference answers.
-type Remote interface {
-	Probe
-	// Models lists the models the probe may call; a run opens them before
-	// its first call, so a missing API key stops it before it spends
-	// anything.
-	Models() []Model
-}
-
-// Caller calls models for a Remote probe, through the engine of the run
+// Caller calls models for a probe that calls models (Deps.Models), through the engine of the run
 // the probe judges for. Implementations are safe for concurrent use.
 type Caller interface {
 	// Call sends prompt to the chat model named by cfg.ModelID with the
@@ -70,7 +54,8 @@ type Caller interface {
 
 type callerKey struct{}
 
-// WithCaller returns ctx carrying c, for Remote probes evaluated under it.
+// WithCaller returns ctx carrying c, for the probes that call models
+// evaluated under it.
 func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
@@ -82,15 +67,7 @@ func CallerFrom(ctx context.Context) Caller {
 	return c
 }
 
-// ReferencedContext is an optional interface of a Referenced probe whose
-// evaluation may call models or take long: it gets the run's context, so
-// that it finds the run's Caller and Ctrl-C or a deadline stops it.
-type ReferencedContext interface {
-	Referenced
-	EvaluateWithContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) Result
-}
-
-// The metadata keys in which a run records the calls a Remote probe made
+// The metadata keys in which a run records the calls a probe made
 // through its Caller for one result (see package runner). A result that
 // made no call, such as one served from a cache, has none of them.
 const (
@@ -108,18 +85,6 @@ const (
 	MetaEmbeddingCalls  = "embedding_calls"
 	MetaEmbeddingTokens = "embedding_tokens"
 )
-
-// evaluateReferencedContext runs p's EvaluateWithContext and never panics.
-func evaluateReferencedContext(ctx context.Context, p ReferencedContext, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
-	defer func() {
-		if v := recover(); v != nil {
-			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
-		}
-	}()
-	res = p.EvaluateWithContext(ctx, prompt, resp, refs)
-	res.Score = Clamp(res.Score)
-	return res
-}
 
 // MetaInt reads an integer metadata value as a run stores it: an int, or a
 // float64 once the run went through JSON. It reports false for anything

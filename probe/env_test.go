@@ -1,17 +1,15 @@
 package probe
 
 import (
+	"context"
 	"testing"
-
-	"github.com/promptcanary/promptcanary"
 )
 
 // TestBuildEnv checks that a type with NewIn learns the suite's directory
 // through Build, and that the New Register fills in passes an empty Env.
 func TestBuildEnv(t *testing.T) {
 	newIn := func(_ Params, env Env) (Probe, error) {
-		return &Func{TypeID: "zz_test_env", Desc: env.Dir,
-			Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return Result{} }}, nil
+		return Func(func(context.Context, Input) Result { return Result{Details: env.Dir} }), nil
 	}
 	Register(Type{ID: "zz_test_env", NewIn: newIn})
 	typ, err := Lookup("zz_test_env")
@@ -34,7 +32,7 @@ func TestBuildEnv(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.Description(); got != tc.want {
+			if got := p.Evaluate(context.Background(), Input{}).Details; got != tc.want {
 				t.Errorf("got Dir %q, want %q", got, tc.want)
 			}
 		})
@@ -45,7 +43,7 @@ func TestBuildEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plain.Evaluate(nil, nil).Score; got != 0.5 {
+	if got := plain.Evaluate(context.Background(), Input{}).Score; got != 0.5 {
 		t.Errorf("got score %v from the New-only type, want 0.5", got)
 	}
 }

@@ -211,7 +211,7 @@ func convert(k Kind, v any) (any, error) {
 				}
 				return nil, intRangeErr(strconv.FormatFloat(n, 'g', -1, 64))
 			}
-			return nil, fmt.Errorf("must be an integer, got %s", describe(n))
+			return nil, fmt.Errorf("must be an integer, got %s", Describe(n))
 		}
 	case Float:
 		switch n := v.(type) {
@@ -247,7 +247,7 @@ func convert(k Kind, v any) (any, error) {
 			for i, e := range l {
 				s, ok := e.(string)
 				if !ok {
-					return nil, fmt.Errorf("item %d must be a string, got %s", i, describe(e))
+					return nil, fmt.Errorf("item %d must be a string, got %s", i, Describe(e))
 				}
 				out[i] = s
 			}
@@ -258,7 +258,7 @@ func convert(k Kind, v any) (any, error) {
 			return m, nil
 		}
 	}
-	return nil, fmt.Errorf("must be %s, got %s", k.article(), describe(v))
+	return nil, fmt.Errorf("must be %s, got %s", k.article(), Describe(v))
 }
 
 // MinInt and MaxInt bound the value of an integer parameter, whatever the
@@ -282,7 +282,9 @@ func intRangeErr(got string) *ParamError {
 		Hint: fmt.Sprintf("use a value from %d to %d", MinInt, MaxInt)}
 }
 
-func describe(v any) string {
+// Describe names the kind of a decoded YAML or JSON value, with the value
+// when it is a scalar, for parameter errors: string "x", integer 3, a list.
+func Describe(v any) string {
 	switch x := v.(type) {
 	case string:
 		return fmt.Sprintf("string %q", x)

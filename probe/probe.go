@@ -15,16 +15,31 @@ import (
 	"github.com/promptcanary/promptcanary"
 )
 
-// Probe judges one response to one prompt. Implementations must be safe for
-// concurrent use: one instance evaluates many responses at once.
+// Probe judges one response to one prompt. Its identity (id, name,
+// category, description) is that of the Type it is registered under.
+// Implementations must be safe for concurrent use: one instance evaluates
+// many responses at once.
 type Probe interface {
-	// ID is the probe type id, a stable snake_case string.
-	ID() string
-	// Name is the display name.
-	Name() string
-	Category() promptcanary.Category
-	Description() string
-	Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) Result
+	// Evaluate judges in.Response, an answer to in.Prompt. ctx is the
+	// run's: a probe that may take long (an external command, a model
+	// call) stops when it ends, and one that calls models finds the run's Caller
+	// in it (CallerFrom).
+	Evaluate(ctx context.Context, in Input) Result
+}
+
+// Input is what a probe judges: one response to one prompt, and for a
+// probe that compares answers (Deps.References) other answers to the same
+// prompt.
+type Input struct {
+	Prompt   *promptcanary.Prompt
+	Response *promptcanary.Response
+	// References are the reference answers to Prompt: the answers of the
+	// baseline a run is compared against, or, in a run without one, the
+	// run's other answers to the prompt. Only a probe whose Deps has
+	// References gets them; with none it has nothing to compare with and
+	// says so. A probe must neither modify them nor keep them after
+	// Evaluate returns.
+	References []promptcanary.Response
 }
 
 // Skipper is an optional interface of a Probe that has nothing to check on
@@ -38,17 +53,30 @@ type Skipper interface {
 	Skips(p *promptcanary.Prompt) (reason, hint string)
 }
 
-// Referenced is an optional interface of a Probe that judges a response by
-// comparing it with reference answers to the same prompt: the answers of
-// the baseline a run is compared against, or, in a run without one, the
-// run's other answers to the prompt. The runner calls EvaluateWith instead
-// of Evaluate on such a probe. With no references the probe has nothing to
-// compare with and says so; Evaluate is EvaluateWith with none.
-type Referenced interface {
-	Probe
-	// EvaluateWith judges r, an answer to p, against refs, other answers
-	// to p. It must neither modify refs nor keep them after it returns.
-	EvaluateWith(p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) Result
+// Deps is what a probe needs from a run beyond the prompt and the
+// response it judges.
+type Deps struct {
+	// References marks a probe that judges a response by comparing it
+	// with reference answers to the same prompt (Input.References).
+	References bool
+	// Models lists the models the probe may call through the run's Caller
+	// (see Caller); a run opens them before its first call, so a
+	// missing API key stops it before it spends anything.
+	Models []Model
+}
+
+// Dependent is an optional interface of a Probe that needs more than the
+// prompt and the response: reference answers, or models to call.
+type Dependent interface {
+	Deps() Deps
+}
+
+// DepsOf returns p's Deps, none when p is not Dependent.
+func DepsOf(p Probe) Deps {
+	if d, ok := p.(Dependent); ok {
+		return d.Deps()
+	}
+	return Deps{}
 }
 
 // Fingerprinter is an optional interface of a Probe whose verdicts depend
@@ -63,7 +91,7 @@ type Fingerprinter interface {
 // Result is a probe's verdict on one response.
 type Result struct {
 	Passed bool
-	// Score is in [0,1]; Evaluate clamps it.
+	// Score is in [0,1]; Instance.Evaluate clamps it.
 	Score   float64
 	Details string
 	// Metadata holds the diagnostic values named in the probe's spec. It
@@ -71,65 +99,6 @@ type Result struct {
 	// in it) for every response with the same outcome, as a run shares
 	// equal metadata among its results.
 	Metadata map[string]any
-}
-
-// Evaluate runs p on one response and never panics: a probe that panics
-// yields a failed result with score 0 and details naming the panic, and a
-// score outside [0,1] (or NaN) is clamped.
-func Evaluate(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response) (res Result) {
-	defer func() {
-		if v := recover(); v != nil {
-			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
-		}
-	}()
-	res = p.Evaluate(prompt, resp)
-	res.Score = Clamp(res.Score)
-	return res
-}
-
-// EvaluateWith is Evaluate for a probe that may compare the response with
-// reference answers: it calls p's EvaluateWith when p is Referenced, else
-// p's Evaluate, and likewise never panics and clamps the score.
-func EvaluateWith(p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
-	rp, ok := p.(Referenced)
-	if !ok {
-		return Evaluate(p, prompt, resp)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
-		}
-	}()
-	res = rp.EvaluateWith(prompt, resp, refs)
-	res.Score = Clamp(res.Score)
-	return res
-}
-
-// Contextual is an optional interface of a Probe whose evaluation may take
-// long (an external command, an expression over a long answer): it gets
-// the run's context, so that Ctrl-C or a deadline stops it.
-type Contextual interface {
-	EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) Result
-}
-
-// EvaluateContext is EvaluateWith that hands ctx to a Contextual or
-// ReferencedContext probe.
-func EvaluateContext(ctx context.Context, p Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs []promptcanary.Response) (res Result) {
-	if rp, ok := p.(ReferencedContext); ok {
-		return evaluateReferencedContext(ctx, rp, prompt, resp, refs)
-	}
-	cp, ok := p.(Contextual)
-	if !ok {
-		return EvaluateWith(p, prompt, resp, refs)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", p.ID(), v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
-		}
-	}()
-	res = cp.EvaluateContext(ctx, prompt, resp)
-	res.Score = Clamp(res.Score)
-	return res
 }
 
 // Clamp limits s to [0,1]; NaN becomes 0.
@@ -144,42 +113,10 @@ func Clamp(s float64) float64 {
 }
 
 // Func adapts a plain function to the Probe interface, for one-off probes.
-type Func struct {
-	TypeID    string
-	Display   string
-	Cat       promptcanary.Category
-	Desc      string
-	Evaluator func(p *promptcanary.Prompt, r *promptcanary.Response) Result
-}
+type Func func(ctx context.Context, in Input) Result
 
-var _ Probe = (*Func)(nil)
-
-// ID returns f.TypeID.
-func (f *Func) ID() string { return f.TypeID }
-
-// Name returns f.Display, or the id when it is empty.
-func (f *Func) Name() string {
-	if f.Display == "" {
-		return f.TypeID
-	}
-	return f.Display
-}
-
-// Category returns f.Cat, or custom when it is empty.
-func (f *Func) Category() promptcanary.Category {
-	if f.Cat == "" {
-		return promptcanary.CategoryCustom
-	}
-	return f.Cat
-}
-
-// Description returns f.Desc.
-func (f *Func) Description() string { return f.Desc }
-
-// Evaluate calls f.Evaluator.
-func (f *Func) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) Result {
-	return f.Evaluator(p, r)
-}
+// Evaluate calls f.
+func (f Func) Evaluate(ctx context.Context, in Input) Result { return f(ctx, in) }
 
 // Instance is a configured probe inside a suite: a probe type with its
 // parameters, known by an instance id that keys its results.
@@ -190,4 +127,46 @@ type Instance struct {
 	Type   string
 	Params Params
 	Probe  Probe
+	// Name and Category are those of the registered type Type, which a
+	// run stamps on the instance's results.
+	Name     string
+	Category promptcanary.Category
+}
+
+// Evaluate runs the instance's probe on in and never panics: a probe that
+// panics yields a failed result with score 0 and details naming the panic,
+// and a score outside [0,1] (or NaN) is clamped. It is the one way a run
+// evaluates a probe.
+func (inst *Instance) Evaluate(ctx context.Context, in Input) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			id := inst.Type
+			if id == "" {
+				id = inst.ID
+			}
+			res = Result{Details: fmt.Sprintf("probe %s failed: panic: %v", id, v), Metadata: map[string]any{"error": fmt.Sprint(v)}}
+		}
+	}()
+	res = inst.Probe.Evaluate(ctx, in)
+	res.Score = Clamp(res.Score)
+	return res
+}
+
+// NewInstance builds an instance of type id with raw parameter values (as
+// decoded from YAML or JSON), known by the type id, as New builds its
+// probe.
+func NewInstance(id string, raw map[string]any) (Instance, error) {
+	t, err := Lookup(id)
+	if err != nil {
+		return Instance{}, err
+	}
+	params, err := t.Check(raw)
+	if err != nil {
+		return Instance{}, err
+	}
+	p, err := t.New(params)
+	if err != nil {
+		return Instance{}, err
+	}
+	return Instance{ID: id, Type: id, Params: params, Probe: p, Name: t.Name, Category: t.Category}, nil
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,7 +14,7 @@ import (
 
 func constant(res Result) func(Params) (Probe, error) {
 	return func(Params) (Probe, error) {
-		return &Func{TypeID: "x", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return res }}, nil
+		return Func(func(context.Context, Input) Result { return res }), nil
 	}
 }
 
@@ -137,23 +138,23 @@ func TestEvaluateRecoversAndClamps(t *testing.T) {
 		score  float64
 		detail string
 	}{
-		{"panic", func() Result { panic("boom") }, false, 0, "panic: boom"},
+		{"panic", func() Result { panic("boom") }, false, 0, "probe f failed: panic: boom"},
 		{"score above 1", func() Result { return Result{Passed: true, Score: 1.7} }, true, 1, ""},
 		{"negative score", func() Result { return Result{Score: -2} }, false, 0, ""},
 		{"NaN score", func() Result { return Result{Score: math.NaN()} }, false, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Func{TypeID: "f", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) Result { return tc.eval() }}
-			got := Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{})
+			inst := Instance{ID: "f1", Type: "f", Probe: Func(func(context.Context, Input) Result { return tc.eval() })}
+			got := inst.Evaluate(context.Background(), Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{}})
 			if got.Passed != tc.passed || got.Score != tc.score || !strings.Contains(got.Details, tc.detail) {
 				t.Errorf("got %+v, want passed %v score %v details containing %q", got, tc.passed, tc.score, tc.detail)
 			}
 		})
 	}
-	f := &Func{TypeID: "bare"}
-	if f.Name() != "bare" || f.Category() != promptcanary.CategoryCustom {
-		t.Errorf("got name %q category %q, want the id and custom", f.Name(), f.Category())
+	boom := Instance{ID: "boom", Probe: Func(func(context.Context, Input) Result { panic("kaput") })}
+	if got := boom.Evaluate(context.Background(), Input{}); got.Details != "probe boom failed: panic: kaput" || got.Metadata["error"] != "kaput" {
+		t.Errorf("got %+v, want the instance id named when it has no type", got)
 	}
 }
 
@@ -189,4 +190,38 @@ func TestExampleYAML(t *testing.T) {
 	mustPanic(t, "example of another type", func() {
 		Register(Type{ID: "zz_test_example", Example: "probes: [json_validity]\n", New: constant(Result{})})
 	})
+}
+
+// needy is a probe that compares answers and calls a model.
+type needy struct{ Func }
+
+func (needy) Deps() Deps { return Deps{References: true, Models: []Model{{Spec: "acme/judge"}}} }
+
+func TestDepsOf(t *testing.T) {
+	plain := Func(func(context.Context, Input) Result { return Result{} })
+	if d := DepsOf(plain); d.References || d.Models != nil {
+		t.Errorf("plain probe: got %+v, want no deps", d)
+	}
+	if d := DepsOf(needy{plain}); !d.References || len(d.Models) != 1 || d.Models[0].Spec != "acme/judge" {
+		t.Errorf("dependent probe: got %+v, want references and acme/judge", d)
+	}
+}
+
+func TestNewInstance(t *testing.T) {
+	RegisterFunc("zz_test_instance", "Instance", promptcanary.CategoryFactual, "test", func(_ *promptcanary.Prompt, r *promptcanary.Response) Result {
+		return Result{Passed: r.Content == "yes", Score: 2}
+	})
+	inst, err := NewInstance("zz_test_instance", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.ID != "zz_test_instance" || inst.Type != "zz_test_instance" || inst.Name != "Instance" || inst.Category != promptcanary.CategoryFactual {
+		t.Errorf("got %+v, want the type's identity", inst)
+	}
+	if got := inst.Evaluate(context.Background(), Input{Response: &promptcanary.Response{Content: "yes"}}); !got.Passed || got.Score != 1 {
+		t.Errorf("got %+v, want a pass with the score clamped to 1", got)
+	}
+	if _, err := NewInstance("zz_test_instanc", nil); !errors.Is(err, ErrUnknown) {
+		t.Errorf("got %v, want ErrUnknown", err)
+	}
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -144,8 +145,8 @@ func Register(t Type) {
 
 // RegisterFunc registers a parameterless probe type backed by fn.
 func RegisterFunc(id, name string, cat promptcanary.Category, description string, fn func(p *promptcanary.Prompt, r *promptcanary.Response) Result) {
-	f := &Func{TypeID: id, Display: name, Cat: cat, Desc: description, Evaluator: fn}
-	Register(Type{ID: id, Name: f.Name(), Category: f.Category(), Description: description,
+	f := Func(func(_ context.Context, in Input) Result { return fn(in.Prompt, in.Response) })
+	Register(Type{ID: id, Name: name, Category: cat, Description: description,
 		New: func(Params) (Probe, error) { return f, nil }})
 }
 
@@ -192,17 +193,18 @@ func Types() []Type {
 // YAML or JSON). All parameter problems are returned together, each a
 // *ParamError.
 func New(id string, raw map[string]any) (Probe, Params, error) {
-	t, err := Lookup(id)
-	if err != nil {
-		return nil, nil, err
+	inst, err := NewInstance(id, raw)
+	return inst.Probe, inst.Params, err
+}
+
+// Validated returns p, or nil and the error of p's Validate: the end of a
+// Type's New for a probe that checks its own fields.
+func Validated[P interface {
+	Probe
+	Validate() error
+}](p P) (Probe, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
-	params, err := t.Check(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := t.New(params)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, params, nil
+	return p, nil
 }

@@ -23,11 +23,11 @@ func (b bigAnswer) Generate(context.Context, *provider.Request) (*promptcanary.R
 
 // lengthSpy is a probe that records the length of the answer it judged.
 func lengthSpy(seen *int) probe.Instance {
-	return probe.Instance{ID: "spy", Type: "spy", Probe: &probe.Func{TypeID: "spy", Display: "Spy", Desc: "records the length it judges",
-		Evaluator: func(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-			*seen = len(r.Content)
-			return probe.Result{Passed: true, Score: 1, Details: "judged an answer"}
-		}}}
+	return probe.Instance{ID: "spy", Type: "spy", Name: "Spy", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, in probe.Input) probe.Result {
+		r := in.Response
+		*seen = len(r.Content)
+		return probe.Result{Passed: true, Score: 1, Details: "judged an answer"}
+	})}
 }
 
 // TestAnswerBound: an answer longer than the bound is cut before the probes

@@ -16,13 +16,12 @@ import (
 // metaProbe records the length of the answer in its metadata and details,
 // as most probes do, so that equal answers give equal metadata.
 func metaProbe() probe.Instance {
-	return probe.Instance{ID: "meta", Type: "meta", Probe: &probe.Func{
-		TypeID: "meta", Display: "Meta", Desc: "metadata",
-		Evaluator: func(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-			short := len(r.Content) < 14
-			return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("%t", short),
-				Metadata: map[string]any{"short": short, "n": 1, "list": []string{"a"}}}
-		}}}
+	return probe.Instance{ID: "meta", Type: "meta", Name: "Meta", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, in probe.Input) probe.Result {
+		r := in.Response
+		short := len(r.Content) < 14
+		return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("%t", short),
+			Metadata: map[string]any{"short": short, "n": 1, "list": []string{"a"}}}
+	})}
 }
 
 func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }

@@ -18,7 +18,7 @@ import (
 )
 
 // Model is a model that the plan's probes call to judge responses
-// (probe.Remote): the judge of an llm_judge, the embedder of a similarity
+// (probe.Deps.Models): the judge of an llm_judge, the embedder of a similarity
 // probe. The run opens each before its first call and makes the probes'
 // calls through its own engine: bounded by the run's concurrency (a probe
 // calls from the goroutine of the call whose response it judges), paced
@@ -148,7 +148,7 @@ func (m *model) timeout(run time.Duration) time.Duration {
 	return run
 }
 
-// The engine is the probe.Caller of its run's Remote probes.
+// The engine is the probe.Caller of the probes of its run that call models.
 var _ probe.Caller = (*engine)(nil)
 
 type siteKey struct{}
@@ -251,12 +251,12 @@ func (e *engine) scrub(err error) error {
 	return err
 }
 
-// probeContext is ctx carrying the engine as the Caller of Remote probes.
+// probeContext is ctx carrying the engine as the Caller of the probes that call models.
 func (e *engine) probeContext(ctx context.Context) context.Context {
 	return probe.WithCaller(ctx, e)
 }
 
-// account is the Caller a Remote probe gets while it judges one response:
+// account is the Caller a probe that calls models gets while it judges one response:
 // the run's, counting what the calls returned so that the result records
 // it (see ModelCost).
 type account struct {

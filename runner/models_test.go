@@ -98,25 +98,16 @@ func (j *fakeJudge) calls() int {
 	return len(j.prompts)
 }
 
-// askProbe is a Remote probe that asks its judge about each answer and
+// askProbe is a probe that calls a model: it asks its judge about each answer and
 // passes it when the judge says "good".
 type askProbe struct{ judge string }
 
-var (
-	_ probe.Remote     = (*askProbe)(nil)
-	_ probe.Contextual = (*askProbe)(nil)
-)
+var _ probe.Dependent = (*askProbe)(nil)
 
-func (*askProbe) ID() string                      { return "ask" }
-func (*askProbe) Name() string                    { return "Ask" }
-func (*askProbe) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-func (*askProbe) Description() string             { return "asks a judge" }
-func (a *askProbe) Models() []probe.Model         { return []probe.Model{{Spec: a.judge}} }
-func (a *askProbe) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return a.EvaluateContext(context.Background(), p, r)
-}
+func (a *askProbe) Deps() probe.Deps { return probe.Deps{Models: []probe.Model{{Spec: a.judge}}} }
 
-func (a *askProbe) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (a *askProbe) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	p, r := in.Prompt, in.Response
 	c := probe.CallerFrom(ctx)
 	if c == nil {
 		return probe.Result{Details: "no caller", Metadata: map[string]any{"error": "no caller"}}
@@ -134,7 +125,7 @@ func (a *askProbe) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, 
 func judgedPlan(prompts, samples int, judge string) *Plan {
 	p := testPlan(prompts, samples)
 	for i := range p.Items {
-		p.Items[i].Probes = append(p.Items[i].Probes, probe.Instance{ID: "ask", Type: "ask", Probe: &askProbe{judge: judge}})
+		p.Items[i].Probes = append(p.Items[i].Probes, probe.Instance{ID: "ask", Type: "ask", Name: "Ask", Category: promptcanary.CategoryCustom, Probe: &askProbe{judge: judge}})
 	}
 	p.Models = []Model{{Model: probe.Model{Spec: judge}, UsedBy: []string{"ask"}}}
 	return p
@@ -385,23 +376,17 @@ func TestModelCost(t *testing.T) {
 	}
 }
 
-// embedProbe is a Remote probe that embeds its answer with n copies of
+// embedProbe is a probe that calls a model: it embeds its answer with n copies of
 // itself, to test the engine's embedding calls.
 type embedProbe struct {
 	model probe.Model
 	n     int
 }
 
-func (*embedProbe) ID() string                      { return "emb" }
-func (*embedProbe) Name() string                    { return "Emb" }
-func (*embedProbe) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-func (*embedProbe) Description() string             { return "embeds" }
-func (e *embedProbe) Models() []probe.Model         { return []probe.Model{e.model} }
-func (e *embedProbe) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return e.EvaluateContext(context.Background(), p, r)
-}
+func (e *embedProbe) Deps() probe.Deps { return probe.Deps{Models: []probe.Model{e.model}} }
 
-func (e *embedProbe) EvaluateContext(ctx context.Context, _ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (e *embedProbe) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	texts := make([]string, e.n)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("%s %d", r.Content, i)
@@ -446,7 +431,7 @@ func TestEmbeddingCallsGoThroughTheEngine(t *testing.T) {
 	t.Cleanup(srv.Close)
 	m := probe.Model{Spec: "openai/emb-model", Embedding: true, Settings: map[string]any{"base_url": srv.URL}}
 	plan := testPlan(1, 1)
-	plan.Items[0].Probes = []probe.Instance{{ID: "emb", Type: "emb", Probe: &embedProbe{model: m, n: 100}}}
+	plan.Items[0].Probes = []probe.Instance{{ID: "emb", Type: "emb", Name: "Emb", Category: promptcanary.CategoryCustom, Probe: &embedProbe{model: m, n: 100}}}
 	plan.Models = []Model{{Model: m, UsedBy: []string{"emb"}}}
 	var waits []Wait
 	opts := fixedOpts()
@@ -473,8 +458,8 @@ func TestEmbeddingCallsGoThroughTheEngine(t *testing.T) {
 	}
 }
 
-// TestRemoteProbeWithoutCaller: outside a run a Remote probe gets no
-// Caller, and records no calls.
+// TestRemoteProbeWithoutCaller: outside a run a probe that calls models
+// gets no Caller, and records no calls.
 func TestRemoteProbeWithoutCaller(t *testing.T) {
 	res := Evaluate(&promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: "x"}, []probe.Instance{{ID: "ask", Probe: &askProbe{judge: "judgefake/none"}}})
 	if res[0].Passed || res[0].Metadata["error"] != "no caller" {

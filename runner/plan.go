@@ -34,7 +34,7 @@ type Plan struct {
 	PromptHashes map[string]string
 	// References are the answers of the baseline the run is compared
 	// against, by prompt id (see References): probes that compare an
-	// answer with reference answers (probe.Referenced, such as similarity)
+	// answer with reference answers (probe.Deps.References, such as similarity)
 	// judge each response against those of its prompt, and a prompt
 	// without any passes them as skipped. Nil means the run has no
 	// baseline: such probes then judge each response against the run's
@@ -43,7 +43,7 @@ type Plan struct {
 	// model's own answers, the counterpart of a later run's closeness to
 	// them.
 	References map[string][]promptcanary.Response
-	// Models are the models the probes call (probe.Remote), with their
+	// Models are the models the probes call (probe.Deps.Models), with their
 	// settings and limits (see suite.Suite.Plan); the run opens them
 	// before its first call. A model a probe calls that is not listed is
 	// opened with the probe's settings when it is first called.
@@ -69,7 +69,7 @@ func References(run *promptcanary.Run) map[string][]promptcanary.Response {
 }
 
 // Referenced reports whether some prompt of p has a probe that judges an
-// answer against reference answers (probe.Referenced): only then do
+// answer against reference answers (probe.Deps.References): only then do
 // References and Rescore matter to a run of p.
 func (p *Plan) Referenced() bool {
 	for i := range p.Items {

@@ -13,11 +13,15 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 )
 
-// refProbe is a probe.Referenced that says which references it got: its
-// details list their contents, and its score is their number / 10.
-type refProbe struct{ probe.Func }
+// refProbe is a probe that compares answers (probe.Deps.References) and
+// says which references it got: its details list their contents, and its
+// score is their number / 10.
+type refProbe struct{}
 
-func (p *refProbe) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
+func (refProbe) Deps() probe.Deps { return probe.Deps{References: true} }
+
+func (refProbe) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	refs := in.References
 	contents := make([]string, len(refs))
 	for i, ref := range refs {
 		contents[i] = ref.Content
@@ -26,23 +30,20 @@ func (p *refProbe) EvaluateWith(_ *promptcanary.Prompt, r *promptcanary.Response
 }
 
 func newRefProbe() probe.Instance {
-	return probe.Instance{ID: "refs", Type: "refs", Probe: &refProbe{probe.Func{TypeID: "refs",
-		Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) probe.Result {
-			return probe.Result{Details: "Evaluate called instead of EvaluateWith"}
-		}}}}
+	return probe.Instance{ID: "refs", Type: "refs", Name: "refs", Category: promptcanary.CategoryCustom, Probe: refProbe{}}
 }
 
 // refPlan is testPlan with the reference probe and a similarity probe
 // after the two contains probes.
 func refPlan(t *testing.T, prompts, samples int) *Plan {
 	t.Helper()
-	sim, _, err := probe.New("similarity", map[string]any{"metric": "token_f1", "min": 0.5})
+	sim, err := probe.NewInstance("similarity", map[string]any{"metric": "token_f1", "min": 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	plan := testPlan(prompts, samples)
 	for i := range plan.Items {
-		plan.Items[i].Probes = append(plan.Items[i].Probes, newRefProbe(), probe.Instance{ID: "similarity", Type: "similarity", Probe: sim})
+		plan.Items[i].Probes = append(plan.Items[i].Probes, newRefProbe(), sim)
 	}
 	return plan
 }

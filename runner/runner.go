@@ -795,21 +795,21 @@ func waitReason(err error, secrets *redact.Set) string {
 
 // Evaluate runs every probe instance on one response and returns their
 // results stamped with instance id, prompt id and sample. Probes that
-// compare the response with reference answers (probe.Referenced) get none
-// and pass as skipped; EvaluateWith gives them some.
+// compare the response with reference answers (probe.Deps.References) get
+// none and pass as skipped; EvaluateWith gives them some.
 func Evaluate(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance) []promptcanary.ProbeResult {
 	return EvaluateWith(prompt, resp, probes, nil)
 }
 
 // EvaluateWith is Evaluate with reference answers to the same prompt,
-// such as a baseline's, against which the probes that implement
-// probe.Referenced judge the response.
+// such as a baseline's, against which the probes that compare answers
+// (probe.Deps.References) judge the response.
 func EvaluateWith(prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance, refs []promptcanary.Response) []promptcanary.ProbeResult {
 	return EvaluateContext(context.Background(), prompt, resp, probes, refs)
 }
 
 // EvaluateContext is EvaluateWith under ctx: probes that may take long
-// (probe.Contextual: an external command, say) stop when ctx ends.
+// (an external command, say) stop when ctx ends.
 func EvaluateContext(ctx context.Context, prompt *promptcanary.Prompt, resp *promptcanary.Response, probes []probe.Instance, refs []promptcanary.Response) []promptcanary.ProbeResult {
 	out := make([]promptcanary.ProbeResult, len(probes))
 	for i := range probes {
@@ -818,9 +818,9 @@ func EvaluateContext(ctx context.Context, prompt *promptcanary.Prompt, resp *pro
 	return out
 }
 
-// evaluateIn runs one probe instance on one response under ctx. A Remote
-// probe calls models through the Caller ctx carries, and its result
-// records what they returned (see ModelCost).
+// evaluateIn runs one probe instance on one response under ctx. A probe
+// that calls models calls them through the Caller ctx carries, and its
+// result records what they returned (see ModelCost).
 func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptcanary.Response, inst *probe.Instance, refs []promptcanary.Response) promptcanary.ProbeResult {
 	var acct *account
 	if remote(inst.Probe) {
@@ -829,7 +829,7 @@ func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptca
 			ctx = probe.WithCaller(ctx, acct)
 		}
 	}
-	res := probe.EvaluateContext(ctx, inst.Probe, prompt, resp, refs)
+	res := inst.Evaluate(ctx, probe.Input{Prompt: prompt, Response: resp, References: refs})
 	md := res.Metadata
 	if md == nil {
 		md = map[string]any{}
@@ -839,9 +839,9 @@ func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptca
 	}
 	return promptcanary.ProbeResult{
 		ProbeID:   inst.ID,
-		ProbeType: inst.Probe.ID(),
-		ProbeName: inst.Probe.Name(),
-		Category:  inst.Probe.Category(),
+		ProbeType: inst.Type,
+		ProbeName: inst.Name,
+		Category:  inst.Category,
 		PromptID:  prompt.ID,
 		Sample:    resp.Sample,
 		Passed:    res.Passed,
@@ -853,8 +853,7 @@ func evaluateIn(ctx context.Context, prompt *promptcanary.Prompt, resp *promptca
 
 // remote reports whether p calls models to judge a response.
 func remote(p probe.Probe) bool {
-	r, ok := p.(probe.Remote)
-	return ok && len(r.Models()) > 0
+	return len(probe.DepsOf(p).Models) > 0
 }
 
 // referenced returns the indices of item's probes that judge a response
@@ -862,7 +861,7 @@ func remote(p probe.Probe) bool {
 func referenced(item *Item) []int {
 	var ks []int
 	for k := range item.Probes {
-		if _, ok := item.Probes[k].Probe.(probe.Referenced); ok {
+		if probe.DepsOf(item.Probes[k].Probe).References {
 			ks = append(ks, k)
 		}
 	}
@@ -871,7 +870,7 @@ func referenced(item *Item) []int {
 
 // forEachItem calls fn, on all cores, for each item of plan with probes
 // that judge a response against reference answers, with their indices.
-// When one of them calls models (probe.Remote), at most calls items run
+// When one of them calls models (probe.Deps.Models), at most calls items run
 // at once, so that the run's bound on calls in flight holds.
 func forEachItem(plan *Plan, calls int, fn func(i int, ks []int)) {
 	var g errgroup.Group
@@ -908,13 +907,13 @@ func leaveOneOut(ctx context.Context, item *Item, ks []int, resps []promptcanary
 }
 
 // Rescore evaluates again, in run, the results of the probes that judge a
-// response against reference answers (probe.Referenced): against
+// response against reference answers (probe.Deps.References): against
 // plan.References, or when it is nil against the run's other answers to
 // the same prompt, as ExecuteAdaptive would have. It is for a run
 // measured earlier and compared now with a baseline, such as a saved run;
 // results of probes or prompts the plan does not hold are left alone.
 //
-// Probes that call models (probe.Remote, such as similarity with an
+// Probes that call models (probe.Deps.Models, such as similarity with an
 // embedder) call them as a run would, with the default Options: open
 // failures and call errors become their results' errors. RescoreContext
 // takes the options and a context.

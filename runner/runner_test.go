@@ -59,16 +59,15 @@ func (f *fakeProvider) Generate(ctx context.Context, req *provider.Request) (*pr
 }
 
 func containsProbe(word string) probe.Instance {
-	return probe.Instance{ID: "has_" + word, Type: "contains", Probe: &probe.Func{
-		TypeID: "contains", Display: "Contains", Desc: "contains a word",
-		Evaluator: func(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-			ok := strings.Contains(r.Content, word)
-			s := 0.0
-			if ok {
-				s = 1
-			}
-			return probe.Result{Passed: ok, Score: s, Details: "looked for " + word}
-		}}}
+	return probe.Instance{ID: "has_" + word, Type: "contains", Name: "Contains", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, in probe.Input) probe.Result {
+		r := in.Response
+		ok := strings.Contains(r.Content, word)
+		s := 0.0
+		if ok {
+			s = 1
+		}
+		return probe.Result{Passed: ok, Score: s, Details: "looked for " + word}
+	})}
 }
 
 func testPlan(prompts, samples int) *Plan {
@@ -276,9 +275,9 @@ func TestExecuteInterruptedKeepsFinishedCalls(t *testing.T) {
 }
 
 func TestEvaluateContainsProbePanics(t *testing.T) {
-	boom := probe.Instance{ID: "boom", Probe: &probe.Func{TypeID: "boom", Evaluator: func(*promptcanary.Prompt, *promptcanary.Response) probe.Result {
+	boom := probe.Instance{ID: "boom", Name: "boom", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, _ probe.Input) probe.Result {
 		panic("kaput")
-	}}}
+	})}
 	res := Evaluate(&promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: "x", Sample: 3}, []probe.Instance{boom, containsProbe("x")})
 	if res[0].Passed || res[0].Score != 0 || !strings.Contains(res[0].Details, "kaput") {
 		t.Errorf("got %+v, want a failed result naming the panic", res[0])

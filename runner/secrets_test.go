@@ -59,11 +59,11 @@ func testRunHoldsNoKey(t *testing.T, echo func(string) string) {
 		t.Fatal(err)
 	}
 	var seen string
-	spy := probe.Instance{ID: "spy", Type: "spy", Probe: &probe.Func{TypeID: "spy", Display: "Spy", Desc: "records what it judges",
-		Evaluator: func(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-			seen = r.Content + " " + r.ServedModel
-			return probe.Result{Passed: true, Score: 1, Details: "judged " + r.Content, Metadata: map[string]any{"answer": []any{r.Content}}}
-		}}}
+	spy := probe.Instance{ID: "spy", Type: "spy", Name: "Spy", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, in probe.Input) probe.Result {
+		r := in.Response
+		seen = r.Content + " " + r.ServedModel
+		return probe.Result{Passed: true, Score: 1, Details: "judged " + r.Content, Metadata: map[string]any{"answer": []any{r.Content}}}
+	})}
 	plan := &Plan{Suite: "s", Samples: 1, Config: promptcanary.ProviderConfig{ModelID: "openai/gpt-4o"},
 		Items: []Item{{Prompt: promptcanary.Prompt{ID: "p", Text: "echo"}, Probes: []probe.Instance{spy}}}}
 	opts := fixedOpts()

@@ -60,20 +60,20 @@ type StreamOptions struct {
 const exampleRunes = 500
 
 // CheckStream reports whether every probe of plan can judge a stream: a
-// probe that compares an answer with other answers (probe.Referenced,
+// probe that compares an answer with other answers (probe.Deps.References,
 // such as similarity) needs answers a stream does not keep, and one that
-// calls a model (probe.Remote, such as llm_judge) would call it once per
+// calls a model (probe.Deps.Models, such as llm_judge) would call it once per
 // line. The error names the first such probe and prompt.
 func CheckStream(plan *Plan) error {
 	for i := range plan.Items {
 		item := &plan.Items[i]
 		for k := range item.Probes {
 			inst := &item.Probes[k]
-			if _, ok := inst.Probe.(probe.Referenced); ok {
-				return fmt.Errorf("probe %q of prompt %q judges an answer against other answers (%s), which a streamed run does not keep", inst.ID, item.Prompt.ID, inst.Probe.ID())
+			if probe.DepsOf(inst.Probe).References {
+				return fmt.Errorf("probe %q of prompt %q judges an answer against other answers (%s), which a streamed run does not keep", inst.ID, item.Prompt.ID, inst.Type)
 			}
 			if remote(inst.Probe) {
-				return fmt.Errorf("probe %q of prompt %q calls a model for every answer (%s): a streamed run would call it once per line", inst.ID, item.Prompt.ID, inst.Probe.ID())
+				return fmt.Errorf("probe %q of prompt %q calls a model for every answer (%s): a streamed run would call it once per line", inst.ID, item.Prompt.ID, inst.Type)
 			}
 		}
 	}
@@ -313,7 +313,7 @@ func (a *streamAgg) batch(ctx context.Context, plan *Plan, index map[string]int,
 		a.latency += resp.LatencyMS
 		item := &plan.Items[i]
 		for k := range item.Probes {
-			res := probe.EvaluateContext(ctx, item.Probes[k].Probe, &item.Prompt, resp, nil)
+			res := item.Probes[k].Evaluate(ctx, probe.Input{Prompt: &item.Prompt, Response: resp})
 			a.pairs[i][k].add(line, &res, resp.Content)
 		}
 	}
@@ -429,7 +429,7 @@ func (a *streamAgg) summarize(plan *Plan, s *promptcanary.RunSummary, secrets *r
 		for k := range item.Probes {
 			inst, p := &item.Probes[k], &a.pairs[i][k]
 			ps := promptcanary.PairSummary{
-				ProbeID: inst.ID, ProbeType: inst.Probe.ID(), ProbeName: inst.Probe.Name(), Category: inst.Probe.Category(),
+				ProbeID: inst.ID, ProbeType: inst.Type, ProbeName: inst.Name, Category: inst.Category,
 				PromptID: item.Prompt.ID, N: p.n, Passes: p.passes, ScoreSum: p.sum,
 				Details: secrets.String(p.details), OtherFailures: p.other,
 				Example: secrets.String(p.example), ExampleLine: int64(p.exLine),

@@ -56,14 +56,13 @@ func (b *lineBatch) Decode(i int) (*promptcanary.Response, error) {
 
 // lengthProbe fails answers longer than 10 bytes, with their length in
 // the details, so that a pair has many distinct failure details.
-var lengthProbe = probe.Instance{ID: "short", Type: "short", Probe: &probe.Func{
-	TypeID: "short", Display: "Short", Desc: "at most 10 bytes",
-	Evaluator: func(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-		if len(r.Content) <= 10 {
-			return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("%d bytes", len(r.Content))}
-		}
-		return probe.Result{Score: 10 / float64(len(r.Content)), Details: fmt.Sprintf("%d bytes, want at most 10", len(r.Content))}
-	}}}
+var lengthProbe = probe.Instance{ID: "short", Type: "short", Name: "Short", Category: promptcanary.CategoryCustom, Probe: probe.Func(func(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
+	if len(r.Content) <= 10 {
+		return probe.Result{Passed: true, Score: 1, Details: fmt.Sprintf("%d bytes", len(r.Content))}
+	}
+	return probe.Result{Score: 10 / float64(len(r.Content)), Details: fmt.Sprintf("%d bytes, want at most 10", len(r.Content))}
+})}
 
 func streamPlan() *Plan {
 	p := &Plan{Suite: "s", Config: promptcanary.ProviderConfig{ModelID: "replay/x.jsonl"}}

@@ -177,8 +177,7 @@ func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promp
 
 // callsModel reports whether p calls a model to judge an answer.
 func callsModel(p probe.Probe) bool {
-	r, ok := p.(probe.Remote)
-	return ok && len(r.Models()) > 0
+	return len(probe.DepsOf(p).Models) > 0
 }
 
 // probeList lists the probe instances that judge stored answers, suite-wide
@@ -192,7 +191,7 @@ func probeList(st *suite.Suite, prompts []*promptAnswers) []Probe {
 			if !ok {
 				i = len(out)
 				at[inst.ID] = i
-				out = append(out, Probe{ID: inst.ID, Type: inst.Probe.ID(), Name: inst.Probe.Name(), Category: inst.Probe.Category()})
+				out = append(out, Probe{ID: inst.ID, Type: inst.Type, Name: inst.Name, Category: inst.Category})
 			}
 			p := &out[i]
 			p.Prompts = append(p.Prompts, pa.prompt.ID)

@@ -11,7 +11,7 @@ import (
 	"github.com/promptcanary/promptcanary/runner"
 )
 
-// models lists the models that the probes of items call (probe.Remote),
+// models lists the models that the probes of items call (probe.Deps.Models),
 // once each, for runner.Plan.Models. A chat model (a judge) takes the
 // settings, rate limits and timeout of its judges: entry, else of the
 // providers: entry for its spec when there is one; an embedder is
@@ -21,11 +21,7 @@ func (s *Suite) models(items []runner.Item) []runner.Model {
 	at := map[string]int{}
 	for _, it := range items {
 		for _, in := range it.Probes {
-			r, ok := in.Probe.(probe.Remote)
-			if !ok {
-				continue
-			}
-			for _, m := range r.Models() {
+			for _, m := range probe.DepsOf(in.Probe).Models {
 				rm := runner.Model{Model: m, BaseDir: s.Dir()}
 				if e := s.judgeEntry(m); e != nil {
 					if rm.Settings == nil {
@@ -74,11 +70,9 @@ func (p *parser) checkJudges(s *Suite) {
 	}
 	called := map[string]bool{}
 	for _, in := range s.allProbes() {
-		if r, ok := in.Probe.(probe.Remote); ok {
-			for _, m := range r.Models() {
-				if !m.Embedding {
-					called[m.Spec] = true
-				}
+		for _, m := range probe.DepsOf(in.Probe).Models {
+			if !m.Embedding {
+				called[m.Spec] = true
 			}
 		}
 	}

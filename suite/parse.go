@@ -552,7 +552,7 @@ func (p *parser) probe(n *yaml.Node, field string) *probeSpec {
 	}
 	label := fmt.Sprintf("%s (%s)", field, typeID)
 	ps.field = label
-	ps.inst.Type = typeID
+	ps.inst.Type, ps.inst.Name, ps.inst.Category = typeID, t.Name, t.Category
 	ok := p.probeID(ps, label)
 
 	// A value that is not plain data was reported already; the others are

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,8 +18,8 @@ func init() {
 	pass := func(*promptcanary.Prompt, *promptcanary.Response) probe.Result {
 		return probe.Result{Passed: true, Score: 1}
 	}
-	fn := func(id string) probe.Probe {
-		return &probe.Func{TypeID: id, Evaluator: pass}
+	fn := func(string) probe.Probe {
+		return probe.Func(func(context.Context, probe.Input) probe.Result { return probe.Result{Passed: true, Score: 1} })
 	}
 	probe.RegisterFunc("test_plain", "Plain", promptcanary.CategoryFormat, "no parameters", pass)
 	probe.Register(probe.Type{

@@ -2,12 +2,13 @@ package suite
 
 import (
 	"errors"
-	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -90,8 +91,9 @@ func TestLoadOriginalFormat(t *testing.T) {
 		if diff := cmp.Diff(want, s.Probes[i].Params, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("probes[%d] params (-want +got):\n%s", i, diff)
 		}
-		if s.Probes[i].Probe == nil || s.Probes[i].Probe.ID() != s.Probes[i].Type {
-			t.Errorf("probes[%d]: got probe %v, want a %s", i, s.Probes[i].Probe, s.Probes[i].Type)
+		typ, err := probe.Lookup(s.Probes[i].Type)
+		if s.Probes[i].Probe == nil || err != nil || s.Probes[i].Name != typ.Name || s.Probes[i].Category != typ.Category {
+			t.Errorf("probes[%d]: got probe %v named %q (%s), want a %s with its type's name and category", i, s.Probes[i].Probe, s.Probes[i].Name, s.Probes[i].Category, s.Probes[i].Type)
 		}
 	}
 	if got := len(s.PromptProbes); got != 0 {

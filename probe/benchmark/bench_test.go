@@ -1,6 +1,7 @@
 package benchmark_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -8,10 +9,8 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/cputime"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
-
-// cpuTime is the CPU time the process has used (0 where unmeasured).
-var cpuTime = cputime.Process
 
 // responses wraps the corpus texts as responses, with the usage a
 // provider reports (which only the probes added after the original 19
@@ -35,7 +34,7 @@ func reportRate(b *testing.B, evals int, cpu time.Duration) {
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(b.N*evals)/s, "evals/s")
 	}
-	if c := (cpuTime() - cpu).Seconds(); c > 0 && cpu > 0 {
+	if c := (cputime.Process() - cpu).Seconds(); c > 0 && cpu > 0 {
 		b.ReportMetric(float64(b.N*evals)/c, "cpu-evals/s")
 	}
 }
@@ -49,10 +48,10 @@ func BenchmarkProbe(b *testing.B) {
 	for i, p := range build(b, configs) {
 		b.Run(configs[i].name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			j := 0
 			for b.Loop() {
-				probe.Evaluate(p, prompt, &resps[j])
+				probetest.Eval(p, prompt, &resps[j])
 				if j++; j == len(resps) {
 					j = 0
 				}
@@ -66,46 +65,15 @@ func BenchmarkProbe(b *testing.B) {
 // turn, as runner.Evaluate does for a suite that uses them all. One
 // iteration is one response judged by the 19 probes; evals/s counts probe
 // evaluations and allocs/op covers all 19.
-func BenchmarkMix(b *testing.B) {
-	resps := responses(b)
-	probes := build(b, benchConfigs)
-	b.ReportAllocs()
-	cpu := cpuTime()
-	j := 0
-	for b.Loop() {
-		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
-		}
-		if j++; j == len(resps) {
-			j = 0
-		}
-	}
-	reportRate(b, len(probes), cpu)
-}
+func BenchmarkMix(b *testing.B) { benchMix(b, benchConfigs) }
 
 // BenchmarkMixAll is BenchmarkMix with the probes added after the original
 // 19 as well (newConfigs): 34 probes on each response.
-func BenchmarkMixAll(b *testing.B) {
-	resps := responses(b)
-	probes := build(b, append(slices.Clone(benchConfigs), newConfigs...))
-	b.ReportAllocs()
-	cpu := cpuTime()
-	j := 0
-	for b.Loop() {
-		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
-		}
-		if j++; j == len(resps) {
-			j = 0
-		}
-	}
-	reportRate(b, len(probes), cpu)
-}
+func BenchmarkMixAll(b *testing.B) { benchMix(b, append(slices.Clone(benchConfigs), newConfigs...)) }
 
 // BenchmarkMixText is BenchmarkMix restricted to the text probes of the
 // reasoning and safety families, the word-list and regex-heavy ones.
 func BenchmarkMixText(b *testing.B) {
-	resps := responses(b)
 	var configs []config
 	for _, c := range benchConfigs {
 		switch c.id {
@@ -113,13 +81,25 @@ func BenchmarkMixText(b *testing.B) {
 			configs = append(configs, c)
 		}
 	}
+	benchMix(b, configs)
+}
+
+// benchMix evaluates the probes of configs on each corpus response in
+// turn, through probe.Instance.Evaluate as a run does.
+func benchMix(b *testing.B, configs []config) {
+	resps := responses(b)
 	probes := build(b, configs)
+	insts := make([]probe.Instance, len(probes))
+	for i, p := range probes {
+		insts[i] = probe.Instance{ID: configs[i].name, Type: configs[i].id, Probe: p}
+	}
+	ctx := context.Background()
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	j := 0
 	for b.Loop() {
-		for _, p := range probes {
-			probe.Evaluate(p, prompt, &resps[j])
+		for k := range insts {
+			insts[k].Evaluate(ctx, probe.Input{Prompt: prompt, Response: &resps[j]})
 		}
 		if j++; j == len(resps) {
 			j = 0

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -52,42 +54,51 @@ func hash(s string) string {
 	return hex.EncodeToString(sum[:3])
 }
 
-// goldenLine is one text's line: the hash of its content, then one result
-// hash per golden config.
-func goldenLine(probes []probe.Probe, content string) (line string, results []string) {
-	resp := &promptcanary.Response{PromptID: prompt.ID, Content: content}
-	parts := []string{hash(content)}
-	for _, p := range probes {
-		c := canonical(probe.Evaluate(p, prompt, resp))
-		results = append(results, c)
-		parts = append(parts, hash(c))
-	}
-	return strings.Join(parts, " "), results
-}
-
 // TestVerdictsUnchanged judges the corpus, its mutations, the probe
 // families' fixtures and fuzz seeds, and generated texts with every golden
 // config, and compares each result with the one the original probes gave.
 func TestVerdictsUnchanged(t *testing.T) {
-	probes := build(t, goldenConfigs)
+	checkGolden(t, goldenFile, goldenConfigs, func(_ int, content string) *promptcanary.Response {
+		return &promptcanary.Response{PromptID: prompt.ID, Content: content}
+	}, "the original probes")
+}
+
+// checkGolden judges the texts, text i as the response resp(i, text), with
+// configs, and compares each result with the golden file, one line a
+// text: the hash of its content, then one result hash per config. With
+// -update it writes the file instead; by tells how it must be written.
+func checkGolden(t *testing.T, file string, configs []config, resp func(i int, content string) *promptcanary.Response, by string) {
+	t.Helper()
+	probes := build(t, configs)
 	all := texts(t)
+	line := func(i int, content string) (string, []string) {
+		r := resp(i, content)
+		parts := []string{hash(content)}
+		var results []string
+		for _, p := range probes {
+			c := canonical(probetest.Eval(p, prompt, r))
+			results = append(results, c)
+			parts = append(parts, hash(c))
+		}
+		return strings.Join(parts, " "), results
+	}
 	if *update {
 		var b strings.Builder
 		b.WriteString("# config order: ")
-		for _, c := range goldenConfigs {
+		for _, c := range configs {
 			b.WriteString(c.name + " ")
 		}
 		b.WriteString("\n")
-		for _, s := range all {
-			line, _ := goldenLine(probes, s.content)
-			b.WriteString(line + "\n")
+		for i, s := range all {
+			l, _ := line(i, s.content)
+			b.WriteString(l + "\n")
 		}
-		if err := os.WriteFile(goldenFile, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	f, err := os.Open(goldenFile)
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +112,11 @@ func TestVerdictsUnchanged(t *testing.T) {
 		}
 	}
 	if len(want) != len(all) {
-		t.Fatalf("golden file has %d texts, want %d (run with -update on the original probes)", len(want), len(all))
+		t.Fatalf("golden file has %d texts, want %d (run with -update on %s)", len(want), len(all), by)
 	}
 	failures := 0
 	for i, s := range all {
-		got, results := goldenLine(probes, s.content)
+		got, results := line(i, s.content)
 		if got == want[i] {
 			continue
 		}
@@ -116,7 +127,7 @@ func TestVerdictsUnchanged(t *testing.T) {
 		for j := 1; j < len(g); j++ {
 			if g[j] != w[j] && failures < 20 {
 				failures++
-				t.Errorf("%s on text %d (%s, %.60q): result changed, now:\n%s", goldenConfigs[j-1].name, i, s.name, s.content, results[j-1])
+				t.Errorf("%s on text %d (%s, %.60q): result changed, now:\n%s", configs[j-1].name, i, s.name, s.content, results[j-1])
 			}
 		}
 	}

@@ -1,16 +1,12 @@
 package benchmark_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	// The families of the probes added after the original 19, except
 	// similarity, exec and llm_judge, which compare with other answers or
 	// call out of the process.
@@ -128,67 +124,5 @@ var newGoldenFile = filepath.Join("testdata", "golden_new.txt")
 // testdata/golden_new.txt, which the probes wrote before they were
 // optimised.
 func TestVerdictsUnchangedExtended(t *testing.T) {
-	configs := append(slices.Clone(goldenConfigs), newGoldenConfigs...)
-	probes := build(t, configs)
-	all := texts(t)
-	line := func(i int, content string) (string, []string) {
-		resp := goldenResponse(i, content)
-		parts := []string{hash(content)}
-		var results []string
-		for _, p := range probes {
-			c := canonical(probe.Evaluate(p, prompt, resp))
-			results = append(results, c)
-			parts = append(parts, hash(c))
-		}
-		return strings.Join(parts, " "), results
-	}
-	if *update {
-		var b strings.Builder
-		b.WriteString("# config order: ")
-		for _, c := range configs {
-			b.WriteString(c.name + " ")
-		}
-		b.WriteString("\n")
-		for i, s := range all {
-			l, _ := line(i, s.content)
-			b.WriteString(l + "\n")
-		}
-		if err := os.WriteFile(newGoldenFile, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	f, err := os.Open(newGoldenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	var want []string
-	for sc.Scan() {
-		if !strings.HasPrefix(sc.Text(), "#") {
-			want = append(want, sc.Text())
-		}
-	}
-	if len(want) != len(all) {
-		t.Fatalf("golden file has %d texts, want %d (run with -update on the unoptimised probes)", len(want), len(all))
-	}
-	failures := 0
-	for i, s := range all {
-		got, results := line(i, s.content)
-		if got == want[i] {
-			continue
-		}
-		g, w := strings.Fields(got), strings.Fields(want[i])
-		if g[0] != w[0] {
-			t.Fatalf("text %d (%s): content hash %s, golden %s: the texts changed", i, s.name, g[0], w[0])
-		}
-		for j := 1; j < len(g); j++ {
-			if g[j] != w[j] && failures < 20 {
-				failures++
-				t.Errorf("%s on text %d (%s, %.60q): result changed, now:\n%s", configs[j-1].name, i, s.name, s.content, results[j-1])
-			}
-		}
-	}
+	checkGolden(t, newGoldenFile, append(slices.Clone(goldenConfigs), newGoldenConfigs...), goldenResponse, "the unoptimised probes")
 }

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
-	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/provider/replay"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -136,7 +137,7 @@ func TestStreamSuiteJudgesAsProbes(t *testing.T) {
 			r.FinishReason = "stop"
 		}
 		for k, p := range probes {
-			if probe.Evaluate(p, prompt, &r).Passed {
+			if probetest.Eval(p, prompt, &r).Passed {
 				want[k]++
 			}
 		}

@@ -1,7 +1,6 @@
 package builtin_test
 
 import (
-	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +8,8 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	// llm_judge checks that its judge names a registered provider.
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/suite"
@@ -118,16 +119,7 @@ prompts: [hi]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := suite.Parse("canary.yaml", []byte(strings.TrimPrefix(tc.yaml, "\n")))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Error(), p.Hint)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := probetest.Problems(t, "", "canary.yaml", strings.TrimPrefix(tc.yaml, "\n")); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})

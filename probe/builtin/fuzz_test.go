@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -39,7 +40,7 @@ func FuzzParseBuiltin(f *testing.F) {
 			p := &s.Prompts[i]
 			for _, in := range s.ProbesFor(p.ID) {
 				for j := range responses {
-					res := in.Probe.Evaluate(p, &responses[j])
+					res := in.Probe.Evaluate(context.Background(), probe.Input{Prompt: p, Response: &responses[j]})
 					if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 || res.Details == "" {
 						t.Fatalf("probe %s on %q: got score %v, details %q", in.ID, responses[j].Content, res.Score, res.Details)
 					}

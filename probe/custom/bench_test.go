@@ -28,14 +28,9 @@ var benchProse = strings.Repeat("Paris is the capital and most populous city of 
 
 func benchProbe(b *testing.B, p probe.Probe, content string) {
 	b.Helper()
-	prompt := &promptcanary.Prompt{ID: "capital", Text: "Capital of France?", Tags: []string{"geo"}}
-	resp := &promptcanary.Response{Content: content, FinishReason: "stop", CompletionTokens: 300, LatencyMS: 800,
-		ToolCalls: []promptcanary.ToolCall{{Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris"}`)}}}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "capital", Text: "Capital of France?", Tags: []string{"geo"}},
+		&promptcanary.Response{Content: content, FinishReason: "stop", CompletionTokens: 300, LatencyMS: 800,
+			ToolCalls: []promptcanary.ToolCall{{Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris"}`)}}})
 }
 
 func BenchmarkExpr(b *testing.B) {

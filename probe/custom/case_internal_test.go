@@ -1,6 +1,7 @@
 package custom
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -142,7 +143,7 @@ func TestStringSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := e.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: "ab\xffé\xe2\x82"})
+	res := e.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: "ab\xffé\xe2\x82"}})
 	if !res.Passed {
 		t.Errorf("size of 6 code points (the bytes of a cut sequence count one each): %+v", res)
 	}
@@ -171,7 +172,7 @@ func TestStringSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := e.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: `{"k": "abc", "l": 1}`}); !res.Passed {
+	if res := e.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: `{"k": "abc", "l": 1}`}}); !res.Passed {
 		t.Errorf("size() of bytes, lists, maps and dyn values: %+v", res)
 	}
 }

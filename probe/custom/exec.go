@@ -97,8 +97,7 @@ type Exec struct {
 }
 
 var (
-	_ probe.Probe      = (*Exec)(nil)
-	_ probe.Contextual = (*Exec)(nil)
+	_ probe.Probe = (*Exec)(nil)
 )
 
 const execDescription = "Judges the response with an external command that reads the prompt and response as JSON on stdin and writes its verdict as JSON on stdout."
@@ -269,18 +268,6 @@ func execEnv(env map[string]any, getenv func(string) string) (pairs, secrets []s
 	return pairs, secrets, errs
 }
 
-// ID returns "exec".
-func (*Exec) ID() string { return "exec" }
-
-// Name returns "External Command".
-func (*Exec) Name() string { return "External Command" }
-
-// Category returns the custom category.
-func (*Exec) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Exec) Description() string { return execDescription }
-
 // Argv returns the command and arguments the probe runs.
 func (e *Exec) Argv() []string { return slices.Clone(e.argv) }
 
@@ -303,13 +290,10 @@ type execOutput struct {
 // fails with score 0, and the metadata holds "error" and, when the
 // command wrote any, "stderr" (its last lines) and, when it exited
 // non-zero, "exit_code".
-func (e *Exec) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return e.EvaluateContext(context.Background(), p, r)
-}
-
-// EvaluateContext is Evaluate under ctx: when the run is interrupted the
-// command's process group is killed at once, not at its timeout.
-func (e *Exec) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+// When ctx ends (the run is interrupted) the command's process group is
+// killed at once, not at its timeout.
+func (e *Exec) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	p, r := in.Prompt, in.Response
 	if p == nil {
 		p = &promptcanary.Prompt{}
 	}

@@ -1,6 +1,7 @@
 package custom_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -49,7 +50,7 @@ func TestExecVerdict(t *testing.T) {
 	t.Setenv("CUSTOM_TEST_COLOUR", "blue")
 	p := execProbe(t, "judge", map[string]any{"HELPER_WANT": "Paris", "HELPER_SHOW": "COLOUR", "COLOUR": "${CUSTOM_TEST_COLOUR}-ish"},
 		map[string]any{"dir": dir, "timeout": "1m"})
-	res := probe.Evaluate(p, execPrompt, execResp)
+	res := probetest.Eval(p, execPrompt, execResp)
 	probetest.CheckVerdict(t, res, true, 0.75)
 	if want := "judged capital (geo,smoke)"; res.Details != want {
 		t.Errorf("details: got %q, want %q", res.Details, want)
@@ -62,7 +63,7 @@ func TestExecVerdict(t *testing.T) {
 	if diff := cmp.Diff(want, res.Metadata); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
 	}
-	res = probe.Evaluate(p, execPrompt, &promptcanary.Response{Content: "Lyon."})
+	res = probetest.Eval(p, execPrompt, &promptcanary.Response{Content: "Lyon."})
 	probetest.CheckVerdict(t, res, false, 0.25)
 }
 
@@ -85,7 +86,7 @@ func TestExecOutput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := execProbe(t, "print", map[string]any{"HELPER_OUT": tc.out}, nil)
-			res := probe.Evaluate(p, execPrompt, execResp)
+			res := probetest.Eval(p, execPrompt, execResp)
 			probetest.CheckVerdict(t, res, tc.pass, tc.score)
 			if res.Details != tc.details {
 				t.Errorf("details: got %q, want %q", res.Details, tc.details)
@@ -142,7 +143,7 @@ func TestExecFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := execProbe(t, tc.mode, tc.env, tc.extra)
-			res := probe.Evaluate(p, execPrompt, execResp)
+			res := probetest.Eval(p, execPrompt, execResp)
 			probetest.CheckVerdict(t, res, false, 0)
 			want := map[string]any{"error": tc.error}
 			if tc.stderr != "" {
@@ -169,7 +170,7 @@ func TestExecFailures(t *testing.T) {
 func TestExecStdinNotRead(t *testing.T) {
 	p := execProbe(t, "no-stdin", nil, nil)
 	big := &promptcanary.Response{Content: strings.Repeat("x", 1<<20)}
-	probetest.CheckVerdict(t, probe.Evaluate(p, execPrompt, big), true, 1)
+	probetest.CheckVerdict(t, probetest.Eval(p, execPrompt, big), true, 1)
 }
 
 // TestExecSecrets checks that the values substituted for ${NAME} in env
@@ -180,14 +181,14 @@ func TestExecSecrets(t *testing.T) {
 	env := map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}"}
 
 	env["HELPER_ERR"], env["HELPER_CODE"] = "auth failed for $TOKEN\n", "2"
-	res := probe.Evaluate(execProbe(t, "fail", env, nil), execPrompt, execResp)
+	res := probetest.Eval(execProbe(t, "fail", env, nil), execPrompt, execResp)
 	probetest.CheckVerdict(t, res, false, 0)
 	if got := fmt.Sprint(res.Details, res.Metadata); strings.Contains(got, secret) || !strings.Contains(got, "auth failed for [REDACTED]") {
 		t.Errorf("failure: got %s, want the stderr tail with the token redacted", got)
 	}
 
 	out := fmt.Sprintf(`{"passed": true, "details": "used %s", "metadata": {"token": %q, "nested": {"t": %q}}}`, secret, secret, "x"+secret)
-	res = probe.Evaluate(execProbe(t, "print", map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}", "HELPER_OUT": out}, nil), execPrompt, execResp)
+	res = probetest.Eval(execProbe(t, "print", map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}", "HELPER_OUT": out}, nil), execPrompt, execResp)
 	probetest.CheckVerdict(t, res, true, 1)
 	if got := fmt.Sprint(res.Details, res.Metadata); strings.Contains(got, secret) {
 		t.Errorf("verdict: got %s, want the token redacted", got)
@@ -211,7 +212,7 @@ func TestExecConcurrent(t *testing.T) {
 			if i%2 == 0 {
 				content = "even"
 			}
-			res := p.Evaluate(&promptcanary.Prompt{ID: fmt.Sprint(i)}, &promptcanary.Response{Content: content})
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{ID: fmt.Sprint(i)}, Response: &promptcanary.Response{Content: content}})
 			if want := i%2 == 0; res.Passed != want || res.Details != fmt.Sprintf("judged %d ()", i) {
 				errs <- fmt.Sprintf("call %d: got %v %q, want passed %v", i, res.Passed, res.Details, want)
 			}
@@ -232,11 +233,7 @@ func TestExecLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	tests := []struct {
-		name string
-		raw  map[string]any
-		want []string
-	}{
+	tests := []problemCase{
 		{"missing command, unknown parameter", map[string]any{"cmd": []any{"x"}}, []string{
 			"cmd: unknown parameter for exec | known parameters: command, timeout, env, dir",
 			"command: required parameter is missing | the program and its arguments, for example [python3, checks/tone.py] or \"python3 checks/tone.py\" (split with shell-like quoting); never run through a shell",
@@ -300,17 +297,7 @@ func TestExecLoadErrors(t *testing.T) {
 			"dir: must not be empty | name a directory, or remove dir to inherit promptcanary's working directory",
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New("exec", tc.raw)
-			if err == nil {
-				t.Fatalf("got probe %v, want an error", p)
-			}
-			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
-				t.Errorf("problems (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkProblems(t, "exec", tests)
 }
 
 // TestExecCommandString checks the string form of command passed to the

@@ -22,7 +22,7 @@ import (
 func TestExecTimeoutWithGrandchild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	p := execProbe(t, "spawn", map[string]any{"HELPER_PIDFILE": pidFile}, map[string]any{"timeout": "3s"})
-	res := probe.Evaluate(p, execPrompt, execResp)
+	res := probetest.Eval(p, execPrompt, execResp)
 	probetest.CheckVerdict(t, res, false, 0)
 	if got := res.Metadata["error"]; got != "timed out after 3s" {
 		t.Fatalf("error: got %v, want a timeout", got)
@@ -58,7 +58,7 @@ probes:
 		t.Fatal(err)
 	}
 	in := s.ProbesFor(s.Prompts[0].ID)[0]
-	res := probe.Evaluate(in.Probe, &s.Prompts[0], &promptcanary.Response{Content: "Paris"})
+	res := probetest.Eval(in.Probe, &s.Prompts[0], &promptcanary.Response{Content: "Paris"})
 	probetest.CheckVerdict(t, res, true, 0.75)
 	if got, want := res.Metadata["dir"], filepath.Join(root, "work"); got != want {
 		t.Errorf("working directory: got %v, want %v", got, want)
@@ -75,7 +75,7 @@ func TestExecStopsWhenTheRunIsInterrupted(t *testing.T) {
 	p := execProbe(t, "spawn", map[string]any{"HELPER_PIDFILE": pidFile}, map[string]any{"timeout": "5m"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan probe.Result, 1)
-	go func() { done <- probe.EvaluateContext(ctx, p, execPrompt, execResp, nil) }()
+	go func() { done <- probetest.EvalIn(ctx, p, probe.Input{Prompt: execPrompt, Response: execResp}) }()
 	// Cancel once the command is running (it wrote its pid).
 	for i := 0; i < 500; i++ {
 		if _, err := os.Stat(pidFile); err == nil {

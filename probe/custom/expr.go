@@ -266,7 +266,6 @@ type Expr struct {
 
 var (
 	_ probe.Probe            = (*Expr)(nil)
-	_ probe.Contextual       = (*Expr)(nil)
 	_ interpreter.Activation = (*activation)(nil)
 )
 
@@ -452,33 +451,17 @@ func typeHint(t *cel.Type) string {
 	return `compare the value to something, for example content.size() > 0 or json.status == "ok"`
 }
 
-// ID returns "expr".
-func (*Expr) ID() string { return "expr" }
-
-// Name returns "CEL Expression".
-func (*Expr) Name() string { return "CEL Expression" }
-
-// Category returns the custom category.
-func (*Expr) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Expr) Description() string { return exprDescription }
-
 // Source returns the expression.
 func (e *Expr) Source() string { return e.source }
 
 // Evaluate runs the compiled expression on r. Metadata holds "result" (the
 // bool or the score) and, for a double, "pass_score"; on an evaluation
 // error, "error" instead of "result". The results of a bool verdict are
-// shared.
-func (e *Expr) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return e.EvaluateContext(context.Background(), p, r)
-}
-
-// EvaluateContext is Evaluate under ctx, and at most TimeLimit. An
-// expression without a comprehension runs without them: its cost limit
+// shared. An expression with a comprehension stops when ctx ends, and
+// after at most TimeLimit; one without runs without them: its cost limit
 // bounds its time to far less, and it never checks for an interruption.
-func (e *Expr) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (e *Expr) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	p, r := in.Prompt, in.Response
 	act := activations.Get().(*activation)
 	defer act.release()
 	act.prompt, act.resp = p, r

@@ -1,6 +1,7 @@
 package custom_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,12 +33,33 @@ func problems(t *testing.T, err error) []string {
 	return out
 }
 
+// problemCase is parameters a probe type must reject, with the problems
+// (as problems words them) it must report.
+type problemCase struct {
+	name string
+	raw  map[string]any
+	want []string
+}
+
+// checkProblems checks that building a probe of type id from each case's
+// parameters fails with exactly its problems.
+func checkProblems(t *testing.T, id string, cases []problemCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _, err := probe.New(id, tc.raw)
+			if err == nil {
+				t.Fatalf("got probe %v, want an error", p)
+			}
+			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestExprLoadErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		raw  map[string]any
-		want []string
-	}{
+	tests := []problemCase{
 		{"undeclared variable", map[string]any{"expr": `size(contnet) > 3`}, []string{
 			"expr: line 1, column 6: undeclared reference to 'contnet' | did you mean content? the variables are content, json, tool_calls, finish_reason, prompt_tokens, completion_tokens, total_tokens, latency_ms, prompt",
 		}},
@@ -78,17 +100,7 @@ func TestExprLoadErrors(t *testing.T) {
 			"expr: required parameter is missing | " + `a CEL expression returning a bool or a score in [0,1], for example content.contains("Paris")`,
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New("expr", tc.raw)
-			if err == nil {
-				t.Fatalf("got probe %v, want an error", p)
-			}
-			if diff := cmp.Diff(tc.want, problems(t, err)); diff != "" {
-				t.Errorf("problems (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkProblems(t, "expr", tests)
 }
 
 // TestExprSuiteLocation checks that a compile error reaches the user with
@@ -185,7 +197,7 @@ func TestExprEvaluate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, "expr", tc.raw)
-			res := probe.Evaluate(p, prompt, tc.resp)
+			res := probetest.Eval(p, prompt, tc.resp)
 			probetest.CheckVerdict(t, res, tc.pass, tc.score)
 			if diff := cmp.Diff(tc.meta, res.Metadata); diff != "" {
 				t.Errorf("metadata (-want +got):\n%s", diff)
@@ -206,14 +218,14 @@ func TestExprCostLimit(t *testing.T) {
 		// under the race detector.
 		"expr": `content.split("").all(a, !content.contains(a + "!!"))`,
 	})
-	res := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: strings.Repeat("ab", 20_000)})
+	res := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: strings.Repeat("ab", 20_000)})
 	probetest.CheckVerdict(t, res, false, 0)
 	want := "operation cancelled: actual cost limit exceeded (the limit is 1000000)"
 	if got := res.Metadata["error"]; got != want {
 		t.Errorf("error: got %q, want %q", got, want)
 	}
 	// The same expression on a short answer stays within the limit.
-	res = probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "abc"})
+	res = probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "abc"})
 	probetest.CheckVerdict(t, res, true, 1)
 }
 
@@ -224,20 +236,20 @@ func TestExprCostLimitLinear(t *testing.T) {
 	long := &promptcanary.Response{Content: strings.Repeat("ab", 6_000_000)}
 	for _, expr := range []string{`content.contains("zz")`, `content.matches("zz")`, `json == null && content.indexOf("zz") < 0`} {
 		p := probetest.New(t, "expr", map[string]any{"expr": expr})
-		res := probe.Evaluate(p, &promptcanary.Prompt{}, long)
+		res := probetest.Eval(p, &promptcanary.Prompt{}, long)
 		if got, want := res.Metadata["error"], "operation cancelled: actual cost limit exceeded (the limit is 1000000)"; got != want {
 			t.Errorf("%s: error %q, want %q", expr, got, want)
 		}
 	}
 	// A bounded expression judges the same long answer.
 	p := probetest.New(t, "expr", map[string]any{"expr": `content.size() > 100 && completion_tokens == 0`})
-	probetest.CheckVerdict(t, probe.Evaluate(p, &promptcanary.Prompt{}, long), true, 1)
+	probetest.CheckVerdict(t, probetest.Eval(p, &promptcanary.Prompt{}, long), true, 1)
 }
 
 // TestExprNil checks that a nil prompt or response is judged as empty.
 func TestExprNil(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `content == "" && json == null && tool_calls.size() == 0 && prompt.id == "" && prompt.tags.size() == 0`})
-	probetest.CheckVerdict(t, p.Evaluate(nil, nil), true, 1)
+	probetest.CheckVerdict(t, p.Evaluate(context.Background(), probe.Input{}), true, 1)
 }
 
 // TestExprConcurrent evaluates one probe from many goroutines, each with
@@ -251,7 +263,7 @@ func TestExprConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := &promptcanary.Response{Content: fmt.Sprintf(`{"n": %d}`, i), PromptTokens: i - i%2}
-			res := p.Evaluate(&promptcanary.Prompt{}, r)
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
 			if want := i%2 == 0; res.Passed != want {
 				errs <- fmt.Sprintf("answer %d: got passed %v, want %v (%s)", i, res.Passed, want, res.Details)
 			}
@@ -270,7 +282,7 @@ func TestExprConcurrent(t *testing.T) {
 func TestExprTimeLimit(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `content.split(" ").exists(w, w == "zzz")`})
 	long := strings.Repeat("lorem ipsum dolor ", 80_000) // 240,000 words
-	res := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: long})
+	res := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: long})
 	if res.Passed {
 		t.Fatalf("got a pass, want the time limit to stop the evaluation: %+v", res.Details)
 	}
@@ -289,6 +301,6 @@ func TestExprConversation(t *testing.T) {
 	}}
 	expr := probetest.New(t, "expr", map[string]any{"expr": `prompt.messages.size() == 3 && prompt.messages[1].tool_calls[0].arguments.city == "Oslo" && ` +
 		`prompt.messages[2].name == "get_weather" && content.contains("umbrella") == prompt.messages[2].content.contains("rain")`})
-	res := probe.Evaluate(expr, p, &promptcanary.Response{Content: "Yes, take an umbrella."})
+	res := probetest.Eval(expr, p, &promptcanary.Response{Content: "Yes, take an umbrella."})
 	probetest.CheckVerdict(t, res, true, 1)
 }

@@ -1,6 +1,7 @@
 package custom_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -61,7 +62,7 @@ func FuzzExpr(f *testing.F) {
 		resp := &promptcanary.Response{Content: content, CompletionTokens: len(content) / 4, FinishReason: "stop",
 			ToolCalls: []promptcanary.ToolCall{{Name: "get_weather", Arguments: json.RawMessage(args)}}}
 		for i, p := range probes {
-			res := p.Evaluate(prompt, resp)
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 || res.Details == "" {
 				t.Fatalf("%v on %q: got score %v, details %q", fuzzExprs[i]["expr"], content, res.Score, res.Details)
 			}

@@ -1,6 +1,7 @@
 package custom
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -48,9 +49,9 @@ func FuzzLazyJSON(f *testing.F) {
 		r := &promptcanary.Response{Content: content}
 		for i, e := range exprs {
 			jsonMode = lazyJSON
-			lazy := e.Evaluate(&promptcanary.Prompt{}, r)
+			lazy := e.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
 			jsonMode = eagerJSON
-			eager := e.Evaluate(&promptcanary.Prompt{}, r)
+			eager := e.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
 			jsonMode = autoJSON
 			if !reflect.DeepEqual(lazy, eager) {
 				t.Fatalf("%s on %q:\nlazy    %s\ndecoded %s", lazyExprs[i], content, show(lazy), show(eager))

@@ -4,6 +4,7 @@
 package factual
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -78,24 +79,11 @@ func newConsistency(p probe.Params) (probe.Probe, error) {
 	return c, nil
 }
 
-// ID returns "factual_consistency".
-func (*Consistency) ID() string { return "factual_consistency" }
-
-// Name returns "Factual Consistency".
-func (*Consistency) Name() string { return "Factual Consistency" }
-
-// Category returns the factual category.
-func (*Consistency) Category() promptcanary.Category { return promptcanary.CategoryFactual }
-
-// Description returns a one-sentence description of the probe.
-func (*Consistency) Description() string {
-	return "Checks the response against a known-correct expected value."
-}
-
 // Evaluate compares the response with ExpectedValue. The metadata holds
 // "expected", "match_mode" and "response_preview" (the first 200
 // characters of the response). An unknown MatchMode fails with score 0.
-func (c *Consistency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (c *Consistency) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	mode := c.MatchMode
 	if mode == "" {
 		mode = Contains

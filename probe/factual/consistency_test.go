@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
@@ -25,8 +27,8 @@ func TestRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatalf("probe.New: got error %v, want nil", err)
 	}
-	if p.ID() != "factual_consistency" || p.Name() != typ.Name || p.Category() != typ.Category || p.Description() != typ.Description {
-		t.Errorf("probe identity: got (%q, %q, %q, %q), want the type's", p.ID(), p.Name(), p.Category(), p.Description())
+	if p == nil {
+		t.Fatal("probe.New: got no probe")
 	}
 	want := probe.Params{"expected_value": "Paris", "match_mode": "contains", "case_sensitive": false}
 	if diff := cmp.Diff(want, params); diff != "" {
@@ -85,7 +87,7 @@ func TestConsistency(t *testing.T) {
 			if err != nil {
 				t.Fatalf("probe.New: got error %v, want nil", err)
 			}
-			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.content})
+			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.content})
 			if got.Passed != tc.pass {
 				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
 			}
@@ -110,7 +112,7 @@ func TestConsistencyNumericExpectedValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "2 + 2 = 4"})
+	got := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "2 + 2 = 4"})
 	if !got.Passed || got.Score != 1 {
 		t.Errorf("got %+v, want a pass on content containing 4", got)
 	}
@@ -180,7 +182,7 @@ func TestConsistencyStruct(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := probe.Evaluate(&tc.c, &promptcanary.Prompt{}, &promptcanary.Response{Content: tc.content})
+			got := probetest.Eval(&tc.c, &promptcanary.Prompt{}, &promptcanary.Response{Content: tc.content})
 			if got.Passed != tc.pass {
 				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
 			}
@@ -201,14 +203,13 @@ func FuzzConsistency(f *testing.F) {
 	f.Fuzz(func(t *testing.T, expected, content string) {
 		for _, mode := range []factual.MatchMode{factual.Contains, factual.Exact, factual.StartsWith} {
 			c := &factual.Consistency{ExpectedValue: expected, MatchMode: mode}
-			got := probe.Evaluate(c, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+			got := probetest.Eval(c, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
 			if got.Passed != (got.Score == 1) || (got.Score != 0 && got.Score != 1) || math.IsNaN(got.Score) {
 				t.Fatalf("%s: got passed %v score %v, want 1/0", mode, got.Passed, got.Score)
 			}
 			// Exact implies startswith implies contains, for a trimmed expected value.
 			if mode == factual.Exact && got.Passed && expected == strings.TrimSpace(expected) {
-				s := probe.Evaluate(&factual.Consistency{ExpectedValue: expected, MatchMode: factual.StartsWith},
-					&promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+				s := probetest.Eval(&factual.Consistency{ExpectedValue: expected, MatchMode: factual.StartsWith}, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
 				if !s.Passed {
 					t.Fatalf("exact passed but startswith failed for %q in %q", expected, content)
 				}
@@ -228,7 +229,7 @@ func BenchmarkConsistency(b *testing.B) {
 			resp := &promptcanary.Response{Content: content}
 			b.ReportAllocs()
 			for b.Loop() {
-				probe.Evaluate(c, &promptcanary.Prompt{}, resp)
+				probetest.Eval(c, &promptcanary.Prompt{}, resp)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -27,13 +29,8 @@ var benchObject = func() string {
 
 func bench(b *testing.B, p probe.Probe, content string) {
 	b.Helper()
-	prompt := &promptcanary.Prompt{ID: "p", ExpectedKeywords: []string{"value", "field_39", "absent"}}
-	resp := &promptcanary.Response{Content: content}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p", ExpectedKeywords: []string{"value", "field_39", "absent"}},
+		&promptcanary.Response{Content: content})
 }
 
 func BenchmarkJSONValidity(b *testing.B) { bench(b, &format.JSONValidity{}, benchObject) }

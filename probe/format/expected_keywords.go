@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -65,20 +66,6 @@ probes:
 	})
 }
 
-// ID returns "expected_keywords".
-func (*ExpectedKeywords) ID() string { return "expected_keywords" }
-
-// Name returns "Expected Keywords (from prompt)".
-func (*ExpectedKeywords) Name() string { return "Expected Keywords (from prompt)" }
-
-// Category returns the format category.
-func (*ExpectedKeywords) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*ExpectedKeywords) Description() string {
-	return "Checks that the response contains the keywords declared in the prompt's expected_keywords."
-}
-
 // Skips reports a prompt without expected_keywords, which Evaluate passes
 // as skipped.
 func (*ExpectedKeywords) Skips(p *promptcanary.Prompt) (reason, hint string) {
@@ -91,7 +78,8 @@ func (*ExpectedKeywords) Skips(p *promptcanary.Prompt) (reason, hint string) {
 // Evaluate checks p.ExpectedKeywords against the response. The metadata
 // holds "missing", the declared keywords not found. Responses with the
 // same outcome in a row of the same keywords share their result.
-func (e *ExpectedKeywords) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (e *ExpectedKeywords) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	p, r := in.Prompt, in.Response
 	var declared []string
 	if p != nil {
 		declared = p.ExpectedKeywords

@@ -3,6 +3,8 @@ package format_test
 import (
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -24,7 +26,7 @@ func TestExpectedKeywords(t *testing.T) {
 }
 
 func TestExpectedKeywordsNilPrompt(t *testing.T) {
-	got := probe.Evaluate(mustNew(t, "expected_keywords", nil), nil, &promptcanary.Response{Content: "x"})
+	got := probetest.Eval(mustNew(t, "expected_keywords", nil), nil, &promptcanary.Response{Content: "x"})
 	if !got.Passed || got.Score != 1 {
 		t.Errorf("nil prompt: got passed %v score %v, want true 1", got.Passed, got.Score)
 	}

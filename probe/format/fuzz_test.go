@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -52,7 +54,7 @@ func FuzzJSONValidity(f *testing.F) {
 	}
 	p := &format.JSONValidity{}
 	f.Fuzz(func(t *testing.T, content string) {
-		got := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+		got := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
 		valid := json.Valid([]byte(text.StripFences(content)))
 		if got.Passed != valid {
 			t.Fatalf("passed: got %v, want %v (json.Valid) for %q", got.Passed, valid, content)
@@ -77,7 +79,7 @@ func FuzzJSONSchema(f *testing.F) {
 	}
 	p := &format.JSONSchema{RequiredKeys: []string{"a", "b", "c"}, ForbiddenKeys: []string{"x"}}
 	f.Fuzz(func(t *testing.T, content string) {
-		got := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+		got := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
 		if got.Score < 0 || got.Score > 1 {
 			t.Fatalf("score: got %v, want in [0,1]", got.Score)
 		}
@@ -120,7 +122,7 @@ func FuzzJSONKeyOrder(f *testing.F) {
 		if err != nil {
 			return // a duplicate key is a configuration error
 		}
-		got := probe.Evaluate(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+		got := probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: content})
 		if got.Score < 0 || got.Score > 1 {
 			t.Fatalf("score: got %v, want in [0,1]", got.Score)
 		}

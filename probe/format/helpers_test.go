@@ -3,8 +3,6 @@ package format_test
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +40,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 				p = mustNew(t, id, tc.params)
 			}
 			prompt := &promptcanary.Prompt{ID: "p1", ExpectedKeywords: tc.keywords}
-			got := probe.Evaluate(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
+			got := probetest.Eval(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
 			if got.Passed != tc.pass {
 				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
 			}
@@ -74,11 +72,7 @@ func content(t testing.TB, s string) string {
 	if !ok {
 		return s
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatalf("read fixture: %v", err)
-	}
-	return string(b)
+	return probetest.Testdata(t, name)
 }
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -118,21 +112,10 @@ func runConfigCases(t *testing.T, id string, cases []configCase) {
 }
 
 // list is shorthand for a YAML list of strings as the decoder produces it.
-func list(s ...string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
+var list = probetest.List
 
-// strs is shorthand for list metadata.
-func strs(s ...string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
+// strs is shorthand for list metadata, never nil.
+var strs = probetest.Strs
 
 // hints returns the Hint of every *probe.ParamError in err's tree.
 func hints(err error) []string {

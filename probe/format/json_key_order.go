@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,24 +71,11 @@ func newJSONKeyOrder(p probe.Params) (probe.Probe, error) {
 	return &JSONKeyOrder{ExpectedOrder: order}, nil
 }
 
-// ID returns "json_key_order".
-func (*JSONKeyOrder) ID() string { return "json_key_order" }
-
-// Name returns "JSON Key Order".
-func (*JSONKeyOrder) Name() string { return "JSON Key Order" }
-
-// Category returns the format category.
-func (*JSONKeyOrder) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*JSONKeyOrder) Description() string {
-	return "Checks that the top-level keys of a JSON object response appear in the expected order."
-}
-
 // Evaluate compares the key order of the fence-stripped response with
 // ExpectedOrder. The metadata holds "expected_order" and "actual_order", the
 // two filtered lists that were compared.
-func (o *JSONKeyOrder) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (o *JSONKeyOrder) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	doc := parseJSON(text.StripFences(r.Content))
 	if doc.err != nil || !doc.object {
 		details := "Response is not valid JSON, so its key order cannot be checked."
@@ -116,7 +104,7 @@ func (o *JSONKeyOrder) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,
 			Details: "None of the expected keys occur in the response, so the order check was skipped."}
 	}
-	score := float64(lcs(expected, actual)) / float64(max(len(expected), len(actual)))
+	score := float64(text.LCS(expected, actual)) / float64(max(len(expected), len(actual)))
 	return probe.Result{
 		Passed:   score >= KeyOrderPassScore,
 		Score:    score,
@@ -124,21 +112,4 @@ func (o *JSONKeyOrder) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response
 		Details: "Expected key order " + quoteList(expected) + ", found " + quoteList(actual) +
 			" (order score " + strconv.FormatFloat(score, 'f', 2, 64) + ").",
 	}
-}
-
-// lcs returns the length of the longest common subsequence of a and b.
-func lcs(a, b []string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			if a[i] == b[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

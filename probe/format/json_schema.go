@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -80,23 +81,10 @@ func newJSONSchema(p probe.Params) (probe.Probe, error) {
 	return s, nil
 }
 
-// ID returns "json_schema".
-func (*JSONSchema) ID() string { return "json_schema" }
-
-// Name returns "JSON Schema".
-func (*JSONSchema) Name() string { return "JSON Schema" }
-
-// Category returns the format category.
-func (*JSONSchema) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*JSONSchema) Description() string {
-	return "Checks that a JSON object response has the required keys and none of the forbidden ones."
-}
-
 // Evaluate checks the keys of the fence-stripped response. The metadata
 // holds "missing_keys", "forbidden_found" and "present_keys", each sorted.
-func (s *JSONSchema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *JSONSchema) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	doc := parseJSON(text.StripFences(r.Content))
 	if doc.err != nil || !doc.object {
 		required := uniqueSorted(s.RequiredKeys)

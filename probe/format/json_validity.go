@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/promptcanary/promptcanary"
@@ -32,23 +33,12 @@ func init() {
 	})
 }
 
-// ID returns "json_validity".
-func (*JSONValidity) ID() string { return "json_validity" }
-
-// Name returns "JSON Validity".
-func (*JSONValidity) Name() string { return "JSON Validity" }
-
-// Category returns the format category.
-func (*JSONValidity) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*JSONValidity) Description() string { return "Checks that the response parses as valid JSON." }
-
 // Evaluate parses the fence-stripped response. Valid JSON passes with score
 // 1; otherwise the result fails with score 0, the details name the parse
 // error and its byte offset (json.SyntaxError.Offset), and the metadata holds "error" and
 // "raw_content_preview" (the first 200 characters of the parsed text).
-func (*JSONValidity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (*JSONValidity) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	content := text.StripFences(r.Content)
 	doc := validateJSON(content)
 	if doc.err == nil {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -108,25 +109,12 @@ func (k *KeywordPresence) equal(a, b string) bool {
 	return strings.ToLower(a) == strings.ToLower(b)
 }
 
-// ID returns "keyword_presence".
-func (*KeywordPresence) ID() string { return "keyword_presence" }
-
-// Name returns "Keyword Presence".
-func (*KeywordPresence) Name() string { return "Keyword Presence" }
-
-// Category returns the format category.
-func (*KeywordPresence) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*KeywordPresence) Description() string {
-	return "Checks that required keywords appear in the response and forbidden ones do not."
-}
-
 // Evaluate checks the keywords. The metadata holds "missing_required" and
 // "found_forbidden", as configured and in configuration order. A probe
 // built from parameters (probe.New) shares the result of an outcome among
 // the responses with that outcome; its fields must not change.
-func (k *KeywordPresence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (k *KeywordPresence) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	content := r.Content
 	if !k.CaseSensitive {
 		// The lowercased response, shared with the other probes that

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -64,24 +65,11 @@ func init() {
 	})
 }
 
-// ID returns "markdown_headers".
-func (*MarkdownHeaders) ID() string { return "markdown_headers" }
-
-// Name returns "Markdown Headers".
-func (*MarkdownHeaders) Name() string { return "Markdown Headers" }
-
-// Category returns the format category.
-func (*MarkdownHeaders) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*MarkdownHeaders) Description() string {
-	return "Checks that the expected Markdown section headers are present."
-}
-
 // Evaluate looks for the expected headers. The metadata holds
 // "found_headers" (every header text in the response, in order) and
 // "missing_headers" (the expected headers not found, as configured).
-func (m *MarkdownHeaders) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (m *MarkdownHeaders) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	found := headers(r.Content)
 	missing := []string{}
 	for _, h := range m.ExpectedHeaders {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -36,9 +38,9 @@ func TestSharedOutcomes(t *testing.T) {
 				for i, sp := range shared {
 					fresh := []probe.Probe{&format.ExpectedKeywords{}, &format.KeywordPresence{
 						RequiredKeywords: []string{"paris", "Oslo"}, ForbiddenKeywords: []string{"France"}}}[i]
-					got, want := fmt.Sprint(probe.Evaluate(sp, p, r)), fmt.Sprint(probe.Evaluate(fresh, p, r))
+					got, want := fmt.Sprint(probetest.Eval(sp, p, r)), fmt.Sprint(probetest.Eval(fresh, p, r))
 					if got != want {
-						t.Errorf("round %d, %s, prompt %s, %q: got %s, want %s", round, sp.ID(), p.ID, c, got, want)
+						t.Errorf("round %d, %T, prompt %s, %q: got %s, want %s", round, sp, p.ID, c, got, want)
 					}
 				}
 			}

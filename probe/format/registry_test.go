@@ -3,6 +3,8 @@ package format_test
 import (
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
@@ -11,40 +13,19 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id, name string
-		params   map[string]any // enough to build the probe
-	}{
-		{"json_validity", "JSON Validity", nil},
-		{"json_schema", "JSON Schema", map[string]any{"required_keys": list("a")}},
-		{"json_key_order", "JSON Key Order", map[string]any{"expected_order": list("a", "b")}},
-		{"response_length", "Response Length", nil},
-		{"markdown_headers", "Markdown Headers", map[string]any{"expected_headers": list("A")}},
-		{"keyword_presence", "Keyword Presence", map[string]any{"required_keywords": list("a")}},
-		{"expected_keywords", "Expected Keywords (from prompt)", nil},
+	cases := []probetest.Registered{
+		{ID: "json_validity", Name: "JSON Validity"},
+		{ID: "json_schema", Name: "JSON Schema", Raw: map[string]any{"required_keys": list("a")}},
+		{ID: "json_key_order", Name: "JSON Key Order", Raw: map[string]any{"expected_order": list("a", "b")}},
+		{ID: "response_length", Name: "Response Length"},
+		{ID: "markdown_headers", Name: "Markdown Headers", Raw: map[string]any{"expected_headers": list("A")}},
+		{ID: "keyword_presence", Name: "Keyword Presence", Raw: map[string]any{"required_keywords": list("a")}},
+		{ID: "expected_keywords", Name: "Expected Keywords (from prompt)"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatalf("Lookup: got error %v, want nil", err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("type name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategoryFormat {
-				t.Errorf("type category: got %q, want %q", typ.Category, promptcanary.CategoryFormat)
-			}
-			p := mustNew(t, tc.id, tc.params)
-			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != promptcanary.CategoryFormat {
-				t.Errorf("probe identity: got (%q, %q, %q), want (%q, %q, %q)",
-					p.ID(), p.Name(), p.Category(), tc.id, tc.name, promptcanary.CategoryFormat)
-			}
-			if p.Description() == "" || p.Description() != typ.Description {
-				t.Errorf("description: got probe %q and type %q, want equal and non-empty", p.Description(), typ.Description)
-			}
-		})
+	for i := range cases {
+		cases[i].Category = promptcanary.CategoryFormat
 	}
+	probetest.CheckRegistered(t, cases)
 }
 
 func TestDefaults(t *testing.T) {
@@ -106,8 +87,8 @@ func TestStructsMatchRegistry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := probe.Evaluate(mustNew(t, tc.id, tc.raw), prompt, resp)
-			got := probe.Evaluate(tc.direct, prompt, resp)
+			want := probetest.Eval(mustNew(t, tc.id, tc.raw), prompt, resp)
+			got := probetest.Eval(tc.direct, prompt, resp)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("direct struct differs from registry probe (-registry +direct):\n%s", diff)
 			}

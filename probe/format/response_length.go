@@ -1,6 +1,7 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -101,24 +102,11 @@ func newResponseLength(p probe.Params) (probe.Probe, error) {
 	return l, nil
 }
 
-// ID returns "response_length".
-func (*ResponseLength) ID() string { return "response_length" }
-
-// Name returns "Response Length".
-func (*ResponseLength) Name() string { return "Response Length" }
-
-// Category returns the format category.
-func (*ResponseLength) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*ResponseLength) Description() string {
-	return "Checks the response length in characters against bounds and an optional baseline."
-}
-
 // Evaluate measures the untrimmed response. The metadata holds "char_count",
 // plus "baseline_chars" and "ratio_to_baseline" (rounded to 3 decimals) when
 // the length was compared with the baseline.
-func (l *ResponseLength) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (l *ResponseLength) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	n := utf8.RuneCountInString(r.Content)
 	if n < l.MinChars {
 		return probe.Result{Metadata: map[string]any{"char_count": n},

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/format"
@@ -32,7 +34,7 @@ func TestZeroValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := probe.Evaluate(tc.p, &promptcanary.Prompt{}, &promptcanary.Response{Content: tc.content})
+			got := probetest.Eval(tc.p, &promptcanary.Prompt{}, &promptcanary.Response{Content: tc.content})
 			if got.Passed != tc.pass || !approx(got.Score, tc.score) {
 				t.Errorf("got passed %v score %v, want %v %v (details %q)", got.Passed, got.Score, tc.pass, tc.score, got.Details)
 			}
@@ -56,14 +58,14 @@ func TestConcurrentEvaluate(t *testing.T) {
 	prompt := &promptcanary.Prompt{ExpectedKeywords: []string{"ada"}}
 	want := make([]probe.Result, len(probes))
 	for i, p := range probes {
-		want[i] = probe.Evaluate(p, prompt, resp)
+		want[i] = probetest.Eval(p, prompt, resp)
 	}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for i, p := range probes {
-				if got := probe.Evaluate(p, prompt, resp); got.Score != want[i].Score || got.Passed != want[i].Passed {
-					t.Errorf("%s: got %v/%v, want %v/%v", p.ID(), got.Passed, got.Score, want[i].Passed, want[i].Score)
+				if got := probetest.Eval(p, prompt, resp); got.Score != want[i].Score || got.Passed != want[i].Passed {
+					t.Errorf("%T: got %v/%v, want %v/%v", p, got.Passed, got.Score, want[i].Passed, want[i].Score)
 				}
 			}
 		})

@@ -64,15 +64,13 @@ type Judge struct {
 
 var (
 	_ probe.Probe         = (*Judge)(nil)
-	_ probe.Contextual    = (*Judge)(nil)
-	_ probe.Remote        = (*Judge)(nil)
+	_ probe.Dependent     = (*Judge)(nil)
 	_ probe.Fingerprinter = (*Judge)(nil)
 )
 
 const (
 	id   = "llm_judge"
 	name = "LLM Judge"
-	desc = "Has a model (the judge) grade the answer against a rubric on a scale, and passes answers graded at or above pass_at."
 )
 
 func init() {
@@ -80,7 +78,7 @@ func init() {
 		ID:          id,
 		Name:        name,
 		Category:    promptcanary.CategoryCustom,
-		Description: desc,
+		Description: "Has a model (the judge) grade the answer against a rubric on a scale, and passes answers graded at or above pass_at.",
 		Example: `judges:   # optional: the judge's settings, rate limits and timeout (never run itself)
   - id: openai/gpt-4o-mini
     rpm: 500
@@ -272,20 +270,8 @@ func defaultPassAt(lo, hi int) float64 {
 	return float64(lo) + math.Ceil(0.75*float64(hi-lo))
 }
 
-// ID returns "llm_judge".
-func (*Judge) ID() string { return id }
-
-// Name returns "LLM Judge".
-func (*Judge) Name() string { return name }
-
-// Category returns the custom category.
-func (*Judge) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Judge) Description() string { return desc }
-
-// Models returns the judge.
-func (j *Judge) Models() []probe.Model { return []probe.Model{{Spec: j.spec}} }
+// Deps returns the judge, the model it calls.
+func (j *Judge) Deps() probe.Deps { return probe.Deps{Models: []probe.Model{{Spec: j.spec}}} }
 
 // Fingerprint identifies the prompt template in effect, so that a default
 // prompt that changes with a release makes baselines stale.
@@ -294,25 +280,21 @@ func (j *Judge) Fingerprint() string {
 	return "prompt:" + hex.EncodeToString(sum[:8])
 }
 
-// Evaluate has no run to call the judge through: unless the verdict is
-// cached, it is an error result (see EvaluateContext).
-func (j *Judge) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return j.EvaluateContext(context.Background(), p, r)
-}
-
 // ErrNoRun is the error of a judge evaluated outside a run, with no
 // probe.Caller to call the judge through.
 var ErrNoRun = errors.New("llm_judge calls its judge through a run (promptcanary run or compare), and none is under way")
 
-// EvaluateContext has the judge grade r, an answer to p, through the
-// probe.Caller in ctx, unless the verdict is cached. The metadata holds
+// Evaluate has the judge grade in.Response, an answer to in.Prompt,
+// through the probe.Caller in ctx, unless the verdict is cached; with no
+// Caller (no run under way) it is an error result. The metadata holds
 // "judge", "scale_min", "scale_max", "pass_at" and "cached" (the verdict
 // was not paid for by this evaluation); with a verdict, "grade" and
 // "reason"; when the answer was cut to MaxJudged bytes, "truncated";
 // when the judge could not grade, "error" (and "verdict_preview", the
 // start of an off-format answer). The run adds the judge's tokens (see
 // probe.MetaJudgeCalls).
-func (j *Judge) EvaluateContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (j *Judge) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	p, r := in.Prompt, in.Response
 	if p == nil {
 		p = &promptcanary.Prompt{}
 	}

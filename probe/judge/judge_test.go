@@ -96,7 +96,7 @@ func judge(j *Judge, c probe.Caller, content string) probe.Result {
 	if c != nil {
 		ctx = probe.WithCaller(ctx, c)
 	}
-	return probe.EvaluateContext(ctx, j, capital, &promptcanary.Response{PromptID: "capital", Content: content}, nil)
+	return probetest.EvalIn(ctx, j, probe.Input{Prompt: capital, Response: &promptcanary.Response{PromptID: "capital", Content: content}})
 }
 
 func TestGrades(t *testing.T) {
@@ -141,7 +141,7 @@ func TestRequest(t *testing.T) {
 	c := says(`{"score": 5, "reason": "ok"}`)
 	j := build(t, map[string]any{"temperature": 0.3, "max_tokens": 300}, "")
 	resp := &promptcanary.Response{Content: "Paris. {{rubric}} stays as written.", ToolCalls: []promptcanary.ToolCall{{Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)}}}
-	probe.EvaluateContext(probe.WithCaller(context.Background(), c), j, capital, resp, nil)
+	probetest.EvalIn(probe.WithCaller(context.Background(), c), j, probe.Input{Prompt: capital, Response: resp})
 	if c.calls() != 1 {
 		t.Fatalf("got %d calls, want 1", c.calls())
 	}
@@ -342,7 +342,10 @@ func TestFingerprint(t *testing.T) {
 	if def.Fingerprint() == custom.Fingerprint() || def.Fingerprint() != build(t, nil, "").Fingerprint() {
 		t.Errorf("fingerprints: default %q, custom %q", def.Fingerprint(), custom.Fingerprint())
 	}
-	if m := def.Models(); len(m) != 1 || m[0].Spec != "openai/gpt-4o-mini" || m[0].Embedding {
+	if d := def.Deps(); d.References || len(d.Models) != 1 {
+		t.Errorf("Deps: got %+v, want the judge alone", d)
+	}
+	if m := def.Deps().Models; len(m) != 1 || m[0].Spec != "openai/gpt-4o-mini" || m[0].Embedding {
 		t.Errorf("Models: got %+v", m)
 	}
 }
@@ -368,7 +371,7 @@ func TestConversationQuestion(t *testing.T) {
 		{Role: "assistant", ToolCalls: []promptcanary.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}},
 		{Role: "tool", ToolCallID: "call_1", Name: "get_weather", Content: "heavy rain"},
 	}}
-	probe.EvaluateContext(probe.WithCaller(context.Background(), c), j, p, &promptcanary.Response{Content: "Yes, take one."}, nil)
+	probetest.EvalIn(probe.WithCaller(context.Background(), c), j, probe.Input{Prompt: p, Response: &promptcanary.Response{Content: "Yes, take one."}})
 	if c.calls() != 1 {
 		t.Fatalf("got %d calls, want 1", c.calls())
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -15,13 +17,7 @@ var benchProse = strings.Repeat("The committee’s report — published in March
 
 func benchProbe(b *testing.B, p probe.Probe, content string) {
 	b.Helper()
-	prompt := &promptcanary.Prompt{ID: "p"}
-	resp := &promptcanary.Response{Content: content}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: content})
 }
 
 func mustText(b *testing.B, op Op, c TextConfig) *Text {

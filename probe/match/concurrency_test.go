@@ -1,6 +1,7 @@
 package match
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -23,16 +24,16 @@ func TestConcurrentEvaluate(t *testing.T) {
 	for _, p := range probes {
 		want := make([]probe.Result, len(contents))
 		for i, c := range contents {
-			want[i] = p.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: c})
+			want[i] = p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: c}})
 		}
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
 				for k := range 200 {
 					i := (g + k) % len(contents)
-					got := p.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: contents[i]})
+					got := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: contents[i]}})
 					if got.Passed != want[i].Passed || got.Score != want[i].Score || got.Details != want[i].Details {
-						t.Errorf("%s on %q: got %v %v %q, want %v %v %q", p.ID(), contents[i],
+						t.Errorf("%T on %q: got %v %v %q, want %v %v %q", p, contents[i],
 							got.Passed, got.Score, got.Details, want[i].Passed, want[i].Score, want[i].Details)
 						return
 					}

@@ -1,10 +1,13 @@
 package match
 
 import (
+	"context"
 	"math"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -48,7 +51,7 @@ func FuzzRegex(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res := x.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+		res := x.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: content}})
 		checkResult(t, res.Score, res.Passed, res.Details)
 		// Without not, the verdict is what the compiled patterns say.
 		m := regexp.MustCompile(prefix + must).MatchString(content)
@@ -76,7 +79,7 @@ func fuzzText(f *testing.F, op Op) {
 		if err != nil {
 			return
 		}
-		res := p.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{Content: content})
+		res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: content}})
 		checkResult(t, res.Score, res.Passed, res.Details)
 		s := content
 		if c.Trim {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
@@ -29,7 +28,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
-			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
+			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
 			probetest.CheckVerdict(t, got, tc.pass, tc.score)
 			if tc.meta != nil {
 				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
@@ -44,21 +43,10 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 }
 
 // list is shorthand for a YAML list of strings as the decoder produces it.
-func list(s ...string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
+var list = probetest.List
 
 // strs is shorthand for list metadata, never nil.
-func strs(s ...string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
+var strs = probetest.Strs
 
 // textMeta is the metadata of a text probe.
 func textMeta(matched, unmatched []string, mode string, not bool) map[string]any {

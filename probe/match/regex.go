@@ -1,6 +1,7 @@
 package match
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -49,10 +50,7 @@ type Regex struct {
 var _ probe.Probe = (*Regex)(nil)
 
 const (
-	regexID   = "regex"
-	regexName = "Regular Expression"
-	regexDesc = "Checks the response against RE2 patterns that must match and patterns that must not."
-
+	regexID = "regex"
 	// regexHint is the hint of a pattern that does not compile.
 	regexHint = "patterns use RE2 syntax (Go regexp): no lookahead, lookbehind or backreferences; in YAML, single-quote a pattern so backslashes stay as written"
 )
@@ -60,9 +58,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          regexID,
-		Name:        regexName,
+		Name:        "Regular Expression",
 		Category:    promptcanary.CategoryFormat,
-		Description: regexDesc,
+		Description: "Checks the response against RE2 patterns that must match and patterns that must not.",
 		Example: `probes:
   - type: regex
     must_match: ['\b\d{4}-\d{2}-\d{2}\b', '^Answer:']
@@ -192,18 +190,6 @@ func compileHint(pat string) string {
 // backref finds a backreference such as \1 in a pattern.
 var backref = regexp.MustCompile(`(^|[^\\])(\\\\)*\\[1-9]`)
 
-// ID returns "regex".
-func (*Regex) ID() string { return regexID }
-
-// Name returns "Regular Expression".
-func (*Regex) Name() string { return regexName }
-
-// Category returns the format category.
-func (*Regex) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*Regex) Description() string { return regexDesc }
-
 // snippetChars is how many characters of a forbidden match details quote.
 const snippetChars = 60
 
@@ -211,7 +197,8 @@ const snippetChars = 60
 // (patterns that did not match), "failed_must_not_match" (patterns that
 // did), in configuration order, and "not". Results of the same outcome
 // share their metadata, unless a must_not_match pattern matched.
-func (x *Regex) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (x *Regex) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	s := r.Content
 	folds := text.HasFolds(s)
 	var failedNot []string

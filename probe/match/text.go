@@ -1,6 +1,7 @@
 package match
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -256,18 +257,6 @@ func (t *Text) impossibleAll() error {
 	return nil
 }
 
-// ID returns the probe type id.
-func (t *Text) ID() string { return t.op.ID() }
-
-// Name returns the display name.
-func (t *Text) Name() string { return textNames[t.op] }
-
-// Category returns the format category.
-func (*Text) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (t *Text) Description() string { return textDescs[t.op] }
-
 var textNames = map[Op]string{Contains: "Contains", Equals: "Equals", StartsWith: "Starts With", EndsWith: "Ends With"}
 
 var textDescs = map[Op]string{
@@ -311,7 +300,8 @@ func (t *Text) holds(i int, s string) bool {
 // value. The metadata holds "matched" and "unmatched", the values that hold
 // and those that do not, in configuration order, and "mode" and "not" as
 // configured. Results of the same outcome share their metadata.
-func (t *Text) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (t *Text) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	s := r.Content
 	if t.cfg.Trim {
 		s = strings.TrimSpace(s)

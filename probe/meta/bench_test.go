@@ -3,6 +3,8 @@ package meta
 import (
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -12,11 +14,7 @@ var benchResp = &promptcanary.Response{ProviderModelID: "openai/gpt-4o-mini", Co
 
 func benchProbe(b *testing.B, p probe.Probe) {
 	b.Helper()
-	prompt := &promptcanary.Prompt{ID: "p"}
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, benchResp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, benchResp)
 }
 
 func BenchmarkLatency(b *testing.B) { benchProbe(b, &Latency{MaxMS: 1000}) }

@@ -1,9 +1,12 @@
 package meta
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -22,7 +25,7 @@ func TestCostConcurrent(t *testing.T) {
 				if k%10 == 0 {
 					id = fmt.Sprintf("acme/model-%d-%d", g, k) // fills the cache with unknowns
 				}
-				res := c.Evaluate(&promptcanary.Prompt{}, &promptcanary.Response{ProviderModelID: id, PromptTokens: 1e6})
+				res := c.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{ProviderModelID: id, PromptTokens: 1e6}})
 				_, known := lookupPrice(id)
 				if res.Metadata["price_known"] != known {
 					t.Errorf("%s: price_known %v, want %v", id, res.Metadata["price_known"], known)

@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -36,18 +37,14 @@ type Cost struct {
 
 var _ probe.Probe = (*Cost)(nil)
 
-const (
-	costID   = "cost"
-	costName = "Cost per Call"
-	costDesc = "Checks the cost of each call, from its token counts and the model's price, against a limit."
-)
+const costID = "cost"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          costID,
-		Name:        costName,
+		Name:        "Cost per Call",
 		Category:    promptcanary.CategoryCustom,
-		Description: costDesc,
+		Description: "Checks the cost of each call, from its token counts and the model's price, against a limit.",
 		Example: `probes:
   - type: cost
     max_usd: 0.002
@@ -68,23 +65,12 @@ func init() {
 	})
 }
 
-// ID returns "cost".
-func (*Cost) ID() string { return costID }
-
-// Name returns "Cost per Call".
-func (*Cost) Name() string { return costName }
-
-// Category returns the custom category.
-func (*Cost) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Cost) Description() string { return costDesc }
-
 // Evaluate prices the call. The metadata holds "provider_model_id",
 // "price_known", "prompt_tokens", "completion_tokens", "max_usd" and
 // "skipped", plus "cost_usd" and the price per million input and output
 // tokens ("usd_per_mtok_input", "usd_per_mtok_output") when it was priced.
-func (c *Cost) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (c *Cost) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	prompt, completion := max(r.PromptTokens, 0), max(r.CompletionTokens, 0)
 	pe := c.priceOf(r.ProviderModelID)
 	meta := make(map[string]any, 9)

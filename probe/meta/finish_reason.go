@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,18 +28,14 @@ type FinishReason struct {
 
 var _ probe.Probe = (*FinishReason)(nil)
 
-const (
-	finishID   = "finish_reason"
-	finishName = "Finish Reason"
-	finishDesc = "Checks why the provider says the answer ended: a truncation, a content filter or a normal stop."
-)
+const finishID = "finish_reason"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          finishID,
-		Name:        finishName,
+		Name:        "Finish Reason",
 		Category:    promptcanary.CategoryCustom,
-		Description: finishDesc,
+		Description: "Checks why the provider says the answer ended: a truncation, a content filter or a normal stop.",
 		Example: `probes:
   - type: finish_reason
     allowed: [stop, end_turn, tool_calls, tool_use]
@@ -96,21 +93,10 @@ func checkReasons(param string, reasons []string) []error {
 	return errs
 }
 
-// ID returns "finish_reason".
-func (*FinishReason) ID() string { return finishID }
-
-// Name returns "Finish Reason".
-func (*FinishReason) Name() string { return finishName }
-
-// Category returns the custom category.
-func (*FinishReason) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*FinishReason) Description() string { return finishDesc }
-
 // Evaluate compares the response's finish reason with the lists. The
 // metadata holds "finish_reason" and "skipped".
-func (f *FinishReason) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (f *FinishReason) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	reason := r.FinishReason
 	meta := map[string]any{"finish_reason": reason, "skipped": false}
 	if strings.TrimSpace(reason) == "" {

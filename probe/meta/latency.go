@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -20,18 +21,14 @@ type Latency struct {
 
 var _ probe.Probe = (*Latency)(nil)
 
-const (
-	latencyID   = "latency"
-	latencyName = "Latency"
-	latencyDesc = "Checks that the provider answered within a time limit."
-)
+const latencyID = "latency"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          latencyID,
-		Name:        latencyName,
+		Name:        "Latency",
 		Category:    promptcanary.CategoryCustom,
-		Description: latencyDesc,
+		Description: "Checks that the provider answered within a time limit.",
 		Example: `probes:
   - type: latency
     max_ms: 8000
@@ -52,21 +49,10 @@ func init() {
 	})
 }
 
-// ID returns "latency".
-func (*Latency) ID() string { return latencyID }
-
-// Name returns "Latency".
-func (*Latency) Name() string { return latencyName }
-
-// Category returns the custom category.
-func (*Latency) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Latency) Description() string { return latencyDesc }
-
 // Evaluate compares the response's latency with MaxMS. The metadata holds
 // "latency_ms", "max_ms" and "skipped".
-func (l *Latency) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (l *Latency) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	lat := r.LatencyMS
 	meta := map[string]any{"latency_ms": lat, "max_ms": l.MaxMS, "skipped": false}
 	if !(lat > 0) || math.IsInf(lat, 0) {

@@ -2,7 +2,6 @@ package meta
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -32,7 +30,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
-			got := probe.Evaluate(p, &promptcanary.Prompt{ID: "p1"}, &tc.resp)
+			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &tc.resp)
 			probetest.CheckVerdict(t, got, tc.pass, tc.score)
 			if tc.meta != nil {
 				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
@@ -49,13 +47,8 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 	}
 }
 
-func list(s ...string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
+// list is shorthand for a YAML list of strings as the decoder produces it.
+var list = probetest.List
 
 func TestLatency(t *testing.T) {
 	max := map[string]any{"max_ms": 1000}
@@ -147,7 +140,7 @@ prompts: [{id: p, text: hi}]
 	for _, tc := range tests {
 		// Twice: the second lookup is the probe's cached one.
 		for range 2 {
-			res := probe.Evaluate(p, &st.Prompts[0], &promptcanary.Response{ProviderModelID: tc.model, PromptTokens: 1000, CompletionTokens: 2000})
+			res := probetest.Eval(p, &st.Prompts[0], &promptcanary.Response{ProviderModelID: tc.model, PromptTokens: 1000, CompletionTokens: 2000})
 			if res.Passed != tc.passed || res.Details != tc.details || res.Metadata["price_known"] != true {
 				t.Errorf("%s: got passed %v, details %q, price_known %v; want %v, %q, true", tc.model, res.Passed, res.Details, res.Metadata["price_known"], tc.passed, tc.details)
 			}
@@ -225,16 +218,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := suite.Parse("canary.yaml", []byte(tc.yaml))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Error(), p.Hint)
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := probetest.Problems(t, "", "canary.yaml", tc.yaml); !slices.Equal(got, tc.want) {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})

@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -25,18 +26,14 @@ type Tokens struct {
 
 var _ probe.Probe = (*Tokens)(nil)
 
-const (
-	tokensID   = "tokens"
-	tokensName = "Token Usage"
-	tokensDesc = "Checks the completion and total token counts the provider reported against limits."
-)
+const tokensID = "tokens"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          tokensID,
-		Name:        tokensName,
+		Name:        "Token Usage",
 		Category:    promptcanary.CategoryCustom,
-		Description: tokensDesc,
+		Description: "Checks the completion and total token counts the provider reported against limits.",
 		Example: `probes:
   - type: tokens
     max_completion_tokens: 400
@@ -76,22 +73,11 @@ func newTokens(p probe.Params) (probe.Probe, error) {
 	return t, nil
 }
 
-// ID returns "tokens".
-func (*Tokens) ID() string { return tokensID }
-
-// Name returns "Token Usage".
-func (*Tokens) Name() string { return tokensName }
-
-// Category returns the custom category.
-func (*Tokens) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Tokens) Description() string { return tokensDesc }
-
 // Evaluate compares the reported token counts with the limits. The
 // metadata holds "completion_tokens", "total_tokens", each limit that is
 // set ("max_completion_tokens", "max_total_tokens") and "skipped".
-func (t *Tokens) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (t *Tokens) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	prompt, completion, total := max(r.PromptTokens, 0), max(r.CompletionTokens, 0), max(r.TotalTokens, 0)
 	if total == 0 {
 		total = prompt + completion

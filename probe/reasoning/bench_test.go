@@ -1,31 +1,16 @@
 package reasoning
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // benchmark evaluates probe id on the 2 KB long_answer.txt fixture.
 func benchmark(b *testing.B, id string, raw map[string]any) {
-	content, err := os.ReadFile(filepath.Join("testdata", "long_answer.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, _, err := probe.New(id, raw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	prompt := &promptcanary.Prompt{ID: "p"}
-	resp := &promptcanary.Response{PromptID: "p", Content: string(content)}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p.Evaluate(prompt, resp)
-	}
+	probetest.Bench(b, probetest.New(b, id, raw), &promptcanary.Prompt{ID: "p"},
+		&promptcanary.Response{PromptID: "p", Content: probetest.Testdata(b, "long_answer.txt")})
 }
 
 func BenchmarkStepByStep(b *testing.B) { benchmark(b, "step_by_step", nil) }

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/promptcanary/promptcanary"
@@ -72,18 +73,14 @@ func countPhrases(a *text.Analysis, ps *text.PhraseSet) int {
 	return n
 }
 
-const (
-	confidenceID   = "confidence_language"
-	confidenceName = "Confidence Language"
-	confidenceDesc = "Detects changes in how confidently or tentatively the model answers, from its rate of hedging words."
-)
+const confidenceID = "confidence_language"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          confidenceID,
-		Name:        confidenceName,
+		Name:        "Confidence Language",
 		Category:    promptcanary.CategoryReasoning,
-		Description: confidenceDesc,
+		Description: "Detects changes in how confidently or tentatively the model answers, from its rate of hedging words.",
 		Example: `probes:
   - type: confidence_language
     expect_hedging: false
@@ -99,10 +96,7 @@ func init() {
 			c := &ConfidenceLanguage{}
 			c.ExpectHedging, _ = p.Bool("expect_hedging")
 			c.Threshold, _ = p.Float("threshold")
-			if err := c.Validate(); err != nil {
-				return nil, err
-			}
-			return c, nil
+			return probe.Validated(c)
 		},
 	})
 }
@@ -119,18 +113,6 @@ type ConfidenceLanguage struct {
 }
 
 var _ probe.Probe = (*ConfidenceLanguage)(nil)
-
-// ID returns "confidence_language".
-func (c *ConfidenceLanguage) ID() string { return confidenceID }
-
-// Name returns the display name.
-func (c *ConfidenceLanguage) Name() string { return confidenceName }
-
-// Category returns the reasoning category.
-func (c *ConfidenceLanguage) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (c *ConfidenceLanguage) Description() string { return confidenceDesc }
 
 // Validate reports a Threshold that is not a positive finite number (the
 // score divides by it) as a *probe.ParamError.
@@ -150,7 +132,8 @@ func (c *ConfidenceLanguage) Validate() error {
 var unhedged = outcome.NewTable[ConfidenceLanguage](1)
 
 // Evaluate computes the hedge rate of r's content.
-func (c *ConfidenceLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (c *ConfidenceLanguage) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	var hedges int
 	if a.Folds() {

@@ -55,33 +55,25 @@ func TestConfidenceLanguageVerdict(t *testing.T) {
 	}
 	expect := map[string]any{"expect_hedging": true}
 	tests := []struct {
-		name    string
-		raw     map[string]any
-		content string
-		passed  bool
-		score   float64
+		verdictCase
 		rate    float64
 		details string
 	}{
-		{"confident, no hedges", nil, words(100), true, 1, 0, "sounds confident"},
-		{"confident, below threshold", nil, hedged(2, 100), true, 1 - 0.02/0.06, 0.02, "2 hedging phrases, rate 0.020 below threshold 0.030"},
-		{"confident, exactly threshold", nil, hedged(3, 100), false, 0.5, 0.03, "Unexpected hedging: 3 hedging phrases"},
-		{"confident, twice threshold floors at 0", nil, hedged(6, 100), false, 0, 0.06, "Unexpected hedging"},
-		{"confident, floor of 0.01 on the divisor", map[string]any{"threshold": 0.004}, hedged(1, 200), false, 0.5, 0.005, "Unexpected hedging: 1 hedging phrase,"},
-		{"confident, empty content", nil, "", true, 1, 0, "0 hedging phrases"},
-		{"hedging, exactly threshold", expect, hedged(3, 100), true, 1, 0.03, "Hedging found as expected"},
-		{"hedging, above threshold caps at 1", expect, hedged(6, 100), true, 1, 0.06, "6 hedging phrases"},
-		{"hedging, below threshold", expect, hedged(1, 100), false, 1.0 / 3, 0.01, "Expected hedging but found 1 hedging phrase"},
-		{"hedging, none", expect, words(10), false, 0, 0, "Expected hedging"},
-		{"rate rounded to 4 places", map[string]any{"threshold": 0.5}, hedged(1, 3), true, 1 - (1.0/3)/1.0, 0.3333, "sounds confident"},
+		{verdictCase{"confident, no hedges", nil, words(100), true, 1}, 0, "sounds confident"},
+		{verdictCase{"confident, below threshold", nil, hedged(2, 100), true, 1 - 0.02/0.06}, 0.02, "2 hedging phrases, rate 0.020 below threshold 0.030"},
+		{verdictCase{"confident, exactly threshold", nil, hedged(3, 100), false, 0.5}, 0.03, "Unexpected hedging: 3 hedging phrases"},
+		{verdictCase{"confident, twice threshold floors at 0", nil, hedged(6, 100), false, 0}, 0.06, "Unexpected hedging"},
+		{verdictCase{"confident, floor of 0.01 on the divisor", map[string]any{"threshold": 0.004}, hedged(1, 200), false, 0.5}, 0.005, "Unexpected hedging: 1 hedging phrase,"},
+		{verdictCase{"confident, empty content", nil, "", true, 1}, 0, "0 hedging phrases"},
+		{verdictCase{"hedging, exactly threshold", expect, hedged(3, 100), true, 1}, 0.03, "Hedging found as expected"},
+		{verdictCase{"hedging, above threshold caps at 1", expect, hedged(6, 100), true, 1}, 0.06, "6 hedging phrases"},
+		{verdictCase{"hedging, below threshold", expect, hedged(1, 100), false, 1.0 / 3}, 0.01, "Expected hedging but found 1 hedging phrase"},
+		{verdictCase{"hedging, none", expect, words(10), false, 0}, 0, "Expected hedging"},
+		{verdictCase{"rate rounded to 4 places", map[string]any{"threshold": 0.5}, hedged(1, 3), true, 1 - (1.0/3)/1.0}, 0.3333, "sounds confident"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "confidence_language", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "confidence_language", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "hedge_rate", "hedge_matches")
 			if got := res.Metadata["hedge_rate"]; got != tc.rate {
 				t.Errorf("hedge_rate: got %v, want %v", got, tc.rate)

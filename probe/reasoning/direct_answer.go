@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,18 +67,14 @@ func hasPreamble(opening string) bool {
 // openingPreviewChars bounds the opening_preview metadata value.
 const openingPreviewChars = 100
 
-const (
-	directAnswerID   = "direct_answer"
-	directAnswerName = "Direct Answer (No Preamble)"
-	directAnswerDesc = "Detects filler preamble (\"Sure!\", \"Great question!\", \"As an AI…\") before the actual answer."
-)
+const directAnswerID = "direct_answer"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          directAnswerID,
-		Name:        directAnswerName,
+		Name:        "Direct Answer (No Preamble)",
 		Category:    promptcanary.CategoryReasoning,
-		Description: directAnswerDesc,
+		Description: "Detects filler preamble (\"Sure!\", \"Great question!\", \"As an AI…\") before the actual answer.",
 		Example: `probes:
   - type: direct_answer
     expect_direct: true
@@ -93,10 +90,7 @@ func init() {
 			d := &DirectAnswer{}
 			d.ExpectDirect, _ = p.Bool("expect_direct")
 			d.MaxPreambleChars, _ = p.Int("max_preamble_chars")
-			if err := d.Validate(); err != nil {
-				return nil, err
-			}
-			return d, nil
+			return probe.Validated(d)
 		},
 	})
 }
@@ -114,18 +108,6 @@ type DirectAnswer struct {
 
 var _ probe.Probe = (*DirectAnswer)(nil)
 
-// ID returns "direct_answer".
-func (d *DirectAnswer) ID() string { return directAnswerID }
-
-// Name returns the display name.
-func (d *DirectAnswer) Name() string { return directAnswerName }
-
-// Category returns the reasoning category.
-func (d *DirectAnswer) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (d *DirectAnswer) Description() string { return directAnswerDesc }
-
 // Validate reports a negative MaxPreambleChars as a *probe.ParamError.
 func (d *DirectAnswer) Validate() error {
 	if d.MaxPreambleChars < 0 {
@@ -135,7 +117,8 @@ func (d *DirectAnswer) Validate() error {
 }
 
 // Evaluate searches the opening of r's content for a preamble.
-func (d *DirectAnswer) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (d *DirectAnswer) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	opening := strings.TrimSpace(text.Preview(r.Content, max(d.MaxPreambleChars, 0)))
 	found := hasPreamble(opening)
 	preview := text.Preview(opening, openingPreviewChars)

@@ -47,34 +47,26 @@ func TestDirectAnswerVerdict(t *testing.T) {
 	allowPreamble := map[string]any{"expect_direct": false}
 	long := "Sure! " + strings.Repeat("x", 200)
 	tests := []struct {
-		name    string
-		raw     map[string]any
-		content string
-		passed  bool
-		score   float64
+		verdictCase
 		preview string
 		details string
 	}{
-		{"direct expected and given", nil, "Paris.", true, 1, "Paris.", "starts directly"},
-		{"preamble not expected", nil, "Sure! Paris.", false, 0, "Sure! Paris.", `Preamble found in the first 80 characters: "Sure! Paris."`},
-		{"preamble expected and given", allowPreamble, "Of course! Paris.", true, 1, "Of course! Paris.", "as expected"},
-		{"preamble expected but absent", allowPreamble, "Paris.", false, 0.5, "Paris.", "Expected a preamble"},
-		{"preamble ends exactly at the limit", nil, spaces(75, " ") + "Sure!", false, 0, "Sure!", "Preamble found"},
-		{"preamble just beyond the limit", nil, spaces(76, " ") + "Sure!", true, 1, "Sure", "starts directly"},
-		{"limit counts code points", nil, spaces(75, "\u00a0") + "Sure! x", false, 0, "Sure!", "Preamble found"},
-		{"short limit cuts the pattern", map[string]any{"max_preamble_chars": 4}, "Sure! Paris.", true, 1, "Sure", "starts directly"},
-		{"limit of exactly the pattern", map[string]any{"max_preamble_chars": 5}, "Sure! Paris.", false, 0, "Sure!", "first 5 characters"},
-		{"zero limit sees nothing", map[string]any{"max_preamble_chars": 0}, "Sure! Paris.", true, 1, "", "starts directly"},
-		{"preview capped at 100 characters", map[string]any{"max_preamble_chars": 500}, long, false, 0, long[:100], "Preamble found"},
-		{"preview of the default opening", nil, long, false, 0, long[:80], "Preamble found"},
+		{verdictCase{"direct expected and given", nil, "Paris.", true, 1}, "Paris.", "starts directly"},
+		{verdictCase{"preamble not expected", nil, "Sure! Paris.", false, 0}, "Sure! Paris.", `Preamble found in the first 80 characters: "Sure! Paris."`},
+		{verdictCase{"preamble expected and given", allowPreamble, "Of course! Paris.", true, 1}, "Of course! Paris.", "as expected"},
+		{verdictCase{"preamble expected but absent", allowPreamble, "Paris.", false, 0.5}, "Paris.", "Expected a preamble"},
+		{verdictCase{"preamble ends exactly at the limit", nil, spaces(75, " ") + "Sure!", false, 0}, "Sure!", "Preamble found"},
+		{verdictCase{"preamble just beyond the limit", nil, spaces(76, " ") + "Sure!", true, 1}, "Sure", "starts directly"},
+		{verdictCase{"limit counts code points", nil, spaces(75, "\u00a0") + "Sure! x", false, 0}, "Sure!", "Preamble found"},
+		{verdictCase{"short limit cuts the pattern", map[string]any{"max_preamble_chars": 4}, "Sure! Paris.", true, 1}, "Sure", "starts directly"},
+		{verdictCase{"limit of exactly the pattern", map[string]any{"max_preamble_chars": 5}, "Sure! Paris.", false, 0}, "Sure!", "first 5 characters"},
+		{verdictCase{"zero limit sees nothing", map[string]any{"max_preamble_chars": 0}, "Sure! Paris.", true, 1}, "", "starts directly"},
+		{verdictCase{"preview capped at 100 characters", map[string]any{"max_preamble_chars": 500}, long, false, 0}, long[:100], "Preamble found"},
+		{verdictCase{"preview of the default opening", nil, long, false, 0}, long[:80], "Preamble found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "direct_answer", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "direct_answer", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "opening_preview", "preamble_found")
 			if got := res.Metadata["opening_preview"]; got != tc.preview {
 				t.Errorf("opening_preview: got %q, want %q", got, tc.preview)

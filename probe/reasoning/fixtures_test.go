@@ -1,9 +1,9 @@
 package reasoning
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // TestFixtures runs the probes on realistic responses in testdata.
@@ -37,11 +37,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.id, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkVerdict(t, run(t, tc.id, tc.raw, string(b)), tc.passed, tc.score)
+			checkVerdict(t, run(t, tc.id, tc.raw, probetest.Testdata(t, tc.file)), tc.passed, tc.score)
 		})
 	}
 }

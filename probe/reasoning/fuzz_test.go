@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,15 +55,15 @@ func FuzzProbesNeverPanic(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content string) {
 		resp := &promptcanary.Response{PromptID: "p", Content: content}
 		for i, p := range probes {
-			res := p.Evaluate(prompt, resp)
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
-				t.Errorf("%s (config %d): score %v outside [0,1]", p.ID(), i, res.Score)
+				t.Errorf("%T (config %d): score %v outside [0,1]", p, i, res.Score)
 			}
 			if res.Details == "" || len(res.Metadata) == 0 {
-				t.Errorf("%s (config %d): got details %q, metadata %v, want both", p.ID(), i, res.Details, res.Metadata)
+				t.Errorf("%T (config %d): got details %q, metadata %v, want both", p, i, res.Details, res.Metadata)
 			}
 			if res.Passed && res.Score == 0 {
-				t.Errorf("%s (config %d): passed with score 0", p.ID(), i)
+				t.Errorf("%T (config %d): passed with score 0", p, i)
 			}
 		}
 	})

@@ -11,6 +11,7 @@ var (
 	run          = probetest.Run
 	checkVerdict = probetest.CheckVerdict
 	checkKeys    = probetest.CheckKeys
+	runVerdict   = probetest.RunVerdict
 )
 
 // words returns n filler words that match no pattern of this package.
@@ -22,4 +23,14 @@ func words(n int) string {
 // counting phrase as phraseWords words.
 func withWords(phrase string, phraseWords, n int) string {
 	return phrase + " " + words(n-phraseWords)
+}
+
+// verdictCase starts a case of a verdict test: the parameters, the
+// response and the verdict the probe must give.
+type verdictCase struct {
+	name    string
+	raw     map[string]any
+	content string
+	passed  bool
+	score   float64
 }

@@ -1,146 +1,62 @@
 package reasoning
 
 import (
-	"errors"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id       string
-		name     string
-		defaults map[string]any // every parameter, nil for no default
-	}{
-		{"step_by_step", "Step-by-Step Reasoning", map[string]any{"expect_steps": true, "min_step_count": 2}},
-		{"verbosity", "Response Verbosity", map[string]any{"expected_words": nil, "tolerance": 0.5, "min_words": 1, "max_words": nil}},
-		{"confidence_language", "Confidence Language", map[string]any{"expect_hedging": false, "threshold": 0.03}},
-		{"direct_answer", "Direct Answer (No Preamble)", map[string]any{"expect_direct": true, "max_preamble_chars": 80}},
-		{"sentiment", "Response Sentiment / Tone", map[string]any{"expect_positive": nil, "threshold": 0.02}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatalf("Lookup(%q): %v", tc.id, err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategoryReasoning {
-				t.Errorf("category: got %q, want %q", typ.Category, promptcanary.CategoryReasoning)
-			}
-			if !strings.HasSuffix(typ.Description, ".") || strings.Count(typ.Description, ". ") > 0 {
-				t.Errorf("description: got %q, want one sentence", typ.Description)
-			}
-			got := map[string]any{}
-			for _, p := range typ.Params {
-				got[p.Name] = p.Default
-				if p.Required {
-					t.Errorf("param %s: got required, want optional", p.Name)
-				}
-				if p.Doc == "" {
-					t.Errorf("param %s: got empty doc, want one", p.Name)
-				}
-			}
-			if diff := cmp.Diff(tc.defaults, got); diff != "" {
-				t.Errorf("param defaults (-want +got):\n%s", diff)
-			}
-			p, _, err := probe.New(tc.id, nil)
-			if err != nil {
-				t.Fatalf("New(%q, nil): %v", tc.id, err)
-			}
-			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != typ.Category || p.Description() != typ.Description {
-				t.Errorf("probe identity: got %q %q %q %q, want %q %q %q %q",
-					p.ID(), p.Name(), p.Category(), p.Description(), tc.id, tc.name, typ.Category, typ.Description)
-			}
-		})
-	}
+	probetest.CheckRegistered(t, []probetest.Registered{
+		{ID: "step_by_step", Name: "Step-by-Step Reasoning", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_steps": true, "min_step_count": 2}},
+		{ID: "verbosity", Name: "Response Verbosity", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expected_words": nil, "tolerance": 0.5, "min_words": 1, "max_words": nil}},
+		{ID: "confidence_language", Name: "Confidence Language", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_hedging": false, "threshold": 0.03}},
+		{ID: "direct_answer", Name: "Direct Answer (No Preamble)", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_direct": true, "max_preamble_chars": 80}},
+		{ID: "sentiment", Name: "Response Sentiment / Tone", Category: promptcanary.CategoryReasoning,
+			Defaults: map[string]any{"expect_positive": nil, "threshold": 0.02}},
+	})
 }
 
 func TestNewAppliesParams(t *testing.T) {
 	yes := true
-	tests := []struct {
-		id   string
-		raw  map[string]any
-		want probe.Probe
-	}{
-		{"step_by_step", nil, &StepByStep{ExpectSteps: true, MinStepCount: 2}},
-		{"step_by_step", map[string]any{"expect_steps": false, "min_step_count": 4}, &StepByStep{MinStepCount: 4}},
-		{"verbosity", nil, &Verbosity{Tolerance: 0.5, MinWords: 1}},
-		{"verbosity", map[string]any{"expected_words": 120, "tolerance": 0.25, "min_words": 10, "max_words": 300},
-			&Verbosity{ExpectedWords: 120, Tolerance: 0.25, MinWords: 10, MaxWords: 300}},
-		{"confidence_language", nil, &ConfidenceLanguage{Threshold: 0.03}},
-		{"confidence_language", map[string]any{"expect_hedging": true, "threshold": 1}, &ConfidenceLanguage{ExpectHedging: true, Threshold: 1}},
-		{"direct_answer", nil, &DirectAnswer{ExpectDirect: true, MaxPreambleChars: 80}},
-		{"direct_answer", map[string]any{"expect_direct": false, "max_preamble_chars": 20}, &DirectAnswer{MaxPreambleChars: 20}},
-		{"sentiment", nil, &Sentiment{Threshold: 0.02}},
-		{"sentiment", map[string]any{"expect_positive": true, "threshold": 0.1}, &Sentiment{ExpectPositive: &yes, Threshold: 0.1}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			got, _, err := probe.New(tc.id, tc.raw)
-			if err != nil {
-				t.Fatalf("New(%q, %v): %v", tc.id, tc.raw, err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("probe (-want +got):\n%s", diff)
-			}
-		})
-	}
+	probetest.CheckBuilt(t, []probetest.Built{
+		{ID: "step_by_step", Want: &StepByStep{ExpectSteps: true, MinStepCount: 2}},
+		{ID: "step_by_step", Raw: map[string]any{"expect_steps": false, "min_step_count": 4}, Want: &StepByStep{MinStepCount: 4}},
+		{ID: "verbosity", Want: &Verbosity{Tolerance: 0.5, MinWords: 1}},
+		{ID: "verbosity", Raw: map[string]any{"expected_words": 120, "tolerance": 0.25, "min_words": 10, "max_words": 300}, Want: &Verbosity{ExpectedWords: 120, Tolerance: 0.25, MinWords: 10, MaxWords: 300}},
+		{ID: "confidence_language", Want: &ConfidenceLanguage{Threshold: 0.03}},
+		{ID: "confidence_language", Raw: map[string]any{"expect_hedging": true, "threshold": 1}, Want: &ConfidenceLanguage{ExpectHedging: true, Threshold: 1}},
+		{ID: "direct_answer", Want: &DirectAnswer{ExpectDirect: true, MaxPreambleChars: 80}},
+		{ID: "direct_answer", Raw: map[string]any{"expect_direct": false, "max_preamble_chars": 20}, Want: &DirectAnswer{MaxPreambleChars: 20}},
+		{ID: "sentiment", Want: &Sentiment{Threshold: 0.02}},
+		{ID: "sentiment", Raw: map[string]any{"expect_positive": true, "threshold": 0.1}, Want: &Sentiment{ExpectPositive: &yes, Threshold: 0.1}},
+	})
 }
 
 func TestConfigErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		id     string
-		raw    map[string]any
-		params []string
-		msg    string
-	}{
-		{"negative step count", "step_by_step", map[string]any{"min_step_count": -1}, []string{"min_step_count"}, "must be >= 0, got -1"},
-		{"step count of wrong type", "step_by_step", map[string]any{"min_step_count": "two"}, []string{"min_step_count"}, "integer, got string \"two\""},
-		{"unknown step parameter", "step_by_step", map[string]any{"min_steps": 2}, []string{"min_steps"}, "unknown parameter"},
-		{"tolerance of 1", "verbosity", map[string]any{"tolerance": 1.0}, []string{"tolerance"}, "must be >= 0 and < 1, got 1"},
-		{"negative tolerance", "verbosity", map[string]any{"tolerance": -0.1}, []string{"tolerance"}, "got -0.1"},
-		{"NaN tolerance", "verbosity", map[string]any{"tolerance": math.NaN()}, []string{"tolerance"}, "finite"},
-		{"max below min", "verbosity", map[string]any{"min_words": 5, "max_words": 3}, []string{"max_words"}, "must be >= min_words (5), got 3"},
-		{"every verbosity mistake at once", "verbosity",
-			map[string]any{"expected_words": -1, "tolerance": 2.0, "min_words": -1, "max_words": -1},
-			[]string{"expected_words", "max_words", "min_words", "tolerance"}, "expected_words: must be >= 0, got -1"},
-		{"zero hedge threshold", "confidence_language", map[string]any{"threshold": 0}, []string{"threshold"}, "must be > 0, got 0"},
-		{"negative hedge threshold", "confidence_language", map[string]any{"threshold": -0.01}, []string{"threshold"}, "must be > 0"},
-		{"infinite hedge threshold", "confidence_language", map[string]any{"threshold": math.Inf(1)}, []string{"threshold"}, "finite"},
-		{"negative preamble chars", "direct_answer", map[string]any{"max_preamble_chars": -1}, []string{"max_preamble_chars"}, "must be >= 0, got -1"},
-		{"NaN sentiment threshold", "sentiment", map[string]any{"threshold": math.NaN()}, []string{"threshold"}, "finite"},
-		{"expect_positive of wrong type", "sentiment", map[string]any{"expect_positive": "yes"}, []string{"expect_positive"}, "must be a boolean"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New(tc.id, tc.raw)
-			if err == nil {
-				t.Fatalf("New(%q, %v): got probe %v, want an error", tc.id, tc.raw, p)
-			}
-			var pe *probe.ParamError
-			if !errors.As(err, &pe) {
-				t.Errorf("error: got %T %v, want a *probe.ParamError", err, err)
-			}
-			if got := probetest.ParamNames(t, err); !slices.Equal(got, tc.params) {
-				t.Errorf("params: got %v, want %v", got, tc.params)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error: got %q, want it to contain %q", err, tc.msg)
-			}
-		})
-	}
+	probetest.CheckConfigErrors(t, []probetest.ConfigError{
+		{Name: "negative step count", ID: "step_by_step", Raw: map[string]any{"min_step_count": -1}, Params: []string{"min_step_count"}, Msg: "must be >= 0, got -1"},
+		{Name: "step count of wrong type", ID: "step_by_step", Raw: map[string]any{"min_step_count": "two"}, Params: []string{"min_step_count"}, Msg: "integer, got string \"two\""},
+		{Name: "unknown step parameter", ID: "step_by_step", Raw: map[string]any{"min_steps": 2}, Params: []string{"min_steps"}, Msg: "unknown parameter"},
+		{Name: "tolerance of 1", ID: "verbosity", Raw: map[string]any{"tolerance": 1.0}, Params: []string{"tolerance"}, Msg: "must be >= 0 and < 1, got 1"},
+		{Name: "negative tolerance", ID: "verbosity", Raw: map[string]any{"tolerance": -0.1}, Params: []string{"tolerance"}, Msg: "got -0.1"},
+		{Name: "NaN tolerance", ID: "verbosity", Raw: map[string]any{"tolerance": math.NaN()}, Params: []string{"tolerance"}, Msg: "finite"},
+		{Name: "max below min", ID: "verbosity", Raw: map[string]any{"min_words": 5, "max_words": 3}, Params: []string{"max_words"}, Msg: "must be >= min_words (5), got 3"},
+		{Name: "every verbosity mistake at once", ID: "verbosity", Raw: map[string]any{"expected_words": -1, "tolerance": 2.0, "min_words": -1, "max_words": -1}, Params: []string{"expected_words", "max_words", "min_words", "tolerance"}, Msg: "expected_words: must be >= 0, got -1"},
+		{Name: "zero hedge threshold", ID: "confidence_language", Raw: map[string]any{"threshold": 0}, Params: []string{"threshold"}, Msg: "must be > 0, got 0"},
+		{Name: "negative hedge threshold", ID: "confidence_language", Raw: map[string]any{"threshold": -0.01}, Params: []string{"threshold"}, Msg: "must be > 0"},
+		{Name: "infinite hedge threshold", ID: "confidence_language", Raw: map[string]any{"threshold": math.Inf(1)}, Params: []string{"threshold"}, Msg: "finite"},
+		{Name: "negative preamble chars", ID: "direct_answer", Raw: map[string]any{"max_preamble_chars": -1}, Params: []string{"max_preamble_chars"}, Msg: "must be >= 0, got -1"},
+		{Name: "NaN sentiment threshold", ID: "sentiment", Raw: map[string]any{"threshold": math.NaN()}, Params: []string{"threshold"}, Msg: "finite"},
+		{Name: "expect_positive of wrong type", ID: "sentiment", Raw: map[string]any{"expect_positive": "yes"}, Params: []string{"expect_positive"}, Msg: "must be a boolean"},
+	})
 }
 
 // TestZeroValuesValidate checks what Validate says about structs built

@@ -1,6 +1,8 @@
 package reasoning
 
 import (
+	"context"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/outcome"
@@ -34,18 +36,14 @@ const (
 	sentimentMismatch = 0.4
 )
 
-const (
-	sentimentID   = "sentiment"
-	sentimentName = "Response Sentiment / Tone"
-	sentimentDesc = "Detects a shift in the response's tone from its rates of positive and negative words."
-)
+const sentimentID = "sentiment"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          sentimentID,
-		Name:        sentimentName,
+		Name:        "Response Sentiment / Tone",
 		Category:    promptcanary.CategoryReasoning,
-		Description: sentimentDesc,
+		Description: "Detects a shift in the response's tone from its rates of positive and negative words.",
 		Example: `probes:
   - type: sentiment
     expect_positive: true
@@ -63,10 +61,7 @@ func init() {
 				s.ExpectPositive = &b
 			}
 			s.Threshold, _ = p.Float("threshold")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }
@@ -83,18 +78,6 @@ type Sentiment struct {
 }
 
 var _ probe.Probe = (*Sentiment)(nil)
-
-// ID returns "sentiment".
-func (s *Sentiment) ID() string { return sentimentID }
-
-// Name returns the display name.
-func (s *Sentiment) Name() string { return sentimentName }
-
-// Category returns the reasoning category, as in the reference.
-func (s *Sentiment) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (s *Sentiment) Description() string { return sentimentDesc }
 
 // Validate reports a Threshold that is NaN or infinite as a
 // *probe.ParamError.
@@ -120,7 +103,8 @@ type sentimentKey struct {
 var neutral = outcome.NewTable[sentimentKey](1)
 
 // Evaluate counts the positive and negative words of r's content.
-func (s *Sentiment) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *Sentiment) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	folds := a.Folds() // first: the keywords and the counts in one pass
 	words := float64(max(a.Fields(), 1))

@@ -1,7 +1,6 @@
 package reasoning
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -38,36 +37,28 @@ func TestSentimentVerdict(t *testing.T) {
 	wantPositive := map[string]any{"expect_positive": true}
 	wantNeutral := map[string]any{"expect_positive": false}
 	tests := []struct {
-		name             string
-		raw              map[string]any
-		content          string
-		passed           bool
-		score            float64
+		verdictCase
 		posRate, negRate float64
 		net              float64
 		details          string
 	}{
-		{"no expectation, positive", nil, withWords("great", 1, 10), true, 1, 0.1, 0, 0.1, "Observed a positive tone: 1 positive word and 0 negative words"},
-		{"no expectation, neutral", nil, words(10), true, 1, 0, 0, 0, "Observed a neutral/negative tone"},
-		{"no expectation, negative", nil, withWords("bad", 1, 10), true, 1, 0, 0.1, -0.1, "neutral/negative tone: 0 positive words and 1 negative word"},
-		{"positive at exactly threshold", wantPositive, withWords("good", 1, 50), true, 1, 0.02, 0, 0.02, "Expected a positive tone, observed positive"},
-		{"positive just below threshold", wantPositive, withWords("good", 1, 51), false, 0.4, 0.0196, 0, 0.0196, "Expected a positive tone, observed neutral/negative"},
-		{"positive net of negatives", wantPositive, withWords("good great bad", 3, 50), true, 1, 0.04, 0.02, 0.02, "observed positive"},
-		{"positive cancelled by negatives", wantPositive, withWords("good bad", 2, 10), false, 0.4, 0.1, 0.1, 0, "observed neutral/negative"},
-		{"neutral expected and found", wantNeutral, words(10), true, 1, 0, 0, 0, "Expected a neutral/negative tone, observed neutral/negative"},
-		{"neutral expected, positive found", wantNeutral, withWords("excellent", 1, 10), false, 0.4, 0.1, 0, 0.1, "observed positive"},
-		{"empty content counts one word", wantNeutral, "", true, 1, 0, 0, 0, "0 positive words"},
-		{"zero threshold makes neutral positive", map[string]any{"expect_positive": true, "threshold": 0}, words(5), true, 1, 0, 0, 0, "observed positive"},
-		{"negative threshold", map[string]any{"expect_positive": false, "threshold": -0.5}, withWords("bad", 1, 4), false, 0.4, 0, 0.25, -0.25, "observed positive"},
-		{"rates rounded to 4 places", nil, withWords("good", 1, 3), true, 1, 0.3333, 0, 0.3333, "positive tone"},
+		{verdictCase{"no expectation, positive", nil, withWords("great", 1, 10), true, 1}, 0.1, 0, 0.1, "Observed a positive tone: 1 positive word and 0 negative words"},
+		{verdictCase{"no expectation, neutral", nil, words(10), true, 1}, 0, 0, 0, "Observed a neutral/negative tone"},
+		{verdictCase{"no expectation, negative", nil, withWords("bad", 1, 10), true, 1}, 0, 0.1, -0.1, "neutral/negative tone: 0 positive words and 1 negative word"},
+		{verdictCase{"positive at exactly threshold", wantPositive, withWords("good", 1, 50), true, 1}, 0.02, 0, 0.02, "Expected a positive tone, observed positive"},
+		{verdictCase{"positive just below threshold", wantPositive, withWords("good", 1, 51), false, 0.4}, 0.0196, 0, 0.0196, "Expected a positive tone, observed neutral/negative"},
+		{verdictCase{"positive net of negatives", wantPositive, withWords("good great bad", 3, 50), true, 1}, 0.04, 0.02, 0.02, "observed positive"},
+		{verdictCase{"positive cancelled by negatives", wantPositive, withWords("good bad", 2, 10), false, 0.4}, 0.1, 0.1, 0, "observed neutral/negative"},
+		{verdictCase{"neutral expected and found", wantNeutral, words(10), true, 1}, 0, 0, 0, "Expected a neutral/negative tone, observed neutral/negative"},
+		{verdictCase{"neutral expected, positive found", wantNeutral, withWords("excellent", 1, 10), false, 0.4}, 0.1, 0, 0.1, "observed positive"},
+		{verdictCase{"empty content counts one word", wantNeutral, "", true, 1}, 0, 0, 0, "0 positive words"},
+		{verdictCase{"zero threshold makes neutral positive", map[string]any{"expect_positive": true, "threshold": 0}, words(5), true, 1}, 0, 0, 0, "observed positive"},
+		{verdictCase{"negative threshold", map[string]any{"expect_positive": false, "threshold": -0.5}, withWords("bad", 1, 4), false, 0.4}, 0, 0.25, -0.25, "observed positive"},
+		{verdictCase{"rates rounded to 4 places", nil, withWords("good", 1, 3), true, 1}, 0.3333, 0, 0.3333, "positive tone"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "sentiment", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "sentiment", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "positive_word_count", "negative_word_count", "pos_rate", "neg_rate", "net_sentiment")
 			for key, want := range map[string]float64{"pos_rate": tc.posRate, "neg_rate": tc.negRate, "net_sentiment": tc.net} {
 				if got := res.Metadata[key]; got != want {

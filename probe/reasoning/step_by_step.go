@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,18 +83,14 @@ func numberedLines(s string) int {
 	return n
 }
 
-const (
-	stepByStepID   = "step_by_step"
-	stepByStepName = "Step-by-Step Reasoning"
-	stepByStepDesc = "Detects whether the model shows explicit step-by-step (chain-of-thought) reasoning."
-)
+const stepByStepID = "step_by_step"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          stepByStepID,
-		Name:        stepByStepName,
+		Name:        "Step-by-Step Reasoning",
 		Category:    promptcanary.CategoryReasoning,
-		Description: stepByStepDesc,
+		Description: "Detects whether the model shows explicit step-by-step (chain-of-thought) reasoning.",
 		Example: `probes:
   - type: step_by_step
     expect_steps: true
@@ -109,10 +106,7 @@ func init() {
 			s := &StepByStep{}
 			s.ExpectSteps, _ = p.Bool("expect_steps")
 			s.MinStepCount, _ = p.Int("min_step_count")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }
@@ -130,18 +124,6 @@ type StepByStep struct {
 
 var _ probe.Probe = (*StepByStep)(nil)
 
-// ID returns "step_by_step".
-func (s *StepByStep) ID() string { return stepByStepID }
-
-// Name returns the display name.
-func (s *StepByStep) Name() string { return stepByStepName }
-
-// Category returns the reasoning category.
-func (s *StepByStep) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (s *StepByStep) Description() string { return stepByStepDesc }
-
 // Validate reports a negative MinStepCount as a *probe.ParamError.
 func (s *StepByStep) Validate() error {
 	if s.MinStepCount < 0 {
@@ -157,7 +139,8 @@ func (s *StepByStep) Validate() error {
 var stepResults = outcome.NewTable[StepByStep](16)
 
 // Evaluate counts the step indicators of r's content.
-func (s *StepByStep) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (s *StepByStep) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	var count int
 	if a.Folds() {

@@ -67,33 +67,25 @@ func TestStepByStepVerdict(t *testing.T) {
 		return b.String()
 	}
 	tests := []struct {
-		name    string
-		raw     map[string]any
-		content string
-		passed  bool
-		score   float64
+		verdictCase
 		details string
 	}{
-		{"expected, exactly min", nil, steps(2), true, 1, "Found 2 step indicators"},
-		{"expected, above min caps at 1", nil, steps(5), true, 1, "Found 5"},
-		{"expected, one below min", nil, steps(1), false, 0.5, "only 1 step indicator "},
-		{"expected, none", nil, "4", false, 0, "only 0 step indicators"},
-		{"expected, min 3 with 2", map[string]any{"min_step_count": 3}, steps(2), false, 2.0 / 3, "minimum 3"},
-		{"expected, min 0 with none passes with score 0", map[string]any{"min_step_count": 0}, "4", true, 0, "Found 0"},
-		{"expected, min 0 with one", map[string]any{"min_step_count": 0}, steps(1), true, 1, "Found 1"},
-		{"direct, none", map[string]any{"expect_steps": false}, "4", true, 1, "direct"},
-		{"direct, one below min", map[string]any{"expect_steps": false}, steps(1), true, 1, "1 step indicator,"},
-		{"direct, exactly min", map[string]any{"expect_steps": false}, steps(2), false, 0.6, "Expected a direct answer but found 2"},
-		{"direct, four", map[string]any{"expect_steps": false}, steps(4), false, 0.2, "found 4"},
-		{"direct, many floors at 0", map[string]any{"expect_steps": false}, steps(7), false, 0, "found 7"},
+		{verdictCase{"expected, exactly min", nil, steps(2), true, 1}, "Found 2 step indicators"},
+		{verdictCase{"expected, above min caps at 1", nil, steps(5), true, 1}, "Found 5"},
+		{verdictCase{"expected, one below min", nil, steps(1), false, 0.5}, "only 1 step indicator "},
+		{verdictCase{"expected, none", nil, "4", false, 0}, "only 0 step indicators"},
+		{verdictCase{"expected, min 3 with 2", map[string]any{"min_step_count": 3}, steps(2), false, 2.0 / 3}, "minimum 3"},
+		{verdictCase{"expected, min 0 with none passes with score 0", map[string]any{"min_step_count": 0}, "4", true, 0}, "Found 0"},
+		{verdictCase{"expected, min 0 with one", map[string]any{"min_step_count": 0}, steps(1), true, 1}, "Found 1"},
+		{verdictCase{"direct, none", map[string]any{"expect_steps": false}, "4", true, 1}, "direct"},
+		{verdictCase{"direct, one below min", map[string]any{"expect_steps": false}, steps(1), true, 1}, "1 step indicator,"},
+		{verdictCase{"direct, exactly min", map[string]any{"expect_steps": false}, steps(2), false, 0.6}, "Expected a direct answer but found 2"},
+		{verdictCase{"direct, four", map[string]any{"expect_steps": false}, steps(4), false, 0.2}, "found 4"},
+		{verdictCase{"direct, many floors at 0", map[string]any{"expect_steps": false}, steps(7), false, 0}, "found 7"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "step_by_step", tc.raw, tc.content)
-			checkVerdict(t, res, tc.passed, tc.score)
-			if !strings.Contains(res.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", res.Details, tc.details)
-			}
+			res := runVerdict(t, "step_by_step", tc.raw, tc.content, tc.passed, tc.score, tc.details)
 			checkKeys(t, res.Metadata, "step_indicator_count", "expect_steps")
 			wantExpect := tc.raw["expect_steps"] != false
 			if got := res.Metadata["expect_steps"]; got != wantExpect {

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,18 +11,14 @@ import (
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
-const (
-	verbosityID   = "verbosity"
-	verbosityName = "Response Verbosity"
-	verbosityDesc = "Detects significant changes in the response's word count."
-)
+const verbosityID = "verbosity"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          verbosityID,
-		Name:        verbosityName,
+		Name:        "Response Verbosity",
 		Category:    promptcanary.CategoryReasoning,
-		Description: verbosityDesc,
+		Description: "Detects significant changes in the response's word count.",
 		Example: `probes:
   - type: verbosity
     expected_words: 120
@@ -45,10 +42,7 @@ func init() {
 			v.Tolerance, _ = p.Float("tolerance")
 			v.MinWords, _ = p.Int("min_words")
 			v.MaxWords, _ = p.Int("max_words")
-			if err := v.Validate(); err != nil {
-				return nil, err
-			}
-			return v, nil
+			return probe.Validated(v)
 		},
 	})
 }
@@ -68,18 +62,6 @@ type Verbosity struct {
 }
 
 var _ probe.Probe = (*Verbosity)(nil)
-
-// ID returns "verbosity".
-func (v *Verbosity) ID() string { return verbosityID }
-
-// Name returns the display name.
-func (v *Verbosity) Name() string { return verbosityName }
-
-// Category returns the reasoning category.
-func (v *Verbosity) Category() promptcanary.Category { return promptcanary.CategoryReasoning }
-
-// Description returns a one-sentence description.
-func (v *Verbosity) Description() string { return verbosityDesc }
 
 // Validate reports every field the scoring formula cannot use, each as a
 // *probe.ParamError: a negative count, a tolerance outside [0,1) (the score
@@ -109,7 +91,8 @@ func (v *Verbosity) Validate() error {
 }
 
 // Evaluate counts the words of r's content and scores the count.
-func (v *Verbosity) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (v *Verbosity) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	a := text.Analyze(r.Content)
 	words := a.Fields()
 	a.Release()

@@ -1,27 +1,16 @@
 package safety
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // benchmark evaluates p on the named testdata file.
 func benchmark(b *testing.B, p probe.Probe, file string) {
-	content, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		b.Fatal(err)
-	}
-	prompt := &promptcanary.Prompt{ID: "p"}
-	resp := &promptcanary.Response{PromptID: "p", Content: string(content)}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p.Evaluate(prompt, resp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{PromptID: "p", Content: probetest.Testdata(b, file)})
 }
 
 // BenchmarkRefusal is the common, worst case: a 2 KB answer without any

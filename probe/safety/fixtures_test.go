@@ -1,9 +1,9 @@
 package safety
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // TestFixtures runs the probes on realistic responses in testdata.
@@ -32,11 +32,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.id, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := run(t, tc.id, tc.raw, string(b))
+			res := run(t, tc.id, tc.raw, probetest.Testdata(t, tc.file))
 			checkVerdict(t, res, tc.passed, tc.score)
 			if got := len(matchedPatterns(t, res)); got != tc.matched {
 				t.Errorf("matched patterns: got %d (%q), want %d", got, res.Metadata["matched_patterns"], tc.matched)

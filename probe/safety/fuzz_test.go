@@ -1,9 +1,12 @@
 package safety
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -32,7 +35,7 @@ func FuzzRefusal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content string) {
 		resp := &promptcanary.Response{PromptID: "p", Content: content}
 		for _, expect := range []bool{false, true} {
-			res := (&Refusal{ExpectRefusal: expect}).Evaluate(prompt, resp)
+			res := (&Refusal{ExpectRefusal: expect}).Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 			matched, _ := res.Metadata["matched_patterns"].([]string)
 			refused, _ := res.Metadata["is_refusal"].(bool)
 			if matched == nil || refused != (len(matched) > 0) {
@@ -65,7 +68,7 @@ func FuzzSafetyLanguage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content string) {
 		resp := &promptcanary.Response{PromptID: "p", Content: content}
 		for _, p := range probes {
-			res := p.Evaluate(prompt, resp)
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: resp})
 			if res.Score < 0 || res.Score > 1 || res.Score != res.Score {
 				t.Errorf("%+v: score %v outside [0,1]", *p, res.Score)
 			}

@@ -12,6 +12,7 @@ var (
 	run          = probetest.Run
 	checkVerdict = probetest.CheckVerdict
 	checkKeys    = probetest.CheckKeys
+	runVerdict   = probetest.RunVerdict
 )
 
 // matchedPatterns returns the matched_patterns metadata, failing the test
@@ -23,4 +24,14 @@ func matchedPatterns(t *testing.T, res probe.Result) []string {
 		t.Fatalf("matched_patterns: got %#v, want a non-nil []string", res.Metadata["matched_patterns"])
 	}
 	return m
+}
+
+// verdictCase starts a case of a verdict test: the parameters, the
+// response and the verdict the probe must give.
+type verdictCase struct {
+	name    string
+	raw     map[string]any
+	content string
+	passed  bool
+	score   float64
 }

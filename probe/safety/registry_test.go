@@ -1,122 +1,40 @@
 package safety
 
 import (
-	"errors"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id       string
-		name     string
-		defaults map[string]any
-	}{
-		{"refusal", "Refusal Detection", map[string]any{"expect_refusal": false}},
-		{"safety_language", "Safety Language / Disclaimers", map[string]any{"expect_safety_language": false, "threshold": 1}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatalf("Lookup(%q): %v", tc.id, err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategorySafety {
-				t.Errorf("category: got %q, want %q", typ.Category, promptcanary.CategorySafety)
-			}
-			if !strings.HasSuffix(typ.Description, ".") || strings.Contains(typ.Description, ". ") {
-				t.Errorf("description: got %q, want one sentence", typ.Description)
-			}
-			got := map[string]any{}
-			for _, p := range typ.Params {
-				got[p.Name] = p.Default
-				if p.Required || p.Doc == "" {
-					t.Errorf("param %s: got required %v, doc %q, want optional and documented", p.Name, p.Required, p.Doc)
-				}
-			}
-			if diff := cmp.Diff(tc.defaults, got); diff != "" {
-				t.Errorf("param defaults (-want +got):\n%s", diff)
-			}
-			p, _, err := probe.New(tc.id, nil)
-			if err != nil {
-				t.Fatalf("New(%q, nil): %v", tc.id, err)
-			}
-			if p.ID() != tc.id || p.Name() != tc.name || p.Category() != typ.Category || p.Description() != typ.Description {
-				t.Errorf("probe identity: got %q %q %q %q, want %q %q %q %q",
-					p.ID(), p.Name(), p.Category(), p.Description(), tc.id, tc.name, typ.Category, typ.Description)
-			}
-		})
-	}
+	probetest.CheckRegistered(t, []probetest.Registered{
+		{ID: "refusal", Name: "Refusal Detection", Category: promptcanary.CategorySafety,
+			Defaults: map[string]any{"expect_refusal": false}},
+		{ID: "safety_language", Name: "Safety Language / Disclaimers", Category: promptcanary.CategorySafety,
+			Defaults: map[string]any{"expect_safety_language": false, "threshold": 1}},
+	})
 }
 
 func TestNewAppliesParams(t *testing.T) {
-	tests := []struct {
-		id   string
-		raw  map[string]any
-		want probe.Probe
-	}{
-		{"refusal", nil, &Refusal{}},
-		{"refusal", map[string]any{"expect_refusal": true}, &Refusal{ExpectRefusal: true}},
-		{"safety_language", nil, &SafetyLanguage{Threshold: 1}},
-		{"safety_language", map[string]any{"expect_safety_language": true, "threshold": 3}, &SafetyLanguage{ExpectSafetyLanguage: true, Threshold: 3}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			got, _, err := probe.New(tc.id, tc.raw)
-			if err != nil {
-				t.Fatalf("New(%q, %v): %v", tc.id, tc.raw, err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("probe (-want +got):\n%s", diff)
-			}
-		})
-	}
+	probetest.CheckBuilt(t, []probetest.Built{
+		{ID: "refusal", Want: &Refusal{}},
+		{ID: "refusal", Raw: map[string]any{"expect_refusal": true}, Want: &Refusal{ExpectRefusal: true}},
+		{ID: "safety_language", Want: &SafetyLanguage{Threshold: 1}},
+		{ID: "safety_language", Raw: map[string]any{"expect_safety_language": true, "threshold": 3}, Want: &SafetyLanguage{ExpectSafetyLanguage: true, Threshold: 3}},
+	})
 }
 
 func TestConfigErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		id     string
-		raw    map[string]any
-		params []string
-		msg    string
-	}{
-		{"misspelt refusal parameter", "refusal", map[string]any{"expect_refusals": true}, []string{"expect_refusals"}, "unknown parameter for refusal"},
-		{"refusal flag of wrong type", "refusal", map[string]any{"expect_refusal": 1}, []string{"expect_refusal"}, "boolean"},
-		{"zero threshold", "safety_language", map[string]any{"threshold": 0}, []string{"threshold"}, "must be >= 1, got 0"},
-		{"negative threshold", "safety_language", map[string]any{"threshold": -2}, []string{"threshold"}, "must be >= 1, got -2"},
-		{"fractional threshold", "safety_language", map[string]any{"threshold": 1.5}, []string{"threshold"}, "integer"},
-		{"two mistakes at once", "safety_language", map[string]any{"threshold": "one", "expect_safety": true},
-			[]string{"expect_safety", "threshold"}, "unknown parameter"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New(tc.id, tc.raw)
-			if err == nil {
-				t.Fatalf("New(%q, %v): got probe %v, want an error", tc.id, tc.raw, p)
-			}
-			var pe *probe.ParamError
-			if !errors.As(err, &pe) {
-				t.Errorf("error: got %T %v, want a *probe.ParamError", err, err)
-			}
-			if got := probetest.ParamNames(t, err); !slices.Equal(got, tc.params) {
-				t.Errorf("params: got %v, want %v", got, tc.params)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error: got %q, want it to contain %q", err, tc.msg)
-			}
-		})
-	}
+	probetest.CheckConfigErrors(t, []probetest.ConfigError{
+		{Name: "misspelt refusal parameter", ID: "refusal", Raw: map[string]any{"expect_refusals": true}, Params: []string{"expect_refusals"}, Msg: "unknown parameter for refusal"},
+		{Name: "refusal flag of wrong type", ID: "refusal", Raw: map[string]any{"expect_refusal": 1}, Params: []string{"expect_refusal"}, Msg: "boolean"},
+		{Name: "zero threshold", ID: "safety_language", Raw: map[string]any{"threshold": 0}, Params: []string{"threshold"}, Msg: "must be >= 1, got 0"},
+		{Name: "negative threshold", ID: "safety_language", Raw: map[string]any{"threshold": -2}, Params: []string{"threshold"}, Msg: "must be >= 1, got -2"},
+		{Name: "fractional threshold", ID: "safety_language", Raw: map[string]any{"threshold": 1.5}, Params: []string{"threshold"}, Msg: "integer"},
+		{Name: "two mistakes at once", ID: "safety_language", Raw: map[string]any{"threshold": "one", "expect_safety": true}, Params: []string{"expect_safety", "threshold"}, Msg: "unknown parameter"},
+	})
 }
 
 func TestZeroValueSafetyLanguageIsInvalid(t *testing.T) {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -50,18 +51,14 @@ var disclaimerPhrases = text.NewPhraseSet(
 // penaltyPerMatch is the score lost per unexpected disclaimer pattern.
 const penaltyPerMatch = 0.25
 
-const (
-	safetyLanguageID   = "safety_language"
-	safetyLanguageName = "Safety Language / Disclaimers"
-	safetyLanguageDesc = "Detects safety caveats, warnings and disclaimers in the response."
-)
+const safetyLanguageID = "safety_language"
 
 func init() {
 	probe.Register(probe.Type{
 		ID:          safetyLanguageID,
-		Name:        safetyLanguageName,
+		Name:        "Safety Language / Disclaimers",
 		Category:    promptcanary.CategorySafety,
-		Description: safetyLanguageDesc,
+		Description: "Detects safety caveats, warnings and disclaimers in the response.",
 		Example: `probes:
   - type: safety_language
     expect_safety_language: false
@@ -77,10 +74,7 @@ func init() {
 			s := &SafetyLanguage{}
 			s.ExpectSafetyLanguage, _ = p.Bool("expect_safety_language")
 			s.Threshold, _ = p.Int("threshold")
-			if err := s.Validate(); err != nil {
-				return nil, err
-			}
-			return s, nil
+			return probe.Validated(s)
 		},
 	})
 }
@@ -98,18 +92,6 @@ type SafetyLanguage struct {
 
 var _ probe.Probe = (*SafetyLanguage)(nil)
 
-// ID returns "safety_language".
-func (s *SafetyLanguage) ID() string { return safetyLanguageID }
-
-// Name returns the display name.
-func (s *SafetyLanguage) Name() string { return safetyLanguageName }
-
-// Category returns the safety category.
-func (s *SafetyLanguage) Category() promptcanary.Category { return promptcanary.CategorySafety }
-
-// Description returns a one-sentence description.
-func (s *SafetyLanguage) Description() string { return safetyLanguageDesc }
-
 // Validate reports a Threshold below 1 (the score divides by it, and 0
 // would find safety language in every response) as a *probe.ParamError.
 func (s *SafetyLanguage) Validate() error {
@@ -124,7 +106,8 @@ func (s *SafetyLanguage) Validate() error {
 var safetyNone = outcome.NewTable[SafetyLanguage](1)
 
 // Evaluate counts the disclaimer patterns r's content matches.
-func (s *SafetyLanguage) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) (res probe.Result) {
+func (s *SafetyLanguage) Evaluate(_ context.Context, in probe.Input) (res probe.Result) {
+	r := in.Response
 	matched, first := matchedPhrases(r.Content, disclaimerPhrases, disclaimerPatterns, disclaimerSources)
 	count := len(matched)
 	if count == 0 {

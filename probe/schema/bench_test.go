@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/schema"
 )
 
@@ -35,13 +36,7 @@ func benchEvaluate(b *testing.B, content string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prompt := &promptcanary.Prompt{ID: "p"}
-	resp := &promptcanary.Response{Content: content}
-	b.SetBytes(int64(len(content)))
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, resp)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: content})
 }
 
 func BenchmarkEvaluateValid(b *testing.B)   { benchEvaluate(b, benchOrder(false)) }

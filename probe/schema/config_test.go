@@ -1,14 +1,14 @@
 package schema_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -165,17 +165,7 @@ prompts: [hi]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			_, err := suite.Parse(filepath.Join(dir, "canary.yaml"), []byte(strings.TrimPrefix(tc.yaml, "\n")))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""), p.Hint)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := probetest.Problems(t, t.TempDir(), "canary.yaml", strings.TrimPrefix(tc.yaml, "\n")); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -208,16 +198,7 @@ func TestSchemaFileErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			doc := "probes:\n  - type: json_schema_full\n    schema_file: " + tc.file + "\nprompts: [hi]\n"
-			_, err := suite.Parse(filepath.Join(dir, "canary.yaml"), []byte(doc))
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, strings.TrimPrefix(p.Error(), dir+string(filepath.Separator)), p.Hint)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := probetest.Problems(t, dir, "canary.yaml", doc); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -244,11 +225,11 @@ func TestSchemaFileBesideSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := s.Probes[0].Probe
-			bad := probe.Evaluate(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[],"total":1}`})
+			bad := probetest.Eval(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[],"total":1}`})
 			if bad.Passed || bad.Score != 17.0/18 {
 				t.Errorf("empty items: got passed %v score %v, want a failure scoring 17/18", bad.Passed, bad.Score)
 			}
-			good := probe.Evaluate(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[{"sku":"a","qty":1}],"total":1}`})
+			good := probetest.Eval(p, nil, &promptcanary.Response{Content: `{"id":"ord-1","items":[{"sku":"a","qty":1}],"total":1}`})
 			if !good.Passed {
 				t.Errorf("valid order: got %q, want a pass", good.Details)
 			}

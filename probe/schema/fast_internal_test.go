@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
@@ -143,11 +146,11 @@ func FuzzFastValidator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content string) {
 		r := &promptcanary.Response{Content: content}
 		for i := range fast {
-			want := slow[i].Evaluate(nil, r)
-			if got := fast[i].Evaluate(nil, r); !reflect.DeepEqual(got, want) {
+			want := slow[i].Evaluate(context.Background(), probe.Input{Response: r})
+			if got := fast[i].Evaluate(context.Background(), probe.Input{Response: r}); !reflect.DeepEqual(got, want) {
 				t.Fatalf("schema %d on %q:\nfast      %s\nvalidator %s", i, content, show(got), show(want))
 			}
-			if got := decoded[i].Evaluate(nil, r); !reflect.DeepEqual(got, want) {
+			if got := decoded[i].Evaluate(context.Background(), probe.Input{Response: r}); !reflect.DeepEqual(got, want) {
 				t.Fatalf("schema %d on %q:\nfast, decoded %s\nvalidator     %s", i, content, show(got), show(want))
 			}
 		}

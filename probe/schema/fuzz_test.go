@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 	"github.com/promptcanary/promptcanary/probe/schema"
 )
@@ -52,7 +53,7 @@ func FuzzEvaluate(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
-		res := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: content})
+		res := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: content})
 		if _, panicked := res.Metadata["error"]; panicked && strings.Contains(res.Details, "panic") {
 			t.Fatalf("Evaluate panicked on %q: %s", content, res.Details)
 		}

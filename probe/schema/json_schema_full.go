@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -194,18 +195,6 @@ func draftName(v int) string {
 	return fmt.Sprintf("draft-%02d", v)
 }
 
-// ID returns "json_schema_full".
-func (*Full) ID() string { return "json_schema_full" }
-
-// Name returns "JSON Schema (full)".
-func (*Full) Name() string { return "JSON Schema (full)" }
-
-// Category returns the format category.
-func (*Full) Category() promptcanary.Category { return promptcanary.CategoryFormat }
-
-// Description returns a one-sentence description of the probe.
-func (*Full) Description() string { return description }
-
 // Checks returns the number of checks the schema makes, the denominator of
 // the score.
 func (f *Full) Checks() int { return len(f.c.checks) }
@@ -219,7 +208,8 @@ func (f *Full) Checks() int { return len(f.c.checks) }
 // is not JSON, or nests deeper than 256 levels, "error" and
 // "raw_content_preview" instead, with score 0. The results of valid
 // answers are one shared result.
-func (f *Full) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (f *Full) Evaluate(_ context.Context, in probe.Input) probe.Result {
+	r := in.Response
 	content := text.StripFences(r.Content)
 	total := len(f.c.checks)
 	// The decoded answer is shared with the other probes that read it as

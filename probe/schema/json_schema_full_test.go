@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -154,7 +155,7 @@ func TestEvaluate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := probe.Evaluate(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.answer})
+			res := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.answer})
 			probetest.CheckVerdict(t, res, tc.passed, tc.score)
 			probetest.CheckKeys(t, res.Metadata, "draft", "checks", "valid", "failed_checks", "failure_count",
 				"failures", "failing_pointers", "failing_keywords")
@@ -182,7 +183,7 @@ func TestEvaluateDraftAndPointers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := p.Evaluate(nil, &promptcanary.Response{Content: `{"id":"x","items":[{"qty":1.5}],"total":-1,"a/b~":0}`})
+	res := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: `{"id":"x","items":[{"qty":1.5}],"total":-1,"a/b~":0}`}})
 	wantPointers := []string{"", "/id", "/items/0", "/items/0/qty", "/total"}
 	if got := res.Metadata["failing_pointers"].([]string); !slices.Equal(got, wantPointers) {
 		t.Errorf("failing_pointers: got %q, want %q", got, wantPointers)
@@ -214,7 +215,7 @@ func TestDetailsNameAtMostFive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := p.Evaluate(nil, &promptcanary.Response{Content: "{" + strings.Join(answer, ",") + "}"})
+	res := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: "{" + strings.Join(answer, ",") + "}"}})
 	want := "Response fails 7 of 7 schema checks: /a type (got number, want string); /b type (got number, want string); " +
 		"/c type (got number, want string); /d type (got number, want string); /e type (got number, want string); and 2 more."
 	if res.Details != want {
@@ -231,7 +232,7 @@ func TestMetadataBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer := "[" + strings.TrimSuffix(strings.Repeat("1,", 500), ",") + "]"
-	res := p.Evaluate(nil, &promptcanary.Response{Content: answer})
+	res := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: answer}})
 	probetest.CheckVerdict(t, res, false, 0)
 	for _, key := range []string{"failures", "failing_pointers"} {
 		if got := len(res.Metadata[key].([]string)); got != 50 {
@@ -253,7 +254,7 @@ func TestNotJSON(t *testing.T) {
 	}
 	for _, answer := range []string{"", "Sure! Here is the order: {\"id\":\"ord-1\"}", `{"id":"ord-1",}`, `{"a":1} {"b":2}`, "```json\n{\"a\":\n```"} {
 		t.Run(answer, func(t *testing.T) {
-			res := probe.Evaluate(p, nil, &promptcanary.Response{Content: answer})
+			res := probetest.Eval(p, nil, &promptcanary.Response{Content: answer})
 			probetest.CheckVerdict(t, res, false, 0)
 			probetest.CheckKeys(t, res.Metadata, "draft", "checks", "error", "raw_content_preview")
 			if !strings.HasPrefix(res.Details, "Response is not valid JSON (") {
@@ -278,7 +279,7 @@ func TestConcurrentEvaluate(t *testing.T) {
 		for answer, want := range answers {
 			wg.Go(func() {
 				for range 50 {
-					if got := p.Evaluate(nil, &promptcanary.Response{Content: answer}).Score; got != want {
+					if got := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: answer}}).Score; got != want {
 						t.Errorf("score of %q: got %v, want %v", answer, got, want)
 						return
 					}
@@ -309,7 +310,7 @@ func TestSchemaFileFromAnotherFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := p.Evaluate(nil, &promptcanary.Response{Content: `{"home":{}}`})
+	res := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: `{"home":{}}`}})
 	want := []string{`/home: schemas/address.json#/required: missing property "city"`}
 	if got := res.Metadata["failures"].([]string); !slices.Equal(got, want) {
 		t.Errorf("failures: got %q, want %q", got, want)
@@ -338,7 +339,7 @@ func TestDepthLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := p.Evaluate(nil, &promptcanary.Response{Content: tc.content})
+			res := p.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: tc.content}})
 			probetest.CheckVerdict(t, res, tc.passed, tc.score)
 			if tc.details != "" && res.Details != tc.details {
 				t.Errorf("details: got %q, want %q", res.Details, tc.details)

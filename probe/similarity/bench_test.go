@@ -6,11 +6,8 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/cputime"
-	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
-
-// cpuTime is the CPU time the process has used (0 where unmeasured).
-var cpuTime = cputime.Process
 
 // benchText returns about 1 KB of prose, varied by seed the way samples of
 // one answer vary: the same sentences, some reworded, in another order.
@@ -54,13 +51,13 @@ func BenchmarkEvaluate(b *testing.B) {
 			p := &Similarity{Metric: Metric(m), Min: 0.5}
 			b.SetBytes(int64(len(resp.Content)))
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
-				if res := probe.EvaluateWith(p, nil, resp, refs); res.Details == "" {
+				if res := probetest.Eval(p, nil, resp, refs...); res.Details == "" {
 					b.Fatal("no details")
 				}
 			}
-			if c := cpuTime() - cpu; cpu > 0 && c > 0 {
+			if c := cputime.Process() - cpu; cpu > 0 && c > 0 {
 				b.ReportMetric(float64(c.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})

@@ -4,8 +4,9 @@
 // subsequence), all computed offline. Importing the package registers it
 // with package probe.
 //
-// The probe implements probe.Referenced. Package runner gives it its
-// references: the answers of the baseline a run is compared against
+// Its Deps mark it as one that compares answers with reference answers
+// (probe.Deps.References). Package runner gives it its references
+// (probe.Input.References): the answers of the baseline a run is compared against
 // (runner.Plan.References), or, in a run without a baseline, the run's
 // other answers to the same prompt (leave-one-out), so that a baseline
 // saved from a run holds the spread of the model's own answers, against

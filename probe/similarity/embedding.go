@@ -87,15 +87,16 @@ func (s *Similarity) configureEmbedder(p probe.Params, env probe.Env) error {
 	return nil
 }
 
-// Models returns the embedder of the Embedding metric, none for the
-// others.
-func (s *Similarity) Models() []probe.Model {
+// Deps marks the probe as one that compares answers with reference
+// answers, and returns the embedder of the Embedding metric as its model,
+// none for the other metrics.
+func (s *Similarity) Deps() probe.Deps {
 	if s.metric() != Embedding {
-		return nil
+		return probe.Deps{References: true}
 	}
 	m := s.Embedder
 	m.Embedding = true
-	return []probe.Model{m}
+	return probe.Deps{References: true, Models: []probe.Model{m}}
 }
 
 // Fingerprint pins the embedder of the Embedding metric, model and

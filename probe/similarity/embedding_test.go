@@ -76,7 +76,7 @@ func evalEmbedding(p probe.Probe, c probe.Caller, content string, refs []promptc
 	if c != nil {
 		ctx = probe.WithCaller(ctx, c)
 	}
-	return probe.EvaluateContext(ctx, p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: content}, refs)
+	return probetest.EvalIn(ctx, p, probe.Input{Prompt: &promptcanary.Prompt{ID: "p1"}, Response: &promptcanary.Response{PromptID: "p1", Content: content}, References: refs})
 }
 
 func TestEmbeddingScores(t *testing.T) {
@@ -182,8 +182,8 @@ func TestEmbeddingErrors(t *testing.T) {
 		t.Errorf("got %d calls, want 2: a failure is not cached", len(f.calls))
 	}
 	for name, res := range map[string]probe.Result{
-		"no caller":    evalEmbedding(p, nil, "a", answers("b")),
-		"EvaluateWith": probe.EvaluateWith(p, nil, &promptcanary.Response{Content: "a"}, answers("b")),
+		"no caller":       evalEmbedding(p, nil, "a", answers("b")),
+		"with references": probetest.Eval(p, nil, &promptcanary.Response{Content: "a"}, answers("b")...),
 	} {
 		probetest.CheckVerdict(t, res, false, 0)
 		if res.Metadata["error"] != ErrNoRun.Error() {
@@ -253,11 +253,11 @@ func TestCosine(t *testing.T) {
 // pins it into the prompt hash.
 func TestModelsAndFingerprint(t *testing.T) {
 	text := probetest.New(t, id, map[string]any{"min": 0.5}).(*Similarity)
-	if text.Models() != nil || text.Fingerprint() != "" {
-		t.Errorf("chrf: got models %v, fingerprint %q, want none", text.Models(), text.Fingerprint())
+	if d := text.Deps(); d.Models != nil || !d.References || text.Fingerprint() != "" {
+		t.Errorf("chrf: got deps %+v, fingerprint %q, want references and no model", d, text.Fingerprint())
 	}
 	emb := probetest.New(t, id, withParams(map[string]any{"embedder_base_url": "http://gpu:8000/v1"})).(*Similarity)
-	m := emb.Models()
+	m := emb.Deps().Models
 	if len(m) != 1 || !m[0].Embedding || m[0].Spec != "openai/text-embedding-3-small" || m[0].Settings["base_url"] != "http://gpu:8000/v1" {
 		t.Errorf("Models: got %+v", m)
 	}

@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 var fuzzSeeds = [][2]string{
@@ -67,8 +69,8 @@ func FuzzEvaluate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content, ref1, ref2 string) {
 		refs := answers(ref1, ref2)
 		for _, p := range probes {
-			// Call the probe directly: probe.EvaluateWith would hide a panic.
-			res := p.(probe.Referenced).EvaluateWith(&promptcanary.Prompt{}, &promptcanary.Response{Content: content}, refs)
+			// Call the probe directly: probe.Instance.Evaluate would hide a panic.
+			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: content}, References: refs})
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 				t.Fatalf("%+v on %q: score %v, want a value in [0,1]", p, content, res.Score)
 			}
@@ -116,5 +118,5 @@ func slowScore(m Metric, a, b string) float64 {
 		}
 		return out
 	}
-	return f1(lcsDP(id(wa), id(wb)), len(wa), len(wb))
+	return f1(text.LCS(id(wa), id(wb)), len(wa), len(wb))
 }

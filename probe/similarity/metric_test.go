@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // TestScore checks each metric against hand-computed values.
@@ -134,23 +136,6 @@ func chrfManual(a, b string) float64 {
 	return 5 * p * r / (4*p + r)
 }
 
-// lcsDP is the textbook dynamic programme for the LCS length.
-func lcsDP(a, b []int32) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			if a[i] == b[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // TestLCSAcrossBlocks checks the bit-vector LCS against the dynamic
 // programme on sequences longer than one 64-position block, where the
 // carries between blocks matter.
@@ -173,7 +158,7 @@ func TestLCSAcrossBlocks(t *testing.T) {
 			for i := range tc.alphabet {
 				sc.vocab[string(rune('a'+i))] = int32(i)
 			}
-			if got, want := sc.lcs(a, b), lcsDP(a, b); got != want {
+			if got, want := sc.lcs(a, b), text.LCS(a, b); got != want {
 				t.Errorf("lcs(n=%d, m=%d, alphabet %d, seed %d): got %d, want %d", tc.n, tc.m, tc.alphabet, seed, got, want)
 			}
 			// The work space is clean for the next pair.
@@ -197,7 +182,7 @@ func TestLongTexts(t *testing.T) {
 	}
 	sc := scorer{metric: RougeL}
 	ps := sc.profiles([]string{a.String(), b.String()})
-	want := f1(lcsDP(ps[0].words, ps[1].words), len(ps[0].words), len(ps[1].words))
+	want := f1(text.LCS(ps[0].words, ps[1].words), len(ps[0].words), len(ps[1].words))
 	if got := sc.score(&ps[0], &ps[1]); math.Abs(got-want) > 1e-12 {
 		t.Errorf("ROUGE-L of 5,000 words: got %v, want %v", got, want)
 	}

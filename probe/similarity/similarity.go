@@ -47,17 +47,14 @@ type Similarity struct {
 }
 
 var (
-	_ probe.Probe             = (*Similarity)(nil)
-	_ probe.Referenced        = (*Similarity)(nil)
-	_ probe.ReferencedContext = (*Similarity)(nil)
-	_ probe.Remote            = (*Similarity)(nil)
-	_ probe.Fingerprinter     = (*Similarity)(nil)
+	_ probe.Probe         = (*Similarity)(nil)
+	_ probe.Dependent     = (*Similarity)(nil)
+	_ probe.Fingerprinter = (*Similarity)(nil)
 )
 
 const (
 	id   = "similarity"
 	name = "Similarity"
-	desc = "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1, ROUGE-L, or the cosine of embeddings)."
 )
 
 func init() {
@@ -65,7 +62,7 @@ func init() {
 		ID:          id,
 		Name:        name,
 		Category:    promptcanary.CategoryCustom,
-		Description: desc,
+		Description: "Checks that the answer stays close to the baseline's answers to the same prompt (chrF, token F1, ROUGE-L, or the cosine of embeddings).",
 		Example: `probes:
   - type: similarity
     metric: chrf
@@ -112,46 +109,20 @@ func init() {
 	})
 }
 
-// ID returns "similarity".
-func (*Similarity) ID() string { return id }
-
-// Name returns "Similarity".
-func (*Similarity) Name() string { return name }
-
-// Category returns the custom category.
-func (*Similarity) Category() promptcanary.Category { return promptcanary.CategoryCustom }
-
-// Description returns a one-sentence description of the probe.
-func (*Similarity) Description() string { return desc }
-
-// Evaluate has no reference answers to compare with: it passes as skipped.
-func (s *Similarity) Evaluate(p *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	return s.EvaluateWith(p, r, nil)
-}
-
-// EvaluateWithContext is EvaluateWith under ctx, which carries the run's
-// probe.Caller that the Embedding metric embeds the answers through.
-func (s *Similarity) EvaluateWithContext(ctx context.Context, p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
-	if s.metric() == Embedding && len(refs) > 0 {
-		return s.evaluateEmbedding(ctx, r, refs)
-	}
-	return s.EvaluateWith(p, r, refs)
-}
-
-// EvaluateWith scores r's content against the content of each reference
-// answer and aggregates the scores by s.Against. The metadata holds
+// Evaluate scores the content of in.Response against the content of each
+// of in.References and aggregates the scores by s.Against. The metadata holds
 // "metric", "min", "against", "references" (their number) and "skipped";
 // unless skipped, also "score" and "best_sample", the sample index of the
 // most similar reference (the first of equals). With no reference, the
 // result passes with score 1 and "skipped" true. The Embedding metric
-// calls its embedder through the probe.Caller of a run, which EvaluateWith
-// has none of: use EvaluateWithContext.
-func (s *Similarity) EvaluateWith(p *promptcanary.Prompt, r *promptcanary.Response, refs []promptcanary.Response) probe.Result {
+// calls its embedder through the probe.Caller that ctx carries, a run's.
+func (s *Similarity) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	r, refs := in.Response, in.References
 	metric, against := s.metric(), s.against()
-	meta := s.meta(metric, against, len(refs))
 	if len(refs) > 0 && metric == Embedding {
-		return s.evaluateEmbedding(context.Background(), r, refs)
+		return s.evaluateEmbedding(ctx, r, refs)
 	}
+	meta := s.meta(metric, against, len(refs))
 	if !metric.valid() && metric != Embedding {
 		return probe.Result{Metadata: meta, Details: fmt.Sprintf("Unknown similarity metric %q; use chrf, token_f1, rouge_l or embedding.", metric)}
 	}

@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -26,7 +27,7 @@ func answers(contents ...string) []promptcanary.Response {
 func evaluateWith(t *testing.T, raw map[string]any, content string, refs []promptcanary.Response) probe.Result {
 	t.Helper()
 	p := probetest.New(t, id, raw)
-	return probe.EvaluateWith(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: content}, refs)
+	return probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: content}, refs...)
 }
 
 func TestEvaluate(t *testing.T) {
@@ -96,14 +97,14 @@ func TestBestSampleIsTheReferenceSample(t *testing.T) {
 }
 
 // TestSkipped checks that an answer with nothing to compare with passes
-// as skipped, through Evaluate and through EvaluateWith with no reference.
+// as skipped: with no references, nil or empty.
 func TestSkipped(t *testing.T) {
 	const want = "No reference answer to compare with (no baseline answer to this prompt, nor another sample of it in the run), so the check was skipped."
 	p := probetest.New(t, id, map[string]any{"min": 0.9, "metric": "rouge_l"})
 	for name, res := range map[string]probe.Result{
-		"Evaluate":          probetest.Run(t, id, map[string]any{"min": 0.9, "metric": "rouge_l"}, "anything"),
-		"EvaluateWith nil":  probe.EvaluateWith(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "x"}, nil),
-		"EvaluateWith none": probe.EvaluateWith(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "x"}, []promptcanary.Response{}),
+		"Run":             probetest.Run(t, id, map[string]any{"min": 0.9, "metric": "rouge_l"}, "anything"),
+		"references nil":  probetest.EvalIn(context.Background(), p, probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: "x"}}),
+		"references none": probetest.Eval(p, &promptcanary.Prompt{}, &promptcanary.Response{Content: "x"}, []promptcanary.Response{}...),
 	} {
 		t.Run(name, func(t *testing.T) {
 			probetest.CheckVerdict(t, res, true, 1)
@@ -134,11 +135,11 @@ func TestDefaults(t *testing.T) {
 // and an unknown metric is an error result, not a pass.
 func TestGoValues(t *testing.T) {
 	refs := answers("abc")
-	res := (&Similarity{Min: 0.5}).EvaluateWith(nil, &promptcanary.Response{Content: "abc"}, refs)
+	res := (&Similarity{Min: 0.5}).Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: "abc"}, References: refs})
 	if !res.Passed || res.Metadata["metric"] != "chrf" || res.Metadata["against"] != "max" {
 		t.Errorf("zero Similarity: got %+v, want a chrf max pass", res)
 	}
-	res = (&Similarity{Metric: "bleu", Min: 0.5}).EvaluateWith(nil, &promptcanary.Response{Content: "abc"}, refs)
+	res = (&Similarity{Metric: "bleu", Min: 0.5}).Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: "abc"}, References: refs})
 	if res.Passed || res.Score != 0 {
 		t.Errorf("unknown metric: got passed %v score %v, want a failure with score 0", res.Passed, res.Score)
 	}
@@ -170,14 +171,14 @@ func TestConcurrent(t *testing.T) {
 		p := probetest.New(t, id, map[string]any{"metric": m, "min": 0.5})
 		want := make([]float64, len(contents))
 		for i, c := range contents {
-			want[i] = probe.EvaluateWith(p, nil, &promptcanary.Response{Content: c}, refs).Score
+			want[i] = probetest.Eval(p, nil, &promptcanary.Response{Content: c}, refs...).Score
 		}
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
 				for k := range 200 {
 					i := (g + k) % len(contents)
-					got := probe.EvaluateWith(p, nil, &promptcanary.Response{Content: contents[i]}, refs).Score
+					got := probetest.Eval(p, nil, &promptcanary.Response{Content: contents[i]}, refs...).Score
 					if math.Abs(got-want[i]) > 0 {
 						t.Errorf("%s on %q: got %v, want %v", m, contents[i], got, want[i])
 						return
@@ -204,7 +205,7 @@ func ExampleScore() {
 func TestLongAnswersAreClipped(t *testing.T) {
 	s := &Similarity{Min: 0.5}
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 20_000) // 540 KB
-	res := s.EvaluateWith(nil, &promptcanary.Response{Content: long}, []promptcanary.Response{{Content: long}, {Content: "short"}})
+	res := s.Evaluate(context.Background(), probe.Input{Response: &promptcanary.Response{Content: long}, References: []promptcanary.Response{{Content: long}, {Content: "short"}}})
 	if res.Metadata["truncated"] != true || !res.Passed {
 		t.Errorf("got %+v, want a pass on the clipped answers marked truncated", res.Metadata)
 	}

@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,10 +27,7 @@ type Args struct {
 var _ probe.Probe = (*Args)(nil)
 
 const (
-	argsID   = "tool_call_args"
-	argsName = "Tool Call Arguments"
-	argsDesc = "Verifies required arguments are present in the tool call."
-
+	argsID = "tool_call_args"
 	// forbiddenFactor multiplies the score when a forbidden key is present.
 	forbiddenFactor = 0.5
 )
@@ -37,9 +35,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          argsID,
-		Name:        argsName,
+		Name:        "Tool Call Arguments",
 		Category:    promptcanary.CategoryToolUse,
-		Description: argsDesc,
+		Description: "Verifies required arguments are present in the tool call.",
 		Example: `probes:
   - type: tool_call_args
     required_args: [city]
@@ -82,18 +80,6 @@ func checkOverlap(param, requiredParam string, required, forbidden []string) err
 		Hint: "an argument cannot be both required and forbidden"}
 }
 
-// ID returns "tool_call_args".
-func (*Args) ID() string { return argsID }
-
-// Name returns "Tool Call Arguments".
-func (*Args) Name() string { return argsName }
-
-// Category returns the tool-use category.
-func (*Args) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Args) Description() string { return argsDesc }
-
 // noArgsKey is what the result of a response without argument keys
 // depends on: the configured lists, known by their backing arrays (which
 // the cached key keeps alive, so another list cannot take their place),
@@ -110,7 +96,8 @@ var noArgs = outcome.NewTable[noArgsKey](1)
 // Evaluate passes when no required key is missing and no forbidden key is
 // present. Responses without argument keys share their result; the lists
 // must not be changed in place once the probe is used.
-func (p *Args) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Args) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	in := getInput(r)
 	defer in.release()
 	keys, source := in.argKeys()

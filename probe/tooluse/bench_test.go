@@ -4,16 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
 func benchmarkProbe(b *testing.B, p probe.Probe, r *promptcanary.Response) {
-	prompt := &promptcanary.Prompt{ID: "p"}
-	b.ReportAllocs()
-	for b.Loop() {
-		probe.Evaluate(p, prompt, r)
-	}
+	probetest.Bench(b, p, &promptcanary.Prompt{ID: "p"}, r)
 }
 
 func benchSchema(b *testing.B) probe.Probe {
@@ -74,7 +72,7 @@ func BenchmarkSchemaNewShapes(b *testing.B) {
 	b.ReportAllocs()
 	j := 0
 	for b.Loop() {
-		probe.Evaluate(p, prompt, rs[j])
+		probetest.Eval(p, prompt, rs[j])
 		if j++; j == len(rs) {
 			j = 0
 		}

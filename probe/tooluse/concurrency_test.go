@@ -1,9 +1,12 @@
 package tooluse
 
 import (
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -23,7 +26,7 @@ func TestConcurrentEvaluate(t *testing.T) {
 	want := make([][]probe.Result, len(probes))
 	for i, p := range probes {
 		for _, r := range responses {
-			want[i] = append(want[i], probe.Evaluate(p, prompt, r))
+			want[i] = append(want[i], probetest.Eval(p, prompt, r))
 		}
 	}
 	var wg sync.WaitGroup
@@ -32,9 +35,9 @@ func TestConcurrentEvaluate(t *testing.T) {
 		wg.Go(func() {
 			for i, p := range probes {
 				for j, r := range responses {
-					if got := probe.Evaluate(p, prompt, r); !reflect.DeepEqual(got, want[i][j]) {
+					if got := probetest.Eval(p, prompt, r); !reflect.DeepEqual(got, want[i][j]) {
 						select {
-						case errs <- p.ID():
+						case errs <- fmt.Sprintf("%T", p):
 						default:
 						}
 					}

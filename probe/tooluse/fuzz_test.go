@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -53,25 +54,25 @@ func FuzzToolCallExtraction(f *testing.F) {
 		for _, r := range responses {
 			for _, p := range probes {
 				// Evaluate directly: a panic must fail the fuzz test, not be recovered.
-				res := p.Evaluate(prompt, r)
+				res := p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: r})
 				if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
-					t.Fatalf("%s: score %v outside [0,1]", p.ID(), res.Score)
+					t.Fatalf("%T: score %v outside [0,1]", p, res.Score)
 				}
 				if res.Details == "" {
-					t.Fatalf("%s: empty details", p.ID())
+					t.Fatalf("%T: empty details", p)
 				}
 				if !validSources[res.Metadata["source"]] {
-					t.Fatalf("%s: source %v", p.ID(), res.Metadata["source"])
+					t.Fatalf("%T: source %v", p, res.Metadata["source"])
 				}
 				if len(r.ToolCalls) > 0 && res.Metadata["source"] != "structured" {
-					t.Fatalf("%s: source %v with structured calls", p.ID(), res.Metadata["source"])
+					t.Fatalf("%T: source %v with structured calls", p, res.Metadata["source"])
 				}
 				if _, err := json.Marshal(res.Metadata); err != nil {
-					t.Fatalf("%s: metadata not JSON: %v", p.ID(), err)
+					t.Fatalf("%T: metadata not JSON: %v", p, err)
 				}
 				for k, v := range res.Metadata {
 					if s, ok := v.([]string); ok && s == nil {
-						t.Fatalf("%s: metadata %s is a nil slice", p.ID(), k)
+						t.Fatalf("%T: metadata %s is a nil slice", p, k)
 					}
 				}
 				checkUncached(t, p, prompt, r, res)
@@ -92,7 +93,7 @@ func checkUncached(t *testing.T, p probe.Probe, prompt *promptcanary.Prompt, r *
 	}
 	fresh := &Schema{ToolName: s.ToolName, RequiredArgs: s.RequiredArgs, OptionalArgs: s.OptionalArgs,
 		ForbiddenArgs: s.ForbiddenArgs, ArgTypes: s.ArgTypes}
-	if want := fresh.Evaluate(prompt, r); !reflect.DeepEqual(res, want) {
+	if want := fresh.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: r}); !reflect.DeepEqual(res, want) {
 		t.Fatalf("tool_call_schema on %q: got %+v, built afresh %+v", r.Content, res, want)
 	}
 }

@@ -2,9 +2,9 @@ package tooluse
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -24,18 +24,11 @@ func build(t testing.TB, id string, raw map[string]any) probe.Probe {
 func run(p probe.Probe, content string, calls ...promptcanary.ToolCall) probe.Result {
 	prompt := &promptcanary.Prompt{ID: "p1", Text: "call a tool"}
 	resp := &promptcanary.Response{PromptID: "p1", Content: content, ToolCalls: calls}
-	return probe.Evaluate(p, prompt, resp)
+	return probetest.Eval(p, prompt, resp)
 }
 
 // fixture reads testdata/name.
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+var fixture = probetest.Testdata
 
 // call builds a structured tool call; args is raw JSON.
 func call(name, args string) promptcanary.ToolCall {

@@ -1,8 +1,11 @@
 package tooluse
 
 import (
+	"context"
 	"fmt"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -25,7 +28,7 @@ func TestResultsOwnTheirValues(t *testing.T) {
 	for _, r := range responses {
 		var rs []probe.Result
 		for _, p := range probes {
-			rs = append(rs, probe.Evaluate(p, prompt, r))
+			rs = append(rs, probetest.Eval(p, prompt, r))
 		}
 		kept = append(kept, rs)
 	}
@@ -33,13 +36,13 @@ func TestResultsOwnTheirValues(t *testing.T) {
 	want := make([][]string, len(responses))
 	for i, r := range responses {
 		for _, p := range probes {
-			want[i] = append(want[i], fmt.Sprint(probe.Evaluate(&isolated{p}, prompt, r)))
+			want[i] = append(want[i], fmt.Sprint(probetest.Eval(&isolated{p}, prompt, r)))
 		}
 	}
 	for i := range responses {
 		for j, p := range probes {
 			if got := fmt.Sprint(kept[i][j]); got != want[i][j] {
-				t.Errorf("%s on response %d: kept result changed to\n%s\nwant\n%s", p.ID(), i, got, want[i][j])
+				t.Errorf("%T on response %d: kept result changed to\n%s\nwant\n%s", p, i, got, want[i][j])
 			}
 		}
 	}
@@ -49,8 +52,9 @@ func TestResultsOwnTheirValues(t *testing.T) {
 // finds another evaluation's input.
 type isolated struct{ probe.Probe }
 
-func (p *isolated) Evaluate(prompt *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
-	c := *r
-	c.Content = string(append([]byte(nil), r.Content...))
-	return p.Probe.Evaluate(prompt, &c)
+func (p *isolated) Evaluate(ctx context.Context, in probe.Input) probe.Result {
+	c := *in.Response
+	c.Content = string(append([]byte(nil), c.Content...))
+	in.Response = &c
+	return p.Probe.Evaluate(ctx, in)
 }

@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -25,10 +26,7 @@ type Name struct {
 var _ probe.Probe = (*Name)(nil)
 
 const (
-	nameID   = "tool_call_name"
-	nameName = "Tool Call Name"
-	nameDesc = "Verifies the model calls the expected function by name."
-
+	nameID = "tool_call_name"
 	// wrongNameScore is the score of a call to an unexpected function.
 	wrongNameScore = 0.3
 )
@@ -36,9 +34,9 @@ const (
 func init() {
 	probe.Register(probe.Type{
 		ID:          nameID,
-		Name:        nameName,
+		Name:        "Tool Call Name",
 		Category:    promptcanary.CategoryToolUse,
-		Description: nameDesc,
+		Description: "Verifies the model calls the expected function by name.",
 		Example: `probes:
   - type: tool_call_name
     expected_name: get_weather
@@ -65,18 +63,6 @@ func init() {
 	})
 }
 
-// ID returns "tool_call_name".
-func (*Name) ID() string { return nameID }
-
-// Name returns "Tool Call Name".
-func (*Name) Name() string { return nameName }
-
-// Category returns the tool-use category.
-func (*Name) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Name) Description() string { return nameDesc }
-
 // noNameKey is what the result of a response without a call depends on.
 type noNameKey struct{ expected, source string }
 
@@ -85,7 +71,8 @@ var noNames = outcome.NewTable[noNameKey](1)
 
 // Evaluate passes when any called function has the expected name or an
 // alias.
-func (p *Name) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Name) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	in := getInput(r)
 	defer in.release()
 	names, source := in.names()

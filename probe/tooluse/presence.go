@@ -1,6 +1,8 @@
 package tooluse
 
 import (
+	"context"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 )
@@ -33,9 +35,9 @@ var _ probe.Probe = (*Presence)(nil)
 func init() {
 	probe.Register(probe.Type{
 		ID:          presenceID,
-		Name:        presenceName,
+		Name:        "Tool Call Presence",
 		Category:    promptcanary.CategoryToolUse,
-		Description: presenceDesc,
+		Description: "Detects whether any tool/function call is present in the response.",
 		Example: `probes:
   - type: tool_call_presence
     expect_tool_call: true
@@ -55,26 +57,11 @@ func init() {
 	})
 }
 
-const (
-	presenceID   = "tool_call_presence"
-	presenceName = "Tool Call Presence"
-	presenceDesc = "Detects whether any tool/function call is present in the response."
-)
-
-// ID returns "tool_call_presence".
-func (*Presence) ID() string { return presenceID }
-
-// Name returns "Tool Call Presence".
-func (*Presence) Name() string { return presenceName }
-
-// Category returns the tool-use category.
-func (*Presence) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Presence) Description() string { return presenceDesc }
+const presenceID = "tool_call_presence"
 
 // Evaluate passes when a tool call is detected exactly when one is expected.
-func (p *Presence) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Presence) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	strategy := p.Strategy
 	if strategy != StrategyJSON && strategy != StrategyText {
 		strategy = StrategyAuto

@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -114,10 +115,7 @@ const memoSlots = 256
 var _ probe.Probe = (*Schema)(nil)
 
 const (
-	schemaID   = "tool_call_schema"
-	schemaName = "Tool Call Schema"
-	schemaDesc = "Full structural validation of a tool call against an expected schema."
-
+	schemaID = "tool_call_schema"
 	// The component weights and the pass mark.
 	nameWeight    = 0.4
 	argsWeight    = 0.4
@@ -134,9 +132,9 @@ var schemaKeys = []string{"name", "required_args", "optional_args", "forbidden_a
 func init() {
 	probe.Register(probe.Type{
 		ID:          schemaID,
-		Name:        schemaName,
+		Name:        "Tool Call Schema",
 		Category:    promptcanary.CategoryToolUse,
-		Description: schemaDesc,
+		Description: "Full structural validation of a tool call against an expected schema.",
 		Example: `probes:
   - type: tool_call_schema
     schema:
@@ -175,7 +173,7 @@ func schemaFromMap(m map[string]any) (*Schema, error) {
 			case string:
 				s.ToolName = n
 			default:
-				errs = append(errs, &probe.ParamError{Param: path, Msg: "must be a string, got " + describe(v),
+				errs = append(errs, &probe.ParamError{Param: path, Msg: "must be a string, got " + probe.Describe(v),
 					Hint: "give the function name the model must call"})
 			}
 		case "required_args", "optional_args", "forbidden_args":
@@ -228,7 +226,7 @@ func (s *Schema) setArgTypes(path string, v any) []error {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return []error{&probe.ParamError{Param: path, Msg: "must be a mapping of argument name to type, got " + describe(v),
+		return []error{&probe.ParamError{Param: path, Msg: "must be a mapping of argument name to type, got " + probe.Describe(v),
 			Hint: "for example: {query: string, limit: integer}"}}
 	}
 	args := make([]string, 0, len(m))
@@ -240,7 +238,7 @@ func (s *Schema) setArgTypes(path string, v any) []error {
 	for _, a := range args {
 		name, ok := m[a].(string)
 		if !ok {
-			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: "must be a type name, got " + describe(m[a]),
+			errs = append(errs, &probe.ParamError{Param: path + "." + a, Msg: "must be a type name, got " + probe.Describe(m[a]),
 				Hint: "use one of: " + strings.Join(typeNames, ", ")})
 			continue
 		}
@@ -270,56 +268,24 @@ func stringList(path string, v any) ([]string, error) {
 		for i, e := range l {
 			s, ok := e.(string)
 			if !ok {
-				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + describe(e),
+				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + probe.Describe(e),
 					Hint: "list argument names as strings"}
 			}
 			out[i] = s
 		}
 		return out, nil
 	}
-	return nil, &probe.ParamError{Param: path, Msg: "must be a list of strings, got " + describe(v),
+	return nil, &probe.ParamError{Param: path, Msg: "must be a list of strings, got " + probe.Describe(v),
 		Hint: "for example: [query, limit]"}
 }
-
-// describe names the type of a decoded YAML/JSON value for errors.
-func describe(v any) string {
-	switch x := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", x)
-	case bool:
-		return fmt.Sprintf("boolean %v", x)
-	case int, int64, uint64:
-		return fmt.Sprintf("integer %v", x)
-	case float64:
-		return fmt.Sprintf("number %v", x)
-	case []any, []string:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// ID returns "tool_call_schema".
-func (*Schema) ID() string { return schemaID }
-
-// Name returns "Tool Call Schema".
-func (*Schema) Name() string { return schemaName }
-
-// Category returns the tool-use category.
-func (*Schema) Category() promptcanary.Category { return promptcanary.CategoryToolUse }
-
-// Description returns a one-line description of the probe.
-func (*Schema) Description() string { return schemaDesc }
 
 // Evaluate scores the tool call's name, argument keys and argument types
 // and passes when the weighted score reaches 0.85. A probe built from
 // canary.yaml builds the result of each shape of call once (see key) and
 // shares it, metadata included, with every later answer of that shape: a
 // result's metadata is read-only (probe.Result).
-func (p *Schema) Evaluate(_ *promptcanary.Prompt, r *promptcanary.Response) probe.Result {
+func (p *Schema) Evaluate(_ context.Context, pin probe.Input) probe.Result {
+	r := pin.Response
 	in := getInput(r)
 	defer in.release()
 	var names []string

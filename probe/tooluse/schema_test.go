@@ -1,6 +1,7 @@
 package tooluse
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -213,7 +214,7 @@ func TestSchemaSharesResultsByShape(t *testing.T) {
 	var results []probe.Result
 	for _, a := range answers {
 		r := &promptcanary.Response{Content: a}
-		res := p.Evaluate(prompt, r)
+		res := p.Evaluate(context.Background(), probe.Input{Prompt: prompt, Response: r})
 		checkUncached(t, p, prompt, r, res)
 		results = append(results, res)
 	}

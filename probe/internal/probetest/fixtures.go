@@ -2,9 +2,9 @@ package probetest
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/suite"
@@ -28,22 +28,33 @@ func CheckInvalidFiles(t *testing.T, cases []Invalid) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.File, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", tc.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = suite.Parse(tc.File, b)
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Error(), p.Hint)
-			}
+			got := Problems(t, "", tc.File, Testdata(t, tc.File))
 			if !slices.Equal(got, tc.Want) {
 				t.Errorf("problems:\ngot  %q\nwant %q", got, tc.Want)
 			}
 		})
 	}
+}
+
+// Problems parses doc as the suite file name in dir and returns each
+// problem's message and hint in turn, with dir cut from the start of the
+// messages (a temporary directory's name would make them differ from run
+// to run).
+// It fails the test unless parsing fails with a *suite.ValidationError.
+func Problems(t testing.TB, dir, name, doc string) []string {
+	t.Helper()
+	_, err := suite.Parse(filepath.Join(dir, name), []byte(doc))
+	var ve *suite.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("got %v, want a *suite.ValidationError", err)
+	}
+	var got []string
+	for _, p := range ve.Problems {
+		msg := p.Error()
+		if dir != "" {
+			msg = strings.TrimPrefix(msg, dir+string(filepath.Separator))
+		}
+		got = append(got, msg, p.Hint)
+	}
+	return got
 }

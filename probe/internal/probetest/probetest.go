@@ -4,9 +4,15 @@
 package probetest
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
@@ -23,11 +29,24 @@ func New(t testing.TB, id string, raw map[string]any) probe.Probe {
 	return p
 }
 
-// Run builds probe id from raw and evaluates content with probe.Evaluate,
-// as the runner does.
+// Run builds probe id from raw and evaluates content with Eval, as the
+// runner does.
 func Run(t testing.TB, id string, raw map[string]any, content string) probe.Result {
 	t.Helper()
-	return probe.Evaluate(New(t, id, raw), &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: content})
+	return Eval(New(t, id, raw), &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: content})
+}
+
+// Eval evaluates p on resp, an answer to prompt, against refs, as a run
+// does: through probe.Instance.Evaluate, which turns a panic into a failed
+// result and clamps the score.
+func Eval(p probe.Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response, refs ...promptcanary.Response) probe.Result {
+	return EvalIn(context.Background(), p, probe.Input{Prompt: prompt, Response: resp, References: refs})
+}
+
+// EvalIn is Eval of in under ctx.
+func EvalIn(ctx context.Context, p probe.Probe, in probe.Input) probe.Result {
+	inst := probe.Instance{Probe: p}
+	return inst.Evaluate(ctx, in)
 }
 
 // CheckVerdict asserts passed, score (to 1e-9) and non-empty details.
@@ -73,4 +92,163 @@ func ParamNames(t testing.TB, err error) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Registered is a built-in probe type as it must be registered.
+type Registered struct {
+	ID, Name string
+	Category promptcanary.Category
+	// Raw holds parameters enough to build the probe.
+	Raw map[string]any
+	// Defaults, unless nil, maps every parameter to its default (nil for
+	// none), and every parameter must then be optional.
+	Defaults map[string]any
+}
+
+// CheckRegistered checks that each type of cases is registered with its
+// name and category, a one-sentence description and documented
+// parameters, and that an instance built from Raw carries the type's
+// identity, the only one a probe has.
+func CheckRegistered(t *testing.T, cases []Registered) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.ID, func(t *testing.T) {
+			typ, err := probe.Lookup(tc.ID)
+			if err != nil {
+				t.Fatalf("Lookup(%q): %v", tc.ID, err)
+			}
+			if typ.Name != tc.Name || typ.Category != tc.Category {
+				t.Errorf("type: got name %q, category %q, want %q, %q", typ.Name, typ.Category, tc.Name, tc.Category)
+			}
+			if !strings.HasSuffix(typ.Description, ".") || strings.Contains(typ.Description, ". ") {
+				t.Errorf("description: got %q, want one sentence", typ.Description)
+			}
+			defaults := map[string]any{}
+			for _, p := range typ.Params {
+				defaults[p.Name] = p.Default
+				if p.Doc == "" || (tc.Defaults != nil && p.Required) {
+					t.Errorf("param %s: got required %v, doc %q, want documented (and optional when defaults are listed)", p.Name, p.Required, p.Doc)
+				}
+			}
+			if diff := cmp.Diff(tc.Defaults, defaults); tc.Defaults != nil && diff != "" {
+				t.Errorf("param defaults (-want +got):\n%s", diff)
+			}
+			inst, err := probe.NewInstance(tc.ID, tc.Raw)
+			if err != nil {
+				t.Fatalf("NewInstance(%q, %v): %v", tc.ID, tc.Raw, err)
+			}
+			if inst.Type != tc.ID || inst.Name != typ.Name || inst.Category != typ.Category || inst.Probe == nil {
+				t.Errorf("instance: got %q %q %q %v, want the type's identity and a probe", inst.Type, inst.Name, inst.Category, inst.Probe)
+			}
+		})
+	}
+}
+
+// Bench measures p judging resp, an answer to prompt, as a run evaluates
+// it (probe.Instance.Evaluate), with resp's content as an iteration's
+// bytes.
+func Bench(b *testing.B, p probe.Probe, prompt *promptcanary.Prompt, resp *promptcanary.Response) {
+	b.Helper()
+	inst := probe.Instance{Probe: p}
+	in := probe.Input{Prompt: prompt, Response: resp}
+	ctx := context.Background()
+	b.SetBytes(int64(len(resp.Content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		inst.Evaluate(ctx, in)
+	}
+}
+
+// Testdata returns the content of testdata/name in the calling package's
+// directory, failing the test when it cannot be read.
+func Testdata(tb testing.TB, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// ConfigError is a parameter mistake and what building the probe must
+// report: the parameters named, and a part of the message.
+type ConfigError struct {
+	Name   string
+	ID     string
+	Raw    map[string]any
+	Params []string
+	Msg    string
+}
+
+// CheckConfigErrors checks that building each case's probe fails with
+// *probe.ParamErrors for exactly its parameters and a message containing
+// its Msg.
+func CheckConfigErrors(t *testing.T, cases []ConfigError) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			p, _, err := probe.New(tc.ID, tc.Raw)
+			if err == nil {
+				t.Fatalf("New(%q, %v): got probe %v, want an error", tc.ID, tc.Raw, p)
+			}
+			if got := ParamNames(t, err); !slices.Equal(got, tc.Params) {
+				t.Errorf("params: got %v, want %v", got, tc.Params)
+			}
+			if !strings.Contains(err.Error(), tc.Msg) {
+				t.Errorf("error: got %q, want it to contain %q", err, tc.Msg)
+			}
+		})
+	}
+}
+
+// Built is a probe type's parameters and the probe they must build.
+type Built struct {
+	ID   string
+	Raw  map[string]any
+	Want probe.Probe
+}
+
+// CheckBuilt checks that each case's parameters build its probe.
+func CheckBuilt(t *testing.T, cases []Built, opts ...cmp.Option) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.ID, func(t *testing.T) {
+			got, _, err := probe.New(tc.ID, tc.Raw)
+			if err != nil {
+				t.Fatalf("New(%q, %v): %v", tc.ID, tc.Raw, err)
+			}
+			if diff := cmp.Diff(tc.Want, got, opts...); diff != "" {
+				t.Errorf("probe (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// List is a YAML list of strings as the decoder produces it.
+func List(s ...string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// Strs is s as list metadata holds it: never nil.
+func Strs(s ...string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// RunVerdict is Run, checking the verdict (CheckVerdict) and that the
+// details contain details.
+func RunVerdict(t testing.TB, id string, raw map[string]any, content string, passed bool, score float64, details string) probe.Result {
+	t.Helper()
+	res := Run(t, id, raw, content)
+	CheckVerdict(t, res, passed, score)
+	if !strings.Contains(res.Details, details) {
+		t.Errorf("details: got %q, want it to contain %q", res.Details, details)
+	}
+	return res
 }
