@@ -14,18 +14,12 @@ import (
 
 var (
 	_ store.Exporter        = (*Store)(nil)
-	_ store.MonitorExporter = (*Store)(nil)
-	_ store.Importer        = (*Store)(nil)
 	_ store.Identifier      = (*Store)(nil)
 )
 
-// Page sizes of the exports: ids of records with a body (each body is then
-// read alone, so one run at a time is in memory), and whole rows of the
-// monitor's small records.
-const (
-	idPage  = 256
-	rowPage = 500
-)
+// idPage is the page size of the exports' ids: each body is then read
+// alone, so one run at a time is in memory.
+const idPage = 256
 
 // Identity names the cluster (by its start time and port), the database
 // (by name and oid) and the schema the store uses: two DSNs that reach the
@@ -171,111 +165,3 @@ func (s *Store) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftR
 	})
 }
 
-// ExportCheckRuns yields every check run, by id.
-func (s *Store) ExportCheckRuns(ctx context.Context) iter.Seq2[promptcanary.CheckRun, error] {
-	return pages(ctx, s, `SELECT id, check_name, provider, suite, slot, started_at, finished_at, outcome,
-			run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
-			baseline_pass_rate, severity, cost_usd, reason
-		FROM check_runs WHERE id > $1 ORDER BY id LIMIT $2`, rowPage, scanCheckRun)
-}
-
-// scanCheckRun reads one row of ExportCheckRuns.
-func scanCheckRun(row pgx.Row) (string, promptcanary.CheckRun, error) {
-	var (
-		cr                                 promptcanary.CheckRun
-		slot, started, finished            *int64
-		outcome, severity                  string
-		passRate, score, baseRate, costUSD *float64
-		reason                             []byte
-	)
-	err := row.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, &slot, &started, &finished, &outcome,
-		&cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
-		&passRate, &score, &baseRate, &severity, &costUSD, &reason)
-	cr.Slot, cr.StartedAt, cr.FinishedAt = fromNanos(slot), fromNanos(started), fromNanos(finished)
-	cr.Outcome, cr.Severity, cr.Reason = promptcanary.CheckOutcome(outcome), promptcanary.Severity(severity), string(reason)
-	cr.PassRate, cr.Score, cr.BaselinePassRate, cr.CostUSD = orNaN(passRate), orNaN(score), orNaN(baseRate), orNaN(costUSD)
-	return cr.ID, cr, err
-}
-
-// ExportIncidents yields every incident, by id, with its events and
-// notification attempts.
-func (s *Store) ExportIncidents(ctx context.Context) iter.Seq2[store.IncidentRecord, error] {
-	incidents := pages(ctx, s, `SELECT `+incidentColumns+` FROM incidents WHERE id > $1 ORDER BY id LIMIT $2`, rowPage,
-		func(row pgx.Row) (string, promptcanary.Incident, error) {
-			inc, err := scanIncident(row)
-			return inc.ID, inc, err
-		})
-	return func(yield func(store.IncidentRecord, error) bool) {
-		for inc, err := range incidents {
-			rec := store.IncidentRecord{Incident: inc}
-			if err == nil {
-				rec.Events, err = s.IncidentEvents(ctx, inc.ID)
-			}
-			if err == nil {
-				rec.Notifications, err = s.Notifications(ctx, inc.ID, 0)
-			}
-			if !yield(rec, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-// ImportIncident stores rec in one transaction: the incident, replacing
-// one with its id, and rec's events and notifications in their order,
-// replacing all of that incident's.
-func (s *Store) ImportIncident(ctx context.Context, rec store.IncidentRecord) error {
-	inc := &rec.Incident
-	if err := store.CheckIncident(inc); err != nil {
-		return fmt.Errorf("import incident: %w", err)
-	}
-	w, err := incidentRow(inc)
-	if err == nil {
-		err = w.err
-	}
-	if err != nil {
-		return fmt.Errorf("import incident %q: %w", inc.ID, err)
-	}
-	b := &pgx.Batch{}
-	// Updated in place, not deleted and inserted: rows of other tables
-	// that refer to the incident (a monitor's outbox) stay.
-	b.Queue(upsertIncident, w.args...)
-	b.Queue(`DELETE FROM incident_events WHERE incident_id = $1`, inc.ID)
-	b.Queue(`DELETE FROM notifications WHERE incident_id = $1`, inc.ID)
-	for _, e := range rec.Events {
-		if e.IncidentID != inc.ID {
-			return fmt.Errorf("import incident %q: event of incident %q in its record", inc.ID, e.IncidentID)
-		}
-		ew := (&row{}).add(e.IncidentID).time("at", e.At).text("type", string(e.Type)).
-			text("run id", e.RunID).text("severity", string(e.Severity)).bytes(e.Summary)
-		if ew.err != nil {
-			return fmt.Errorf("import incident %q: event: %w", inc.ID, ew.err)
-		}
-		b.Queue(`INSERT INTO incident_events (incident_id, at, type, run_id, severity, summary)
-			VALUES ($1, $2, $3, $4, $5, $6)`, ew.args...)
-	}
-	for i := range rec.Notifications {
-		a := &rec.Notifications[i]
-		if err := store.CheckNotification(a); err != nil {
-			return fmt.Errorf("import incident %q: %w", inc.ID, err)
-		}
-		if a.IncidentID != inc.ID {
-			return fmt.Errorf("import incident %q: notification of incident %q in its record", inc.ID, a.IncidentID)
-		}
-		aw := (&row{}).add(a.ID, a.IncidentID).text("notifier", a.Notifier).text("status", string(a.Status)).
-			text("event", string(a.Event)).add(a.Attempt).time("at", a.At).add(a.OK, a.Code).bytes(a.Error)
-		if aw.err != nil {
-			return fmt.Errorf("import incident %q: notification: %w", inc.ID, aw.err)
-		}
-		b.Queue(`INSERT INTO notifications (id, incident_id, notifier, status, event, attempt, at, ok, code, error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, aw.args...)
-	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
-	if isViolation(err, uniqueViolation, "incidents_open_fingerprint") {
-		err = s.conflict(ctx, inc)
-	}
-	if err != nil {
-		return fmt.Errorf("import incident %q: %w", inc.ID, err)
-	}
-	return nil
-}

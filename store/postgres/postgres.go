@@ -22,6 +22,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -33,8 +34,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 )
 
 // ConnectTimeout bounds one connection attempt when the DSN does not set
@@ -48,6 +51,10 @@ const minServerVersion = 120000
 // Store is a PostgreSQL store. It is safe for concurrent use, and several
 // Stores, in one process or many, may share one database.
 type Store struct {
+	// DB holds the queries shared with the other SQL stores, on pool
+	// through database/sql.
+	*sqlstore.DB
+	sql  *sql.DB
 	pool *pgxpool.Pool
 	// dsn is the connection string with its password hidden, for errors.
 	dsn string
@@ -88,13 +95,14 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, dsn: shown, now: time.Now}
+	db := stdlib.OpenDBFromPool(pool)
+	s := &Store{DB: sqlstore.New(db, &dialect, nil), sql: db, pool: pool, dsn: shown, now: time.Now}
 	if err := s.check(ctx); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := migrate(ctx, pool, ms); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -134,7 +142,11 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 
 // Close closes the store's connections, waiting for those in use.
 func (s *Store) Close() error {
+	err := s.sql.Close()
 	s.pool.Close()
+	if err != nil {
+		return fmt.Errorf("close store %q: %w", s.dsn, err)
+	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"path/filepath"
-	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
@@ -15,18 +14,12 @@ import (
 
 var (
 	_ store.Exporter        = (*Store)(nil)
-	_ store.MonitorExporter = (*Store)(nil)
-	_ store.Importer        = (*Store)(nil)
 	_ store.Identifier      = (*Store)(nil)
 )
 
-// Page sizes of the exports: ids of records with a body (each body is then
-// read alone, so one run at a time is in memory), and whole rows of the
-// monitor's small records.
-const (
-	idPage  = 256
-	rowPage = 500
-)
+// idPage is the page size of the exports' ids: each body is then read
+// alone, so one run at a time is in memory.
+const idPage = 256
 
 // Identity returns the database file's absolute path, symbolic links
 // resolved.
@@ -174,110 +167,3 @@ func (s *Store) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftR
 	})
 }
 
-// ExportCheckRuns yields every check run, by id.
-func (s *Store) ExportCheckRuns(ctx context.Context) iter.Seq2[promptcanary.CheckRun, error] {
-	return pages(ctx, s.db, `SELECT id, check_name, provider, suite, slot, started_at, finished_at, outcome,
-			run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
-			baseline_pass_rate, severity, cost_usd, reason
-		FROM check_runs WHERE id > ? ORDER BY id LIMIT ?`, rowPage, scanCheckRun)
-}
-
-// scanCheckRun reads one row of ExportCheckRuns.
-func scanCheckRun(rows *sql.Rows) (string, promptcanary.CheckRun, error) {
-	var (
-		cr                                 promptcanary.CheckRun
-		slot, started, finished            string
-		passRate, score, baseRate, costUSD sql.NullFloat64
-	)
-	if err := rows.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, &slot, &started, &finished, &cr.Outcome,
-		&cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
-		&passRate, &score, &baseRate, &cr.Severity, &costUSD, &cr.Reason); err != nil {
-		return "", cr, err
-	}
-	for _, t := range []struct {
-		dst *time.Time
-		src string
-	}{{&cr.Slot, slot}, {&cr.StartedAt, started}, {&cr.FinishedAt, finished}} {
-		var err error
-		if *t.dst, err = parseTime(t.src); err != nil {
-			return "", cr, fmt.Errorf("check run %q: %w", cr.ID, err)
-		}
-	}
-	cr.PassRate, cr.Score, cr.BaselinePassRate, cr.CostUSD = orNaN(passRate), orNaN(score), orNaN(baseRate), orNaN(costUSD)
-	return cr.ID, cr, nil
-}
-
-// ExportIncidents yields every incident, by id, with its events and
-// notification attempts.
-func (s *Store) ExportIncidents(ctx context.Context) iter.Seq2[store.IncidentRecord, error] {
-	incidents := pages(ctx, s.db, `SELECT `+incidentColumns+` FROM incidents WHERE id > ? ORDER BY id LIMIT ?`, rowPage,
-		func(rows *sql.Rows) (string, promptcanary.Incident, error) {
-			inc, err := scanIncident(rows)
-			return inc.ID, inc, err
-		})
-	return func(yield func(store.IncidentRecord, error) bool) {
-		for inc, err := range incidents {
-			rec := store.IncidentRecord{Incident: inc}
-			if err == nil {
-				rec.Events, err = s.IncidentEvents(ctx, inc.ID)
-			}
-			if err == nil {
-				rec.Notifications, err = s.Notifications(ctx, inc.ID, 0)
-			}
-			if !yield(rec, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-// ImportIncident stores rec in one transaction: the incident, replacing
-// one with its id, and rec's events and notifications in their order,
-// replacing all of that incident's.
-func (s *Store) ImportIncident(ctx context.Context, rec store.IncidentRecord) error {
-	inc := &rec.Incident
-	if err := store.CheckIncident(inc); err != nil {
-		return fmt.Errorf("import incident: %w", err)
-	}
-	for i := range rec.Notifications {
-		if err := store.CheckNotification(&rec.Notifications[i]); err != nil {
-			return fmt.Errorf("import incident %q: %w", inc.ID, err)
-		}
-	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := upsertIncident(ctx, tx, inc); err != nil {
-			return err
-		}
-		for _, table := range []string{"incident_events", "notifications"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
-				return err
-			}
-		}
-		for _, e := range rec.Events {
-			if e.IncidentID != inc.ID {
-				return fmt.Errorf("event of incident %q in the record of incident %q", e.IncidentID, inc.ID)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO incident_events (incident_id, at, type, run_id, severity, summary)
-				VALUES (?, ?, ?, ?, ?, ?)`,
-				e.IncidentID, formatTime(e.At), string(e.Type), e.RunID, string(e.Severity), e.Summary); err != nil {
-				return err
-			}
-		}
-		for _, a := range rec.Notifications {
-			if a.IncidentID != inc.ID {
-				return fmt.Errorf("notification of incident %q in the record of incident %q", a.IncidentID, inc.ID)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO notifications
-				(id, incident_id, notifier, status, event, attempt, at, ok, code, error)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				a.ID, a.IncidentID, a.Notifier, string(a.Status), string(a.Event), a.Attempt, formatTime(a.At), a.OK, a.Code, a.Error); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("import incident %q: %w", inc.ID, err)
-	}
-	return nil
-}

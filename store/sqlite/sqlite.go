@@ -27,6 +27,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 )
 
 // BusyTimeout is how long one statement waits for another writer to
@@ -67,6 +68,8 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 // Store is a SQLite store. It is safe for concurrent use.
 type Store struct {
+	// DB holds the queries shared with the other SQL stores.
+	*sqlstore.DB
 	db   *sql.DB
 	path string
 	// now is the clock of Promote.
@@ -116,7 +119,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(MaxConns)
 	db.SetMaxIdleConns(maxIdleConns)
 	db.SetConnMaxIdleTime(connIdleTime)
-	s := &Store{db: db, path: path, now: time.Now, writeTimeout: opts.WriteTimeout}
+	s := newStore(db, path, opts.WriteTimeout)
 	apply := func() error { return migrate(context.Background(), db, ms) }
 	if opts.ReadOnly {
 		apply = func() error { return current(context.Background(), db, ms) }
@@ -126,6 +129,13 @@ func OpenWith(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	return s, nil
+}
+
+// newStore returns the Store on db, the database at path.
+func newStore(db *sql.DB, path string, writeTimeout time.Duration) *Store {
+	s := &Store{db: db, path: path, now: time.Now, writeTimeout: writeTimeout}
+	s.DB = sqlstore.New(db, &dialect, s.inTx)
+	return s
 }
 
 // Path returns the database file's path.
@@ -304,21 +314,7 @@ func isBusy(err error) bool {
 
 // tryTx is one attempt of inTx.
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, sql.ErrTxDone) {
-			return ctxErr
-		}
-		return err
-	}
-	return nil
+	return sqlstore.InTx(ctx, s.db, fn)
 }
 
 // saveRun writes the rows of r, whose JSON is body and answers kept apart
