@@ -13,8 +13,8 @@ import (
 )
 
 var (
-	_ store.Exporter        = (*Store)(nil)
-	_ store.Identifier      = (*Store)(nil)
+	_ store.Exporter   = (*Store)(nil)
+	_ store.Identifier = (*Store)(nil)
 )
 
 // idPage is the page size of the exports' ids: each body is then read
@@ -164,4 +164,3 @@ func (s *Store) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftR
 		return d, nil
 	})
 }
-
