@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -173,7 +174,15 @@ func TestNanos(t *testing.T) {
 				t.Errorf("got %v, want %v", deref(got), deref(tc.want))
 			}
 			if tc.ok {
-				if back := fromNanos(got); !back.Equal(tc.t) || (got != nil && back.Location() != time.UTC) {
+				var back time.Time
+				var src any
+				if got != nil {
+					src = *got
+				}
+				if err := sqlstore.At(&back).Scan(src); err != nil {
+					t.Fatal(err)
+				}
+				if !back.Equal(tc.t) || (got != nil && back.Location() != time.UTC) {
 					t.Errorf("read back: got %v, want %v in UTC", back, tc.t)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 )
 
 var (
+	_ store.Exporter        = (*DB)(nil)
 	_ store.MonitorExporter = (*DB)(nil)
 	_ store.Importer        = (*DB)(nil)
 )
@@ -87,6 +88,66 @@ func each[T any](ids iter.Seq2[string, error], load func(id string) (T, error)) 
 			}
 		}
 	}
+}
+
+// ExportRuns yields every run with its pending mark, by run id.
+func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
+	return each(s.ids(ctx, "runs", "run_id"), func(id string) (store.RunRecord, error) {
+		var (
+			body            []byte
+			snap, note, dir sql.NullString
+			p               store.PendingBaseline
+		)
+		err := s.row(ctx, s.db, `SELECT r.body, p.snapshot_id, p.created_at, p.note, p.dir
+			FROM runs r LEFT JOIN pending_baselines p ON p.run_id = r.run_id WHERE r.run_id = ?`, id).
+			Scan(&body, &snap, at(&p.CreatedAt), &note, &dir)
+		if err != nil {
+			if !errors.Is(err, sql.ErrNoRows) {
+				err = fmt.Errorf("load run %q: %w", id, err)
+			}
+			return store.RunRecord{}, err
+		}
+		r, err := s.decodeRun(ctx, id, body)
+		if err != nil {
+			return store.RunRecord{}, fmt.Errorf("load run %q: %w", id, err)
+		}
+		rec := store.RunRecord{Run: r}
+		if snap.Valid {
+			p.RunID, p.SnapshotID, p.Note, p.Dir = id, snap.String, note.String, dir.String
+			rec.Pending = &p
+		}
+		return rec, nil
+	})
+}
+
+// ExportBaselines yields every baseline, by snapshot id.
+func (s *DB) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Baseline, error] {
+	return each(s.ids(ctx, "baselines", "snapshot_id"), func(id string) (*promptcanary.Baseline, error) {
+		var body []byte
+		if err := s.row(ctx, s.db, `SELECT body FROM baselines WHERE snapshot_id = ?`, id).Scan(&body); err != nil {
+			return nil, err
+		}
+		b, err := s.decodeBaseline(ctx, id, body)
+		if err != nil {
+			return nil, fmt.Errorf("load baseline %q: %w", id, err)
+		}
+		return b, nil
+	})
+}
+
+// ExportDrifts yields every drift report, by report id.
+func (s *DB) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftReport, error] {
+	return each(s.ids(ctx, "drift_reports", "report_id"), func(id string) (*promptcanary.DriftReport, error) {
+		var body []byte
+		if err := s.row(ctx, s.db, `SELECT body FROM drift_reports WHERE report_id = ?`, id).Scan(&body); err != nil {
+			return nil, err
+		}
+		d, err := store.UnmarshalDrift(body)
+		if err != nil {
+			return nil, fmt.Errorf("load drift report %q: %w", id, err)
+		}
+		return d, nil
+	})
 }
 
 // ExportCheckRuns yields every check run, by id.

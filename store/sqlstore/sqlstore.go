@@ -49,6 +49,22 @@ type Dialect struct {
 	UniqueViolation func(err error, index string) bool
 	// ForeignKeyViolation reports whether err is a foreign key violation.
 	ForeignKeyViolation func(err error) bool
+	// Blobs, when set, runs the query q, whose rows are a key and a blob,
+	// and calls fn with each row, the blob in the driver's own buffer
+	// (valid until fn returns), where the database/sql driver would copy
+	// it once more than needed. Without it rows are read as sql.RawBytes.
+	Blobs func(ctx context.Context, db *sql.DB, q string, args []any, fn func(key string, blob []byte) error) error
+}
+
+// Hooks are the backend's parts of a DB.
+type Hooks struct {
+	// InTx runs the DB's transactions (default: InTx on its database).
+	InTx TxFunc
+	// BeforeCommit, when set, runs inside the transaction of a saved run
+	// once every row is written: tests crash or cancel there.
+	BeforeCommit func(ctx context.Context)
+	// Now is the clock of Promote (default time.Now).
+	Now func() time.Time
 }
 
 // TxFunc runs fn in a transaction and commits it when fn succeeds.
@@ -57,17 +73,20 @@ type TxFunc func(ctx context.Context, fn func(tx *sql.Tx) error) error
 // DB holds the queries shared by the SQL stores. It is safe for
 // concurrent use.
 type DB struct {
-	db *sql.DB
-	d  *Dialect
-	tx TxFunc
+	db    *sql.DB
+	d     *Dialect
+	tx    TxFunc
+	hooks Hooks
 }
 
-// New returns the DB on db in dialect d; inTx runs its transactions (nil:
-// InTx).
-func New(db *sql.DB, d *Dialect, inTx TxFunc) *DB {
-	s := &DB{db: db, d: d, tx: inTx}
+// New returns the DB on db in dialect d.
+func New(db *sql.DB, d *Dialect, h Hooks) *DB {
+	s := &DB{db: db, d: d, tx: h.InTx, hooks: h}
 	if s.tx == nil {
 		s.tx = func(ctx context.Context, fn func(tx *sql.Tx) error) error { return InTx(ctx, db, fn) }
+	}
+	if s.hooks.Now == nil {
+		s.hooks.Now = time.Now
 	}
 	return s
 }
@@ -249,6 +268,11 @@ type timeDest struct{ t *time.Time }
 
 // at returns the scan destination of a time column.
 func at(t *time.Time) timeDest { return timeDest{t} }
+
+// At returns a scan destination that reads a stored time into t: NULL as
+// the zero time, an integer as nanoseconds since the Unix epoch (in UTC),
+// text as RFC 3339.
+func At(t *time.Time) sql.Scanner { return at(t) }
 
 // Scan implements sql.Scanner.
 func (d timeDest) Scan(src any) error {
