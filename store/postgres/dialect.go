@@ -35,6 +35,12 @@ var dialect = sqlstore.Dialect{
 	UniqueViolation:     func(err error, index string) bool { return isViolation(err, uniqueViolation, index) },
 	ForeignKeyViolation: func(err error) bool { return isViolation(err, foreignKeyViolation, "") },
 	Blobs:               blobs,
+	TempIDs:             `CREATE TEMP TABLE %s (id text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`,
+	// While Prune runs it holds the baselines and pending baselines, so
+	// that no baseline is taken of a run it deletes (a promotion waits
+	// for it, then fails as the run is gone); other writers, such as
+	// monitors, go on.
+	PruneLock: `LOCK TABLE baselines, pending_baselines IN SHARE MODE`,
 }
 
 // Times are kept as nanoseconds since the Unix epoch; a bigint holds

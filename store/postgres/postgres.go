@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -89,8 +88,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	db := stdlib.OpenDBFromPool(pool)
-	s := &Store{DB: sqlstore.New(db, &dialect, sqlstore.Hooks{}), sql: db, pool: pool, dsn: shown}
+	s := newStore(pool, shown)
 	if err := s.check(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -100,6 +98,12 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 		return nil, err
 	}
 	return s, nil
+}
+
+// newStore returns the Store on pool, whose DSN shown hides the password.
+func newStore(pool *pgxpool.Pool, shown string) *Store {
+	db := stdlib.OpenDBFromPool(pool)
+	return &Store{DB: sqlstore.New(db, &dialect, sqlstore.Hooks{Name: shown}), sql: db, pool: pool, dsn: shown}
 }
 
 // check refuses a server too old for the schema or a database whose
@@ -142,14 +146,6 @@ func (s *Store) Close() error {
 		return fmt.Errorf("close store %q: %w", s.dsn, err)
 	}
 	return nil
-}
-
-// inTx runs fn in a transaction and commits it when fn succeeds.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 
 // isViolation reports whether err is PostgreSQL's error code (such as

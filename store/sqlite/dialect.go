@@ -18,6 +18,7 @@ var dialect = sqlstore.Dialect{
 	Bound:   func(t time.Time) any { return formatTime(t) },
 	Bytes:   func(s string) any { return s },
 	NoLimit: -1,
+	TempIDs: `CREATE TEMP TABLE %s (id TEXT PRIMARY KEY) WITHOUT ROWID`,
 }
 
 // nullTime stores a zero time as NULL.

@@ -130,7 +130,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 // newStore returns the Store on db, the database at path.
 func newStore(db *sql.DB, path string, writeTimeout time.Duration) *Store {
 	s := &Store{db: db, path: path, writeTimeout: writeTimeout}
-	s.DB = sqlstore.New(db, &dialect, sqlstore.Hooks{InTx: s.inTx, BeforeCommit: func(ctx context.Context) {
+	s.DB = sqlstore.New(db, &dialect, sqlstore.Hooks{Name: path, InTx: s.inTx, BeforeCommit: func(ctx context.Context) {
 		if s.beforeCommit != nil {
 			s.beforeCommit(ctx)
 		}

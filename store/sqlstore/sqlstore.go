@@ -49,6 +49,10 @@ type Dialect struct {
 	UniqueViolation func(err error, index string) bool
 	// ForeignKeyViolation reports whether err is a foreign key violation.
 	ForeignKeyViolation func(err error) bool
+	// TempIDs creates a temporary table of ids named %s, for Prune.
+	TempIDs string
+	// PruneLock, when set, runs first in Prune's transaction.
+	PruneLock string
 	// Blobs, when set, runs the query q, whose rows are a key and a blob,
 	// and calls fn with each row, the blob in the driver's own buffer
 	// (valid until fn returns), where the database/sql driver would copy
@@ -65,6 +69,8 @@ type Hooks struct {
 	BeforeCommit func(ctx context.Context)
 	// Now is the clock of Promote (default time.Now).
 	Now func() time.Time
+	// Name names the store in errors: a path, a DSN without its password.
+	Name string
 }
 
 // TxFunc runs fn in a transaction and commits it when fn succeeds.
