@@ -55,7 +55,11 @@ type Store struct {
 	dsn string
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.Identifier = (*Store)(nil)
+	_ store.Exporter   = (*Store)(nil)
+)
 
 // Open connects to the PostgreSQL database that dsn names (a
 // postgres:// URL or a key=value connection string, as libpq takes them;
@@ -93,7 +97,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 		s.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, pool, ms); err != nil {
+	if err := s.migrate(ctx, ms); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -111,7 +115,7 @@ func newStore(pool *pgxpool.Pool, shown string) *Store {
 func (s *Store) check(ctx context.Context) error {
 	var version int
 	var encoding string
-	err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, current_setting('server_encoding')`).
+	err := s.sql.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int, current_setting('server_encoding')`).
 		Scan(&version, &encoding)
 	if err != nil {
 		return err
@@ -129,13 +133,18 @@ func (s *Store) check(ctx context.Context) error {
 // password hidden.
 func (s *Store) DSN() string { return s.dsn }
 
-// SchemaVersion returns the newest migration applied to the database.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("schema version: %w", err)
+// Identity names the cluster (by its start time and port), the database
+// (by name and oid) and the schema the store uses: two DSNs that reach the
+// same tables by different host names or users have the same identity.
+func (s *Store) Identity(ctx context.Context) (string, error) {
+	var id string
+	err := s.sql.QueryRowContext(ctx, `SELECT format('postgres:%s:%s/%s(%s)/%s',
+			extract(epoch FROM pg_postmaster_start_time()), COALESCE(inet_server_port(), 0),
+			current_database(), (SELECT oid FROM pg_database WHERE datname = current_database()), current_schema())`).Scan(&id)
+	if err != nil {
+		return "", fmt.Errorf("identify store %q: %w", s.dsn, err)
 	}
-	return v, nil
+	return id, nil
 }
 
 // Close closes the store's connections, waiting for those in use.

@@ -29,10 +29,11 @@ func openVersion(t *testing.T, path string, version int) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate(context.Background(), db, ms[:version]); err != nil {
+	s := newStore(db, path, WriteTimeout)
+	if err := s.migrate(context.Background(), ms[:version]); err != nil {
 		t.Fatal(err)
 	}
-	return newStore(db, path, WriteTimeout)
+	return s
 }
 
 func TestMigrateVersion2To3KeepsHistory(t *testing.T) {

@@ -77,7 +77,11 @@ type Store struct {
 	writeTimeout time.Duration
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.Identifier = (*Store)(nil)
+	_ store.Exporter   = (*Store)(nil)
+)
 
 // Open opens the database at path, creating it and its parent directories
 // if needed, and applies the pending schema migrations.
@@ -116,9 +120,9 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	db.SetMaxIdleConns(maxIdleConns)
 	db.SetConnMaxIdleTime(connIdleTime)
 	s := newStore(db, path, opts.WriteTimeout)
-	apply := func() error { return migrate(context.Background(), db, ms) }
+	apply := func() error { return s.migrate(context.Background(), ms) }
 	if opts.ReadOnly {
-		apply = func() error { return current(context.Background(), db, ms) }
+		apply = func() error { return s.Current(context.Background(), ms) }
 	}
 	if err := s.retry(context.Background(), apply); err != nil {
 		db.Close()
@@ -141,13 +145,17 @@ func newStore(db *sql.DB, path string, writeTimeout time.Duration) *Store {
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// SchemaVersion returns the newest migration applied to the database.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("schema version: %w", err)
+// Identity returns the database file's absolute path, symbolic links
+// resolved.
+func (s *Store) Identity(context.Context) (string, error) {
+	p, err := filepath.Abs(s.path)
+	if err != nil {
+		return "", fmt.Errorf("identify store %q: %w", s.path, err)
 	}
-	return v, nil
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return "sqlite:" + p, nil
 }
 
 // Close closes the database.
