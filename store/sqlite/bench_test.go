@@ -68,29 +68,8 @@ func dbSize(tb testing.TB, s *Store) int64 {
 	return info.Size()
 }
 
-// maxStatisticalRun bounds what a run of 200 prompts × 10 probes × 30
-// samples adds to the database.
-const maxStatisticalRun = 5 << 20
-
 func TestStatisticalRunSize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large run")
-	}
 	s := openTemp(t)
 	defer s.Close()
-	ctx := context.Background()
-	before := dbSize(t, s)
-	r := storetest.LargeRun("large-run", 200, 10, 30, 5)
-	if err := s.SaveRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	run := dbSize(t, s) - before
-	if _, err := s.Promote(ctx, r.RunID, ""); err != nil {
-		t.Fatal(err)
-	}
-	withBaseline := dbSize(t, s) - before
-	t.Logf("store size: run %d bytes, run and its baseline %d bytes", run, withBaseline)
-	if run > maxStatisticalRun {
-		t.Errorf("run: got %d bytes, want at most %d", run, maxStatisticalRun)
-	}
+	storebench.StatisticalRunSize(t, s, func() int64 { return dbSize(t, s) })
 }

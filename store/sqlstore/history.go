@@ -154,10 +154,7 @@ func (s *DB) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingB
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("save run %q: %w", r.RunID, err)
-	}
-	return nil
+	return wrap(err, "save run %q", r.RunID)
 }
 
 // loadBody returns the body of the record of table whose id (column col)
@@ -240,10 +237,7 @@ func (s *DB) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, e
 		sum.Settle()
 		return sum, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list runs")
 }
 
 // SaveBaseline stores b, and b's run unless one with its id is stored, in
@@ -433,10 +427,7 @@ func (s *DB) Baselines(ctx context.Context, suite string) ([]store.BaselineInfo,
 		err := sc.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, at(&in.CreatedAt), &in.Note)
 		return in, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list baselines: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list baselines")
 }
 
 // SaveDrift stores d, replacing a report with the same id.
@@ -467,10 +458,7 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 				regressions = excluded.regressions, summary = excluded.summary, body = excluded.body`, a.list...)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
-	}
-	return nil
+	return wrap(err, "save drift report %q", d.ReportID)
 }
 
 // Drift loads the drift report id names.
@@ -501,10 +489,7 @@ func (s *DB) Drifts(ctx context.Context, suite, model string, n int) ([]store.Dr
 			&d.Severity, &d.HasDrift, &d.Regressions, &d.Summary)
 		return d, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list drift reports: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list drift reports")
 }
 
 // ProbeScoresQuery returns the query of ProbeScores, as the database
@@ -532,10 +517,7 @@ func (s *DB) ProbeScores(ctx context.Context, suite, model string, n int) ([]sto
 		err := sc.Scan(&p.RunID, at(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)
 		return p, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("probe scores: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "probe scores")
 }
 
 // PendingBaselines lists the pending marks, oldest first.
@@ -546,10 +528,7 @@ func (s *DB) PendingBaselines(ctx context.Context) ([]store.PendingBaseline, err
 		err := sc.Scan(&p.RunID, &p.SnapshotID, at(&p.CreatedAt), &p.Note, &p.Dir)
 		return p, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list pending baselines: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list pending baselines")
 }
 
 // ClearPending removes the pending mark of runID.
@@ -561,8 +540,5 @@ func (s *DB) ClearPending(ctx context.Context, runID string) error {
 		_, err := s.exec(ctx, tx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("clear pending baseline of run %q: %w", runID, err)
-	}
-	return nil
+	return wrap(err, "clear pending baseline of run %q", runID)
 }

@@ -141,10 +141,7 @@ func (s *DB) ExtendSlot(ctx context.Context, key store.SlotKey, owner string, un
 			return s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET expires_at = ?`, a.list[4])
 		})
 	}
-	if err != nil {
-		return fmt.Errorf("extend the lease of %s: %w", key, err)
-	}
-	return nil
+	return wrap(err, "extend the lease of %s", key)
 }
 
 // FinishSlot records cr and marks key done by owner, in one transaction.
@@ -169,10 +166,7 @@ func (s *DB) FinishSlot(ctx context.Context, key store.SlotKey, owner string, no
 			return err
 		})
 	}
-	if err != nil {
-		return fmt.Errorf("finish %s: %w", key, err)
-	}
-	return nil
+	return wrap(err, "finish %s", key)
 }
 
 // ExpiredSlots lists the running leases that expired before now, oldest
@@ -181,10 +175,7 @@ func (s *DB) ExpiredSlots(ctx context.Context, now time.Time, n int) ([]store.Sl
 	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases
 		WHERE state = 'running' AND expires_at < ? ORDER BY slot, check_name, provider LIMIT ?`,
 		[]any{s.d.Bound(now), s.limit(n)}, scanLease)
-	if err != nil {
-		return nil, fmt.Errorf("list expired slot leases: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list expired slot leases")
 }
 
 // SlotLeases lists the leases of check and provider ("" any), newest slot
@@ -202,10 +193,7 @@ func (s *DB) SlotLeases(ctx context.Context, check, provider string, n int) ([]s
 	}
 	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
 		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease)
-	if err != nil {
-		return nil, fmt.Errorf("list slot leases: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list slot leases")
 }
 
 // PruneLeases deletes finished leases and deliveries from before before,
@@ -403,10 +391,7 @@ func (s *DB) updateClaim(ctx context.Context, id, owner, q string, set *args) er
 func (s *DB) ExtendDelivery(ctx context.Context, id, owner string, until time.Time) error {
 	err := s.updateClaim(ctx, id, owner, `UPDATE outbox SET claim_expires_at = ?`,
 		s.args().time("expiry", until))
-	if err != nil {
-		return fmt.Errorf("extend the claim on delivery %q: %w", id, err)
-	}
-	return nil
+	return wrap(err, "extend the claim on delivery %q", id)
 }
 
 // FinishDelivery ends owner's claim on d.ID and stores its outcome.
@@ -418,10 +403,7 @@ func (s *DB) FinishDelivery(ctx context.Context, d store.Delivery, owner string)
 		optTime("done at", d.DoneAt).bytes(d.LastError)
 	err := s.updateClaim(ctx, d.ID, owner, `UPDATE outbox SET state = ?, attempts = ?, rounds = ?, next_attempt_at = ?,
 			done_by = ?, done_at = ?, last_error = ?, claimed_by = '', claim_expires_at = NULL`, set)
-	if err != nil {
-		return fmt.Errorf("finish delivery %q: %w", d.ID, err)
-	}
-	return nil
+	return wrap(err, "finish delivery %q", d.ID)
 }
 
 // Deliveries lists the deliveries of incidentID ("" all), oldest first,

@@ -11,10 +11,7 @@ import (
 // SchemaVersion returns the newest migration applied to the database.
 func (s *DB) SchemaVersion(ctx context.Context) (int, error) {
 	v, err := s.schemaVersion(ctx, s.db)
-	if err != nil {
-		return 0, fmt.Errorf("schema version: %w", err)
-	}
-	return v, nil
+	return v, wrap(err, "schema version")
 }
 
 func (s *DB) schemaVersion(ctx context.Context, q querier) (int, error) {

@@ -67,10 +67,7 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 			return err
 		})
 	}
-	if err != nil {
-		return fmt.Errorf("save check run %q: %w", cr.ID, err)
-	}
-	return nil
+	return wrap(err, "save check run %q", cr.ID)
 }
 
 // CheckRunsQuery returns the query of CheckRuns, as the database takes
@@ -95,10 +92,7 @@ func (s *DB) CheckRuns(ctx context.Context, check, provider string, n int) ([]pr
 	}
 	q, qargs := s.CheckRunsQuery(check, provider, n)
 	out, err := collect(ctx, s, s.db, q, qargs, scanCheckRun)
-	if err != nil {
-		return nil, fmt.Errorf("list check runs: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list check runs")
 }
 
 // incidentColumns are the columns scanIncident reads, in its order.
@@ -297,10 +291,7 @@ func (s *DB) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcan
 	}
 	q, qargs := s.IncidentsQuery(f)
 	out, err := collect(ctx, s, s.db, q, qargs, scanIncident)
-	if err != nil {
-		return nil, fmt.Errorf("list incidents: %w", err)
-	}
-	return out, nil
+	return out, wrap(err, "list incidents")
 }
 
 // incidentExists fails with store.ErrNotFound when no incident has id.
@@ -380,10 +371,7 @@ func (s *DB) IncidentEvents(ctx context.Context, incidentID string) ([]promptcan
 		err := sc.Scan(&e.IncidentID, at(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
 		return e, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list events of incident %q: %w", incidentID, err)
-	}
-	return out, nil
+	return out, wrap(err, "list events of incident %q", incidentID)
 }
 
 // SaveNotification appends the attempt a; its incident must be stored.

@@ -171,8 +171,5 @@ func (s *DB) CheckWrite(ctx context.Context) error {
 		defer tx.Rollback()
 		_, err = tx.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version < 0`)
 	}
-	if err != nil {
-		return fmt.Errorf("store %q cannot be written: %w", s.hooks.Name, err)
-	}
-	return nil
+	return wrap(err, "store %q cannot be written", s.hooks.Name)
 }

@@ -374,3 +374,12 @@ func (s *DB) resolve(ctx context.Context, kind, table, col, id string) (string, 
 	}
 	return store.Resolve(kind, id, out)
 }
+
+// wrap returns nil for a nil err, else err wrapped with the operation the
+// format and its arguments name: "list runs: …".
+func wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

@@ -232,3 +232,30 @@ func monitorListings(b *testing.B, s Store, check string) {
 		return count(got, err, 50)
 	})
 }
+
+// MaxStatisticalRun bounds what a run of 200 prompts × 10 probes × 30
+// samples adds to a store.
+const MaxStatisticalRun = 5 << 20
+
+// StatisticalRunSize checks that a run of 200 prompts × 10 probes × 30
+// samples adds at most MaxStatisticalRun to s, whose size on disk size
+// returns, and logs what its baseline adds.
+func StatisticalRunSize(t *testing.T, s Store, size func() int64) {
+	if testing.Short() {
+		t.Skip("large run")
+	}
+	ctx := context.Background()
+	before := size()
+	r := storetest.LargeRun("large-run", 200, 10, 30, 5)
+	if err := s.SaveRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	run := size() - before
+	if _, err := s.Promote(ctx, r.RunID, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("store size: run %d bytes, run and its baseline %d bytes", run, size()-before)
+	if run > MaxStatisticalRun {
+		t.Errorf("run: got %d bytes, want at most %d", run, MaxStatisticalRun)
+	}
+}
