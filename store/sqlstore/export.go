@@ -123,30 +123,14 @@ func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 // ExportBaselines yields every baseline, by snapshot id.
 func (s *DB) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Baseline, error] {
 	return each(s.ids(ctx, "baselines", "snapshot_id"), func(id string) (*promptcanary.Baseline, error) {
-		var body []byte
-		if err := s.row(ctx, s.db, `SELECT body FROM baselines WHERE snapshot_id = ?`, id).Scan(&body); err != nil {
-			return nil, err
-		}
-		b, err := s.decodeBaseline(ctx, id, body)
-		if err != nil {
-			return nil, fmt.Errorf("load baseline %q: %w", id, err)
-		}
-		return b, nil
+		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.baselineDecoder(ctx))
 	})
 }
 
 // ExportDrifts yields every drift report, by report id.
 func (s *DB) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftReport, error] {
 	return each(s.ids(ctx, "drift_reports", "report_id"), func(id string) (*promptcanary.DriftReport, error) {
-		var body []byte
-		if err := s.row(ctx, s.db, `SELECT body FROM drift_reports WHERE report_id = ?`, id).Scan(&body); err != nil {
-			return nil, err
-		}
-		d, err := store.UnmarshalDrift(body)
-		if err != nil {
-			return nil, fmt.Errorf("load drift report %q: %w", id, err)
-		}
-		return d, nil
+		return load(ctx, s, "drift report", "drift_reports", "report_id", id, true, decodeDrift)
 	})
 }
 

@@ -19,16 +19,8 @@ var (
 // runColumns are the columns of a run's row, in the order of runArgs.
 const runColumns = `run_id, suite, model, started_at, finished_at, samples, results, passed, errors, score, pass_rate, interrupted, body`
 
-// insertRun writes a run's row.
-const insertRun = `INSERT INTO runs (` + runColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
 // upsertRun writes a run's row, replacing a stored one.
-const upsertRun = insertRun + `
-	ON CONFLICT (run_id) DO UPDATE SET
-		suite = excluded.suite, model = excluded.model, started_at = excluded.started_at,
-		finished_at = excluded.finished_at, samples = excluded.samples, results = excluded.results,
-		passed = excluded.passed, errors = excluded.errors, score = excluded.score,
-		pass_rate = excluded.pass_rate, interrupted = excluded.interrupted, body = excluded.body`
+var upsertRun = upsert("runs", runColumns)
 
 // probesPerInsert bounds the rows of one insert of per-probe aggregates,
 // under every database's limit of arguments.
@@ -74,7 +66,7 @@ func (s *DB) newRunRow(r *promptcanary.Run) (*runRow, error) {
 func (s *DB) write(ctx context.Context, tx *sql.Tx, rr *runRow, onlyNew bool) error {
 	q := upsertRun
 	if onlyNew {
-		q = insertRun + ` ON CONFLICT (run_id) DO NOTHING`
+		q = insert("runs", runColumns) + ` ON CONFLICT (run_id) DO NOTHING`
 	}
 	n, err := s.exec(ctx, tx, q, rr.row.list...)
 	if err != nil || n == 0 {
@@ -142,10 +134,7 @@ func (s *DB) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingB
 			return err
 		}
 		if pending != nil {
-			if _, err := s.exec(ctx, tx, `INSERT INTO pending_baselines (run_id, snapshot_id, created_at, note, dir)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (run_id) DO UPDATE SET snapshot_id = excluded.snapshot_id, created_at = excluded.created_at,
-					note = excluded.note, dir = excluded.dir`, pending.list...); err != nil {
+			if _, err := s.exec(ctx, tx, upsert("pending_baselines", "run_id, snapshot_id, created_at, note, dir"), pending.list...); err != nil {
 				return err
 			}
 		}
@@ -157,46 +146,71 @@ func (s *DB) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingB
 	return wrap(err, "save run %q", r.RunID)
 }
 
-// loadBody returns the body of the record of table whose id (column col)
-// id names, and that full id.
-func (s *DB) loadBody(ctx context.Context, kind, table, col, id string) (string, []byte, error) {
-	var body []byte
-	q := `SELECT body FROM ` + table + ` WHERE ` + col + ` = ?`
+// lookup reads, with read, the record of table whose id (column col) id
+// names, and returns that full id. read fails with sql.ErrNoRows when no
+// record has the id it is given.
+func (s *DB) lookup(ctx context.Context, kind, table, col, id string, read func(id string) error) (string, error) {
 	if store.CheckID(kind, id) == nil {
 		// Most lookups are by the full id: one query.
-		err := s.row(ctx, s.db, q, id).Scan(&body)
-		if err == nil {
-			return id, body, nil
-		}
+		err := read(id)
 		if !errors.Is(err, sql.ErrNoRows) {
-			return "", nil, fmt.Errorf("load %s %q: %w", kind, id, err)
+			return id, wrap(err, "load %s %q", kind, id)
 		}
 	}
 	full, err := s.resolve(ctx, kind, table, col, id)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	if err := s.row(ctx, s.db, q, full).Scan(&body); err != nil {
+	if err := read(full); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			err = store.ErrNotFound // removed meanwhile
 		}
-		return "", nil, fmt.Errorf("load %s %q: %w", kind, full, err)
+		return "", fmt.Errorf("load %s %q: %w", kind, full, err)
 	}
-	return full, body, nil
+	return full, nil
+}
+
+// load reads the body of the record of table whose id (column col) id
+// names, only the one with that id when exact (an export's, failing with
+// sql.ErrNoRows when it is gone), and decodes it.
+func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact bool, decode func(id string, body []byte) (*T, error)) (*T, error) {
+	var body []byte
+	read := func(id string) error {
+		return s.row(ctx, s.db, `SELECT body FROM `+table+` WHERE `+col+` = ?`, id).Scan(&body)
+	}
+	full, err := id, error(nil)
+	if exact {
+		err = read(id)
+	} else {
+		full, err = s.lookup(ctx, kind, table, col, id, read)
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := decode(full, body)
+	if err != nil {
+		return nil, fmt.Errorf("load %s %q: %w", kind, full, err)
+	}
+	return v, nil
 }
 
 // Run loads the run id names.
 func (s *DB) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
-	full, body, err := s.loadBody(ctx, "run", "runs", "run_id", id)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.decodeRun(ctx, full, body)
-	if err != nil {
-		return nil, fmt.Errorf("load run %q: %w", full, err)
-	}
-	return r, nil
+	return load(ctx, s, "run", "runs", "run_id", id, false, s.runDecoder(ctx))
 }
+
+// runDecoder decodes a stored run with its kept-apart answers.
+func (s *DB) runDecoder(ctx context.Context) func(string, []byte) (*promptcanary.Run, error) {
+	return func(id string, body []byte) (*promptcanary.Run, error) { return s.decodeRun(ctx, id, body) }
+}
+
+// baselineDecoder decodes a stored baseline with its kept-apart answers.
+func (s *DB) baselineDecoder(ctx context.Context) func(string, []byte) (*promptcanary.Baseline, error) {
+	return func(id string, body []byte) (*promptcanary.Baseline, error) { return s.decodeBaseline(ctx, id, body) }
+}
+
+// decodeDrift decodes a stored drift report.
+func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) { return store.UnmarshalDrift(body) }
 
 // RunsQuery returns the query of Runs, as the database takes it, and its
 // arguments.
@@ -270,11 +284,7 @@ func (s *DB) SaveBaseline(ctx context.Context, b *promptcanary.Baseline) (store.
 				return err
 			}
 		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO baselines (snapshot_id, run_id, suite, model, created_at, note, body)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (snapshot_id) DO UPDATE SET
-				run_id = excluded.run_id, suite = excluded.suite, model = excluded.model,
-				created_at = excluded.created_at, note = excluded.note, body = excluded.body`, a.list...); err != nil {
+		if _, err := s.exec(ctx, tx, upsert("baselines", "snapshot_id, run_id, suite, model, created_at, note, body"), a.list...); err != nil {
 			return err
 		}
 		if _, err := s.exec(ctx, tx, `DELETE FROM pending_baselines WHERE run_id = ? AND snapshot_id = ?`,
@@ -310,15 +320,7 @@ func (s *DB) Promote(ctx context.Context, runID, note string) (*promptcanary.Bas
 
 // Baseline loads the baseline whose snapshot id id names.
 func (s *DB) Baseline(ctx context.Context, id string) (*promptcanary.Baseline, error) {
-	full, body, err := s.loadBody(ctx, "baseline", "baselines", "snapshot_id", id)
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.decodeBaseline(ctx, full, body)
-	if err != nil {
-		return nil, fmt.Errorf("load baseline %q: %w", full, err)
-	}
-	return b, nil
+	return load(ctx, s, "baseline", "baselines", "snapshot_id", id, false, s.baselineDecoder(ctx))
 }
 
 // LatestBaseline loads the newest readable baseline of suite and model,
@@ -448,14 +450,8 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 	}
 	a.add(body)
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `INSERT INTO drift_reports
-			(report_id, suite, model, baseline_id, current_run_id, generated_at, severity, has_drift, regressions, summary, body)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (report_id) DO UPDATE SET
-				suite = excluded.suite, model = excluded.model, baseline_id = excluded.baseline_id,
-				current_run_id = excluded.current_run_id, generated_at = excluded.generated_at,
-				severity = excluded.severity, has_drift = excluded.has_drift,
-				regressions = excluded.regressions, summary = excluded.summary, body = excluded.body`, a.list...)
+		_, err := s.exec(ctx, tx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
+			severity, has_drift, regressions, summary, body`), a.list...)
 		return err
 	})
 	return wrap(err, "save drift report %q", d.ReportID)
@@ -463,15 +459,7 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 
 // Drift loads the drift report id names.
 func (s *DB) Drift(ctx context.Context, id string) (*promptcanary.DriftReport, error) {
-	full, body, err := s.loadBody(ctx, "drift report", "drift_reports", "report_id", id)
-	if err != nil {
-		return nil, err
-	}
-	d, err := store.UnmarshalDrift(body)
-	if err != nil {
-		return nil, fmt.Errorf("load drift report %q: %w", full, err)
-	}
-	return d, nil
+	return load(ctx, s, "drift report", "drift_reports", "report_id", id, false, decodeDrift)
 }
 
 // Drifts lists the drift reports of suite and model, newest first.

@@ -21,16 +21,7 @@ const checkRunColumns = `id, check_name, provider, suite, slot, started_at, fini
 	baseline_pass_rate, severity, cost_usd, reason`
 
 // upsertCheckRun writes a check run: SaveCheckRun and FinishSlot use it.
-const upsertCheckRun = `INSERT INTO check_runs (` + checkRunColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (id) DO UPDATE SET
-		check_name = excluded.check_name, provider = excluded.provider, suite = excluded.suite,
-		slot = excluded.slot, started_at = excluded.started_at, finished_at = excluded.finished_at,
-		outcome = excluded.outcome, run_id = excluded.run_id, report_id = excluded.report_id,
-		confirm_run_id = excluded.confirm_run_id, confirm_report_id = excluded.confirm_report_id,
-		baseline_id = excluded.baseline_id, confirmed = excluded.confirmed, pass_rate = excluded.pass_rate,
-		score = excluded.score, baseline_pass_rate = excluded.baseline_pass_rate,
-		severity = excluded.severity, cost_usd = excluded.cost_usd, reason = excluded.reason`
+var upsertCheckRun = upsert("check_runs", checkRunColumns)
 
 // checkRunArgs returns the arguments of upsertCheckRun for cr.
 func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
@@ -102,16 +93,7 @@ const incidentColumns = `id, fingerprint, check_name, suite, provider, kind, sev
 // upsertIncident writes an incident, updated in place when its id is
 // stored (rows of other tables that refer to it, a monitor's outbox,
 // stay).
-const upsertIncident = `INSERT INTO incidents (` + incidentColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (id) DO UPDATE SET
-		fingerprint = excluded.fingerprint, check_name = excluded.check_name, suite = excluded.suite,
-		provider = excluded.provider, kind = excluded.kind, severity = excluded.severity,
-		summary = excluded.summary, units = excluded.units, run_id = excluded.run_id,
-		report_id = excluded.report_id, opened_at = excluded.opened_at, updated_at = excluded.updated_at,
-		resolved_at = excluded.resolved_at, acknowledged_at = excluded.acknowledged_at,
-		acknowledged_by = excluded.acknowledged_by, clean_runs = excluded.clean_runs,
-		notified_at = excluded.notified_at, notified_to = excluded.notified_to`
+var upsertIncident = upsert("incidents", incidentColumns)
 
 // incidentArgs returns the arguments of upsertIncident for inc.
 func (s *DB) incidentArgs(inc *promptcanary.Incident) (*args, error) {
@@ -245,27 +227,13 @@ func unmarshalUnits(b []byte) ([]promptcanary.IncidentUnit, error) {
 // Incident loads the incident id names: itself, or the only one whose id
 // starts with it.
 func (s *DB) Incident(ctx context.Context, id string) (*promptcanary.Incident, error) {
-	q := `SELECT ` + incidentColumns + ` FROM incidents WHERE id = ?`
-	if store.CheckID("incident", id) == nil {
-		// Most lookups are by the full id: one query.
-		inc, err := scanIncident(s.row(ctx, s.db, q, id))
-		if err == nil {
-			return &inc, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("load incident %q: %w", id, err)
-		}
-	}
-	full, err := s.resolve(ctx, "incident", "incidents", "id", id)
+	var inc promptcanary.Incident
+	_, err := s.lookup(ctx, "incident", "incidents", "id", id, func(id string) (err error) {
+		inc, err = scanIncident(s.row(ctx, s.db, `SELECT `+incidentColumns+` FROM incidents WHERE id = ?`, id))
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	inc, err := scanIncident(s.row(ctx, s.db, q, full))
-	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			err = store.ErrNotFound // removed meanwhile
-		}
-		return nil, fmt.Errorf("load incident %q: %w", full, err)
 	}
 	return &inc, nil
 }
@@ -307,7 +275,7 @@ func (s *DB) incidentExists(ctx context.Context, tx *sql.Tx, id string) error {
 }
 
 // insertEvent appends an event to an incident's timeline.
-const insertEvent = `INSERT INTO incident_events (incident_id, at, type, run_id, severity, summary) VALUES (?, ?, ?, ?, ?, ?)`
+var insertEvent = insert("incident_events", "incident_id, at, type, run_id, severity, summary")
 
 // eventArgs returns the arguments of insertEvent for e.
 func (s *DB) eventArgs(e promptcanary.IncidentEvent) *args {
@@ -316,8 +284,7 @@ func (s *DB) eventArgs(e promptcanary.IncidentEvent) *args {
 }
 
 // insertNotification appends a notification attempt.
-const insertNotification = `INSERT INTO notifications (id, incident_id, notifier, status, event, attempt, at, ok, code, error)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+var insertNotification = insert("notifications", "id, incident_id, notifier, status, event, attempt, at, ok, code, error")
 
 // notificationArgs returns the arguments of insertNotification for a.
 func (s *DB) notificationArgs(a *promptcanary.NotificationAttempt) *args {

@@ -346,6 +346,24 @@ func (w *where) String() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
+// insert returns the statement that writes a row of cols (comma
+// separated) to table.
+func insert(table, cols string) string {
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + placeholders(strings.Count(cols, ",")+1)
+}
+
+// upsert returns the statement that writes a row of cols to table,
+// replacing the row with its key, the first of cols.
+func upsert(table, cols string) string {
+	names := strings.Split(cols, ",")
+	for i, c := range names {
+		c = strings.TrimSpace(c)
+		names[i] = c + " = excluded." + c
+	}
+	key, _, _ := strings.Cut(cols, ",")
+	return insert(table, cols) + ` ON CONFLICT (` + key + `) DO UPDATE SET ` + strings.Join(names[1:], ", ")
+}
+
 // placeholders returns n placeholders in parentheses: (?, ?, ?).
 func placeholders(n int) string { return "(?" + strings.Repeat(", ?", n-1) + ")" }
 
