@@ -210,7 +210,9 @@ func (s *DB) baselineDecoder(ctx context.Context) func(string, []byte) (*promptc
 }
 
 // decodeDrift decodes a stored drift report.
-func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) { return store.UnmarshalDrift(body) }
+func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) {
+	return store.UnmarshalDrift(body)
+}
 
 // RunsQuery returns the query of Runs, as the database takes it, and its
 // arguments.
