@@ -1,5 +1,6 @@
 // Package postgres is a store.Store on PostgreSQL (12 or newer), through a
-// pgx connection pool, for histories that several machines share: every
+// pgx connection pool under database/sql (pgx's stdlib driver), with the
+// queries of store/sqlstore in PostgreSQL's dialect, for histories that several machines share: every
 // developer's runs in one place, and several monitors (promptcanary serve)
 // on one store.
 //

@@ -1,6 +1,6 @@
 // Package sqlite is the default store.Store: one SQLite database file
 // (modernc.org/sqlite, no cgo) in WAL mode, safe for several processes
-// writing at once.
+// writing at once, with the queries of store/sqlstore in SQLite's dialect.
 //
 // Every run is saved in one immediate transaction, so a crashed or
 // interrupted save leaves nothing behind. A write that finds the database

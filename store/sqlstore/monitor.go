@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/promptcanary/promptcanary"
@@ -182,46 +181,13 @@ func scanIncident(sc scanner) (promptcanary.Incident, error) {
 		return inc, err
 	}
 	var err error
-	if inc.Units, err = unmarshalUnits([]byte(units)); err != nil {
+	if inc.Units, err = store.UnmarshalUnits([]byte(units)); err != nil {
 		return inc, fmt.Errorf("incident %q: units: %w", inc.ID, err)
 	}
 	if err := json.Unmarshal([]byte(notifiedTo), &inc.NotifiedTo); err != nil {
 		return inc, fmt.Errorf("incident %q: notified_to: %w", inc.ID, err)
 	}
 	return inc, nil
-}
-
-// storedUnit is an IncidentUnit as store.Marshal writes it: a float that is
-// not a number is null.
-type storedUnit struct {
-	Unit     string   `json:"unit"`
-	Name     string   `json:"name"`
-	Baseline *float64 `json:"baseline"`
-	Current  *float64 `json:"current"`
-	Q        *float64 `json:"q"`
-}
-
-// unmarshalUnits decodes units written by store.Marshal, null floats as
-// NaN, a null list as nil.
-func unmarshalUnits(b []byte) ([]promptcanary.IncidentUnit, error) {
-	var in []storedUnit
-	if err := json.Unmarshal(b, &in); err != nil {
-		return nil, err
-	}
-	if in == nil {
-		return nil, nil
-	}
-	orNaN := func(f *float64) float64 {
-		if f == nil {
-			return math.NaN()
-		}
-		return *f
-	}
-	out := make([]promptcanary.IncidentUnit, len(in))
-	for i, u := range in {
-		out[i] = promptcanary.IncidentUnit{Unit: u.Unit, Name: u.Name, Baseline: orNaN(u.Baseline), Current: orNaN(u.Current), Q: orNaN(u.Q)}
-	}
-	return out, nil
 }
 
 // Incident loads the incident id names: itself, or the only one whose id
