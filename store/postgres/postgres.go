@@ -1,8 +1,8 @@
 // Package postgres is a store.Store on PostgreSQL (12 or newer), through a
 // pgx connection pool under database/sql (pgx's stdlib driver), with the
-// queries of store/sqlstore in PostgreSQL's dialect, for histories that several machines share: every
-// developer's runs in one place, and several monitors (promptcanary serve)
-// on one store.
+// queries of store/sqlstore in PostgreSQL's dialect, for histories that
+// several machines share: every developer's runs in one place, and several
+// monitors (promptcanary serve) on one store.
 //
 // It holds exactly what the SQLite store holds and passes the same
 // conformance suite (store/storetest), monitor state included. Runs,
