@@ -271,14 +271,30 @@ func UnmarshalIncident(b []byte) (promptcanary.Incident, error) {
 		return promptcanary.Incident{}, fmt.Errorf("incident snapshot: %w", err)
 	}
 	inc := in.Incident
-	inc.Units = nil
-	if in.Units != nil {
-		inc.Units = make([]promptcanary.IncidentUnit, len(in.Units))
-		for i, u := range in.Units {
-			inc.Units[i] = promptcanary.IncidentUnit{Unit: u.Unit, Name: u.Name, Baseline: nan(u.Baseline), Current: nan(u.Current), Q: nan(u.Q)}
-		}
-	}
+	inc.Units = units(in.Units)
 	return inc, nil
+}
+
+// UnmarshalUnits decodes incident units written by Marshal, null floats
+// as NaN, a null list as nil.
+func UnmarshalUnits(b []byte) ([]promptcanary.IncidentUnit, error) {
+	var in []unitJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, err
+	}
+	return units(in), nil
+}
+
+// units returns the IncidentUnits of in, nil for nil.
+func units(in []unitJSON) []promptcanary.IncidentUnit {
+	if in == nil {
+		return nil
+	}
+	out := make([]promptcanary.IncidentUnit, len(in))
+	for i, u := range in {
+		out[i] = promptcanary.IncidentUnit{Unit: u.Unit, Name: u.Name, Baseline: nan(u.Baseline), Current: nan(u.Current), Q: nan(u.Q)}
+	}
+	return out
 }
 
 // nan is *f, or NaN for nil.

@@ -22,7 +22,7 @@ func TestCheckWriteReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ro := &Store{pool: pool, dsn: s.dsn}
+	ro := newStore(pool, s.dsn)
 	if _, err := ro.SchemaVersion(ctx); err != nil {
 		t.Fatalf("read the read-only store: %v", err)
 	}

@@ -54,7 +54,7 @@ func TestFailedMigrationLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := store.Migration{Version: len(ms) + 1, Name: "broken", SQL: `CREATE TABLE half (x integer); SELECT no_such_column FROM half;`}
-	err = migrate(ctx, s.pool, append(ms, broken))
+	err = s.migrate(ctx, append(ms, broken))
 	if err == nil || !strings.Contains(err.Error(), "_broken: ") || !strings.Contains(err.Error(), "no_such_column") {
 		t.Fatalf("got %v, want the broken migration's error", err)
 	}

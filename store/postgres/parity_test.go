@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -37,65 +38,11 @@ func TestSameAsSQLite(t *testing.T) {
 	t.Cleanup(func() { lite.Close() })
 	pg := openFresh(t)
 	ctx := context.Background()
-	ns := time.Nanosecond
-	fill := func(s backend) {
-		t.Helper()
-		must := func(err error) {
-			t.Helper()
-			if err != nil {
-				t.Fatalf("%T: %v", s, err)
-			}
-		}
-		zero := storetest.NewRun("r-zero", "s", "m", time.Time{})
-		zero.FinishedAt = time.Time{}
-		must(s.SaveRun(ctx, zero))
-		for _, r := range []*promptcanary.Run{
-			storetest.NewRun("r-ns1", "s", "m", t0.Add(ns)),
-			storetest.NewRun("r-ns2", "s", "m", t0.Add(2*ns)),
-			storetest.NewRun("r-tie-b", "s", "m", t0),
-			storetest.NewRun("r-tie-a", "s", "m", t0),
-		} {
-			r.ProbeResults[0].Score = math.Inf(1)
-			must(s.SaveRun(ctx, r))
-		}
-		must(s.SaveRunPending(ctx, storetest.NewRun("r-pending", "s", "m", t0.Add(3*ns)),
-			store.PendingBaseline{RunID: "r-pending", SnapshotID: "snap-pending", CreatedAt: t0.Add(ns)}))
-		must(s.SaveRunPending(ctx, storetest.NewRun("r-pending0", "s", "m", t0.Add(3*ns)),
-			store.PendingBaseline{RunID: "r-pending0", SnapshotID: "snap-pending0"}))
-		_, err := s.SaveBaseline(ctx, storetest.NewBaseline("snap-zero", zero, time.Time{}, "zero"))
-		must(err)
-		_, err = s.SaveBaseline(ctx, storetest.NewBaseline("snap-ns", zero, t0.Add(ns), "ns"))
-		must(err)
-		must(s.SaveDrift(ctx, storetest.NewDrift("rep-zero", zero, "snap-zero", time.Time{}, promptcanary.SeverityLow, 1)))
-		must(s.SaveDrift(ctx, storetest.NewDrift("rep-ns", zero, "snap-zero", t0.Add(ns), promptcanary.SeverityHigh, 2)))
-
-		crZero := storetest.NewCheckRun("cr-zero", "c", "p", time.Time{})
-		crZero.StartedAt, crZero.FinishedAt = time.Time{}, time.Time{}
-		crNaN := storetest.NewCheckRun("cr-nan", "c", "p", t0.Add(ns))
-		crNaN.PassRate, crNaN.Score, crNaN.CostUSD = math.NaN(), math.Inf(-1), math.NaN()
-		for _, cr := range []*promptcanary.CheckRun{crZero, crNaN, storetest.NewCheckRun("cr-ns", "c", "p", t0.Add(2*ns)),
-			storetest.NewCheckRun("cr-tie", "c", "p", t0.Add(2*ns))} {
-			must(s.SaveCheckRun(ctx, cr))
-		}
-		incZero := storetest.NewIncident("inc-zero", "fp-zero", time.Time{})
-		incZero.UpdatedAt, incZero.AcknowledgedAt, incZero.NotifiedAt = time.Time{}, time.Time{}, time.Time{}
-		must(s.SaveIncident(ctx, incZero))
-		must(s.SaveIncident(ctx, storetest.NewIncident("inc-ns", "fp-ns", t0.Add(ns))))
-		must(s.SaveIncident(ctx, storetest.NewIncident("inc-ns2", "fp-ns2", t0.Add(2*ns))))
-		for _, e := range []promptcanary.IncidentEvent{
-			{IncidentID: "inc-ns", At: t0.Add(2 * ns), Type: promptcanary.EventUpdated},
-			{IncidentID: "inc-ns", At: time.Time{}, Type: promptcanary.EventOpened},
-			{IncidentID: "inc-ns", At: t0.Add(ns), Type: promptcanary.EventRepeated},
-		} {
-			must(s.AddIncidentEvent(ctx, e))
-		}
-		for i, at := range []time.Time{t0.Add(2 * ns), {}, t0.Add(ns), t0.Add(ns)} {
-			must(s.SaveNotification(ctx, promptcanary.NotificationAttempt{ID: "n", IncidentID: "inc-ns", Notifier: "hook",
-				Attempt: i + 1, At: at, Status: promptcanary.NotificationFiring}))
-		}
+	for _, s := range []backend{lite, pg} {
+		fillHistory(t, s)
+		fillMonitor(t, s)
 	}
-	fill(lite)
-	fill(pg)
+	ns := time.Nanosecond
 
 	opts := []cmp.Option{cmpopts.EquateNaNs(), cmpopts.EquateEmpty()}
 	compare := func(what string, read func(s backend) (any, error)) {
@@ -128,6 +75,75 @@ func TestSameAsSQLite(t *testing.T) {
 	compare("notifications", func(s backend) (any, error) { return s.Notifications(ctx, "", 0) })
 	compare("newest notifications", func(s backend) (any, error) { return s.Notifications(ctx, "inc-ns", 2) })
 	compare("zero run", func(s backend) (any, error) { return s.Run(ctx, "r-zero") })
+}
+
+// mustOf returns a check that fails t with the error of s's write.
+func mustOf(t *testing.T, s backend) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%T: %v", s, err)
+		}
+	}
+}
+
+// fillHistory writes TestSameAsSQLite's runs, baselines and reports to s.
+func fillHistory(t *testing.T, s backend) {
+	t.Helper()
+	ctx, ns, must := context.Background(), time.Nanosecond, mustOf(t, s)
+	zero := storetest.NewRun("r-zero", "s", "m", time.Time{})
+	zero.FinishedAt = time.Time{}
+	must(s.SaveRun(ctx, zero))
+	for _, r := range []*promptcanary.Run{
+		storetest.NewRun("r-ns1", "s", "m", t0.Add(ns)),
+		storetest.NewRun("r-ns2", "s", "m", t0.Add(2*ns)),
+		storetest.NewRun("r-tie-b", "s", "m", t0),
+		storetest.NewRun("r-tie-a", "s", "m", t0),
+	} {
+		r.ProbeResults[0].Score = math.Inf(1)
+		must(s.SaveRun(ctx, r))
+	}
+	must(s.SaveRunPending(ctx, storetest.NewRun("r-pending", "s", "m", t0.Add(3*ns)),
+		store.PendingBaseline{RunID: "r-pending", SnapshotID: "snap-pending", CreatedAt: t0.Add(ns)}))
+	must(s.SaveRunPending(ctx, storetest.NewRun("r-pending0", "s", "m", t0.Add(3*ns)),
+		store.PendingBaseline{RunID: "r-pending0", SnapshotID: "snap-pending0"}))
+	_, err := s.SaveBaseline(ctx, storetest.NewBaseline("snap-zero", zero, time.Time{}, "zero"))
+	must(err)
+	_, err = s.SaveBaseline(ctx, storetest.NewBaseline("snap-ns", zero, t0.Add(ns), "ns"))
+	must(err)
+	must(s.SaveDrift(ctx, storetest.NewDrift("rep-zero", zero, "snap-zero", time.Time{}, promptcanary.SeverityLow, 1)))
+	must(s.SaveDrift(ctx, storetest.NewDrift("rep-ns", zero, "snap-zero", t0.Add(ns), promptcanary.SeverityHigh, 2)))
+}
+
+// fillMonitor writes TestSameAsSQLite's check runs, incidents, events and
+// notification attempts to s.
+func fillMonitor(t *testing.T, s backend) {
+	t.Helper()
+	ctx, ns, must := context.Background(), time.Nanosecond, mustOf(t, s)
+	crZero := storetest.NewCheckRun("cr-zero", "c", "p", time.Time{})
+	crZero.StartedAt, crZero.FinishedAt = time.Time{}, time.Time{}
+	crNaN := storetest.NewCheckRun("cr-nan", "c", "p", t0.Add(ns))
+	crNaN.PassRate, crNaN.Score, crNaN.CostUSD = math.NaN(), math.Inf(-1), math.NaN()
+	for _, cr := range []*promptcanary.CheckRun{crZero, crNaN, storetest.NewCheckRun("cr-ns", "c", "p", t0.Add(2*ns)),
+		storetest.NewCheckRun("cr-tie", "c", "p", t0.Add(2*ns))} {
+		must(s.SaveCheckRun(ctx, cr))
+	}
+	incZero := storetest.NewIncident("inc-zero", "fp-zero", time.Time{})
+	incZero.UpdatedAt, incZero.AcknowledgedAt, incZero.NotifiedAt = time.Time{}, time.Time{}, time.Time{}
+	must(s.SaveIncident(ctx, incZero))
+	must(s.SaveIncident(ctx, storetest.NewIncident("inc-ns", "fp-ns", t0.Add(ns))))
+	must(s.SaveIncident(ctx, storetest.NewIncident("inc-ns2", "fp-ns2", t0.Add(2*ns))))
+	for _, e := range []promptcanary.IncidentEvent{
+		{IncidentID: "inc-ns", At: t0.Add(2 * ns), Type: promptcanary.EventUpdated},
+		{IncidentID: "inc-ns", At: time.Time{}, Type: promptcanary.EventOpened},
+		{IncidentID: "inc-ns", At: t0.Add(ns), Type: promptcanary.EventRepeated},
+	} {
+		must(s.AddIncidentEvent(ctx, e))
+	}
+	for i, at := range []time.Time{t0.Add(2 * ns), {}, t0.Add(ns), t0.Add(ns)} {
+		must(s.SaveNotification(ctx, promptcanary.NotificationAttempt{ID: "n", IncidentID: "inc-ns", Notifier: "hook",
+			Attempt: i + 1, At: at, Status: promptcanary.NotificationFiring}))
+	}
 }
 
 // TestTimesOutOfRange saves times a bigint of nanoseconds cannot hold:
@@ -173,7 +189,15 @@ func TestNanos(t *testing.T) {
 				t.Errorf("got %v, want %v", deref(got), deref(tc.want))
 			}
 			if tc.ok {
-				if back := fromNanos(got); !back.Equal(tc.t) || (got != nil && back.Location() != time.UTC) {
+				var back time.Time
+				var src any
+				if got != nil {
+					src = *got
+				}
+				if err := sqlstore.At(&back).Scan(src); err != nil {
+					t.Fatal(err)
+				}
+				if !back.Equal(tc.t) || (got != nil && back.Location() != time.UTC) {
 					t.Errorf("read back: got %v, want %v in UTC", back, tc.t)
 				}
 			}

@@ -1,7 +1,8 @@
 // Package postgres is a store.Store on PostgreSQL (12 or newer), through a
-// pgx connection pool, for histories that several machines share: every
-// developer's runs in one place, and several monitors (promptcanary serve)
-// on one store.
+// pgx connection pool under database/sql (pgx's stdlib driver), with the
+// queries of store/sqlstore in PostgreSQL's dialect, for histories that
+// several machines share: every developer's runs in one place, and several
+// monitors (promptcanary serve) on one store.
 //
 // It holds exactly what the SQLite store holds and passes the same
 // conformance suite (store/storetest), monitor state included. Runs,
@@ -22,19 +23,18 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"embed"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 )
 
 // ConnectTimeout bounds one connection attempt when the DSN does not set
@@ -48,14 +48,20 @@ const minServerVersion = 120000
 // Store is a PostgreSQL store. It is safe for concurrent use, and several
 // Stores, in one process or many, may share one database.
 type Store struct {
+	// DB holds the queries shared with the other SQL stores, on pool
+	// through database/sql.
+	*sqlstore.DB
+	sql  *sql.DB
 	pool *pgxpool.Pool
 	// dsn is the connection string with its password hidden, for errors.
 	dsn string
-	// now is the clock of Promote.
-	now func() time.Time
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.Identifier = (*Store)(nil)
+	_ store.Exporter   = (*Store)(nil)
+)
 
 // Open connects to the PostgreSQL database that dsn names (a
 // postgres:// URL or a key=value connection string, as libpq takes them;
@@ -88,16 +94,69 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, dsn: shown, now: time.Now}
+	s := newStore(pool, shown)
 	if err := s.check(ctx); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, pool, ms); err != nil {
-		pool.Close()
+	if err := s.migrate(ctx, ms); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// newStore returns the Store on pool, whose DSN shown hides the password.
+func newStore(pool *pgxpool.Pool, shown string) *Store {
+	db := stdlib.OpenDBFromPool(pool)
+	return &Store{DB: sqlstore.New(db, &dialect, sqlstore.Hooks{Name: shown}), sql: db, pool: pool, dsn: shown}
+}
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrate brings the schema up to the newest of ms in one transaction,
+// holding a transaction-level advisory lock on the schema: stores opened
+// at once, by several monitors, wait for each other and apply each
+// migration once (PostgreSQL's DDL is transactional, so a failed migration
+// leaves nothing). It refuses a schema newer than this program.
+func (s *Store) migrate(ctx context.Context, ms []store.Migration) error {
+	return sqlstore.InTx(ctx, s.sql, func(tx *sql.Tx) error {
+		var schema *string
+		if err := tx.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return err
+		}
+		if schema == nil {
+			var searchPath string
+			if err := tx.QueryRowContext(ctx, `SHOW search_path`).Scan(&searchPath); err != nil {
+				return err
+			}
+			return fmt.Errorf("no schema to create the tables in: search_path %q names no schema that exists (CREATE SCHEMA it first)", searchPath)
+		}
+		// The lock is per schema, so that stores in different schemas of
+		// one database do not wait for each other.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('promptcanary migrate ' || $1, 0))`, *schema); err != nil {
+			return fmt.Errorf("lock the schema %q for migrations: %w", *schema, err)
+		}
+		// Looked up before it is created: a role without CREATE on the
+		// schema can open a store that is up to date.
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass(quote_ident($1) || '.schema_migrations') IS NOT NULL`, *schema).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE schema_migrations (
+				version    integer PRIMARY KEY,
+				name       text NOT NULL,
+				applied_at timestamptz NOT NULL DEFAULT now()
+			)`); err != nil {
+				return err
+			}
+		}
+		// Exec without arguments uses the simple protocol, which runs the
+		// several statements of a file.
+		return s.Migrate(ctx, tx, ms, "")
+	})
 }
 
 // check refuses a server too old for the schema or a database whose
@@ -105,7 +164,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 func (s *Store) check(ctx context.Context) error {
 	var version int
 	var encoding string
-	err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, current_setting('server_encoding')`).
+	err := s.sql.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int, current_setting('server_encoding')`).
 		Scan(&version, &encoding)
 	if err != nil {
 		return err
@@ -123,207 +182,28 @@ func (s *Store) check(ctx context.Context) error {
 // password hidden.
 func (s *Store) DSN() string { return s.dsn }
 
-// SchemaVersion returns the newest migration applied to the database.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("schema version: %w", err)
+// Identity names the cluster (by its start time and port), the database
+// (by name and oid) and the schema the store uses: two DSNs that reach the
+// same tables by different host names or users have the same identity.
+func (s *Store) Identity(ctx context.Context) (string, error) {
+	var id string
+	err := s.sql.QueryRowContext(ctx, `SELECT format('postgres:%s:%s/%s(%s)/%s',
+			extract(epoch FROM pg_postmaster_start_time()), COALESCE(inet_server_port(), 0),
+			current_database(), (SELECT oid FROM pg_database WHERE datname = current_database()), current_schema())`).Scan(&id)
+	if err != nil {
+		return "", fmt.Errorf("identify store %q: %w", s.dsn, err)
 	}
-	return v, nil
+	return id, nil
 }
 
 // Close closes the store's connections, waiting for those in use.
 func (s *Store) Close() error {
+	err := s.sql.Close()
 	s.pool.Close()
-	return nil
-}
-
-// inTx runs fn in a transaction and commits it when fn succeeds.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return pgx.BeginFunc(ctx, s.pool, fn)
-}
-
-// Times are kept as nanoseconds since the Unix epoch; a bigint holds
-// those from 1677 to 2262.
-var (
-	minTime = time.Unix(0, math.MinInt64).UTC()
-	maxTime = time.Unix(0, math.MaxInt64).UTC()
-)
-
-// nanos returns t as nanoseconds since the Unix epoch, nil (NULL) for the
-// zero time. It fails for a time a bigint cannot hold.
-func nanos(t time.Time) (*int64, error) {
-	if t.IsZero() {
-		return nil, nil
-	}
-	if t.Before(minTime) || t.After(maxTime) {
-		return nil, fmt.Errorf("time %s is outside what the store holds (%s to %s)",
-			t.Format(time.RFC3339Nano), minTime.Format(time.DateOnly), maxTime.Format(time.DateOnly))
-	}
-	n := t.UnixNano()
-	return &n, nil
-}
-
-// fromNanos reads a time written by nanos, in UTC.
-func fromNanos(n *int64) time.Time {
-	if n == nil {
-		return time.Time{}
-	}
-	return time.Unix(0, *n).UTC()
-}
-
-// checkText reports whether s can be stored in a text column: valid UTF-8
-// without a NUL byte. what names the field in the error.
-func checkText(what, s string) error {
-	if strings.IndexByte(s, 0) >= 0 {
-		return fmt.Errorf("%s %q: PostgreSQL text cannot hold a NUL byte", what, s)
-	}
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s %q: not valid UTF-8, which PostgreSQL text cannot hold", what, s)
+	if err != nil {
+		return fmt.Errorf("close store %q: %w", s.dsn, err)
 	}
 	return nil
-}
-
-// storable reports whether every one of values could be stored in a text
-// column. A filter on a value that could not be stored matches nothing,
-// without asking the database (which would refuse the value).
-func storable(values ...string) bool {
-	for _, v := range values {
-		if checkText("", v) != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// row collects the arguments of a write: times as nanoseconds, text checked
-// for what PostgreSQL cannot hold, free text as bytes. The first problem is
-// kept in err.
-type row struct {
-	args []any
-	err  error
-}
-
-// time adds t (see nanos); what names it in the error.
-func (r *row) time(what string, t time.Time) *row {
-	n, err := nanos(t)
-	if err != nil && r.err == nil {
-		r.err = fmt.Errorf("%s: %w", what, err)
-	}
-	r.args = append(r.args, n)
-	return r
-}
-
-// text adds s, which must fit a text column; what names it in the error.
-func (r *row) text(what, s string) *row {
-	if err := checkText(what, s); err != nil && r.err == nil {
-		r.err = err
-	}
-	r.args = append(r.args, s)
-	return r
-}
-
-// bytes adds s as bytea: free text, any bytes.
-func (r *row) bytes(s string) *row {
-	r.args = append(r.args, bytea(s))
-	return r
-}
-
-// add adds values as they are.
-func (r *row) add(values ...any) *row {
-	r.args = append(r.args, values...)
-	return r
-}
-
-// bytea returns s as a non-nil byte slice (nil would be NULL).
-func bytea(s string) []byte {
-	if s == "" {
-		return []byte{}
-	}
-	return []byte(s)
-}
-
-// finite maps NaN and infinities to nil (NULL).
-func finite(f float64) *float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return &f
-}
-
-// orNaN maps NULL back to NaN.
-func orNaN(f *float64) float64 {
-	if f == nil {
-		return math.NaN()
-	}
-	return *f
-}
-
-// where joins the conditions that are set, numbering their placeholders.
-type where struct {
-	conds []string
-	args  []any
-}
-
-// add adds cond, whose one placeholder is written ?, with its argument.
-func (w *where) add(cond string, arg any) {
-	w.args = append(w.args, arg)
-	w.conds = append(w.conds, strings.Replace(cond, "?", w.next(), 1))
-}
-
-// next returns the placeholder of the argument last added.
-func (w *where) next() string { return "$" + strconv.Itoa(len(w.args)) }
-
-// limit adds a LIMIT argument, n when positive, else none (NULL), and
-// returns its placeholder.
-func (w *where) limit(n int) string {
-	var v *int
-	if n > 0 {
-		v = &n
-	}
-	w.args = append(w.args, v)
-	return w.next()
-}
-
-func (w *where) String() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
-// resolve finds the id in column col of table that id names: itself, or
-// the only id starting with it.
-func (s *Store) resolve(ctx context.Context, kind, table, col, id string) (string, error) {
-	if store.CheckID(kind, id) != nil {
-		return store.Resolve(kind, id, nil) // never stored
-	}
-	// Ids starting with id sort right after it (COLLATE "C"): read the
-	// first few.
-	rows, err := s.pool.Query(ctx, `SELECT `+col+` FROM `+table+` WHERE `+col+` >= $1 ORDER BY `+col+` LIMIT 6`, id)
-	if err != nil {
-		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
-	}
-	matches, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
-	}
-	matches = matchPrefix(matches, id)
-	return store.Resolve(kind, id, matches)
-}
-
-// matchPrefix keeps the ids that start with prefix.
-func matchPrefix(ids []string, prefix string) []string {
-	out := ids[:0]
-	for _, m := range ids {
-		if strings.HasPrefix(m, prefix) {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // isViolation reports whether err is PostgreSQL's error code (such as

@@ -9,32 +9,28 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/storebench"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
-func BenchmarkSaveRun(b *testing.B) {
+// openBench opens a store in a temporary directory for b.
+func openBench(b *testing.B) *Store {
 	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	r := storetest.NewRun("bench", "s", "m", t0)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		r.RunID = fmt.Sprintf("bench-%d", i)
-		if err := s.SaveRun(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }
 
+func BenchmarkSaveRun(b *testing.B)      { storebench.SaveRun(b, openBench(b), false) }
+func BenchmarkSaveLargeRun(b *testing.B) { storebench.SaveRun(b, openBench(b), true) }
+func BenchmarkLoadLargeRun(b *testing.B) { storebench.LoadLargeRun(b, openBench(b)) }
+func BenchmarkHistory10k(b *testing.B)   { storebench.History10k(b, openBench(b), nil) }
+func BenchmarkMonitor(b *testing.B)      { storebench.Monitor(b, openBench(b), 1, nil) }
+
 func BenchmarkHistory(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openBench(b)
 	ctx := context.Background()
 	for i := range 2000 {
 		r := storetest.NewRun(fmt.Sprintf("run-%04d", i), fmt.Sprintf("suite-%d", i%10), fmt.Sprintf("model-%d", i%3), t0.Add(time.Duration(i)*time.Minute))
@@ -72,65 +68,8 @@ func dbSize(tb testing.TB, s *Store) int64 {
 	return info.Size()
 }
 
-// maxStatisticalRun bounds what a run of 200 prompts × 10 probes × 30
-// samples adds to the database.
-const maxStatisticalRun = 5 << 20
-
 func TestStatisticalRunSize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large run")
-	}
 	s := openTemp(t)
 	defer s.Close()
-	ctx := context.Background()
-	before := dbSize(t, s)
-	r := storetest.LargeRun("large-run", 200, 10, 30, 5)
-	if err := s.SaveRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	run := dbSize(t, s) - before
-	if _, err := s.Promote(ctx, r.RunID, ""); err != nil {
-		t.Fatal(err)
-	}
-	withBaseline := dbSize(t, s) - before
-	t.Logf("store size: run %d bytes, run and its baseline %d bytes", run, withBaseline)
-	if run > maxStatisticalRun {
-		t.Errorf("run: got %d bytes, want at most %d", run, maxStatisticalRun)
-	}
-}
-
-func BenchmarkSaveLargeRun(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	r := storetest.LargeRun("large", 200, 10, 30, 5)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		r.RunID = fmt.Sprintf("large-%d", i)
-		if err := s.SaveRun(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkLoadLargeRun(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "history.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	r := storetest.LargeRun("large", 200, 10, 30, 5)
-	ctx := context.Background()
-	if err := s.SaveRun(ctx, r); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Run(ctx, "large"); err != nil {
-			b.Fatal(err)
-		}
-	}
+	storebench.StatisticalRunSize(t, s, func() int64 { return dbSize(t, s) })
 }

@@ -225,10 +225,10 @@ func TestCrashMidSave(t *testing.T) {
 func TestQueriesUseIndexes(t *testing.T) {
 	s := openTemp(t)
 	defer s.Close()
-	q1, a1 := runsQuery(store.RunFilter{Suite: "s", Model: "m", Limit: 20})
-	q2, a2 := runsQuery(store.RunFilter{Suite: "s", Limit: 20})
-	q3, a3 := runsQuery(store.RunFilter{})
-	q4, a4 := probeScoresQuery("s", "m", 20)
+	q1, a1 := s.RunsQuery(store.RunFilter{Suite: "s", Model: "m", Limit: 20})
+	q2, a2 := s.RunsQuery(store.RunFilter{Suite: "s", Limit: 20})
+	q3, a3 := s.RunsQuery(store.RunFilter{})
+	q4, a4 := s.ProbeScoresQuery("s", "m", 20)
 	tests := []struct {
 		name  string
 		query string

@@ -10,16 +10,6 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 )
 
-func TestEmbeddedMigrations(t *testing.T) {
-	ms, err := store.LoadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ms[0].Name != "init" || !strings.Contains(ms[0].SQL, "CREATE TABLE runs") {
-		t.Errorf("got first migration %q, want init creating runs", ms[0].Name)
-	}
-}
-
 // migrationRows returns the recorded migrations of the database at path.
 func migrationRows(t *testing.T, s *Store) []int {
 	t.Helper()

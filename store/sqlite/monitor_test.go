@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/sqlstore"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -28,10 +29,11 @@ func openVersion(t *testing.T, path string, version int) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate(context.Background(), db, ms[:version]); err != nil {
+	s := newStore(db, path, WriteTimeout)
+	if err := s.migrate(context.Background(), ms[:version]); err != nil {
 		t.Fatal(err)
 	}
-	return &Store{db: db, path: path, now: time.Now, writeTimeout: WriteTimeout}
+	return s
 }
 
 func TestMigrateVersion2To3KeepsHistory(t *testing.T) {
@@ -238,13 +240,13 @@ func TestMonitorWriteGivesUpOnLockedDatabase(t *testing.T) {
 func TestMonitorQueriesUseIndexes(t *testing.T) {
 	s := openTemp(t)
 	defer s.Close()
-	q1, a1 := checkRunsQuery("c", "p", 200)
-	q2, a2 := checkRunsQuery("", "", 200)
-	q3, a3 := incidentsQuery(store.IncidentFilter{Check: "c", Limit: 50})
-	q4, a4 := incidentsQuery(store.IncidentFilter{OpenOnly: true})
-	q5, a5 := incidentsQuery(store.IncidentFilter{Limit: 50})
-	q6, a6 := notificationsQuery("inc-1", 20)
-	q7, a7 := notificationsQuery("", 20)
+	q1, a1 := s.CheckRunsQuery("c", "p", 200)
+	q2, a2 := s.CheckRunsQuery("", "", 200)
+	q3, a3 := s.IncidentsQuery(store.IncidentFilter{Check: "c", Limit: 50})
+	q4, a4 := s.IncidentsQuery(store.IncidentFilter{OpenOnly: true})
+	q5, a5 := s.IncidentsQuery(store.IncidentFilter{Limit: 50})
+	q6, a6 := s.NotificationsQuery("inc-1", 20)
+	q7, a7 := s.NotificationsQuery("", 20)
 	tests := []struct {
 		name  string
 		query string
@@ -261,7 +263,7 @@ func TestMonitorQueriesUseIndexes(t *testing.T) {
 		{"all incidents", q5, a5, "INDEX incidents_opened", false},
 		{"notifications of an incident", q6, a6, "INDEX notifications_incident", false},
 		{"all notifications", q7, a7, "INDEX notifications_at", false},
-		{"events", eventsQuery, []any{"inc-1"}, "INDEX incident_events_incident", false},
+		{"events", sqlstore.EventsQuery, []any{"inc-1"}, "INDEX incident_events_incident", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,25 +49,15 @@ func TestDriftBodies(t *testing.T) {
 func TestPragmas(t *testing.T) {
 	s := openTemp(t)
 	defer s.Close()
-	tests := []struct {
-		pragma string
-		want   string
-	}{
-		{"journal_mode", "wal"},
-		{"foreign_keys", "1"},
-		{"busy_timeout", "10000"},
-		{"synchronous", "1"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.pragma, func(t *testing.T) {
-			var got string
-			if err := s.db.QueryRow("PRAGMA " + tc.pragma).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
+	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "10000", "synchronous": "1"}
+	for pragma, value := range want {
+		var got string
+		if err := s.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != value {
+			t.Errorf("%s: got %s, want %s", pragma, got, value)
+		}
 	}
 }
 
@@ -93,5 +86,21 @@ func TestUnmeasuredRowsOfOlderVersions(t *testing.T) {
 	}
 	if g := got[0]; !math.IsNaN(g.Score) || !math.IsNaN(g.PassRate) || g.Verdict != store.VerdictUnmeasured {
 		t.Errorf("got score %v, pass rate %v, verdict %q; want NaN, NaN, %q", g.Score, g.PassRate, g.Verdict, store.VerdictUnmeasured)
+	}
+}
+
+func TestEmbeddedMigrations(t *testing.T) {
+	ms, err := store.LoadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, fmt.Sprintf("%04d_%s", m.Version, m.Name))
+	}
+	// Applied databases have these: never renumber them.
+	want := []string{"0001_init", "0002_pending_baselines", "0003_monitor", "0004_fleet", "0005_answers"}
+	if !slices.Equal(names, want) || !strings.Contains(ms[0].SQL, "CREATE TABLE runs") {
+		t.Errorf("got migrations %v, want %v, the first creating runs", names, want)
 	}
 }

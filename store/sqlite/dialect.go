@@ -1,0 +1,30 @@
+package sqlite
+
+import (
+	"database/sql"
+	"time"
+
+	"github.com/promptcanary/promptcanary/store/sqlstore"
+)
+
+// dialect is SQLite's: times as fixed-width UTC text that sorts in time
+// order (an optional time not set is NULL), free text as text, LIMIT -1
+// for none. Writers take the database one at a time (immediate
+// transactions), so the checks inside a transaction decide conflicts and
+// no row is locked.
+var dialect = sqlstore.Dialect{
+	Time:    func(t time.Time) (any, error) { return formatTime(t), nil },
+	OptTime: func(t time.Time) (any, error) { return nullTime(t), nil },
+	Bound:   func(t time.Time) any { return formatTime(t) },
+	Bytes:   func(s string) any { return s },
+	NoLimit: -1,
+	TempIDs: `CREATE TEMP TABLE %s (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+}
+
+// nullTime stores a zero time as NULL.
+func nullTime(t time.Time) sql.NullString {
+	if t.IsZero() {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: formatTime(t), Valid: true}
+}

@@ -1,0 +1,235 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+var (
+	_ store.Exporter        = (*DB)(nil)
+	_ store.MonitorExporter = (*DB)(nil)
+	_ store.Importer        = (*DB)(nil)
+)
+
+// Page sizes of the exports: ids of records with a body (each body is then
+// read alone, so one run at a time is in memory), and whole rows of the
+// monitor's small records.
+const (
+	idPage  = 256
+	rowPage = 500
+)
+
+// pages yields the rows of query, a page of size n at a time: query
+// selects rows whose key is greater than its first argument, in key order,
+// at most its second argument; scan reads one row and returns its key.
+// Each page is read whole before its rows are yielded, so no connection is
+// held while the caller works.
+func pages[T any](ctx context.Context, s *DB, query string, n int, scan func(scanner) (string, T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		after := ""
+		for {
+			var key string
+			page, err := collect(ctx, s, s.db, query, []any{after, n}, func(sc scanner) (T, error) {
+				k, v, err := scan(sc)
+				key = k
+				return v, err
+			})
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			after = key
+			for _, v := range page {
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if len(page) < n {
+				return
+			}
+		}
+	}
+}
+
+// ids yields the values of the id column col of table in ascending
+// (byte) order.
+func (s *DB) ids(ctx context.Context, table, col string) iter.Seq2[string, error] {
+	return pages(ctx, s, `SELECT `+col+` FROM `+table+` WHERE `+col+` > ? ORDER BY `+col+` LIMIT ?`, idPage,
+		func(sc scanner) (string, string, error) {
+			var id string
+			err := sc.Scan(&id)
+			return id, id, err
+		})
+}
+
+// each yields load(id) for every id of ids, skipping the records deleted
+// since their id was listed (load returns sql.ErrNoRows).
+func each[T any](ids iter.Seq2[string, error], load func(id string) (T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		for id, err := range ids {
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			v, err := load(id)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ExportRuns yields every run with its pending mark, by run id.
+func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
+	return each(s.ids(ctx, "runs", "run_id"), func(id string) (store.RunRecord, error) {
+		var (
+			body            []byte
+			snap, note, dir sql.NullString
+			p               store.PendingBaseline
+		)
+		err := s.row(ctx, s.db, `SELECT r.body, p.snapshot_id, p.created_at, p.note, p.dir
+			FROM runs r LEFT JOIN pending_baselines p ON p.run_id = r.run_id WHERE r.run_id = ?`, id).
+			Scan(&body, &snap, at(&p.CreatedAt), &note, &dir)
+		if err != nil {
+			if !errors.Is(err, sql.ErrNoRows) {
+				err = fmt.Errorf("load run %q: %w", id, err)
+			}
+			return store.RunRecord{}, err
+		}
+		r, err := s.decodeRun(ctx, id, body)
+		if err != nil {
+			return store.RunRecord{}, fmt.Errorf("load run %q: %w", id, err)
+		}
+		rec := store.RunRecord{Run: r}
+		if snap.Valid {
+			p.RunID, p.SnapshotID, p.Note, p.Dir = id, snap.String, note.String, dir.String
+			rec.Pending = &p
+		}
+		return rec, nil
+	})
+}
+
+// ExportBaselines yields every baseline, by snapshot id.
+func (s *DB) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Baseline, error] {
+	return each(s.ids(ctx, "baselines", "snapshot_id"), func(id string) (*promptcanary.Baseline, error) {
+		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.baselineDecoder(ctx))
+	})
+}
+
+// ExportDrifts yields every drift report, by report id.
+func (s *DB) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftReport, error] {
+	return each(s.ids(ctx, "drift_reports", "report_id"), func(id string) (*promptcanary.DriftReport, error) {
+		return load(ctx, s, "drift report", "drift_reports", "report_id", id, true, decodeDrift)
+	})
+}
+
+// ExportCheckRuns yields every check run, by id.
+func (s *DB) ExportCheckRuns(ctx context.Context) iter.Seq2[promptcanary.CheckRun, error] {
+	return pages(ctx, s, `SELECT `+checkRunColumns+` FROM check_runs WHERE id > ? ORDER BY id LIMIT ?`, rowPage,
+		func(sc scanner) (string, promptcanary.CheckRun, error) {
+			cr, err := scanCheckRun(sc)
+			return cr.ID, cr, err
+		})
+}
+
+// ExportIncidents yields every incident, by id, with its events and
+// notification attempts.
+func (s *DB) ExportIncidents(ctx context.Context) iter.Seq2[store.IncidentRecord, error] {
+	incidents := pages(ctx, s, `SELECT `+incidentColumns+` FROM incidents WHERE id > ? ORDER BY id LIMIT ?`, rowPage,
+		func(sc scanner) (string, promptcanary.Incident, error) {
+			inc, err := scanIncident(sc)
+			return inc.ID, inc, err
+		})
+	return func(yield func(store.IncidentRecord, error) bool) {
+		for inc, err := range incidents {
+			rec := store.IncidentRecord{Incident: inc}
+			if err == nil {
+				rec.Events, err = s.IncidentEvents(ctx, inc.ID)
+			}
+			if err == nil {
+				rec.Notifications, err = s.Notifications(ctx, inc.ID, 0)
+			}
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// importArgs returns the arguments of the incident of rec and of its
+// events and notifications, checked.
+func (s *DB) importArgs(rec *store.IncidentRecord) (inc *args, events, notes []*args, err error) {
+	if inc, err = s.incidentArgs(&rec.Incident); err != nil {
+		return nil, nil, nil, err
+	}
+	errs := []error{inc.err}
+	id := rec.Incident.ID
+	for _, e := range rec.Events {
+		if e.IncidentID != id {
+			return nil, nil, nil, fmt.Errorf("event of incident %q in its record", e.IncidentID)
+		}
+		a := s.eventArgs(e)
+		events, errs = append(events, a), append(errs, a.err)
+	}
+	for i := range rec.Notifications {
+		n := &rec.Notifications[i]
+		if err := store.CheckNotification(n); err != nil {
+			return nil, nil, nil, err
+		}
+		if n.IncidentID != id {
+			return nil, nil, nil, fmt.Errorf("notification of incident %q in its record", n.IncidentID)
+		}
+		a := s.notificationArgs(n)
+		notes, errs = append(notes, a), append(errs, a.err)
+	}
+	return inc, events, notes, errors.Join(errs...)
+}
+
+// ImportIncident stores rec in one transaction: the incident, replacing
+// one with its id, and rec's events and notifications in their order,
+// replacing all of that incident's.
+func (s *DB) ImportIncident(ctx context.Context, rec store.IncidentRecord) error {
+	inc := &rec.Incident
+	if err := store.CheckIncident(inc); err != nil {
+		return fmt.Errorf("import incident: %w", err)
+	}
+	incArgs, events, notes, err := s.importArgs(&rec)
+	if err == nil {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+				return err
+			}
+			for _, table := range []string{"incident_events", "notifications"} {
+				if _, err := s.exec(ctx, tx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
+					return err
+				}
+			}
+			for _, q := range []struct {
+				sql  string
+				rows []*args
+			}{{insertEvent, events}, {insertNotification, notes}} {
+				for _, a := range q.rows {
+					if _, err := s.exec(ctx, tx, q.sql, a.list...); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if err = s.conflictOf(ctx, inc, err); err != nil {
+		return fmt.Errorf("import incident %q: %w", inc.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/promptcanary/promptcanary/store"
+)
+
+// SchemaVersion returns the newest migration applied to the database.
+func (s *DB) SchemaVersion(ctx context.Context) (int, error) {
+	v, err := s.schemaVersion(ctx, s.db)
+	return v, wrap(err, "schema version")
+}
+
+func (s *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
+	var v int
+	err := s.row(ctx, q, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, err
+}
+
+// Migrate applies, in tx, the migrations of ms newer than the schema's,
+// recording each in schema_migrations (version, name and the columns
+// named in more, whose values are values); the table must exist. It
+// refuses a schema newer than ms. Each migration's SQL is run as one
+// statement without arguments, which may hold several.
+func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more string, values ...any) error {
+	current, err := s.schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	latest := ms[len(ms)-1].Version
+	if current > latest {
+		return fmt.Errorf("schema version %d is newer than this program's %d: upgrade promptcanary", current, latest)
+	}
+	record := `INSERT INTO schema_migrations (version, name` + more + `) VALUES ` + placeholders(2+len(values))
+	for _, m := range ms[current:] {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+		}
+		if _, err := s.exec(ctx, tx, record, append([]any{m.Version, m.Name}, values...)...); err != nil {
+			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+		}
+	}
+	return nil
+}
+
+// Current checks, writing nothing, that the schema is the newest of ms,
+// for a read-only open.
+func (s *DB) Current(ctx context.Context, ms []store.Migration) error {
+	v, err := s.schemaVersion(ctx, s.db)
+	if err != nil {
+		return fmt.Errorf("read-only: no schema to read (open it once read-write to create it): %w", err)
+	}
+	if latest := ms[len(ms)-1].Version; v != latest {
+		return fmt.Errorf("read-only: schema version %d, this program's is %d: open it once read-write to upgrade it", v, latest)
+	}
+	return nil
+}

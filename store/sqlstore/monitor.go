@@ -1,0 +1,350 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/store"
+)
+
+var _ store.Monitor = (*DB)(nil)
+
+// checkRunColumns are the columns scanCheckRun reads, in its order.
+const checkRunColumns = `id, check_name, provider, suite, slot, started_at, finished_at, outcome,
+	run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
+	baseline_pass_rate, severity, cost_usd, reason`
+
+// upsertCheckRun writes a check run: SaveCheckRun and FinishSlot use it.
+var upsertCheckRun = upsert("check_runs", checkRunColumns)
+
+// checkRunArgs returns the arguments of upsertCheckRun for cr.
+func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
+	return s.args(cr.ID).text("check", cr.Check).text("provider", cr.Provider).text("suite", cr.Suite).
+		time("slot", cr.Slot).time("started_at", cr.StartedAt).time("finished_at", cr.FinishedAt).
+		text("outcome", string(cr.Outcome)).text("run id", cr.RunID).text("report id", cr.ReportID).
+		text("confirmation run id", cr.ConfirmRunID).text("confirmation report id", cr.ConfirmReportID).
+		text("baseline id", cr.BaselineID).add(cr.Confirmed, finite(cr.PassRate), finite(cr.Score), finite(cr.BaselinePassRate)).
+		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason)
+}
+
+// scanCheckRun reads one row of checkRunColumns.
+func scanCheckRun(sc scanner) (promptcanary.CheckRun, error) {
+	var cr promptcanary.CheckRun
+	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, at(&cr.Slot), at(&cr.StartedAt), at(&cr.FinishedAt),
+		&cr.Outcome, &cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
+		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason)
+	if err != nil && cr.ID != "" {
+		err = fmt.Errorf("check run %q: %w", cr.ID, err)
+	}
+	return cr, err
+}
+
+// SaveCheckRun stores cr, replacing a check run with the same id.
+func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error {
+	if err := store.CheckCheckRun(cr); err != nil {
+		return fmt.Errorf("save check run: %w", err)
+	}
+	a := s.checkRunArgs(cr)
+	err := a.err
+	if err == nil {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			_, err := s.exec(ctx, tx, upsertCheckRun, a.list...)
+			return err
+		})
+	}
+	return wrap(err, "save check run %q", cr.ID)
+}
+
+// CheckRunsQuery returns the query of CheckRuns, as the database takes
+// it, and its arguments.
+func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
+	var w where
+	if check != "" {
+		w.add("check_name = ?", check)
+	}
+	if provider != "" {
+		w.add("provider = ?", provider)
+	}
+	q := `SELECT ` + checkRunColumns + ` FROM check_runs` + w.String() + ` ORDER BY slot DESC NULLS LAST, id DESC LIMIT ?`
+	return s.bind(q), append(w.args, s.limit(n))
+}
+
+// CheckRuns lists the check runs of check and provider ("" any), newest
+// slot first.
+func (s *DB) CheckRuns(ctx context.Context, check, provider string, n int) ([]promptcanary.CheckRun, error) {
+	if !s.storable(check, provider) {
+		return nil, nil
+	}
+	q, qargs := s.CheckRunsQuery(check, provider, n)
+	out, err := collect(ctx, s, s.db, q, qargs, scanCheckRun)
+	return out, wrap(err, "list check runs")
+}
+
+// incidentColumns are the columns scanIncident reads, in its order.
+const incidentColumns = `id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id,
+	report_id, opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to`
+
+// upsertIncident writes an incident, updated in place when its id is
+// stored (rows of other tables that refer to it, a monitor's outbox,
+// stay).
+var upsertIncident = upsert("incidents", incidentColumns)
+
+// incidentArgs returns the arguments of upsertIncident for inc.
+func (s *DB) incidentArgs(inc *promptcanary.Incident) (*args, error) {
+	units, err := store.Marshal(inc.Units)
+	if err != nil {
+		return nil, fmt.Errorf("units: %w", err)
+	}
+	notifiedTo, err := json.Marshal(inc.NotifiedTo)
+	if err != nil {
+		return nil, fmt.Errorf("notified_to: %w", err)
+	}
+	return s.args(inc.ID).text("fingerprint", inc.Fingerprint).text("check", inc.Check).text("suite", inc.Suite).
+		text("provider", inc.Provider).text("kind", string(inc.Kind)).text("severity", string(inc.Severity)).
+		bytes(inc.Summary).add(string(units)).text("run id", inc.RunID).text("report id", inc.ReportID).
+		time("opened_at", inc.OpenedAt).time("updated_at", inc.UpdatedAt).optTime("resolved_at", inc.ResolvedAt).
+		optTime("acknowledged_at", inc.AcknowledgedAt).bytes(inc.AcknowledgedBy).add(inc.CleanRuns).
+		optTime("notified_at", inc.NotifiedAt).add(string(notifiedTo)), nil
+}
+
+// upsertIncident writes inc, whose arguments are a, in tx. An open
+// incident fails with store.ErrConflict while another incident with its
+// fingerprint is open: the check below decides where transactions run one
+// at a time, the partial unique index on open fingerprints where they do
+// not (conflictOf).
+func (s *DB) upsertIncident(ctx context.Context, tx *sql.Tx, inc *promptcanary.Incident, a *args) error {
+	if inc.Open() {
+		var other string
+		err := s.row(ctx, tx, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
+			inc.Fingerprint, inc.ID).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	_, err := s.exec(ctx, tx, upsertIncident, a.list...)
+	return err
+}
+
+// conflictOf returns err, or the store.ErrConflict of saving the open
+// incident inc when err is the unique violation of its fingerprint,
+// naming the open incident that holds it when it can be read.
+func (s *DB) conflictOf(ctx context.Context, inc *promptcanary.Incident, err error) error {
+	if err == nil || s.d.UniqueViolation == nil || !s.d.UniqueViolation(err, "incidents_open_fingerprint") {
+		return err
+	}
+	var other string
+	err = s.row(ctx, s.db, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
+		inc.Fingerprint, inc.ID).Scan(&other)
+	if err != nil { // resolved meanwhile, or the database is gone
+		return fmt.Errorf("%w: another incident with fingerprint %q is open", store.ErrConflict, inc.Fingerprint)
+	}
+	return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
+}
+
+// SaveIncident stores inc, replacing an incident with the same id. It
+// fails with store.ErrConflict when inc is open and another open incident
+// has its fingerprint.
+func (s *DB) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error {
+	if err := store.CheckIncident(inc); err != nil {
+		return fmt.Errorf("save incident: %w", err)
+	}
+	a, err := s.incidentArgs(inc)
+	if err == nil {
+		err = a.err
+	}
+	if err == nil {
+		err = s.tx(ctx, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
+	}
+	if err = s.conflictOf(ctx, inc, err); err != nil {
+		return fmt.Errorf("save incident %q: %w", inc.ID, err)
+	}
+	return nil
+}
+
+// scanIncident reads one row of incidentColumns.
+func scanIncident(sc scanner) (promptcanary.Incident, error) {
+	var (
+		inc               promptcanary.Incident
+		units, notifiedTo string
+	)
+	if err := sc.Scan(&inc.ID, &inc.Fingerprint, &inc.Check, &inc.Suite, &inc.Provider, &inc.Kind, &inc.Severity,
+		&inc.Summary, &units, &inc.RunID, &inc.ReportID, at(&inc.OpenedAt), at(&inc.UpdatedAt), at(&inc.ResolvedAt),
+		at(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, at(&inc.NotifiedAt), &notifiedTo); err != nil {
+		return inc, err
+	}
+	var err error
+	if inc.Units, err = store.UnmarshalUnits([]byte(units)); err != nil {
+		return inc, fmt.Errorf("incident %q: units: %w", inc.ID, err)
+	}
+	if err := json.Unmarshal([]byte(notifiedTo), &inc.NotifiedTo); err != nil {
+		return inc, fmt.Errorf("incident %q: notified_to: %w", inc.ID, err)
+	}
+	return inc, nil
+}
+
+// Incident loads the incident id names: itself, or the only one whose id
+// starts with it.
+func (s *DB) Incident(ctx context.Context, id string) (*promptcanary.Incident, error) {
+	var inc promptcanary.Incident
+	_, err := s.lookup(ctx, "incident", "incidents", "id", id, func(id string) (err error) {
+		inc, err = scanIncident(s.row(ctx, s.db, `SELECT `+incidentColumns+` FROM incidents WHERE id = ?`, id))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &inc, nil
+}
+
+// IncidentsQuery returns the query of Incidents, as the database takes
+// it, and its arguments.
+func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
+	var w where
+	if f.Check != "" {
+		w.add("check_name = ?", f.Check)
+	}
+	if f.OpenOnly {
+		w.conds = append(w.conds, "resolved_at IS NULL")
+	}
+	q := `SELECT ` + incidentColumns + ` FROM incidents` + w.String() + ` ORDER BY opened_at DESC NULLS LAST, id DESC LIMIT ?`
+	return s.bind(q), append(w.args, s.limit(f.Limit))
+}
+
+// Incidents lists the incidents f selects, newest opened first.
+func (s *DB) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
+	if !s.storable(f.Check) {
+		return nil, nil
+	}
+	q, qargs := s.IncidentsQuery(f)
+	out, err := collect(ctx, s, s.db, q, qargs, scanIncident)
+	return out, wrap(err, "list incidents")
+}
+
+// incidentExists fails with store.ErrNotFound when no incident has id.
+func (s *DB) incidentExists(ctx context.Context, tx *sql.Tx, id string) error {
+	var n int
+	if err := s.row(ctx, tx, `SELECT COUNT(*) FROM incidents WHERE id = ?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// insertEvent appends an event to an incident's timeline.
+var insertEvent = insert("incident_events", "incident_id, at, type, run_id, severity, summary")
+
+// eventArgs returns the arguments of insertEvent for e.
+func (s *DB) eventArgs(e promptcanary.IncidentEvent) *args {
+	return s.args().text("incident id", e.IncidentID).time("at", e.At).text("type", string(e.Type)).
+		text("run id", e.RunID).text("severity", string(e.Severity)).bytes(e.Summary)
+}
+
+// insertNotification appends a notification attempt.
+var insertNotification = insert("notifications", "id, incident_id, notifier, status, event, attempt, at, ok, code, error")
+
+// notificationArgs returns the arguments of insertNotification for a.
+func (s *DB) notificationArgs(a *promptcanary.NotificationAttempt) *args {
+	return s.args(a.ID, a.IncidentID).text("notifier", a.Notifier).text("status", string(a.Status)).
+		text("event", string(a.Event)).add(a.Attempt).time("at", a.At).add(a.OK, a.Code).bytes(a.Error)
+}
+
+// appendTo runs the insert q with a in a transaction, once the incident
+// id is found stored.
+func (s *DB) appendTo(ctx context.Context, id, q string, a *args) error {
+	err := a.err
+	if !s.storable(id) {
+		err = store.ErrNotFound // no incident has that id
+	}
+	if err == nil {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			if err := s.incidentExists(ctx, tx, id); err != nil {
+				return err
+			}
+			_, err := s.exec(ctx, tx, q, a.list...)
+			return err
+		})
+	}
+	if err != nil && s.d.ForeignKeyViolation != nil && s.d.ForeignKeyViolation(err) {
+		err = store.ErrNotFound // removed meanwhile
+	}
+	return err
+}
+
+// AddIncidentEvent appends e to its incident's timeline; the incident must
+// be stored.
+func (s *DB) AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEvent) error {
+	if err := s.appendTo(ctx, e.IncidentID, insertEvent, s.eventArgs(e)); err != nil {
+		return fmt.Errorf("add %s event to incident %q: %w", e.Type, e.IncidentID, err)
+	}
+	return nil
+}
+
+// EventsQuery is the query of IncidentEvents, with ? placeholders.
+const EventsQuery = `SELECT incident_id, at, type, run_id, severity, summary
+	FROM incident_events WHERE incident_id = ? ORDER BY at NULLS FIRST, seq`
+
+// IncidentEvents lists the events of the incident incidentID, oldest
+// first; events at the same time in the order they were added.
+func (s *DB) IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error) {
+	if !s.storable(incidentID) {
+		return nil, nil
+	}
+	out, err := collect(ctx, s, s.db, EventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
+		var e promptcanary.IncidentEvent
+		err := sc.Scan(&e.IncidentID, at(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
+		return e, err
+	})
+	return out, wrap(err, "list events of incident %q", incidentID)
+}
+
+// SaveNotification appends the attempt a; its incident must be stored.
+func (s *DB) SaveNotification(ctx context.Context, a promptcanary.NotificationAttempt) error {
+	if err := store.CheckNotification(&a); err != nil {
+		return fmt.Errorf("save notification: %w", err)
+	}
+	if err := s.appendTo(ctx, a.IncidentID, insertNotification, s.notificationArgs(&a)); err != nil {
+		return fmt.Errorf("save notification %q attempt %d of incident %q: %w", a.ID, a.Attempt, a.IncidentID, err)
+	}
+	return nil
+}
+
+// NotificationsQuery returns the query of Notifications, newest first, as
+// the database takes it, and its arguments.
+func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
+	var w where
+	if incidentID != "" {
+		w.add("incident_id = ?", incidentID)
+	}
+	q := `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
+		FROM notifications` + w.String() + ` ORDER BY at DESC NULLS LAST, seq DESC LIMIT ?`
+	return s.bind(q), append(w.args, s.limit(n))
+}
+
+// Notifications lists the attempts of the notifications of incidentID (""
+// all), oldest first: the newest n when n is positive.
+func (s *DB) Notifications(ctx context.Context, incidentID string, n int) ([]promptcanary.NotificationAttempt, error) {
+	if !s.storable(incidentID) {
+		return nil, nil
+	}
+	q, qargs := s.NotificationsQuery(incidentID, n)
+	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (promptcanary.NotificationAttempt, error) {
+		var a promptcanary.NotificationAttempt
+		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, at(&a.At), &a.OK, &a.Code, &a.Error)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list notifications: %w", err)
+	}
+	slices.Reverse(out)
+	return out, nil
+}
