@@ -149,7 +149,11 @@ func (l *Lexer[T]) PlainKey() (body T, ok bool) {
 	return body, false
 }
 
-// String reads a string literal and decodes it as encoding/json does.
+// String reads a string literal and decodes it as encoding/json does,
+// but reports false for one that encoding/json would alter: one holding
+// invalid UTF-8 or an unpaired surrogate escape, which it replaces with
+// U+FFFD. A caller that must keep encoding/json's replacement decodes the
+// literal of StringLit with Unquote.
 func (l *Lexer[T]) String() (string, bool) {
 	s := l.s
 	if l.i >= len(s) || s[l.i] != '"' {
@@ -169,7 +173,7 @@ func (l *Lexer[T]) String() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return Unquote(body), true
+	return unquote(body, true)
 }
 
 // plain marks the bytes a JSON string holds as they are: printable ASCII
@@ -298,8 +302,15 @@ func IsSpace[T Text](b T) bool { return SpaceEnd(b, 0) == len(b) }
 // exactly as encoding/json does: invalid UTF-8 and unpaired surrogates
 // become U+FFFD.
 func Unquote[T Text](body T) string {
+	s, _ := unquote(body, false)
+	return s
+}
+
+// unquote is Unquote that, when strict, reports false instead of
+// replacing invalid UTF-8 or an unpaired surrogate.
+func unquote[T Text](body T, strict bool) (string, bool) {
 	if !needsDecoding(body) {
-		return string(body)
+		return string(body), true
 	}
 	out := make([]byte, 0, len(body))
 	s := body
@@ -324,13 +335,18 @@ func Unquote[T Text](body T) string {
 				r := hex4(s, i)
 				i += 4
 				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
+					if r = utf8.RuneError; strict {
+						r = -1
+					}
 					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
 						if d := utf16.DecodeRune(hex4(s, i-4), hex4(s, i+2)); d != utf8.RuneError {
 							r = d
 							i += 6
 						}
 					}
+				}
+				if r < 0 {
+					return "", false
 				}
 				out = utf8.AppendRune(out, r)
 			default: // " \\ /
@@ -342,6 +358,9 @@ func Unquote[T Text](body T) string {
 		default:
 			r, size := decodeRune(s, i)
 			if r == utf8.RuneError && size == 1 {
+				if strict {
+					return "", false
+				}
 				out = utf8.AppendRune(out, utf8.RuneError)
 			} else {
 				out = append(out, s[i:i+size]...)
@@ -349,7 +368,7 @@ func Unquote[T Text](body T) string {
 			i += size
 		}
 	}
-	return string(out)
+	return string(out), true
 }
 
 // needsDecoding reports whether body has an escape or invalid UTF-8.
