@@ -185,14 +185,8 @@ func (sc *scanner) object(depth int) bool {
 		if !sc.value(depth) {
 			return false
 		}
-		sc.Space()
-		switch {
-		case sc.Eat(','):
-			sc.Space()
-		case sc.Eat('}'):
-			return true
-		default:
-			return false
+		if more, ok := sc.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -210,14 +204,22 @@ func (sc *scanner) array(depth int) bool {
 		if !sc.value(depth) {
 			return false
 		}
-		sc.Space()
-		switch {
-		case sc.Eat(','):
-			sc.Space()
-		case sc.Eat(']'):
-			return true
-		default:
-			return false
+		if more, ok := sc.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or element of a container closed by
+// end: a comma (more) or end (not more, ok).
+func (sc *scanner) next(end byte) (more, ok bool) {
+	sc.Space()
+	switch {
+	case sc.Eat(','):
+		sc.Space()
+		return true, true
+	case sc.Eat(end):
+		return false, true
+	}
+	return false, false
 }

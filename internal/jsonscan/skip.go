@@ -88,13 +88,8 @@ func NestedEnd[T Text](s T, i int) (end, deepest int) {
 // space around it.
 func Elements[T Text](arr T) iter.Seq[T] {
 	return func(yield func(T) bool) {
-		i := SpaceEnd(arr, 0) + 1 // after '['
-		for {
-			i = SpaceEnd(arr, i)
-			if arr[i] == ',' {
-				i = SpaceEnd(arr, i+1)
-			}
-			if arr[i] == ']' {
+		for i := SpaceEnd(arr, 0) + 1; ; { // after '['
+			if i = itemStart(arr, i); arr[i] == ']' {
 				return
 			}
 			end := ValueEnd(arr, i)
@@ -111,13 +106,8 @@ func Elements[T Text](arr T) iter.Seq[T] {
 // around them.
 func Members[T Text](obj T) iter.Seq2[T, T] {
 	return func(yield func(key, val T) bool) {
-		i := SpaceEnd(obj, 0) + 1 // after '{'
-		for {
-			i = SpaceEnd(obj, i)
-			if obj[i] == ',' {
-				i = SpaceEnd(obj, i+1)
-			}
-			if obj[i] == '}' {
+		for i := SpaceEnd(obj, 0) + 1; ; { // after '{'
+			if i = itemStart(obj, i); obj[i] == '}' {
 				return
 			}
 			end := StringEnd(obj, i)
@@ -130,6 +120,16 @@ func Members[T Text](obj T) iter.Seq2[T, T] {
 			i = end
 		}
 	}
+}
+
+// itemStart returns the start of the next element or member after i, the
+// end of the one before (or the opening bracket), past white space and a
+// comma; at the end of the container, the offset of its closing bracket.
+func itemStart[T Text](s T, i int) int {
+	if i = SpaceEnd(s, i); s[i] == ',' {
+		i = SpaceEnd(s, i+1)
+	}
+	return i
 }
 
 // Count returns the number of elements of arr, an array.
