@@ -169,11 +169,14 @@ func (l *Lexer[T]) String() (string, bool) {
 		l.i = j + 1
 		return string(s[start:j]), true
 	}
-	body, ok := l.StringLit()
-	if !ok {
+	out := make([]byte, j-start, j-start+64)
+	copy(out, s[start:j])
+	out, end, ok := appendString(out, s, j, true)
+	if !ok || end == len(s) {
 		return "", false
 	}
-	return unquote(body, true)
+	l.i = end + 1
+	return string(out), true
 }
 
 // plain marks the bytes a JSON string holds as they are: printable ASCII
@@ -302,73 +305,105 @@ func IsSpace[T Text](b T) bool { return SpaceEnd(b, 0) == len(b) }
 // exactly as encoding/json does: invalid UTF-8 and unpaired surrogates
 // become U+FFFD.
 func Unquote[T Text](body T) string {
-	s, _ := unquote(body, false)
-	return s
+	if !needsDecoding(body) {
+		return string(body)
+	}
+	out, _, _ := appendString(make([]byte, 0, len(body)), body, 0, false)
+	return string(out)
 }
 
-// unquote is Unquote that, when strict, reports false instead of
-// replacing invalid UTF-8 or an unpaired surrogate.
-func unquote[T Text](body T, strict bool) (string, bool) {
-	if !needsDecoding(body) {
-		return string(body), true
-	}
-	out := make([]byte, 0, len(body))
-	s := body
-	for i := 0; i < len(s); {
+// appendString decodes the body of a string literal from s[i] up to its
+// closing quote (or the end of s) onto out, as encoding/json decodes it,
+// and returns the offset of the quote (len(s) when there is none). It
+// reports false for a control character or a bad escape and, when
+// strict, for invalid UTF-8 or an unpaired surrogate escape, which
+// encoding/json replaces with U+FFFD.
+func appendString[T Text](out []byte, s T, i int, strict bool) ([]byte, int, bool) {
+	for i < len(s) {
 		c := s[i]
 		switch {
-		case c == '\\':
-			e := s[i+1]
-			i += 2
-			switch e {
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r := hex4(s, i)
-				i += 4
-				if utf16.IsSurrogate(r) {
-					if r = utf8.RuneError; strict {
-						r = -1
-					}
-					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						if d := utf16.DecodeRune(hex4(s, i-4), hex4(s, i+2)); d != utf8.RuneError {
-							r = d
-							i += 6
-						}
-					}
-				}
-				if r < 0 {
-					return "", false
-				}
-				out = utf8.AppendRune(out, r)
-			default: // " \\ /
-				out = append(out, e)
+		case c == '"':
+			return out, i, true
+		case c < 0x20:
+			return out, i, false
+		case c < utf8.RuneSelf && c != '\\':
+			// A run of plain ASCII, copied at once.
+			j := i + 1
+			for j < len(s) && plain[s[j]] {
+				j++
 			}
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
-		default:
-			r, size := decodeRune(s, i)
-			if r == utf8.RuneError && size == 1 {
+			out = append(out, s[i:j]...)
+			i = j
+		case c >= utf8.RuneSelf:
+			r, n := decodeRune(s, i)
+			if r == utf8.RuneError && n == 1 {
 				if strict {
-					return "", false
+					return out, i, false
 				}
 				out = utf8.AppendRune(out, utf8.RuneError)
 			} else {
-				out = append(out, s[i:i+size]...)
+				out = append(out, s[i:i+n]...)
 			}
-			i += size
+			i += n
+		default:
+			var ok bool
+			if out, i, ok = appendEscape(out, s, i, strict); !ok {
+				return out, i, false
+			}
 		}
 	}
-	return string(out), true
+	return out, i, true
+}
+
+// appendEscape decodes the escape at s[i] (a backslash) onto out and
+// returns the offset after it, as appendString does.
+func appendEscape[T Text](out []byte, s T, i int, strict bool) ([]byte, int, bool) {
+	if i+1 >= len(s) {
+		return out, i, false
+	}
+	e := s[i+1]
+	i += 2
+	switch e {
+	case '"', '\\', '/':
+		return append(out, e), i, true
+	case 'b':
+		return append(out, '\b'), i, true
+	case 'f':
+		return append(out, '\f'), i, true
+	case 'n':
+		return append(out, '\n'), i, true
+	case 'r':
+		return append(out, '\r'), i, true
+	case 't':
+		return append(out, '\t'), i, true
+	case 'u':
+	default:
+		return out, i, false
+	}
+	r := hex4(s, i)
+	if r < 0 {
+		return out, i, false
+	}
+	i += 4
+	if utf16.IsSurrogate(r) {
+		// encoding/json takes a second \u escape only when it completes a
+		// pair; a lone surrogate becomes U+FFFD.
+		d := utf8.RuneError
+		if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+			if r2 := hex4(s, i+2); r2 >= 0 {
+				d = utf16.DecodeRune(r, r2)
+			}
+		}
+		if d == utf8.RuneError {
+			if strict {
+				return out, i, false
+			}
+		} else {
+			i += 6
+		}
+		r = d
+	}
+	return utf8.AppendRune(out, r), i, true
 }
 
 // needsDecoding reports whether body has an escape or invalid UTF-8.
@@ -399,12 +434,26 @@ func needsDecoding[T Text](body T) bool {
 
 // decodeRune decodes the UTF-8 sequence at s[i].
 func decodeRune[T Text](s T, i int) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v[i:])
+	case []byte:
+		return utf8.DecodeRune(v[i:])
+	}
 	var buf [utf8.UTFMax]byte
 	n := copy(buf[:], s[i:min(i+utf8.UTFMax, len(s))])
 	return utf8.DecodeRune(buf[:n])
 }
 
-// hex4 reads the four hex digits of a \u escape (already checked) at i.
+// hex4 reads the four hex digits of a \u escape at i, -1 when there are
+// not four.
 func hex4[T Text](s T, i int) rune {
-	return hexDigit(s[i])<<12 | hexDigit(s[i+1])<<8 | hexDigit(s[i+2])<<4 | hexDigit(s[i+3])
+	if i+4 > len(s) {
+		return -1
+	}
+	r := hexDigit(s[i])<<12 | hexDigit(s[i+1])<<8 | hexDigit(s[i+2])<<4 | hexDigit(s[i+3])
+	if r < 0 {
+		return -1
+	}
+	return r
 }
