@@ -137,33 +137,32 @@ func promptID(obj map[string]json.RawMessage, dst *string) error {
 
 // decodeFields reads the optional strings, token counts and latency.
 func decodeFields(obj map[string]json.RawMessage, r Rules, resp *promptcanary.Response) error {
+	// The strings, then the token counts.
 	for _, f := range []struct {
 		name string
-		dst  *string
+		str  *string
+		num  *int
 	}{
-		{"finish_reason", &resp.FinishReason},
-		{"model", &resp.ServedModel},
-		{"system_fingerprint", &resp.SystemFingerprint},
-		{"response_id", &resp.ResponseID},
+		{"finish_reason", &resp.FinishReason, nil},
+		{"model", &resp.ServedModel, nil},
+		{"system_fingerprint", &resp.SystemFingerprint, nil},
+		{"response_id", &resp.ResponseID, nil},
+		{"prompt_tokens", nil, &resp.PromptTokens},
+		{"completion_tokens", nil, &resp.CompletionTokens},
+		{"total_tokens", nil, &resp.TotalTokens},
 	} {
-		if raw, ok := obj[f.name]; ok && !isNull(raw) {
-			if err := stringField(raw, f.name, f.dst); err != nil {
-				return err
-			}
+		raw, ok := obj[f.name]
+		if !ok || isNull(raw) {
+			continue
 		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *int
-	}{
-		{"prompt_tokens", &resp.PromptTokens},
-		{"completion_tokens", &resp.CompletionTokens},
-		{"total_tokens", &resp.TotalTokens},
-	} {
-		if raw, ok := obj[f.name]; ok && !isNull(raw) {
-			if err := intField(raw, f.name, f.dst, r.ClampNegative); err != nil {
-				return err
-			}
+		var err error
+		if f.str != nil {
+			err = stringField(raw, f.name, f.str)
+		} else {
+			err = intField(raw, f.name, f.num, r.ClampNegative)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if raw, ok := obj["latency_ms"]; ok && r.Latency && !isNull(raw) {
