@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unsafe"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // Layout selects how MarshalRun and MarshalBaseline write a run's probe
@@ -288,79 +288,35 @@ func (t *intRows) UnmarshalJSON(data []byte) error {
 // JSON whitespace, into rows that share one backing array. It reports
 // false for anything else, which encoding/json then reads or rejects.
 func parseIntRows(data []byte) ([][]int, bool) {
-	i := 0
-	ws := func() {
-		for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
-			i++
-		}
+	l := jsonscan.NewLexer(data)
+	l.Space()
+	if l.Null() {
+		l.Space()
+		return nil, l.Done()
 	}
-	ws()
-	if string(data[i:]) == "null" || len(data)-i > 4 && string(data[i:i+4]) == "null" && isJSONSpace(data[i+4:]) {
-		return nil, true
-	}
-	if i >= len(data) || data[i] != '[' {
+	if !l.Eat('[') {
 		return nil, false
 	}
-	i++
 	// At most one more number than commas, and a row per "[" after the
 	// first.
 	all := make([]int, 0, bytes.Count(data, []byte{','})+1)
 	ends := make([]int, 0, bytes.Count(data, []byte{'['}))
-	ws()
-	if i < len(data) && data[i] == ']' {
-		i++
-	} else {
-		for {
-			ws()
-			if i >= len(data) || data[i] != '[' {
-				return nil, false
-			}
-			i++
-			ws()
-			if i < len(data) && data[i] == ']' {
-				i++
-			} else {
-				for {
-					ws()
-					start := i
-					for i < len(data) && (data[i] == '-' || data[i] >= '0' && data[i] <= '9') {
-						i++
-					}
-					tok := data[start:i]
-					if !isJSONInt(tok) {
-						return nil, false
-					}
-					n, err := strconv.ParseInt(string(tok), 10, strconv.IntSize)
-					if err != nil {
-						return nil, false
-					}
-					all = append(all, int(n))
-					ws()
-					if i < len(data) && data[i] == ',' {
-						i++
-						continue
-					}
-					if i < len(data) && data[i] == ']' {
-						i++
-						break
-					}
-					return nil, false
-				}
-			}
-			ends = append(ends, len(all))
-			ws()
-			if i < len(data) && data[i] == ',' {
-				i++
-				continue
-			}
-			if i < len(data) && data[i] == ']' {
-				i++
-				break
-			}
-			return nil, false
+	if !intRowList(l, func(l *jsonscan.Lexer[[]byte]) bool {
+		if !l.Eat('[') {
+			return false
 		}
+		ok := intRowList(l, func(l *jsonscan.Lexer[[]byte]) bool {
+			n, ok := l.Int(strconv.IntSize)
+			all = append(all, int(n))
+			return ok
+		})
+		ends = append(ends, len(all))
+		return ok
+	}) {
+		return nil, false
 	}
-	if !isJSONSpace(data[i:]) {
+	l.Space()
+	if !l.Done() {
 		return nil, false
 	}
 	rows := make([][]int, len(ends))
@@ -370,6 +326,28 @@ func parseIntRows(data []byte) ([][]int, bool) {
 		start = end
 	}
 	return rows, true
+}
+
+// intRowList reads the rest of an array after its '[', each element with
+// elem, white space allowed around them.
+func intRowList(l *jsonscan.Lexer[[]byte], elem func(l *jsonscan.Lexer[[]byte]) bool) bool {
+	l.Space()
+	if l.Eat(']') {
+		return true
+	}
+	for {
+		l.Space()
+		if !elem(l) {
+			return false
+		}
+		l.Space()
+		if l.Eat(']') {
+			return true
+		}
+		if !l.Eat(',') {
+			return false
+		}
+	}
 }
 
 // listOf is a JSON array of rows that decode themselves (outcomes and
@@ -384,16 +362,15 @@ func (l *listOf[T, P]) UnmarshalJSON(data []byte) error {
 	// encoding/json has checked that data is valid JSON, and hands every
 	// element of an array to its UnmarshalJSON as it is here, in order,
 	// stopping at the first error.
-	data = bytes.TrimLeft(data, " \t\r\n")
-	if len(data) == 0 || data[0] != '[' {
+	if firstByte(data) != '[' {
 		// null, or the error of anything else.
 		var slow []T
 		err := json.Unmarshal(data, &slow)
 		*l = slow
 		return err
 	}
-	out := make([]T, 0, countElements(data))
-	for elem := range arrayElements(data) {
+	out := make([]T, 0, jsonscan.Count(data))
+	for elem := range jsonscan.Elements(data) {
 		out = append(out, *new(T))
 		if err := P(&out[len(out)-1]).UnmarshalJSON(elem); err != nil {
 			return err
@@ -401,58 +378,6 @@ func (l *listOf[T, P]) UnmarshalJSON(data []byte) error {
 	}
 	*l = out
 	return nil
-}
-
-// arrayElements yields the elements of arr, a valid JSON array, each
-// without the whitespace around it.
-func arrayElements(arr []byte) func(yield func([]byte) bool) {
-	return func(yield func([]byte) bool) {
-		i := 1 // after '['
-		for {
-			for i < len(arr) && (arr[i] == ' ' || arr[i] == '\n' || arr[i] == '\r' || arr[i] == '\t' || arr[i] == ',') {
-				i++
-			}
-			if i >= len(arr) || arr[i] == ']' {
-				return
-			}
-			end := skipValue(arr, i)
-			if !yield(arr[i:end]) {
-				return
-			}
-			i = end
-		}
-	}
-}
-
-// objectMembers yields the members of obj, a valid JSON object, in order:
-// each key as written (quoted, escapes and all) and its value, without the
-// whitespace around them.
-func objectMembers(obj []byte) func(yield func(key, val []byte) bool) {
-	return func(yield func(key, val []byte) bool) {
-		ws := func(i int) int {
-			for i < len(obj) && (obj[i] == ' ' || obj[i] == '\t' || obj[i] == '\r' || obj[i] == '\n') {
-				i++
-			}
-			return i
-		}
-		for i := ws(0) + 1; ; { // after '{'
-			i = ws(i)
-			if obj[i] == ',' {
-				i = ws(i + 1)
-			}
-			if obj[i] == '}' {
-				return
-			}
-			end := skipValue(obj, i)
-			key := obj[i:end:end]
-			i = ws(ws(end) + 1) // after the colon
-			end = skipValue(obj, i)
-			if !yield(key, obj[i:end:end]) {
-				return
-			}
-			i = end
-		}
-	}
 }
 
 // decodeMembers decodes obj, a valid JSON object, member by member without
@@ -465,7 +390,7 @@ func objectMembers(obj []byte) func(yield func(key, val []byte) bool) {
 // caller then decodes obj the usual way, which also gives the usual errors.
 func decodeMembers(obj []byte, names []string, targets ...any) bool {
 	var seen uint64
-	for key, val := range objectMembers(obj) {
+	for key, val := range jsonscan.Members(obj) {
 		i := slices.Index(names, string(key[1:len(key)-1]))
 		if i < 0 || seen&(1<<i) != 0 || bytes.IndexByte(key, '\\') >= 0 {
 			return false
@@ -478,58 +403,6 @@ func decodeMembers(obj []byte, names []string, targets ...any) bool {
 			err = json.Unmarshal(val, targets[i])
 		}
 		if err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// countElements counts the elements of arr, a valid JSON array.
-func countElements(arr []byte) int {
-	n := 0
-	for range arrayElements(arr) {
-		n++
-	}
-	return n
-}
-
-// skipValue returns the end of the valid JSON value that starts at i.
-func skipValue(data []byte, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-			if depth == 0 {
-				return i + 1
-			}
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth == 0 {
-				return i // the end of the array around a number or literal
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\n', '\r', '\t':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
-}
-
-// isJSONSpace reports whether b is only JSON whitespace.
-func isJSONSpace(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
 			return false
 		}
 	}
@@ -571,48 +444,36 @@ func (o *outcomeRow) UnmarshalJSON(data []byte) error {
 // parse reads an outcome of the form this package writes, without
 // encoding/json, reporting false for anything else (see responseRow.parse).
 func (o *outcomeRow) parse(data []byte) bool {
-	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+	l := jsonscan.NewLexer(data)
+	if !l.Eat('[') {
 		return false
 	}
-	data = data[1 : len(data)-1]
-	ints := [5]*int{&o.probe, &o.passed, nil, &o.details, &o.metadata}
-	for i := range 5 {
-		end := bytes.IndexByte(data, ',')
-		if i == 4 {
-			if end >= 0 {
-				return false
-			}
-			end = len(data)
-		} else if end < 0 {
+	for i, dst := range [5]*int{&o.probe, &o.passed, nil, &o.details, &o.metadata} {
+		if i > 0 && !l.Eat(',') {
 			return false
 		}
-		tok := data[:end]
-		data = data[min(end+1, len(data)):]
 		if i == 2 {
-			if string(tok) == "null" {
+			if l.Null() {
 				o.score = math.NaN()
 				continue
 			}
-			if !isJSONNumber(tok) {
-				return false
-			}
-			f, err := strconv.ParseFloat(string(tok), 64)
-			if err != nil {
+			f, ok := l.Number()
+			if !ok {
 				return false
 			}
 			o.score = f
 			continue
 		}
-		if !isJSONInt(tok) || tok[0] == '-' {
+		if l.Peek() == '-' {
 			return false
 		}
-		n, err := strconv.ParseInt(string(tok), 10, 32)
-		if err != nil {
+		n, ok := l.Int(32)
+		if !ok {
 			return false
 		}
-		*ints[i] = int(n)
+		*dst = int(n)
 	}
-	return true
+	return l.Eat(']') && l.Done()
 }
 
 // unmarshalSlow reads any outcome encoding/json accepts.
@@ -686,12 +547,14 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 	)
 	out := &compactResults{Encoding: CompactEncoding, Version: CompactVersion, Rows: intRows{}}
 	// A run's results often share metadata maps (see runner): each map is
-	// encoded once.
-	metaOf := map[unsafe.Pointer]int{}
+	// encoded once. A map's identity is its address (reflect's Pointer: Go
+	// has no other way to compare two maps without reading them), which
+	// stays put while prs holds the map.
+	metaOf := map[uintptr]int{}
 	var row []int
 	for i := range prs {
 		pr := &prs[i]
-		ptr := reflect.ValueOf(pr.Metadata).UnsafePointer()
+		ptr := reflect.ValueOf(pr.Metadata).Pointer()
 		meta, seen := metaOf[ptr]
 		if !seen {
 			data, err := Marshal(pr.Metadata)
@@ -966,111 +829,43 @@ func (r *responseRow) unmarshalSlow(data []byte) error {
 // for anything else (a time as a string, another layout of valid JSON, or
 // invalid JSON), which UnmarshalJSON then reads or rejects the slow way.
 func (r *responseRow) parse(data []byte) bool {
-	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+	l := jsonscan.NewLexer(data)
+	if !l.Eat('[') {
 		return false
 	}
-	data = data[1 : len(data)-1]
 	ints := [9]*int{&r.prompt, &r.sample, &r.content, &r.profile, nil, &r.completion, &r.extra, nil, &r.responseID}
-	for i := range 9 {
-		end := bytes.IndexByte(data, ',')
-		if i == 8 {
-			if end >= 0 {
-				return false // more than nine values
-			}
-			end = len(data)
-		} else if end < 0 {
+	for i, dst := range ints {
+		if i > 0 && !l.Eat(',') {
 			return false
 		}
-		tok := data[:end]
-		data = data[min(end+1, len(data)):]
 		switch {
 		case i == 4: // latency: a number or null (0, as in the plain layout)
-			if string(tok) == "null" {
+			if l.Null() {
 				continue
 			}
-			if !isJSONNumber(tok) {
-				return false
-			}
-			f, err := strconv.ParseFloat(string(tok), 64)
-			if err != nil {
+			f, ok := l.Number()
+			if !ok {
 				return false
 			}
 			r.latency = f
 		case i == 7: // time: an offset from the base or null
-			if string(tok) == "null" {
+			if l.Null() {
 				continue
 			}
-			if !isJSONInt(tok) {
-				return false
-			}
-			t, err := strconv.ParseInt(string(tok), 10, 64)
-			if err != nil {
+			t, ok := l.Int(64)
+			if !ok {
 				return false
 			}
 			r.time, r.hasTime = t, true
 		default:
-			if !isJSONInt(tok) {
+			n, ok := l.Int(strconv.IntSize)
+			if !ok {
 				return false
 			}
-			n, err := strconv.ParseInt(string(tok), 10, strconv.IntSize)
-			if err != nil {
-				return false
-			}
-			*ints[i] = int(n)
+			*dst = int(n)
 		}
 	}
-	return true
-}
-
-// isJSONInt reports whether b is a JSON integer: -?(0|[1-9][0-9]*).
-func isJSONInt(b []byte) bool {
-	if len(b) > 0 && b[0] == '-' {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// isJSONNumber reports whether b is a JSON number.
-func isJSONNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	switch n := digits(); {
-	case n == 0, n > 1 && b[i-n] == '0':
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(b)
+	return l.Eat(']') && l.Done()
 }
 
 func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactResponses, error) {
@@ -1379,12 +1174,12 @@ func (l *responseList) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// firstByte returns the first byte of data after white space, 0 for none.
 func firstByte(data []byte) byte {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	if len(data) == 0 {
-		return 0
+	if i := jsonscan.SpaceEnd(data, 0); i < len(data) {
+		return data[i]
 	}
-	return data[0]
+	return 0
 }
 
 // indentTo indents the valid JSON in data like json.Indent with two

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // DocumentKind says what a JSON document written by PromptCanary (or by
@@ -119,14 +119,8 @@ func objectFields(data []byte) (map[string]json.RawMessage, bool) {
 		return nil, false
 	}
 	fields := map[string]json.RawMessage{}
-	for rawKey, val := range objectMembers(data) {
-		key := string(rawKey[1 : len(rawKey)-1])
-		if bytes.IndexByte(rawKey, '\\') >= 0 || !utf8.ValidString(key) {
-			if err := json.Unmarshal(rawKey, &key); err != nil {
-				return nil, false // cannot happen in valid JSON
-			}
-		}
-		fields[key] = val
+	for rawKey, val := range jsonscan.Members(data) {
+		fields[jsonscan.Unquote(rawKey[1:len(rawKey)-1])] = val
 	}
 	return fields, true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // streamChunk is how much JSON encodeDrift holds before it hands it on.
@@ -125,7 +126,7 @@ func (l *list) locate(hj []byte) bool {
 	if at >= len(hj) || hj[at] != '[' {
 		return false
 	}
-	l.start, l.end = at, skipValue(hj, at)
+	l.start, l.end = at, jsonscan.ValueEnd(hj, at)
 	return true
 }
 
@@ -185,14 +186,14 @@ func memberValue(obj []byte, name string) int {
 		if obj[i] == ',' {
 			i++
 		}
-		end := skipValue(obj, i)
+		end := jsonscan.ValueEnd(obj, i)
 		if end >= len(obj) || obj[end] != ':' {
 			return -1
 		}
 		if string(obj[i:end]) == key {
 			return end + 1
 		}
-		i = skipValue(obj, end+1)
+		i = jsonscan.ValueEnd(obj, end+1)
 	}
 	return -1
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
-	"github.com/promptcanary/promptcanary/probe/internal/text"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // textRun is the fast validator reading the answer's JSON text instead of
@@ -25,7 +25,7 @@ type textRun struct {
 	bail  bool
 }
 
-// validateText checks the JSON text s (which text.ScanJSON found valid)
+// validateText checks the JSON text s (which jsonscan.Scan found valid)
 // against n, as validate checks its decoded value, and returns false when
 // the decoded value must decide.
 func (n *fastNode) validateText(s string) ([]failure, bool) {
@@ -41,16 +41,7 @@ func (n *fastNode) validateText(s string) ([]failure, bool) {
 	return r.fails, true
 }
 
-func (r *textRun) ws() {
-	for r.i < len(r.s) {
-		switch r.s[r.i] {
-		case ' ', '\t', '\r', '\n':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *textRun) ws() { r.i = jsonscan.SpaceEnd(r.s, r.i) }
 
 // kindAt is the JSON type of the value at r.i.
 func (r *textRun) kindAt() uint8 {
@@ -260,83 +251,36 @@ func (r *textRun) array(n *fastNode) {
 	}
 }
 
-// strEnd returns the index just past the string literal at i.
-func (r *textRun) strEnd(i int) int {
-	for i++; ; i++ {
-		switch r.s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-}
-
 // str reads the string literal at r.i, decoded as the decoder does.
 func (r *textRun) str() string {
-	end := r.strEnd(r.i)
+	end := jsonscan.StringEnd(r.s, r.i)
 	body := r.s[r.i+1 : end-1]
 	r.i = end
-	return text.JSONUnquote(body)
+	return jsonscan.Unquote(body)
 }
 
 // peekString is the string literal at r.i, decoded, without moving past it.
 func (r *textRun) peekString() string {
-	return text.JSONUnquote(r.s[r.i+1 : r.strEnd(r.i)-1])
-}
-
-// numEnd returns the index just past the number literal at i.
-func (r *textRun) numEnd(i int) int {
-	for ; i < len(r.s); i++ {
-		c := r.s[i]
-		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
-			break
-		}
-	}
-	return i
+	return jsonscan.Unquote(r.s[r.i+1 : jsonscan.StringEnd(r.s, r.i)-1])
 }
 
 // num reads the number literal at r.i.
 func (r *textRun) num() string {
 	start := r.i
-	r.i = r.numEnd(r.i)
+	r.i = jsonscan.NumberEnd(r.s, r.i)
 	return r.s[start:r.i]
 }
 
 // peekNumber is the number literal at r.i, without moving past it.
-func (r *textRun) peekNumber() string { return r.s[r.i:r.numEnd(r.i)] }
+func (r *textRun) peekNumber() string { return r.s[r.i:jsonscan.NumberEnd(r.s, r.i)] }
 
 // skip moves past the value at r.i, giving up past maxDepth.
 func (r *textRun) skip() {
 	r.ws()
-	switch r.s[r.i] {
-	case '"':
-		r.i = r.strEnd(r.i)
-	case 't', 'n':
-		r.i += 4
-	case 'f':
-		r.i += 5
-	case '{', '[':
-		start := r.depth
-		for {
-			switch c := r.s[r.i]; c {
-			case '"':
-				r.i = r.strEnd(r.i)
-				continue
-			case '{', '[':
-				if r.depth++; r.depth > maxDepth {
-					r.bail = true
-					return
-				}
-			case '}', ']':
-				r.depth--
-			}
-			r.i++
-			if r.depth == start {
-				return
-			}
-		}
-	default:
-		r.i = r.numEnd(r.i)
+	end, deepest := jsonscan.NestedEnd(r.s, r.i)
+	if r.depth+deepest > maxDepth {
+		r.bail = true
+		return
 	}
+	r.i = end
 }

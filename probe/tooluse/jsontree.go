@@ -4,9 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/promptcanary/promptcanary/probe/internal/text"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // kind is the JSON type of a node.
@@ -109,7 +108,7 @@ func (a *arena) parse(s string) (node, bool) {
 	if t == "" || !startsValue(t[0]) {
 		return node{}, false
 	}
-	if _, ok := text.ScanJSON(s, nil); !ok {
+	if _, ok := jsonscan.Scan(s, nil); !ok {
 		return node{}, false
 	}
 	p := parser{s: s, a: a}
@@ -125,25 +124,15 @@ func startsValue(c byte) bool {
 	return c >= '0' && c <= '9'
 }
 
-// parser builds a node tree from text already checked by text.ScanJSON
-// (json.Valid's grammar), so it
-// never meets a syntax error.
+// parser builds a node tree from text already checked by jsonscan.Scan
+// (json.Valid's grammar), so it never meets a syntax error.
 type parser struct {
 	s string
 	i int
 	a *arena
 }
 
-func (p *parser) ws() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) ws() { p.i = jsonscan.SpaceEnd(p.s, p.i) }
 
 func (p *parser) value() node {
 	p.ws()
@@ -165,9 +154,7 @@ func (p *parser) value() node {
 		return node{kind: kindNull}
 	}
 	start := p.i
-	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
-		p.i++
-	}
+	p.i = jsonscan.NumberEnd(p.s, p.i)
 	return node{kind: kindNumber, str: p.s[start:p.i]}
 }
 
@@ -234,26 +221,9 @@ func (p *parser) array() node {
 
 // string reads a string literal starting at the opening quote.
 func (p *parser) string() string {
-	start := p.i
-	p.i++
-	escaped := false
-	for {
-		c := p.s[p.i]
-		if c == '\\' {
-			escaped = true
-			p.i += 2
-			continue
-		}
-		p.i++
-		if c == '"' {
-			break
-		}
-	}
-	inner := p.s[start+1 : p.i-1]
-	if !escaped && utf8.ValidString(inner) {
-		return inner
-	}
-	return text.JSONUnquote(inner)
+	start := p.i + 1
+	p.i = jsonscan.StringEnd(p.s, p.i)
+	return jsonscan.Unquote(p.s[start : p.i-1])
 }
 
 // dedupMembers applies the rule of Python's json module (and of

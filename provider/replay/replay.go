@@ -30,15 +30,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/respobj"
 )
 
 // MaxLineBytes is the longest line a replay file may hold.
@@ -181,15 +180,6 @@ type record struct {
 	resp     *promptcanary.Response
 }
 
-// fields lists the keys a line may hold, for unknown-field hints.
-var fields = []string{
-	"prompt_id", "content", "sample", "finish_reason", "tool_calls",
-	"prompt_tokens", "completion_tokens", "total_tokens", "latency_ms",
-	"model", "system_fingerprint", "response_id",
-}
-
-var toolCallFields = []string{"id", "name", "arguments"}
-
 // parseLine decodes one trimmed, non-blank line: by fastLine when it
 // can, else by slowLine, which also names what is wrong with a line.
 func parseLine(b []byte) (record, error) {
@@ -213,164 +203,18 @@ func slowLine(b []byte) (record, error) {
 	if obj == nil {
 		return rec, errors.New("want a JSON object, got null")
 	}
-	for _, k := range sortedKeys(obj) {
-		if !slices.Contains(fields, k) {
-			return rec, fmt.Errorf("unknown field %q%s", k, suggest.Hint(k, fields))
-		}
-	}
-	resp := rec.resp
-
-	id, ok := obj["prompt_id"]
-	if !ok {
-		return rec, errors.New("missing prompt_id")
-	}
-	if err := stringField(id, "prompt_id", &rec.promptID); err != nil {
+	resp, err := respobj.Decode(obj, respobj.Rules{
+		Strict:         true,
+		PromptID:       &rec.promptID,
+		Sample:         &rec.sample,
+		Latency:        true,
+		ToolCallsShape: "tool_calls must be an array of objects",
+	})
+	if err != nil {
 		return rec, err
 	}
-	if rec.promptID == "" {
-		return rec, errors.New("prompt_id must not be empty")
-	}
-
-	if raw, ok := obj["tool_calls"]; ok && !isNull(raw) {
-		calls, err := parseToolCalls(raw)
-		if err != nil {
-			return rec, err
-		}
-		resp.ToolCalls = calls
-	}
-
-	content, ok := obj["content"]
-	if !ok {
-		return rec, errors.New("missing content")
-	}
-	// Logged tool-call responses often carry a null content.
-	if !(isNull(content) && len(resp.ToolCalls) > 0) {
-		if err := stringField(content, "content", &resp.Content); err != nil {
-			return rec, err
-		}
-	}
-
-	if raw, ok := obj["sample"]; ok && !isNull(raw) {
-		if err := intField(raw, "sample", &rec.sample); err != nil {
-			return rec, err
-		}
-	}
-	for _, sf := range []struct {
-		name string
-		dst  *string
-	}{
-		{"finish_reason", &resp.FinishReason},
-		{"model", &resp.ServedModel},
-		{"system_fingerprint", &resp.SystemFingerprint},
-		{"response_id", &resp.ResponseID},
-	} {
-		if raw, ok := obj[sf.name]; ok && !isNull(raw) {
-			if err := stringField(raw, sf.name, sf.dst); err != nil {
-				return rec, err
-			}
-		}
-	}
-	for _, nf := range []struct {
-		name string
-		dst  *int
-	}{
-		{"prompt_tokens", &resp.PromptTokens},
-		{"completion_tokens", &resp.CompletionTokens},
-		{"total_tokens", &resp.TotalTokens},
-	} {
-		if raw, ok := obj[nf.name]; ok && !isNull(raw) {
-			if err := intField(raw, nf.name, nf.dst); err != nil {
-				return rec, err
-			}
-		}
-	}
-	if raw, ok := obj["latency_ms"]; ok && !isNull(raw) {
-		var v float64
-		if err := json.Unmarshal(raw, &v); err != nil || v < 0 || math.IsInf(v, 0) {
-			return rec, errors.New("latency_ms must be a non-negative number")
-		}
-		resp.LatencyMS = v
-	}
-	if resp.TotalTokens == 0 {
-		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
-	}
-	if resp.FinishReason == "" {
-		resp.FinishReason = "stop"
-		if len(resp.ToolCalls) > 0 {
-			resp.FinishReason = "tool_calls"
-		}
-	}
+	rec.resp = resp
 	return rec, nil
-}
-
-func parseToolCalls(raw json.RawMessage) ([]promptcanary.ToolCall, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, errors.New("tool_calls must be an array of objects")
-	}
-	calls := make([]promptcanary.ToolCall, 0, len(items))
-	for i, item := range items {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(item, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("tool_calls[%d] must be an object", i)
-		}
-		for _, k := range sortedKeys(obj) {
-			if !slices.Contains(toolCallFields, k) {
-				return nil, fmt.Errorf("tool_calls[%d]: unknown field %q%s", i, k, suggest.Hint(k, toolCallFields))
-			}
-		}
-		var tc promptcanary.ToolCall
-		name, ok := obj["name"]
-		if !ok {
-			return nil, fmt.Errorf("tool_calls[%d]: missing name", i)
-		}
-		if err := stringField(name, fmt.Sprintf("tool_calls[%d].name", i), &tc.Name); err != nil {
-			return nil, err
-		}
-		if tc.Name == "" {
-			return nil, fmt.Errorf("tool_calls[%d].name must not be empty", i)
-		}
-		if raw, ok := obj["id"]; ok && !isNull(raw) {
-			if err := stringField(raw, fmt.Sprintf("tool_calls[%d].id", i), &tc.ID); err != nil {
-				return nil, err
-			}
-		}
-		if args, ok := obj["arguments"]; ok && !isNull(args) {
-			tc.Arguments = json.RawMessage(bytes.Clone(args))
-		}
-		calls = append(calls, tc)
-	}
-	return calls, nil
-}
-
-func stringField(raw json.RawMessage, name string, dst *string) error {
-	if len(raw) == 0 || raw[0] != '"' {
-		return fmt.Errorf("%s must be a string", name)
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("%s must be a string", name)
-	}
-	return nil
-}
-
-func intField(raw json.RawMessage, name string, dst *int) error {
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil || v < 0 || v != math.Trunc(v) || v > math.MaxInt32 {
-		return fmt.Errorf("%s must be a non-negative integer", name)
-	}
-	*dst = int(v)
-	return nil
-}
-
-func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Len returns the number of recorded responses.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"unsafe"
+
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // JSONDoc is one JSON text as the probes read it, worked out once and
@@ -40,7 +42,9 @@ type JSONDoc struct {
 	wide bool
 }
 
-func (d *JSONDoc) wideNumber() { d.wide = true }
+// WideNumber implements jsonscan.WideVisitor: it notes a number literal
+// that might not fit a float64.
+func (d *JSONDoc) WideNumber() { d.wide = true }
 
 // Src returns the text of the document.
 func (d *JSONDoc) Src() string { return d.src }
@@ -57,72 +61,17 @@ func (d *JSONDoc) Narrow() bool { return d.ok && !d.wide }
 // obj, decoded as JSONDoc.Value decodes it, and false when obj has no such
 // member. obj must be a JSON object for which Narrow holds.
 func Member(obj, key string) (any, bool) {
-	d := decoder{s: obj}
-	d.ws()
-	d.i++ // {
-	start := -1
-	for {
-		d.ws()
-		if d.s[d.i] == '}' {
-			break
+	val, found := "", false
+	for k, v := range jsonscan.Members(obj) {
+		if JSONUnquote(k[1:len(k)-1]) == key {
+			val, found = v, true
 		}
-		k := d.str()
-		d.ws()
-		d.i++ // :
-		d.ws()
-		if k == key {
-			start = d.i
-		}
-		d.skip()
-		d.ws()
-		if c := d.s[d.i]; c == ',' {
-			d.i++
-			continue
-		}
-		break
 	}
-	if start < 0 {
+	if !found {
 		return nil, false
 	}
-	d.i = start
+	d := decoder{s: val}
 	return d.value(), true
-}
-
-// skip moves past the value at d.i.
-func (d *decoder) skip() {
-	switch d.s[d.i] {
-	case '"':
-		d.str()
-	case 't', 'n':
-		d.i += 4
-	case 'f':
-		d.i += 5
-	case '{', '[':
-		depth := 0
-		for {
-			switch d.s[d.i] {
-			case '"':
-				d.str()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			d.i++
-			if depth == 0 {
-				return
-			}
-		}
-	default:
-		for d.i < len(d.s) {
-			c := d.s[d.i]
-			if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
-				return
-			}
-			d.i++
-		}
-	}
 }
 
 // docs keeps JSON documents for reuse, as pool keeps analyses.
@@ -299,16 +248,7 @@ func (d *decoder) enter() {
 	}
 }
 
-func (d *decoder) ws() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\r', '\n':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *decoder) ws() { d.i = jsonscan.SpaceEnd(d.s, d.i) }
 
 func (d *decoder) value() any {
 	d.ws()
@@ -366,13 +306,7 @@ func (d *decoder) value() any {
 		return nil
 	}
 	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
-			break
-		}
-		d.i++
-	}
+	d.i = jsonscan.NumberEnd(d.s, d.i)
 	lit := d.s[start:d.i]
 	if d.numbers {
 		return json.Number(lit)
@@ -387,13 +321,6 @@ func (d *decoder) value() any {
 // str reads the string literal at d.i.
 func (d *decoder) str() string {
 	start := d.i + 1
-	for d.i++; ; d.i++ {
-		switch d.s[d.i] {
-		case '\\':
-			d.i++
-		case '"':
-			d.i++
-			return JSONUnquote(d.s[start : d.i-1])
-		}
-	}
+	d.i = jsonscan.StringEnd(d.s, d.i)
+	return JSONUnquote(d.s[start : d.i-1])
 }
