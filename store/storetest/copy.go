@@ -65,12 +65,49 @@ func SaveHistory(t *testing.T, s store.Store) {
 func AssertSameHistory(t *testing.T, want, got store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	same := func(what string, w, g any, opts ...cmp.Option) {
-		t.Helper()
-		if diff := cmp.Diff(w, g, opts...); diff != "" {
-			t.Errorf("%s differ (-want +got):\n%s", what, diff)
-		}
+	wr, wb, wd := assertSameListings(t, want, got)
+	for _, r := range wr {
+		sameRecord(t, "run", r.RunID, want, got, func(s store.Store, id string) (any, error) { return s.Run(ctx, id) })
 	}
+	for _, b := range wb {
+		sameRecord(t, "baseline", b.SnapshotID, want, got, func(s store.Store, id string) (any, error) { return s.Baseline(ctx, id) })
+	}
+	for _, d := range wd {
+		sameRecord(t, "drift report", d.ReportID, want, got, func(s store.Store, id string) (any, error) { return s.Drift(ctx, id) })
+	}
+	wj, ok1 := want.(store.Journal)
+	gj, ok2 := got.(store.Journal)
+	if ok1 && ok2 {
+		w, err := wj.PendingBaselines(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gj.PendingBaselines(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, "pending baselines", w, g)
+	}
+	wm, ok1 := want.(store.Monitor)
+	gm, ok2 := got.(store.Monitor)
+	if ok1 && ok2 {
+		assertSameMonitor(t, wm, gm)
+	}
+}
+
+// same fails when w and g differ, naming what they are.
+func same(t *testing.T, what string, w, g any, opts ...cmp.Option) {
+	t.Helper()
+	if diff := cmp.Diff(w, g, opts...); diff != "" {
+		t.Errorf("%s differ (-want +got):\n%s", what, diff)
+	}
+}
+
+// assertSameListings compares the run, baseline, drift report and probe
+// score listings of want and got, and returns want's first three.
+func assertSameListings(t *testing.T, want, got store.Store) ([]store.RunSummary, []store.BaselineInfo, []store.DriftSummary) {
+	t.Helper()
+	ctx := context.Background()
 	nan := cmpopts.EquateNaNs()
 	list := func(s store.Store) ([]store.RunSummary, []store.BaselineInfo, []store.DriftSummary, []store.ProbeScore) {
 		t.Helper()
@@ -94,68 +131,39 @@ func AssertSameHistory(t *testing.T, want, got store.Store) {
 	}
 	wr, wb, wd, wp := list(want)
 	gr, gb, gd, gp := list(got)
-	same("run listings", wr, gr, nan)
-	same("baseline listings", wb, gb)
-	same("drift report listings", wd, gd)
-	same("probe scores", wp, gp, nan)
-	for _, r := range wr {
-		w, err := want.Run(ctx, r.RunID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := got.Run(ctx, r.RunID)
-		if err != nil {
-			t.Errorf("run %s: %v", r.RunID, err)
-			continue
-		}
-		same("run "+r.RunID, normalize(t, w), normalize(t, g))
+	same(t, "run listings", wr, gr, nan)
+	same(t, "baseline listings", wb, gb)
+	same(t, "drift report listings", wd, gd)
+	same(t, "probe scores", wp, gp, nan)
+	return wr, wb, wd
+}
+
+// sameRecord loads the record id of a kind from want and got and fails
+// unless they read back equal; a record got lacks is an error, one want
+// lacks is fatal.
+func sameRecord(t *testing.T, kind, id string, want, got store.Store, load func(store.Store, string) (any, error)) {
+	t.Helper()
+	w, err := load(want, id)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, b := range wb {
-		w, err := want.Baseline(ctx, b.SnapshotID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := got.Baseline(ctx, b.SnapshotID)
-		if err != nil {
-			t.Errorf("baseline %s: %v", b.SnapshotID, err)
-			continue
-		}
-		same("baseline "+b.SnapshotID, normalize(t, w), normalize(t, g))
-	}
-	for _, d := range wd {
-		w, err := want.Drift(ctx, d.ReportID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := got.Drift(ctx, d.ReportID)
-		if err != nil {
-			t.Errorf("drift report %s: %v", d.ReportID, err)
-			continue
-		}
-		same("drift report "+d.ReportID, normalize(t, w), normalize(t, g))
-	}
-	wj, ok1 := want.(store.Journal)
-	gj, ok2 := got.(store.Journal)
-	if ok1 && ok2 {
-		w, err := wj.PendingBaselines(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := gj.PendingBaselines(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		same("pending baselines", w, g)
-	}
-	wm, ok1 := want.(store.Monitor)
-	gm, ok2 := got.(store.Monitor)
-	if !ok1 || !ok2 {
+	g, err := load(got, id)
+	if err != nil {
+		t.Errorf("%s %s: %v", kind, id, err)
 		return
 	}
+	same(t, kind+" "+id, normalize(t, w), normalize(t, g))
+}
+
+// assertSameMonitor compares the monitor records of want and got: check
+// runs, incidents, their events in order and their notification attempts.
+func assertSameMonitor(t *testing.T, wm, gm store.Monitor) {
+	t.Helper()
+	ctx := context.Background()
 	wc, gc := mustCheckRuns(t, wm, "", "", 0), mustCheckRuns(t, gm, "", "", 0)
-	same("check runs", wc, gc, monitorCmp...)
+	same(t, "check runs", wc, gc, monitorCmp...)
 	wi, gi := mustIncidents(t, wm, store.IncidentFilter{}), mustIncidents(t, gm, store.IncidentFilter{})
-	same("incidents", wi, gi, monitorCmp...)
+	same(t, "incidents", wi, gi, monitorCmp...)
 	for _, inc := range wi {
 		we, err := wm.IncidentEvents(ctx, inc.ID)
 		if err != nil {
@@ -165,7 +173,7 @@ func AssertSameHistory(t *testing.T, want, got store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same("events of incident "+inc.ID, we, ge, monitorCmp...)
+		same(t, "events of incident "+inc.ID, we, ge, monitorCmp...)
 		wn, err := wm.Notifications(ctx, inc.ID, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -174,7 +182,7 @@ func AssertSameHistory(t *testing.T, want, got store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same("notifications of incident "+inc.ID, wn, gn, monitorCmp...)
+		same(t, "notifications of incident "+inc.ID, wn, gn, monitorCmp...)
 	}
 }
 

@@ -81,14 +81,36 @@ var wantPrune = store.PruneStats{
 // savePruneFixture fills s with the history of pruneFixture.
 func savePruneFixture(t *testing.T, s PruneStore) pruneFixture {
 	t.Helper()
-	ctx := context.Background()
-	must := func(err error) {
+	savePruneHistory(t, s)
+	savePruneMonitor(t, s)
+	return pruneFixture{
+		goneRuns:      []string{"r-old-dcr", "r-old-free", "r-old-resolved", "r-zero"},
+		goneDrifts:    []string{"rep-old-2", "rep-old-free"},
+		goneCheckRuns: []string{"cr-old-free", "cr-zero"},
+		goneIncidents: []string{"inc-resolved"},
+		runs: []string{"r-at-cutoff", "r-new", "r-old-base", "r-old-cr", "r-old-event", "r-old-inc", "r-old-late",
+			"r-old-pending", "r-old-rep"},
+		drifts:    []string{"rep-at-cutoff", "rep-new", "rep-old-crc", "rep-old-inc"},
+		checkRuns: []string{"cr-at-cutoff", "cr-kept", "cr-new"},
+		incidents: []string{"inc-late", "inc-open"},
+	}
+}
+
+// mustFn returns a function that fails t on an error.
+func mustFn(t *testing.T) func(error) {
+	return func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	day := 24 * time.Hour
+}
+
+// savePruneHistory saves the fixture's runs, baseline and drift reports.
+func savePruneHistory(t *testing.T, s PruneStore) {
+	t.Helper()
+	ctx := context.Background()
+	must := mustFn(t)
 	run := func(id string, started time.Time) *promptcanary.Run {
 		r := NewRun(id, "prune-suite", "m", started)
 		must(s.SaveRun(ctx, r))
@@ -127,6 +149,15 @@ func savePruneFixture(t *testing.T, s PruneStore) pruneFixture {
 	must(s.SaveDrift(ctx, NewDrift("rep-new", compared, "snap-old", pruneCut.Add(time.Hour), promptcanary.SeverityNone, 0)))
 	must(s.SaveDrift(ctx, NewDrift("rep-at-cutoff", fresh, "snap-old", pruneCut, promptcanary.SeverityNone, 0)))
 
+}
+
+// savePruneMonitor saves the fixture's check runs, incidents, incident
+// events and notification attempts.
+func savePruneMonitor(t *testing.T, s PruneStore) {
+	t.Helper()
+	ctx := context.Background()
+	must := mustFn(t)
+	day := 24 * time.Hour
 	// Check runs: an old one goes with its run, a zero-time one goes; an
 	// old one stays as it shares a report with the open incident, and
 	// keeps its run and confirmation report; a new one and one at the
@@ -138,7 +169,7 @@ func savePruneFixture(t *testing.T, s PruneStore) pruneFixture {
 	crKept := NewCheckRun("cr-kept", "c", "p", old.Add(time.Hour))
 	crKept.RunID, crKept.ReportID, crKept.ConfirmRunID, crKept.ConfirmReportID = "r-old-cr", "rep-old-inc", "", "rep-old-crc"
 	crNew := NewCheckRun("cr-new", "c", "p", pruneCut.Add(time.Hour))
-	crNew.RunID = fresh.RunID
+	crNew.RunID = "r-new"
 	crAt := NewCheckRun("cr-at-cutoff", "c", "p", pruneCut)
 	for _, cr := range []*promptcanary.CheckRun{crGone, crZero, crKept, crNew, crAt} {
 		must(s.SaveCheckRun(ctx, cr))
@@ -170,17 +201,6 @@ func savePruneFixture(t *testing.T, s PruneStore) pruneFixture {
 		a := promptcanary.NotificationAttempt{ID: fmt.Sprintf("n-%d", i), IncidentID: inc, Notifier: "oncall",
 			Status: promptcanary.NotificationFiring, Event: promptcanary.EventOpened, Attempt: 1, At: old.Add(time.Duration(i) * time.Minute), OK: true, Code: 200}
 		must(s.SaveNotification(ctx, a))
-	}
-	return pruneFixture{
-		goneRuns:      []string{"r-old-dcr", "r-old-free", "r-old-resolved", "r-zero"},
-		goneDrifts:    []string{"rep-old-2", "rep-old-free"},
-		goneCheckRuns: []string{"cr-old-free", "cr-zero"},
-		goneIncidents: []string{"inc-resolved"},
-		runs: []string{"r-at-cutoff", "r-new", "r-old-base", "r-old-cr", "r-old-event", "r-old-inc", "r-old-late",
-			"r-old-pending", "r-old-rep"},
-		drifts:    []string{"rep-at-cutoff", "rep-new", "rep-old-crc", "rep-old-inc"},
-		checkRuns: []string{"cr-at-cutoff", "cr-kept", "cr-new"},
-		incidents: []string{"inc-late", "inc-open"},
 	}
 }
 

@@ -712,6 +712,53 @@ func testBaselineLookup(t *testing.T, s store.Store) {
 
 func testDrifts(t *testing.T, s store.Store) {
 	ctx := context.Background()
+	reports := saveDriftFixture(t, s)
+	got, err := s.Drift(ctx, "rep-1-old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, "drift report", got, reports[1])
+
+	verdicts := map[string]string{}
+	for _, sum := range mustRuns(t, s, store.RunFilter{}) {
+		verdicts[sum.RunID] = sum.Verdict
+	}
+	if want := map[string]string{"drift-run-1": "low", "drift-run-2": "none", "drift-run-3": ""}; !cmp.Equal(verdicts, want) {
+		t.Errorf("verdicts: got %v, want %v", verdicts, want)
+	}
+	testDriftListings(t, s)
+	sums, err := s.Drifts(ctx, "s", "m1", 1)
+	if err != nil || len(sums) != 1 {
+		t.Fatalf("got %v, %v, want one report", sums, err)
+	}
+	want := store.DriftSummary{
+		ReportID: "rep-1-new", Suite: "s", Model: "m1", BaselineID: "snap", CurrentRunID: "drift-run-1",
+		GeneratedAt: t0.Add(2 * time.Hour), Severity: promptcanary.SeverityLow, HasDrift: true, Regressions: 1,
+		Summary: "low drift: 1 regression(s)",
+	}
+	if diff := cmp.Diff(want, sums[0], cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+		t.Errorf("drift summary mismatch (-want +got):\n%s", diff)
+	}
+
+	// Re-saving a report replaces it.
+	reports[0].Severity = promptcanary.SeverityMedium
+	if err := s.SaveDrift(ctx, reports[0]); err != nil {
+		t.Fatal(err)
+	}
+	sums, err = s.Drifts(ctx, "s", "m1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 2 || sums[0].Severity != promptcanary.SeverityMedium {
+		t.Errorf("after re-save: got %+v, want 2 reports, the newest medium", sums)
+	}
+}
+
+// saveDriftFixture saves three runs and four drift reports (two of one
+// run, one in another suite) and returns the reports.
+func saveDriftFixture(t *testing.T, s store.Store) []*promptcanary.DriftReport {
+	t.Helper()
+	ctx := context.Background()
 	r1 := NewRun("drift-run-1", "s", "m1", t0)
 	r2 := NewRun("drift-run-2", "s", "m2", t0.Add(time.Minute))
 	r3 := NewRun("drift-run-3", "s", "m1", t0.Add(2*time.Minute))
@@ -729,20 +776,13 @@ func testDrifts(t *testing.T, s store.Store) {
 			t.Fatalf("save drift %s: %v", d.ReportID, err)
 		}
 	}
-	got, err := s.Drift(ctx, "rep-1-old")
-	if err != nil {
-		t.Fatal(err)
-	}
-	assertSame(t, "drift report", got, reports[1])
+	return reports
+}
 
-	verdicts := map[string]string{}
-	for _, sum := range mustRuns(t, s, store.RunFilter{}) {
-		verdicts[sum.RunID] = sum.Verdict
-	}
-	if want := map[string]string{"drift-run-1": "low", "drift-run-2": "none", "drift-run-3": ""}; !cmp.Equal(verdicts, want) {
-		t.Errorf("verdicts: got %v, want %v", verdicts, want)
-	}
-
+// testDriftListings lists the drift fixture's reports by suite, model
+// and limit.
+func testDriftListings(t *testing.T, s store.Store) {
+	ctx := context.Background()
 	tests := []struct {
 		name         string
 		suite, model string
@@ -770,31 +810,6 @@ func testDrifts(t *testing.T, s store.Store) {
 				t.Errorf("got %v, want %v", ids, tc.want)
 			}
 		})
-	}
-	sums, err := s.Drifts(ctx, "s", "m1", 1)
-	if err != nil || len(sums) != 1 {
-		t.Fatalf("got %v, %v, want one report", sums, err)
-	}
-	want := store.DriftSummary{
-		ReportID: "rep-1-new", Suite: "s", Model: "m1", BaselineID: "snap", CurrentRunID: "drift-run-1",
-		GeneratedAt: t0.Add(2 * time.Hour), Severity: promptcanary.SeverityLow, HasDrift: true, Regressions: 1,
-		Summary: "low drift: 1 regression(s)",
-	}
-	if diff := cmp.Diff(want, sums[0], cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
-		t.Errorf("drift summary mismatch (-want +got):\n%s", diff)
-	}
-
-	// Re-saving a report replaces it.
-	reports[0].Severity = promptcanary.SeverityMedium
-	if err := s.SaveDrift(ctx, reports[0]); err != nil {
-		t.Fatal(err)
-	}
-	sums, err = s.Drifts(ctx, "s", "m1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sums) != 2 || sums[0].Severity != promptcanary.SeverityMedium {
-		t.Errorf("after re-save: got %+v, want 2 reports, the newest medium", sums)
 	}
 }
 
