@@ -10,7 +10,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 )
 
 // Baselines is the one view of the baselines a compare can use: the
@@ -22,6 +21,10 @@ type Baselines struct {
 	// Dir is the directory of baseline files; "" or a missing directory
 	// means none.
 	Dir string
+	// Files opens Dir, and the directory of any baseline an earlier run
+	// left pending; nil means the registered default (store/file's, see
+	// store.BaselineDir).
+	Files store.BaselineDir
 	// Warn, when set, is told of every newer baseline that had to be
 	// skipped because it could not be read, and which one was used instead.
 	Warn func(string)
@@ -94,7 +97,7 @@ func (v Baselines) latest(ctx context.Context, s store.Store, suiteName, model s
 // Otherwise the directory's newest baseline, as large as best (a
 // statistical baseline is tens of megabytes in memory), is not loaded:
 // "run --save-baseline" writes the same baseline to both places.
-func (v Baselines) fileMayWin(ctx context.Context, fs *file.Store, suiteName, model string, best *promptcanary.Baseline) bool {
+func (v Baselines) fileMayWin(ctx context.Context, fs store.Store, suiteName, model string, best *promptcanary.Baseline) bool {
 	infos, err := fs.Baselines(ctx, "")
 	if err != nil {
 		return true // the lookup reports it
@@ -119,14 +122,14 @@ func (v Baselines) fileMayWin(ctx context.Context, fs *file.Store, suiteName, mo
 }
 
 // files opens the baseline directory, nil when it does not exist.
-func (v Baselines) files() (*file.Store, error) {
+func (v Baselines) files() (store.Store, error) {
 	if v.Dir == "" {
 		return nil, nil
 	}
 	if _, err := os.Stat(v.Dir); err != nil {
 		return nil, nil
 	}
-	return file.Open(v.Dir)
+	return v.Files.Open(v.Dir)
 }
 
 // Models lists the models with a baseline for suiteName, sorted.

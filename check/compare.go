@@ -10,7 +10,6 @@ import (
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -80,7 +79,7 @@ type CompareOutcome struct {
 	Problems []Problem
 	// Finished are the baselines an earlier, interrupted run left pending,
 	// which this compare completed before looking for baselines.
-	Finished []file.Finished
+	Finished []store.Finished
 	// Failures are the steps after the calls that failed (recording in the
 	// history); the comparison itself is complete.
 	Failures []error
@@ -96,7 +95,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		return nil, err
 	}
 	out := &CompareOutcome{}
-	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History)
+	out.Finished, out.Failures = finishPending(ctx, req.Baselines.History, req.Baselines.Files)
 	var folded *foldedRuns
 	if req.folds() {
 		if folded, err = req.foldRuns(); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -25,6 +24,10 @@ type RunRequest struct {
 	// into BaselineDir and the history, when every run was measured.
 	SaveBaseline bool
 	BaselineDir  string
+	// BaselineFiles opens BaselineDir, and the directory of any baseline
+	// an earlier run left pending; nil means the registered default
+	// (store/file's, see store.BaselineDir).
+	BaselineFiles store.BaselineDir
 	// MaxErrors is how many calls of one run may fail before it counts as
 	// unmeasured.
 	MaxErrors int
@@ -75,7 +78,7 @@ type RunOutcome struct {
 	NoBaseline string
 	// Finished are the baselines an earlier, interrupted run left pending,
 	// which this run completed (or could not: see each one's Err).
-	Finished []file.Finished
+	Finished []store.Finished
 	// Problems are the runs that could not be measured.
 	Problems []Problem
 	// Failures are the steps after the calls that failed (recording in the
@@ -98,7 +101,7 @@ type RunOutcome struct {
 // pending and that the next Run completes into the same baseline.
 func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 	out := &RunOutcome{}
-	out.Finished, out.Failures = finishPending(ctx, req.History)
+	out.Finished, out.Failures = finishPending(ctx, req.History, req.BaselineFiles)
 	runs, err := Execute(ctx, req.Suite, req.Targets, req.Samples, nil, req.Exec)
 	// Cancelled or past its deadline, the run is interrupted: partial
 	// runs come back for the caller to show.
@@ -152,15 +155,15 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 		}
 	}
 	if pending != nil {
-		out.Baselines, out.Failures = saveBaselines(wctx, req.History, dir, pending, out.Failures)
+		out.Baselines, out.Failures = saveBaselines(wctx, req.History, req.BaselineFiles, dir, pending, out.Failures)
 	}
 	return out, nil
 }
 
 // saveBaselines writes each baseline's file and records it in the history
 // (which clears its pending mark), collecting failures.
-func saveBaselines(ctx context.Context, hist store.Store, dir string, bases []*promptcanary.Baseline, failures []error) ([]SavedBaseline, []error) {
-	fs, err := file.Open(dir)
+func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline, failures []error) ([]SavedBaseline, []error) {
+	fs, err := files.Open(dir)
 	if err != nil {
 		fs = nil
 	}
@@ -217,12 +220,12 @@ func shortID(id string) string {
 }
 
 // finishPending completes the baselines an interrupted run left pending in
-// hist (see file.FinishPending).
-func finishPending(ctx context.Context, hist store.Store) ([]file.Finished, []error) {
+// hist, writing their files with files (see store.FinishPending).
+func finishPending(ctx context.Context, hist store.Store, files store.BaselineDir) ([]store.Finished, []error) {
 	if hist == nil {
 		return nil, nil
 	}
-	done, err := file.FinishPending(ctx, hist)
+	done, err := store.FinishPending(ctx, hist, files)
 	if err != nil {
 		return done, []error{fmt.Errorf("finish pending baselines: %w", err)}
 	}

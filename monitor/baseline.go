@@ -21,7 +21,7 @@ func (e *entry) isPinned() bool { return e.c.Baseline != "" && e.c.Baseline != "
 // directory beside the suite, which `promptcanary run --save-baseline`
 // writes.
 func (m *Monitor) baselines(e *entry) check.Baselines {
-	return check.Baselines{History: m.hist, Dir: e.baselineDir, Warn: func(w string) {
+	return check.Baselines{History: m.hist, Dir: e.baselineDir, Files: file.OpenDir, Warn: func(w string) {
 		m.log.Warn(w, logCheck, e.c.Name, logProvider, e.c.Provider)
 	}}
 }

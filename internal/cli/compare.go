@@ -149,7 +149,7 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 		return err
 	}
 	defer hist.Close()
-	req.Baselines = check.Baselines{History: hist, Dir: a.suitePath(c, "baseline-dir", o.baselineDir, st), Warn: a.warnBaseline}
+	req.Baselines = check.Baselines{History: hist, Dir: a.suitePath(c, "baseline-dir", o.baselineDir, st), Files: file.OpenDir, Warn: a.warnBaseline}
 
 	var bar *progressBar
 	if req.Suite != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/runner"
+	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -151,11 +152,12 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	bar := a.progress(&o.settings, sel, targets, samples)
 	out, err := check.Run(c.Context(), check.RunRequest{
 		Suite: sel, Targets: targets, Samples: samples,
-		Exec:         a.exec(w, bar),
-		History:      hist,
-		SaveBaseline: o.saveBaseline,
-		BaselineDir:  a.suitePath(c, "baseline-dir", o.baselineDir, st),
-		MaxErrors:    o.settings.maxErrors,
+		Exec:          a.exec(w, bar),
+		History:       hist,
+		SaveBaseline:  o.saveBaseline,
+		BaselineDir:   a.suitePath(c, "baseline-dir", o.baselineDir, st),
+		BaselineFiles: file.OpenDir,
+		MaxErrors:     o.settings.maxErrors,
 	})
 	bar.finish()
 	if err != nil {

@@ -97,7 +97,7 @@ func (a *app) selftest(c *cobra.Command, o *selftestOptions) error {
 			return err
 		}
 		defer hist.Close()
-		views := check.Baselines{History: hist, Dir: a.suitePath(c, "baseline-dir", o.baselineDir, st), Warn: a.warnBaseline}
+		views := check.Baselines{History: hist, Dir: a.suitePath(c, "baseline-dir", o.baselineDir, st), Files: file.OpenDir, Warn: a.warnBaseline}
 		if base, err = views.Latest(c.Context(), st.Name, model); err != nil {
 			return err
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -161,7 +160,7 @@ func (a *app) warnBaseline(msg string) {
 
 // printFinished tells what became of the baselines an interrupted run
 // had left pending.
-func (a *app) printFinished(done []file.Finished) {
+func (a *app) printFinished(done []store.Finished) {
 	for _, f := range done {
 		if f.Err != nil {
 			a.warn("the baseline of run %s, left pending by an interrupted run, could not be saved: %s", short(f.Pending.RunID), termtext.Safe(f.Err.Error()))

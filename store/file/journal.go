@@ -153,67 +153,25 @@ func (s *Store) pendingMarks() (map[string]bool, error) {
 }
 
 // Finished is a pending baseline that FinishPending saved, or could not.
-type Finished struct {
-	Pending store.PendingBaseline
-	// Path is the baseline file written, "" when the baseline went to the
-	// store only or could not be saved.
-	Path string
-	// Err says why it could not be saved; the mark stays for the next try.
-	Err error
-}
+type Finished = store.Finished
 
-// FinishPending saves the baselines that a crash or a failed write left
-// pending in hist: for each mark, oldest first, it rebuilds the baseline
-// from the stored run (the same snapshot id and time, so the same file
-// name), writes its file into the mark's directory when it has one, then
-// saves it in hist, which clears the mark. A mark whose run cannot be
-// loaded any more is cleared and reported with the error. It fails only
-// when the marks cannot be listed; each baseline's own failure is in its
-// Finished.
-func FinishPending(ctx context.Context, hist store.Store) ([]Finished, error) {
-	j, ok := hist.(store.Journal)
-	if !ok {
-		return nil, nil
-	}
-	pending, err := j.PendingBaselines(ctx)
+// OpenDir opens the baseline directory dir, as Open, for code that knows
+// only the store package's interfaces (check, through store.BaselineDir).
+func OpenDir(dir string) (store.Store, error) {
+	s, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Finished, 0, len(pending))
-	for _, p := range pending {
-		f := Finished{Pending: p}
-		f.Path, f.Err = finish(ctx, hist, j, p)
-		out = append(out, f)
-	}
-	return out, nil
+	return s, nil
 }
 
-func finish(ctx context.Context, hist store.Store, j store.Journal, p store.PendingBaseline) (string, error) {
-	r, err := hist.Run(ctx, p.RunID)
-	if errors.Is(err, store.ErrNotFound) {
-		if cerr := j.ClearPending(ctx, p.RunID); cerr != nil {
-			return "", errors.Join(err, cerr)
-		}
-		return "", fmt.Errorf("finish baseline %s: %w (mark cleared)", p.SnapshotID, err)
-	}
-	if err != nil {
-		return "", fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
-	}
-	b := p.Baseline(r)
-	path := ""
-	if p.Dir != "" {
-		fs, err := Open(p.Dir)
-		if err != nil {
-			return "", fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
-		}
-		info, err := fs.SaveBaseline(ctx, b)
-		if err != nil {
-			return "", fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
-		}
-		path = info.Path
-	}
-	if _, err := hist.SaveBaseline(ctx, b); err != nil {
-		return path, fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
-	}
-	return path, nil
+var _ store.BaselineDir = OpenDir
+
+func init() { store.RegisterBaselineDir(OpenDir) }
+
+// FinishPending saves the baselines that a crash or a failed write left
+// pending in hist, writing baseline files with OpenDir: see
+// store.FinishPending.
+func FinishPending(ctx context.Context, hist store.Store) ([]Finished, error) {
+	return store.FinishPending(ctx, hist, OpenDir)
 }
