@@ -180,7 +180,9 @@ func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact 
 	}
 	full, err := id, error(nil)
 	if exact {
-		err = read(id)
+		if err = read(id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			err = fmt.Errorf("load %s %q: %w", kind, id, err)
+		}
 	} else {
 		full, err = s.lookup(ctx, kind, table, col, id, read)
 	}
@@ -451,11 +453,8 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
 	}
 	a.add(body)
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
-			severity, has_drift, regressions, summary, body`), a.list...)
-		return err
-	})
+	err = s.execTx(ctx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
+		severity, has_drift, regressions, summary, body`), a.list...)
 	return wrap(err, "save drift report %q", d.ReportID)
 }
 
@@ -526,9 +525,6 @@ func (s *DB) ClearPending(ctx context.Context, runID string) error {
 	if !s.storable(runID) {
 		return nil // no run has that id
 	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
-		return err
-	})
+	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
 	return wrap(err, "clear pending baseline of run %q", runID)
 }

@@ -52,10 +52,7 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 	a := s.checkRunArgs(cr)
 	err := a.err
 	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			_, err := s.exec(ctx, tx, upsertCheckRun, a.list...)
-			return err
-		})
+		err = s.execTx(ctx, upsertCheckRun, a.list...)
 	}
 	return wrap(err, "save check run %q", cr.ID)
 }
