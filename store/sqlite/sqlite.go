@@ -188,14 +188,6 @@ func (s *Store) Close() error {
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-func parseTime(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
-	}
-	return t, nil
-}
-
 // inTx runs fn in an immediate transaction and commits it when fn
 // succeeds, retrying the whole transaction while the database is busy.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
