@@ -220,12 +220,8 @@ func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) {
 // arguments.
 func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
 	var w where
-	if f.Suite != "" {
-		w.add("r.suite = ?", f.Suite)
-	}
-	if f.Model != "" {
-		w.add("r.model = ?", f.Model)
-	}
+	w.ifSet("r.suite = ?", f.Suite)
+	w.ifSet("r.model = ?", f.Model)
 	if !f.Since.IsZero() {
 		w.add("r.started_at >= ?", s.d.Bound(f.Since))
 	}
@@ -341,12 +337,8 @@ func (s *DB) LatestBaseline(ctx context.Context, suite, model string) (*promptca
 // when set.
 func suiteModel(suite, model string) *where {
 	var w where
-	if suite != "" {
-		w.add("suite = ?", suite)
-	}
-	if model != "" {
-		w.add("model = ?", model)
-	}
+	w.ifSet("suite = ?", suite)
+	w.ifSet("model = ?", model)
 	return &w
 }
 

@@ -343,6 +343,14 @@ func (w *where) add(cond string, arg any) {
 	w.args = append(w.args, arg)
 }
 
+// ifSet adds cond, with its one placeholder ?, and its argument v when v
+// is not "".
+func (w *where) ifSet(cond, v string) {
+	if v != "" {
+		w.add(cond, v)
+	}
+}
+
 func (w *where) String() string {
 	if len(w.conds) == 0 {
 		return ""
