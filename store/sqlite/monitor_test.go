@@ -267,21 +267,7 @@ func TestMonitorQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.Query("EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			text := strings.Join(plan, "\n")
+			text := strings.Join(queryPlan(t, s, tc.query, tc.args), "\n")
 			if !strings.Contains(text, tc.want) {
 				t.Errorf("plan does not use %s:\n%s", tc.want, text)
 			}
