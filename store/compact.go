@@ -598,8 +598,8 @@ func compactResultsOf(prs []promptcanary.ProbeResult) (*compactResults, error) {
 	return out, nil
 }
 
-// results expands c, with bounds checked on every index.
-func (c *compactResults) results() ([]promptcanary.ProbeResult, error) {
+// all expands c, with bounds checked on every index.
+func (c *compactResults) all() ([]promptcanary.ProbeResult, error) {
 	tmpl, err := c.templates()
 	if err != nil {
 		return nil, err
@@ -934,8 +934,8 @@ func compactResponsesOf(rs []promptcanary.Response, base time.Time) (*compactRes
 	return out, nil
 }
 
-// responses expands c, with bounds checked on every index.
-func (c *compactResponses) responses() ([]promptcanary.Response, error) {
+// all expands c, with bounds checked on every index.
+func (c *compactResponses) all() ([]promptcanary.Response, error) {
 	out := make([]promptcanary.Response, len(c.Rows))
 	if err := c.expand(func(i int) *promptcanary.Response { return &out[i] }, nil); err != nil {
 		return nil, err
@@ -943,9 +943,9 @@ func (c *compactResponses) responses() ([]promptcanary.Response, error) {
 	return out, nil
 }
 
-// foldResponses hands the responses of c to fo, a chunk at a time, with
-// the checks of responses.
-func (c *compactResponses) foldResponses(fo ResponseFolder) error {
+// fold hands the responses of c to fo, a chunk at a time, with the
+// checks of all.
+func (c *compactResponses) fold(fo ResponseFolder) error {
 	chunk := make([]promptcanary.Response, min(foldChunk, len(c.Rows)))
 	n := 0
 	return c.expand(func(int) *promptcanary.Response { return &chunk[n] }, func(i int) error {
@@ -1079,47 +1079,14 @@ type resultList struct {
 	fold Folder
 }
 
-func (l *resultList) UnmarshalJSON(data []byte) error {
-	switch firstByte(data) {
-	case 'n':
-		l.list = nil
-		return nil
-	case '{':
-		var c compactResults
-		if !c.decode(data) {
-			c = compactResults{}
-			if err := json.Unmarshal(data, &c); err != nil {
-				return fmt.Errorf("probe_results: %w", err)
-			}
-		}
-		if l.fold != nil {
-			if err := c.foldResults(l.fold); err != nil {
-				return fmt.Errorf("probe_results: %w", err)
-			}
-			return nil
-		}
-		list, err := c.results()
-		if err != nil {
-			return fmt.Errorf("probe_results: %w", err)
-		}
-		l.list = list
-		return nil
-	}
-	var w []resultJSON
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	l.list = make([]promptcanary.ProbeResult, len(w))
-	for i := range w {
-		l.list[i] = w[i].ProbeResult
-		l.list[i].Score = float64(w[i].Score)
-	}
-	if l.fold != nil {
-		err := l.fold.Fold(l.list)
-		l.list = nil
-		return err
-	}
-	return nil
+func (l *resultList) UnmarshalJSON(data []byte) (err error) {
+	l.list, err = unmarshalList[promptcanary.ProbeResult, Folder, compactResults](data, "probe_results", l.fold, l.fold != nil,
+		func(w *resultJSON, r *promptcanary.ProbeResult) {
+			*r = w.ProbeResult
+			r.Score = float64(w.Score)
+		},
+		func(list []promptcanary.ProbeResult) error { return l.fold.Fold(list) })
+	return err
 }
 
 // responseList decodes "llm_responses": the original list or the compact
@@ -1130,48 +1097,69 @@ type responseList struct {
 	fold ResponseFolder
 }
 
-func (l *responseList) UnmarshalJSON(data []byte) error {
+func (l *responseList) UnmarshalJSON(data []byte) (err error) {
+	l.list, err = unmarshalList[promptcanary.Response, ResponseFolder, compactResponses](data, "llm_responses", l.fold, l.fold != nil,
+		func(w *responseJSON, r *promptcanary.Response) {
+			*r = w.Response
+			r.Timestamp = w.Timestamp.t
+			resolveSpill(r)
+		},
+		func(list []promptcanary.Response) error { return l.fold.FoldResponses(list) })
+	return err
+}
+
+// compactList is the compact object of a list of T (a *compactResults
+// or a *compactResponses), which folds into an F.
+type compactList[T, F any] interface {
+	decode(data []byte) bool
+	fold(fo F) error
+	all() ([]T, error)
+}
+
+// unmarshalList decodes data, the list named name: null, the compact
+// object C, or the original list of W, each of which item turns into a T.
+// When folding, the items go to fo (the original list's to foldList)
+// instead of into the list returned.
+func unmarshalList[T, F, C, W any, P interface {
+	*C
+	compactList[T, F]
+}](data []byte, name string, fo F, folding bool, item func(w *W, t *T), foldList func([]T) error) ([]T, error) {
 	switch firstByte(data) {
 	case 'n':
-		l.list = nil
-		return nil
+		return nil, nil
 	case '{':
-		var c compactResponses
-		if !c.decode(data) {
-			c = compactResponses{}
+		var c C
+		if !P(&c).decode(data) {
+			var zero C
+			c = zero
 			if err := json.Unmarshal(data, &c); err != nil {
-				return fmt.Errorf("llm_responses: %w", err)
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		if l.fold != nil {
-			if err := c.foldResponses(l.fold); err != nil {
-				return fmt.Errorf("llm_responses: %w", err)
-			}
-			return nil
+		var list []T
+		var err error
+		if folding {
+			err = P(&c).fold(fo)
+		} else {
+			list, err = P(&c).all()
 		}
-		list, err := c.responses()
 		if err != nil {
-			return fmt.Errorf("llm_responses: %w", err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		l.list = list
-		return nil
+		return list, nil
 	}
-	var w []responseJSON
+	var w []W
 	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+		return nil, err
 	}
-	l.list = make([]promptcanary.Response, len(w))
+	list := make([]T, len(w))
 	for i := range w {
-		l.list[i] = w[i].Response
-		l.list[i].Timestamp = w[i].Timestamp.t
-		resolveSpill(&l.list[i])
+		item(&w[i], &list[i])
 	}
-	if l.fold != nil {
-		err := l.fold.FoldResponses(l.list)
-		l.list = nil
-		return err
+	if folding {
+		return nil, foldList(list)
 	}
-	return nil
+	return list, nil
 }
 
 // firstByte returns the first byte of data after white space, 0 for none.

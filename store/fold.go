@@ -86,9 +86,9 @@ func DecodeDocumentFolding(data []byte, f *Folding) (*Document, error) {
 	return decodeDocument(data, f)
 }
 
-// foldResults hands the results of c to fo, a chunk at a time, with the
-// checks of results.
-func (c *compactResults) foldResults(fo Folder) error {
+// fold hands the results of c to fo, a chunk at a time, with the checks
+// of all.
+func (c *compactResults) fold(fo Folder) error {
 	tmpl, err := c.templates()
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/store"
@@ -11,11 +10,5 @@ import (
 func TestExportConformance(t *testing.T) {
 	testDSN(t)
 	t.Parallel()
-	storetest.RunExport(t, func(t *testing.T) store.Store {
-		s, err := Open(context.Background(), freshDSN(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	storetest.RunExport(t, func(t *testing.T) store.Store { return openFresh(t) })
 }

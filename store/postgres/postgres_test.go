@@ -89,13 +89,7 @@ func openFresh(tb testing.TB) *Store {
 func TestConformance(t *testing.T) {
 	testDSN(t)
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := Open(context.Background(), freshDSN(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
 }
 
 func TestDriftBodies(t *testing.T) {

@@ -41,14 +41,23 @@ func holdWriteLock(t *testing.T, path string) (release func()) {
 	return release
 }
 
-func TestSaveRunWaitsForLockedDatabase(t *testing.T) {
+// openLocked opens a store in a new file with the busy timeout busy and
+// the write timeout write, for a test that locks the file (holdWriteLock),
+// and returns it with the file's path.
+func openLocked(t *testing.T, busy, write time.Duration) (*Store, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "history.db")
-	// A busy timeout far shorter than the lock: only retrying saves the run.
-	s, err := OpenWith(path, Options{BusyTimeout: 10 * time.Millisecond, WriteTimeout: time.Minute})
+	s, err := OpenWith(path, Options{BusyTimeout: busy, WriteTimeout: write})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func TestSaveRunWaitsForLockedDatabase(t *testing.T) {
+	// A busy timeout far shorter than the lock: only retrying saves the run.
+	s, path := openLocked(t, 10*time.Millisecond, time.Minute)
 	release := holdWriteLock(t, path)
 	saved := make(chan error, 1)
 	go func() { saved <- s.SaveRun(context.Background(), storetest.NewRun("locked-run", "s", "m", t0)) }()
@@ -64,14 +73,9 @@ func TestSaveRunWaitsForLockedDatabase(t *testing.T) {
 }
 
 func TestSaveRunGivesUpOnLockedDatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	s, err := OpenWith(path, Options{BusyTimeout: 5 * time.Millisecond, WriteTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openLocked(t, 5*time.Millisecond, 100*time.Millisecond)
 	holdWriteLock(t, path)
-	err = s.SaveRun(context.Background(), storetest.NewRun("never-saved", "s", "m", t0))
+	err := s.SaveRun(context.Background(), storetest.NewRun("never-saved", "s", "m", t0))
 	want := `save run "never-saved": database "` + path + `" stayed locked by another process for 100ms: database is locked`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)

@@ -242,20 +242,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.Query("EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
+			plan := queryPlan(t, s, tc.query, tc.args)
 			text := strings.Join(plan, "\n")
 			t.Logf("plan:\n%s", text)
 			for _, want := range tc.want {
@@ -270,6 +257,29 @@ func TestQueriesUseIndexes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queryPlan returns the lines of SQLite's plan of query.
+func queryPlan(t *testing.T, s *Store, query string, args []any) []string {
+	t.Helper()
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 func TestOpenErrors(t *testing.T) {

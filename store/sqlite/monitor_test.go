@@ -177,12 +177,7 @@ func TestOpenIncidentRaceAcrossStores(t *testing.T) {
 }
 
 func TestMonitorWriteWaitsForLockedDatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	s, err := OpenWith(path, Options{BusyTimeout: 10 * time.Millisecond, WriteTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openLocked(t, 10*time.Millisecond, time.Minute)
 	ctx := context.Background()
 	if err := s.SaveIncident(ctx, storetest.NewIncident("inc-1", "fp", t0)); err != nil {
 		t.Fatal(err)
@@ -223,14 +218,9 @@ func TestMonitorWriteWaitsForLockedDatabase(t *testing.T) {
 }
 
 func TestMonitorWriteGivesUpOnLockedDatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	s, err := OpenWith(path, Options{BusyTimeout: 5 * time.Millisecond, WriteTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openLocked(t, 5*time.Millisecond, 100*time.Millisecond)
 	holdWriteLock(t, path)
-	err = s.SaveIncident(context.Background(), storetest.NewIncident("inc-never", "fp", t0))
+	err := s.SaveIncident(context.Background(), storetest.NewIncident("inc-never", "fp", t0))
 	want := `save incident "inc-never": database "` + path + `" stayed locked by another process for 100ms: database is locked`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
@@ -267,21 +257,7 @@ func TestMonitorQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.Query("EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			text := strings.Join(plan, "\n")
+			text := strings.Join(queryPlan(t, s, tc.query, tc.args), "\n")
 			if !strings.Contains(text, tc.want) {
 				t.Errorf("plan does not use %s:\n%s", tc.want, text)
 			}

@@ -93,28 +93,17 @@ func each[T any](ids iter.Seq2[string, error], load func(id string) (T, error)) 
 // ExportRuns yields every run with its pending mark, by run id.
 func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 	return each(s.ids(ctx, "runs", "run_id"), func(id string) (store.RunRecord, error) {
-		var (
-			body            []byte
-			snap, note, dir sql.NullString
-			p               store.PendingBaseline
-		)
-		err := s.row(ctx, s.db, `SELECT r.body, p.snapshot_id, p.created_at, p.note, p.dir
-			FROM runs r LEFT JOIN pending_baselines p ON p.run_id = r.run_id WHERE r.run_id = ?`, id).
-			Scan(&body, &snap, at(&p.CreatedAt), &note, &dir)
+		r, err := load(ctx, s, "run", "runs", "run_id", id, true, s.runDecoder(ctx))
 		if err != nil {
-			if !errors.Is(err, sql.ErrNoRows) {
-				err = fmt.Errorf("load run %q: %w", id, err)
-			}
 			return store.RunRecord{}, err
 		}
-		r, err := s.decodeRun(ctx, id, body)
-		if err != nil {
-			return store.RunRecord{}, fmt.Errorf("load run %q: %w", id, err)
-		}
-		rec := store.RunRecord{Run: r}
-		if snap.Valid {
-			p.RunID, p.SnapshotID, p.Note, p.Dir = id, snap.String, note.String, dir.String
+		rec, p := store.RunRecord{Run: r}, store.PendingBaseline{RunID: id}
+		err = s.row(ctx, s.db, `SELECT snapshot_id, created_at, note, dir FROM pending_baselines WHERE run_id = ?`, id).
+			Scan(&p.SnapshotID, at(&p.CreatedAt), &p.Note, &p.Dir)
+		if err == nil {
 			rec.Pending = &p
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return store.RunRecord{}, fmt.Errorf("load run %q: %w", id, err)
 		}
 		return rec, nil
 	})

@@ -180,7 +180,9 @@ func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact 
 	}
 	full, err := id, error(nil)
 	if exact {
-		err = read(id)
+		if err = read(id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			err = fmt.Errorf("load %s %q: %w", kind, id, err)
+		}
 	} else {
 		full, err = s.lookup(ctx, kind, table, col, id, read)
 	}
@@ -218,12 +220,8 @@ func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) {
 // arguments.
 func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
 	var w where
-	if f.Suite != "" {
-		w.add("r.suite = ?", f.Suite)
-	}
-	if f.Model != "" {
-		w.add("r.model = ?", f.Model)
-	}
+	w.ifSet("r.suite = ?", f.Suite)
+	w.ifSet("r.model = ?", f.Model)
 	if !f.Since.IsZero() {
 		w.add("r.started_at >= ?", s.d.Bound(f.Since))
 	}
@@ -339,12 +337,8 @@ func (s *DB) LatestBaseline(ctx context.Context, suite, model string) (*promptca
 // when set.
 func suiteModel(suite, model string) *where {
 	var w where
-	if suite != "" {
-		w.add("suite = ?", suite)
-	}
-	if model != "" {
-		w.add("model = ?", model)
-	}
+	w.ifSet("suite = ?", suite)
+	w.ifSet("model = ?", model)
 	return &w
 }
 
@@ -451,11 +445,8 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 		return fmt.Errorf("save drift report %q: %w", d.ReportID, err)
 	}
 	a.add(body)
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
-			severity, has_drift, regressions, summary, body`), a.list...)
-		return err
-	})
+	err = s.execTx(ctx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
+		severity, has_drift, regressions, summary, body`), a.list...)
 	return wrap(err, "save drift report %q", d.ReportID)
 }
 
@@ -526,9 +517,6 @@ func (s *DB) ClearPending(ctx context.Context, runID string) error {
 	if !s.storable(runID) {
 		return nil // no run has that id
 	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
-		return err
-	})
+	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
 	return wrap(err, "clear pending baseline of run %q", runID)
 }

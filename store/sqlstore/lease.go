@@ -185,12 +185,8 @@ func (s *DB) SlotLeases(ctx context.Context, check, provider string, n int) ([]s
 		return nil, nil
 	}
 	var w where
-	if check != "" {
-		w.add("check_name = ?", check)
-	}
-	if provider != "" {
-		w.add("provider = ?", provider)
-	}
+	w.ifSet("check_name = ?", check)
+	w.ifSet("provider = ?", provider)
 	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
 		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease)
 	return out, wrap(err, "list slot leases")
@@ -413,9 +409,7 @@ func (s *DB) Deliveries(ctx context.Context, incidentID string, n int) ([]store.
 		return nil, nil
 	}
 	var w where
-	if incidentID != "" {
-		w.add("incident_id = ?", incidentID)
-	}
+	w.ifSet("incident_id = ?", incidentID)
 	out, err := collect(ctx, s, s.db, `SELECT `+deliveryColumns+` FROM outbox`+w.String()+` ORDER BY seq DESC LIMIT ?`,
 		append(w.args, s.limit(n)), func(sc scanner) (store.Delivery, error) { return scanDelivery(sc) })
 	if err != nil {

@@ -52,10 +52,7 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 	a := s.checkRunArgs(cr)
 	err := a.err
 	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			_, err := s.exec(ctx, tx, upsertCheckRun, a.list...)
-			return err
-		})
+		err = s.execTx(ctx, upsertCheckRun, a.list...)
 	}
 	return wrap(err, "save check run %q", cr.ID)
 }
@@ -64,12 +61,8 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 // it, and its arguments.
 func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
 	var w where
-	if check != "" {
-		w.add("check_name = ?", check)
-	}
-	if provider != "" {
-		w.add("provider = ?", provider)
-	}
+	w.ifSet("check_name = ?", check)
+	w.ifSet("provider = ?", provider)
 	q := `SELECT ` + checkRunColumns + ` FROM check_runs` + w.String() + ` ORDER BY slot DESC NULLS LAST, id DESC LIMIT ?`
 	return s.bind(q), append(w.args, s.limit(n))
 }
@@ -208,9 +201,7 @@ func (s *DB) Incident(ctx context.Context, id string) (*promptcanary.Incident, e
 // it, and its arguments.
 func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
 	var w where
-	if f.Check != "" {
-		w.add("check_name = ?", f.Check)
-	}
+	w.ifSet("check_name = ?", f.Check)
 	if f.OpenOnly {
 		w.conds = append(w.conds, "resolved_at IS NULL")
 	}
@@ -322,9 +313,7 @@ func (s *DB) SaveNotification(ctx context.Context, a promptcanary.NotificationAt
 // the database takes it, and its arguments.
 func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
 	var w where
-	if incidentID != "" {
-		w.add("incident_id = ?", incidentID)
-	}
+	w.ifSet("incident_id = ?", incidentID)
 	q := `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
 		FROM notifications` + w.String() + ` ORDER BY at DESC NULLS LAST, seq DESC LIMIT ?`
 	return s.bind(q), append(w.args, s.limit(n))

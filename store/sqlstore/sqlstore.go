@@ -152,6 +152,14 @@ func (s *DB) exec(ctx context.Context, c querier, q string, args ...any) (int64,
 	return res.RowsAffected()
 }
 
+// execTx runs the one statement q in a transaction of s.
+func (s *DB) execTx(ctx context.Context, q string, args ...any) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := s.exec(ctx, tx, q, args...)
+		return err
+	})
+}
+
 // row runs q, which returns at most one row, on c.
 func (s *DB) row(ctx context.Context, c querier, q string, args ...any) *sql.Row {
 	return c.QueryRowContext(ctx, s.bind(q), args...)
@@ -220,18 +228,14 @@ func (a *args) fail(err error) {
 }
 
 // time adds t; what names it in the error.
-func (a *args) time(what string, t time.Time) *args {
-	v, err := a.d.Time(t)
-	if err != nil {
-		a.fail(fmt.Errorf("%s: %w", what, err))
-	}
-	a.list = append(a.list, v)
-	return a
-}
+func (a *args) time(what string, t time.Time) *args { return a.encoded(what, t, a.d.Time) }
 
 // optTime adds t, NULL when zero; what names it in the error.
-func (a *args) optTime(what string, t time.Time) *args {
-	v, err := a.d.OptTime(t)
+func (a *args) optTime(what string, t time.Time) *args { return a.encoded(what, t, a.d.OptTime) }
+
+// encoded adds t as enc encodes it; what names it in the error.
+func (a *args) encoded(what string, t time.Time, enc func(time.Time) (any, error)) *args {
+	v, err := enc(t)
 	if err != nil {
 		a.fail(fmt.Errorf("%s: %w", what, err))
 	}
@@ -337,6 +341,14 @@ type where struct {
 func (w *where) add(cond string, arg any) {
 	w.conds = append(w.conds, cond)
 	w.args = append(w.args, arg)
+}
+
+// ifSet adds cond, with its one placeholder ?, and its argument v when v
+// is not "".
+func (w *where) ifSet(cond, v string) {
+	if v != "" {
+		w.add(cond, v)
+	}
 }
 
 func (w *where) String() string {
