@@ -11,12 +11,11 @@ import (
 )
 
 // The severities of the incidents the monitor raises itself: a check that
-// cannot be measured watches nothing (high); a budget that stops checks
-// is an operational matter (medium); a gradual decline is slow by nature
-// (medium). A drift takes its report's severity.
+// cannot be measured watches nothing (high); a gradual decline is slow by
+// nature (medium). A drift takes its report's severity; the budget
+// incident's is the lifecycle's (incident.Lifecycle.OverBudget).
 const (
 	severityUnmeasured = promptcanary.SeverityHigh
-	severityBudget     = promptcanary.SeverityMedium
 	severityDecline    = promptcanary.SeverityMedium
 )
 

@@ -416,3 +416,30 @@ func SameUnits(a, b []promptcanary.IncidentUnit) bool {
 	slices.Sort(kb)
 	return slices.Equal(ka, kb)
 }
+
+// severityBudget is the severity of the budget incident: a budget that
+// stops checks is an operational matter.
+const severityBudget = promptcanary.SeverityMedium
+
+// OverBudget opens (or keeps open) the budget incident, the monitor's
+// own, which goes to every notifier. It takes the book's lock.
+func (l *Lifecycle) OverBudget(ctx context.Context, now time.Time) {
+	l.Book.Lock()
+	defer l.Book.Unlock()
+	defer l.Sync()
+	l.Fire(context.WithoutCancel(ctx), Subject{}, Finding{Kind: promptcanary.IncidentBudget, Severity: severityBudget,
+		Summary: fmt.Sprintf("daily budget of $%.2f reached ($%.2f spent): checks are skipped until 00:00 UTC", l.Budget.Limit, l.Budget.Today(now))})
+}
+
+// BudgetDay resolves the budget incident once its day is over. It takes
+// the book's lock.
+func (l *Lifecycle) BudgetDay(ctx context.Context, now time.Time) {
+	l.Book.Lock()
+	defer l.Book.Unlock()
+	inc := l.Book.Get(Fingerprint("", "", promptcanary.IncidentBudget))
+	if inc == nil || DayOf(inc.OpenedAt) >= DayOf(now) {
+		return
+	}
+	l.Resolve(context.WithoutCancel(ctx), inc, "", "a new day: the budget is available again")
+	l.Sync()
+}

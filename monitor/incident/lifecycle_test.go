@@ -199,3 +199,32 @@ func TestLifecycleAcknowledge(t *testing.T) {
 		t.Errorf("acknowledging a resolved incident: %v", err)
 	}
 }
+
+// Going over the budget opens the monitor's own incident, sent to every
+// notifier; the next day resolves it, and not before.
+func TestLifecycleBudgetIncidentLastsTheDay(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 23, 0, 0, 0, time.UTC)
+	l, s := newLifecycle(now)
+	l.Budget.Limit = 1
+	l.Budget.Add(1.5, now)
+	l.OverBudget(ctx, now)
+	fp := Fingerprint("", "", promptcanary.IncidentBudget)
+	if len(s.steps) != 1 || s.steps[0].Incident.Fingerprint != fp || len(s.steps[0].Deliveries) != 1 {
+		t.Fatalf("steps = %+v, want the budget incident notified to ops", s.steps)
+	}
+	if want := "daily budget of $1.00 reached ($1.50 spent): checks are skipped until 00:00 UTC"; s.steps[0].Event.Summary != want {
+		t.Errorf("summary = %q, want %q", s.steps[0].Event.Summary, want)
+	}
+	l.BudgetDay(ctx, now.Add(59*time.Minute))
+	if len(s.steps) != 1 {
+		t.Errorf("the same day resolved the budget incident: %+v", s.steps[1:])
+	}
+	l.BudgetDay(ctx, now.Add(time.Hour))
+	if len(s.steps) != 2 || s.steps[1].Event.Type != promptcanary.EventResolved {
+		t.Errorf("steps = %+v, want the budget incident resolved the next day", s.steps)
+	}
+	if last := s.synced[len(s.synced)-1]; len(last) != 0 {
+		t.Errorf("published after the new day: %+v, want no open incident", last)
+	}
+}
