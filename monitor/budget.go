@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/monitor/incident"
 )
 
 // admit reports whether e may run now under the daily budget, and if not
@@ -38,23 +37,10 @@ func schedulingSkip(cr *promptcanary.CheckRun) bool {
 	return cr.Outcome == promptcanary.CheckSkipped && !strings.HasPrefix(cr.Reason, reasonBudget)
 }
 
-// overBudget opens (or keeps open) the budget incident.
-func (m *Monitor) overBudget(ctx context.Context, now time.Time) {
-	m.inc.Lock()
-	defer m.inc.Unlock()
-	defer m.syncOpen()
-	m.fire(context.WithoutCancel(ctx), subject{}, finding{kind: promptcanary.IncidentBudget, severity: severityBudget,
-		summary: fmt.Sprintf("daily budget of $%.2f reached ($%.2f spent): checks are skipped until 00:00 UTC", m.budget.Limit, m.budget.Today(now))})
-}
+// overBudget opens (or keeps open) the budget incident
+// (incident.Lifecycle.OverBudget).
+func (m *Monitor) overBudget(ctx context.Context, now time.Time) { m.incidents.OverBudget(ctx, now) }
 
-// budgetDay resolves the budget incident once its day is over.
-func (m *Monitor) budgetDay(ctx context.Context, now time.Time) {
-	m.inc.Lock()
-	defer m.inc.Unlock()
-	inc := m.inc.Get(Fingerprint("", "", promptcanary.IncidentBudget))
-	if inc == nil || incident.DayOf(inc.OpenedAt) >= incident.DayOf(now) {
-		return
-	}
-	m.resolve(context.WithoutCancel(ctx), inc, "", "a new day: the budget is available again")
-	m.syncOpen()
-}
+// budgetDay resolves the budget incident once its day is over
+// (incident.Lifecycle.BudgetDay).
+func (m *Monitor) budgetDay(ctx context.Context, now time.Time) { m.incidents.BudgetDay(ctx, now) }

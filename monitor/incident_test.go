@@ -11,6 +11,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/web"
 	"github.com/promptcanary/promptcanary/store"
@@ -35,7 +36,7 @@ func TestChangedFindingUpdatesIncident(t *testing.T) {
 	f.clock.Advance(time.Hour)
 	f.once(m)
 	open := f.incidents(true)
-	if len(open) != 1 || open[0].ID != first[0].ID || sameUnits(open[0].Units, first[0].Units) {
+	if len(open) != 1 || open[0].ID != first[0].ID || incident.SameUnits(open[0].Units, first[0].Units) {
 		t.Fatalf("got %+v, want the same incident with other units", open)
 	}
 	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {

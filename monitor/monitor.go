@@ -150,19 +150,21 @@ type Monitor struct {
 	held    scheduler.Held
 	metrics *metrics
 	sem     chan struct{}
-	budget  incident.Budget
-	inc     incident.Book
-	health  storeHealth
+	// incidents keeps the incidents through their lifecycle; it owns the
+	// book of open incidents and the daily budget, which inc and budget
+	// point into.
+	incidents *incident.Lifecycle
+	budget    *incident.Budget
+	inc       *incident.Book
+	health    storeHealth
 	// version moves on whenever something the dashboard shows is
 	// recorded (see Version).
 	version   atomic.Uint64
 	handler   http.Handler
 	handlerMu sync.Once
-	// grace, repeat and resolveAfter are the configuration's, or the
-	// defaults where it leaves them zero.
-	grace        time.Duration
-	repeat       time.Duration
-	resolveAfter int
+	// grace is the configuration's, or the default where it leaves it
+	// zero.
+	grace time.Duration
 
 	mu        sync.Mutex // guards the lifecycle below
 	started   bool
@@ -237,6 +239,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	}
 	m := newMonitor(cfg, o, configSecrets(cfg, o.Secrets))
 	m.state, m.leases, m.box = state, leases, box
+	m.incidents.Store, m.incidents.Steps = state, box
 
 	ctx := context.Background()
 	var probs problems
@@ -262,9 +265,10 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 			Scrub:   m.secrets.String,
 			Logger:  m.log,
 		},
-		Repeat: m.repeat, Now: m.now, Log: m.log,
+		Repeat: m.incidents.Repeat, Now: m.now, Log: m.log,
 		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
 	})
+	m.incidents.Outbox, m.incidents.Notifiers = m.outbox, m.notifiers
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
 	}
@@ -316,10 +320,18 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m.log = slog.New(newScrubber(h, secrets))
 	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
 	m.metrics = newMetrics(version(o.Tool))
-	m.budget.Limit = cfg.Budget.USDPerDay
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
-	m.repeat = cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval)
-	m.resolveAfter = max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1)
+	m.incidents = &incident.Lifecycle{
+		Now: m.now, Log: m.log,
+		Repeat:       cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval),
+		ResolveAfter: max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1),
+		Line:         m.line,
+		Wrote:        func(err error) error { return m.wrote(realWrite, err) },
+		Attempt:      m.recordAttempt,
+		Published:    m.published,
+	}
+	m.incidents.Budget.Limit = cfg.Budget.USDPerDay
+	m.inc, m.budget = &m.incidents.Book, &m.incidents.Budget
 	return m
 }
 

@@ -1,10 +1,10 @@
 // Package incident holds the monitor's incidents as nouns: their
 // fingerprints, the book of the open ones (the lock that serialises every
-// step of their lifecycle, and the copy readers see), and the daily
-// budget whose exhaustion is an incident of its own. The lifecycle itself
-// (open, update, repeat, acknowledge, resolve) is the monitor's, which
-// records each step in the store and hands its notifications to the
-// outbox.
+// step of their lifecycle, and the copy readers see), the daily budget
+// whose exhaustion is an incident of its own, and the Lifecycle that
+// keeps them (open, update, repeat, acknowledge, resolve), recording each
+// step in the store with its notifications for the outbox. The monitor
+// decides what a run found; the lifecycle does the rest.
 package incident
 
 import (
