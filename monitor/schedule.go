@@ -114,11 +114,11 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
-		if err := m.acquire(rctx, ctx); err != nil {
+		if err := m.schedule.Acquire(rctx, ctx); err != nil {
 			m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
 			return
 		}
-		defer m.releaseSlot()
+		defer m.schedule.Release()
 		m.runSlot(rctx, e, slot)
 	})
 }
@@ -133,7 +133,7 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 // monitors sharing the store did, and wakes the outbox for the
 // notifications due again.
 func (m *Monitor) watch(ctx context.Context, started time.Time) {
-	period := min(time.Minute, m.ttl/3)
+	period := min(time.Minute, m.schedule.TTL()/3)
 	for _, e := range m.entries {
 		period = min(period, e.c.Schedule.Interval()/4)
 	}
@@ -164,7 +164,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.syncIncidents(ctx)
 		m.budgetDay(ctx, now)
 		m.checkStale(ctx, now, since)
-		m.prune(ctx, now)
+		m.schedule.Prune(ctx, now)
 		m.outbox.Wake()
 	}
 }
