@@ -237,7 +237,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	m.state, m.box = state, box
 	m.schedule = scheduler.New(scheduler.Options{
 		Leases: leases, Owner: cmp.Or(o.Owner, scheduler.NewOwner()), TTL: cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
-		Concurrency: cmp.Or(o.Concurrency, DefaultConcurrency), Now: m.now, Log: m.log,
+		Concurrency: cmp.Or(o.Concurrency, DefaultConcurrency), Now: m.now, After: m.after, Log: m.log,
 		Wrote: func(err error) error { return m.wrote(realWrite, err) },
 	})
 

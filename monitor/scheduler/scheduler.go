@@ -33,8 +33,9 @@ type Options struct {
 	TTL time.Duration
 	// Concurrency bounds the runs holding a run slot (Acquire) at once.
 	Concurrency int
-	// Now is the clock.
-	Now func() time.Time
+	// Now is the clock; After waits on it, as time.After does.
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
 	// Log receives the scheduler's log lines.
 	Log *slog.Logger
 	// Wrote observes the result of every write of a lease (the monitor's
@@ -52,6 +53,7 @@ type Scheduler struct {
 	owner  string
 	ttl    time.Duration
 	now    func() time.Time
+	after  func(time.Duration) <-chan time.Time
 	log    *slog.Logger
 	wrote  func(error) error
 	held   Held
@@ -68,6 +70,7 @@ func New(o Options) *Scheduler {
 		owner:  o.Owner,
 		ttl:    o.TTL,
 		now:    o.Now,
+		after:  o.After,
 		log:    o.Log,
 		wrote:  o.Wrote,
 		sem:    make(chan struct{}, o.Concurrency),
