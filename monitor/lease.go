@@ -84,10 +84,6 @@ func (m *Monitor) heartbeat(ctx context.Context) {
 	m.outbox.Extend(ctx, until)
 }
 
-// heartbeats calls heartbeat every third of the TTL, on the wall clock,
-// until ctx ends: Once has no ticker of its own.
-func (m *Monitor) heartbeats(ctx context.Context) { m.schedule.Heartbeats(ctx, m.heartbeat) }
-
 // takeOver runs the slots whose monitor died: their leases expired
 // without being finished (scheduler.Scheduler.TakeOver). Each is claimed
 // again (one monitor wins) and run from the start; its check run records

@@ -508,16 +508,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	m.loops.Wait()
 	// The ticker is gone: heartbeats go on while runs and deliveries
 	// finish, so no other monitor takes them over meanwhile.
-	hctx, hstop := context.WithCancel(context.Background())
-	beat := make(chan struct{})
-	go func() {
-		defer close(beat)
-		m.heartbeats(hctx)
-	}()
-	defer func() {
-		hstop()
-		<-beat
-	}()
+	defer m.schedule.Heartbeats(context.Background(), m.heartbeat)()
 	done := make(chan struct{})
 	go func() {
 		m.runs.Wait()
@@ -550,12 +541,8 @@ func (m *Monitor) Stop(ctx context.Context) error {
 func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	now := m.now()
 	out := &OnceOutcome{Runs: make([]promptcanary.CheckRun, len(m.entries))}
-	hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	beat := make(chan struct{})
-	go func() {
-		defer close(beat)
-		m.heartbeats(hctx)
-	}()
+	// Once has no ticker of its own: heartbeats keep the slots claimed.
+	stop := m.schedule.Heartbeats(context.WithoutCancel(ctx), m.heartbeat)
 	var wg sync.WaitGroup
 	for i, e := range m.entries {
 		wg.Go(func() {
@@ -565,7 +552,6 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	wg.Wait()
 	err := m.outbox.Drain(ctx, m.grace)
 	stop()
-	<-beat
 	out.Open = m.inc.List()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())

@@ -121,18 +121,28 @@ func (s *Scheduler) Heartbeat(ctx context.Context) time.Time {
 	return until
 }
 
-// Heartbeats calls beat every third of the TTL, on the wall clock, until
-// ctx ends.
-func (s *Scheduler) Heartbeats(ctx context.Context, beat func(context.Context)) {
-	t := time.NewTicker(s.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			beat(ctx)
+// Heartbeats calls beat every third of the TTL, on the wall clock, in a
+// goroutine of its own, until the stop it returns is called (or ctx
+// ends); stop returns once no beat runs any more.
+func (s *Scheduler) Heartbeats(ctx context.Context, beat func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(s.ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				beat(ctx)
+			}
 		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

@@ -175,3 +175,27 @@ func TestLatestDueCoalescesMissedSlots(t *testing.T) {
 		}
 	}
 }
+
+func TestHeartbeatsBeatUntilStopped(t *testing.T) {
+	now := epoch
+	s := newTest(&fakeLeases{}, &now)
+	s.ttl = 30 * time.Millisecond
+	var mu sync.Mutex
+	beats := 0
+	stop := s.Heartbeats(context.Background(), func(context.Context) {
+		mu.Lock()
+		beats++
+		mu.Unlock()
+	})
+	time.Sleep(100 * time.Millisecond)
+	stop()
+	mu.Lock()
+	n := beats
+	mu.Unlock()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if n < 2 || beats != n {
+		t.Errorf("%d beats in 100ms at a 30ms TTL, %d after stop: want a beat every 10ms, none after stop", n, beats-n)
+	}
+}
