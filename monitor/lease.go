@@ -96,16 +96,7 @@ func (m *Monitor) takeOver(ctx context.Context, now time.Time) {
 		if e == nil || !e.claim(l.Slot) {
 			return
 		}
-		slot := l.Slot
-		m.runs.Go(func() {
-			defer e.release()
-			rctx := m.runCtx
-			if err := m.schedule.Acquire(rctx, ctx); err != nil {
-				return
-			}
-			defer m.schedule.Release()
-			m.runSlot(rctx, e, slot)
-		})
+		m.start(ctx, e, l.Slot, false)
 	})
 }
 

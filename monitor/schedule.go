@@ -43,11 +43,21 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 		m.runs.Go(func() { m.skipSlot(m.runCtx, e, slot, reason) })
 		return
 	}
+	m.start(ctx, e, slot, true)
+}
+
+// start runs e's slot, which the caller claimed (entry.claim), among the
+// runs in flight once a run slot is free, and releases e. When stop (the
+// schedule's context) ends first, the run is not started, and recorded
+// as skipped if recordStopped.
+func (m *Monitor) start(stop context.Context, e *entry, slot time.Time, recordStopped bool) {
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
-		if err := m.schedule.Acquire(rctx, ctx); err != nil {
-			m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
+		if err := m.schedule.Acquire(rctx, stop); err != nil {
+			if recordStopped {
+				m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
+			}
 			return
 		}
 		defer m.schedule.Release()
