@@ -114,16 +114,10 @@ func (m *Monitor) refresh(ctx context.Context, now time.Time) {
 			m.log.Warn("read the check's runs back", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, err)
 			continue
 		}
-		leases, err := m.leases.SlotLeases(ctx, e.c.Name, e.c.Provider, refreshRuns)
+		remote, err := m.schedule.InFlightElsewhere(ctx, e.c.Name, e.c.Provider, refreshRuns)
 		if err != nil {
 			m.log.Warn("read the check's slot leases", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, err)
 			continue
-		}
-		var remote time.Time
-		for _, l := range leases {
-			if l.State == store.LeaseRunning && l.Owner != m.owner && (remote.IsZero() || l.Slot.Before(remote)) {
-				remote = l.Slot
-			}
 		}
 		var last, lastMeasured *promptcanary.CheckRun
 		e.mu.Lock()

@@ -103,8 +103,9 @@ func TestJitter(t *testing.T) {
 	seen := map[time.Duration]bool{}
 	for i := range 50 {
 		slot := epoch.Add(time.Duration(i) * time.Hour)
-		j := jitter(e, slot)
-		if j < 0 || j >= 30*time.Minute || j != jitter(e, slot) {
+		p := plan(e)
+		j := p.Delay(slot)
+		if j < 0 || j >= 30*time.Minute || j != p.Delay(slot) {
 			t.Fatalf("slot %d: jitter %v, want a stable value in [0, 30m)", i, j)
 		}
 		seen[j] = true

@@ -74,7 +74,7 @@ func TestLostLeaseAbandonsTheRun(t *testing.T) {
 	<-f.flip.entered
 	f.idle()
 	ls := f.leasesOf()
-	if len(ls) != 1 || ls[0].State != store.LeaseRunning || ls[0].Owner != m.owner {
+	if len(ls) != 1 || ls[0].State != store.LeaseRunning || ls[0].Owner != m.schedule.Owner() {
 		t.Fatalf("got leases %+v, want the slot held by the monitor", ls)
 	}
 	// The wall clock jumps past the TTL without a tick (a paused

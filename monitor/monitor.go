@@ -132,10 +132,7 @@ type Monitor struct {
 	log     *slog.Logger
 	hist    store.Store
 	state   store.Monitor
-	leases  store.Leases
 	box     store.Outbox
-	owner   string
-	ttl     time.Duration
 	secrets *redact.Set
 	tracer  *telemetry.Tracer
 	tool    string
@@ -147,9 +144,7 @@ type Monitor struct {
 	notifiers []notify.Notifier
 	// outbox delivers the notifications to notifiers.
 	outbox  *delivery.Outbox
-	held    scheduler.Held
 	metrics *metrics
-	sem     chan struct{}
 	// incidents keeps the incidents through their lifecycle; it owns the
 	// book of open incidents and the daily budget, which inc and budget
 	// point into.
@@ -166,6 +161,10 @@ type Monitor struct {
 	// zero.
 	grace time.Duration
 
+	// schedule claims, holds, extends and takes over the slot leases,
+	// and bounds the runs in flight.
+	schedule *scheduler.Scheduler
+
 	mu        sync.Mutex // guards the lifecycle below
 	started   bool
 	startedAt time.Time
@@ -178,7 +177,6 @@ type Monitor struct {
 	runStop   context.CancelFunc // cancels runs in flight
 	loops     sync.WaitGroup     // the schedule loops and the staleness ticker
 	runs      sync.WaitGroup     // runs in flight
-	prunedAt  time.Time          // when the finished leases were last pruned
 }
 
 // entry is one check and provider: its configuration, its resolved target
@@ -238,8 +236,13 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents, slot leases, notifications): use a SQLite or PostgreSQL store", o.Store)
 	}
 	m := newMonitor(cfg, o, configSecrets(cfg, o.Secrets))
-	m.state, m.leases, m.box = state, leases, box
+	m.state, m.box = state, box
 	m.incidents.Store, m.incidents.Steps = state, box
+	m.schedule = scheduler.New(scheduler.Options{
+		Leases: leases, Owner: cmp.Or(o.Owner, scheduler.NewOwner()), TTL: cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
+		Concurrency: cmp.Or(o.Concurrency, DefaultConcurrency), Now: m.now, After: m.after, Log: m.log,
+		Wrote: func(err error) error { return m.wrote(realWrite, err) },
+	})
 
 	ctx := context.Background()
 	var probs problems
@@ -256,7 +259,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		return nil, err
 	}
 	m.outbox = delivery.New(delivery.Options{
-		Box: box, State: state, Owner: m.owner, TTL: m.ttl,
+		Box: box, State: state, Owner: m.schedule.Owner(), TTL: m.schedule.TTL(),
 		Notifiers: m.notifiers,
 		Policy: notify.Policy{
 			Backoff: o.NotifyBackoff,
@@ -298,8 +301,6 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	m := &Monitor{
 		cfg:     cfg,
 		hist:    o.Store,
-		owner:   cmp.Or(o.Owner, scheduler.NewOwner()),
-		ttl:     cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		secrets: secrets,
 		tracer:  o.Tracer,
 		tool:    o.Tool,
@@ -318,7 +319,6 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 		h = o.Logger.Handler()
 	}
 	m.log = slog.New(newScrubber(h, secrets))
-	m.sem = make(chan struct{}, cmp.Or(o.Concurrency, DefaultConcurrency))
 	m.metrics = newMetrics(version(o.Tool))
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.incidents = &incident.Lifecycle{
@@ -479,7 +479,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 		m.loops.Go(func() { m.loop(sctx, e) })
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
-	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.owner, logTTL, m.ttl)
+	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.schedule.Owner(), logTTL, m.schedule.TTL())
 	m.outbox.Wake() // notifications a stopped or dead monitor left
 	return nil
 }
@@ -520,16 +520,7 @@ func (m *Monitor) Stop(ctx context.Context) error {
 	m.loops.Wait()
 	// The ticker is gone: heartbeats go on while runs and deliveries
 	// finish, so no other monitor takes them over meanwhile.
-	hctx, hstop := context.WithCancel(context.Background())
-	beat := make(chan struct{})
-	go func() {
-		defer close(beat)
-		m.heartbeats(hctx)
-	}()
-	defer func() {
-		hstop()
-		<-beat
-	}()
+	defer m.schedule.Heartbeats(context.Background(), m.heartbeat)()
 	done := make(chan struct{})
 	go func() {
 		m.runs.Wait()
@@ -562,12 +553,8 @@ func (m *Monitor) Stop(ctx context.Context) error {
 func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	now := m.now()
 	out := &OnceOutcome{Runs: make([]promptcanary.CheckRun, len(m.entries))}
-	hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	beat := make(chan struct{})
-	go func() {
-		defer close(beat)
-		m.heartbeats(hctx)
-	}()
+	// Once has no ticker of its own: heartbeats keep the slots claimed.
+	stop := m.schedule.Heartbeats(context.WithoutCancel(ctx), m.heartbeat)
 	var wg sync.WaitGroup
 	for i, e := range m.entries {
 		wg.Go(func() {
@@ -577,7 +564,6 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	wg.Wait()
 	err := m.outbox.Drain(ctx, m.grace)
 	stop()
-	<-beat
 	out.Open = m.inc.List()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
@@ -599,12 +585,12 @@ func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) pro
 	switch {
 	case !e.claim(slot):
 		cr, ok = m.skipSlot(ctx, e, slot, "a run of this check is still in flight")
-	case m.acquire(ctx, nil) != nil:
+	case m.schedule.Acquire(ctx, nil) != nil:
 		e.release()
 		cr, ok = m.skipSlot(ctx, e, slot, "the monitor stopped before the run could start")
 	default:
 		cr, ok = m.runSlot(ctx, e, slot)
-		m.releaseSlot()
+		m.schedule.Release()
 		e.release()
 	}
 	if !ok {
@@ -614,35 +600,6 @@ func (m *Monitor) claimAndRun(ctx context.Context, e *entry, slot time.Time) pro
 	}
 	return cr
 }
-
-// acquire takes one of the global run slots, unless ctx ends or stop
-// (the schedule's context, nil for none) ends first: a run that has not
-// started when the monitor stops is not started.
-func (m *Monitor) acquire(ctx, stop context.Context) error {
-	var stopped <-chan struct{}
-	if stop != nil {
-		if err := stop.Err(); err != nil {
-			return err
-		}
-		stopped = stop.Done()
-	}
-	select {
-	case m.sem <- struct{}{}:
-		// A slot freed as the monitor stops may win the select over the
-		// stop: the stop comes first.
-		if stop != nil && stop.Err() != nil {
-			<-m.sem
-			return stop.Err()
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-stopped:
-		return stop.Err()
-	}
-}
-
-func (m *Monitor) releaseSlot() { <-m.sem }
 
 // claim marks e as running the run of slot; false when it already runs
 // one.

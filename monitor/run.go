@@ -253,8 +253,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *
 	e.mu.Lock()
 	e.counted.add(cr.ID)
 	e.mu.Unlock()
-	l.Finishing()
-	err := m.wrote(realWrite, m.leases.FinishSlot(context.WithoutCancel(ctx), l.Key, m.owner, m.now(), cr))
+	err := m.schedule.Finish(ctx, l, cr)
 	if errors.Is(err, store.ErrLeaseLost) {
 		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,
 			logSlot, cr.Slot, logErr, err)

@@ -10,91 +10,23 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/scheduler"
 )
 
-// maxSleep is the longest the scheduler sleeps before it looks at the
-// clock again, so that a jump of the wall clock (or a machine waking from
-// sleep) is noticed within it.
-var maxSleep = time.Minute
-
-// maxCoalesce bounds the missed slots the scheduler steps through one by
-// one after a long gap; beyond it, it jumps.
-const maxCoalesce = 1000
-
-// jitter is the delay of slot for e: a deterministic fraction of Jitter
-// × the interval (scheduler.Jitter).
-func jitter(e *entry, slot time.Time) time.Duration {
-	return scheduler.Jitter(e.c.Name, e.c.Provider, e.c.Jitter, e.c.Schedule.Interval(), slot)
+// plan is e's schedule as the scheduler follows it; the fire time it
+// waits for is e's next run.
+func plan(e *entry) scheduler.Plan {
+	return scheduler.Plan{
+		Check: e.c.Name, Provider: e.c.Provider, Schedule: e.c.Schedule, Jitter: e.c.Jitter,
+		Next: func(fire time.Time) {
+			e.mu.Lock()
+			e.next = fire
+			e.mu.Unlock()
+		},
+	}
 }
 
-// loop runs e's schedule until ctx ends: it sleeps until the next slot
-// (plus its jitter), coalesces every slot missed meanwhile (after a clock
-// jump or a long sleep) into one run, and starts the run without waiting
-// for it. When the clock is set back, it goes on from the new time.
+// loop runs e's schedule until ctx ends (scheduler.Scheduler.Loop),
+// dispatching every slot due.
 func (m *Monitor) loop(ctx context.Context, e *entry) {
-	slot := e.c.Schedule.Next(m.now())
-	for {
-		fire := slot.Add(jitter(e, slot))
-		e.mu.Lock()
-		e.next = fire
-		e.mu.Unlock()
-		for {
-			now := m.now()
-			if !now.Before(fire) {
-				break
-			}
-			if fire.Sub(now) > horizon(e) {
-				// The clock was set back: the slot is further away
-				// than any slot can be; go on from the new time.
-				m.log.Warn("the clock was set back: the schedule goes on from now", logCheck, e.c.Name, logProvider, e.c.Provider, logSlot, slot)
-				slot = e.c.Schedule.Next(now)
-				fire = slot.Add(jitter(e, slot))
-				e.mu.Lock()
-				e.next = fire
-				e.mu.Unlock()
-				continue
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-m.after(min(fire.Sub(now), maxSleep)):
-			}
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		var missed int
-		slot, missed = m.latestDue(e, slot, m.now())
-		if missed > 0 {
-			m.log.Warn("missed slots coalesced into one run (clock jump or long sleep)", logCheck, e.c.Name, logProvider, e.c.Provider,
-				logMissed, missed, logSlot, slot)
-		}
-		m.dispatch(ctx, e, slot)
-		slot = e.c.Schedule.Next(slot)
-	}
-}
-
-// horizon is the furthest a slot's fire time can be from any moment: an
-// interval (the longest gap between slots) and the largest jitter.
-func horizon(e *entry) time.Duration {
-	iv := e.c.Schedule.Interval()
-	return iv + time.Duration(max(e.c.Jitter, 0)*float64(iv)) + time.Second
-}
-
-// latestDue returns the latest slot from slot on whose fire time has
-// passed at now, and how many slots it skipped.
-func (m *Monitor) latestDue(e *entry, slot, now time.Time) (time.Time, int) {
-	missed := 0
-	if iv := e.c.Schedule.Interval(); iv > 0 && now.Sub(slot) > maxCoalesce*iv {
-		missed = int(now.Sub(slot) / iv)
-		slot = e.c.Schedule.Next(now.Add(-2 * iv))
-	}
-	for {
-		n := e.c.Schedule.Next(slot)
-		if !n.After(slot) || n.Add(jitter(e, n)).After(now) {
-			return slot, missed
-		}
-		slot = n
-		missed++
-	}
+	m.schedule.Loop(ctx, plan(e), func(slot time.Time) { m.dispatch(ctx, e, slot) })
 }
 
 // dispatch starts the run of e for slot, or records it as skipped when a
@@ -111,14 +43,24 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 		m.runs.Go(func() { m.skipSlot(m.runCtx, e, slot, reason) })
 		return
 	}
+	m.start(ctx, e, slot, true)
+}
+
+// start runs e's slot, which the caller claimed (entry.claim), among the
+// runs in flight once a run slot is free, and releases e. When stop (the
+// schedule's context) ends first, the run is not started, and recorded
+// as skipped if recordStopped.
+func (m *Monitor) start(stop context.Context, e *entry, slot time.Time, recordStopped bool) {
 	m.runs.Go(func() {
 		defer e.release()
 		rctx := m.runCtx
-		if err := m.acquire(rctx, ctx); err != nil {
-			m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
+		if err := m.schedule.Acquire(rctx, stop); err != nil {
+			if recordStopped {
+				m.skipSlot(rctx, e, slot, "the monitor stopped before the run could start")
+			}
 			return
 		}
-		defer m.releaseSlot()
+		defer m.schedule.Release()
 		m.runSlot(rctx, e, slot)
 	})
 }
@@ -133,7 +75,7 @@ func (m *Monitor) dispatch(ctx context.Context, e *entry, slot time.Time) {
 // monitors sharing the store did, and wakes the outbox for the
 // notifications due again.
 func (m *Monitor) watch(ctx context.Context, started time.Time) {
-	period := min(time.Minute, m.ttl/3)
+	period := min(time.Minute, m.schedule.TTL()/3)
 	for _, e := range m.entries {
 		period = min(period, e.c.Schedule.Interval()/4)
 	}
@@ -164,7 +106,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.syncIncidents(ctx)
 		m.budgetDay(ctx, now)
 		m.checkStale(ctx, now, since)
-		m.prune(ctx, now)
+		m.schedule.Prune(ctx, now)
 		m.outbox.Wake()
 	}
 }

@@ -1,10 +1,12 @@
-// Package scheduler holds the monitor's schedule as nouns: the slot
-// leases a monitor holds (claimed in the store, kept by heartbeats,
-// abandoned when another monitor took them over), the owner names in
-// them, and the jitter that spreads the slots of one schedule. Each
-// scheduled slot of a check is run by the one monitor that claims its
-// lease (store.Leases); the loops that wake for the slots and run the
-// checks are the monitor's.
+// Package scheduler holds the monitor's schedule as nouns: the
+// Scheduler (a monitor's share of the schedule: it claims slot leases,
+// extends them by heartbeats, takes over the slots of monitors that died,
+// prunes finished leases and bounds the runs in flight), the slot leases
+// it holds (abandoned when another monitor took them over), the owner
+// names in them, and the jitter that spreads the slots of one schedule.
+// Each scheduled slot of a check is run by the one monitor that claims its
+// lease (store.Leases); what runs in a slot is the monitor's, passed in
+// as a callback.
 package scheduler
 
 import (
