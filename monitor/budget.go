@@ -12,18 +12,18 @@ import (
 // admit reports whether e may run now under the daily budget, and if not
 // why.
 func (m *Monitor) admit(e *entry, now time.Time) (bool, string) {
-	if m.budget.Limit <= 0 {
+	if m.incidents.Budget.Limit <= 0 {
 		return true, ""
 	}
 	m.budgetDay(context.Background(), now)
 	e.mu.Lock()
 	est := e.estimate
 	e.mu.Unlock()
-	spent := m.budget.Today(now)
-	if spent+est <= m.budget.Limit {
+	spent := m.incidents.Budget.Today(now)
+	if spent+est <= m.incidents.Budget.Limit {
 		return true, ""
 	}
-	return false, fmt.Sprintf(reasonBudget+" of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.budget.Limit, spent, est)
+	return false, fmt.Sprintf(reasonBudget+" of $%.2f reached: $%.2f spent today (UTC), and a run costs about $%.2f", m.incidents.Budget.Limit, spent, est)
 }
 
 // reasonBudget begins the reason of a run the daily budget skipped.

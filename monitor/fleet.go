@@ -97,9 +97,9 @@ func (m *Monitor) syncIncidents(ctx context.Context) {
 		m.log.Warn("read the open incidents back", logErr, err)
 		return
 	}
-	m.inc.Lock()
-	defer m.inc.Unlock()
-	m.inc.Load(open)
+	m.incidents.Book.Lock()
+	defer m.incidents.Book.Unlock()
+	m.incidents.Book.Load(open)
 	m.syncOpen()
 }
 
@@ -133,7 +133,7 @@ func (m *Monitor) refresh(ctx context.Context, now time.Time) {
 				e.counted.add(r.ID)
 				m.changed() // another monitor's run
 				if incident.DayOf(r.StartedAt) == incident.DayOf(now) {
-					m.budget.Add(r.CostUSD, r.StartedAt)
+					m.incidents.Budget.Add(r.CostUSD, r.StartedAt)
 				}
 				if r.CostUSD > 0 {
 					e.estimate = r.CostUSD

@@ -56,8 +56,8 @@ type finding struct {
 func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRun, ev *evidence) {
 	ctx = context.WithoutCancel(ctx)
 	sub := subjectOf(e)
-	m.inc.Lock()
-	defer m.inc.Unlock()
+	m.incidents.Book.Lock()
+	defer m.incidents.Book.Unlock()
 	defer m.syncOpen()
 	fpUnmeasured := Fingerprint(sub.check, sub.provider, promptcanary.IncidentUnmeasured)
 	fpDrift := Fingerprint(sub.check, sub.provider, promptcanary.IncidentDrift)
@@ -67,7 +67,7 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 		e.failures++
 		n := e.failures
 		e.mu.Unlock()
-		if n >= 2 || m.inc.Get(fpUnmeasured) != nil {
+		if n >= 2 || m.incidents.Book.Get(fpUnmeasured) != nil {
 			m.fire(ctx, sub, finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured, runID: cr.RunID,
 				summary: fmt.Sprintf("not measured %d times in a row: %s", n, cr.Reason)})
 		}
@@ -81,8 +81,8 @@ func (m *Monitor) decide(ctx context.Context, e *entry, cr *promptcanary.CheckRu
 		}
 		e.mu.Unlock()
 		m.incidents.Clean(ctx, fpUnmeasured, cr)
-		inhibited := m.inc.Get(fpUnmeasured) != nil
-		drift := m.inc.Get(fpDrift)
+		inhibited := m.incidents.Book.Get(fpUnmeasured) != nil
+		drift := m.incidents.Book.Get(fpDrift)
 		switch {
 		case cr.Outcome == promptcanary.CheckDrift && cr.Confirmed && ev != nil:
 			if inhibited {

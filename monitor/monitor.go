@@ -146,11 +146,8 @@ type Monitor struct {
 	outbox  *delivery.Outbox
 	metrics *metrics
 	// incidents keeps the incidents through their lifecycle; it owns the
-	// book of open incidents and the daily budget, which inc and budget
-	// point into.
+	// book of open incidents and the daily budget.
 	incidents *incident.Lifecycle
-	budget    *incident.Budget
-	inc       *incident.Book
 	health    storeHealth
 	// version moves on whenever something the dashboard shows is
 	// recorded (see Version).
@@ -331,7 +328,6 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 		Published:    m.published,
 	}
 	m.incidents.Budget.Limit = cfg.Budget.USDPerDay
-	m.inc, m.budget = &m.incidents.Book, &m.incidents.Budget
 	return m
 }
 
@@ -416,7 +412,7 @@ func (m *Monitor) noteRules(e *entry) {
 	for _, w := range e.target.Warnings {
 		m.log.Warn("model rules", logCheck, e.c.Name, logProvider, e.c.Provider, "note", w)
 	}
-	if m.budget.Limit <= 0 {
+	if m.incidents.Budget.Limit <= 0 {
 		return
 	}
 	if _, ok := provider.LookupPrice(e.target.Spec, e.c.Suite.Prices); !ok {
@@ -564,7 +560,7 @@ func (m *Monitor) Once(ctx context.Context) (*OnceOutcome, error) {
 	wg.Wait()
 	err := m.outbox.Drain(ctx, m.grace)
 	stop()
-	out.Open = m.inc.List()
+	out.Open = m.incidents.Book.List()
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("run the checks once: %w", ctx.Err())
 	}

@@ -264,7 +264,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *
 	}
 	m.changed()
 	m.metrics.observeRun(cr)
-	m.budget.Add(cr.CostUSD, cr.StartedAt)
+	m.incidents.Budget.Add(cr.CostUSD, cr.StartedAt)
 	e.mu.Lock()
 	if !schedulingSkip(cr) {
 		c := *cr

@@ -141,9 +141,9 @@ func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight
 // completed a measured run for twice its interval (unless the budget is
 // what stops it).
 func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
-	m.inc.Lock()
-	defer m.inc.Unlock()
-	if m.inc.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+	m.incidents.Book.Lock()
+	defer m.incidents.Book.Unlock()
+	if m.incidents.Book.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
 		return
 	}
 	if m.storeErr() != nil {

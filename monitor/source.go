@@ -62,7 +62,7 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 			s.Last = &last
 		}
 		e.mu.Unlock()
-		s.Open = m.inc.Of(e.c.Name, e.c.Provider)
+		s.Open = m.incidents.Book.Of(e.c.Name, e.c.Provider)
 		out[i] = s
 	}
 	return out
@@ -160,4 +160,4 @@ func (m *Monitor) entry(check, prov string) (*entry, error) {
 }
 
 // openIncidents is the state of incidents, for tests and Once.
-func (m *Monitor) openIncidents() []promptcanary.Incident { return m.inc.List() }
+func (m *Monitor) openIncidents() []promptcanary.Incident { return m.incidents.Book.List() }

@@ -23,9 +23,9 @@ func (m *Monitor) restore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.inc.Lock()
-	m.inc.Load(open)
-	m.inc.Unlock()
+	m.incidents.Book.Lock()
+	m.incidents.Book.Load(open)
+	m.incidents.Book.Unlock()
 	now := m.now()
 	for _, e := range m.entries {
 		runs, err := m.state.CheckRuns(ctx, e.c.Name, e.c.Provider, historyRuns)
@@ -34,9 +34,9 @@ func (m *Monitor) restore(ctx context.Context) error {
 		}
 		m.restoreEntry(e, runs, now)
 	}
-	m.inc.Lock()
+	m.incidents.Book.Lock()
 	m.syncOpen()
-	m.inc.Unlock()
+	m.incidents.Book.Unlock()
 	return nil
 }
 
@@ -57,7 +57,7 @@ func (m *Monitor) restoreEntry(e *entry, runs []promptcanary.CheckRun, now time.
 	}
 	for i := range runs {
 		if r := &runs[i]; incident.DayOf(r.StartedAt) == incident.DayOf(now) {
-			m.budget.Add(r.CostUSD, r.StartedAt)
+			m.incidents.Budget.Add(r.CostUSD, r.StartedAt)
 		}
 	}
 	e.applied.reset(runs)
