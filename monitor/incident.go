@@ -126,16 +126,10 @@ func countsForTrend(cr *promptcanary.CheckRun) bool {
 }
 
 // fire opens an incident for f, or updates the open one of the same
-// fingerprint (incident.Lifecycle.Fire). The caller holds m.inc's lock.
+// fingerprint (incident.Lifecycle.Fire). The caller holds the book's lock.
 func (m *Monitor) fire(ctx context.Context, sub subject, f finding) {
 	m.incidents.Fire(ctx, incident.Subject{Check: sub.check, Provider: sub.provider, Suite: sub.suite, Notify: sub.notify},
 		incident.Finding{Kind: f.kind, Severity: f.severity, Summary: f.summary, Units: f.units, RunID: f.runID, ReportID: f.reportID})
-}
-
-// resolve closes inc and tells the notifiers that were sent it
-// (incident.Lifecycle.Resolve). The caller holds m.inc's lock.
-func (m *Monitor) resolve(ctx context.Context, inc *promptcanary.Incident, runID, why string) {
-	m.incidents.Resolve(ctx, inc, runID, why)
 }
 
 // recordAttempt stores a notification attempt and counts it.
@@ -152,7 +146,7 @@ func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
 }
 
 // syncOpen publishes the open incidents to readers and updates their
-// metrics (see published). The caller holds m.inc's lock.
+// metrics (see published). The caller holds the book's lock.
 func (m *Monitor) syncOpen() { m.incidents.Sync() }
 
 // published updates the metrics of the open incidents, as the lifecycle
