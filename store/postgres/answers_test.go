@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
@@ -296,4 +297,28 @@ func TestSpilledLoadAllocates(t *testing.T) {
 		t.Errorf("loading %d answers of %d bytes spilled allocated %d bytes, want at most %d", n, size, least, limit)
 	}
 	t.Logf("loading %d answers of %d bytes spilled allocated %d bytes", n, size, least)
+}
+
+// A baseline lookup whose answers are kept apart reads them on a second
+// connection: with a pool of one, it must have given the first back, or
+// it waits for itself until its deadline.
+func TestLatestBaselineOnOneConnection(t *testing.T) {
+	testDSN(t)
+	t.Parallel()
+	s := openDSN(t, withParam(t, freshDSN(t), "pool_max_conns", "1"))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.SaveRun(ctx, spilledRun(t, "run-one-conn", "short")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Promote(ctx, "run-one-conn", ""); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.LatestBaseline(store.WithSpilledAnswers(ctx), "s", "m")
+	if err != nil {
+		t.Fatalf("latest baseline on a pool of one connection: %v", err)
+	}
+	if got := len(b.RunResult.LLMResponses); got != 3 {
+		t.Errorf("got %d answers, want 3", got)
+	}
 }

@@ -387,9 +387,15 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	var (
 		id      string
 		created timeCell
-		body    sql.RawBytes
+		body    []byte
 	)
 	if err := rows.Scan(&id, &created, &body); err != nil {
+		return false, err
+	}
+	// Decoding may read the baseline's kept-apart answers on a connection
+	// of its own: give this one back first, or as many lookups at once as
+	// the pool has connections would each hold one and wait for another.
+	if err := rows.Close(); err != nil {
 		return false, err
 	}
 	b, err := s.decodeBaseline(ctx, id, body)
