@@ -103,8 +103,11 @@ func InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	// Rolled back on every way out but a commit, a panic in fn included,
+	// which would otherwise leave the transaction (and SQLite's write
+	// lock) held.
+	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
