@@ -102,6 +102,13 @@ func (e *FieldError) Hints() []string {
 // Words returns the message and hints with every setting named by name,
 // which is given the field names (Field, Others).
 func (e *FieldError) Words(name func(field string) string) (string, []string) {
+	if e.text == nil { // built outside this package
+		msg := name(e.Field) + " is invalid"
+		if e.Value != "" {
+			msg = name(e.Field) + " " + e.Value + " is invalid"
+		}
+		return msg, nil
+	}
 	return e.text(name)
 }
 
