@@ -35,10 +35,10 @@ type Input struct {
 	Response *promptcanary.Response
 	// References are the reference answers to Prompt: the answers of the
 	// baseline a run is compared against, or, in a run without one, the
-	// run's other answers to the prompt. Only a probe whose Deps has
-	// References gets them; with none it has nothing to compare with and
-	// says so. A probe must neither modify them nor keep them after
-	// Evaluate returns.
+	// run's other answers to the prompt. A run gathers them for the
+	// probes whose Deps has References, which with none have nothing to
+	// compare with and say so; other probes ignore them. A probe must
+	// neither modify them nor keep them after Evaluate returns.
 	References []promptcanary.Response
 }
 
@@ -119,7 +119,10 @@ type Func func(ctx context.Context, in Input) Result
 func (f Func) Evaluate(ctx context.Context, in Input) Result { return f(ctx, in) }
 
 // Instance is a configured probe inside a suite: a probe type with its
-// parameters, known by an instance id that keys its results.
+// parameters, known by an instance id that keys its results. Build one
+// with NewInstance (or load a suite), which fills Name and Category from
+// the registered type; a hand-built Instance stamps its results with
+// whatever those fields hold.
 type Instance struct {
 	// ID is the instance id: the `id:` from YAML, else the type id, with a
 	// numeric suffix for repeats.

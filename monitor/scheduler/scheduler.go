@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -29,9 +30,11 @@ type Options struct {
 	Leases store.Leases
 	// Owner names this monitor in the leases.
 	Owner string
-	// TTL is how long a lease stays this monitor's without a heartbeat.
+	// TTL is how long a lease stays this monitor's without a heartbeat;
+	// DefaultLeaseTTL when zero.
 	TTL time.Duration
-	// Concurrency bounds the runs holding a run slot (Acquire) at once.
+	// Concurrency bounds the runs holding a run slot (Acquire) at once;
+	// at least 1.
 	Concurrency int
 	// Now is the clock; After waits on it, as time.After does.
 	Now   func() time.Time
@@ -68,12 +71,12 @@ func New(o Options) *Scheduler {
 	return &Scheduler{
 		leases: o.Leases,
 		owner:  o.Owner,
-		ttl:    o.TTL,
+		ttl:    cmp.Or(o.TTL, DefaultLeaseTTL),
 		now:    o.Now,
 		after:  o.After,
 		log:    o.Log,
 		wrote:  o.Wrote,
-		sem:    make(chan struct{}, o.Concurrency),
+		sem:    make(chan struct{}, max(o.Concurrency, 1)),
 	}
 }
 
