@@ -68,6 +68,7 @@ type world struct {
 	name                            string
 	always, never, flakyHi, flakyLo float64 // shares; flakyHi ~ U(0.85,0.99), flakyLo ~ U(0.5,0.85)
 	rho                             float64 // correlation of the probes judging one response
+	noise                           noise   // run-level noise (monitor mode only)
 }
 
 var worlds = []world{
@@ -514,6 +515,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
 	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
+	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -525,7 +527,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 || *trials < 1 || *scTrials < 1 || *months < 1 || *stepTrials < 1 || *gradualTrials < 1 {
 		return fmt.Errorf("parse flags: workers and trials must be positive")
 	}
-	ws, err := selectWorlds(*only)
+	if *baseRuns < 1 || *baseRuns > baselineN {
+		return fmt.Errorf("parse flags: -baseline-runs %d: want 1 to %d (one sample per prompt per run at the most)", *baseRuns, baselineN)
+	}
+	ws, err := selectWorlds(*only, *monitor)
 	if err != nil {
 		return err
 	}
@@ -540,7 +545,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *monitor {
-		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all"})
+		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all", baselineRuns: *baseRuns})
 		return nil
 	}
 	start := time.Now()
@@ -571,17 +576,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // selectWorlds returns the worlds named in the comma-separated list only,
-// or all of them when only is empty.
-func selectWorlds(only string) ([]world, error) {
-	ws := worlds
-	if only != "" {
-		ws = nil
-		for _, name := range strings.Split(only, ",") {
-			i := slices.IndexFunc(worlds, func(w world) bool { return w.name == strings.TrimSpace(name) })
-			if i < 0 {
-				return nil, fmt.Errorf("parse flags: unknown world %q", name)
-			}
-			ws = append(ws, worlds[i])
+// or all of them when only is empty: in the monitor mode the worlds with
+// run-level noise too, which the compare mode refuses.
+func selectWorlds(only string, monitor bool) ([]world, error) {
+	all := worlds
+	if monitor {
+		all = slices.Concat(worlds, noiseWorlds)
+	}
+	if only == "" {
+		return all, nil
+	}
+	var ws []world
+	for _, name := range strings.Split(only, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(all, func(w world) bool { return w.name == name })
+		switch {
+		case i >= 0:
+			ws = append(ws, all[i])
+		case slices.ContainsFunc(noiseWorlds, func(w world) bool { return w.name == name }):
+			return nil, fmt.Errorf("parse flags: world %q has run-level noise, which only the monitor mode simulates: add -monitor", name)
+		default:
+			return nil, fmt.Errorf("parse flags: unknown world %q", name)
 		}
 	}
 	return ws, nil

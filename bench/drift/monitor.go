@@ -14,6 +14,12 @@ package main
 // baseline each and count the incidents that open (false incidents). Drift
 // trials inject a scenario at a random hour and measure how many scheduled
 // runs pass until the first confirmed finding or trend alarm.
+//
+// After the independent worlds come the worlds with run-level noise
+// (noise.go), where every run shares an offset: there the confirmation in
+// the same minute shares its run's offset, and the rule "a later hour"
+// confirms with an offset of its own; -baseline-runs spreads a baseline
+// over several runs.
 
 import (
 	"cmp"
@@ -48,54 +54,72 @@ const (
 	stepHorizon    = 48
 	gradualHorizon = 30 * 24
 	gradualLead    = 144
+	// persistentWithin4 is the target for a persistent small drift: the
+	// share of trials with an incident within 4 runs, percent.
+	persistentWithin4 = 80.0
 )
 
 // monitorStages are the adaptive stages of a scheduled run.
 var monitorStages = stagesFor(monitorSamples)
 
 // rule is a confirmation rule the benchmark compares: how many samples per
-// prompt the confirmation run takes (adaptively) and which units must
-// overlap. samples 0 opens an incident on the first flag, without a
-// confirmation run.
+// prompt the confirmation run takes (adaptively), which units must overlap,
+// and whether the confirmation runs at a later hour than the run it
+// confirms (with an offset of its own in a world with run-level noise)
+// rather than in the same minute. samples 0 opens an incident on the first
+// flag, without a confirmation run.
 type rule struct {
 	name    string
 	samples int
 	overlap policy.Overlap
+	later   bool
 }
 
 // allRules are the confirmation rules -rules all compares.
 var allRules = []rule{
 	noConfirmation,
-	{"same unit, 10 samples", 10, policy.OverlapSame},
-	{"nested units, 10 samples", 10, policy.OverlapNested},
-	{"same unit, 20 samples", 20, policy.OverlapSame},
-	{"nested units, 20 samples", 20, policy.OverlapNested},
-	{"same unit, 30 samples", 30, policy.OverlapSame},
-	{"nested units, 30 samples", 30, policy.OverlapNested},
+	{"same unit, 10 samples", 10, policy.OverlapSame, false},
+	{"nested units, 10 samples", 10, policy.OverlapNested, false},
+	{"same unit, 20 samples", 20, policy.OverlapSame, false},
+	{"nested units, 20 samples", 20, policy.OverlapNested, false},
+	{"same unit, 30 samples", 30, policy.OverlapSame, false},
+	{"nested units, 30 samples", 30, policy.OverlapNested, false},
+	{"nested units, 30 samples, a later hour", 30, policy.OverlapNested, true},
 }
 
-var noConfirmation = rule{"none (incident on the first flag)", 0, 0}
+var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false}
 
 // rules are the confirmation rules measured (see selectRules); defaultRule
 // indexes the monitor's: policy.Confirm with policy.ConfirmSamples of the
-// monitor's default samples.
+// monitor's default samples, in the same minute.
 var (
 	rules       []rule
 	defaultRule int
 )
 
+// baselineRuns is how many runs, each at an hour of its own, a check's
+// baseline samples are spread over (-baseline-runs).
+var baselineRuns = 1
+
 func init() { selectRules(false) }
 
-// selectRules measures every rule of allRules, or only the monitor's and,
-// for reference, no confirmation at all (which costs no extra run).
+// selectRules measures every rule of allRules, or only the monitor's, the
+// same at a later hour and, for reference, no confirmation at all (which
+// costs no extra run).
 func selectRules(all bool) {
-	isDefault := func(r rule) bool {
+	isMonitors := func(r rule) bool {
 		return r.samples == policy.ConfirmSamples(monitorSamples) && r.overlap == policy.DefaultConfirmation.Overlap
 	}
+	isDefault := func(r rule) bool { return isMonitors(r) && !r.later }
 	if all {
 		rules = allRules
 	} else {
-		rules = []rule{noConfirmation, allRules[slices.IndexFunc(allRules, isDefault)]}
+		rules = []rule{noConfirmation}
+		for _, r := range allRules {
+			if isMonitors(r) {
+				rules = append(rules, r)
+			}
+		}
 	}
 	defaultRule = slices.IndexFunc(rules, isDefault)
 }
@@ -120,9 +144,10 @@ var trendThresholds = []float64{6, 8, 10, 12, 14}
 // change the baseline behaviour (before the baseline is sampled) and
 // returns the behaviour at a given number of hours after the onset.
 type monitorScenario struct {
-	name    string
-	gradual bool
-	setup   func(s *suiteSpec, rng *rand.Rand) func(hours int) *suiteSpec
+	name       string
+	gradual    bool
+	persistent bool // a small step, to be found within 4 runs rather than 2
+	setup      func(s *suiteSpec, rng *rand.Rand) func(hours int) *suiteSpec
 }
 
 // stepOf makes a step scenario of one of the compare benchmark's scenarios.
@@ -134,6 +159,13 @@ func stepOf(name string) monitorScenario {
 		sc.apply(&post, rng)
 		return func(int) *suiteSpec { return &post }
 	}}
+}
+
+// persistentOf makes a small step scenario, to be found within 4 runs.
+func persistentOf(name string) monitorScenario {
+	sc := stepOf(name)
+	sc.persistent = true
+	return sc
 }
 
 var monitorScenarios = []monitorScenario{
@@ -150,6 +182,7 @@ var monitorScenarios = []monitorScenario{
 	}},
 	stepOf("pair breaks (p→0.05)"),
 	stepOf("pair −50"),
+	persistentOf("all pairs −5"),
 	{name: "gradual −1 pt/day", gradual: true, setup: func(s *suiteSpec, _ *rand.Rand) func(int) *suiteSpec {
 		base := *s
 		var cur suiteSpec
@@ -188,12 +221,16 @@ type monitoredCheck struct {
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
 	c := &monitoredCheck{w: w, rng: rng, seed: seed}
+	hours := make([]*suiteSpec, baselineRuns)
+	for i := range hours {
+		hours[i] = w.hour(spec, rng)
+	}
 	base := make([]promptcanary.ProbeResult, 0, numPrompts*numProbes*baselineN)
 	c.basePerPrompt = make([][]promptcanary.ProbeResult, numPrompts)
 	for m := range numPrompts {
 		start := len(base)
 		for smp := range baselineN {
-			base = sample(base, spec, m, smp, w.rho, rng)
+			base = sample(base, hours[smp*len(hours)/baselineN], m, smp, w.rho, rng)
 		}
 		c.basePerPrompt[m] = base[start:len(base):len(base)]
 	}
@@ -262,24 +299,52 @@ type step struct {
 
 func (s *step) finding(r int) bool { return s.confirmed[r] || s.trend[r] }
 
+// confirmation is what a confirmation run is keyed by: its samples and
+// whether it ran at an hour of its own.
+type confirmation struct {
+	samples int
+	later   bool
+}
+
+// confirmationOf keys a rule's confirmation run. Without run-level noise a
+// later hour behaves like the same minute, so the rules share the run (and
+// the independent worlds' figures do not change with the later rules).
+func (c *monitoredCheck) confirmationOf(ru rule) confirmation {
+	return confirmation{ru.samples, ru.later && c.w.noisy()}
+}
+
+// confirmations measures the confirmation runs of a flagged run at hour
+// now, one for each rule's kind, and adds what the monitor's costs to calls.
+func (c *monitoredCheck) confirmations(cur, now *suiteSpec, calls *int) map[confirmation]*promptcanary.DriftReport {
+	second := map[confirmation]*promptcanary.DriftReport{}
+	for _, ru := range rules {
+		k := c.confirmationOf(ru)
+		if ru.samples == 0 || second[k] != nil {
+			continue
+		}
+		at := now
+		if k.later {
+			at = c.w.hour(cur, c.rng)
+		}
+		var n int
+		second[k], _, n = c.measure(at, stagesFor(ru.samples))
+		if r := rules[defaultRule]; k == c.confirmationOf(r) {
+			*calls += n // what the monitor spends
+		}
+	}
+	return second
+}
+
 // scheduled runs one scheduled run (and its confirmation when it flags).
 func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
-	rep, rs, calls := c.measure(cur, monitorStages)
+	now := c.w.hour(cur, c.rng)
+	rep, rs, calls := c.measure(now, monitorStages)
 	st := step{flagged: rep.HasDrift, calls: calls,
 		confirmed: make([]bool, len(rules)), trend: make([]bool, len(rules)), opened: make([]bool, len(rules)),
 		threshold: make([]bool, len(trendThresholds)), thAlarm: make([]bool, len(trendThresholds))}
-	var second map[int]*promptcanary.DriftReport
+	var second map[confirmation]*promptcanary.DriftReport
 	if rep.HasDrift {
-		second = map[int]*promptcanary.DriftReport{}
-		for _, ru := range rules {
-			if ru.samples > 0 && second[ru.samples] == nil {
-				var n int
-				second[ru.samples], _, n = c.measure(cur, stagesFor(ru.samples))
-				if ru.samples == rules[defaultRule].samples {
-					st.calls += n // what the monitor spends
-				}
-			}
-		}
+		second = c.confirmations(cur, now, &st.calls)
 	}
 	pr := passRate(rs)
 	for r, ru := range rules {
@@ -288,7 +353,7 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 		case ru.samples == 0:
 			st.confirmed[r] = true
 		default:
-			st.confirmed[r] = policy.Confirmation{Overlap: ru.overlap}.Confirm(rep, second[ru.samples]) != nil
+			st.confirmed[r] = policy.Confirmation{Overlap: ru.overlap}.Confirm(rep, second[c.confirmationOf(ru)]) != nil
 		}
 		if !st.confirmed[r] {
 			st.trend[r] = c.trends[r].Observe(pr, len(rs), c.baseRate)
@@ -531,42 +596,56 @@ func poissonUpper(k int) float64 {
 
 func perYear(k, runs int) float64 { return float64(k) * hoursPerYear / float64(max(runs, 1)) }
 
-// delayStats returns the share found within 1 and 2 runs (percent), the
-// share found within the horizon, and the mean and median delay of those
-// found.
-func delayStats(ds []int) (within1, within2, found, mean, median float64) {
+// delays summarises how soon the trials of a drift found it: the shares
+// found within 1, 2 and 4 runs and within the horizon (percent), and the
+// mean and median delay, in runs, of those found (NaN when none was).
+type delays struct {
+	within1, within2, within4, found, mean, median float64
+}
+
+func delayStats(ds []int) delays {
 	var got []int
-	for _, d := range ds {
-		if d > 0 {
-			got = append(got, d)
-			if d <= 1 {
-				within1++
-			}
-			if d <= 2 {
-				within2++
-			}
+	var d delays
+	for _, k := range ds {
+		if k <= 0 {
+			continue
 		}
+		got = append(got, k)
+		d.within1 += b2f(k <= 1)
+		d.within2 += b2f(k <= 2)
+		d.within4 += b2f(k <= 4)
 	}
 	n := float64(max(len(ds), 1))
+	d.within1, d.within2, d.within4 = 100*d.within1/n, 100*d.within2/n, 100*d.within4/n
+	d.found = 100 * float64(len(got)) / n
+	d.mean, d.median = math.NaN(), math.NaN()
 	if len(got) == 0 {
-		return 100 * within1 / n, 100 * within2 / n, 0, math.NaN(), math.NaN()
+		return d
 	}
 	slices.Sort(got)
 	sum := 0
-	for _, d := range got {
-		sum += d
+	for _, k := range got {
+		sum += k
 	}
-	mean = float64(sum) / float64(len(got))
-	median = float64(got[len(got)/2])
+	d.mean = float64(sum) / float64(len(got))
+	d.median = float64(got[len(got)/2])
 	if len(got)%2 == 0 {
-		median = float64(got[len(got)/2-1]+got[len(got)/2]) / 2
+		d.median = float64(got[len(got)/2-1]+got[len(got)/2]) / 2
 	}
-	return 100 * within1 / n, 100 * within2 / n, 100 * float64(len(got)) / n, mean, median
+	return d
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // monitorOptions are the monitor mode's trial counts.
 type monitorOptions struct {
 	months, stepTrials, gradualTrials, workers int
+	baselineRuns                               int
 	seed                                       uint64
 	allRules                                   bool
 }
@@ -581,11 +660,16 @@ type monitorResult struct {
 func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
 	selectRules(o.allRules)
 	defer selectRules(false)
+	baselineRuns = o.baselineRuns
+	defer func() { baselineRuns = 1 }()
 	start := time.Now()
 	fmt.Fprintf(stdout, "# Drift benchmark: monitor mode\n\n7 probes (4 binary, 3 continuous) × 8 prompts; baseline %d samples per prompt; each hourly run adaptive %v (the monitor's default of %d samples), a confirmation run with fresh samples when it flags drift; the monitor's rule: %q (policy.Confirm, policy.ConfirmSamples); trend CUSUM threshold %g; an incident resolves after %d clean runs; seed %d.\n",
 		baselineN, monitorStages, monitorSamples, rules[defaultRule].name, float64(policy.DefaultTrendThreshold), resolveAfter, o.seed)
 	fmt.Fprintf(stdout, "%d drift-free months of %d hourly runs per world (%d runs); %d trials per step scenario (from the onset, up to %d runs); %d gradual trials (from up to %d runs before the onset, up to %d days after it).\n\n",
 		o.months, monthRuns, o.months*monthRuns, o.stepTrials, stepHorizon, o.gradualTrials, gradualLead, gradualHorizon/24)
+	if baselineRuns > 1 {
+		fmt.Fprintf(stdout, "Each baseline spreads its %d samples per prompt over %d runs at hours of their own.\n\n", baselineN, baselineRuns)
+	}
 	results := map[string]monitorResult{}
 	for _, w := range ws {
 		res := monitorResult{drift: map[string]driftTally{}}
@@ -632,44 +716,51 @@ func printMonitorWorld(w io.Writer, wd world, res monitorResult) {
 	fmt.Fprintf(w, "Measured in %s: drift-free months %s, step trials %s, gradual trials %s.\n\n", (res.took[0] + res.took[1] + res.took[2]).Round(time.Second),
 		res.took[0].Round(time.Second), res.took[1].Round(time.Second), res.took[2].Round(time.Second))
 
-	fmt.Fprintln(w, "| confirmation rule | false incidents | of which trend | per check-year [95% upper] | months with one | most in a month | step within 2 runs % (probe / broken pair / pair −50) | gradual mean delay days |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---|---:|")
+	var stepNames []string
+	for _, sc := range monitorScenarios {
+		if !sc.gradual {
+			stepNames = append(stepNames, sc.name)
+		}
+	}
+	fmt.Fprintf(w, "| confirmation rule | false incidents | of which trend | per check-year [95%% upper] | per run %% [95%% upper] | months with one | most in a month | step within 2 runs %% (%s) | within 4 runs %% | gradual mean delay days |\n", strings.Join(stepNames, " / "))
+	fmt.Fprintln(w, "|---|---:|---:|---|---|---:|---:|---|---|---:|")
 	for r := range rules {
 		name := rules[r].name
 		if r == defaultRule {
 			name = "**" + name + "** (the monitor's)"
 		}
-		var steps []string
+		var within2, within4 []string
 		var gradual string
 		for _, sc := range monitorScenarios {
-			d := res.drift[sc.name]
-			_, w2, _, mean, _ := delayStats(d.delays[r])
+			ds := delayStats(res.drift[sc.name].delays[r])
 			if sc.gradual {
-				gradual = fmtF(mean/24, 2)
-			} else {
-				steps = append(steps, fmt.Sprintf("%.1f", w2))
+				gradual = fmtF(ds.mean/24, 2)
+				continue
 			}
+			within2 = append(within2, fmt.Sprintf("%.1f", ds.within2))
+			within4 = append(within4, fmt.Sprintf("%.1f", ds.within4))
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %.2f [%.2f] | %d | %d | %s | %s |\n", name, q.incidents[r], q.trendIncidents[r],
-			perYear(q.incidents[r], q.runs), poissonUpper(q.incidents[r])*hoursPerYear/float64(max(q.runs, 1)),
-			q.monthsWith[r], q.maxMonth[r], strings.Join(steps, " / "), gradual)
+		up := poissonUpper(q.incidents[r])
+		fmt.Fprintf(w, "| %s | %d | %d | %.2f [%.2f] | %.3f [%.3f] | %d | %d | %s | %s | %s |\n", name, q.incidents[r], q.trendIncidents[r],
+			perYear(q.incidents[r], q.runs), up*hoursPerYear/float64(max(q.runs, 1)), pct(q.incidents[r], q.runs), 100*up/float64(max(q.runs, 1)),
+			q.monthsWith[r], q.maxMonth[r], strings.Join(within2, " / "), strings.Join(within4, " / "), gradual)
 	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "| drift (the monitor's rule + trend) | trials | incident at run 1 % | within 2 runs % | found % | mean delay runs | median delay runs | first found by trend % | one compare, 10 samples % | one compare, 20 samples % |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| drift (the monitor's rule + trend) | trials | incident at run 1 % | within 2 runs % | within 4 runs % | found % | mean delay runs | median delay runs | first found by trend % | one compare, 10 samples % | one compare, 20 samples % |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, sc := range monitorScenarios {
 		d := res.drift[sc.name]
-		w1, w2, found, mean, median := delayStats(d.delays[defaultRule])
+		ds := delayStats(d.delays[defaultRule])
 		one10, one20 := "—", "—"
 		if !sc.gradual {
 			one10, one20 = fmt.Sprintf("%.1f", pct(d.one10, d.trials)), fmt.Sprintf("%.1f", pct(d.one20, d.trials))
 		}
-		meanS, medianS := fmtF(mean, 1), fmtF(median, 1)
+		meanS, medianS := fmtF(ds.mean, 1), fmtF(ds.median, 1)
 		if sc.gradual {
-			meanS, medianS = fmtF(mean/24, 2)+" days", fmtF(median/24, 2)+" days"
+			meanS, medianS = fmtF(ds.mean/24, 2)+" days", fmtF(ds.median/24, 2)+" days"
 		}
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %s | %s | %.1f | %s | %s |\n", sc.name, d.trials, w1, w2, found, meanS, medianS, pct(d.byTrend, d.trials), one10, one20)
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %s | %s | %.1f | %s | %s |\n", sc.name, d.trials, ds.within1, ds.within2, ds.within4, ds.found, meanS, medianS, pct(d.byTrend, d.trials), one10, one20)
 	}
 	fmt.Fprintln(w)
 
@@ -677,13 +768,13 @@ func printMonitorWorld(w io.Writer, wd world, res monitorResult) {
 	fmt.Fprintln(w, "| trend threshold (alone) | false alarms | per check-year [95% upper] | gradual found % | mean delay days | median delay days |")
 	fmt.Fprintln(w, "|---:|---:|---|---:|---:|---:|")
 	for i, h := range trendThresholds {
-		_, _, found, mean, median := delayStats(g.trendAlone[i])
+		ds := delayStats(g.trendAlone[i])
 		mark := ""
 		if h == policy.DefaultTrendThreshold {
 			mark = " (default)"
 		}
 		fmt.Fprintf(w, "| %g%s | %d | %.2f [%.2f] | %.1f | %s | %s |\n", h, mark, q.thresholdAlarms[i], perYear(q.thresholdAlarms[i], q.runs),
-			poissonUpper(q.thresholdAlarms[i])*hoursPerYear/float64(max(q.runs, 1)), found, fmtF(mean/24, 2), fmtF(median/24, 2))
+			poissonUpper(q.thresholdAlarms[i])*hoursPerYear/float64(max(q.runs, 1)), ds.found, fmtF(ds.mean/24, 2), fmtF(ds.median/24, 2))
 	}
 	fmt.Fprintln(w)
 }
@@ -705,9 +796,16 @@ func printMonitorTargets(w io.Writer, ws []world, results map[string]monitorResu
 				continue
 			}
 			d := res.drift[sc.name]
-			_, w2, _, _, _ := delayStats(d.delays[defaultRule])
+			ds := delayStats(d.delays[defaultRule])
+			if sc.persistent && !wd.noisy() {
+				continue // the target is set for the worlds with run-level noise
+			}
+			if sc.persistent {
+				rows = append(rows, row{sc.name + ": incident within 4 runs", wd.name, fmt.Sprintf("%.1f%%", ds.within4), fmt.Sprintf("≥ %.0f%%", persistentWithin4), ds.within4 >= persistentWithin4})
+				continue
+			}
 			one := pct(d.one10, d.trials)
-			rows = append(rows, row{sc.name + ": incident within 2 runs ≥ one compare", wd.name, fmt.Sprintf("%.1f%%", w2), fmt.Sprintf("≥ %.1f%%", one), w2 >= one})
+			rows = append(rows, row{sc.name + ": incident within 2 runs ≥ one compare", wd.name, fmt.Sprintf("%.1f%%", ds.within2), fmt.Sprintf("≥ %.1f%%", one), ds.within2 >= one})
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.what, b.what) })
@@ -725,11 +823,11 @@ func printMonitorTargets(w io.Writer, ws []world, results map[string]monitorResu
 	for _, wd := range ws {
 		res := results[wd.name]
 		for _, sc := range monitorScenarios {
-			if sc.gradual {
+			if sc.gradual || sc.persistent {
 				continue
 			}
 			d := res.drift[sc.name]
-			_, w2, _, _, _ := delayStats(d.delays[defaultRule])
+			w2 := delayStats(d.delays[defaultRule]).within2
 			p := float64(d.one10) / float64(max(d.trials, 1))
 			fmt.Fprintf(w, "| %s | %s | %.1f%% | %.1f%% | %.1f%% |\n", sc.name, wd.name, w2, 100*(1-(1-p)*(1-p)), pct(d.one20, d.trials))
 		}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,12 +117,12 @@ func TestPoissonUpper(t *testing.T) {
 }
 
 func TestDelayStats(t *testing.T) {
-	w1, w2, found, mean, median := delayStats([]int{1, 2, 3, -1, 1, 6})
-	if w1 != 100*2.0/6 || w2 != 100*3.0/6 || found != 100*5.0/6 || mean != 13.0/5 || median != 2 {
-		t.Errorf("got %v %v %v %v %v, want 33.3 50 83.3 2.6 2", w1, w2, found, mean, median)
+	d := delayStats([]int{1, 2, 3, -1, 1, 6, 4})
+	if d.within1 != 100*2.0/7 || d.within2 != 100*3.0/7 || d.within4 != 100*5.0/7 || d.found != 100*6.0/7 || d.mean != 17.0/6 || d.median != 2.5 {
+		t.Errorf("got %+v, want within 28.6 42.9 71.4, found 85.7, mean 2.83, median 2.5", d)
 	}
-	if _, _, found, mean, _ := delayStats([]int{-1}); found != 0 || !math.IsNaN(mean) {
-		t.Errorf("none found: got found %v, mean %v, want 0 and NaN", found, mean)
+	if d := delayStats([]int{-1}); d.found != 0 || d.within4 != 0 || !math.IsNaN(d.mean) {
+		t.Errorf("none found: got %+v, want found 0 and mean NaN", d)
 	}
 }
 
@@ -128,6 +130,113 @@ func TestStagesFor(t *testing.T) {
 	for n, want := range map[int][]int{10: {5, 10}, 20: {5, 10, 20}, 30: {5, 10, 20, 30}, 3: {3}} {
 		if got := stagesFor(n); !reflect.DeepEqual(got, want) {
 			t.Errorf("stagesFor(%d): got %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestHourShiftsOnlyNoisyWorlds(t *testing.T) {
+	spec := drawSuite(worlds[1], rand.New(rand.NewPCG(1, 2)))
+	// Without run-level noise a run is the behaviour itself and draws
+	// nothing, so the independent worlds' figures do not move.
+	a, b := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	if got := worlds[1].hour(&spec, a); got != &spec {
+		t.Errorf("T0: hour returned a copy, want the behaviour itself")
+	}
+	if a.Uint64() != b.Uint64() {
+		t.Errorf("T0: hour drew from the generator")
+	}
+	cluster := noiseWorlds[slices.IndexFunc(noiseWorlds, func(w world) bool { return w.noise.cluster > 0 })]
+	for seed := range uint64(20) {
+		got := cluster.hour(&spec, rand.New(rand.NewPCG(seed, 5)))
+		d := math.NaN()
+		for j := range numProbes {
+			for m := range numPrompts {
+				p, q := spec[j][m].p, got[j][m].p
+				if m >= cluster.noise.cluster {
+					if q != p {
+						t.Fatalf("seed %d: pair %d/%d outside the cluster moved %v → %v", seed, j, m, p, q)
+					}
+					continue
+				}
+				if q < 0 || q > 1 {
+					t.Fatalf("seed %d: pair %d/%d: p %v out of [0, 1]", seed, j, m, q)
+				}
+				if p > cluster.noise.shift && p < 1-cluster.noise.shift {
+					if math.IsNaN(d) {
+						d = q - p
+					}
+					if math.Abs(q-p-d) > 1e-12 || math.Abs(d) > cluster.noise.shift {
+						t.Fatalf("seed %d: pair %d/%d moved %v, others %v (want one offset within ±%v)", seed, j, m, q-p, d, cluster.noise.shift)
+					}
+				}
+			}
+		}
+		if math.IsNaN(d) || d == 0 {
+			t.Fatalf("seed %d: the cluster moved by %v, want a nonzero offset (NaN: no unclamped pair to check)", seed, d)
+		}
+	}
+}
+
+func TestSelectWorldsNoise(t *testing.T) {
+	all, err := selectWorlds("", true)
+	if err != nil || len(all) != len(worlds)+len(noiseWorlds) {
+		t.Fatalf("monitor mode: got %d worlds (%v), want %d", len(all), err, len(worlds)+len(noiseWorlds))
+	}
+	if ws, err := selectWorlds("", false); err != nil || len(ws) != len(worlds) {
+		t.Errorf("compare mode: got %d worlds (%v), want the %d independent ones", len(ws), err, len(worlds))
+	}
+	if _, err := selectWorlds("T0,T0-run±5", false); err == nil || !strings.Contains(err.Error(), "add -monitor") {
+		t.Errorf("compare mode with a noisy world: got %v, want an error that says to add -monitor", err)
+	}
+	if ws, err := selectWorlds("T0-run±5", true); err != nil || len(ws) != 1 || !ws[0].noisy() {
+		t.Errorf("monitor mode: got %v (%v), want the one noisy world", ws, err)
+	}
+}
+
+func TestBaselineRunsFlag(t *testing.T) {
+	for _, v := range []string{"0", "31"} {
+		var out, errOut bytes.Buffer
+		err := run([]string{"-monitor", "-quick", "-baseline-runs", v}, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "-baseline-runs") {
+			t.Errorf("-baseline-runs %s: got %v, want an error naming the flag", v, err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"-monitor", "-months", "1", "-step-trials", "1", "-gradual-trials", "1", "-worlds", "DET", "-baseline-runs", "3"}
+	if err := run(args, &out, &errOut); err != nil {
+		t.Fatalf("run: %v (stderr %q)", err, errOut.String())
+	}
+	if want := "spreads its 30 samples per prompt over 3 runs"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q", want)
+	}
+}
+
+// TestMonitorNoisyWorld runs three months of the ±5-point world (one
+// baseline each: a month whose baseline ran in an average hour sees few
+// flags, so one month is not enough): the confirmation in the same minute
+// shares the run's offset and confirms what it flagged, so false incidents
+// open; the rule that confirms at a later hour is shown beside it.
+func TestMonitorNoisyWorld(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-monitor", "-months", "3", "-step-trials", "4", "-gradual-trials", "1", "-workers", "2", "-seed", strconv.Itoa(smokeSeed), "-worlds", "T0-run±5"}
+	if err := run(args, &out, &errOut); err != nil {
+		t.Fatalf("run: %v (stderr %q)", err, errOut.String())
+	}
+	falses := map[string]int{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if m := falseRow.FindStringSubmatch(line); m != nil {
+			falses[strings.TrimSpace(m[2])], _ = strconv.Atoi(m[4])
+		}
+	}
+	if len(falses) != 3 {
+		t.Fatalf("got rule rows %v, want none, the monitor's and the monitor's at a later hour", falses)
+	}
+	if falses["nested units, 30 samples"] == 0 {
+		t.Errorf("got no false incident under the monitor's rule in three months of ±5-point runs; the noise is not reaching the runs")
+	}
+	for _, want := range []string{"## World T0-run±5", "nested units, 30 samples, a later hour", "| all pairs −5: incident within 4 runs | T0-run±5 |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
 		}
 	}
 }
