@@ -571,14 +571,14 @@ func parallel[T any](n, workers int, fresh func() T, job func(i int, t *T), merg
 // poissonUpper is the exact (Garwood) one-sided 95% upper bound of the mean
 // of a Poisson count k.
 func poissonUpper(k int) float64 {
-	// The bound is the λ with P(X ≤ k | λ) = 0.05; bisect.
+	// The bound is the λ with P(X ≤ k | λ) = 0.05; bisect. Each term is
+	// taken from its logarithm: e^−λ alone underflows to 0 past λ ≈ 745,
+	// which made every count above that its own bound.
 	cdf := func(lambda float64) float64 {
-		term, sum := math.Exp(-lambda), 0.0
+		sum, logL := 0.0, math.Log(lambda)
 		for i := 0; i <= k; i++ {
-			if i > 0 {
-				term *= lambda / float64(i)
-			}
-			sum += term
+			lg, _ := math.Lgamma(float64(i + 1))
+			sum += math.Exp(-lambda + float64(i)*logL - lg)
 		}
 		return sum
 	}
