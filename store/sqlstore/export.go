@@ -63,8 +63,7 @@ func pages[T any](ctx context.Context, s *DB, query string, n int, scan func(sca
 func (s *DB) ids(ctx context.Context, table, col string) iter.Seq2[string, error] {
 	return pages(ctx, s, `SELECT `+col+` FROM `+table+` WHERE `+col+` > ? ORDER BY `+col+` LIMIT ?`, idPage,
 		func(sc scanner) (string, string, error) {
-			var id string
-			err := sc.Scan(&id)
+			id, err := scanString(sc)
 			return id, id, err
 		})
 }
@@ -93,7 +92,7 @@ func each[T any](ids iter.Seq2[string, error], load func(id string) (T, error)) 
 // ExportRuns yields every run with its pending mark, by run id.
 func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 	return each(s.ids(ctx, "runs", "run_id"), func(id string) (store.RunRecord, error) {
-		r, err := load(ctx, s, "run", "runs", "run_id", id, true, s.runDecoder(ctx))
+		r, err := load(ctx, s, "run", "runs", "run_id", id, true, s.decodeRun)
 		if err != nil {
 			return store.RunRecord{}, err
 		}
@@ -112,7 +111,7 @@ func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 // ExportBaselines yields every baseline, by snapshot id.
 func (s *DB) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Baseline, error] {
 	return each(s.ids(ctx, "baselines", "snapshot_id"), func(id string) (*promptcanary.Baseline, error) {
-		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.baselineDecoder(ctx))
+		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.decodeBaseline)
 	})
 }
 
@@ -204,17 +203,7 @@ func (s *DB) ImportIncident(ctx context.Context, rec store.IncidentRecord) error
 					return err
 				}
 			}
-			for _, q := range []struct {
-				sql  string
-				rows []*args
-			}{{insertEvent, events}, {insertNotification, notes}} {
-				for _, a := range q.rows {
-					if _, err := s.exec(ctx, tx, q.sql, a.list...); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			return s.insertAll(ctx, tx, inserts{insertEvent, events}, inserts{insertNotification, notes})
 		})
 	}
 	if err = s.conflictOf(ctx, inc, err); err != nil {

@@ -172,52 +172,37 @@ func (s *DB) FinishSlot(ctx context.Context, key store.SlotKey, owner string, no
 // ExpiredSlots lists the running leases that expired before now, oldest
 // slot first.
 func (s *DB) ExpiredSlots(ctx context.Context, now time.Time, n int) ([]store.SlotLease, error) {
-	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases
+	return list(ctx, s, "expired slot leases", `SELECT `+leaseColumns+` FROM slot_leases
 		WHERE state = 'running' AND expires_at < ? ORDER BY slot, check_name, provider LIMIT ?`,
 		[]any{s.d.Bound(now), s.limit(n)}, scanLease)
-	return out, wrap(err, "list expired slot leases")
 }
 
 // SlotLeases lists the leases of check and provider ("" any), newest slot
 // first.
 func (s *DB) SlotLeases(ctx context.Context, check, provider string, n int) ([]store.SlotLease, error) {
-	if !s.storable(check, provider) {
-		return nil, nil
-	}
-	var w where
-	w.ifSet("check_name = ?", check)
-	w.ifSet("provider = ?", provider)
-	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
-		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease)
-	return out, wrap(err, "list slot leases")
+	w := matching("check_name", check, "provider", provider)
+	return list(ctx, s, "slot leases", `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
+		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease, check, provider)
 }
 
 // PruneLeases deletes finished leases and deliveries from before before,
 // and running leases that expired before it.
 func (s *DB) PruneLeases(ctx context.Context, before time.Time) (int, error) {
 	b := s.d.Bound(before)
-	var total int64
+	var leases, deliveries int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		total = 0
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`DELETE FROM slot_leases WHERE (state = 'done' AND finished_at < ?) OR (state = 'running' AND expires_at < ?)`, []any{b, b}},
-			{`DELETE FROM outbox WHERE state <> 'pending' AND done_at < ?`, []any{b}},
-		} {
-			n, err := s.exec(ctx, tx, q.sql, q.args...)
-			if err != nil {
-				return err
-			}
-			total += n
+		var err error
+		leases, err = s.exec(ctx, tx, `DELETE FROM slot_leases
+			WHERE (state = 'done' AND finished_at < ?) OR (state = 'running' AND expires_at < ?)`, b, b)
+		if err == nil {
+			deliveries, err = s.exec(ctx, tx, `DELETE FROM outbox WHERE state <> 'pending' AND done_at < ?`, b)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("prune leases: %w", err)
 	}
-	return int(total), nil
+	return int(leases + deliveries), nil
 }
 
 // RecordStep stores an incident, its event and its deliveries in one
@@ -250,17 +235,9 @@ func (s *DB) RecordStep(ctx context.Context, step store.IncidentStep) error {
 			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
 				return err
 			}
-			if _, err := s.exec(ctx, tx, insertEvent, ev.list...); err != nil {
-				return err
-			}
-			for _, r := range rows {
-				if _, err := s.exec(ctx, tx, `INSERT INTO outbox
-					(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
-					VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, r.list...); err != nil {
-					return err
-				}
-			}
-			return nil
+			return s.insertAll(ctx, tx, inserts{insertEvent, []*args{ev}}, inserts{`INSERT INTO outbox
+				(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
+				VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, rows})
 		})
 	}
 	if err = s.conflictOf(ctx, inc, err); err != nil {
@@ -405,15 +382,11 @@ func (s *DB) FinishDelivery(ctx context.Context, d store.Delivery, owner string)
 // Deliveries lists the deliveries of incidentID ("" all), oldest first,
 // the newest n when n is positive.
 func (s *DB) Deliveries(ctx context.Context, incidentID string, n int) ([]store.Delivery, error) {
-	if !s.storable(incidentID) {
-		return nil, nil
-	}
-	var w where
-	w.ifSet("incident_id = ?", incidentID)
-	out, err := collect(ctx, s, s.db, `SELECT `+deliveryColumns+` FROM outbox`+w.String()+` ORDER BY seq DESC LIMIT ?`,
-		append(w.args, s.limit(n)), func(sc scanner) (store.Delivery, error) { return scanDelivery(sc) })
+	w := matching("incident_id", incidentID)
+	out, err := list(ctx, s, "deliveries", `SELECT `+deliveryColumns+` FROM outbox`+w.String()+` ORDER BY seq DESC LIMIT ?`,
+		append(w.args, s.limit(n)), func(sc scanner) (store.Delivery, error) { return scanDelivery(sc) }, incidentID)
 	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
+		return nil, err
 	}
 	slices.Reverse(out)
 	return out, nil

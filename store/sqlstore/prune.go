@@ -118,13 +118,10 @@ func (s *DB) Prune(ctx context.Context, cutoff time.Time, dryRun bool) (store.Pr
 				return fmt.Errorf("%w (in %s)", err, strings.Join(strings.Fields(q)[:4], " "))
 			}
 		}
-		var n [10]int64
-		if err := s.row(ctx, tx, pruneCounts, cutoffs(pruneCounts, cut)...).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9]); err != nil {
+		if err := s.row(ctx, tx, pruneCounts, cutoffs(pruneCounts, cut)...).Scan(&st.Runs, &st.Drifts, &st.CheckRuns,
+			&st.Incidents, &st.IncidentEvents, &st.Notifications, &st.KeptRuns, &st.KeptDrifts, &st.KeptCheckRuns,
+			&st.KeptIncidents); err != nil {
 			return err
-		}
-		for i, f := range []*int{&st.Runs, &st.Drifts, &st.CheckRuns, &st.Incidents, &st.IncidentEvents, &st.Notifications,
-			&st.KeptRuns, &st.KeptDrifts, &st.KeptCheckRuns, &st.KeptIncidents} {
-			*f = int(n[i])
 		}
 		return s.prune(ctx, tx, dryRun)
 	})

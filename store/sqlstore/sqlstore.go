@@ -163,6 +163,25 @@ func (s *DB) execTx(ctx context.Context, q string, args ...any) error {
 	})
 }
 
+// inserts are an insert statement and the arguments of the rows it
+// writes.
+type inserts struct {
+	q    string
+	rows []*args
+}
+
+// insertAll runs, in tx, the statement of each of batches once a row.
+func (s *DB) insertAll(ctx context.Context, tx *sql.Tx, batches ...inserts) error {
+	for _, b := range batches {
+		for _, a := range b.rows {
+			if _, err := s.exec(ctx, tx, b.q, a.list...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // row runs q, which returns at most one row, on c.
 func (s *DB) row(ctx context.Context, c querier, q string, args ...any) *sql.Row {
 	return c.QueryRowContext(ctx, s.bind(q), args...)
@@ -187,6 +206,24 @@ func collect[T any](ctx context.Context, s *DB, c querier, q string, args []any,
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// list runs q on the database and reads every row with scan, unless one
+// of values, the filters of q, could not be stored: then nothing matches.
+// what names the listing in errors.
+func list[T any](ctx context.Context, s *DB, what, q string, qargs []any, scan func(scanner) (T, error), values ...string) ([]T, error) {
+	if !s.storable(values...) {
+		return nil, nil
+	}
+	out, err := collect(ctx, s, s.db, q, qargs, scan)
+	return out, wrap(err, "list %s", what)
+}
+
+// scanString reads a row of one text column.
+func scanString(sc scanner) (string, error) {
+	var v string
+	err := sc.Scan(&v)
+	return v, err
 }
 
 // storable reports whether every one of values could be kept in a text
@@ -346,12 +383,16 @@ func (w *where) add(cond string, arg any) {
 	w.args = append(w.args, arg)
 }
 
-// ifSet adds cond, with its one placeholder ?, and its argument v when v
-// is not "".
-func (w *where) ifSet(cond, v string) {
-	if v != "" {
-		w.add(cond, v)
+// matching returns the conditions "column = ?" of pairs, a column and a
+// value each, whose value is not "".
+func matching(pairs ...string) *where {
+	w := &where{}
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			w.add(pairs[i]+" = ?", pairs[i+1])
+		}
 	}
+	return w
 }
 
 func (w *where) String() string {
@@ -391,11 +432,7 @@ func (s *DB) resolve(ctx context.Context, kind, table, col, id string) (string, 
 	// Ids starting with id sort right after it (byte order): read the
 	// first few.
 	matches, err := collect(ctx, s, s.db, `SELECT `+col+` FROM `+table+` WHERE `+col+` >= ? ORDER BY `+col+` LIMIT 6`,
-		[]any{id}, func(sc scanner) (string, error) {
-			var m string
-			err := sc.Scan(&m)
-			return m, err
-		})
+		[]any{id}, scanString)
 	if err != nil {
 		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
 	}
