@@ -206,16 +206,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// isViolation reports whether err is PostgreSQL's error code (such as
-// unique_violation, 23505) on the constraint or index named constraint
-// ("" any).
+// isViolation reports whether err is PostgreSQL's error code (23505
+// unique_violation, 23503 foreign_key_violation) on the constraint or
+// index named constraint ("" any).
 func isViolation(err error, code, constraint string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code && (constraint == "" || pe.ConstraintName == constraint)
 }
-
-// PostgreSQL error codes the store tells apart.
-const (
-	uniqueViolation     = "23505"
-	foreignKeyViolation = "23503"
-)

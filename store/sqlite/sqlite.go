@@ -99,10 +99,8 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	if strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open store %q: the path must not contain '?'", path)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("open store %q: %w", path, err)
-		}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -80,10 +81,7 @@ func (s *DB) write(ctx context.Context, tx *sql.Tx, rr *runRow, onlyNew bool) er
 	const cols = 5
 	for rest := rr.probes; len(rest) > 0; {
 		k := min(len(rest)/cols, probesPerInsert)
-		values := placeholders(cols)
-		for range k - 1 {
-			values += ", " + placeholders(cols)
-		}
+		values := strings.Repeat(placeholders(cols)+", ", k-1) + placeholders(cols)
 		if _, err := s.exec(ctx, tx, `INSERT INTO run_probes (run_id, probe_id, mean, pass_rate, n) VALUES `+values,
 			rest[:k*cols]...); err != nil {
 			return err
@@ -228,7 +226,7 @@ func (s *DB) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, e
 	q, qargs := s.RunsQuery(f)
 	return list(ctx, s, "runs", q, qargs, func(sc scanner) (store.RunSummary, error) {
 		var sum store.RunSummary
-		err := sc.Scan(&sum.RunID, &sum.Suite, &sum.Model, at(&sum.StartedAt), at(&sum.FinishedAt), &sum.Samples, &sum.Results,
+		err := sc.Scan(&sum.RunID, &sum.Suite, &sum.Model, At(&sum.StartedAt), At(&sum.FinishedAt), &sum.Samples, &sum.Results,
 			&sum.Passed, &sum.Errors, num(&sum.Score), &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.BaselinePending, &sum.Verdict)
 		sum.Settle()
 		return sum, err
@@ -385,7 +383,7 @@ type timeCell struct{ t time.Time }
 
 // Scan implements sql.Scanner.
 func (c *timeCell) Scan(src any) error {
-	if at(&c.t).Scan(src) != nil {
+	if At(&c.t).Scan(src) != nil {
 		c.t = time.Time{}
 	}
 	return nil
@@ -397,7 +395,7 @@ func (s *DB) Baselines(ctx context.Context, suite string) ([]store.BaselineInfo,
 	return list(ctx, s, "baselines", `SELECT snapshot_id, run_id, suite, model, created_at, note FROM baselines`+
 		w.String()+` ORDER BY created_at DESC NULLS LAST, snapshot_id DESC`, w.args, func(sc scanner) (store.BaselineInfo, error) {
 		var in store.BaselineInfo
-		err := sc.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, at(&in.CreatedAt), &in.Note)
+		err := sc.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, At(&in.CreatedAt), &in.Note)
 		return in, err
 	}, suite)
 }
@@ -437,7 +435,7 @@ func (s *DB) Drifts(ctx context.Context, suite, model string, n int) ([]store.Dr
 		FROM drift_reports` + w.String() + ` ORDER BY generated_at DESC NULLS LAST, report_id DESC LIMIT ?`
 	return list(ctx, s, "drift reports", q, append(w.args, s.limit(n)), func(sc scanner) (store.DriftSummary, error) {
 		var d store.DriftSummary
-		err := sc.Scan(&d.ReportID, &d.Suite, &d.Model, &d.BaselineID, &d.CurrentRunID, at(&d.GeneratedAt),
+		err := sc.Scan(&d.ReportID, &d.Suite, &d.Model, &d.BaselineID, &d.CurrentRunID, At(&d.GeneratedAt),
 			&d.Severity, &d.HasDrift, &d.Regressions, &d.Summary)
 		return d, err
 	}, suite, model)
@@ -465,7 +463,7 @@ func (s *DB) ProbeScores(ctx context.Context, suite, model string, n int) ([]sto
 	q, qargs := s.ProbeScoresQuery(suite, model, n)
 	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (store.ProbeScore, error) {
 		var p store.ProbeScore
-		err := sc.Scan(&p.RunID, at(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)
+		err := sc.Scan(&p.RunID, At(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)
 		return p, err
 	})
 	return out, wrap(err, "probe scores")
@@ -476,7 +474,7 @@ func (s *DB) PendingBaselines(ctx context.Context) ([]store.PendingBaseline, err
 	return list(ctx, s, "pending baselines", `SELECT run_id, snapshot_id, created_at, note, dir FROM pending_baselines
 		ORDER BY created_at NULLS FIRST, run_id`, nil, func(sc scanner) (store.PendingBaseline, error) {
 		var p store.PendingBaseline
-		err := sc.Scan(&p.RunID, &p.SnapshotID, at(&p.CreatedAt), &p.Note, &p.Dir)
+		err := sc.Scan(&p.RunID, &p.SnapshotID, At(&p.CreatedAt), &p.Note, &p.Dir)
 		return p, err
 	})
 }

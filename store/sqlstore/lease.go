@@ -32,8 +32,8 @@ const leaseColumns = `check_name, provider, slot, state, owner, claimed_at, expi
 // scanLease reads one row of leaseColumns.
 func scanLease(sc scanner) (store.SlotLease, error) {
 	var l store.SlotLease
-	err := sc.Scan(&l.Check, &l.Provider, at(&l.Slot), &l.State, &l.Owner, at(&l.ClaimedAt), at(&l.ExpiresAt),
-		&l.Takeovers, &l.PreviousOwner, &l.CheckRunID, at(&l.FinishedAt))
+	err := sc.Scan(&l.Check, &l.Provider, At(&l.Slot), &l.State, &l.Owner, At(&l.ClaimedAt), At(&l.ExpiresAt),
+		&l.Takeovers, &l.PreviousOwner, &l.CheckRunID, At(&l.FinishedAt))
 	return l, err
 }
 
@@ -66,21 +66,17 @@ func (s *DB) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now
 		c = store.SlotClaim{}
 		n, err := s.exec(ctx, tx, `INSERT INTO slot_leases (check_name, provider, slot, state, owner, claimed_at, expires_at)
 			VALUES (?, ?, ?, 'running', ?, ?, ?) ON CONFLICT DO NOTHING`, a.list...)
-		if err != nil {
-			return err
-		}
-		if n == 1 {
-			c.Claimed = true
-		} else {
-			n, err := s.exec(ctx, tx, `UPDATE slot_leases
+		if err == nil && n == 0 { // held: taken over when its lease expired
+			n, err = s.exec(ctx, tx, `UPDATE slot_leases
 				SET previous_owner = owner, owner = ?, claimed_at = ?, expires_at = ?, takeovers = takeovers + 1
 				WHERE check_name = ? AND provider = ? AND slot = ? AND state = 'running' AND expires_at < ?`,
 				a.list[3], at, until, check, provider, slot, at)
-			if err != nil {
-				return err
-			}
-			c.Claimed, c.TakenOver = n == 1, n == 1
+			c.TakenOver = n == 1
 		}
+		if err != nil {
+			return err
+		}
+		c.Claimed = n == 1
 		if c.Lease, err = s.leaseTx(ctx, tx, a); err != nil {
 			return err
 		}
@@ -258,7 +254,7 @@ func scanDelivery(sc scanner, first ...any) (store.Delivery, error) {
 		snapshot string
 	)
 	err := sc.Scan(append(first, &d.ID, &d.IncidentID, &d.Notifier, &d.Status, &d.Event, &snapshot, &d.State, &d.Attempts,
-		&d.Rounds, at(&d.CreatedAt), at(&d.NextAttemptAt), &d.ClaimedBy, at(&d.ClaimExpiresAt), &d.DoneBy, at(&d.DoneAt),
+		&d.Rounds, At(&d.CreatedAt), At(&d.NextAttemptAt), &d.ClaimedBy, At(&d.ClaimExpiresAt), &d.DoneBy, At(&d.DoneAt),
 		&d.LastError)...)
 	if err != nil {
 		return d, err

@@ -36,7 +36,7 @@ func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
 // scanCheckRun reads one row of checkRunColumns.
 func scanCheckRun(sc scanner) (promptcanary.CheckRun, error) {
 	var cr promptcanary.CheckRun
-	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, at(&cr.Slot), at(&cr.StartedAt), at(&cr.FinishedAt),
+	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, At(&cr.Slot), At(&cr.StartedAt), At(&cr.FinishedAt),
 		&cr.Outcome, &cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
 		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason)
 	if err != nil && cr.ID != "" {
@@ -168,8 +168,8 @@ func scanIncident(sc scanner) (promptcanary.Incident, error) {
 		units, notifiedTo string
 	)
 	if err := sc.Scan(&inc.ID, &inc.Fingerprint, &inc.Check, &inc.Suite, &inc.Provider, &inc.Kind, &inc.Severity,
-		&inc.Summary, &units, &inc.RunID, &inc.ReportID, at(&inc.OpenedAt), at(&inc.UpdatedAt), at(&inc.ResolvedAt),
-		at(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, at(&inc.NotifiedAt), &notifiedTo); err != nil {
+		&inc.Summary, &units, &inc.RunID, &inc.ReportID, At(&inc.OpenedAt), At(&inc.UpdatedAt), At(&inc.ResolvedAt),
+		At(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, At(&inc.NotifiedAt), &notifiedTo); err != nil {
 		return inc, err
 	}
 	var err error
@@ -273,7 +273,7 @@ func (s *DB) IncidentEvents(ctx context.Context, incidentID string) ([]promptcan
 	what := fmt.Sprintf("events of incident %q", incidentID)
 	return list(ctx, s, what, EventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
 		var e promptcanary.IncidentEvent
-		err := sc.Scan(&e.IncidentID, at(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
+		err := sc.Scan(&e.IncidentID, At(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
 		return e, err
 	}, incidentID)
 }
@@ -304,7 +304,7 @@ func (s *DB) Notifications(ctx context.Context, incidentID string, n int) ([]pro
 	q, qargs := s.NotificationsQuery(incidentID, n)
 	out, err := list(ctx, s, "notifications", q, qargs, func(sc scanner) (promptcanary.NotificationAttempt, error) {
 		var a promptcanary.NotificationAttempt
-		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, at(&a.At), &a.OK, &a.Code, &a.Error)
+		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, At(&a.At), &a.OK, &a.Code, &a.Error)
 		return a, err
 	}, incidentID)
 	if err != nil {

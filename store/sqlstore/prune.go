@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,13 +151,7 @@ func (s *DB) prune(ctx context.Context, tx *sql.Tx, dryRun bool) error {
 }
 
 // cutoffs returns the arguments of q: the cutoff for each of its ?.
-func cutoffs(q string, cut any) []any {
-	out := make([]any, strings.Count(q, "?"))
-	for i := range out {
-		out[i] = cut
-	}
-	return out
-}
+func cutoffs(q string, cut any) []any { return slices.Repeat([]any{cut}, strings.Count(q, "?")) }
 
 // CheckWrite starts a write that deletes no row and rolls it back, so
 // nothing is written: it fails where the database, the file or the

@@ -316,13 +316,10 @@ func finite(f float64) any {
 // as nanoseconds since the Unix epoch, text as RFC 3339.
 type timeDest struct{ t *time.Time }
 
-// at returns the scan destination of a time column.
-func at(t *time.Time) timeDest { return timeDest{t} }
-
 // At returns a scan destination that reads a stored time into t: NULL as
 // the zero time, an integer as nanoseconds since the Unix epoch (in UTC),
 // text as RFC 3339.
-func At(t *time.Time) sql.Scanner { return at(t) }
+func At(t *time.Time) sql.Scanner { return timeDest{t} }
 
 // Scan implements sql.Scanner.
 func (d timeDest) Scan(src any) error {
