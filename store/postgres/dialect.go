@@ -41,6 +41,10 @@ var dialect = sqlstore.Dialect{
 	// for it, then fails as the run is gone); other writers, such as
 	// monitors, go on.
 	PruneLock: `LOCK TABLE baselines, pending_baselines IN SHARE MODE`,
+	// As in 0001_history.sql: ids compared byte by byte, times as bigint
+	// nanoseconds (NULL for none), free text as bytea.
+	Schema: sqlstore.Schema{ID: `text COLLATE "C"`, Time: "bigint", AnyTime: "bigint", Bytes: "bytea",
+		Seq: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
 }
 
 // Times are kept as nanoseconds since the Unix epoch; a bigint holds

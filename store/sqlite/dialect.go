@@ -18,6 +18,9 @@ var dialect = sqlstore.Dialect{
 	Bytes:   func(s string) any { return s },
 	NoLimit: -1,
 	TempIDs: `CREATE TEMP TABLE %s (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+	// Types as in 0003_monitor.sql: a time is text, NULL only where optional.
+	Schema: sqlstore.Schema{ID: "TEXT", Time: "TEXT", AnyTime: "TEXT NOT NULL", Bytes: "TEXT",
+		Seq: "INTEGER PRIMARY KEY AUTOINCREMENT"},
 }
 
 // optTime stores a zero time as NULL.

@@ -58,6 +58,25 @@ type Dialect struct {
 	// (valid until fn returns), where the database/sql driver would copy
 	// it once more than needed. Without it rows are read as sql.RawBytes.
 	Blobs func(ctx context.Context, db *sql.DB, q string, args []any, fn func(key string, blob []byte) error) error
+	// Schema are the dialect's words for the shared parts of the schema.
+	Schema Schema
+}
+
+// Schema are a dialect's words for the column types in the parts of the
+// schema the backends share (store/sqlstore/schema, run by Migrate).
+type Schema struct {
+	// ID is the type of an id column, ordered byte by byte.
+	ID string
+	// Time is the type of a time column.
+	Time string
+	// AnyTime declares a column of a time that may be the zero time:
+	// NOT NULL where Time keeps that time as itself, nullable where it
+	// keeps it as NULL.
+	AnyTime string
+	// Bytes is the type of a free text column.
+	Bytes string
+	// Seq declares a primary key that numbers rows as they are added.
+	Seq string
 }
 
 // Hooks are the backend's parts of a DB.
