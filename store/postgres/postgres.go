@@ -95,11 +95,10 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 		return nil, err
 	}
 	s := newStore(pool, shown)
-	if err := s.check(ctx); err != nil {
-		s.Close()
-		return nil, err
+	if err = s.check(ctx); err == nil {
+		err = s.migrate(ctx, ms)
 	}
-	if err := s.migrate(ctx, ms); err != nil {
+	if err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -78,10 +78,7 @@ func (s *Store) Vacuum(ctx context.Context) (before, after int64, err error) {
 	if err = s.execRetry(ctx, `VACUUM`); err == nil {
 		// VACUUM writes the new pages to the log: a checkpoint moves them
 		// into the file and truncates both.
-		var busy, logged, moved int
-		err = s.retry(ctx, func() error {
-			return s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved)
-		})
+		err = s.execRetry(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	if err != nil {
 		return before, 0, fmt.Errorf("vacuum store %q: %w", s.path, err)

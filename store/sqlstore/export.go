@@ -178,19 +178,17 @@ func (s *DB) ImportIncident(ctx context.Context, rec store.IncidentRecord) error
 		return fmt.Errorf("import incident: %w", err)
 	}
 	incArgs, events, notes, err := s.importArgs(&rec)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error {
+		if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+			return err
+		}
+		for _, table := range []string{"incident_events", "notifications"} {
+			if _, err := s.exec(ctx, tx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
 				return err
 			}
-			for _, table := range []string{"incident_events", "notifications"} {
-				if _, err := s.exec(ctx, tx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
-					return err
-				}
-			}
-			return s.insertAll(ctx, tx, inserts{insertEvent, events}, inserts{insertNotification, notes})
-		})
-	}
+		}
+		return s.insertAll(ctx, tx, inserts{insertEvent, events}, inserts{insertNotification, notes})
+	})
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("import incident %q: %w", inc.ID, err)
 	}

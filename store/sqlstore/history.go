@@ -356,7 +356,7 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	}
 	var (
 		id      string
-		created timeCell
+		created any
 		body    []byte
 	)
 	if err := rows.Scan(&id, &created, &body); err != nil {
@@ -370,23 +370,14 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	}
 	b, err := s.decodeBaseline(ctx, id, body)
 	if err != nil {
-		l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: created.t,
+		var at time.Time // the zero time when it does not parse
+		_ = At(&at).Scan(created)
+		l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: at,
 			Err: fmt.Errorf("decode stored baseline: %w", err)})
 		return true, nil
 	}
 	l.Baseline = b
 	return true, nil
-}
-
-// timeCell scans a time that may not parse: the zero time then.
-type timeCell struct{ t time.Time }
-
-// Scan implements sql.Scanner.
-func (c *timeCell) Scan(src any) error {
-	if At(&c.t).Scan(src) != nil {
-		c.t = time.Time{}
-	}
-	return nil
 }
 
 // Baselines lists the baselines of suite ("" for all), newest first.
@@ -418,7 +409,7 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 	}
 	a.add(body)
 	err = s.execTx(ctx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
-		severity, has_drift, regressions, summary, body`), a.list...)
+		severity, has_drift, regressions, summary, body`), a)
 	return wrap(err, "save drift report %q", d.ReportID)
 }
 
@@ -484,6 +475,6 @@ func (s *DB) ClearPending(ctx context.Context, runID string) error {
 	if !s.storable(runID) {
 		return nil // no run has that id
 	}
-	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
+	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, s.args(runID))
 	return wrap(err, "clear pending baseline of run %q", runID)
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -99,9 +100,15 @@ func (s *DB) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now
 	return c, nil
 }
 
-// lost returns the store.ErrLeaseLost of owner's lease of the key in a,
-// naming the lease as it is now.
-func (s *DB) lost(ctx context.Context, tx *sql.Tx, a *args, owner string) error {
+// updateLease runs the UPDATE q of owner's running lease of the key in a,
+// whose arguments are set followed by a's four; the lease must be there,
+// else store.ErrLeaseLost names the lease as it is now.
+func (s *DB) updateLease(ctx context.Context, tx *sql.Tx, a *args, owner, q string, set ...any) error {
+	n, err := s.exec(ctx, tx, q+` WHERE check_name = ? AND provider = ? AND slot = ? AND owner = ? AND state = 'running'`,
+		append(set, a.list[:4]...)...)
+	if err != nil || n == 1 {
+		return err
+	}
 	l, err := s.leaseTx(ctx, tx, a)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -114,29 +121,15 @@ func (s *DB) lost(ctx context.Context, tx *sql.Tx, a *args, owner string) error 
 	return fmt.Errorf("%w: held by %s, not %s", store.ErrLeaseLost, l.Owner, owner)
 }
 
-// updateLease runs the UPDATE q of owner's running lease of the key in a,
-// whose arguments are set followed by a's four; the lease must be there.
-func (s *DB) updateLease(ctx context.Context, tx *sql.Tx, a *args, owner, q string, set ...any) error {
-	n, err := s.exec(ctx, tx, q+` WHERE check_name = ? AND provider = ? AND slot = ? AND owner = ? AND state = 'running'`,
-		append(set, a.list[:4]...)...)
-	if err != nil || n == 1 {
-		return err
-	}
-	return s.lost(ctx, tx, a, owner)
-}
-
 // ExtendSlot moves the expiry of owner's running lease of key to until.
 func (s *DB) ExtendSlot(ctx context.Context, key store.SlotKey, owner string, until time.Time) error {
 	if err := store.CheckSlot(key, owner); err != nil {
 		return fmt.Errorf("extend slot: %w", err)
 	}
 	a := s.slotArgs(key, owner).time("expiry", until)
-	err := a.err
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			return s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET expires_at = ?`, a.list[4])
-		})
-	}
+	err := s.txAfter(ctx, a.err, func(tx *sql.Tx) error {
+		return s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET expires_at = ?`, a.list[4])
+	})
 	return wrap(err, "extend the lease of %s", key)
 }
 
@@ -150,18 +143,15 @@ func (s *DB) FinishSlot(ctx context.Context, key store.SlotKey, owner string, no
 	}
 	a := s.slotArgs(key, owner).time("now", now)
 	run := s.checkRunArgs(cr)
-	err := errors.Join(a.err, run.err)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			err := s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET state = 'done', check_run_id = ?, finished_at = ?`,
-				cr.ID, a.list[4])
-			if err != nil {
-				return err
-			}
-			_, err = s.exec(ctx, tx, upsertCheckRun, run.list...)
+	err := s.txAfter(ctx, errors.Join(a.err, run.err), func(tx *sql.Tx) error {
+		err := s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET state = 'done', check_run_id = ?, finished_at = ?`,
+			cr.ID, a.list[4])
+		if err != nil {
 			return err
-		})
-	}
+		}
+		_, err = s.exec(ctx, tx, upsertCheckRun, run.list...)
+		return err
+	})
 	return wrap(err, "finish %s", key)
 }
 
@@ -225,17 +215,14 @@ func (s *DB) RecordStep(ctx context.Context, step store.IncidentStep) error {
 		errs = append(errs, r.err)
 		rows = append(rows, r.add(r.list[len(r.list)-1]))
 	}
-	err = errors.Join(errs...)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
-				return err
-			}
-			return s.insertAll(ctx, tx, inserts{insertEvent, []*args{ev}}, inserts{`INSERT INTO outbox
-				(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
-				VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, rows})
-		})
-	}
+	err = s.txAfter(ctx, errors.Join(errs...), func(tx *sql.Tx) error {
+		if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+			return err
+		}
+		return s.insertAll(ctx, tx, inserts{insertEvent, []*args{ev}}, inserts{`INSERT INTO outbox
+			(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
+			VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, rows})
+	})
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("record %s of incident %q: %w", e.Type, inc.ID, err)
 	}
@@ -296,62 +283,48 @@ func (s *DB) ClaimDeliveries(ctx context.Context, owner string, notifiers []stri
 			AND state = 'pending' AND (claimed_by = '' OR claim_expires_at < ?)
 		RETURNING seq, ` + deliveryColumns
 	qargs := append(append(append(a.list[:2:2], at, at), names...), s.limit(n), at)
-	type claimed struct {
-		seq int64
-		d   store.Delivery
-	}
-	var got []claimed
+	seqs := map[string]int64{} // of the deliveries claimed, by id
+	var got []store.Delivery
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		got, err = collect(ctx, s, tx, q, qargs, func(sc scanner) (claimed, error) {
-			var c claimed
-			c.d, err = scanDelivery(sc, &c.seq)
-			return c, err
+		got, err = collect(ctx, s, tx, q, qargs, func(sc scanner) (store.Delivery, error) {
+			var seq int64
+			d, err := scanDelivery(sc, &seq)
+			seqs[d.ID] = seq
+			return d, err
 		})
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	slices.SortFunc(got, func(a, b claimed) int { return int(a.seq - b.seq) })
-	var out []store.Delivery
-	for _, c := range got {
-		out = append(out, c.d)
-	}
-	return out, nil
-}
-
-// deliveryLost returns the store.ErrLeaseLost of owner's claim on the
-// delivery id.
-func (s *DB) deliveryLost(ctx context.Context, tx *sql.Tx, id, owner string) error {
-	var state, by string
-	err := s.row(ctx, tx, `SELECT state, claimed_by FROM outbox WHERE id = ?`, id).Scan(&state, &by)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("delivery %q: %w", id, store.ErrNotFound)
-	case err != nil:
-		return err
-	case state != string(store.DeliveryPending):
-		return fmt.Errorf("%w: delivery %q is %s", store.ErrLeaseLost, id, state)
-	case by == "":
-		return fmt.Errorf("%w: delivery %q is not claimed", store.ErrLeaseLost, id)
-	}
-	return fmt.Errorf("%w: delivery %q is claimed by %s, not %s", store.ErrLeaseLost, id, by, owner)
+	slices.SortFunc(got, func(a, b store.Delivery) int { return cmp.Compare(seqs[a.ID], seqs[b.ID]) })
+	return got, nil
 }
 
 // updateClaim runs the UPDATE q of owner's claim on the delivery id, with
-// the arguments set; the claim must be there.
+// the arguments set; the claim must be there, else store.ErrLeaseLost says
+// where the delivery is.
 func (s *DB) updateClaim(ctx context.Context, id, owner, q string, set *args) error {
 	set.text("delivery id", id).text("owner", owner)
-	if set.err != nil {
-		return set.err
-	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.txAfter(ctx, set.err, func(tx *sql.Tx) error {
 		n, err := s.exec(ctx, tx, q+` WHERE id = ? AND claimed_by = ? AND state = 'pending'`, set.list...)
 		if err != nil || n == 1 {
 			return err
 		}
-		return s.deliveryLost(ctx, tx, id, owner)
+		var state, by string
+		err = s.row(ctx, tx, `SELECT state, claimed_by FROM outbox WHERE id = ?`, id).Scan(&state, &by)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("delivery %q: %w", id, store.ErrNotFound)
+		case err != nil:
+			return err
+		case state != string(store.DeliveryPending):
+			return fmt.Errorf("%w: delivery %q is %s", store.ErrLeaseLost, id, state)
+		case by == "":
+			return fmt.Errorf("%w: delivery %q is not claimed", store.ErrLeaseLost, id)
+		}
+		return fmt.Errorf("%w: delivery %q is claimed by %s, not %s", store.ErrLeaseLost, id, by, owner)
 	})
 }
 

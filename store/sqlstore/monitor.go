@@ -50,11 +50,7 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 	if err := store.CheckCheckRun(cr); err != nil {
 		return fmt.Errorf("save check run: %w", err)
 	}
-	a := s.checkRunArgs(cr)
-	err := a.err
-	if err == nil {
-		err = s.execTx(ctx, upsertCheckRun, a.list...)
-	}
+	err := s.execTx(ctx, upsertCheckRun, s.checkRunArgs(cr))
 	return wrap(err, "save check run %q", cr.ID)
 }
 
@@ -152,9 +148,7 @@ func (s *DB) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error
 	if err == nil {
 		err = a.err
 	}
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
-	}
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("save incident %q: %w", inc.ID, err)
 	}
@@ -238,16 +232,14 @@ func (s *DB) appendTo(ctx context.Context, id, q string, a *args) error {
 	if !s.storable(id) {
 		err = store.ErrNotFound // no incident has that id
 	}
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := s.row(ctx, tx, `SELECT COUNT(*) FROM incidents WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
-				return cmp.Or(err, store.ErrNotFound)
-			}
-			_, err := s.exec(ctx, tx, q, a.list...)
-			return err
-		})
-	}
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error {
+		var n int
+		if err := s.row(ctx, tx, `SELECT COUNT(*) FROM incidents WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
+			return cmp.Or(err, store.ErrNotFound)
+		}
+		_, err := s.exec(ctx, tx, q, a.list...)
+		return err
+	})
 	if err != nil && s.d.ForeignKeyViolation != nil && s.d.ForeignKeyViolation(err) {
 		err = store.ErrNotFound // removed meanwhile
 	}

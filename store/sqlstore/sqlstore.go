@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,14 +107,13 @@ type DB struct {
 
 // New returns the DB on db in dialect d.
 func New(db *sql.DB, d *Dialect, h Hooks) *DB {
-	s := &DB{db: db, d: d, tx: h.InTx, hooks: h}
-	if s.tx == nil {
-		s.tx = func(ctx context.Context, fn func(tx *sql.Tx) error) error { return InTx(ctx, db, fn) }
+	if h.InTx == nil {
+		h.InTx = func(ctx context.Context, fn func(tx *sql.Tx) error) error { return InTx(ctx, db, fn) }
 	}
-	if s.hooks.Now == nil {
-		s.hooks.Now = time.Now
+	if h.Now == nil {
+		h.Now = time.Now
 	}
-	return s
+	return &DB{db: db, d: d, tx: h.InTx, hooks: h}
 }
 
 // InTx runs fn in a transaction of db and commits it when fn succeeds.
@@ -145,7 +145,9 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// bind rewrites the ? placeholders of q for the dialect.
+// bind rewrites the ? placeholders of q for the dialect. A ? in a quoted
+// string or name ('…' or "…", a doubled quote inside) is left alone; q
+// holds no comments, E'…' strings or dollar quotes, whose ? it rewrites.
 func (s *DB) bind(q string) string {
 	if !s.d.Numbered || !strings.Contains(q, "?") {
 		return q
@@ -153,16 +155,31 @@ func (s *DB) bind(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
 	n := 0
+	var quote byte // the quote q is inside of at i, if any
 	for i := 0; i < len(q); i++ {
-		if q[i] != '?' {
-			b.WriteByte(q[i])
+		switch c := q[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote == 0 && c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
 			continue
 		}
-		n++
-		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(n))
+		b.WriteByte(q[i])
 	}
 	return b.String()
+}
+
+// txAfter runs fn in a transaction of s unless err, a problem found in
+// its arguments, is set: then it returns err.
+func (s *DB) txAfter(ctx context.Context, err error, fn func(tx *sql.Tx) error) error {
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, fn)
 }
 
 // exec runs q on c and returns the number of rows it changed.
@@ -174,10 +191,11 @@ func (s *DB) exec(ctx context.Context, c querier, q string, args ...any) (int64,
 	return res.RowsAffected()
 }
 
-// execTx runs the one statement q in a transaction of s.
-func (s *DB) execTx(ctx context.Context, q string, args ...any) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, q, args...)
+// execTx runs the one statement q with the arguments a in a transaction
+// of s, unless a has a problem: then it returns that.
+func (s *DB) execTx(ctx context.Context, q string, a *args) error {
+	return s.txAfter(ctx, a.err, func(tx *sql.Tx) error {
+		_, err := s.exec(ctx, tx, q, a.list...)
 		return err
 	})
 }
@@ -249,15 +267,7 @@ func scanString(sc scanner) (string, error) {
 // column. A filter on a value that could not be stored matches nothing,
 // without asking the database (which may refuse the value).
 func (s *DB) storable(values ...string) bool {
-	if s.d.CheckText == nil {
-		return true
-	}
-	for _, v := range values {
-		if s.d.CheckText("", v) != nil {
-			return false
-		}
-	}
-	return true
+	return s.d.CheckText == nil || !slices.ContainsFunc(values, func(v string) bool { return s.d.CheckText("", v) != nil })
 }
 
 // limit returns the LIMIT argument of n: n when positive, else none.
