@@ -28,12 +28,12 @@ var dialect = sqlstore.Dialect{
 	OptTime:   func(t time.Time) (any, error) { return nanos(t) },
 	Bound:     func(t time.Time) any { return clampNanos(t) },
 	CheckText: checkText,
-	Bytes:     func(s string) any { return bytea(s) },
+	Bytes:     func(s string) any { return []byte(s) }, // never nil, which would be NULL
 	NoLimit:   nil,
 	SkipLocked: `
 			FOR UPDATE SKIP LOCKED`,
-	UniqueViolation:     func(err error, index string) bool { return isViolation(err, uniqueViolation, index) },
-	ForeignKeyViolation: func(err error) bool { return isViolation(err, foreignKeyViolation, "") },
+	UniqueViolation:     func(err error, index string) bool { return isViolation(err, "23505", index) },
+	ForeignKeyViolation: func(err error) bool { return isViolation(err, "23503", "") },
 	Blobs:               blobs,
 	TempIDs:             `CREATE TEMP TABLE %s (id text COLLATE "C" PRIMARY KEY) ON COMMIT DROP`,
 	// While Prune runs it holds the baselines and pending baselines, so
@@ -41,6 +41,10 @@ var dialect = sqlstore.Dialect{
 	// for it, then fails as the run is gone); other writers, such as
 	// monitors, go on.
 	PruneLock: `LOCK TABLE baselines, pending_baselines IN SHARE MODE`,
+	// As in 0001_history.sql: ids compared byte by byte, times as bigint
+	// nanoseconds (NULL for none), free text as bytea.
+	Schema: sqlstore.Schema{ID: `text COLLATE "C"`, Time: "bigint", AnyTime: "bigint", Bytes: "bytea",
+		Seq: "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY"},
 }
 
 // Times are kept as nanoseconds since the Unix epoch; a bigint holds
@@ -74,14 +78,6 @@ func checkText(what, s string) error {
 		return fmt.Errorf("%s %q: not valid UTF-8, which PostgreSQL text cannot hold", what, s)
 	}
 	return nil
-}
-
-// bytea returns s as a non-nil byte slice (nil would be NULL).
-func bytea(s string) []byte {
-	if s == "" {
-		return []byte{}
-	}
-	return []byte(s)
 }
 
 // clampNanos returns t as nanoseconds, clamped to what a bigint holds: a

@@ -35,10 +35,15 @@ func Redact(dsn string) string {
 	if !IsDSN(dsn) {
 		out = kvPassword.ReplaceAllString(out, "${1}"+hidden)
 	}
+	return hide(out, dsn)
+}
+
+// hide returns s with every password of dsn replaced by xxxxx.
+func hide(s, dsn string) string {
 	for _, pw := range passwords(dsn) {
-		out = strings.ReplaceAll(out, pw, hidden)
+		s = strings.ReplaceAll(s, pw, hidden)
 	}
-	return out
+	return s
 }
 
 // passwords returns the passwords dsn holds, as they are written in it and
@@ -73,17 +78,12 @@ func passwords(dsn string) []string {
 				add(dec)
 			}
 		}
-		return longestFirst(out)
+	} else {
+		for _, m := range kvPassword.FindAllStringSubmatch(dsn, -1) {
+			add(strings.Trim(m[2], "'"))
+		}
 	}
-	for _, m := range kvPassword.FindAllStringSubmatch(dsn, -1) {
-		add(strings.Trim(m[2], "'"))
-	}
-	return longestFirst(out)
-}
-
-// longestFirst sorts passwords longest first: a password that contains
-// another is replaced whole.
-func longestFirst(out []string) []string {
+	// Longest first: a password that contains another is replaced whole.
 	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }
@@ -93,10 +93,7 @@ func longestFirst(out []string) []string {
 // broken connection string.
 func scrubError(dsn string, err error) error {
 	msg := err.Error()
-	scrubbed := msg
-	for _, pw := range passwords(dsn) {
-		scrubbed = strings.ReplaceAll(scrubbed, pw, hidden)
-	}
+	scrubbed := hide(msg, dsn)
 	if scrubbed == msg {
 		return err
 	}

@@ -95,11 +95,10 @@ func open(ctx context.Context, cfg *pgxpool.Config, shown string) (*Store, error
 		return nil, err
 	}
 	s := newStore(pool, shown)
-	if err := s.check(ctx); err != nil {
-		s.Close()
-		return nil, err
+	if err = s.check(ctx); err == nil {
+		err = s.migrate(ctx, ms)
 	}
-	if err := s.migrate(ctx, ms); err != nil {
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -206,16 +205,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// isViolation reports whether err is PostgreSQL's error code (such as
-// unique_violation, 23505) on the constraint or index named constraint
-// ("" any).
+// isViolation reports whether err is PostgreSQL's error code (23505
+// unique_violation, 23503 foreign_key_violation) on the constraint or
+// index named constraint ("" any).
 func isViolation(err error, code, constraint string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code && (constraint == "" || pe.ConstraintName == constraint)
 }
-
-// PostgreSQL error codes the store tells apart.
-const (
-	uniqueViolation     = "23505"
-	foreignKeyViolation = "23503"
-)

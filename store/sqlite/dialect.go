@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"time"
 
 	"github.com/promptcanary/promptcanary/store/sqlstore"
@@ -14,17 +13,20 @@ import (
 // no row is locked.
 var dialect = sqlstore.Dialect{
 	Time:    func(t time.Time) (any, error) { return formatTime(t), nil },
-	OptTime: func(t time.Time) (any, error) { return nullTime(t), nil },
+	OptTime: optTime,
 	Bound:   func(t time.Time) any { return formatTime(t) },
 	Bytes:   func(s string) any { return s },
 	NoLimit: -1,
 	TempIDs: `CREATE TEMP TABLE %s (id TEXT PRIMARY KEY) WITHOUT ROWID`,
+	// Types as in 0003_monitor.sql: a time is text, NULL only where optional.
+	Schema: sqlstore.Schema{ID: "TEXT", Time: "TEXT", AnyTime: "TEXT NOT NULL", Bytes: "TEXT",
+		Seq: "INTEGER PRIMARY KEY AUTOINCREMENT"},
 }
 
-// nullTime stores a zero time as NULL.
-func nullTime(t time.Time) sql.NullString {
+// optTime stores a zero time as NULL.
+func optTime(t time.Time) (any, error) {
 	if t.IsZero() {
-		return sql.NullString{}
+		return nil, nil
 	}
-	return sql.NullString{String: formatTime(t), Valid: true}
+	return formatTime(t), nil
 }

@@ -46,8 +46,13 @@ func (s *Store) incrementalVacuum(ctx context.Context) error {
 	if mode != 2 {
 		return nil
 	}
+	return s.execRetry(ctx, `PRAGMA incremental_vacuum`)
+}
+
+// execRetry runs q, retrying while the database is busy.
+func (s *Store) execRetry(ctx context.Context, q string) error {
 	return s.retry(ctx, func() error {
-		_, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`)
+		_, err := s.db.ExecContext(ctx, q)
 		return err
 	})
 }
@@ -70,17 +75,10 @@ func (s *Store) Vacuum(ctx context.Context) (before, after int64, err error) {
 	if before, err = s.fileSize(); err != nil {
 		return 0, 0, fmt.Errorf("vacuum store %q: %w", s.path, err)
 	}
-	err = s.retry(ctx, func() error {
-		_, err := s.db.ExecContext(ctx, `VACUUM`)
-		return err
-	})
-	if err == nil {
+	if err = s.execRetry(ctx, `VACUUM`); err == nil {
 		// VACUUM writes the new pages to the log: a checkpoint moves them
 		// into the file and truncates both.
-		var busy, logged, moved int
-		err = s.retry(ctx, func() error {
-			return s.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved)
-		})
+		err = s.execRetry(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 	if err != nil {
 		return before, 0, fmt.Errorf("vacuum store %q: %w", s.path, err)

@@ -99,10 +99,8 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	if strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open store %q: the path must not contain '?'", path)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("open store %q: %w", path, err)
-		}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	ms, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
@@ -191,7 +189,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 // inTx runs fn in an immediate transaction and commits it when fn
 // succeeds, retrying the whole transaction while the database is busy.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.retry(ctx, func() error { return s.tryTx(ctx, fn) })
+	return s.retry(ctx, func() error { return sqlstore.InTx(ctx, s.db, fn) })
 }
 
 // retry calls fn until it succeeds, fails otherwise than with a busy or
@@ -227,9 +225,4 @@ func isBusy(err error) bool {
 	}
 	code := se.Code() & 0xff
 	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
-}
-
-// tryTx is one attempt of inTx.
-func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqlstore.InTx(ctx, s.db, fn)
 }

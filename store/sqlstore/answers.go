@@ -39,24 +39,17 @@ func (s *DB) blobs(ctx context.Context, q string, qargs []any, fn func(key strin
 	if s.d.Blobs != nil {
 		return s.d.Blobs(ctx, s.db, s.bind(q), qargs, fn)
 	}
-	rows, err := s.db.QueryContext(ctx, s.bind(q), qargs...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	_, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (struct{}, error) {
 		var (
 			key  string
-			blob sql.RawBytes
+			blob sql.RawBytes // valid until the next row
 		)
-		if err := rows.Scan(&key, &blob); err != nil {
-			return err
+		if err := sc.Scan(&key, &blob); err != nil {
+			return struct{}{}, err
 		}
-		if err := fn(key, blob); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return struct{}{}, fn(key, blob)
+	})
+	return err
 }
 
 // answersOf reads the answers kept apart for owner, moving each to a

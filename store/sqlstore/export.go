@@ -25,27 +25,21 @@ const (
 	rowPage = 500
 )
 
-// pages yields the rows of query, a page of size n at a time: query
-// selects rows whose key is greater than its first argument, in key order,
-// at most its second argument; scan reads one row and returns its key.
-// Each page is read whole before its rows are yielded, so no connection is
-// held while the caller works.
-func pages[T any](ctx context.Context, s *DB, query string, n int, scan func(scanner) (string, T, error)) iter.Seq2[T, error] {
+// pages yields the rows (columns cols) of table in the order of its key
+// column, a page of size n at a time: scan reads one row and keyOf returns
+// its key. Each page is read whole before its rows are yielded, so no
+// connection is held while the caller works.
+func pages[T any](ctx context.Context, s *DB, cols, table, key string, n int, scan func(scanner) (T, error), keyOf func(T) string) iter.Seq2[T, error] {
+	query := `SELECT ` + cols + ` FROM ` + table + ` WHERE ` + key + ` > ? ORDER BY ` + key + ` LIMIT ?`
 	return func(yield func(T, error) bool) {
 		var zero T
 		after := ""
 		for {
-			var key string
-			page, err := collect(ctx, s, s.db, query, []any{after, n}, func(sc scanner) (T, error) {
-				k, v, err := scan(sc)
-				key = k
-				return v, err
-			})
+			page, err := collect(ctx, s, s.db, query, []any{after, n}, scan)
 			if err != nil {
 				yield(zero, err)
 				return
 			}
-			after = key
 			for _, v := range page {
 				if !yield(v, nil) {
 					return
@@ -54,6 +48,7 @@ func pages[T any](ctx context.Context, s *DB, query string, n int, scan func(sca
 			if len(page) < n {
 				return
 			}
+			after = keyOf(page[len(page)-1])
 		}
 	}
 }
@@ -61,12 +56,7 @@ func pages[T any](ctx context.Context, s *DB, query string, n int, scan func(sca
 // ids yields the values of the id column col of table in ascending
 // (byte) order.
 func (s *DB) ids(ctx context.Context, table, col string) iter.Seq2[string, error] {
-	return pages(ctx, s, `SELECT `+col+` FROM `+table+` WHERE `+col+` > ? ORDER BY `+col+` LIMIT ?`, idPage,
-		func(sc scanner) (string, string, error) {
-			var id string
-			err := sc.Scan(&id)
-			return id, id, err
-		})
+	return pages(ctx, s, col, table, col, idPage, scanString, func(id string) string { return id })
 }
 
 // each yields load(id) for every id of ids, skipping the records deleted
@@ -93,13 +83,13 @@ func each[T any](ids iter.Seq2[string, error], load func(id string) (T, error)) 
 // ExportRuns yields every run with its pending mark, by run id.
 func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 	return each(s.ids(ctx, "runs", "run_id"), func(id string) (store.RunRecord, error) {
-		r, err := load(ctx, s, "run", "runs", "run_id", id, true, s.runDecoder(ctx))
+		r, err := load(ctx, s, "run", "runs", "run_id", id, true, s.decodeRun)
 		if err != nil {
 			return store.RunRecord{}, err
 		}
 		rec, p := store.RunRecord{Run: r}, store.PendingBaseline{RunID: id}
 		err = s.row(ctx, s.db, `SELECT snapshot_id, created_at, note, dir FROM pending_baselines WHERE run_id = ?`, id).
-			Scan(&p.SnapshotID, at(&p.CreatedAt), &p.Note, &p.Dir)
+			Scan(&p.SnapshotID, At(&p.CreatedAt), &p.Note, &p.Dir)
 		if err == nil {
 			rec.Pending = &p
 		} else if !errors.Is(err, sql.ErrNoRows) {
@@ -112,7 +102,7 @@ func (s *DB) ExportRuns(ctx context.Context) iter.Seq2[store.RunRecord, error] {
 // ExportBaselines yields every baseline, by snapshot id.
 func (s *DB) ExportBaselines(ctx context.Context) iter.Seq2[*promptcanary.Baseline, error] {
 	return each(s.ids(ctx, "baselines", "snapshot_id"), func(id string) (*promptcanary.Baseline, error) {
-		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.baselineDecoder(ctx))
+		return load(ctx, s, "baseline", "baselines", "snapshot_id", id, true, s.decodeBaseline)
 	})
 }
 
@@ -125,21 +115,15 @@ func (s *DB) ExportDrifts(ctx context.Context) iter.Seq2[*promptcanary.DriftRepo
 
 // ExportCheckRuns yields every check run, by id.
 func (s *DB) ExportCheckRuns(ctx context.Context) iter.Seq2[promptcanary.CheckRun, error] {
-	return pages(ctx, s, `SELECT `+checkRunColumns+` FROM check_runs WHERE id > ? ORDER BY id LIMIT ?`, rowPage,
-		func(sc scanner) (string, promptcanary.CheckRun, error) {
-			cr, err := scanCheckRun(sc)
-			return cr.ID, cr, err
-		})
+	return pages(ctx, s, checkRunColumns, "check_runs", "id", rowPage, scanCheckRun,
+		func(cr promptcanary.CheckRun) string { return cr.ID })
 }
 
 // ExportIncidents yields every incident, by id, with its events and
 // notification attempts.
 func (s *DB) ExportIncidents(ctx context.Context) iter.Seq2[store.IncidentRecord, error] {
-	incidents := pages(ctx, s, `SELECT `+incidentColumns+` FROM incidents WHERE id > ? ORDER BY id LIMIT ?`, rowPage,
-		func(sc scanner) (string, promptcanary.Incident, error) {
-			inc, err := scanIncident(sc)
-			return inc.ID, inc, err
-		})
+	incidents := pages(ctx, s, incidentColumns, "incidents", "id", rowPage, scanIncident,
+		func(inc promptcanary.Incident) string { return inc.ID })
 	return func(yield func(store.IncidentRecord, error) bool) {
 		for inc, err := range incidents {
 			rec := store.IncidentRecord{Incident: inc}
@@ -194,29 +178,17 @@ func (s *DB) ImportIncident(ctx context.Context, rec store.IncidentRecord) error
 		return fmt.Errorf("import incident: %w", err)
 	}
 	incArgs, events, notes, err := s.importArgs(&rec)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error {
+		if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+			return err
+		}
+		for _, table := range []string{"incident_events", "notifications"} {
+			if _, err := s.exec(ctx, tx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
 				return err
 			}
-			for _, table := range []string{"incident_events", "notifications"} {
-				if _, err := s.exec(ctx, tx, `DELETE FROM `+table+` WHERE incident_id = ?`, inc.ID); err != nil {
-					return err
-				}
-			}
-			for _, q := range []struct {
-				sql  string
-				rows []*args
-			}{{insertEvent, events}, {insertNotification, notes}} {
-				for _, a := range q.rows {
-					if _, err := s.exec(ctx, tx, q.sql, a.list...); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
-	}
+		}
+		return s.insertAll(ctx, tx, inserts{insertEvent, events}, inserts{insertNotification, notes})
+	})
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("import incident %q: %w", inc.ID, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -80,10 +81,7 @@ func (s *DB) write(ctx context.Context, tx *sql.Tx, rr *runRow, onlyNew bool) er
 	const cols = 5
 	for rest := rr.probes; len(rest) > 0; {
 		k := min(len(rest)/cols, probesPerInsert)
-		values := placeholders(cols)
-		for range k - 1 {
-			values += ", " + placeholders(cols)
-		}
+		values := strings.Repeat(placeholders(cols)+", ", k-1) + placeholders(cols)
 		if _, err := s.exec(ctx, tx, `INSERT INTO run_probes (run_id, probe_id, mean, pass_rate, n) VALUES `+values,
 			rest[:k*cols]...); err != nil {
 			return err
@@ -94,30 +92,27 @@ func (s *DB) write(ctx context.Context, tx *sql.Tx, rr *runRow, onlyNew bool) er
 }
 
 // SaveRun stores r in one transaction, replacing a run with the same id.
-func (s *DB) SaveRun(ctx context.Context, r *promptcanary.Run) error {
-	if err := store.CheckID("run", r.RunID); err != nil {
-		return fmt.Errorf("save run: %w", err)
-	}
-	return s.saveRun(ctx, r, nil)
-}
+func (s *DB) SaveRun(ctx context.Context, r *promptcanary.Run) error { return s.saveRun(ctx, r, nil) }
 
 // SaveRunPending stores r and the pending mark p in one transaction.
 func (s *DB) SaveRunPending(ctx context.Context, r *promptcanary.Run, p store.PendingBaseline) error {
-	if err := store.CheckID("run", r.RunID); err != nil {
-		return fmt.Errorf("save run: %w", err)
-	}
-	if err := p.Check(); err != nil {
-		return fmt.Errorf("save run %q: %w", r.RunID, err)
-	}
-	if p.RunID != r.RunID {
-		return fmt.Errorf("save run %q: the pending baseline is of run %q", r.RunID, p.RunID)
-	}
 	return s.saveRun(ctx, r, &p)
 }
 
 // saveRun stores r, and the pending mark p when not nil, in one
 // transaction.
 func (s *DB) saveRun(ctx context.Context, r *promptcanary.Run, p *store.PendingBaseline) error {
+	if err := store.CheckID("run", r.RunID); err != nil {
+		return fmt.Errorf("save run: %w", err)
+	}
+	if p != nil {
+		if err := p.Check(); err != nil {
+			return fmt.Errorf("save run %q: %w", r.RunID, err)
+		}
+		if p.RunID != r.RunID {
+			return fmt.Errorf("save run %q: the pending baseline is of run %q", r.RunID, p.RunID)
+		}
+	}
 	rr, err := s.newRunRow(r)
 	if err != nil {
 		return fmt.Errorf("save run %q: %w", r.RunID, err)
@@ -173,7 +168,7 @@ func (s *DB) lookup(ctx context.Context, kind, table, col, id string, read func(
 // load reads the body of the record of table whose id (column col) id
 // names, only the one with that id when exact (an export's, failing with
 // sql.ErrNoRows when it is gone), and decodes it.
-func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact bool, decode func(id string, body []byte) (*T, error)) (*T, error) {
+func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact bool, decode func(ctx context.Context, id string, body []byte) (*T, error)) (*T, error) {
 	var body []byte
 	read := func(id string) error {
 		return s.row(ctx, s.db, `SELECT body FROM `+table+` WHERE `+col+` = ?`, id).Scan(&body)
@@ -189,7 +184,7 @@ func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact 
 	if err != nil {
 		return nil, err
 	}
-	v, err := decode(full, body)
+	v, err := decode(ctx, full, body)
 	if err != nil {
 		return nil, fmt.Errorf("load %s %q: %w", kind, full, err)
 	}
@@ -198,30 +193,18 @@ func load[T any](ctx context.Context, s *DB, kind, table, col, id string, exact 
 
 // Run loads the run id names.
 func (s *DB) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
-	return load(ctx, s, "run", "runs", "run_id", id, false, s.runDecoder(ctx))
-}
-
-// runDecoder decodes a stored run with its kept-apart answers.
-func (s *DB) runDecoder(ctx context.Context) func(string, []byte) (*promptcanary.Run, error) {
-	return func(id string, body []byte) (*promptcanary.Run, error) { return s.decodeRun(ctx, id, body) }
-}
-
-// baselineDecoder decodes a stored baseline with its kept-apart answers.
-func (s *DB) baselineDecoder(ctx context.Context) func(string, []byte) (*promptcanary.Baseline, error) {
-	return func(id string, body []byte) (*promptcanary.Baseline, error) { return s.decodeBaseline(ctx, id, body) }
+	return load(ctx, s, "run", "runs", "run_id", id, false, s.decodeRun)
 }
 
 // decodeDrift decodes a stored drift report.
-func decodeDrift(_ string, body []byte) (*promptcanary.DriftReport, error) {
+func decodeDrift(_ context.Context, _ string, body []byte) (*promptcanary.DriftReport, error) {
 	return store.UnmarshalDrift(body)
 }
 
 // RunsQuery returns the query of Runs, as the database takes it, and its
 // arguments.
 func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
-	var w where
-	w.ifSet("r.suite = ?", f.Suite)
-	w.ifSet("r.model = ?", f.Model)
+	w := matching("r.suite", f.Suite, "r.model", f.Model)
 	if !f.Since.IsZero() {
 		w.add("r.started_at >= ?", s.d.Bound(f.Since))
 	}
@@ -240,18 +223,14 @@ func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
 
 // Runs lists the runs f selects, newest first.
 func (s *DB) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, error) {
-	if !s.storable(f.Suite, f.Model) {
-		return nil, nil
-	}
 	q, qargs := s.RunsQuery(f)
-	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (store.RunSummary, error) {
+	return list(ctx, s, "runs", q, qargs, func(sc scanner) (store.RunSummary, error) {
 		var sum store.RunSummary
-		err := sc.Scan(&sum.RunID, &sum.Suite, &sum.Model, at(&sum.StartedAt), at(&sum.FinishedAt), &sum.Samples, &sum.Results,
+		err := sc.Scan(&sum.RunID, &sum.Suite, &sum.Model, At(&sum.StartedAt), At(&sum.FinishedAt), &sum.Samples, &sum.Results,
 			&sum.Passed, &sum.Errors, num(&sum.Score), &sum.PassRate, &sum.Interrupted, &sum.IsBaseline, &sum.BaselinePending, &sum.Verdict)
 		sum.Settle()
 		return sum, err
-	})
-	return out, wrap(err, "list runs")
+	}, f.Suite, f.Model)
 }
 
 // SaveBaseline stores b, and b's run unless one with its id is stored, in
@@ -320,7 +299,7 @@ func (s *DB) Promote(ctx context.Context, runID, note string) (*promptcanary.Bas
 
 // Baseline loads the baseline whose snapshot id id names.
 func (s *DB) Baseline(ctx context.Context, id string) (*promptcanary.Baseline, error) {
-	return load(ctx, s, "baseline", "baselines", "snapshot_id", id, false, s.baselineDecoder(ctx))
+	return load(ctx, s, "baseline", "baselines", "snapshot_id", id, false, s.decodeBaseline)
 }
 
 // LatestBaseline loads the newest readable baseline of suite and model,
@@ -333,15 +312,6 @@ func (s *DB) LatestBaseline(ctx context.Context, suite, model string) (*promptca
 	return l.Baseline, nil
 }
 
-// suiteModel returns the conditions on the columns suite and model, each
-// when set.
-func suiteModel(suite, model string) *where {
-	var w where
-	w.ifSet("suite = ?", suite)
-	w.ifSet("model = ?", model)
-	return &w
-}
-
 // FindLatestBaseline loads the newest baseline of suite and model whose
 // stored body decodes, naming the newer ones that did not. Bodies are read
 // one at a time, each decoded from the driver's own copy, so that the
@@ -351,7 +321,7 @@ func (s *DB) FindLatestBaseline(ctx context.Context, suite, model string) (*stor
 	if !s.storable(suite, model) {
 		return nil, notFound
 	}
-	w := suiteModel(suite, model)
+	w := matching("suite", suite, "model", model)
 	q := `SELECT snapshot_id, created_at, body FROM baselines` + w.String() +
 		` ORDER BY created_at DESC NULLS LAST, snapshot_id DESC LIMIT 1 OFFSET ?`
 	l := &store.BaselineLookup{}
@@ -386,7 +356,7 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	}
 	var (
 		id      string
-		created timeCell
+		created any
 		body    []byte
 	)
 	if err := rows.Scan(&id, &created, &body); err != nil {
@@ -400,7 +370,9 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	}
 	b, err := s.decodeBaseline(ctx, id, body)
 	if err != nil {
-		l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: created.t,
+		var at time.Time // the zero time when it does not parse
+		_ = At(&at).Scan(created)
+		l.Skipped = append(l.Skipped, store.SkippedBaseline{SnapshotID: id, CreatedAt: at,
 			Err: fmt.Errorf("decode stored baseline: %w", err)})
 		return true, nil
 	}
@@ -408,30 +380,15 @@ func (s *DB) tryBaseline(ctx context.Context, q string, qargs []any, l *store.Ba
 	return true, nil
 }
 
-// timeCell scans a time that may not parse: the zero time then.
-type timeCell struct{ t time.Time }
-
-// Scan implements sql.Scanner.
-func (c *timeCell) Scan(src any) error {
-	if at(&c.t).Scan(src) != nil {
-		c.t = time.Time{}
-	}
-	return nil
-}
-
 // Baselines lists the baselines of suite ("" for all), newest first.
 func (s *DB) Baselines(ctx context.Context, suite string) ([]store.BaselineInfo, error) {
-	if !s.storable(suite) {
-		return nil, nil
-	}
-	w := suiteModel(suite, "")
-	out, err := collect(ctx, s, s.db, `SELECT snapshot_id, run_id, suite, model, created_at, note FROM baselines`+
+	w := matching("suite", suite)
+	return list(ctx, s, "baselines", `SELECT snapshot_id, run_id, suite, model, created_at, note FROM baselines`+
 		w.String()+` ORDER BY created_at DESC NULLS LAST, snapshot_id DESC`, w.args, func(sc scanner) (store.BaselineInfo, error) {
 		var in store.BaselineInfo
-		err := sc.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, at(&in.CreatedAt), &in.Note)
+		err := sc.Scan(&in.SnapshotID, &in.RunID, &in.Suite, &in.Model, At(&in.CreatedAt), &in.Note)
 		return in, err
-	})
-	return out, wrap(err, "list baselines")
+	}, suite)
 }
 
 // SaveDrift stores d, replacing a report with the same id.
@@ -452,7 +409,7 @@ func (s *DB) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) error {
 	}
 	a.add(body)
 	err = s.execTx(ctx, upsert("drift_reports", `report_id, suite, model, baseline_id, current_run_id, generated_at,
-		severity, has_drift, regressions, summary, body`), a.list...)
+		severity, has_drift, regressions, summary, body`), a)
 	return wrap(err, "save drift report %q", d.ReportID)
 }
 
@@ -463,26 +420,22 @@ func (s *DB) Drift(ctx context.Context, id string) (*promptcanary.DriftReport, e
 
 // Drifts lists the drift reports of suite and model, newest first.
 func (s *DB) Drifts(ctx context.Context, suite, model string, n int) ([]store.DriftSummary, error) {
-	if !s.storable(suite, model) {
-		return nil, nil
-	}
-	w := suiteModel(suite, model)
+	w := matching("suite", suite, "model", model)
 	q := `SELECT report_id, suite, model, baseline_id, current_run_id, generated_at,
 			severity, has_drift, regressions, summary
 		FROM drift_reports` + w.String() + ` ORDER BY generated_at DESC NULLS LAST, report_id DESC LIMIT ?`
-	out, err := collect(ctx, s, s.db, q, append(w.args, s.limit(n)), func(sc scanner) (store.DriftSummary, error) {
+	return list(ctx, s, "drift reports", q, append(w.args, s.limit(n)), func(sc scanner) (store.DriftSummary, error) {
 		var d store.DriftSummary
-		err := sc.Scan(&d.ReportID, &d.Suite, &d.Model, &d.BaselineID, &d.CurrentRunID, at(&d.GeneratedAt),
+		err := sc.Scan(&d.ReportID, &d.Suite, &d.Model, &d.BaselineID, &d.CurrentRunID, At(&d.GeneratedAt),
 			&d.Severity, &d.HasDrift, &d.Regressions, &d.Summary)
 		return d, err
-	})
-	return out, wrap(err, "list drift reports")
+	}, suite, model)
 }
 
 // ProbeScoresQuery returns the query of ProbeScores, as the database
 // takes it, and its arguments.
 func (s *DB) ProbeScoresQuery(suite, model string, n int) (string, []any) {
-	w := suiteModel(suite, model)
+	w := matching("suite", suite, "model", model)
 	q := `WITH sel AS (
 			SELECT run_id, started_at FROM runs` + w.String() + ` ORDER BY started_at DESC NULLS LAST, run_id DESC LIMIT ?
 		)
@@ -501,7 +454,7 @@ func (s *DB) ProbeScores(ctx context.Context, suite, model string, n int) ([]sto
 	q, qargs := s.ProbeScoresQuery(suite, model, n)
 	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (store.ProbeScore, error) {
 		var p store.ProbeScore
-		err := sc.Scan(&p.RunID, at(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)
+		err := sc.Scan(&p.RunID, At(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)
 		return p, err
 	})
 	return out, wrap(err, "probe scores")
@@ -509,13 +462,12 @@ func (s *DB) ProbeScores(ctx context.Context, suite, model string, n int) ([]sto
 
 // PendingBaselines lists the pending marks, oldest first.
 func (s *DB) PendingBaselines(ctx context.Context) ([]store.PendingBaseline, error) {
-	out, err := collect(ctx, s, s.db, `SELECT run_id, snapshot_id, created_at, note, dir FROM pending_baselines
+	return list(ctx, s, "pending baselines", `SELECT run_id, snapshot_id, created_at, note, dir FROM pending_baselines
 		ORDER BY created_at NULLS FIRST, run_id`, nil, func(sc scanner) (store.PendingBaseline, error) {
 		var p store.PendingBaseline
-		err := sc.Scan(&p.RunID, &p.SnapshotID, at(&p.CreatedAt), &p.Note, &p.Dir)
+		err := sc.Scan(&p.RunID, &p.SnapshotID, At(&p.CreatedAt), &p.Note, &p.Dir)
 		return p, err
 	})
-	return out, wrap(err, "list pending baselines")
 }
 
 // ClearPending removes the pending mark of runID.
@@ -523,6 +475,6 @@ func (s *DB) ClearPending(ctx context.Context, runID string) error {
 	if !s.storable(runID) {
 		return nil // no run has that id
 	}
-	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, runID)
+	err := s.execTx(ctx, `DELETE FROM pending_baselines WHERE run_id = ?`, s.args(runID))
 	return wrap(err, "clear pending baseline of run %q", runID)
 }

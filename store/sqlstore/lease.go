@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -32,8 +33,8 @@ const leaseColumns = `check_name, provider, slot, state, owner, claimed_at, expi
 // scanLease reads one row of leaseColumns.
 func scanLease(sc scanner) (store.SlotLease, error) {
 	var l store.SlotLease
-	err := sc.Scan(&l.Check, &l.Provider, at(&l.Slot), &l.State, &l.Owner, at(&l.ClaimedAt), at(&l.ExpiresAt),
-		&l.Takeovers, &l.PreviousOwner, &l.CheckRunID, at(&l.FinishedAt))
+	err := sc.Scan(&l.Check, &l.Provider, At(&l.Slot), &l.State, &l.Owner, At(&l.ClaimedAt), At(&l.ExpiresAt),
+		&l.Takeovers, &l.PreviousOwner, &l.CheckRunID, At(&l.FinishedAt))
 	return l, err
 }
 
@@ -66,21 +67,17 @@ func (s *DB) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now
 		c = store.SlotClaim{}
 		n, err := s.exec(ctx, tx, `INSERT INTO slot_leases (check_name, provider, slot, state, owner, claimed_at, expires_at)
 			VALUES (?, ?, ?, 'running', ?, ?, ?) ON CONFLICT DO NOTHING`, a.list...)
-		if err != nil {
-			return err
-		}
-		if n == 1 {
-			c.Claimed = true
-		} else {
-			n, err := s.exec(ctx, tx, `UPDATE slot_leases
+		if err == nil && n == 0 { // held: taken over when its lease expired
+			n, err = s.exec(ctx, tx, `UPDATE slot_leases
 				SET previous_owner = owner, owner = ?, claimed_at = ?, expires_at = ?, takeovers = takeovers + 1
 				WHERE check_name = ? AND provider = ? AND slot = ? AND state = 'running' AND expires_at < ?`,
 				a.list[3], at, until, check, provider, slot, at)
-			if err != nil {
-				return err
-			}
-			c.Claimed, c.TakenOver = n == 1, n == 1
+			c.TakenOver = n == 1
 		}
+		if err != nil {
+			return err
+		}
+		c.Claimed = n == 1
 		if c.Lease, err = s.leaseTx(ctx, tx, a); err != nil {
 			return err
 		}
@@ -103,9 +100,15 @@ func (s *DB) ClaimSlot(ctx context.Context, key store.SlotKey, owner string, now
 	return c, nil
 }
 
-// lost returns the store.ErrLeaseLost of owner's lease of the key in a,
-// naming the lease as it is now.
-func (s *DB) lost(ctx context.Context, tx *sql.Tx, a *args, owner string) error {
+// updateLease runs the UPDATE q of owner's running lease of the key in a,
+// whose arguments are set followed by a's four; the lease must be there,
+// else store.ErrLeaseLost names the lease as it is now.
+func (s *DB) updateLease(ctx context.Context, tx *sql.Tx, a *args, owner, q string, set ...any) error {
+	n, err := s.exec(ctx, tx, q+` WHERE check_name = ? AND provider = ? AND slot = ? AND owner = ? AND state = 'running'`,
+		append(set, a.list[:4]...)...)
+	if err != nil || n == 1 {
+		return err
+	}
 	l, err := s.leaseTx(ctx, tx, a)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -118,29 +121,15 @@ func (s *DB) lost(ctx context.Context, tx *sql.Tx, a *args, owner string) error 
 	return fmt.Errorf("%w: held by %s, not %s", store.ErrLeaseLost, l.Owner, owner)
 }
 
-// updateLease runs the UPDATE q of owner's running lease of the key in a,
-// whose arguments are set followed by a's four; the lease must be there.
-func (s *DB) updateLease(ctx context.Context, tx *sql.Tx, a *args, owner, q string, set ...any) error {
-	n, err := s.exec(ctx, tx, q+` WHERE check_name = ? AND provider = ? AND slot = ? AND owner = ? AND state = 'running'`,
-		append(set, a.list[:4]...)...)
-	if err != nil || n == 1 {
-		return err
-	}
-	return s.lost(ctx, tx, a, owner)
-}
-
 // ExtendSlot moves the expiry of owner's running lease of key to until.
 func (s *DB) ExtendSlot(ctx context.Context, key store.SlotKey, owner string, until time.Time) error {
 	if err := store.CheckSlot(key, owner); err != nil {
 		return fmt.Errorf("extend slot: %w", err)
 	}
 	a := s.slotArgs(key, owner).time("expiry", until)
-	err := a.err
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			return s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET expires_at = ?`, a.list[4])
-		})
-	}
+	err := s.txAfter(ctx, a.err, func(tx *sql.Tx) error {
+		return s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET expires_at = ?`, a.list[4])
+	})
 	return wrap(err, "extend the lease of %s", key)
 }
 
@@ -154,70 +143,52 @@ func (s *DB) FinishSlot(ctx context.Context, key store.SlotKey, owner string, no
 	}
 	a := s.slotArgs(key, owner).time("now", now)
 	run := s.checkRunArgs(cr)
-	err := errors.Join(a.err, run.err)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			err := s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET state = 'done', check_run_id = ?, finished_at = ?`,
-				cr.ID, a.list[4])
-			if err != nil {
-				return err
-			}
-			_, err = s.exec(ctx, tx, upsertCheckRun, run.list...)
+	err := s.txAfter(ctx, errors.Join(a.err, run.err), func(tx *sql.Tx) error {
+		err := s.updateLease(ctx, tx, a, owner, `UPDATE slot_leases SET state = 'done', check_run_id = ?, finished_at = ?`,
+			cr.ID, a.list[4])
+		if err != nil {
 			return err
-		})
-	}
+		}
+		_, err = s.exec(ctx, tx, upsertCheckRun, run.list...)
+		return err
+	})
 	return wrap(err, "finish %s", key)
 }
 
 // ExpiredSlots lists the running leases that expired before now, oldest
 // slot first.
 func (s *DB) ExpiredSlots(ctx context.Context, now time.Time, n int) ([]store.SlotLease, error) {
-	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases
+	return list(ctx, s, "expired slot leases", `SELECT `+leaseColumns+` FROM slot_leases
 		WHERE state = 'running' AND expires_at < ? ORDER BY slot, check_name, provider LIMIT ?`,
 		[]any{s.d.Bound(now), s.limit(n)}, scanLease)
-	return out, wrap(err, "list expired slot leases")
 }
 
 // SlotLeases lists the leases of check and provider ("" any), newest slot
 // first.
 func (s *DB) SlotLeases(ctx context.Context, check, provider string, n int) ([]store.SlotLease, error) {
-	if !s.storable(check, provider) {
-		return nil, nil
-	}
-	var w where
-	w.ifSet("check_name = ?", check)
-	w.ifSet("provider = ?", provider)
-	out, err := collect(ctx, s, s.db, `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
-		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease)
-	return out, wrap(err, "list slot leases")
+	w := matching("check_name", check, "provider", provider)
+	return list(ctx, s, "slot leases", `SELECT `+leaseColumns+` FROM slot_leases`+w.String()+
+		` ORDER BY slot DESC, check_name, provider LIMIT ?`, append(w.args, s.limit(n)), scanLease, check, provider)
 }
 
 // PruneLeases deletes finished leases and deliveries from before before,
 // and running leases that expired before it.
 func (s *DB) PruneLeases(ctx context.Context, before time.Time) (int, error) {
 	b := s.d.Bound(before)
-	var total int64
+	var leases, deliveries int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		total = 0
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`DELETE FROM slot_leases WHERE (state = 'done' AND finished_at < ?) OR (state = 'running' AND expires_at < ?)`, []any{b, b}},
-			{`DELETE FROM outbox WHERE state <> 'pending' AND done_at < ?`, []any{b}},
-		} {
-			n, err := s.exec(ctx, tx, q.sql, q.args...)
-			if err != nil {
-				return err
-			}
-			total += n
+		var err error
+		leases, err = s.exec(ctx, tx, `DELETE FROM slot_leases
+			WHERE (state = 'done' AND finished_at < ?) OR (state = 'running' AND expires_at < ?)`, b, b)
+		if err == nil {
+			deliveries, err = s.exec(ctx, tx, `DELETE FROM outbox WHERE state <> 'pending' AND done_at < ?`, b)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("prune leases: %w", err)
 	}
-	return int(total), nil
+	return int(leases + deliveries), nil
 }
 
 // RecordStep stores an incident, its event and its deliveries in one
@@ -244,25 +215,14 @@ func (s *DB) RecordStep(ctx context.Context, step store.IncidentStep) error {
 		errs = append(errs, r.err)
 		rows = append(rows, r.add(r.list[len(r.list)-1]))
 	}
-	err = errors.Join(errs...)
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
-				return err
-			}
-			if _, err := s.exec(ctx, tx, insertEvent, ev.list...); err != nil {
-				return err
-			}
-			for _, r := range rows {
-				if _, err := s.exec(ctx, tx, `INSERT INTO outbox
-					(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
-					VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, r.list...); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	err = s.txAfter(ctx, errors.Join(errs...), func(tx *sql.Tx) error {
+		if err := s.upsertIncident(ctx, tx, inc, incArgs); err != nil {
+			return err
+		}
+		return s.insertAll(ctx, tx, inserts{insertEvent, []*args{ev}}, inserts{`INSERT INTO outbox
+			(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
+			VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, rows})
+	})
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("record %s of incident %q: %w", e.Type, inc.ID, err)
 	}
@@ -281,7 +241,7 @@ func scanDelivery(sc scanner, first ...any) (store.Delivery, error) {
 		snapshot string
 	)
 	err := sc.Scan(append(first, &d.ID, &d.IncidentID, &d.Notifier, &d.Status, &d.Event, &snapshot, &d.State, &d.Attempts,
-		&d.Rounds, at(&d.CreatedAt), at(&d.NextAttemptAt), &d.ClaimedBy, at(&d.ClaimExpiresAt), &d.DoneBy, at(&d.DoneAt),
+		&d.Rounds, At(&d.CreatedAt), At(&d.NextAttemptAt), &d.ClaimedBy, At(&d.ClaimExpiresAt), &d.DoneBy, At(&d.DoneAt),
 		&d.LastError)...)
 	if err != nil {
 		return d, err
@@ -323,62 +283,48 @@ func (s *DB) ClaimDeliveries(ctx context.Context, owner string, notifiers []stri
 			AND state = 'pending' AND (claimed_by = '' OR claim_expires_at < ?)
 		RETURNING seq, ` + deliveryColumns
 	qargs := append(append(append(a.list[:2:2], at, at), names...), s.limit(n), at)
-	type claimed struct {
-		seq int64
-		d   store.Delivery
-	}
-	var got []claimed
+	seqs := map[string]int64{} // of the deliveries claimed, by id
+	var got []store.Delivery
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		got, err = collect(ctx, s, tx, q, qargs, func(sc scanner) (claimed, error) {
-			var c claimed
-			c.d, err = scanDelivery(sc, &c.seq)
-			return c, err
+		got, err = collect(ctx, s, tx, q, qargs, func(sc scanner) (store.Delivery, error) {
+			var seq int64
+			d, err := scanDelivery(sc, &seq)
+			seqs[d.ID] = seq
+			return d, err
 		})
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	slices.SortFunc(got, func(a, b claimed) int { return int(a.seq - b.seq) })
-	var out []store.Delivery
-	for _, c := range got {
-		out = append(out, c.d)
-	}
-	return out, nil
-}
-
-// deliveryLost returns the store.ErrLeaseLost of owner's claim on the
-// delivery id.
-func (s *DB) deliveryLost(ctx context.Context, tx *sql.Tx, id, owner string) error {
-	var state, by string
-	err := s.row(ctx, tx, `SELECT state, claimed_by FROM outbox WHERE id = ?`, id).Scan(&state, &by)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("delivery %q: %w", id, store.ErrNotFound)
-	case err != nil:
-		return err
-	case state != string(store.DeliveryPending):
-		return fmt.Errorf("%w: delivery %q is %s", store.ErrLeaseLost, id, state)
-	case by == "":
-		return fmt.Errorf("%w: delivery %q is not claimed", store.ErrLeaseLost, id)
-	}
-	return fmt.Errorf("%w: delivery %q is claimed by %s, not %s", store.ErrLeaseLost, id, by, owner)
+	slices.SortFunc(got, func(a, b store.Delivery) int { return cmp.Compare(seqs[a.ID], seqs[b.ID]) })
+	return got, nil
 }
 
 // updateClaim runs the UPDATE q of owner's claim on the delivery id, with
-// the arguments set; the claim must be there.
+// the arguments set; the claim must be there, else store.ErrLeaseLost says
+// where the delivery is.
 func (s *DB) updateClaim(ctx context.Context, id, owner, q string, set *args) error {
 	set.text("delivery id", id).text("owner", owner)
-	if set.err != nil {
-		return set.err
-	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.txAfter(ctx, set.err, func(tx *sql.Tx) error {
 		n, err := s.exec(ctx, tx, q+` WHERE id = ? AND claimed_by = ? AND state = 'pending'`, set.list...)
 		if err != nil || n == 1 {
 			return err
 		}
-		return s.deliveryLost(ctx, tx, id, owner)
+		var state, by string
+		err = s.row(ctx, tx, `SELECT state, claimed_by FROM outbox WHERE id = ?`, id).Scan(&state, &by)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("delivery %q: %w", id, store.ErrNotFound)
+		case err != nil:
+			return err
+		case state != string(store.DeliveryPending):
+			return fmt.Errorf("%w: delivery %q is %s", store.ErrLeaseLost, id, state)
+		case by == "":
+			return fmt.Errorf("%w: delivery %q is not claimed", store.ErrLeaseLost, id)
+		}
+		return fmt.Errorf("%w: delivery %q is claimed by %s, not %s", store.ErrLeaseLost, id, by, owner)
 	})
 }
 
@@ -405,15 +351,11 @@ func (s *DB) FinishDelivery(ctx context.Context, d store.Delivery, owner string)
 // Deliveries lists the deliveries of incidentID ("" all), oldest first,
 // the newest n when n is positive.
 func (s *DB) Deliveries(ctx context.Context, incidentID string, n int) ([]store.Delivery, error) {
-	if !s.storable(incidentID) {
-		return nil, nil
-	}
-	var w where
-	w.ifSet("incident_id = ?", incidentID)
-	out, err := collect(ctx, s, s.db, `SELECT `+deliveryColumns+` FROM outbox`+w.String()+` ORDER BY seq DESC LIMIT ?`,
-		append(w.args, s.limit(n)), func(sc scanner) (store.Delivery, error) { return scanDelivery(sc) })
+	w := matching("incident_id", incidentID)
+	out, err := list(ctx, s, "deliveries", `SELECT `+deliveryColumns+` FROM outbox`+w.String()+` ORDER BY seq DESC LIMIT ?`,
+		append(w.args, s.limit(n)), func(sc scanner) (store.Delivery, error) { return scanDelivery(sc) }, incidentID)
 	if err != nil {
-		return nil, fmt.Errorf("list deliveries: %w", err)
+		return nil, err
 	}
 	slices.Reverse(out)
 	return out, nil

@@ -3,10 +3,32 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"fmt"
+	"strings"
+	"text/template"
 
 	"github.com/promptcanary/promptcanary/store"
 )
+
+//go:embed schema/*.sql
+var schemaFiles embed.FS
+
+// render returns the SQL of m, a template that may run the parts of the
+// schema the SQL backends share (store/sqlstore/schema) by name ({{template
+// "fleet.sql" .}}): those written in the words of the dialect's Schema.
+// One text serves every backend, where each once kept a copy of its own.
+func (s *DB) render(m store.Migration) (string, error) {
+	t, err := template.New(m.Name).Parse(m.SQL)
+	if err == nil {
+		t, err = t.ParseFS(schemaFiles, "schema/*.sql")
+	}
+	var b strings.Builder
+	if err == nil {
+		err = t.Execute(&b, s.d.Schema)
+	}
+	return b.String(), err
+}
 
 // SchemaVersion returns the newest migration applied to the database.
 func (s *DB) SchemaVersion(ctx context.Context) (int, error) {
@@ -23,8 +45,8 @@ func (s *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
 // Migrate applies, in tx, the migrations of ms newer than the schema's,
 // recording each in schema_migrations (version, name and the columns
 // named in more, whose values are values); the table must exist. It
-// refuses a schema newer than ms. Each migration's SQL is run as one
-// statement without arguments, which may hold several.
+// refuses a schema newer than ms. Each migration's SQL, rendered (render),
+// is run as one statement without arguments, which may hold several.
 func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more string, values ...any) error {
 	current, err := s.schemaVersion(ctx, tx)
 	if err != nil {
@@ -36,7 +58,11 @@ func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more
 	}
 	record := `INSERT INTO schema_migrations (version, name` + more + `) VALUES ` + placeholders(2+len(values))
 	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		q, err := s.render(m)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, q)
+		}
+		if err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 		}
 		if _, err := s.exec(ctx, tx, record, append([]any{m.Version, m.Name}, values...)...); err != nil {

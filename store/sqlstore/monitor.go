@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -35,7 +36,7 @@ func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
 // scanCheckRun reads one row of checkRunColumns.
 func scanCheckRun(sc scanner) (promptcanary.CheckRun, error) {
 	var cr promptcanary.CheckRun
-	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, at(&cr.Slot), at(&cr.StartedAt), at(&cr.FinishedAt),
+	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, At(&cr.Slot), At(&cr.StartedAt), At(&cr.FinishedAt),
 		&cr.Outcome, &cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
 		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason)
 	if err != nil && cr.ID != "" {
@@ -49,20 +50,14 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 	if err := store.CheckCheckRun(cr); err != nil {
 		return fmt.Errorf("save check run: %w", err)
 	}
-	a := s.checkRunArgs(cr)
-	err := a.err
-	if err == nil {
-		err = s.execTx(ctx, upsertCheckRun, a.list...)
-	}
+	err := s.execTx(ctx, upsertCheckRun, s.checkRunArgs(cr))
 	return wrap(err, "save check run %q", cr.ID)
 }
 
 // CheckRunsQuery returns the query of CheckRuns, as the database takes
 // it, and its arguments.
 func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
-	var w where
-	w.ifSet("check_name = ?", check)
-	w.ifSet("provider = ?", provider)
+	w := matching("check_name", check, "provider", provider)
 	q := `SELECT ` + checkRunColumns + ` FROM check_runs` + w.String() + ` ORDER BY slot DESC NULLS LAST, id DESC LIMIT ?`
 	return s.bind(q), append(w.args, s.limit(n))
 }
@@ -70,12 +65,8 @@ func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
 // CheckRuns lists the check runs of check and provider ("" any), newest
 // slot first.
 func (s *DB) CheckRuns(ctx context.Context, check, provider string, n int) ([]promptcanary.CheckRun, error) {
-	if !s.storable(check, provider) {
-		return nil, nil
-	}
 	q, qargs := s.CheckRunsQuery(check, provider, n)
-	out, err := collect(ctx, s, s.db, q, qargs, scanCheckRun)
-	return out, wrap(err, "list check runs")
+	return list(ctx, s, "check runs", q, qargs, scanCheckRun, check, provider)
 }
 
 // incidentColumns are the columns scanIncident reads, in its order.
@@ -112,18 +103,24 @@ func (s *DB) incidentArgs(inc *promptcanary.Incident) (*args, error) {
 // not (conflictOf).
 func (s *DB) upsertIncident(ctx context.Context, tx *sql.Tx, inc *promptcanary.Incident, a *args) error {
 	if inc.Open() {
-		var other string
-		err := s.row(ctx, tx, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
-			inc.Fingerprint, inc.ID).Scan(&other)
-		if err == nil {
-			return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+		if err := s.openConflict(ctx, tx, inc); !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 	}
 	_, err := s.exec(ctx, tx, upsertIncident, a.list...)
 	return err
+}
+
+// openConflict returns the store.ErrConflict naming the open incident,
+// other than inc, that has inc's fingerprint; sql.ErrNoRows when none.
+func (s *DB) openConflict(ctx context.Context, q querier, inc *promptcanary.Incident) error {
+	var other string
+	err := s.row(ctx, q, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
+		inc.Fingerprint, inc.ID).Scan(&other)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
 }
 
 // conflictOf returns err, or the store.ErrConflict of saving the open
@@ -133,13 +130,11 @@ func (s *DB) conflictOf(ctx context.Context, inc *promptcanary.Incident, err err
 	if err == nil || s.d.UniqueViolation == nil || !s.d.UniqueViolation(err, "incidents_open_fingerprint") {
 		return err
 	}
-	var other string
-	err = s.row(ctx, s.db, `SELECT id FROM incidents WHERE fingerprint = ? AND resolved_at IS NULL AND id <> ?`,
-		inc.Fingerprint, inc.ID).Scan(&other)
-	if err != nil { // resolved meanwhile, or the database is gone
+	// Resolved meanwhile, or the database is gone: the other is not named.
+	if err = s.openConflict(ctx, s.db, inc); !errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("%w: another incident with fingerprint %q is open", store.ErrConflict, inc.Fingerprint)
 	}
-	return fmt.Errorf("%w: incident %q with fingerprint %q is open", store.ErrConflict, other, inc.Fingerprint)
+	return err
 }
 
 // SaveIncident stores inc, replacing an incident with the same id. It
@@ -153,9 +148,7 @@ func (s *DB) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error
 	if err == nil {
 		err = a.err
 	}
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
-	}
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
 	if err = s.conflictOf(ctx, inc, err); err != nil {
 		return fmt.Errorf("save incident %q: %w", inc.ID, err)
 	}
@@ -169,8 +162,8 @@ func scanIncident(sc scanner) (promptcanary.Incident, error) {
 		units, notifiedTo string
 	)
 	if err := sc.Scan(&inc.ID, &inc.Fingerprint, &inc.Check, &inc.Suite, &inc.Provider, &inc.Kind, &inc.Severity,
-		&inc.Summary, &units, &inc.RunID, &inc.ReportID, at(&inc.OpenedAt), at(&inc.UpdatedAt), at(&inc.ResolvedAt),
-		at(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, at(&inc.NotifiedAt), &notifiedTo); err != nil {
+		&inc.Summary, &units, &inc.RunID, &inc.ReportID, At(&inc.OpenedAt), At(&inc.UpdatedAt), At(&inc.ResolvedAt),
+		At(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, At(&inc.NotifiedAt), &notifiedTo); err != nil {
 		return inc, err
 	}
 	var err error
@@ -200,8 +193,7 @@ func (s *DB) Incident(ctx context.Context, id string) (*promptcanary.Incident, e
 // IncidentsQuery returns the query of Incidents, as the database takes
 // it, and its arguments.
 func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
-	var w where
-	w.ifSet("check_name = ?", f.Check)
+	w := matching("check_name", f.Check)
 	if f.OpenOnly {
 		w.conds = append(w.conds, "resolved_at IS NULL")
 	}
@@ -211,24 +203,8 @@ func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
 
 // Incidents lists the incidents f selects, newest opened first.
 func (s *DB) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
-	if !s.storable(f.Check) {
-		return nil, nil
-	}
 	q, qargs := s.IncidentsQuery(f)
-	out, err := collect(ctx, s, s.db, q, qargs, scanIncident)
-	return out, wrap(err, "list incidents")
-}
-
-// incidentExists fails with store.ErrNotFound when no incident has id.
-func (s *DB) incidentExists(ctx context.Context, tx *sql.Tx, id string) error {
-	var n int
-	if err := s.row(ctx, tx, `SELECT COUNT(*) FROM incidents WHERE id = ?`, id).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return list(ctx, s, "incidents", q, qargs, scanIncident, f.Check)
 }
 
 // insertEvent appends an event to an incident's timeline.
@@ -256,15 +232,14 @@ func (s *DB) appendTo(ctx context.Context, id, q string, a *args) error {
 	if !s.storable(id) {
 		err = store.ErrNotFound // no incident has that id
 	}
-	if err == nil {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.incidentExists(ctx, tx, id); err != nil {
-				return err
-			}
-			_, err := s.exec(ctx, tx, q, a.list...)
-			return err
-		})
-	}
+	err = s.txAfter(ctx, err, func(tx *sql.Tx) error {
+		var n int
+		if err := s.row(ctx, tx, `SELECT COUNT(*) FROM incidents WHERE id = ?`, id).Scan(&n); err != nil || n == 0 {
+			return cmp.Or(err, store.ErrNotFound)
+		}
+		_, err := s.exec(ctx, tx, q, a.list...)
+		return err
+	})
 	if err != nil && s.d.ForeignKeyViolation != nil && s.d.ForeignKeyViolation(err) {
 		err = store.ErrNotFound // removed meanwhile
 	}
@@ -287,15 +262,12 @@ const EventsQuery = `SELECT incident_id, at, type, run_id, severity, summary
 // IncidentEvents lists the events of the incident incidentID, oldest
 // first; events at the same time in the order they were added.
 func (s *DB) IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error) {
-	if !s.storable(incidentID) {
-		return nil, nil
-	}
-	out, err := collect(ctx, s, s.db, EventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
+	what := fmt.Sprintf("events of incident %q", incidentID)
+	return list(ctx, s, what, EventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
 		var e promptcanary.IncidentEvent
-		err := sc.Scan(&e.IncidentID, at(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
+		err := sc.Scan(&e.IncidentID, At(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
 		return e, err
-	})
-	return out, wrap(err, "list events of incident %q", incidentID)
+	}, incidentID)
 }
 
 // SaveNotification appends the attempt a; its incident must be stored.
@@ -312,8 +284,7 @@ func (s *DB) SaveNotification(ctx context.Context, a promptcanary.NotificationAt
 // NotificationsQuery returns the query of Notifications, newest first, as
 // the database takes it, and its arguments.
 func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
-	var w where
-	w.ifSet("incident_id = ?", incidentID)
+	w := matching("incident_id", incidentID)
 	q := `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
 		FROM notifications` + w.String() + ` ORDER BY at DESC NULLS LAST, seq DESC LIMIT ?`
 	return s.bind(q), append(w.args, s.limit(n))
@@ -322,17 +293,14 @@ func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
 // Notifications lists the attempts of the notifications of incidentID (""
 // all), oldest first: the newest n when n is positive.
 func (s *DB) Notifications(ctx context.Context, incidentID string, n int) ([]promptcanary.NotificationAttempt, error) {
-	if !s.storable(incidentID) {
-		return nil, nil
-	}
 	q, qargs := s.NotificationsQuery(incidentID, n)
-	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (promptcanary.NotificationAttempt, error) {
+	out, err := list(ctx, s, "notifications", q, qargs, func(sc scanner) (promptcanary.NotificationAttempt, error) {
 		var a promptcanary.NotificationAttempt
-		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, at(&a.At), &a.OK, &a.Code, &a.Error)
+		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, At(&a.At), &a.OK, &a.Code, &a.Error)
 		return a, err
-	})
+	}, incidentID)
 	if err != nil {
-		return nil, fmt.Errorf("list notifications: %w", err)
+		return nil, err
 	}
 	slices.Reverse(out)
 	return out, nil

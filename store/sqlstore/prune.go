@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,13 +119,10 @@ func (s *DB) Prune(ctx context.Context, cutoff time.Time, dryRun bool) (store.Pr
 				return fmt.Errorf("%w (in %s)", err, strings.Join(strings.Fields(q)[:4], " "))
 			}
 		}
-		var n [10]int64
-		if err := s.row(ctx, tx, pruneCounts, cutoffs(pruneCounts, cut)...).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9]); err != nil {
+		if err := s.row(ctx, tx, pruneCounts, cutoffs(pruneCounts, cut)...).Scan(&st.Runs, &st.Drifts, &st.CheckRuns,
+			&st.Incidents, &st.IncidentEvents, &st.Notifications, &st.KeptRuns, &st.KeptDrifts, &st.KeptCheckRuns,
+			&st.KeptIncidents); err != nil {
 			return err
-		}
-		for i, f := range []*int{&st.Runs, &st.Drifts, &st.CheckRuns, &st.Incidents, &st.IncidentEvents, &st.Notifications,
-			&st.KeptRuns, &st.KeptDrifts, &st.KeptCheckRuns, &st.KeptIncidents} {
-			*f = int(n[i])
 		}
 		return s.prune(ctx, tx, dryRun)
 	})
@@ -153,13 +151,7 @@ func (s *DB) prune(ctx context.Context, tx *sql.Tx, dryRun bool) error {
 }
 
 // cutoffs returns the arguments of q: the cutoff for each of its ?.
-func cutoffs(q string, cut any) []any {
-	out := make([]any, strings.Count(q, "?"))
-	for i := range out {
-		out[i] = cut
-	}
-	return out
-}
+func cutoffs(q string, cut any) []any { return slices.Repeat([]any{cut}, strings.Count(q, "?")) }
 
 // CheckWrite starts a write that deletes no row and rolls it back, so
 // nothing is written: it fails where the database, the file or the

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,25 @@ type Dialect struct {
 	// (valid until fn returns), where the database/sql driver would copy
 	// it once more than needed. Without it rows are read as sql.RawBytes.
 	Blobs func(ctx context.Context, db *sql.DB, q string, args []any, fn func(key string, blob []byte) error) error
+	// Schema are the dialect's words for the shared parts of the schema.
+	Schema Schema
+}
+
+// Schema are a dialect's words for the column types in the parts of the
+// schema the backends share (store/sqlstore/schema, run by Migrate).
+type Schema struct {
+	// ID is the type of an id column, ordered byte by byte.
+	ID string
+	// Time is the type of a time column.
+	Time string
+	// AnyTime declares a column of a time that may be the zero time:
+	// NOT NULL where Time keeps that time as itself, nullable where it
+	// keeps it as NULL.
+	AnyTime string
+	// Bytes is the type of a free text column.
+	Bytes string
+	// Seq declares a primary key that numbers rows as they are added.
+	Seq string
 }
 
 // Hooks are the backend's parts of a DB.
@@ -87,14 +107,13 @@ type DB struct {
 
 // New returns the DB on db in dialect d.
 func New(db *sql.DB, d *Dialect, h Hooks) *DB {
-	s := &DB{db: db, d: d, tx: h.InTx, hooks: h}
-	if s.tx == nil {
-		s.tx = func(ctx context.Context, fn func(tx *sql.Tx) error) error { return InTx(ctx, db, fn) }
+	if h.InTx == nil {
+		h.InTx = func(ctx context.Context, fn func(tx *sql.Tx) error) error { return InTx(ctx, db, fn) }
 	}
-	if s.hooks.Now == nil {
-		s.hooks.Now = time.Now
+	if h.Now == nil {
+		h.Now = time.Now
 	}
-	return s
+	return &DB{db: db, d: d, tx: h.InTx, hooks: h}
 }
 
 // InTx runs fn in a transaction of db and commits it when fn succeeds.
@@ -126,7 +145,9 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// bind rewrites the ? placeholders of q for the dialect.
+// bind rewrites the ? placeholders of q for the dialect. A ? in a quoted
+// string or name ('…' or "…", a doubled quote inside) is left alone; q
+// holds no comments, E'…' strings or dollar quotes, whose ? it rewrites.
 func (s *DB) bind(q string) string {
 	if !s.d.Numbered || !strings.Contains(q, "?") {
 		return q
@@ -134,16 +155,31 @@ func (s *DB) bind(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
 	n := 0
+	var quote byte // the quote q is inside of at i, if any
 	for i := 0; i < len(q); i++ {
-		if q[i] != '?' {
-			b.WriteByte(q[i])
+		switch c := q[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote == 0 && c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
 			continue
 		}
-		n++
-		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(n))
+		b.WriteByte(q[i])
 	}
 	return b.String()
+}
+
+// txAfter runs fn in a transaction of s unless err, a problem found in
+// its arguments, is set: then it returns err.
+func (s *DB) txAfter(ctx context.Context, err error, fn func(tx *sql.Tx) error) error {
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, fn)
 }
 
 // exec runs q on c and returns the number of rows it changed.
@@ -155,12 +191,32 @@ func (s *DB) exec(ctx context.Context, c querier, q string, args ...any) (int64,
 	return res.RowsAffected()
 }
 
-// execTx runs the one statement q in a transaction of s.
-func (s *DB) execTx(ctx context.Context, q string, args ...any) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := s.exec(ctx, tx, q, args...)
+// execTx runs the one statement q with the arguments a in a transaction
+// of s, unless a has a problem: then it returns that.
+func (s *DB) execTx(ctx context.Context, q string, a *args) error {
+	return s.txAfter(ctx, a.err, func(tx *sql.Tx) error {
+		_, err := s.exec(ctx, tx, q, a.list...)
 		return err
 	})
+}
+
+// inserts are an insert statement and the arguments of the rows it
+// writes.
+type inserts struct {
+	q    string
+	rows []*args
+}
+
+// insertAll runs, in tx, the statement of each of batches once a row.
+func (s *DB) insertAll(ctx context.Context, tx *sql.Tx, batches ...inserts) error {
+	for _, b := range batches {
+		for _, a := range b.rows {
+			if _, err := s.exec(ctx, tx, b.q, a.list...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // row runs q, which returns at most one row, on c.
@@ -189,19 +245,29 @@ func collect[T any](ctx context.Context, s *DB, c querier, q string, args []any,
 	return out, rows.Err()
 }
 
+// list runs q on the database and reads every row with scan, unless one
+// of values, the filters of q, could not be stored: then nothing matches.
+// what names the listing in errors.
+func list[T any](ctx context.Context, s *DB, what, q string, qargs []any, scan func(scanner) (T, error), values ...string) ([]T, error) {
+	if !s.storable(values...) {
+		return nil, nil
+	}
+	out, err := collect(ctx, s, s.db, q, qargs, scan)
+	return out, wrap(err, "list %s", what)
+}
+
+// scanString reads a row of one text column.
+func scanString(sc scanner) (string, error) {
+	var v string
+	err := sc.Scan(&v)
+	return v, err
+}
+
 // storable reports whether every one of values could be kept in a text
 // column. A filter on a value that could not be stored matches nothing,
 // without asking the database (which may refuse the value).
 func (s *DB) storable(values ...string) bool {
-	if s.d.CheckText == nil {
-		return true
-	}
-	for _, v := range values {
-		if s.d.CheckText("", v) != nil {
-			return false
-		}
-	}
-	return true
+	return s.d.CheckText == nil || !slices.ContainsFunc(values, func(v string) bool { return s.d.CheckText("", v) != nil })
 }
 
 // limit returns the LIMIT argument of n: n when positive, else none.
@@ -279,13 +345,10 @@ func finite(f float64) any {
 // as nanoseconds since the Unix epoch, text as RFC 3339.
 type timeDest struct{ t *time.Time }
 
-// at returns the scan destination of a time column.
-func at(t *time.Time) timeDest { return timeDest{t} }
-
 // At returns a scan destination that reads a stored time into t: NULL as
 // the zero time, an integer as nanoseconds since the Unix epoch (in UTC),
 // text as RFC 3339.
-func At(t *time.Time) sql.Scanner { return at(t) }
+func At(t *time.Time) sql.Scanner { return timeDest{t} }
 
 // Scan implements sql.Scanner.
 func (d timeDest) Scan(src any) error {
@@ -346,12 +409,16 @@ func (w *where) add(cond string, arg any) {
 	w.args = append(w.args, arg)
 }
 
-// ifSet adds cond, with its one placeholder ?, and its argument v when v
-// is not "".
-func (w *where) ifSet(cond, v string) {
-	if v != "" {
-		w.add(cond, v)
+// matching returns the conditions "column = ?" of pairs, a column and a
+// value each, whose value is not "".
+func matching(pairs ...string) *where {
+	w := &where{}
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			w.add(pairs[i]+" = ?", pairs[i+1])
+		}
 	}
+	return w
 }
 
 func (w *where) String() string {
@@ -391,11 +458,7 @@ func (s *DB) resolve(ctx context.Context, kind, table, col, id string) (string, 
 	// Ids starting with id sort right after it (byte order): read the
 	// first few.
 	matches, err := collect(ctx, s, s.db, `SELECT `+col+` FROM `+table+` WHERE `+col+` >= ? ORDER BY `+col+` LIMIT 6`,
-		[]any{id}, func(sc scanner) (string, error) {
-			var m string
-			err := sc.Scan(&m)
-			return m, err
-		})
+		[]any{id}, scanString)
 	if err != nil {
 		return "", fmt.Errorf("find %s %q: %w", kind, id, err)
 	}
