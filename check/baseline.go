@@ -50,6 +50,9 @@ func (v Baselines) Latest(ctx context.Context, suiteName, model string) (*prompt
 	if err != nil {
 		return nil, err
 	}
+	if fs != nil {
+		defer fs.Close()
+	}
 	if fs != nil && (best == nil || v.fileMayWin(ctx, fs, suiteName, model, best)) {
 		b, err := v.latest(ctx, fs, suiteName, model)
 		if err != nil {
@@ -147,6 +150,7 @@ func (v Baselines) Models(ctx context.Context, suiteName string) ([]string, erro
 		return nil, err
 	}
 	if fs != nil {
+		defer fs.Close()
 		got, err := fs.Baselines(ctx, suiteName)
 		if err != nil {
 			return nil, err

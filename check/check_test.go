@@ -547,19 +547,32 @@ func TestLatestBaselineFromHistoryOrDirectory(t *testing.T) {
 	}
 }
 
+// closeCounter is a baseline directory's store that counts its closes.
+type closeCounter struct {
+	store.Store
+	closed *int
+}
+
+func (c closeCounter) Close() error {
+	*c.closed++
+	return c.Store.Close()
+}
+
 // TestBaselineFilesGoThroughTheGivenOpener checks that Run and Baselines
 // open baseline directories with the store.BaselineDir they are given,
-// not a format of their own: the run saves through it, and a lookup
-// reports its failure.
+// not a format of their own, and close what they open: the run saves
+// through it, and a lookup reports its failure.
 func TestBaselineFilesGoThroughTheGivenOpener(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
 	targets, samples, _ := Resolve(st, Settings{})
 	dir := t.TempDir()
 	var opened []string
+	closed := 0
 	files := func(dir string) (store.Store, error) {
 		opened = append(opened, dir)
-		return file.OpenDir(dir)
+		s, err := file.OpenDir(dir)
+		return closeCounter{s, &closed}, err
 	}
 	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist,
 		SaveBaseline: true, BaselineDir: dir, BaselineFiles: files})
@@ -568,6 +581,23 @@ func TestBaselineFilesGoThroughTheGivenOpener(t *testing.T) {
 	}
 	if len(opened) != 1 || opened[0] != dir || filepath.Dir(out.Baselines[0].Path) != dir {
 		t.Fatalf("opened %q, saved %s; want %s opened once and the baseline in it", opened, out.Baselines[0].Path, dir)
+	}
+	for _, lookup := range []func() error{
+		func() error {
+			_, err := (Baselines{History: hist, Dir: dir, Files: files}).Latest(context.Background(), "t", "sim/stable")
+			return err
+		},
+		func() error {
+			_, err := (Baselines{History: hist, Dir: dir, Files: files}).Models(context.Background(), "t")
+			return err
+		},
+	} {
+		if err := lookup(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(opened) != 3 || closed != len(opened) {
+		t.Errorf("opened the directory %d times, closed it %d times; want the run and two lookups each to close what they opened", len(opened), closed)
 	}
 	broken := errors.New("no such format")
 	_, err = Baselines{History: hist, Dir: dir, Files: func(string) (store.Store, error) { return nil, broken }}.Latest(context.Background(), "t", "sim/stable")

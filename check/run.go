@@ -166,6 +166,8 @@ func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDi
 	fs, err := files.Open(dir)
 	if err != nil {
 		fs = nil
+	} else {
+		defer fs.Close()
 	}
 	var saved []SavedBaseline
 	for _, b := range bases {

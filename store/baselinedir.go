@@ -94,6 +94,7 @@ func finish(ctx context.Context, hist Store, j Journal, dirs BaselineDir, p Pend
 		if err != nil {
 			return "", fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
 		}
+		defer fs.Close()
 		info, err := fs.SaveBaseline(ctx, b)
 		if err != nil {
 			return "", fmt.Errorf("finish baseline %s: %w", p.SnapshotID, err)
