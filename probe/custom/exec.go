@@ -130,7 +130,8 @@ func init() {
 			{Name: "dir", Kind: probe.String,
 				Doc: "the working directory of the command, relative to canary.yaml (default: promptcanary's working directory)"},
 		},
-		NewIn: func(p probe.Params, env probe.Env) (probe.Probe, error) { return newExec(p, env.Dir) },
+		NewIn:    func(p probe.Params, env probe.Env) (probe.Probe, error) { return newExec(p, env.Dir) },
+		External: true,
 	})
 }
 
