@@ -63,9 +63,7 @@ func (c *checkCounter) visitAny(v any) {
 	case *jsonschema.Schema:
 		c.visit(v)
 	case []*jsonschema.Schema:
-		for _, s := range v {
-			c.visit(s)
-		}
+		c.visitAll(v...)
 	}
 }
 
@@ -152,36 +150,33 @@ func (c *checkCounter) addObject(s *jsonschema.Schema) {
 // visitSubschemas visits the subschemas of s whose checks are the
 // answer's to meet: not those under the alternatives, contains or if.
 func (c *checkCounter) visitSubschemas(s *jsonschema.Schema) {
-	c.visit(s.Ref)
-	c.visit(s.RecursiveRef)
 	if s.DynamicRef != nil {
 		c.visit(s.DynamicRef.Ref)
 	}
-	for _, sub := range s.AllOf {
-		c.visit(sub)
-	}
-	c.visit(s.Then)
-	c.visit(s.Else)
-	for _, sub := range s.Properties {
-		c.visit(sub)
-	}
-	for _, sub := range s.PatternProperties {
-		c.visit(sub)
-	}
+	c.visitAll(s.Ref, s.RecursiveRef, s.Then, s.Else, s.PropertyNames, s.UnevaluatedProperties,
+		s.Items2020, s.UnevaluatedItems, s.ContentSchema)
+	c.visitAll(s.AllOf...)
+	c.visitAll(s.PrefixItems...)
+	visitValues(c, s.Properties)
+	visitValues(c, s.PatternProperties)
+	visitValues(c, s.DependentSchemas)
 	c.visitAny(s.AdditionalProperties)
-	for _, sub := range s.DependentSchemas {
-		c.visit(sub)
-	}
-	c.visit(s.PropertyNames)
-	c.visit(s.UnevaluatedProperties)
 	c.visitAny(s.Items)
 	c.visitAny(s.AdditionalItems)
-	for _, sub := range s.PrefixItems {
-		c.visit(sub)
+}
+
+// visitAll visits each of subs.
+func (c *checkCounter) visitAll(subs ...*jsonschema.Schema) {
+	for _, s := range subs {
+		c.visit(s)
 	}
-	c.visit(s.Items2020)
-	c.visit(s.UnevaluatedItems)
-	c.visit(s.ContentSchema)
+}
+
+// visitValues visits each schema of m.
+func visitValues[K comparable](c *checkCounter, m map[K]*jsonschema.Schema) {
+	for _, s := range m {
+		c.visit(s)
+	}
 }
 
 // checkKey is the key of the check at keyword path kw of the schema at loc.

@@ -87,7 +87,14 @@ func fastField(d *jsonscan.Lexer[[]byte], bit uint16, rec *record) bool {
 		rec.resp.Content = s
 		return ok
 	case bitFinishReason, bitModel, bitFingerprint, bitResponseID:
-		return null || fastString(d, bit, rec.resp)
+		if null {
+			return true
+		}
+		s, ok := d.String()
+		if ok {
+			*textField(rec.resp, bit) = s
+		}
+		return ok
 	case bitSample, bitPromptTokens, bitCompletionTokens, bitTotalTokens:
 		return null || fastCount(d, bit, rec)
 	case bitLatency:
@@ -105,24 +112,18 @@ func fastField(d *jsonscan.Lexer[[]byte], bit uint16, rec *record) bool {
 	return null
 }
 
-// fastString decodes the value of a string field that may be empty into
-// resp.
-func fastString(d *jsonscan.Lexer[[]byte], bit uint16, resp *promptcanary.Response) bool {
-	s, ok := d.String()
-	if !ok {
-		return false
-	}
+// textField is the field of resp that the string field of bit, one that
+// may be empty, sets.
+func textField(resp *promptcanary.Response, bit uint16) *string {
 	switch bit {
 	case bitFinishReason:
-		resp.FinishReason = s
+		return &resp.FinishReason
 	case bitModel:
-		resp.ServedModel = s
+		return &resp.ServedModel
 	case bitFingerprint:
-		resp.SystemFingerprint = s
-	default:
-		resp.ResponseID = s
+		return &resp.SystemFingerprint
 	}
-	return true
+	return &resp.ResponseID
 }
 
 // fastCount decodes the value of the sample index or a token count into
