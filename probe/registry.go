@@ -36,6 +36,11 @@ type Type struct {
 	// is, such as one that reads a file a parameter names; Build calls it
 	// with the suite's Env.
 	NewIn func(p Params, env Env) (Probe, error)
+	// External marks a type whose probes run something outside
+	// promptcanary, such as a command, on every response they judge. A
+	// self-test, which judges every stored answer under every drift and
+	// calls nothing, leaves them out.
+	External bool
 }
 
 // Env is what a probe type's constructor may learn about the suite that
@@ -163,6 +168,14 @@ func Lookup(id string) (Type, error) {
 		return Type{}, fmt.Errorf("%w %q%s", ErrUnknown, id, suggest.Hint(id, IDs()))
 	}
 	return t, nil
+}
+
+// IsExternal reports whether the registered type id declared External;
+// false for an unknown id.
+func IsExternal(id string) bool {
+	mu.RLock()
+	defer mu.RUnlock()
+	return types[id].External
 }
 
 // IDs returns the registered type ids, sorted.

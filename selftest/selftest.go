@@ -145,12 +145,12 @@ func collect(st *suite.Suite, base *promptcanary.Baseline, res *Result) []*promp
 		slices.SortStableFunc(answers, func(a, b promptcanary.Response) int { return cmp.Compare(a.Sample, b.Sample) })
 		var probes []probe.Instance
 		for _, in := range st.ProbesFor(pr.ID) {
-			// An external check may call services or take seconds, and a
-			// probe that calls a model (a judge, an embedder) would pay for
-			// every drifted answer; a self-test runs each probe on every
-			// answer for every drift and calls nothing, so it leaves them
-			// out and says so.
-			if in.Type == "exec" || callsModel(in.Probe) {
+			// An external check (a type that declared External) may call
+			// services or take seconds, and a probe that calls a model (a
+			// judge, an embedder) would pay for every drifted answer; a
+			// self-test runs each probe on every answer for every drift
+			// and calls nothing, so it leaves them out and says so.
+			if probe.IsExternal(in.Type) || callsModel(in.Probe) {
 				if !slices.Contains(skipped, in.ID) {
 					skipped = append(skipped, in.ID)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
 	"github.com/promptcanary/promptcanary/provider"
 	_ "github.com/promptcanary/promptcanary/provider/openai"
@@ -254,6 +255,47 @@ func TestExecProbesAreNotRun(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "exec probes and probes that call a model are not run by the self-test") {
 		t.Errorf("got notes %q, want the skipped exec probe named", res.Notes)
+	}
+}
+
+// registerOnce registers the probe types of TestExternalTypesAreNotRun
+// once however often it runs.
+var registerOnce sync.Once
+
+// TestExternalTypesAreNotRun: the self-test leaves out a probe by what its
+// type declared at registration (External), not by the type's name; the
+// same probe registered without External runs.
+func TestExternalTypesAreNotRun(t *testing.T) {
+	registerOnce.Do(func() {
+		pass := func(*promptcanary.Prompt, *promptcanary.Response) probe.Result {
+			return probe.Result{Passed: true, Score: 1}
+		}
+		probe.Register(probe.Type{ID: "zz_selftest_external", External: true,
+			New: func(probe.Params) (probe.Probe, error) {
+				return probe.Func(func(_ context.Context, in probe.Input) probe.Result { return pass(in.Prompt, in.Response) }), nil
+			}})
+		probe.RegisterFunc("zz_selftest_inside", "Inside", promptcanary.CategoryCustom, "passes", pass)
+	})
+	st, err := suite.Parse("canary.yaml", []byte("name: ex\nprobes:\n  - zz_selftest_external\n  - zz_selftest_inside\nprompts:\n"+
+		"  - {id: capital, text: \"What is the capital of France?\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := &promptcanary.Baseline{SnapshotID: "b", SuiteName: "ex", RunResult: promptcanary.Run{SuiteName: "ex",
+		LLMResponses: []promptcanary.Response{{PromptID: "capital", Content: "Paris."}}}}
+	res, err := selftest.Run(st, base, selftest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, p := range res.Probes {
+		ran = append(ran, p.ID)
+	}
+	if !slices.Equal(ran, []string{"zz_selftest_inside"}) {
+		t.Errorf("got probes run %q, want only zz_selftest_inside", ran)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "not run by the self-test") || !strings.Contains(notes, "zz_selftest_external") {
+		t.Errorf("got notes %q, want zz_selftest_external named as not run", res.Notes)
 	}
 }
 

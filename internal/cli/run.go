@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/provider"
@@ -112,34 +113,18 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		return err
 	}
 	if o.saveBaseline {
-		var requested *int
-		if c.Flags().Changed("baseline-samples") {
-			requested = &o.baselineSamples
-		}
-		if samples, err = check.BaselineSamples(samples, requested); err != nil {
+		if samples, err = o.baselineSampleCount(c, samples); err != nil {
 			return err
-		}
-		if len(o.settings.prompts) > 0 || len(o.settings.tags) > 0 {
-			return usageErr(errors.New("--save-baseline with --prompt or --tag would save a baseline of part of the suite"),
-				"save baselines of the whole suite; select prompts when you run or compare")
 		}
 	}
 	path, streams, err := check.Streams(targets, check.StreamPlan{Mode: o.streamMode(c), SaveBaseline: o.saveBaseline, Samples: c.Flags().Changed("samples")})
 	if err != nil {
 		return err
 	}
-	if !o.dryRun {
-		a.noteAdjustments(targets)
-	}
 	if o.dryRun {
-		if err := a.dryRun(sel, targets, samples); err != nil {
-			return err
-		}
-		if streams {
-			fmt.Fprintf(a.stdio.Out, "The run would stream %s: every line judged, aggregates reported, nothing recorded in the history.\n", displayPath(path))
-		}
-		return nil
+		return a.dryRunStream(sel, targets, samples, streams, path)
 	}
+	a.noteAdjustments(targets)
 	if streams {
 		return a.runStream(c, o, sel, targets[0], path, w)
 	}
@@ -163,6 +148,44 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	return a.reportRun(o, st, sel, out)
+}
+
+// baselineSampleCount is the number of samples per prompt of a run that
+// saves a baseline, given the samples asked for; a baseline is of the
+// whole suite, so --prompt and --tag are refused.
+func (o *runOptions) baselineSampleCount(c *cobra.Command, samples int) (int, error) {
+	var requested *int
+	if c.Flags().Changed("baseline-samples") {
+		requested = &o.baselineSamples
+	}
+	samples, err := check.BaselineSamples(samples, requested)
+	if err != nil {
+		return 0, err
+	}
+	if len(o.settings.prompts) > 0 || len(o.settings.tags) > 0 {
+		return 0, usageErr(errors.New("--save-baseline with --prompt or --tag would save a baseline of part of the suite"),
+			"save baselines of the whole suite; select prompts when you run or compare")
+	}
+	return samples, nil
+}
+
+// dryRunStream is run --dry-run: what the run would call and cost, and
+// whether it would stream the replay file at path.
+func (a *app) dryRunStream(sel *suite.Suite, targets []check.Target, samples int, streams bool, path string) error {
+	if err := a.dryRun(sel, targets, samples); err != nil {
+		return err
+	}
+	if streams {
+		fmt.Fprintf(a.stdio.Out, "The run would stream %s: every line judged, aggregates reported, nothing recorded in the history.\n", displayPath(path))
+	}
+	return nil
+}
+
+// reportRun prints and writes the reports of a finished run of the
+// selected suite sel, says what was saved, and returns the run's exit
+// code as an error (nil for ok).
+func (a *app) reportRun(o *runOptions, st, sel *suite.Suite, out *check.RunOutcome) error {
 	a.printFinished(out.Finished)
 	runs := out.Runs
 	opts := a.termOptions(o.verbose)
@@ -177,14 +200,7 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 	failures = append(failures, o.out.write(render)...)
 	failures = append(failures, a.stepSummary(render)...)
 	if out.Interrupted {
-		done, total := 0, 0
-		for _, r := range runs {
-			done += len(r.LLMResponses)
-			total += len(sel.Prompts) * r.Samples
-		}
-		a.warn("interrupted: %d of %d calls finished; what finished was written, nothing recorded and no baseline saved", done, total)
-		a.printFailures(failures)
-		return codeErr(ExitInterrupted)
+		return a.interruptedRun(sel, runs, failures)
 	}
 	a.warnProblems(out.Problems)
 	if out.NoBaseline != "" {
@@ -205,6 +221,19 @@ func (a *app) run(c *cobra.Command, o *runOptions) error {
 		return codeErr(code)
 	}
 	return nil
+}
+
+// interruptedRun says how many calls of the selected suite sel finished
+// before an interruption and what failed writing them.
+func (a *app) interruptedRun(sel *suite.Suite, runs []*promptcanary.Run, failures []error) error {
+	done, total := 0, 0
+	for _, r := range runs {
+		done += len(r.LLMResponses)
+		total += len(sel.Prompts) * r.Samples
+	}
+	a.warn("interrupted: %d of %d calls finished; what finished was written, nothing recorded and no baseline saved", done, total)
+	a.printFailures(failures)
+	return codeErr(ExitInterrupted)
 }
 
 // dryRun prints what a run would call and cost, and calls nothing.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -86,26 +87,9 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	if o.leaseTTL < time.Second {
 		return usageErr(fmt.Errorf("--lease-ttl %s: want at least 1s", o.leaseTTL))
 	}
-	path, err := a.findMonitorConfig(c, o)
+	cfg, err := a.loadMonitorConfig(c, o)
 	if err != nil {
 		return err
-	}
-	cfg, err := config.Load(path, a.getenv)
-	if cfg != nil {
-		a.secrets.Add(cfg.Secrets()...)
-	}
-	if err != nil {
-		var ve *suite.ValidationError
-		if errors.As(err, &ve) {
-			return &exitError{code: ExitUsage, err: problemsErr{ve}}
-		}
-		return usageErr(err, "see \"Configuration (monitor.yaml)\" in docs/monitor.md for every key")
-	}
-	if c.Flags().Changed("listen") {
-		cfg.Listen = o.listen
-	}
-	if a.store != "" {
-		cfg.Store = a.store
 	}
 	st, err := openTarget(ctx, cfg.Store, "pass --store PATH (or postgres://…), or set store: in monitor.yaml")
 	if err != nil {
@@ -113,13 +97,7 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	}
 	defer st.Close()
 
-	var h slog.Handler
-	if o.logFormat == "json" {
-		h = slog.NewJSONHandler(a.stdio.Err, nil)
-	} else {
-		h = slog.NewTextHandler(a.stdio.Err, nil)
-	}
-	logger := slog.New(h)
+	logger := serveLogger(a.stdio.Err, o.logFormat)
 	var tracer *telemetry.Tracer
 	if !o.checkConfig {
 		tracer = a.serveTracer(ctx, cfg, logger)
@@ -144,15 +122,64 @@ func (a *app) serve(ctx context.Context, c *cobra.Command, o serveOptions) error
 	}
 	switch {
 	case o.checkConfig:
-		if err := m.CheckStore(ctx); err != nil {
-			return usageErr(err, "make the store writable by the user that runs serve (the file and its directory), free disk space, or set store: in monitor.yaml to a writable path")
-		}
-		fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
-			displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayStore(cfg.Store))
-		return nil
+		return a.serveCheckConfig(ctx, m, cfg)
 	case o.once:
 		return a.serveOnce(ctx, m, st)
 	}
+	return a.serveUntilDone(ctx, m, cfg)
+}
+
+// loadMonitorConfig loads the monitor configuration serve was given or
+// finds, with --listen and --store over what it says. The secrets it
+// holds are scrubbed from then on, even when it does not validate.
+func (a *app) loadMonitorConfig(c *cobra.Command, o serveOptions) (*config.Config, error) {
+	path, err := a.findMonitorConfig(c, o)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(path, a.getenv)
+	if cfg != nil {
+		a.secrets.Add(cfg.Secrets()...)
+	}
+	if err != nil {
+		var ve *suite.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &exitError{code: ExitUsage, err: problemsErr{ve}}
+		}
+		return nil, usageErr(err, "see \"Configuration (monitor.yaml)\" in docs/monitor.md for every key")
+	}
+	if c.Flags().Changed("listen") {
+		cfg.Listen = o.listen
+	}
+	if a.store != "" {
+		cfg.Store = a.store
+	}
+	return cfg, nil
+}
+
+// serveLogger is the monitor's logger, writing to w in --log-format
+// (text or json).
+func serveLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// serveCheckConfig is serve --check-config: the configuration loaded and
+// the store writable, it says so and runs nothing.
+func (a *app) serveCheckConfig(ctx context.Context, m *monitor.Monitor, cfg *config.Config) error {
+	if err := m.CheckStore(ctx); err != nil {
+		return usageErr(err, "make the store writable by the user that runs serve (the file and its directory), free disk space, or set store: in monitor.yaml to a writable path")
+	}
+	fmt.Fprintf(a.stdio.Out, "%s: ok: %d check(s), %d notifier(s), store %s\n",
+		displayPath(cfg.Path), len(cfg.Checks), len(cfg.Notifiers), displayStore(cfg.Store))
+	return nil
+}
+
+// serveUntilDone runs the monitor until ctx is done, then stops it,
+// letting runs in flight finish within the shutdown grace.
+func (a *app) serveUntilDone(ctx context.Context, m *monitor.Monitor, cfg *config.Config) error {
 	// The monitor's own context outlives the signal: a signal stops
 	// scheduling and lets runs in flight finish within the grace period.
 	if err := m.Start(context.WithoutCancel(ctx)); err != nil {

@@ -2,6 +2,7 @@ package yamlwalk
 
 import (
 	"bytes"
+	"regexp"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -29,22 +30,16 @@ func FuzzDecode(f *testing.F) {
 			if bytes.HasPrefix(data, bomUTF16LE) || bytes.HasPrefix(data, bomUTF16BE) {
 				return
 			}
-			// The YAML parser breaks lines at CR too, where the syntax
-			// errors' positions count LF only: a problem must lie inside
-			// the file counted one way or the other.
-			text := bytes.TrimPrefix(data, bomUTF8)
-			byLF := bytes.Split(text, []byte("\n"))
-			byAny := bytes.Split(bytes.ReplaceAll(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n")), []byte("\n"))
-			if !inside(byLF, n) && !inside(byAny, n) {
-				t.Fatalf("problem %q at %d:%d, outside the file's %d lines", msg, n.Line, n.Column, len(byLF))
+			// Lines are broken where the YAML parser breaks them (CR, LF,
+			// CR LF, NEL, LS, PS), for syntax errors as for every node.
+			lines := parserBreaks.Split(string(bytes.TrimPrefix(data, bomUTF8)), -1)
+			if n.Line > len(lines) || n.Column > len(lines[n.Line-1])+1 {
+				t.Fatalf("problem %q at %d:%d, outside the file's %d lines", msg, n.Line, n.Column, len(lines))
 			}
 		}
 		w.Decode(data, "write something", nil)
 	})
 }
 
-// inside reports whether n's line and column lie within lines (a column
-// may point just past a line's end).
-func inside(lines [][]byte, n *yaml.Node) bool {
-	return n.Line <= len(lines) && n.Column <= len(lines[n.Line-1])+1
-}
+// parserBreaks matches the line breaks go.yaml.in/yaml counts lines at.
+var parserBreaks = regexp.MustCompile("\r\n|[\r\n\u0085\u2028\u2029]")

@@ -126,7 +126,7 @@ func locate(data []byte, msg string, reported int) syntax {
 		}
 	}
 	base := starts[hi-1]
-	text := bytes.TrimRight(prefix(hi)[base:], "\r\n")
+	text := trimBreak(prefix(hi)[base:])
 	// The first byte of the line whose prefix fails: l never fails, h does.
 	l, h := 0, len(text)
 	if !same(data[:base+h]) {
@@ -142,15 +142,52 @@ func locate(data []byte, msg string, reported int) syntax {
 	return explain(text, min(h-1, len(text)), hi, msg)
 }
 
-// lineStarts returns the offset of each line of data.
+// lineStarts returns the offset of each line of data, lines broken where
+// go.yaml.in/yaml counts them (see breakLen), so that a located syntax
+// error has the line number the parser gives every node.
 func lineStarts(data []byte) []int {
 	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
+	for i := 0; i < len(data); {
+		n := breakLen(data, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		if i += n; i < len(data) {
+			starts = append(starts, i)
 		}
 	}
 	return starts
+}
+
+// breakLen returns the length in bytes of the line break at data[i:], 0
+// when there is none. go.yaml.in/yaml breaks lines at LF, CR, CR LF (one
+// break), NEL (U+0085), LS (U+2028) and PS (U+2029).
+func breakLen(data []byte, i int) int {
+	switch c := data[i]; {
+	case c == '\n':
+		return 1
+	case c == '\r':
+		if i+1 < len(data) && data[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case c == 0xc2 && i+1 < len(data) && data[i+1] == 0x85:
+		return 2
+	case c == 0xe2 && i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xa8 || data[i+2] == 0xa9):
+		return 3
+	}
+	return 0
+}
+
+// trimBreak returns line without the line break it ends with, if any.
+func trimBreak(line []byte) []byte {
+	for i := max(len(line)-3, 0); i < len(line); i++ {
+		if n := breakLen(line, i); n > 0 && i+n == len(line) {
+			return line[:i]
+		}
+	}
+	return line
 }
 
 // lineAt returns line (1-based) of data without its line break.
@@ -163,7 +200,7 @@ func lineAt(data []byte, line int) []byte {
 	if line < len(starts) {
 		end = starts[line]
 	}
-	return bytes.TrimRight(data[starts[line-1]:end], "\r\n")
+	return trimBreak(data[starts[line-1]:end])
 }
 
 // explain words the mistake found at byte at of text, line line, and

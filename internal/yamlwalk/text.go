@@ -28,7 +28,7 @@ var (
 
 // text returns data as UTF-8 without a byte order mark, decoding UTF-16
 // that starts with its mark, so that lines and columns count characters
-// of the text. A NUL byte, invalid UTF-8 or a control character YAML does
+// of the text (lines broken where go.yaml.in/yaml breaks them). A NUL byte, invalid UTF-8 or a control character YAML does
 // not allow is reported at its line and column, with what to do; ok is
 // then false. go.yaml.in/yaml reports them without a position.
 func (w *Walker) text(data []byte) (_ []byte, ok bool) {
@@ -62,8 +62,10 @@ func (w *Walker) text(data []byte) (_ []byte, ok bool) {
 			w.add(&yaml.Node{Line: line, Column: col}, "", msg, hint)
 			return nil, false
 		}
-		if r == '\n' {
-			line, col = line+1, 0
+		if n := breakLen(data, i); n > 0 {
+			line, col = line+1, 1
+			i += n
+			continue
 		}
 		i += size
 		col++

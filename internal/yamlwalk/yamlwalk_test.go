@@ -86,6 +86,36 @@ func TestWalker(t *testing.T) {
 	}
 }
 
+// TestLinesCountBreaksAsTheParser: a syntax error (and a character that
+// is not text) is on the line go.yaml.in/yaml gives the same place,
+// whatever the file's line breaks: CR, CR LF, NEL, LS and PS break lines
+// for the parser as LF does.
+func TestLinesCountBreaksAsTheParser(t *testing.T) {
+	for _, br := range []string{"\n", "\r", "\r\n", "\r\r\n", "\n\r", "\u0085", "\u2028", "\u2029"} {
+		t.Run(fmt.Sprintf("%q", br), func(t *testing.T) {
+			// The parser's line of d, in the same file but valid.
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte("a:"+br+"  b: 1"+br+"  c: 2"+br+"d: 3"+br), &doc); err != nil {
+				t.Fatal(err)
+			}
+			d := doc.Content[0].Content[2]
+			if d.Value != "d" {
+				t.Fatalf("got key %q, want d", d.Value)
+			}
+			for _, tc := range []struct{ src, want string }{
+				{"a:" + br + "  b: 1" + br + "  c: 2" + br + " d: 3" + br, fmt.Sprintf("%d:2 : invalid YAML: did not find expected key", d.Line)},
+				{"a:" + br + "  b: 1" + br + "  c: 2" + br + "d: *" + br, fmt.Sprintf("%d:4 : invalid YAML: did not find expected alphabetic or numeric character", d.Line)},
+				{"a:" + br + "  b: 1" + br + "  c: 2" + br + "d: x\x00" + br, fmt.Sprintf("%d:5 : NUL byte", d.Line)},
+			} {
+				_, problems := walk(tc.src)
+				if len(problems) != 1 || !strings.HasPrefix(problems[0], tc.want) {
+					t.Errorf("%q: got %q, want one problem %q…", tc.src, problems, tc.want)
+				}
+			}
+		})
+	}
+}
+
 // laughs is a small document whose merge keys expand past MaxVisits.
 func laughs() string {
 	var b strings.Builder

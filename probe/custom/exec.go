@@ -130,7 +130,8 @@ func init() {
 			{Name: "dir", Kind: probe.String,
 				Doc: "the working directory of the command, relative to canary.yaml (default: promptcanary's working directory)"},
 		},
-		NewIn: func(p probe.Params, env probe.Env) (probe.Probe, error) { return newExec(p, env.Dir) },
+		NewIn:    func(p probe.Params, env probe.Env) (probe.Probe, error) { return newExec(p, env.Dir) },
+		External: true,
 	})
 }
 
@@ -138,11 +139,36 @@ func init() {
 // resolved against baseDir, the directory of canary.yaml (the working
 // directory when it is "").
 func newExec(p probe.Params, baseDir string) (*Exec, error) {
-	var errs []error
 	e := &Exec{timeout: DefaultExecTimeout}
+	errs := e.setCommand(p, baseDir)
+	if p.Has("timeout") {
+		if err := e.setTimeout(p.String("timeout")); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.Has("dir") {
+		if err := e.setDir(p.String("dir"), baseDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if env := p.Map("env"); p.Has("env") {
+		extra, secrets, envErrs := execEnv(env, os.Getenv)
+		errs = append(errs, envErrs...)
+		e.secrets = redact.New(secrets...)
+		e.env = append(os.Environ(), extra...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
 
-	// command is a list, or a string split with shell-like quoting
-	// (proc.SplitCommand) as the exec provider splits its command line.
+// setCommand sets the command to run from the command parameter, a list,
+// or a string split with shell-like quoting (proc.SplitCommand) as the
+// exec provider splits its command line. The program is resolved against
+// baseDir.
+func (e *Exec) setCommand(p probe.Params, baseDir string) []error {
+	var errs []error
 	argv := p.Strings("command")
 	if s, ok := p["command"].(string); ok {
 		var err error
@@ -173,55 +199,48 @@ func newExec(p probe.Params, baseDir string) (*Exec, error) {
 			errs = append(errs, &probe.ParamError{Param: fmt.Sprintf("command[%d]", i), Msg: "contains a NUL byte"})
 		}
 	}
+	return errs
+}
 
-	if s := p.String("timeout"); p.Has("timeout") {
-		d, err := time.ParseDuration(s)
-		switch {
-		case err != nil || d <= 0:
-			errs = append(errs, &probe.ParamError{Param: "timeout", Msg: fmt.Sprintf("invalid duration %q", s),
-				Hint: "a positive duration with its unit, such as 30s or 2m"})
-		case d > MaxExecTimeout || d < MinExecTimeout:
-			errs = append(errs, &probe.ParamError{Param: "timeout",
-				Msg:  fmt.Sprintf("out of range: got %s, allowed %s to %s", s, MinExecTimeout, "5m"),
-				Hint: "use a duration from 100ms to 5m, for example 30s"})
-		default:
-			e.timeout = d
-		}
+// setTimeout sets the timeout parameter s, a duration from MinExecTimeout
+// to MaxExecTimeout.
+func (e *Exec) setTimeout(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil || d <= 0:
+		return &probe.ParamError{Param: "timeout", Msg: fmt.Sprintf("invalid duration %q", s),
+			Hint: "a positive duration with its unit, such as 30s or 2m"}
+	case d > MaxExecTimeout || d < MinExecTimeout:
+		return &probe.ParamError{Param: "timeout",
+			Msg:  fmt.Sprintf("out of range: got %s, allowed %s to %s", s, MinExecTimeout, "5m"),
+			Hint: "use a duration from 100ms to 5m, for example 30s"}
 	}
+	e.timeout = d
+	return nil
+}
 
-	if s := p.String("dir"); p.Has("dir") {
-		dir := s
-		if !filepath.IsAbs(dir) && baseDir != "" {
-			dir = filepath.Join(baseDir, dir)
-		}
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
-		}
-		switch fi, err := os.Stat(dir); {
-		case s == "":
-			errs = append(errs, &probe.ParamError{Param: "dir", Msg: "must not be empty",
-				Hint: "name a directory, or remove dir to inherit promptcanary's working directory"})
-		case err != nil:
-			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("no such directory %q", s),
-				Hint: "dir is relative to the directory of canary.yaml"})
-		case !fi.IsDir():
-			errs = append(errs, &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("%q is not a directory", s)})
-		default:
-			e.dir = dir
-		}
+// setDir sets the working directory from the dir parameter s, relative
+// to baseDir, which must be an existing directory.
+func (e *Exec) setDir(s, baseDir string) error {
+	dir := s
+	if !filepath.IsAbs(dir) && baseDir != "" {
+		dir = filepath.Join(baseDir, dir)
 	}
-
-	if env := p.Map("env"); p.Has("env") {
-		extra, secrets, envErrs := execEnv(env, os.Getenv)
-		errs = append(errs, envErrs...)
-		e.secrets = redact.New(secrets...)
-		e.env = append(os.Environ(), extra...)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	switch fi, err := os.Stat(dir); {
+	case s == "":
+		return &probe.ParamError{Param: "dir", Msg: "must not be empty",
+			Hint: "name a directory, or remove dir to inherit promptcanary's working directory"}
+	case err != nil:
+		return &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("no such directory %q", s),
+			Hint: "dir is relative to the directory of canary.yaml"}
+	case !fi.IsDir():
+		return &probe.ParamError{Param: "dir", Msg: fmt.Sprintf("%q is not a directory", s)}
 	}
-	return e, nil
+	e.dir = dir
+	return nil
 }
 
 // execEnv checks the env parameter and returns its NAME=value pairs,

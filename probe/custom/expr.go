@@ -301,22 +301,12 @@ func init() {
 
 func newExpr(p probe.Params) (probe.Probe, error) { return compileExpr(p) }
 
+// compileExpr builds an expr probe from checked parameters: it compiles
+// the expression, checks that it returns a bool or a double, and builds
+// its programs.
 func compileExpr(p probe.Params) (*Expr, error) {
 	e := &Expr{source: p.String("expr"), description: strings.TrimSpace(p.String("description")), passScore: DefaultPassScore}
-	var errs []error
-	if p.Has("description") && e.description == "" {
-		errs = append(errs, &probe.ParamError{Param: "description", Msg: "must not be empty",
-			Hint: "say in words what the expression checks, or remove description"})
-	}
-	passScore, hasPassScore := p.Float("pass_score")
-	if hasPassScore {
-		if math.IsNaN(passScore) || passScore < 0 || passScore > 1 {
-			errs = append(errs, &probe.ParamError{Param: "pass_score",
-				Msg: fmt.Sprintf("out of range: got %v, allowed 0 to 1", passScore), Hint: "use a score from 0 to 1, for example 0.8"})
-		} else {
-			e.passScore = passScore
-		}
-	}
+	hasPassScore, errs := e.setOptions(p)
 	if strings.TrimSpace(e.source) == "" {
 		errs = append(errs, &probe.ParamError{Param: "expr", Msg: "must not be empty",
 			Hint: `write a CEL expression, for example content.contains("Paris")`})
@@ -336,19 +326,68 @@ func compileExpr(p probe.Params) (*Expr, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	switch out := ast.OutputType(); {
+	if err := e.setOutput(ast.OutputType(), hasPassScore); err != nil {
+		errs = append(errs, err)
+	}
+	if err := e.setPrograms(env, ast); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
+		if x.Kind() == celast.ComprehensionKind {
+			e.loops = true
+		}
+	}))
+	e.label = e.makeLabel()
+	e.heldResult = probe.Result{Passed: true, Score: 1, Details: "Expression held: " + e.label + ".", Metadata: map[string]any{"result": true}}
+	e.notHeldResult = probe.Result{Details: "Expression did not hold: " + e.label + ".", Metadata: map[string]any{"result": false}}
+	return e, nil
+}
+
+// setOptions checks description and sets pass_score, and reports whether
+// pass_score was given.
+func (e *Expr) setOptions(p probe.Params) (hasPassScore bool, errs []error) {
+	if p.Has("description") && e.description == "" {
+		errs = append(errs, &probe.ParamError{Param: "description", Msg: "must not be empty",
+			Hint: "say in words what the expression checks, or remove description"})
+	}
+	passScore, hasPassScore := p.Float("pass_score")
+	if hasPassScore {
+		if math.IsNaN(passScore) || passScore < 0 || passScore > 1 {
+			errs = append(errs, &probe.ParamError{Param: "pass_score",
+				Msg: fmt.Sprintf("out of range: got %v, allowed 0 to 1", passScore), Hint: "use a score from 0 to 1, for example 0.8"})
+		} else {
+			e.passScore = passScore
+		}
+	}
+	return hasPassScore, errs
+}
+
+// setOutput checks the expression's output type out, a bool (then
+// pass_score is refused) or a double (a score).
+func (e *Expr) setOutput(out *cel.Type, hasPassScore bool) error {
+	switch {
 	case out.IsExactType(cel.BoolType):
 		if hasPassScore {
-			errs = append(errs, &probe.ParamError{Param: "pass_score",
+			return &probe.ParamError{Param: "pass_score",
 				Msg:  "applies only to an expression that returns a double; this one returns a bool",
-				Hint: "remove pass_score, or make the expression return a score in [0,1]"})
+				Hint: "remove pass_score, or make the expression return a score in [0,1]"}
 		}
 	case out.IsExactType(cel.DoubleType):
 		e.score = true
 	default:
-		errs = append(errs, &probe.ParamError{Param: "expr",
-			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)})
+		return &probe.ParamError{Param: "expr",
+			Msg: fmt.Sprintf("must return a bool or a double, got %s", out), Hint: typeHint(out)}
 	}
+	return nil
+}
+
+// setPrograms builds the programs of the compiled expression ast: with
+// its cost tracked when CEL cannot bound it below CostLimit, and then
+// also untracked for answers up to the length that bounds it, if any.
+func (e *Expr) setPrograms(env *cel.Env, ast *cel.Ast) error {
 	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(64)}
 	tracked := opts
 	if est, err := env.EstimateCost(ast, unknownSizes{}); err != nil || est.Max > CostLimit {
@@ -370,22 +409,11 @@ func compileExpr(p probe.Params) (*Expr, error) {
 	}
 	if err != nil {
 		// OptOptimize compiles constant regular expressions here.
-		errs = append(errs, &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
-			Hint: "fix the pattern; matches() takes RE2 syntax (https://github.com/google/re2/wiki/Syntax)"})
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return &probe.ParamError{Param: "expr", Msg: celMessage(err.Error()),
+			Hint: "fix the pattern; matches() takes RE2 syntax (https://github.com/google/re2/wiki/Syntax)"}
 	}
 	e.prg = prg
-	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
-		if x.Kind() == celast.ComprehensionKind {
-			e.loops = true
-		}
-	}))
-	e.label = e.makeLabel()
-	e.heldResult = probe.Result{Passed: true, Score: 1, Details: "Expression held: " + e.label + ".", Metadata: map[string]any{"result": true}}
-	e.notHeldResult = probe.Result{Details: "Expression did not hold: " + e.label + ".", Metadata: map[string]any{"result": false}}
-	return e, nil
+	return nil
 }
 
 // textBounds are the answer lengths, in bytes, up to which an expression

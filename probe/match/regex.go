@@ -198,53 +198,74 @@ const snippetChars = 60
 // did), in configuration order, and "not". Results of the same outcome
 // share their metadata, unless a must_not_match pattern matched.
 func (x *Regex) Evaluate(_ context.Context, in probe.Input) probe.Result {
-	r := in.Response
-	s := r.Content
-	folds := text.HasFolds(s)
-	var failedNot []string
-	// The failed must_match patterns: in failedMust, or with outcomes as a
-	// mask, listed only when the outcome is not cached.
-	var failedMust []string
-	mask, failedMusts := 0, 0
+	s := in.Response.Content
+	m := regexMatches{folds: text.HasFolds(s), firstNot: -1}
+	// The failed must_match patterns: in m.failedMust, or with outcomes as
+	// a mask, listed only when the outcome is not cached.
 	for i := range x.must {
-		if !x.must[i].MatchString(s, folds) {
+		if !x.must[i].MatchString(s, m.folds) {
 			if x.outcomes != nil {
-				mask |= 1 << i
+				m.mask |= 1 << i
 			} else {
-				failedMust = append(failedMust, x.cfg.MustMatch[i])
+				m.failedMust = append(m.failedMust, x.cfg.MustMatch[i])
 			}
-			failedMusts++
+			m.failedMusts++
 		}
 	}
-	firstNot := -1
 	for i := range x.mustNot {
-		if x.mustNot[i].MatchString(s, folds) {
-			failedNot = append(failedNot, x.cfg.MustNotMatch[i])
-			if firstNot < 0 {
-				firstNot = i
+		if x.mustNot[i].MatchString(s, m.folds) {
+			m.failedNot = append(m.failedNot, x.cfg.MustNotMatch[i])
+			if m.firstNot < 0 {
+				m.firstNot = i
 			}
 		}
 	}
 	var cached *atomic.Pointer[probe.Result]
-	if firstNot < 0 && x.outcomes != nil {
-		cached = &x.outcomes[mask]
+	if m.firstNot < 0 && x.outcomes != nil {
+		cached = &x.outcomes[m.mask]
 		if res := cached.Load(); res != nil {
 			return *res
 		}
 	}
+	res := x.result(s, &m)
+	if cached != nil {
+		cached.Store(&res)
+	}
+	return res
+}
+
+// regexMatches is what matching the patterns against one response found.
+type regexMatches struct {
+	// folds is text.HasFolds of the response.
+	folds bool
+	// mask has the bit of each failed must_match pattern when outcomes
+	// are cached; failedMust names them otherwise (and, once result has
+	// listed the mask, always). failedMusts counts them either way.
+	mask        int
+	failedMust  []string
+	failedMusts int
+	// failedNot names the must_not_match patterns that matched, firstNot
+	// is the index of the first (-1 for none).
+	failedNot []string
+	firstNot  int
+}
+
+// result is the result of matching response s as m says, its failed
+// patterns listed in configuration order.
+func (x *Regex) result(s string, m *regexMatches) probe.Result {
 	for i := range x.must {
-		if mask&(1<<i) != 0 {
-			failedMust = append(failedMust, x.cfg.MustMatch[i])
+		if m.mask&(1<<i) != 0 {
+			m.failedMust = append(m.failedMust, x.cfg.MustMatch[i])
 		}
 	}
-	if failedMust == nil {
-		failedMust = []string{}
+	if m.failedMust == nil {
+		m.failedMust = []string{}
 	}
-	if failedNot == nil {
-		failedNot = []string{}
+	if m.failedNot == nil {
+		m.failedNot = []string{}
 	}
 	n := len(x.must) + len(x.mustNot)
-	failed := failedMusts + len(failedNot)
+	failed := m.failedMusts + len(m.failedNot)
 	holds := failed == 0
 	passed := holds != x.cfg.Not
 	var score float64
@@ -254,41 +275,38 @@ func (x *Regex) Evaluate(_ context.Context, in probe.Input) probe.Result {
 	case !x.cfg.Not:
 		score = float64(n-failed) / float64(max(n, 1))
 	}
-
-	var why string
-	if !holds {
-		var parts []string
-		if len(failedMust) > 0 {
-			parts = append(parts, "did not match "+x.q.list(failedMust))
-		}
-		if firstNot >= 0 {
-			loc := x.mustNot[firstNot].FindStringIndex(s, folds)
-			part := "matched forbidden " + x.q.list(failedNot)
-			if loc != nil {
-				part += " (first at " + quote(text.Preview(s[loc[0]:loc[1]], snippetChars)) + ")"
-			}
-			parts = append(parts, part)
-		}
-		why = strings.Join(parts, " and ")
-	}
 	var details string
 	switch {
 	case !x.cfg.Not && holds:
 		details = "All " + strconv.Itoa(n) + " pattern(s) hold."
 	case !x.cfg.Not:
-		details = "The response " + why + " (" + strconv.Itoa(n-failed) + " of " + strconv.Itoa(n) + " patterns hold)."
+		details = "The response " + x.why(s, m) + " (" + strconv.Itoa(n-failed) + " of " + strconv.Itoa(n) + " patterns hold)."
 	case passed:
-		details = "Inverted check (not: true): the response " + why + ", so not all patterns hold, as required."
+		details = "Inverted check (not: true): the response " + x.why(s, m) + ", so not all patterns hold, as required."
 	default:
 		details = "Inverted check (not: true): all " + strconv.Itoa(n) + " pattern(s) hold, which they must not."
 	}
-	res := probe.Result{Passed: passed, Score: score, Details: details, Metadata: map[string]any{
-		"failed_must_match":     failedMust,
-		"failed_must_not_match": failedNot,
+	return probe.Result{Passed: passed, Score: score, Details: details, Metadata: map[string]any{
+		"failed_must_match":     m.failedMust,
+		"failed_must_not_match": m.failedNot,
 		"not":                   x.cfg.Not,
 	}}
-	if cached != nil {
-		cached.Store(&res)
+}
+
+// why says which patterns do not hold in response s, quoting the first
+// forbidden match.
+func (x *Regex) why(s string, m *regexMatches) string {
+	var parts []string
+	if len(m.failedMust) > 0 {
+		parts = append(parts, "did not match "+x.q.list(m.failedMust))
 	}
-	return res
+	if m.firstNot >= 0 {
+		loc := x.mustNot[m.firstNot].FindStringIndex(s, m.folds)
+		part := "matched forbidden " + x.q.list(m.failedNot)
+		if loc != nil {
+			part += " (first at " + quote(text.Preview(s[loc[0]:loc[1]], snippetChars)) + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " and ")
 }

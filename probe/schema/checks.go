@@ -30,128 +30,153 @@ import (
 
 // countChecks returns the checks reachable from root, following $ref.
 func countChecks(root *jsonschema.Schema) map[string]struct{} {
-	checks := map[string]struct{}{}
-	seen := map[*jsonschema.Schema]bool{}
-	add := func(s *jsonschema.Schema, kw ...string) { checks[checkKey(s.Location, kw...)] = struct{}{} }
-	var visit func(s *jsonschema.Schema)
-	visitAny := func(v any) {
-		switch v := v.(type) {
-		case *jsonschema.Schema:
-			visit(v)
-		case []*jsonschema.Schema:
-			for _, s := range v {
-				visit(s)
-			}
-		}
-	}
-	visit = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		if s.Bool != nil {
-			if !*s.Bool {
-				add(s)
-			}
-			return
-		}
-		// Assertions on any value.
-		if s.Types != nil && !s.Types.IsEmpty() {
-			add(s, "type")
-		}
-		if s.Const != nil {
-			add(s, "const")
-		}
-		if s.Enum != nil {
-			add(s, "enum")
-		}
-		if s.Format != nil {
-			add(s, "format")
-		}
-		for kw, set := range map[string]bool{"not": s.Not != nil, "anyOf": len(s.AnyOf) > 0, "oneOf": len(s.OneOf) > 0} {
-			if set {
-				add(s, kw)
-			}
-		}
-		// Numbers and strings.
-		for kw, set := range map[string]bool{
-			"multipleOf": s.MultipleOf != nil, "maximum": s.Maximum != nil, "minimum": s.Minimum != nil,
-			"exclusiveMaximum": s.ExclusiveMaximum != nil, "exclusiveMinimum": s.ExclusiveMinimum != nil,
-			"maxLength": s.MaxLength != nil, "minLength": s.MinLength != nil, "pattern": s.Pattern != nil,
-			"contentEncoding": s.ContentEncoding != nil, "contentMediaType": s.ContentMediaType != nil,
-		} {
-			if set {
-				add(s, kw)
-			}
-		}
-		// Arrays.
-		for kw, set := range map[string]bool{
-			"maxItems": s.MaxItems != nil, "minItems": s.MinItems != nil, "uniqueItems": s.UniqueItems,
-			"contains": s.Contains != nil && s.MinContains == nil, "minContains": s.Contains != nil && s.MinContains != nil,
-			"maxContains":     s.Contains != nil && s.MaxContains != nil,
-			"additionalItems": s.AdditionalItems == false,
-		} {
-			if set {
-				add(s, kw)
-			}
-		}
-		// Objects.
-		for kw, set := range map[string]bool{
-			"maxProperties": s.MaxProperties != nil, "minProperties": s.MinProperties != nil,
-			"additionalProperties": s.AdditionalProperties == false,
-		} {
-			if set {
-				add(s, kw)
-			}
-		}
-		for _, name := range s.Required {
-			add(s, "required", name)
-		}
-		for prop := range s.DependentRequired {
-			add(s, "dependentRequired", prop)
-		}
-		for prop, dep := range s.Dependencies {
-			if _, ok := dep.([]string); ok {
-				add(s, "dependencies", prop)
-			} else {
-				visitAny(dep)
-			}
-		}
+	c := checkCounter{checks: map[string]struct{}{}, seen: map[*jsonschema.Schema]bool{}}
+	c.visit(root)
+	return c.checks
+}
 
-		// Subschemas whose checks are the answer's to meet.
-		visit(s.Ref)
-		visit(s.RecursiveRef)
-		if s.DynamicRef != nil {
-			visit(s.DynamicRef.Ref)
+// checkCounter gathers the checks of a schema and of the subschemas whose
+// checks are the answer's to meet, visiting each schema once.
+type checkCounter struct {
+	checks map[string]struct{}
+	seen   map[*jsonschema.Schema]bool
+}
+
+// add records the check at keyword path kw of s.
+func (c *checkCounter) add(s *jsonschema.Schema, kw ...string) {
+	c.checks[checkKey(s.Location, kw...)] = struct{}{}
+}
+
+// addSet records the check of each keyword of s that is set.
+func (c *checkCounter) addSet(s *jsonschema.Schema, set map[string]bool) {
+	for kw, ok := range set {
+		if ok {
+			c.add(s, kw)
 		}
-		for _, sub := range s.AllOf {
-			visit(sub)
-		}
-		visit(s.Then)
-		visit(s.Else)
-		for _, sub := range s.Properties {
-			visit(sub)
-		}
-		for _, sub := range s.PatternProperties {
-			visit(sub)
-		}
-		visitAny(s.AdditionalProperties)
-		for _, sub := range s.DependentSchemas {
-			visit(sub)
-		}
-		visit(s.PropertyNames)
-		visit(s.UnevaluatedProperties)
-		visitAny(s.Items)
-		visitAny(s.AdditionalItems)
-		for _, sub := range s.PrefixItems {
-			visit(sub)
-		}
-		visit(s.Items2020)
-		visit(s.UnevaluatedItems)
-		visit(s.ContentSchema)
 	}
-	visit(root)
-	return checks
+}
+
+// visitAny visits v when it is a schema or a list of schemas, as the
+// keywords that take either a schema or something else hold them.
+func (c *checkCounter) visitAny(v any) {
+	switch v := v.(type) {
+	case *jsonschema.Schema:
+		c.visit(v)
+	case []*jsonschema.Schema:
+		c.visitAll(v...)
+	}
+}
+
+// visit records the checks of s and visits its subschemas, once per schema.
+func (c *checkCounter) visit(s *jsonschema.Schema) {
+	if s == nil || c.seen[s] {
+		return
+	}
+	c.seen[s] = true
+	if s.Bool != nil {
+		if !*s.Bool {
+			c.add(s)
+		}
+		return
+	}
+	c.addAnyValue(s)
+	c.addNumberString(s)
+	c.addArray(s)
+	c.addObject(s)
+	c.visitSubschemas(s)
+}
+
+// addAnyValue records the assertions on any value: type, const, enum,
+// format and the alternatives, each of which counts as one check.
+func (c *checkCounter) addAnyValue(s *jsonschema.Schema) {
+	if s.Types != nil && !s.Types.IsEmpty() {
+		c.add(s, "type")
+	}
+	if s.Const != nil {
+		c.add(s, "const")
+	}
+	if s.Enum != nil {
+		c.add(s, "enum")
+	}
+	if s.Format != nil {
+		c.add(s, "format")
+	}
+	c.addSet(s, map[string]bool{"not": s.Not != nil, "anyOf": len(s.AnyOf) > 0, "oneOf": len(s.OneOf) > 0})
+}
+
+// addNumberString records the assertions on numbers and strings.
+func (c *checkCounter) addNumberString(s *jsonschema.Schema) {
+	c.addSet(s, map[string]bool{
+		"multipleOf": s.MultipleOf != nil, "maximum": s.Maximum != nil, "minimum": s.Minimum != nil,
+		"exclusiveMaximum": s.ExclusiveMaximum != nil, "exclusiveMinimum": s.ExclusiveMinimum != nil,
+		"maxLength": s.MaxLength != nil, "minLength": s.MinLength != nil, "pattern": s.Pattern != nil,
+		"contentEncoding": s.ContentEncoding != nil, "contentMediaType": s.ContentMediaType != nil,
+	})
+}
+
+// addArray records the assertions on arrays.
+func (c *checkCounter) addArray(s *jsonschema.Schema) {
+	c.addSet(s, map[string]bool{
+		"maxItems": s.MaxItems != nil, "minItems": s.MinItems != nil, "uniqueItems": s.UniqueItems,
+		"contains": s.Contains != nil && s.MinContains == nil, "minContains": s.Contains != nil && s.MinContains != nil,
+		"maxContains":     s.Contains != nil && s.MaxContains != nil,
+		"additionalItems": s.AdditionalItems == false,
+	})
+}
+
+// addObject records the assertions on objects: the property counts,
+// additionalProperties: false, and each name a required list or a
+// dependency asks for. A dependency given as a schema is visited instead.
+func (c *checkCounter) addObject(s *jsonschema.Schema) {
+	c.addSet(s, map[string]bool{
+		"maxProperties": s.MaxProperties != nil, "minProperties": s.MinProperties != nil,
+		"additionalProperties": s.AdditionalProperties == false,
+	})
+	for _, name := range s.Required {
+		c.add(s, "required", name)
+	}
+	for prop := range s.DependentRequired {
+		c.add(s, "dependentRequired", prop)
+	}
+	for prop, dep := range s.Dependencies {
+		if _, ok := dep.([]string); ok {
+			c.add(s, "dependencies", prop)
+		} else {
+			c.visitAny(dep)
+		}
+	}
+}
+
+// visitSubschemas visits the subschemas of s whose checks are the
+// answer's to meet: not those under the alternatives, contains or if.
+func (c *checkCounter) visitSubschemas(s *jsonschema.Schema) {
+	if s.DynamicRef != nil {
+		c.visit(s.DynamicRef.Ref)
+	}
+	c.visitAll(s.Ref, s.RecursiveRef, s.Then, s.Else, s.PropertyNames, s.UnevaluatedProperties,
+		s.Items2020, s.UnevaluatedItems, s.ContentSchema)
+	c.visitAll(s.AllOf...)
+	c.visitAll(s.PrefixItems...)
+	visitValues(c, s.Properties)
+	visitValues(c, s.PatternProperties)
+	visitValues(c, s.DependentSchemas)
+	c.visitAny(s.AdditionalProperties)
+	c.visitAny(s.Items)
+	c.visitAny(s.AdditionalItems)
+}
+
+// visitAll visits each of subs.
+func (c *checkCounter) visitAll(subs ...*jsonschema.Schema) {
+	for _, s := range subs {
+		c.visit(s)
+	}
+}
+
+// visitValues visits each schema of m.
+func visitValues[K comparable](c *checkCounter, m map[K]*jsonschema.Schema) {
+	for _, s := range m {
+		c.visit(s)
+	}
 }
 
 // checkKey is the key of the check at keyword path kw of the schema at loc.

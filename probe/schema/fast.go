@@ -155,6 +155,9 @@ func newFast(s *jsonschema.Schema, base, dir string) *fastNode {
 	return root
 }
 
+// buildFast compiles s, depth schemas under the root, into a node of the
+// fast validator, or returns nil when s or a schema under it is left to
+// the validator. seen holds the nodes built so far, one per schema.
 func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, depth int) *fastNode {
 	if s == nil || depth > maxDepth {
 		return nil
@@ -162,14 +165,7 @@ func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, dept
 	if n, ok := seen[s]; ok {
 		return n
 	}
-	if s.Ref != nil || s.RecursiveRef != nil || s.DynamicRef != nil || s.RecursiveAnchor || s.DynamicAnchor != "" ||
-		s.Format != nil || s.Not != nil || len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 ||
-		s.If != nil || s.Then != nil || s.Else != nil ||
-		s.PropertyNames != nil || len(s.PatternProperties) > 0 || len(s.Dependencies) > 0 ||
-		len(s.DependentRequired) > 0 || len(s.DependentSchemas) > 0 || s.UnevaluatedProperties != nil ||
-		s.UniqueItems || s.Contains != nil || s.MinContains != nil || s.MaxContains != nil ||
-		s.AdditionalItems != nil || s.UnevaluatedItems != nil ||
-		s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil || len(s.Extensions) > 0 {
+	if leftToValidator(s) {
 		return nil
 	}
 	n := &fastNode{s: s}
@@ -177,6 +173,32 @@ func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, dept
 	if s.Bool != nil {
 		return n
 	}
+	if !n.setValueChecks(s) || !n.buildObject(s, seen, depth) || !n.buildArray(s, seen, depth) {
+		return nil
+	}
+	n.minimum, n.maximum = newIntBound(s.Minimum), newIntBound(s.Maximum)
+	n.exclMin, n.exclMax = newIntBound(s.ExclusiveMinimum), newIntBound(s.ExclusiveMaximum)
+	n.multipleOf = newIntBound(s.MultipleOf)
+	return n
+}
+
+// leftToValidator reports whether s uses a keyword the fast validator
+// does not check.
+func leftToValidator(s *jsonschema.Schema) bool {
+	return s.Ref != nil || s.RecursiveRef != nil || s.DynamicRef != nil || s.RecursiveAnchor || s.DynamicAnchor != "" ||
+		s.Format != nil || s.Not != nil || len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 ||
+		s.If != nil || s.Then != nil || s.Else != nil ||
+		s.PropertyNames != nil || len(s.PatternProperties) > 0 || len(s.Dependencies) > 0 ||
+		len(s.DependentRequired) > 0 || len(s.DependentSchemas) > 0 || s.UnevaluatedProperties != nil ||
+		s.UniqueItems || s.Contains != nil || s.MinContains != nil || s.MaxContains != nil ||
+		s.AdditionalItems != nil || s.UnevaluatedItems != nil ||
+		s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil || len(s.Extensions) > 0
+}
+
+// setValueChecks sets the checks on any value (type, const and enum) and
+// reports whether the fast validator can make them: const and enum only
+// of strings, booleans and null.
+func (n *fastNode) setValueChecks(s *jsonschema.Schema) bool {
 	if s.Types != nil && !s.Types.IsEmpty() {
 		n.typeNames = s.Types.ToStrings()
 		for _, t := range n.typeNames {
@@ -184,21 +206,27 @@ func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, dept
 		}
 	}
 	if s.Const != nil && !scalar(*s.Const) {
-		return nil
+		return false
 	}
 	if s.Enum != nil {
 		for _, v := range s.Enum.Values {
 			if !scalar(v) {
-				return nil
+				return false
 			}
 			n.enumTypes |= typeOf(v)
 		}
 	}
+	return true
+}
+
+// buildObject builds the subschemas of properties and additionalProperties
+// and reports whether the fast validator can check them all.
+func (n *fastNode) buildObject(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, depth int) bool {
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*fastNode, len(s.Properties))
 		for name, sub := range s.Properties {
 			if n.props[name] = buildFast(sub, seen, depth+1); n.props[name] == nil {
-				return nil
+				return false
 			}
 		}
 	}
@@ -208,39 +236,42 @@ func buildFast(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, dept
 		n.noAdditional = !a
 	case *jsonschema.Schema:
 		if n.additional = buildFast(a, seen, depth+1); n.additional == nil {
-			return nil
+			return false
 		}
 	default:
-		return nil
+		return false
 	}
+	return true
+}
+
+// buildArray builds the subschemas of items (and, from draft 2020-12,
+// prefixItems) and reports whether the fast validator can check them all.
+func (n *fastNode) buildArray(s *jsonschema.Schema, seen map[*jsonschema.Schema]*fastNode, depth int) bool {
 	if s.DraftVersion < 2020 {
 		switch it := s.Items.(type) {
 		case nil:
 		case *jsonschema.Schema:
 			if n.items = buildFast(it, seen, depth+1); n.items == nil {
-				return nil
+				return false
 			}
 		default: // a list of schemas, with additionalItems
-			return nil
+			return false
 		}
-	} else {
-		for _, sub := range s.PrefixItems {
-			p := buildFast(sub, seen, depth+1)
-			if p == nil {
-				return nil
-			}
-			n.prefix = append(n.prefix, p)
+		return true
+	}
+	for _, sub := range s.PrefixItems {
+		p := buildFast(sub, seen, depth+1)
+		if p == nil {
+			return false
 		}
-		if s.Items2020 != nil {
-			if n.items = buildFast(s.Items2020, seen, depth+1); n.items == nil {
-				return nil
-			}
+		n.prefix = append(n.prefix, p)
+	}
+	if s.Items2020 != nil {
+		if n.items = buildFast(s.Items2020, seen, depth+1); n.items == nil {
+			return false
 		}
 	}
-	n.minimum, n.maximum = newIntBound(s.Minimum), newIntBound(s.Maximum)
-	n.exclMin, n.exclMax = newIntBound(s.ExclusiveMinimum), newIntBound(s.ExclusiveMaximum)
-	n.multipleOf = newIntBound(s.MultipleOf)
-	return n
+	return true
 }
 
 // scalar reports whether v is a string, a boolean or null: the enum and

@@ -22,7 +22,6 @@ func fastLine(b []byte) (record, bool) {
 	if !d.Eat('{') {
 		return rec, false
 	}
-	resp := rec.resp
 	var seen uint16
 	for {
 		d.Space()
@@ -40,73 +39,8 @@ func fastLine(b []byte) (record, bool) {
 			return rec, false
 		}
 		seen |= bit
-		null := d.Null()
-		switch bit {
-		case bitPromptID:
-			if null {
-				return rec, false
-			}
-			if rec.promptID, ok = d.String(); !ok || rec.promptID == "" {
-				return rec, false
-			}
-		case bitContent:
-			// A null content is an error without tool calls, which this
-			// path never has.
-			if null {
-				return rec, false
-			}
-			if resp.Content, ok = d.String(); !ok {
-				return rec, false
-			}
-		case bitFinishReason, bitModel, bitFingerprint, bitResponseID:
-			if null {
-				break
-			}
-			s, ok := d.String()
-			if !ok {
-				return rec, false
-			}
-			switch bit {
-			case bitFinishReason:
-				resp.FinishReason = s
-			case bitModel:
-				resp.ServedModel = s
-			case bitFingerprint:
-				resp.SystemFingerprint = s
-			default:
-				resp.ResponseID = s
-			}
-		case bitSample, bitPromptTokens, bitCompletionTokens, bitTotalTokens:
-			if null {
-				break
-			}
-			v, ok := d.Index()
-			if !ok {
-				return rec, false
-			}
-			switch bit {
-			case bitSample:
-				rec.sample = v
-			case bitPromptTokens:
-				resp.PromptTokens = v
-			case bitCompletionTokens:
-				resp.CompletionTokens = v
-			default:
-				resp.TotalTokens = v
-			}
-		case bitLatency:
-			if null {
-				break
-			}
-			v, ok := d.Number()
-			if !ok || v < 0 || math.IsInf(v, 0) {
-				return rec, false
-			}
-			resp.LatencyMS = v
-		default: // tool_calls
-			if !null {
-				return rec, false
-			}
+		if !fastField(d, bit, &rec) {
+			return rec, false
 		}
 		d.Space()
 		if d.Eat(',') {
@@ -121,13 +55,95 @@ func fastLine(b []byte) (record, bool) {
 	if !d.Done() || seen&bitPromptID == 0 || seen&bitContent == 0 {
 		return rec, false
 	}
-	if resp.TotalTokens == 0 {
-		resp.TotalTokens = resp.PromptTokens + resp.CompletionTokens
+	if rec.resp.TotalTokens == 0 {
+		rec.resp.TotalTokens = rec.resp.PromptTokens + rec.resp.CompletionTokens
 	}
-	if resp.FinishReason == "" {
-		resp.FinishReason = "stop"
+	if rec.resp.FinishReason == "" {
+		rec.resp.FinishReason = "stop"
 	}
 	return rec, true
+}
+
+// fastField decodes the value of the field of bit into rec and reports
+// whether fastLine may go on: false on a value of the wrong type or one
+// it leaves to slowLine.
+func fastField(d *jsonscan.Lexer[[]byte], bit uint16, rec *record) bool {
+	null := d.Null()
+	switch bit {
+	case bitPromptID:
+		if null {
+			return false
+		}
+		s, ok := d.String()
+		rec.promptID = s
+		return ok && s != ""
+	case bitContent:
+		// A null content is an error without tool calls, which this path
+		// never has.
+		if null {
+			return false
+		}
+		s, ok := d.String()
+		rec.resp.Content = s
+		return ok
+	case bitFinishReason, bitModel, bitFingerprint, bitResponseID:
+		if null {
+			return true
+		}
+		s, ok := d.String()
+		if ok {
+			*textField(rec.resp, bit) = s
+		}
+		return ok
+	case bitSample, bitPromptTokens, bitCompletionTokens, bitTotalTokens:
+		return null || fastCount(d, bit, rec)
+	case bitLatency:
+		if null {
+			return true
+		}
+		v, ok := d.Number()
+		if !ok || v < 0 || math.IsInf(v, 0) {
+			return false
+		}
+		rec.resp.LatencyMS = v
+		return true
+	}
+	// tool_calls: only null is left to this path.
+	return null
+}
+
+// textField is the field of resp that the string field of bit, one that
+// may be empty, sets.
+func textField(resp *promptcanary.Response, bit uint16) *string {
+	switch bit {
+	case bitFinishReason:
+		return &resp.FinishReason
+	case bitModel:
+		return &resp.ServedModel
+	case bitFingerprint:
+		return &resp.SystemFingerprint
+	}
+	return &resp.ResponseID
+}
+
+// fastCount decodes the value of the sample index or a token count into
+// rec.
+func fastCount(d *jsonscan.Lexer[[]byte], bit uint16, rec *record) bool {
+	v, ok := d.Index()
+	if !ok {
+		return false
+	}
+	switch bit {
+	case bitSample:
+		rec.sample = v
+	case bitPromptTokens:
+		rec.resp.PromptTokens = v
+	case bitCompletionTokens:
+		rec.resp.CompletionTokens = v
+	default:
+		rec.resp.TotalTokens = v
+	}
+	return true
 }
 
 // The fields of a line, one bit each.
