@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,23 +18,11 @@ import (
 
 var epoch = time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 
-// clock is a clock tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// clock is a clock tests move by hand: nanoseconds after epoch.
+type clock struct{ since atomic.Int64 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+func (c *clock) Now() time.Time          { return epoch.Add(time.Duration(c.since.Load())) }
+func (c *clock) Advance(d time.Duration) { c.since.Add(int64(d)) }
 
 // fakeBox is a store.Outbox of deliveries in memory that claims as the
 // stores do (pending, due, unclaimed or expired, addressed to a notifier
@@ -181,13 +170,7 @@ type harness struct {
 func (h *harness) Notifications(_ context.Context, incidentID string, _ int) ([]promptcanary.NotificationAttempt, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []promptcanary.NotificationAttempt
-	for _, a := range h.attempts {
-		if a.IncidentID == incidentID {
-			out = append(out, a)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(slices.Clone(h.attempts), func(a promptcanary.NotificationAttempt) bool { return a.IncidentID != incidentID }), nil
 }
 
 // newOutbox returns an outbox of owner over box delivering to n, with the
@@ -248,7 +231,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // incident's link, records the attempt under the delivery's id and stores
 // it as sent.
 func TestOutboxDelivers(t *testing.T) {
-	c := &clock{now: epoch}
+	c := &clock{}
 	box := newBox(c, pending("d1"))
 	h := &harness{}
 	n := &fakeNotifier{name: "ops"}
@@ -274,7 +257,7 @@ func TestOutboxDelivers(t *testing.T) {
 // leaves the delivery pending, due again after RedeliverBase, then twice
 // that, and the attempts are numbered across rounds.
 func TestOutboxRetriesWithBackoff(t *testing.T) {
-	c := &clock{now: epoch}
+	c := &clock{}
 	box := newBox(c, pending("d1"))
 	h := &harness{}
 	n := &fakeNotifier{name: "ops", answer: func(k int) (int, error) {
@@ -351,7 +334,7 @@ func TestOutboxGivesUp(t *testing.T) {
 		{"below min_severity", low, nil, 0, "not sent: below the notifier's min_severity", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &clock{now: epoch}
+			c := &clock{}
 			box := newBox(c, tc.d)
 			h := &harness{}
 			n := &fakeNotifier{name: "ops", min: promptcanary.SeverityMedium, answer: tc.answer}
@@ -377,7 +360,7 @@ func TestOutboxGivesUp(t *testing.T) {
 // Two monitors draining one outbox at once send each delivery once: the
 // one that claims it.
 func TestOutboxClaimsEachDeliveryOnce(t *testing.T) {
-	c := &clock{now: epoch}
+	c := &clock{}
 	var ds []store.Delivery
 	for _, id := range []string{"d1", "d2", "d3", "d4", "d5", "d6"} {
 		ds = append(ds, pending(id))
@@ -405,19 +388,28 @@ func TestOutboxClaimsEachDeliveryOnce(t *testing.T) {
 	}
 }
 
+// hungSend has a new outbox of owner claim the delivery d1 and send it to
+// a notifier that does not answer until its context ends, and waits for
+// the send.
+func hungSend(t *testing.T, owner string) (*clock, *fakeBox, *harness, *fakeNotifier, *Outbox) {
+	t.Helper()
+	c := &clock{}
+	box := newBox(c, pending("d1"))
+	h := &harness{}
+	n := &fakeNotifier{name: "ops", block: make(chan struct{})}
+	b := newOutbox(owner, box, c, h, n)
+	if b.pump() != 1 {
+		t.Fatalf("%s claimed nothing", owner)
+	}
+	eventually(t, owner+"'s send", func() bool { return n.sends() == 1 })
+	return c, box, h, n, b
+}
+
 // A monitor whose claim expired and was taken by another abandons the
 // delivery at its next heartbeat and stores nothing: the other's outcome
 // stands.
 func TestOutboxAbandonsAClaimLost(t *testing.T) {
-	c := &clock{now: epoch}
-	box := newBox(c, pending("d1"))
-	h := &harness{}
-	slow := &fakeNotifier{name: "ops", block: make(chan struct{})}
-	a := newOutbox("a", box, c, h, slow)
-	if a.pump() != 1 {
-		t.Fatal("a claimed nothing")
-	}
-	eventually(t, "a's send", func() bool { return slow.sends() == 1 })
+	c, box, h, slow, a := hungSend(t, "a")
 
 	c.Advance(2 * time.Minute) // a's claim expires
 	fast := &fakeNotifier{name: "ops"}
@@ -437,7 +429,7 @@ func TestOutboxAbandonsAClaimLost(t *testing.T) {
 // at once, with its interrupted attempt counted, and the next monitor (or
 // the same one restarted) sends it.
 func TestOutboxResumesAfterRestart(t *testing.T) {
-	c := &clock{now: epoch}
+	c := &clock{}
 	box := newBox(c, pending("d1"))
 	h := &harness{}
 	hung := &fakeNotifier{name: "ops", block: make(chan struct{})}
@@ -466,15 +458,7 @@ func TestOutboxResumesAfterRestart(t *testing.T) {
 // A delivery this monitor still makes, claimed by it again because its
 // claim expired on its clock (a late heartbeat), is not made twice.
 func TestOutboxDoesNotFlyADeliveryTwice(t *testing.T) {
-	c := &clock{now: epoch}
-	box := newBox(c, pending("d1"))
-	h := &harness{}
-	n := &fakeNotifier{name: "ops", block: make(chan struct{})}
-	b := newOutbox("me", box, c, h, n)
-	if b.pump() != 1 {
-		t.Fatal("nothing claimed")
-	}
-	eventually(t, "the send in flight", func() bool { return n.sends() == 1 })
+	c, box, h, n, b := hungSend(t, "me")
 	c.Advance(2 * time.Minute)
 	if b.pump() != 1 || box.claims["d1"] != 2 {
 		t.Fatalf("the expired claim was not claimed again (%d claims)", box.claims["d1"])
