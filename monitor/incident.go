@@ -16,7 +16,7 @@ func Fingerprint(check, provider string, kind promptcanary.IncidentKind) string 
 // recordAttempt stores a notification attempt and counts it.
 func (m *Monitor) recordAttempt(a promptcanary.NotificationAttempt) {
 	a.Error = m.line(a.Error)
-	if err := m.wrote(realWrite, m.state.SaveNotification(context.Background(), a)); err != nil {
+	if err := m.health.wrote(realWrite, m.state.SaveNotification(context.Background(), a)); err != nil {
 		m.log.Error("record the notification attempt", logIncident, a.IncidentID, logNotifier, a.Notifier, logErr, err)
 	}
 	m.changed()

@@ -230,7 +230,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	m.schedule = scheduler.New(scheduler.Options{
 		Leases: leases, Owner: cmp.Or(o.Owner, scheduler.NewOwner()), TTL: cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		Concurrency: cmp.Or(o.Concurrency, DefaultConcurrency), Now: m.now, After: m.after, Log: m.log,
-		Wrote: func(err error) error { return m.wrote(realWrite, err) },
+		Wrote: func(err error) error { return m.health.wrote(realWrite, err) },
 	})
 
 	ctx := context.Background()
@@ -309,13 +309,14 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	}
 	m.log = slog.New(newScrubber(h, secrets))
 	m.metrics = newMetrics(version(o.Tool))
+	m.health.now, m.health.log, m.health.up, m.health.scrub = m.now, m.log, m.metrics.storeUp, m.scrub
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.incidents = &incident.Lifecycle{
 		Now: m.now, Log: m.log,
 		Repeat:       cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval),
 		ResolveAfter: max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1),
 		Line:         m.line,
-		Wrote:        func(err error) error { return m.wrote(realWrite, err) },
+		Wrote:        func(err error) error { return m.health.wrote(realWrite, err) },
 		Attempt:      m.recordAttempt,
 		Published:    m.published,
 	}

@@ -186,7 +186,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 		return measurement{reason: m.line(err.Error())}
 	}
 	for _, f := range out.Failures {
-		_ = m.wrote(realWrite, f)
+		_ = m.health.wrote(realWrite, f)
 		m.log.Error("record in the history", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, f)
 	}
 	if out.Interrupted {

@@ -91,7 +91,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.refresh(ctx, now)
 		m.incidents.ReadBack(ctx)
 		m.incidents.BudgetDay(ctx, now)
-		if m.storeErr() == nil {
+		if m.health.failure() == nil {
 			// When the store is why nothing is measured, /readyz,
 			// store_up and the log say so; an incident could not be
 			// recorded anyway.

@@ -87,7 +87,7 @@ func (m *Monitor) State() store.Monitor { return m.state }
 // Ready reports whether the store answers and takes writes (as the last
 // write or probe of it found).
 func (m *Monitor) Ready(ctx context.Context) error {
-	if err := m.storeErr(); err != nil {
+	if err := m.health.failure(); err != nil {
 		return fmt.Errorf("store cannot be written: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
