@@ -105,14 +105,7 @@ func (m *Monitor) currentBaseline(ctx context.Context, e *entry) (*promptcanary.
 	if err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	moved := e.baselineID != b.SnapshotID
-	if moved {
-		e.baselineID = b.SnapshotID
-		e.trend.Reset()
-	}
-	e.mu.Unlock()
-	if moved {
+	if e.track.Follow(b.SnapshotID) {
 		m.changed()
 	}
 	return b, nil

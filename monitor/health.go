@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/promptcanary/promptcanary/store"
 )
@@ -34,6 +37,12 @@ const (
 // promptcanary_store_up and in its log rather than inventing incidents it
 // cannot keep.
 type storeHealth struct {
+	// now, log, up (the store_up gauge) and scrub are the monitor's.
+	now   func() time.Time
+	log   *slog.Logger
+	up    prometheus.Gauge
+	scrub func(error) error
+
 	mu sync.Mutex
 	// err is the last failure, nil while the store is writable.
 	err error
@@ -48,30 +57,29 @@ type storeHealth struct {
 // failure marks the store unwritable (logged at once, then every
 // storeLogEvery), a success writable again. A lost lease or a conflict is
 // the store answering, and a cancelled context says nothing about it.
-func (m *Monitor) wrote(how writeProbe, err error) error {
+func (h *storeHealth) wrote(how writeProbe, err error) error {
 	switch {
 	case errors.Is(err, store.ErrLeaseLost), errors.Is(err, store.ErrConflict):
-		m.observeWrite(how, nil)
+		h.observe(how, nil)
 	case errors.Is(err, context.Canceled):
 	default:
-		m.observeWrite(how, err)
+		h.observe(how, err)
 	}
 	return err
 }
 
-// observeWrite updates the store's health, its gauge and the log.
-func (m *Monitor) observeWrite(how writeProbe, err error) {
-	h := &m.health
-	now := m.now()
+// observe updates the store's health, its gauge and the log.
+func (h *storeHealth) observe(how writeProbe, err error) {
+	now := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err == nil {
 		if h.err == nil || how == probeWrite && !h.byProbe {
 			return
 		}
-		m.log.Info("the store takes writes again: runs and incidents are recorded", logDown, now.Sub(h.since).Round(time.Second))
+		h.log.Info("the store takes writes again: runs and incidents are recorded", logDown, now.Sub(h.since).Round(time.Second))
 		h.err = nil
-		m.metrics.storeUp.Set(1)
+		h.up.Set(1)
 		return
 	}
 	if h.err == nil {
@@ -79,26 +87,26 @@ func (m *Monitor) observeWrite(how writeProbe, err error) {
 	} else if how == realWrite {
 		h.byProbe = false
 	}
-	h.err = m.scrub(err)
-	m.metrics.storeUp.Set(0)
+	h.err = h.scrub(err)
+	h.up.Set(0)
 	if h.logged.IsZero() || now.Sub(h.logged) >= storeLogEvery || now.Before(h.logged) {
 		h.logged = now
-		m.log.Error("the store cannot be written: the monitor runs no check and opens no incident until it can (is the disk full, or the file or database read-only?)",
+		h.log.Error("the store cannot be written: the monitor runs no check and opens no incident until it can (is the disk full, or the file or database read-only?)",
 			logErr, h.err, logDown, now.Sub(h.since).Round(time.Second))
 	}
 }
 
-// storeErr returns why the store cannot be written, nil when it can.
-func (m *Monitor) storeErr() error {
-	m.health.mu.Lock()
-	defer m.health.mu.Unlock()
-	return m.health.err
+// failure returns why the store cannot be written, nil when it can.
+func (h *storeHealth) failure() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
 }
 
 // probeStore asks the store whether it can be written now and notes the
 // answer (see wrote).
 func (m *Monitor) probeStore(ctx context.Context) error {
-	return m.wrote(probeWrite, m.checkWrite(ctx))
+	return m.health.wrote(probeWrite, m.checkWrite(ctx))
 }
 
 // checkWrite asks the store whether it can be written now, when it can

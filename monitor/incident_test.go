@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +70,7 @@ func TestRestartKeepsFailuresInARow(t *testing.T) {
 func TestGradualDeclineOpensDriftIncident(t *testing.T) {
 	f, m := newOneSample(t, "1h")
 	e := m.entries[0]
-	e.trend = policy.Trend{Warmup: 5}
+	e.track.Trend = policy.Trend{Warmup: 5}
 	rate := 0.95
 	for i := range 40 {
 		if i >= 5 {
@@ -79,8 +78,8 @@ func TestGradualDeclineOpensDriftIncident(t *testing.T) {
 		}
 		f.clock.Advance(time.Hour)
 		cr := promptcanary.CheckRun{ID: promptcanary.NewID(), Check: "canary", Provider: f.spec, Outcome: promptcanary.CheckClean,
-			PassRate: rate + 0.01*float64(i%2), BaselinePassRate: 0.95, BaselineID: e.baselineID, FinishedAt: f.clock.Now()}
-		m.decide(context.Background(), e, &cr, nil)
+			PassRate: rate + 0.01*float64(i%2), BaselinePassRate: 0.95, BaselineID: e.track.Baseline(), FinishedAt: f.clock.Now()}
+		m.incidents.Decide(context.Background(), e.track, &cr, nil)
 	}
 	incs := f.incidents(false)
 	if len(incs) != 1 || incs[0].Kind != promptcanary.IncidentDrift || !strings.HasPrefix(incs[0].Summary, "gradual decline") || !incs[0].Open() {
@@ -245,40 +244,6 @@ func TestDriftSummaryOneMeasure(t *testing.T) {
 	}
 	if pair := fmt.Sprintf("pair %s 100.0%% → 0.0%%", inc.Units[0].Name); !strings.Contains(inc.Summary, pair) {
 		t.Errorf("summary %q does not name %q", inc.Summary, pair)
-	}
-}
-
-// TestDriftSummary: the broken pairs come first whatever order the units
-// come in, and at most maxSummaryUnits are named.
-func TestDriftSummary(t *testing.T) {
-	ev := &evidence{runID: "0123456789abcdef", passRate: 0.783, baseRate: 0.955}
-	units := []promptcanary.IncidentUnit{
-		{Unit: promptcanary.UnitSuite, Name: "checkout", Baseline: 0.955, Current: 0.783, Q: 1e-6},
-		{Unit: promptcanary.UnitProbe, Name: "mentions_total", Baseline: 0.98, Current: 0.62, Q: 2e-4},
-		{Unit: promptcanary.UnitCategory, Name: "factual", Baseline: 0.97, Current: 0.7, Q: 3e-4},
-		{Unit: promptcanary.UnitPair, Name: "json_valid/refund-policy", Baseline: 1, Current: 0.3, Q: 3e-3},
-		{Unit: promptcanary.UnitPair, Name: "mentions_total/order-status", Baseline: 1, Current: 0.1, Q: 4e-4},
-	}
-	tests := []struct {
-		name  string
-		units []promptcanary.IncidentUnit
-		want  string
-	}{
-		{"pairs first", units, "pass rate 78.3% against the baseline's 95.5% in run 01234567; fell: " +
-			"pair mentions_total/order-status 100.0% → 10.0%, pair json_valid/refund-policy 100.0% → 30.0%, " +
-			"probe mentions_total 98.0% → 62.0%, category factual 97.0% → 70.0%, suite checkout 95.5% → 78.3%"},
-		{"the rest counted", append(slices.Clone(units), promptcanary.IncidentUnit{Unit: promptcanary.UnitPair, Name: "a/b", Baseline: 0.9, Current: 0.5}),
-			"pass rate 78.3% against the baseline's 95.5% in run 01234567; fell: " +
-				"pair mentions_total/order-status 100.0% → 10.0%, pair json_valid/refund-policy 100.0% → 30.0%, pair a/b 90.0% → 50.0%, " +
-				"probe mentions_total 98.0% → 62.0%, category factual 97.0% → 70.0%, +1 more"},
-		{"no unit", nil, "pass rate 78.3% against the baseline's 95.5% in run 01234567: drift confirmed"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := driftSummary(ev, promptcanary.SortUnits(tc.units)); got != tc.want {
-				t.Errorf("got  %q\nwant %q", got, tc.want)
-			}
-		})
 	}
 }
 

@@ -92,21 +92,10 @@ func (m *Monitor) heartbeat(ctx context.Context) {
 // another monitor.
 func (m *Monitor) takeOver(ctx context.Context, now time.Time) {
 	m.schedule.TakeOver(ctx, now, func(l store.SlotLease) {
-		e := m.entryOf(l.Check, l.Provider)
-		if e == nil || !e.claim(l.Slot) {
+		e, err := m.entry(l.Check, l.Provider)
+		if err != nil || !e.claim(l.Slot) {
 			return
 		}
 		m.start(ctx, e, l.Slot, false)
 	})
-}
-
-// entryOf returns the entry of check and provider, nil when this monitor
-// does not run it.
-func (m *Monitor) entryOf(check, prov string) *entry {
-	for _, e := range m.entries {
-		if e.c.Name == check && e.c.Provider == prov {
-			return e
-		}
-	}
-	return nil
 }

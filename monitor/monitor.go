@@ -43,7 +43,6 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/delivery"
 	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/notify"
-	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
@@ -132,7 +131,6 @@ type Monitor struct {
 	log     *slog.Logger
 	hist    store.Store
 	state   store.Monitor
-	box     store.Outbox
 	secrets *redact.Set
 	tracer  *telemetry.Tracer
 	tool    string
@@ -140,13 +138,13 @@ type Monitor struct {
 	after   func(time.Duration) <-chan time.Time
 	baseURL string
 
-	entries   []*entry
-	notifiers []notify.Notifier
+	entries []*entry
 	// outbox delivers the notifications to notifiers.
 	outbox  *delivery.Outbox
 	metrics *metrics
-	// incidents keeps the incidents through their lifecycle; it owns the
-	// book of open incidents and the daily budget.
+	// incidents keeps the incidents through their lifecycle and decides
+	// what each run found; it owns the book of open incidents and the
+	// daily budget.
 	incidents *incident.Lifecycle
 	health    storeHealth
 	// version moves on whenever something the dashboard shows is
@@ -190,25 +188,19 @@ type entry struct {
 	// seed of its own, so runs (and confirmations) are fresh samples.
 	freshSeed bool
 
-	mu sync.Mutex // guards the fields below
-	// estimate is the cost of the next run for the budget: the cost of
-	// the last run that cost anything, 0 before the first.
-	estimate    float64
+	// track is what the check's incidents depend on (failures in a row,
+	// the last success, the trend detector, the baseline, the cost of a
+	// run).
+	track *incident.Tracker
+
+	mu          sync.Mutex // guards the fields below
 	running     bool
 	runningSlot time.Time // the slot of the run in flight here
 	// remote is the earliest slot of the check in flight on another
 	// monitor, zero for none, as the ticker last read it.
-	remote      time.Time
-	next        time.Time
-	last        *promptcanary.CheckRun
-	lastSuccess time.Time
-	failures    int // consecutive unmeasured runs
-	baselineID  string
-	trend       policy.Trend
-	// applied are the latest runs the decision state above accounts for;
-	// counted those today's spend and last account for. A run not among
-	// them was recorded by another monitor.
-	applied, counted idRing
+	remote time.Time
+	next   time.Time
+	last   *promptcanary.CheckRun
 }
 
 // key identifies the entry among the checks.
@@ -233,12 +225,12 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		return nil, fmt.Errorf("new monitor: the store %T cannot hold the monitor's state (check runs, incidents, slot leases, notifications): use a SQLite or PostgreSQL store", o.Store)
 	}
 	m := newMonitor(cfg, o, configSecrets(cfg, o.Secrets))
-	m.state, m.box = state, box
+	m.state = state
 	m.incidents.Store, m.incidents.Steps = state, box
 	m.schedule = scheduler.New(scheduler.Options{
 		Leases: leases, Owner: cmp.Or(o.Owner, scheduler.NewOwner()), TTL: cmp.Or(o.LeaseTTL, DefaultLeaseTTL),
 		Concurrency: cmp.Or(o.Concurrency, DefaultConcurrency), Now: m.now, After: m.after, Log: m.log,
-		Wrote: func(err error) error { return m.wrote(realWrite, err) },
+		Wrote: func(err error) error { return m.health.wrote(realWrite, err) },
 	})
 
 	ctx := context.Background()
@@ -251,13 +243,13 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		}
 		m.entries = append(m.entries, e)
 	}
-	m.newNotifiers(o.HTTPClient, &probs)
+	notifiers := m.newNotifiers(o.HTTPClient, &probs)
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
 	m.outbox = delivery.New(delivery.Options{
 		Box: box, State: state, Owner: m.schedule.Owner(), TTL: m.schedule.TTL(),
-		Notifiers: m.notifiers,
+		Notifiers: notifiers,
 		Policy: notify.Policy{
 			Backoff: o.NotifyBackoff,
 			Timeout: o.NotifyTimeout,
@@ -268,7 +260,7 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 		Repeat: m.incidents.Repeat, Now: m.now, Log: m.log,
 		Record: m.recordAttempt, GaveUp: m.metrics.observeGiveUp, ReportURL: m.reportURL,
 	})
-	m.incidents.Outbox, m.incidents.Notifiers = m.outbox, m.notifiers
+	m.incidents.Outbox, m.incidents.Notifiers = m.outbox, notifiers
 	if err := m.restore(ctx); err != nil {
 		return nil, fmt.Errorf("new monitor: load the monitor's state from the store: %w", err)
 	}
@@ -317,13 +309,14 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	}
 	m.log = slog.New(newScrubber(h, secrets))
 	m.metrics = newMetrics(version(o.Tool))
+	m.health.now, m.health.log, m.health.up, m.health.scrub = m.now, m.log, m.metrics.storeUp, m.scrub
 	m.grace = cmp.Or(cfg.ShutdownGrace, config.DefaultShutdownGrace)
 	m.incidents = &incident.Lifecycle{
 		Now: m.now, Log: m.log,
 		Repeat:       cmp.Or(cfg.Incidents.RepeatInterval, config.DefaultRepeatInterval),
 		ResolveAfter: max(cmp.Or(cfg.Incidents.ResolveAfter, config.DefaultResolveAfter), 1),
 		Line:         m.line,
-		Wrote:        func(err error) error { return m.wrote(realWrite, err) },
+		Wrote:        func(err error) error { return m.health.wrote(realWrite, err) },
 		Attempt:      m.recordAttempt,
 		Published:    m.published,
 	}
@@ -331,21 +324,23 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 	return m
 }
 
-// newNotifiers builds the configuration's notifiers, sending with client
+// newNotifiers returns the configuration's notifiers, sending with client
 // (nil: one with a timeout per attempt); each problem goes to probs.
-func (m *Monitor) newNotifiers(client *http.Client, probs *problems) {
+func (m *Monitor) newNotifiers(client *http.Client, probs *problems) []notify.Notifier {
 	if client == nil {
 		client = &http.Client{Timeout: notifyTimeout}
 	}
+	var out []notify.Notifier
 	for _, n := range m.cfg.Notifiers {
 		nt, err := notify.New(n, client)
 		if err != nil {
 			probs.add(m.scrub(fmt.Errorf("%s: notifiers (%s): %w", m.where(n.Line), n.Name, err)))
 			continue
 		}
-		m.notifiers = append(m.notifiers, nt)
+		out = append(out, nt)
 		m.metrics.initNotifier(n.Name)
 	}
+	return out
 }
 
 // newEntry resolves the i-th check: its provider, as a run would open it,
@@ -391,8 +386,8 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 	if err != nil {
 		return nil, err
 	}
-	e.baselineID = b.SnapshotID
-	if e.c.Baseline != "" && e.c.Baseline != "latest" {
+	e.track = incident.NewTracker(incident.Subject{Check: c.Name, Provider: c.Provider, Suite: c.Suite.Name, Notify: c.Notify}, b.SnapshotID)
+	if e.isPinned() {
 		e.pinned = b
 	}
 	m.metrics.initCheck(c.Name, c.Provider)
@@ -472,10 +467,12 @@ func (m *Monitor) Start(ctx context.Context) error {
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.sched, m.schedCtx = cancel, sctx
 	for _, e := range m.entries {
-		m.loops.Go(func() { m.loop(sctx, e) })
+		m.loops.Go(func() {
+			m.schedule.Loop(sctx, plan(e), func(slot time.Time) { m.dispatch(sctx, e, slot) })
+		})
 	}
 	m.loops.Go(func() { m.watch(sctx, m.startedAt) })
-	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.notifiers), logOwner, m.schedule.Owner(), logTTL, m.schedule.TTL())
+	m.log.Info("monitor started", logAddr, m.http.addr, logChecks, len(m.entries), logNotifiers, len(m.outbox.Names()), logOwner, m.schedule.Owner(), logTTL, m.schedule.TTL())
 	m.outbox.Wake() // notifications a stopped or dead monitor left
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -143,7 +144,7 @@ func TestUnmeasuredOpensUnmeasuredAndInhibitsDrift(t *testing.T) {
 	f.clock.Advance(time.Hour)
 	f.once(m)
 	open := f.incidents(true)
-	if len(open) != 1 || open[0].Kind != promptcanary.IncidentUnmeasured || open[0].Severity != severityUnmeasured {
+	if len(open) != 1 || open[0].Kind != promptcanary.IncidentUnmeasured || open[0].Severity != incident.SeverityUnmeasured {
 		t.Fatalf("after two failures: got %+v, want one unmeasured incident", open)
 	}
 	if got := f.hook.got(); len(got) != 1 || got[0].Kind != promptcanary.IncidentUnmeasured {

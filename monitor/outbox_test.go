@@ -167,7 +167,7 @@ func TestNotificationGivenUpAndItsResolveNotSent(t *testing.T) {
 }
 
 // A notification the notifier refuses for good (401 to a revoked token:
-// the dispatcher calls it not retryable) is failed at once, after one
+// notify.Deliver calls it not retryable) is failed at once, after one
 // attempt, not retried for the repeat interval; its reason, scrubbed,
 // shows on the incident's page, and /metrics counts it.
 func TestRefusedNotificationFailsAtOnce(t *testing.T) {

@@ -12,14 +12,12 @@ import (
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/scheduler"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
-
-// reasonInterrupted is the reason of a run the monitor's stop cancelled.
-const reasonInterrupted = "interrupted: the monitor stopped before the run finished"
 
 // measurement is one compare of a check: what it measured, or why it
 // could not.
@@ -48,14 +46,14 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 		Slot:      slot.UTC(),
 		StartedAt: now.UTC(),
 	}
-	if ok, reason := m.admit(e, now); !ok {
+	if ok, reason := m.incidents.Admit(e.track, now); !ok {
 		cr.Outcome = promptcanary.CheckSkipped
 		cr.Reason = reason
 		cr.FinishedAt = cr.StartedAt
 		if !m.record(ctx, e, l, &cr) {
 			return cr, false
 		}
-		m.overBudget(ctx, now)
+		m.incidents.OverBudget(ctx, now)
 		return cr, true
 	}
 	base, err := m.currentBaseline(ctx, e)
@@ -66,8 +64,8 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 		if !m.record(ctx, e, l, &cr) {
 			return cr, false
 		}
-		m.syncCheck(ctx, e, &cr)
-		m.decide(ctx, e, &cr, nil)
+		m.incidents.CatchUp(ctx, e.track, &cr)
+		m.incidents.Decide(ctx, e.track, &cr, nil)
 		return cr, true
 	}
 	cr.BaselineID = base.SnapshotID
@@ -80,7 +78,7 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	if first.report != nil {
 		cr.ReportID = first.report.ReportID
 	}
-	var ev *evidence
+	var ev *incident.Evidence
 	if first.reason != "" {
 		cr.Outcome = promptcanary.CheckUnmeasured
 		cr.Reason = first.reason
@@ -95,26 +93,15 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 		// A stop is no finding: the check is neither failing nor fine.
 		return cr, true
 	}
-	m.syncCheck(ctx, e, &cr)
-	m.decide(ctx, e, &cr, ev)
+	m.incidents.CatchUp(ctx, e.track, &cr)
+	m.incidents.Decide(ctx, e.track, &cr, ev)
 	return cr, true
 }
 
-// evidence is what a drift finding rests on: the units of the report that
-// confirmed it (the confirmation run's, or the run's own without a
-// confirmation), and that report's run, named with its pass rate and the
-// baseline's over the pairs it compared, the measure the dashboard shows
-// for a run.
-type evidence struct {
-	units              []promptcanary.IncidentUnit
-	runID              string
-	passRate, baseRate float64
-}
-
 // evidenceOf returns the evidence of units flagged in the report of ms.
-func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *evidence {
-	ev := &evidence{units: units, runID: ms.run.RunID}
-	ev.passRate, ev.baseRate = ms.report.PassRates()
+func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *incident.Evidence {
+	ev := &incident.Evidence{Units: units, RunID: ms.run.RunID}
+	ev.PassRate, ev.BaseRate = ms.report.PassRates()
 	return ev
 }
 
@@ -122,7 +109,7 @@ func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *evidence {
 // run with fresh samples must confirm (unless the check turns confirmation
 // off). It fills cr and returns the evidence of the confirmed units, nil
 // when none is confirmed.
-func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) *evidence {
+func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) *incident.Evidence {
 	cr.PassRate, cr.BaselinePassRate = first.report.PassRates()
 	cr.Score = first.run.OverallScore()
 	flagged := policy.Flagged(first.report)
@@ -194,16 +181,16 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return measurement{reason: reasonInterrupted, interrupted: true}
+			return measurement{reason: incident.ReasonInterrupted, interrupted: true}
 		}
 		return measurement{reason: m.line(err.Error())}
 	}
 	for _, f := range out.Failures {
-		_ = m.wrote(realWrite, f)
+		_ = m.health.wrote(realWrite, f)
 		m.log.Error("record in the history", logCheck, e.c.Name, logProvider, e.c.Provider, logErr, f)
 	}
 	if out.Interrupted {
-		return measurement{reason: reasonInterrupted, interrupted: true}
+		return measurement{reason: incident.ReasonInterrupted, interrupted: true}
 	}
 	ms := measurement{}
 	if len(out.Pairs) > 0 {
@@ -250,9 +237,7 @@ func (m *Monitor) observe() func(context.Context, string) (context.Context, func
 // nothing, when the lease was lost: another monitor runs the slot.
 func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *promptcanary.CheckRun) bool {
 	cr.Reason = m.line(cr.Reason)
-	e.mu.Lock()
-	e.counted.add(cr.ID)
-	e.mu.Unlock()
+	e.track.Count(cr.ID)
 	err := m.schedule.Finish(ctx, l, cr)
 	if errors.Is(err, store.ErrLeaseLost) {
 		m.log.Warn("check run not recorded: another monitor took the slot over", logCheck, cr.Check, logProvider, cr.Provider,
@@ -265,6 +250,7 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *
 	m.changed()
 	m.metrics.observeRun(cr)
 	m.incidents.Budget.Add(cr.CostUSD, cr.StartedAt)
+	e.track.Cost(cr.CostUSD)
 	e.mu.Lock()
 	if !schedulingSkip(cr) {
 		c := *cr
@@ -274,9 +260,6 @@ func (m *Monitor) record(ctx context.Context, e *entry, l *scheduler.Lease, cr *
 		// A refresh that read the slot's lease before this monitor took
 		// it over saw it in flight elsewhere: it is done, here.
 		e.remote = time.Time{}
-	}
-	if cr.CostUSD > 0 {
-		e.estimate = cr.CostUSD
 	}
 	e.mu.Unlock()
 	attrs := []any{logCheck, cr.Check, logProvider, cr.Provider, logSlot, cr.Slot, logOutcome, string(cr.Outcome)}

@@ -6,7 +6,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/scheduler"
 )
 
@@ -21,12 +21,6 @@ func plan(e *entry) scheduler.Plan {
 			e.mu.Unlock()
 		},
 	}
-}
-
-// loop runs e's schedule until ctx ends (scheduler.Scheduler.Loop),
-// dispatching every slot due.
-func (m *Monitor) loop(ctx context.Context, e *entry) {
-	m.schedule.Loop(ctx, plan(e), func(slot time.Time) { m.dispatch(ctx, e, slot) })
 }
 
 // dispatch starts the run of e for slot, or records it as skipped when a
@@ -65,37 +59,29 @@ func (m *Monitor) start(stop context.Context, e *entry, slot time.Time, recordSt
 	})
 }
 
-// watch evaluates the rules that do not wait for a run, until ctx ends:
-// staleness (no measured run for twice the interval) and the end of the
-// budget's day. Staleness counts from the start at the earliest, and from
-// the last jump of the clock (or wake from sleep): after one, every check
-// gets twice its interval to complete again before it is called stale.
-// It is also the heartbeat of the leases and claims this monitor holds,
-// takes over the slots of monitors that died, reads back what other
-// monitors sharing the store did, and wakes the outbox for the
-// notifications due again.
+// watch evaluates the rules that do not wait for a run, on every tick of
+// the scheduler until ctx ends: staleness (no measured run for twice the
+// interval) and the end of the budget's day. Staleness counts from the
+// start at the earliest, and from the last jump of the clock (or wake from
+// sleep): after one, every check gets twice its interval to complete
+// again before it is called stale. Each tick is also the heartbeat of the
+// leases and claims this monitor holds, takes over the slots of monitors
+// that died, reads back what other monitors sharing the store did, and
+// wakes the outbox for the notifications due again.
 func (m *Monitor) watch(ctx context.Context, started time.Time) {
-	period := min(time.Minute, m.schedule.TTL()/3)
-	for _, e := range m.entries {
-		period = min(period, e.c.Schedule.Interval()/4)
+	intervals := make([]time.Duration, len(m.entries))
+	for i, e := range m.entries {
+		intervals[i] = e.c.Schedule.Interval()
 	}
-	period = max(period, minTick)
-	since, last, probed := started, started, started
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.after(period):
-		}
-		now := m.now()
-		if now.Before(last) || now.Sub(last) > period+2*time.Minute {
+	since, probed := started, started
+	m.schedule.Tick(ctx, started, m.schedule.TickPeriod(intervals), func(now time.Time, jumped bool) {
+		if jumped {
 			m.log.Warn("the clock jumped (or the machine slept): staleness counts from now", logSlot, now)
 			since = now
 			m.mu.Lock()
 			m.staleFrom = now
 			m.mu.Unlock()
 		}
-		last = now
 		if now.Sub(probed) >= probeEvery || now.Before(probed) {
 			probed = now
 			_ = m.probeStore(ctx)
@@ -103,16 +89,17 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 		m.heartbeat(ctx)
 		m.takeOver(ctx, now)
 		m.refresh(ctx, now)
-		m.syncIncidents(ctx)
-		m.budgetDay(ctx, now)
-		m.checkStale(ctx, now, since)
-		m.schedule.Prune(ctx, now)
+		m.incidents.ReadBack(ctx)
+		m.incidents.BudgetDay(ctx, now)
+		if m.health.failure() == nil {
+			// When the store is why nothing is measured, /readyz,
+			// store_up and the log say so; an incident could not be
+			// recorded anyway.
+			m.incidents.Stale(ctx, now, staleChecks(m.entries, now, since))
+		}
 		m.outbox.Wake()
-	}
+	})
 }
-
-// minTick is the shortest period of the ticker.
-const minTick = 250 * time.Millisecond
 
 // stale reports whether e has not completed a measured run for twice its
 // interval, counted from since (the start of the monitor) at the earliest,
@@ -122,8 +109,8 @@ const minTick = 250 * time.Millisecond
 // one that hangs for twice the interval is; inFlight says that the time
 // counts from the run in flight.
 func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight bool) {
+	ref = e.track.LastSuccess()
 	e.mu.Lock()
-	ref = e.lastSuccess
 	if e.running && e.runningSlot.After(ref) {
 		ref, inFlight = e.runningSlot, true
 	}
@@ -137,36 +124,16 @@ func (e *entry) stale(now, since time.Time) (stale bool, ref time.Time, inFlight
 	return now.Sub(ref) > 2*e.c.Schedule.Interval(), ref, inFlight
 }
 
-// checkStale opens an unmeasured incident for every check that has not
-// completed a measured run for twice its interval (unless the budget is
-// what stops it).
-func (m *Monitor) checkStale(ctx context.Context, now, started time.Time) {
-	m.incidents.Book.Lock()
-	defer m.incidents.Book.Unlock()
-	if m.incidents.Book.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
-		return
-	}
-	if m.storeErr() != nil {
-		// The store is why nothing is measured: /readyz, store_up and the
-		// log say so; an incident could not be recorded anyway.
-		return
-	}
-	changed := false
-	for _, e := range m.entries {
-		stale, since, inFlight := e.stale(now, started)
-		if !stale {
-			continue
+// staleChecks are the entries that have not completed a measured run for
+// twice their interval, counted from since at the earliest (entry.stale).
+func staleChecks(entries []*entry, now, since time.Time) []incident.Stale {
+	var out []incident.Stale
+	for _, e := range entries {
+		if stale, ref, inFlight := e.stale(now, since); stale {
+			out = append(out, incident.Stale{Subject: e.track.Subject, Since: ref, InFlight: inFlight, Schedule: e.c.Schedule.String()})
 		}
-		summary := fmt.Sprintf("no measured run for %s (twice the interval of %s), since %s", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))
-		if inFlight {
-			summary = fmt.Sprintf("no measured run for %s (twice the interval of %s): the run of the slot %s is still in flight", now.Sub(since).Round(time.Second), e.c.Schedule, since.UTC().Format(time.RFC3339))
-		}
-		m.fire(ctx, subjectOf(e), finding{kind: promptcanary.IncidentUnmeasured, severity: severityUnmeasured, summary: summary})
-		changed = true
 	}
-	if changed {
-		m.syncOpen()
-	}
+	return out
 }
 
 // dashboardURL is the dashboard's address when addr names a host that

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/incident"
 )
 
 // started starts m and waits until its schedule loop and its staleness
@@ -156,7 +157,7 @@ func TestStopInterruptsRunsAfterGrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := f.checkRuns()
-	if len(runs) != 1 || runs[0].Outcome != promptcanary.CheckUnmeasured || runs[0].Reason != reasonInterrupted {
+	if len(runs) != 1 || runs[0].Outcome != promptcanary.CheckUnmeasured || runs[0].Reason != incident.ReasonInterrupted {
 		t.Fatalf("got runs %+v, want one unmeasured, interrupted", runs)
 	}
 	if open := f.incidents(false); len(open) != 0 {

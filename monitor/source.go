@@ -51,10 +51,11 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 		if !since.IsZero() {
 			stale, _, _ = e.stale(now, since)
 		}
+		baseline := e.track.Baseline()
 		e.mu.Lock()
 		s := web.CheckStatus{
 			Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name, Schedule: e.c.Schedule.String(),
-			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: e.baselineID,
+			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: baseline,
 			Stale: stale,
 		}
 		if e.last != nil {
@@ -86,7 +87,7 @@ func (m *Monitor) State() store.Monitor { return m.state }
 // Ready reports whether the store answers and takes writes (as the last
 // write or probe of it found).
 func (m *Monitor) Ready(ctx context.Context) error {
-	if err := m.storeErr(); err != nil {
+	if err := m.health.failure(); err != nil {
 		return fmt.Errorf("store cannot be written: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
@@ -133,10 +134,7 @@ func (m *Monitor) promote(ctx context.Context, check, prov, runID string) error 
 	if err != nil {
 		return fmt.Errorf("promote run %s: %w", short(r.RunID), err)
 	}
-	e.mu.Lock()
-	e.baselineID = b.SnapshotID
-	e.trend.Reset()
-	e.mu.Unlock()
+	e.track.Restart(b.SnapshotID)
 	m.changed()
 	m.log.Info("baseline promoted", logCheck, check, logProvider, prov, logRun, r.RunID, logBaseline, b.SnapshotID)
 	return nil

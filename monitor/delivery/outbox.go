@@ -206,9 +206,14 @@ func (b *Outbox) Drain(ctx context.Context, grace time.Duration) error {
 	dctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	for {
+		// changed is read before pump: a delivery pump starts may end
+		// before the flights are counted, and then it is closed already.
+		b.mu.Lock()
+		changed := b.changed
+		b.mu.Unlock()
 		started := b.pump()
 		b.mu.Lock()
-		n, changed := len(b.flights), b.changed
+		n := len(b.flights)
 		b.mu.Unlock()
 		if started == 0 && n == 0 {
 			return nil

@@ -3,8 +3,11 @@
 // step of their lifecycle, and the copy readers see), the daily budget
 // whose exhaustion is an incident of its own, and the Lifecycle that
 // keeps them (open, update, repeat, acknowledge, resolve), recording each
-// step in the store with its notifications for the outbox. The monitor
-// decides what a run found; the lifecycle does the rest.
+// step in the store with its notifications for the outbox. A check's
+// Tracker holds what its incidents depend on (failures in a row, the trend
+// detector, the baseline, the cost of a run); the monitor measures a run
+// and the lifecycle decides what it found (Decide, Stale, Admit) and does
+// the rest.
 package incident
 
 import (

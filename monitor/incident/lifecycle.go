@@ -25,6 +25,7 @@ const (
 	logEvent    = "event"
 	logSeverity = "severity"
 	logReason   = "reason"
+	logRun      = "run"
 	logErr      = "err"
 )
 

@@ -25,6 +25,7 @@ type fakeStore struct {
 	known    map[string]bool
 	attempts []promptcanary.NotificationAttempt
 	synced   [][]promptcanary.Incident
+	runs     []promptcanary.CheckRun // what CheckRuns finds, newest first
 }
 
 func (s *fakeStore) RecordStep(_ context.Context, st store.IncidentStep) error {
