@@ -423,6 +423,39 @@ func CheckClientRedirects(t *testing.T, open func(model string, opts provider.Op
 	}
 }
 
+// RequestCase is one request a client must send: asked for Prompt with
+// Config, it must send Want, a JSON object, as the body.
+type RequestCase struct {
+	Name   string
+	Prompt promptcanary.Prompt
+	Config promptcanary.ProviderConfig
+	Want   string
+}
+
+// CheckRequests runs each case in its own subtest: a fake API answers
+// testdata/fixture as base says (Status and Body set), call sends the
+// case's request to that server's URL, the body the server saw must be the
+// case's Want, and check checks the rest of what it saw (method, path,
+// headers).
+func CheckRequests(t *testing.T, base Answer, fixture string, cases []RequestCase, call func(t *testing.T, baseURL string, req *provider.Request) error, check func(t *testing.T, seen Request)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			a := base
+			a.Status, a.Body = http.StatusOK, Fixture(t, fixture)
+			srv := Serve(t, a)
+			if err := call(t, srv.URL, NewRequest(tc.Prompt, tc.Config)); err != nil {
+				t.Fatal(err)
+			}
+			seen := srv.Last(t)
+			if diff := cmp.Diff(JSONObject(t, tc.Want), seen.JSON(t)); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+			check(t, seen)
+		})
+	}
+}
+
 // ResponseCase is one answer a client must read: the fake API answers
 // testdata/Fixture with 200, and the response must be Want (with the body
 // as its RawResponse).
