@@ -456,6 +456,28 @@ func CheckRequests(t *testing.T, base Answer, fixture string, cases []RequestCas
 	}
 }
 
+// CheckAccepted sends each of prompts with cfg to each of models, in
+// subtests named model/prompt, through the provider open returns for the
+// model (opened once per model, for the whole test): every call must be
+// answered with a response that has a finish reason.
+func CheckAccepted(t *testing.T, models []string, prompts map[string]promptcanary.Prompt, cfg promptcanary.ProviderConfig, open func(t *testing.T, model string) provider.Provider) {
+	t.Helper()
+	for _, model := range models {
+		p := open(t, model)
+		for name, prompt := range prompts {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				resp, err := p.Generate(context.Background(), NewRequest(prompt, cfg))
+				if err != nil {
+					t.Fatalf("got error %v, want a measured response", err)
+				}
+				if resp.FinishReason == "" {
+					t.Error("got no finish reason")
+				}
+			})
+		}
+	}
+}
+
 // ResponseCase is one answer a client must read: the fake API answers
 // testdata/Fixture with 200, and the response must be Want (with the body
 // as its RawResponse).
