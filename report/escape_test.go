@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/promptcanary/promptcanary/internal/quote"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -393,13 +394,19 @@ func benchRun(n, failEvery int) *promptcanary.Run {
 
 func BenchmarkRun(b *testing.B) {
 	run := benchRun(1000, 5)
+	benchFormats(b, func(w io.Writer, f Format) error { return Run(w, f, run, Options{Verbose: true}) })
+}
+
+// benchFormats measures render in every format, in a sub-benchmark each,
+// with the bytes of one report as the bytes processed.
+func benchFormats(b *testing.B, render func(w io.Writer, f Format) error) {
 	for _, f := range Formats {
 		b.Run(string(f), func(b *testing.B) {
 			b.ReportAllocs()
 			var buf bytes.Buffer
 			for b.Loop() {
 				buf.Reset()
-				if err := Run(&buf, f, run, Options{Verbose: true}); err != nil {
+				if err := render(&buf, f); err != nil {
 					b.Fatal(err)
 				}
 			}
