@@ -60,7 +60,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -158,17 +157,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		base, err := root.Parse(cfg.BaseURL)
-		if err != nil {
-			return nil, err
-		}
-		endpoint = base.String() + "/v1/messages"
-	}
-	base, err := url.Parse(endpoint)
-	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	endpoint, base, err := root.Endpoint(cfg.Endpoint, cfg.BaseURL, "/v1/messages")
+	if err != nil {
+		return nil, err
 	}
 	version := cfg.Version
 	if version == "" {

@@ -160,25 +160,16 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		base, err := root.Parse(cfg.BaseURL)
-		if err != nil {
-			return nil, err
-		}
-		collection, name, _ := strings.Cut(path, "/")
-		endpoint = base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent"
-	}
-	base, err := url.Parse(endpoint)
-	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	collection, name, _ := strings.Cut(path, "/")
+	endpoint, base, err := root.Endpoint(cfg.Endpoint, cfg.BaseURL, "/"+apiVersion+"/"+collection+"/"+url.PathEscape(name)+":generateContent")
+	if err != nil {
+		return nil, err
 	}
 	h, secrets := httpc.ExtraHeader(cfg.Header, base)
 	if cfg.APIKey != "" && cfg.Authorize == nil {
 		secrets = append(secrets, cfg.APIKey)
 		h.Set("x-goog-api-key", cfg.APIKey)
 	}
-	_, name, _ := strings.Cut(path, "/")
 	return &Client{
 		url:         endpoint,
 		toolsOrJSON: strings.HasPrefix(name, "gemini-2"),

@@ -185,3 +185,31 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+func TestRootEndpoint(t *testing.T) {
+	api := Root{Source: "setting base_url", Default: "https://api.example.com", Want: "an http or https URL", Suffix: "/v1"}
+	tests := []struct {
+		name                 string
+		endpoint, base, path string
+		want, wantHost       string
+		wantErr              string
+	}{
+		{"default root", "", "", "/v1/messages", "https://api.example.com/v1/messages", "api.example.com", ""},
+		{"root with its suffix", "", "http://proxy:8080/v1/", "/v1/messages", "http://proxy:8080/v1/messages", "proxy:8080", ""},
+		{"bad root", "", "ftp://x", "/v1/messages", "", "", "setting base_url: want an http or https URL"},
+		{"endpoint as given, root ignored", "https://eu.example.com/m:rawPredict", "ftp://x", "/v1/messages", "https://eu.example.com/m:rawPredict", "eu.example.com", ""},
+		{"endpoint without a host, key not echoed", "/m?key=secret-1", "", "", "", "", `invalid endpoint "/m?key=[REDACTED]"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, u, err := api.Endpoint(tc.endpoint, tc.base, tc.path)
+			host := ""
+			if u != nil {
+				host = u.Host
+			}
+			if got != tc.want || host != tc.wantHost || errString(err) != tc.wantErr {
+				t.Errorf("got %q (host %q), %q, want %q (host %q), %q", got, host, errString(err), tc.want, tc.wantHost, tc.wantErr)
+			}
+		})
+	}
+}
