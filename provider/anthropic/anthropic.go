@@ -67,6 +67,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/apicall"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // Defaults of the client.
@@ -88,10 +89,6 @@ func init() {
 	provider.RegisterChecker("anthropic", Check)
 }
 
-// checkKey stands in for the API key when a configuration is checked
-// without one; it is never sent.
-const checkKey = "check-without-key"
-
 // Check checks the model and settings as Open does, with the same
 // messages, but needs no API key and makes no network call.
 func Check(model string, opts provider.Options) error {
@@ -99,7 +96,7 @@ func Check(model string, opts provider.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Version: s.version, Header: s.Header})
+	_, err = New(Config{Model: model, APIKey: setting.CheckKey, BaseURL: s.BaseURL, Version: s.version, Header: s.Header})
 	return err
 }
 

@@ -96,10 +96,6 @@ func init() {
 	provider.RegisterChecker("gemini", Check)
 }
 
-// checkKey stands in for the API key when a configuration is checked
-// without one; it is never sent.
-const checkKey = "check-without-key"
-
 // Check checks the model and settings as Open does, with the same
 // messages, but needs no API key and makes no network call.
 func Check(model string, opts provider.Options) error {
@@ -107,7 +103,7 @@ func Check(model string, opts provider.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Header: s.Header})
+	_, err = New(Config{Model: model, APIKey: setting.CheckKey, BaseURL: s.BaseURL, Header: s.Header})
 	return err
 }
 
