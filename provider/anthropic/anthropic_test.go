@@ -245,31 +245,21 @@ func TestTransportErrorIsRetryable(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": testKey}
-	tests := []struct {
-		name     string
-		settings map[string]any
-		env      map[string]string
-		want     []string
-	}{
-		{"missing key names the variable", nil, map[string]string{}, []string{"ANTHROPIC_API_KEY is not set"}},
-		{"missing key in the configured variable", map[string]any{"api_key_env": "TEAM_KEY"}, env, []string{"TEAM_KEY is not set"}},
-		{"unknown setting suggests the nearest", map[string]any{"base_ur": "https://x"}, env, []string{`unknown setting "base_ur" (did you mean base_url?)`}},
-		{"every problem at once", map[string]any{"base_url": 3, "headers": "x", "anthropic_version": ""}, env, []string{
+	tests := []providertest.OpenErrorCase{
+		{Name: "missing key names the variable", Env: map[string]string{}, Want: []string{"ANTHROPIC_API_KEY is not set"}},
+		{Name: "missing key in the configured variable", Settings: map[string]any{"api_key_env": "TEAM_KEY"}, Env: env, Want: []string{"TEAM_KEY is not set"}},
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"base_ur": "https://x"}, Env: env, Want: []string{`unknown setting "base_ur" (did you mean base_url?)`}},
+		{Name: "every problem at once", Settings: map[string]any{"base_url": 3, "headers": "x", "anthropic_version": ""}, Env: env, Want: []string{
 			"setting base_url: want a string, got a number", "setting headers: want a map", "setting anthropic_version: want a version",
 		}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "sk-ant-api03-abcdefghijklmnop"}, env, []string{"not the key itself"}},
-		{"base_url with a query", map[string]any{"base_url": "https://proxy.example/?key=abc"}, env, []string{"must not carry a query string"}},
-		{"base_url not http", map[string]any{"base_url": "ftp://proxy.example"}, env, []string{"want an http or https URL"}},
-		{"bad header value", map[string]any{"headers": map[string]any{"x-a": "a\r\nb", "bad name": "v", "x-n": 1}}, env, []string{
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "sk-ant-api03-abcdefghijklmnop"}, Env: env, Want: []string{"not the key itself"}},
+		{Name: "base_url with a query", Settings: map[string]any{"base_url": "https://proxy.example/?key=abc"}, Env: env, Want: []string{"must not carry a query string"}},
+		{Name: "base_url not http", Settings: map[string]any{"base_url": "ftp://proxy.example"}, Env: env, Want: []string{"want an http or https URL"}},
+		{Name: "bad header value", Settings: map[string]any{"headers": map[string]any{"x-a": "a\r\nb", "bad name": "v", "x-n": 1}}, Env: env, Want: []string{
 			"x-a: value holds a line break", `invalid header name "bad name"`, "x-n: want a string, got a number",
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("claude-sonnet-4-5", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey, "sk-ant-api03", "key=abc")
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "claude-sonnet-4-5", tests, testKey, "sk-ant-api03", "key=abc")
 }
 
 func TestNewValidates(t *testing.T) {

@@ -340,23 +340,14 @@ func TestDeadline(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	env := map[string]string{"GEMINI_API_KEY": testKey}
-	tests := []struct {
-		name     string
-		settings map[string]any
-		want     []string
-	}{
-		{"unknown setting suggests the nearest", map[string]any{"header": map[string]any{}}, []string{`unknown setting "header" (did you mean headers?)`}},
-		{"provider-specific keys of others are unknown", map[string]any{"anthropic_version": "x"}, []string{`unknown setting "anthropic_version"`}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"not the key itself"}},
-		{"base_url with a key in the query", map[string]any{"base_url": "https://generativelanguage.googleapis.com/?key=AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"must not carry a query string"}},
-		{"several problems at once", map[string]any{"base_url": "", "api_key_env": 1, "headers": []any{"a"}}, []string{"api_key_env: want a string", "headers: want a map"}},
+	tests := []providertest.OpenErrorCase{
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"header": map[string]any{}}, Env: env, Want: []string{`unknown setting "header" (did you mean headers?)`}},
+		{Name: "provider-specific keys of others are unknown", Settings: map[string]any{"anthropic_version": "x"}, Env: env, Want: []string{`unknown setting "anthropic_version"`}},
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, Env: env, Want: []string{"not the key itself"}},
+		{Name: "base_url with a key in the query", Settings: map[string]any{"base_url": "https://generativelanguage.googleapis.com/?key=AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, Env: env, Want: []string{"must not carry a query string"}},
+		{Name: "several problems at once", Settings: map[string]any{"base_url": "", "api_key_env": 1, "headers": []any{"a"}}, Env: env, Want: []string{"api_key_env: want a string", "headers: want a map"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("gemini-2.5-flash", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey, "AIzaSyD")
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "gemini-2.5-flash", tests, testKey, "AIzaSyD")
 }
 
 func TestCamel(t *testing.T) {

@@ -209,25 +209,15 @@ func TestOpenServerAndKey(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		settings map[string]any
-		env      map[string]string
-		want     []string
-	}{
-		{"key variable named but unset", map[string]any{"api_key_env": "OLLAMA_API_KEY"}, nil, []string{"OLLAMA_API_KEY is not set"}},
-		{"bad OLLAMA_HOST", nil, map[string]string{"OLLAMA_HOST": "gpu:notaport"}, []string{"OLLAMA_HOST: want a server address"}},
-		{"bad base_url", map[string]any{"base_url": "ftp://x"}, nil, []string{"setting base_url: want a server address"}},
-		{"unknown setting suggests the nearest", map[string]any{"base_urll": "x"}, nil, []string{`unknown setting "base_urll" (did you mean base_url?)`}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "ot-test-9a8b7c6d5e4f3a2b1c0d"}, nil, []string{"not the key itself"}},
-		{"several problems at once", map[string]any{"headers": map[string]any{"x": 1}, "base_url": true}, nil, []string{"headers: x: want a string", "base_url: want a string"}},
+	tests := []providertest.OpenErrorCase{
+		{Name: "key variable named but unset", Settings: map[string]any{"api_key_env": "OLLAMA_API_KEY"}, Want: []string{"OLLAMA_API_KEY is not set"}},
+		{Name: "bad OLLAMA_HOST", Env: map[string]string{"OLLAMA_HOST": "gpu:notaport"}, Want: []string{"OLLAMA_HOST: want a server address"}},
+		{Name: "bad base_url", Settings: map[string]any{"base_url": "ftp://x"}, Want: []string{"setting base_url: want a server address"}},
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"base_urll": "x"}, Want: []string{`unknown setting "base_urll" (did you mean base_url?)`}},
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "ot-test-9a8b7c6d5e4f3a2b1c0d"}, Want: []string{"not the key itself"}},
+		{Name: "several problems at once", Settings: map[string]any{"headers": map[string]any{"x": 1}, "base_url": true}, Want: []string{"headers: x: want a string", "base_url: want a string"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("llama3.2", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey)
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "llama3.2", tests, testKey)
 }
 
 func TestResponses(t *testing.T) {

@@ -478,6 +478,29 @@ func CheckAccepted(t *testing.T, models []string, prompts map[string]promptcanar
 	}
 }
 
+// OpenErrorCase is a configuration a client must refuse: opened with
+// Settings and the variables of Env, it must fail with every string of
+// Want in its message.
+type OpenErrorCase struct {
+	Name     string
+	Settings map[string]any
+	Env      map[string]string
+	Want     []string
+}
+
+// CheckOpenErrors runs each case in its own subtest: open, called for
+// model as the case says, must fail with the case's strings and none of
+// secrets in its message.
+func CheckOpenErrors(t *testing.T, open func(model string, opts provider.Options) (provider.Provider, error), model string, cases []OpenErrorCase, secrets ...string) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			_, err := open(model, provider.Options{Settings: tc.Settings, Getenv: func(k string) string { return tc.Env[k] }})
+			ErrorContains(t, err, tc.Want, secrets...)
+		})
+	}
+}
+
 // ResponseCase is one answer a client must read: the fake API answers
 // testdata/Fixture with 200, and the response must be Want (with the body
 // as its RawResponse).
