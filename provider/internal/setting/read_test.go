@@ -59,25 +59,12 @@ func TestRead(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
-	tests := []struct {
-		name    string
-		v       any
-		want    string
-		wantErr string
-	}{
+	checkStrings(t, func(v any) (string, error) { return String("base_url", v) }, []stringCase{
 		{"trimmed", "  https://x \n", "https://x", ""},
 		{"number", 3, "", "setting base_url: want a string, got a number"},
 		{"null", nil, "", "setting base_url: want a string, got nothing"},
 		{"map", map[string]any{}, "", "setting base_url: want a string, got a map"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := String("base_url", tc.v)
-			if got != tc.want || errString(err) != tc.wantErr {
-				t.Errorf("got %q, %q, want %q, %q", got, errString(err), tc.want, tc.wantErr)
-			}
-		})
-	}
+	})
 }
 
 func TestEnvName(t *testing.T) {
@@ -172,6 +159,28 @@ func TestRootParse(t *testing.T) {
 			if u != nil {
 				got = u.String()
 			}
+			if got != tc.want || errString(err) != tc.wantErr {
+				t.Errorf("got %q, %q, want %q, %q", got, errString(err), tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+// stringCase is a value read as a string, and the string or the error
+// reading it must give.
+type stringCase struct {
+	name    string
+	v       any
+	want    string
+	wantErr string
+}
+
+// checkStrings runs each case in its own subtest through read.
+func checkStrings(t *testing.T, read func(v any) (string, error), tests []stringCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := read(tc.v)
 			if got != tc.want || errString(err) != tc.wantErr {
 				t.Errorf("got %q, %q, want %q, %q", got, errString(err), tc.want, tc.wantErr)
 			}
