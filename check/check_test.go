@@ -63,6 +63,16 @@ func mustResolve(t *testing.T, st *suite.Suite, s Settings) ([]Target, int) {
 	return targets, samples
 }
 
+// mustRun runs req, failing the test on error.
+func mustRun(t *testing.T, req RunRequest) *RunOutcome {
+	t.Helper()
+	out, err := Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestResolveMergesFlagsFileAndDefaults(t *testing.T) {
@@ -259,14 +269,9 @@ func TestCompareReportsOnly(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
 	targets, samples := mustResolve(t, st, Settings{})
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	drifted, _ := mustResolve(t, st, Settings{Providers: []string{"sim/drifted"}})
-	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: drifted, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	saved := mustRun(t, RunRequest{Suite: st, Targets: drifted, Samples: samples})
 	fixed := func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) }
 	var reports []*promptcanary.DriftReport
 	for _, only := range []bool{false, true} {
@@ -310,9 +315,7 @@ func TestLatestBaselineNamesTheModelsThatHaveOne(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
 	targets, samples, _ := Resolve(st, Settings{})
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	_, err := Baselines{History: hist}.Latest(context.Background(), "t", "sim/noisy")
 	var ce *ConfigError
 	if !errors.As(err, &ce) || !errors.Is(err, store.ErrNotFound) {
@@ -332,10 +335,7 @@ func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
 	hist := openStore(t)
 	dir := t.TempDir()
 	targets, samples := mustResolve(t, st, Settings{})
-	first, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	crashed := first.Runs[0]
 	b := store.NewBaseline(crashed, "", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 	if err := hist.(store.Journal).SaveRunPending(context.Background(), crashed, store.Pending(b, dir)); err != nil {
@@ -347,10 +347,7 @@ func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
 		t.Fatalf("got runs %+v, want the crashed run marked pending", runs)
 	}
 
-	next, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist})
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist})
 	if len(next.Finished) != 1 || next.Finished[0].Err != nil || !strings.HasPrefix(next.Finished[0].Path, dir) {
 		t.Fatalf("got finished %+v, want the pending baseline written into %s", next.Finished, dir)
 	}
@@ -385,10 +382,7 @@ prompts:
 	if err != nil || baseSamples != DefaultBaselineSamples {
 		t.Fatalf("BaselineSamples(%d) = %d, %v; want %d", samples, baseSamples, err, DefaultBaselineSamples)
 	}
-	base, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: baseSamples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: baseSamples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	refsOf := func(r *promptcanary.Run) []any {
 		var out []any
 		for _, pr := range r.ProbeResults {
@@ -412,10 +406,7 @@ prompts:
 		}
 	}
 	// A saved run is judged again against the baseline.
-	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	saved := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	out, err = Compare(context.Background(), CompareRequest{Suite: st, Current: saved.Runs, Baselines: Baselines{History: hist}})
 	if err != nil {
 		t.Fatal(err)
@@ -471,9 +462,7 @@ func TestLatestBaselineFromHistoryOrDirectory(t *testing.T) {
 	hist := openStore(t)
 	dir := t.TempDir()
 	targets, samples, _ := Resolve(st, Settings{})
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: dir})
 	ctx := context.Background()
 	saved, err := hist.LatestBaseline(ctx, "t", "sim/stable")
 	if err != nil {

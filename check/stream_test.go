@@ -54,10 +54,7 @@ func TestStreamAgreesWithRun(t *testing.T) {
 	const samples = 40
 	path := writeStreamFile(t, t.TempDir(), samples)
 	targets, _ := mustResolve(t, st, Settings{Providers: []string{"replay/" + path}})
-	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	type agg struct {
 		n, passes int64
 		sum       float64
