@@ -52,14 +52,32 @@ func openStore(t *testing.T) store.Store {
 	return s
 }
 
+// mustResolve resolves the targets and samples of st with s, failing the
+// test on error.
+func mustResolve(t *testing.T, st *suite.Suite, s Settings) ([]Target, int) {
+	t.Helper()
+	targets, samples, err := Resolve(st, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return targets, samples
+}
+
+// mustRun runs req, failing the test on error.
+func mustRun(t *testing.T, req RunRequest) *RunOutcome {
+	t.Helper()
+	out, err := Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestResolveMergesFlagsFileAndDefaults(t *testing.T) {
 	st := loadSuite(t, "name: t\nprovider: sim/stable\ntemperature: 0.5\nmax_tokens: 300\nsamples: 4\nprobes: [direct_answer]\nprompts:\n  - {id: a, text: hi}\n")
-	targets, samples, err := Resolve(st, Settings{MaxTokens: ptr(100)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{MaxTokens: ptr(100)})
 	if len(targets) != 1 || targets[0].Spec != "sim/stable" {
 		t.Fatalf("got targets %+v, want sim/stable from the file", targets)
 	}
@@ -86,10 +104,7 @@ func TestResolveMaxAnswerBytes(t *testing.T) {
 		want int
 	}{{"file", nil, 65536}, {"flag", ptr(2048), 2048}} {
 		t.Run(tc.name, func(t *testing.T) {
-			targets, _, err := Resolve(st, Settings{MaxAnswerBytes: tc.flag})
-			if err != nil {
-				t.Fatal(err)
-			}
+			targets, _ := mustResolve(t, st, Settings{MaxAnswerBytes: tc.flag})
 			if got := engine(targets[0], Exec{}).MaxAnswerBytes; targets[0].MaxAnswerBytes != tc.want || got != tc.want {
 				t.Errorf("got %d for the target, %d for the engine, want %d", targets[0].MaxAnswerBytes, got, tc.want)
 			}
@@ -161,10 +176,7 @@ func (failingStore) SaveRun(context.Context, *promptcanary.Run) error {
 
 func TestRunKeepsAMeasuredRunWhenTheHistoryFails(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
-	targets, samples, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{})
 	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: failingStore{openStore(t)}})
 	if err != nil {
 		t.Fatalf("got error %v, want the failure in the outcome", err)
@@ -182,10 +194,7 @@ func TestRunKeepsAMeasuredRunWhenTheHistoryFails(t *testing.T) {
 
 func TestRunThatMeasuredNothingHasNoVerdict(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
-	targets, samples, err := Resolve(st, Settings{Providers: []string{"exec/false"}, Retries: ptr(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{Providers: []string{"exec/false"}, Retries: ptr(0)})
 	hist := openStore(t)
 	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, MaxErrors: 1000,
 		SaveBaseline: true, BaselineDir: t.TempDir()})
@@ -209,10 +218,7 @@ func TestRunThatMeasuredNothingHasNoVerdict(t *testing.T) {
 func TestCompareVerdicts(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
-	targets, samples, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{})
 	base, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	if err != nil || len(base.Baselines) != 1 {
 		t.Fatalf("baseline: %v, %+v", err, base)
@@ -220,10 +226,7 @@ func TestCompareVerdicts(t *testing.T) {
 	views := Baselines{History: hist}
 	compare := func(s Settings) *CompareOutcome {
 		t.Helper()
-		targets, samples, err := Resolve(st, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		targets, samples := mustResolve(t, st, s)
 		out, err := Compare(context.Background(), CompareRequest{Suite: st, Targets: targets, Samples: samples, Baselines: views, BaselineModel: "sim/stable"})
 		if err != nil {
 			t.Fatal(err)
@@ -265,21 +268,10 @@ func TestCompareVerdicts(t *testing.T) {
 func TestCompareReportsOnly(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
-	targets, samples, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
-	drifted, _, err := Resolve(st, Settings{Providers: []string{"sim/drifted"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: drifted, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{})
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
+	drifted, _ := mustResolve(t, st, Settings{Providers: []string{"sim/drifted"}})
+	saved := mustRun(t, RunRequest{Suite: st, Targets: drifted, Samples: samples})
 	fixed := func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) }
 	var reports []*promptcanary.DriftReport
 	for _, only := range []bool{false, true} {
@@ -323,9 +315,7 @@ func TestLatestBaselineNamesTheModelsThatHaveOne(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
 	targets, samples, _ := Resolve(st, Settings{})
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	_, err := Baselines{History: hist}.Latest(context.Background(), "t", "sim/noisy")
 	var ce *ConfigError
 	if !errors.As(err, &ce) || !errors.Is(err, store.ErrNotFound) {
@@ -344,14 +334,8 @@ func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
 	dir := t.TempDir()
-	targets, samples, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{})
+	first := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	crashed := first.Runs[0]
 	b := store.NewBaseline(crashed, "", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 	if err := hist.(store.Journal).SaveRunPending(context.Background(), crashed, store.Pending(b, dir)); err != nil {
@@ -363,10 +347,7 @@ func TestRunFinishesABaselineACrashLeftPending(t *testing.T) {
 		t.Fatalf("got runs %+v, want the crashed run marked pending", runs)
 	}
 
-	next, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist})
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist})
 	if len(next.Finished) != 1 || next.Finished[0].Err != nil || !strings.HasPrefix(next.Finished[0].Path, dir) {
 		t.Fatalf("got finished %+v, want the pending baseline written into %s", next.Finished, dir)
 	}
@@ -396,18 +377,12 @@ prompts:
   - {id: capital, text: "What is the capital of France? Answer in one word."}
 `)
 	hist := openStore(t)
-	targets, samples, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{})
 	baseSamples, err := BaselineSamples(samples, nil)
 	if err != nil || baseSamples != DefaultBaselineSamples {
 		t.Fatalf("BaselineSamples(%d) = %d, %v; want %d", samples, baseSamples, err, DefaultBaselineSamples)
 	}
-	base, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: baseSamples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: baseSamples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	refsOf := func(r *promptcanary.Run) []any {
 		var out []any
 		for _, pr := range r.ProbeResults {
@@ -431,10 +406,7 @@ prompts:
 		}
 	}
 	// A saved run is judged again against the baseline.
-	saved, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	saved := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	out, err = Compare(context.Background(), CompareRequest{Suite: st, Current: saved.Runs, Baselines: Baselines{History: hist}})
 	if err != nil {
 		t.Fatal(err)
@@ -462,10 +434,7 @@ func (c countingProvider) Generate(ctx context.Context, req *provider.Request) (
 
 func TestExecuteWrapSeesEveryCall(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
-	targets, _, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, _ := mustResolve(t, st, Settings{})
 	var calls atomic.Int64
 	var specs []string
 	x := Exec{Wrap: func(spec string, p provider.Provider) provider.Provider {
@@ -493,9 +462,7 @@ func TestLatestBaselineFromHistoryOrDirectory(t *testing.T) {
 	hist := openStore(t)
 	dir := t.TempDir()
 	targets, samples, _ := Resolve(st, Settings{})
-	if _, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: dir})
 	ctx := context.Background()
 	saved, err := hist.LatestBaseline(ctx, "t", "sim/stable")
 	if err != nil {

@@ -16,10 +16,7 @@ import (
 func TestFoldedRunCountsItsCalls(t *testing.T) {
 	st := loadSuite(t, suiteYAML)
 	hist := openStore(t)
-	targets, samples, err := Resolve(st, Settings{Samples: ptr(5)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, samples := mustResolve(t, st, Settings{Samples: ptr(5)})
 	ctx := context.Background()
 	if _, err := Run(ctx, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()}); err != nil {
 		t.Fatal(err)

@@ -26,10 +26,7 @@ prompts:
 
 func TestResolveAppliesModelRules(t *testing.T) {
 	st := loadSuite(t, rulesYAML)
-	targets, _, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, _ := mustResolve(t, st, Settings{})
 	gpt5, claude, mini, sim := targets[0], targets[1], targets[2], targets[3]
 	if gpt5.Config.Temperature != 1 || gpt5.Config.ExtraParams["top_p"] != nil {
 		t.Errorf("gpt-5 sends %+v, want temperature 1 and no top_p", gpt5.Config)
@@ -50,10 +47,7 @@ func TestResolveAppliesModelRules(t *testing.T) {
 
 func TestResolveWarnsOfAWrongTokenField(t *testing.T) {
 	st := loadSuite(t, "name: t\nprobes: [direct_answer]\nproviders:\n  - id: openai/o3\n    max_tokens_field: max_tokens\nprompts:\n  - {id: a, text: hi}\n")
-	targets, _, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, _ := mustResolve(t, st, Settings{})
 	if a, w := targets[0].Adjustments, targets[0].Warnings; len(a) != 1 || len(w) != 1 || !strings.Contains(w[0], "sets max_tokens_field: max_tokens") {
 		t.Errorf("adjustments %q, warnings %q: want the token field under warnings", a, w)
 	}
@@ -76,10 +70,7 @@ func TestResolveRefusesABadThinkingBudget(t *testing.T) {
 // compared.
 func TestRulesMakeAnOlderBaselineStale(t *testing.T) {
 	st := loadSuite(t, rulesYAML)
-	targets, _, err := Resolve(st, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, _ := mustResolve(t, st, Settings{})
 	asked := targets[0].Config
 	asked.Temperature, asked.ExtraParams = 0, map[string]any{"top_p": 0.9}
 	oldPlan, newPlan := st.Plan(asked, 1), st.Plan(targets[0].Config, 1)

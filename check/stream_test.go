@@ -53,14 +53,8 @@ func TestStreamAgreesWithRun(t *testing.T) {
 	st := loadSuite(t, streamSuiteYAML)
 	const samples = 40
 	path := writeStreamFile(t, t.TempDir(), samples)
-	targets, _, err := Resolve(st, Settings{Providers: []string{"replay/" + path}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples})
-	if err != nil {
-		t.Fatal(err)
-	}
+	targets, _ := mustResolve(t, st, Settings{Providers: []string{"replay/" + path}})
+	out := mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples})
 	type agg struct {
 		n, passes int64
 		sum       float64
@@ -130,10 +124,7 @@ func TestStreamUnmeasured(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.lines+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			targets, _, err := Resolve(st, Settings{Providers: []string{"replay/" + path}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			targets, _ := mustResolve(t, st, Settings{Providers: []string{"replay/" + path}})
 			so, err := Stream(context.Background(), StreamRequest{Suite: st, Target: targets[0], Path: path, MaxErrors: tc.maxErrors})
 			if err != nil {
 				t.Fatal(err)
@@ -165,11 +156,8 @@ func TestStreamMalformedLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	targets, _, err := Resolve(st, Settings{Providers: []string{"replay/" + path}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Stream(context.Background(), StreamRequest{Suite: st, Target: targets[0], Path: path})
+	targets, _ := mustResolve(t, st, Settings{Providers: []string{"replay/" + path}})
+	_, err := Stream(context.Background(), StreamRequest{Suite: st, Target: targets[0], Path: path})
 	if !IsConfig(err) || !strings.Contains(err.Error(), "line 1001: content must be a string") {
 		t.Errorf("got %v, want a configuration error naming line 1001", err)
 	}
@@ -193,10 +181,7 @@ func TestStreamsRule(t *testing.T) {
 	}
 	f.Close()
 	resolve := func(specs ...string) []Target {
-		targets, _, err := Resolve(st, Settings{Providers: specs})
-		if err != nil {
-			t.Fatal(err)
-		}
+		targets, _ := mustResolve(t, st, Settings{Providers: specs})
 		return targets
 	}
 	for _, tc := range []struct {

@@ -136,22 +136,11 @@ func TestNewProfileMatchesPlainImplementation(t *testing.T) {
 
 func refPromptSignals(id string, b, c []*promptcanary.Response, opts *Options) []promptcanary.ChangeSignal {
 	var out []promptcanary.ChangeSignal
-	numeric := func(kind, unit string, f func(*promptcanary.Response) float64) {
-		xb, xc := make([]float64, len(b)), make([]float64, len(c))
-		for i, r := range b {
-			xb[i] = f(r)
-		}
-		for i, r := range c {
-			xc[i] = f(r)
-		}
-		mb, mc := mean(xb), mean(xc)
-		p := mannWhitneyTwoSided(xb, xc, opts.Permutations, rand.New(rand.NewPCG(opts.Seed, hashString(kind+"/"+id))))
-		out = append(out, promptcanary.ChangeSignal{Kind: kind, PromptID: id, Baseline: mb, Current: mc, P: p,
-			Detail: fmt.Sprintf("%s of %s: mean %.0f → %.0f %s (Mann–Whitney two-sided p=%s)", strings.ReplaceAll(kind, "_", " "), id, mb, mc, unit, fmtP(p))})
-	}
-	numeric("response_length", "characters", func(r *promptcanary.Response) float64 { return float64(utf8.RuneCountInString(r.Content)) })
+	out = append(out, numericSignal(id, "response_length", "characters", b, c, opts,
+		func(r *promptcanary.Response) float64 { return float64(utf8.RuneCountInString(r.Content)) }))
 	if anyTokens(b) && anyTokens(c) {
-		numeric("completion_tokens", "tokens", func(r *promptcanary.Response) float64 { return float64(r.CompletionTokens) })
+		out = append(out, numericSignal(id, "completion_tokens", "tokens", b, c, opts,
+			func(r *promptcanary.Response) float64 { return float64(r.CompletionTokens) }))
 	}
 	if s, ok := finishSignal(id, b, c); ok {
 		out = append(out, s)

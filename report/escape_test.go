@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/promptcanary/promptcanary/internal/quote"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -157,25 +158,32 @@ func TestAdversarialHTML(t *testing.T) {
 func TestAdversarialMarkdown(t *testing.T) {
 	for i, out := range renderHostile(t, Markdown, Options{}) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			out := stripFences(t, out)
-			for _, bad := range []string{"<script", "<!--", "```", "<img", "\x1b", "\r", "\x07", "@everyone", "[link]", "**bold**", "$x$", "\u202e"} {
-				if strings.Contains(out, bad) {
-					t.Errorf("got raw %q in Markdown, want it escaped", bad)
-				}
-			}
-			checkTables(t, out)
-			for n, l := range strings.Split(out, "\n") {
-				if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "## ") && !strings.HasPrefix(l, "### ") {
-					t.Errorf("line %d starts a heading we did not write: %.60q", n+1, l)
-				}
-				if strings.HasPrefix(l, ">") || strings.HasPrefix(l, "- -") || strings.HasPrefix(l, "    ") {
-					t.Errorf("line %d starts a block from the input: %.60q", n+1, l)
-				}
-				if len(l) > 4000 {
-					t.Errorf("line %d is %d bytes, want untrusted text cut", n+1, len(l))
-				}
-			}
+			checkHostileMarkdown(t, stripFences(t, out))
 		})
+	}
+}
+
+// checkHostileMarkdown checks Markdown output, its fenced blocks stripped,
+// made of hostile input: nothing of the input is raw, the tables hold, and
+// no line starts a heading or a block the renderer did not write.
+func checkHostileMarkdown(t *testing.T, out string) {
+	t.Helper()
+	for _, bad := range []string{"<script", "<!--", "```", "<img", "\x1b", "\r", "\x07", "@everyone", "[link]", "**bold**", "$x$", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("got raw %q in Markdown, want it escaped", bad)
+		}
+	}
+	checkTables(t, out)
+	for n, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "## ") && !strings.HasPrefix(l, "### ") {
+			t.Errorf("line %d starts a heading we did not write: %.60q", n+1, l)
+		}
+		if strings.HasPrefix(l, ">") || strings.HasPrefix(l, "- -") || strings.HasPrefix(l, "    ") {
+			t.Errorf("line %d starts a block from the input: %.60q", n+1, l)
+		}
+		if len(l) > 4000 {
+			t.Errorf("line %d is %d bytes, want untrusted text cut", n+1, len(l))
+		}
 	}
 }
 
@@ -393,13 +401,19 @@ func benchRun(n, failEvery int) *promptcanary.Run {
 
 func BenchmarkRun(b *testing.B) {
 	run := benchRun(1000, 5)
+	benchFormats(b, func(w io.Writer, f Format) error { return Run(w, f, run, Options{Verbose: true}) })
+}
+
+// benchFormats measures render in every format, in a sub-benchmark each,
+// with the bytes of one report as the bytes processed.
+func benchFormats(b *testing.B, render func(w io.Writer, f Format) error) {
 	for _, f := range Formats {
 		b.Run(string(f), func(b *testing.B) {
 			b.ReportAllocs()
 			var buf bytes.Buffer
 			for b.Loop() {
 				buf.Reset()
-				if err := Run(&buf, f, run, Options{Verbose: true}); err != nil {
+				if err := render(&buf, f); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -49,17 +49,28 @@ func renderHTML(buf *bytes.Buffer, name string, data any) error {
 	if err := htmlTemplates.ExecuteTemplate(buf, name, data); err != nil {
 		return err
 	}
-	if mayBeUnsafeInHTML(buf.Bytes()[start:]) {
-		cleaned := bytes.Map(func(r rune) rune {
-			if unsafeInHTML(r) {
-				return utf8.RuneError
-			}
-			return r
-		}, buf.Bytes()[start:])
+	if page := buf.Bytes()[start:]; mayBeUnsafeInHTML(page) {
+		cleaned := CleanHTML(page)
 		buf.Truncate(start)
 		buf.Write(cleaned)
 	}
 	return nil
+}
+
+// CleanHTML replaces with U+FFFD what html/template passes through but an
+// HTML page must not show as is (see unsafeInHTML), in a new slice; it
+// returns b itself when b holds none. The dashboard's pages are cleaned
+// with it as the reports are.
+func CleanHTML(b []byte) []byte {
+	if !mayBeUnsafeInHTML(b) {
+		return b
+	}
+	return bytes.Map(func(r rune) rune {
+		if unsafeInHTML(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, b)
 }
 
 // mayBeUnsafeInHTML is a byte scan for what unsafeInHTML matches: ASCII

@@ -20,15 +20,15 @@ func TestIdentityShown(t *testing.T) {
 			if f == JSON {
 				w = []string{`"identity": {`, `"mmd": 0.1234,`, `"p": 0.000999,`, `"permutations": 1000,`, `"verdict": "different"`}
 			}
-			checkContains(t, render(t, f, nil, d, Options{Width: 400}), w, nil)
+			checkOutput(t, render(t, f, nil, d, Options{Width: 400}), w, nil)
 		})
 	}
 	d.Identity.Verdict, d.Identity.P = promptcanary.IdentitySame, 0.5
 	for _, f := range []Format{Terminal, Markdown, HTML} {
-		checkContains(t, render(t, f, nil, d, Options{Width: 400}), []string{"Model identity: the answers are consistent with the same model"}, []string{promptcanary.IdentityDifferentText})
+		checkOutput(t, render(t, f, nil, d, Options{Width: 400}), []string{"Model identity: the answers are consistent with the same model"}, []string{promptcanary.IdentityDifferentText})
 	}
 	d.Identity = nil
 	for _, f := range Formats {
-		checkContains(t, render(t, f, nil, d, Options{Width: 400}), nil, []string{"Model identity", `"identity"`})
+		checkOutput(t, render(t, f, nil, d, Options{Width: 400}), nil, []string{"Model identity", `"identity"`})
 	}
 }

@@ -142,29 +142,36 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
+// renderErrorCase is a rendering that must fail with the error want.
+type renderErrorCase struct {
+	name   string
+	render func() error
+	want   string
+}
+
+// checkRenderErrors runs each case in its own subtest.
+func checkRenderErrors(t *testing.T, tests []renderErrorCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.render(); err == nil || err.Error() != tc.want {
+				t.Errorf("got error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestRenderErrors(t *testing.T) {
 	run, _ := load(t, "run_failures.json")
 	_, drift := load(t, "drift_clean.json")
-	tests := []struct {
-		name   string
-		render func() error
-		want   string
-	}{
+	checkRenderErrors(t, []renderErrorCase{
 		{"nil run", func() error { return Run(&bytes.Buffer{}, JSON, nil, Options{}) }, "render run: nil run"},
 		{"nil drift", func() error { return Drift(&bytes.Buffer{}, JSON, nil, Options{}) }, "render drift report: nil report"},
 		{"unknown run format", func() error { return Run(&bytes.Buffer{}, "pdf", run, Options{}) }, `render run: unknown format "pdf"`},
 		{"unknown drift format", func() error { return Drift(&bytes.Buffer{}, "", drift, Options{}) }, `render drift report: unknown format ""`},
 		{"run write fails", func() error { return Run(failWriter{}, Markdown, run, Options{}) }, "write run report: disk full"},
 		{"drift write fails", func() error { return Drift(failWriter{}, HTML, drift, Options{}) }, "write drift report: disk full"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.render()
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("got error %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestTerminalFitsWidth checks that no terminal line is wider than asked.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -155,11 +156,7 @@ func TestSideModel(t *testing.T) {
 	rows := func(rs []sideRow) []row {
 		var out []row
 		for _, r := range rs {
-			var cells []string
-			for _, c := range r.Cells {
-				cells = append(cells, c.Text)
-			}
-			out = append(out, row{r.probeID + "/" + r.PromptID, strings.Join(cells, " | ")})
+			out = append(out, row{r.probeID + "/" + r.PromptID, cellTexts(r.Cells)})
 		}
 		return out
 	}
@@ -204,11 +201,7 @@ func TestSideModel(t *testing.T) {
 
 	summary := make(map[string]string)
 	for _, s := range m.Summary {
-		var cells []string
-		for _, c := range s.Cells {
-			cells = append(cells, c.Text)
-		}
-		summary[s.Label] = strings.Join(cells, " | ")
+		summary[s.Label] = cellTexts(s.Cells)
 	}
 	wantSummary := map[string]string{
 		"Score":                    "0.77 | 0.77 | 0.74",
@@ -229,11 +222,7 @@ func TestSideModel(t *testing.T) {
 
 	cats := make(map[string]string)
 	for _, c := range m.Categories {
-		var cells []string
-		for _, x := range c.Cells {
-			cells = append(cells, x.Text)
-		}
-		cats[c.Category] = strings.Join(cells, " | ")
+		cats[c.Category] = cellTexts(c.Cells)
 	}
 	wantCats := map[string]string{
 		"format":  "75.0% 3/4 | 60.0% 12/20 | 75.0% 3/4",
@@ -244,6 +233,15 @@ func TestSideModel(t *testing.T) {
 	if diff := cmp.Diff(wantCats, cats); diff != "" {
 		t.Errorf("categories differ (-want +got):\n%s", diff)
 	}
+}
+
+// cellTexts is the text of each of cells, joined with " | ".
+func cellTexts(cells []sideCell) string {
+	texts := make([]string, len(cells))
+	for i, c := range cells {
+		texts[i] = c.Text
+	}
+	return strings.Join(texts, " | ")
 }
 
 func TestSideColumns(t *testing.T) {
@@ -285,25 +283,13 @@ func TestSideLatencyStats(t *testing.T) {
 
 func TestSideErrors(t *testing.T) {
 	runs := sideRuns()
-	tests := []struct {
-		name   string
-		render func() error
-		want   string
-	}{
+	checkRenderErrors(t, []renderErrorCase{
 		{"no runs", func() error { return Side(&bytes.Buffer{}, Terminal, nil, Options{}) }, "render side-by-side report: no runs"},
 		{"empty runs", func() error { return Side(&bytes.Buffer{}, JSON, []*promptcanary.Run{}, Options{}) }, "render side-by-side report: no runs"},
 		{"nil run", func() error { return Side(&bytes.Buffer{}, HTML, []*promptcanary.Run{runs[0], nil}, Options{}) }, "render side-by-side report: run 2 is nil"},
 		{"unknown format", func() error { return Side(&bytes.Buffer{}, "pdf", runs, Options{}) }, `render side-by-side report: unknown format "pdf"`},
 		{"write fails", func() error { return Side(failWriter{}, Markdown, runs, Options{}) }, "write side-by-side report: disk full"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.render()
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("got error %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 	t.Run("nothing written on error", func(t *testing.T) {
 		var buf bytes.Buffer
 		_ = Side(&buf, "pdf", runs, Options{})
@@ -523,24 +509,7 @@ func TestSideAdversarialMarkdown(t *testing.T) {
 	if err := Side(&buf, Markdown, hostileSide(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	out := stripFences(t, buf.String())
-	for _, bad := range []string{"<script", "<!--", "```", "<img", "\x1b", "\r", "\x07", "@everyone", "[link]", "**bold**", "$x$", "\u202e"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("got raw %q in Markdown, want it escaped", bad)
-		}
-	}
-	checkTables(t, out)
-	for n, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "## ") && !strings.HasPrefix(l, "### ") {
-			t.Errorf("line %d starts a heading we did not write: %.60q", n+1, l)
-		}
-		if strings.HasPrefix(l, ">") || strings.HasPrefix(l, "- -") || strings.HasPrefix(l, "    ") {
-			t.Errorf("line %d starts a block from the input: %.60q", n+1, l)
-		}
-		if len(l) > 4000 {
-			t.Errorf("line %d is %d bytes, want untrusted text cut", n+1, len(l))
-		}
-	}
+	checkHostileMarkdown(t, stripFences(t, buf.String()))
 }
 
 func TestSideAdversarialTerminal(t *testing.T) {
@@ -586,19 +555,7 @@ func BenchmarkSide(b *testing.B) {
 		r.Provider.ModelID = fmt.Sprintf("vendor-%d/model", i)
 		runs = append(runs, r)
 	}
-	for _, f := range Formats {
-		b.Run(string(f), func(b *testing.B) {
-			b.ReportAllocs()
-			var buf bytes.Buffer
-			for b.Loop() {
-				buf.Reset()
-				if err := Side(&buf, f, runs, Options{Verbose: true}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(buf.Len()))
-		})
-	}
+	benchFormats(b, func(w io.Writer, f Format) error { return Side(w, f, runs, Options{Verbose: true}) })
 }
 
 // TestSideGrouping checks which group each kind of row lands in.

@@ -621,22 +621,11 @@ func TestTrendsColor(t *testing.T) {
 
 func TestTrendsErrors(t *testing.T) {
 	d := loadTrends(t, "trends_history.json")
-	tests := []struct {
-		name   string
-		render func() error
-		want   string
-	}{
+	checkRenderErrors(t, []renderErrorCase{
 		{"nil data", func() error { return Trends(&bytes.Buffer{}, JSON, nil, Options{}) }, "render trends: nil trend data"},
 		{"unknown format", func() error { return Trends(&bytes.Buffer{}, "pdf", d, Options{}) }, `render trends: unknown format "pdf"`},
 		{"write fails", func() error { return Trends(failWriter{}, HTML, d, Options{}) }, "write trends report: disk full"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.render(); err == nil || err.Error() != tc.want {
-				t.Errorf("got error %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func BenchmarkTrends(b *testing.B) {

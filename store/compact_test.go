@@ -405,17 +405,7 @@ var rowCases = []string{
 
 func TestResponseRowParse(t *testing.T) {
 	for _, data := range rowCases {
-		var fast, slow responseRow
-		if !fast.parse([]byte(data)) {
-			continue
-		}
-		if err := slow.unmarshalSlow([]byte(data)); err != nil {
-			t.Errorf("%s: parsed, but encoding/json rejects it: %v", data, err)
-			continue
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Errorf("%s: got %+v, want %+v", data, fast, slow)
-		}
+		checkRowParse(t, data, sameResponseRow)
 	}
 	// The rows this package writes take the fast way.
 	for _, data := range rowCases[:4] {
@@ -430,18 +420,30 @@ func FuzzResponseRow(f *testing.F) {
 	for _, data := range rowCases {
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data string) {
-		var fast, slow responseRow
-		if !fast.parse([]byte(data)) {
-			return
-		}
-		if err := slow.unmarshalSlow([]byte(data)); err != nil {
-			t.Fatalf("%q: parsed, but encoding/json rejects it: %v", data, err)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data string) { checkRowParse(t, data, sameResponseRow) })
+}
+
+func sameResponseRow(a, b *responseRow) bool { return reflect.DeepEqual(a, b) }
+
+// checkRowParse fails t when the fast parse of a row takes data but the
+// slow way rejects it or reads another row (same tells).
+func checkRowParse[R any, P interface {
+	*R
+	parse(data []byte) bool
+	unmarshalSlow(data []byte) error
+}](t *testing.T, data string, same func(a, b *R) bool) {
+	t.Helper()
+	var fast, slow R
+	if !P(&fast).parse([]byte(data)) {
+		return
+	}
+	if err := P(&slow).unmarshalSlow([]byte(data)); err != nil {
+		t.Errorf("%q: parsed, but the slow way rejects it: %v", data, err)
+		return
+	}
+	if !same(&fast, &slow) {
+		t.Errorf("%q: got %+v, want %+v", data, fast, slow)
+	}
 }
 
 var intRowsCases = []string{
@@ -452,19 +454,7 @@ var intRowsCases = []string{
 
 func TestParseIntRows(t *testing.T) {
 	for _, data := range intRowsCases {
-		fast, ok := parseIntRows([]byte(data))
-		var slow [][]int
-		err := json.Unmarshal([]byte(data), &slow)
-		if !ok {
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: parsed, but encoding/json rejects it: %v", data, err)
-			continue
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Errorf("%q: got %#v, want %#v", data, fast, slow)
-		}
+		checkIntRows(t, data)
 	}
 	for _, data := range intRowsCases[:7] {
 		if _, ok := parseIntRows([]byte(data)); !ok {
@@ -477,19 +467,25 @@ func FuzzParseIntRows(f *testing.F) {
 	for _, data := range intRowsCases {
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data string) {
-		fast, ok := parseIntRows([]byte(data))
-		if !ok {
-			return
-		}
-		var slow [][]int
-		if err := json.Unmarshal([]byte(data), &slow); err != nil {
-			t.Fatalf("%q: parsed, but encoding/json rejects it: %v", data, err)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("%q: got %#v, want %#v", data, fast, slow)
-		}
-	})
+	f.Fuzz(checkIntRows)
+}
+
+// checkIntRows fails t when parseIntRows takes data but encoding/json
+// rejects it or reads other rows.
+func checkIntRows(t *testing.T, data string) {
+	t.Helper()
+	fast, ok := parseIntRows([]byte(data))
+	if !ok {
+		return
+	}
+	var slow [][]int
+	if err := json.Unmarshal([]byte(data), &slow); err != nil {
+		t.Errorf("%q: parsed, but encoding/json rejects it: %v", data, err)
+		return
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%q: got %#v, want %#v", data, fast, slow)
+	}
 }
 
 var outcomeCases = []string{
@@ -500,18 +496,7 @@ var outcomeCases = []string{
 
 func TestOutcomeParse(t *testing.T) {
 	for _, data := range outcomeCases {
-		var fast, slow outcomeRow
-		if !fast.parse([]byte(data)) {
-			continue
-		}
-		if err := slow.unmarshalSlow([]byte(data)); err != nil {
-			t.Errorf("%s: parsed, but the slow way rejects it: %v", data, err)
-			continue
-		}
-		if fast.probe != slow.probe || fast.passed != slow.passed || fast.details != slow.details || fast.metadata != slow.metadata ||
-			math.Float64bits(fast.score) != math.Float64bits(slow.score) && !(math.IsNaN(fast.score) && math.IsNaN(slow.score)) {
-			t.Errorf("%s: got %+v, want %+v", data, fast, slow)
-		}
+		checkRowParse(t, data, sameOutcomeRow)
 	}
 	for _, data := range outcomeCases[:5] {
 		var o outcomeRow
@@ -525,19 +510,13 @@ func FuzzOutcomeRow(f *testing.F) {
 	for _, data := range outcomeCases {
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data string) {
-		var fast, slow outcomeRow
-		if !fast.parse([]byte(data)) {
-			return
-		}
-		if err := slow.unmarshalSlow([]byte(data)); err != nil {
-			t.Fatalf("%q: parsed, but the slow way rejects it: %v", data, err)
-		}
-		if fast.probe != slow.probe || fast.passed != slow.passed || fast.details != slow.details || fast.metadata != slow.metadata ||
-			math.Float64bits(fast.score) != math.Float64bits(slow.score) && !(math.IsNaN(fast.score) && math.IsNaN(slow.score)) {
-			t.Fatalf("%q: got %+v, want %+v", data, fast, slow)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data string) { checkRowParse(t, data, sameOutcomeRow) })
+}
+
+// sameOutcomeRow compares two outcome rows, a NaN score equal to a NaN.
+func sameOutcomeRow(a, b *outcomeRow) bool {
+	return a.probe == b.probe && a.passed == b.passed && a.details == b.details && a.metadata == b.metadata &&
+		(math.Float64bits(a.score) == math.Float64bits(b.score) || math.IsNaN(a.score) && math.IsNaN(b.score))
 }
 
 // listCases are arrays of rows: every row case and outcome case alone and

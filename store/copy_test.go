@@ -35,6 +35,17 @@ var historyCounts = map[string]int{
 var kindOrder = []string{store.KindRuns, store.KindPending, store.KindBaselines, store.KindDrifts,
 	store.KindCheckRuns, store.KindIncidents, store.KindIncidentEvents, store.KindNotifications}
 
+// copyPair opens two SQLite stores in a new directory: a holding the
+// history of storetest.SaveHistory, b empty.
+func copyPair(t *testing.T) (a, b *sqlite.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	a = openSQLite(t, filepath.Join(dir, "a.db"))
+	b = openSQLite(t, filepath.Join(dir, "b.db"))
+	storetest.SaveHistory(t, a)
+	return a, b
+}
+
 func mustCopy(t *testing.T, from, to store.Store) *store.CopyReport {
 	t.Helper()
 	var progress []string
@@ -73,10 +84,7 @@ func mustVerify(t *testing.T, from, to store.Store, extra map[string]int) []stor
 }
 
 func TestCopySQLiteToSQLite(t *testing.T) {
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 
 	rep := mustCopy(t, a, b)
 	for _, c := range rep.Copied {
@@ -110,10 +118,7 @@ func TestCopySQLiteToSQLite(t *testing.T) {
 
 func TestCopyKeepsTheTargetsOwnRecords(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 	if err := b.SaveRun(ctx, storetest.NewRun("b-own", "s", "m", time.Now())); err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +134,7 @@ func TestCopyKeepsTheTargetsOwnRecords(t *testing.T) {
 
 func TestCopyFollowsTheSource(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 	mustCopy(t, a, b)
 
 	// Since the first copy: the pending baseline was given up, the open
@@ -172,10 +174,7 @@ func TestCopyFollowsTheSource(t *testing.T) {
 
 func TestCopyConflict(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 	// The target has an open incident of its own with the fingerprint of
 	// the source's open one: merging them would open two.
 	if err := b.SaveIncident(ctx, storetest.NewIncident("b-open", "fp-open", time.Now())); err != nil {
@@ -194,10 +193,7 @@ func TestCopyConflict(t *testing.T) {
 
 func TestVerifyFindsDifferences(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 	mustCopy(t, a, b)
 
 	// One run changed in the target; old records pruned from it; one
@@ -271,10 +267,7 @@ func TestCopyRefusesTheSameStore(t *testing.T) {
 }
 
 func TestCopyStopsWhenCancelled(t *testing.T) {
-	dir := t.TempDir()
-	a := openSQLite(t, filepath.Join(dir, "a.db"))
-	b := openSQLite(t, filepath.Join(dir, "b.db"))
-	storetest.SaveHistory(t, a)
+	a, b := copyPair(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := store.Copy(ctx, a, b, store.CopyOptions{}); !errors.Is(err, context.Canceled) {

@@ -59,6 +59,45 @@ func statisticalRun(prompts, probes, samples int) *promptcanary.Run {
 // report's runs keep theirs.
 func TestDecodeFolding(t *testing.T) {
 	run := statisticalRun(3, 2, 4)
+	eachDocument(t, run, func(t *testing.T, l Layout, data []byte, whole *Document) {
+		f := &Folding{New: func() Folder { return &collect{} }}
+		doc, err := DecodeDocumentFolding(data, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Run.ProbeResults != nil {
+			t.Errorf("the folded run holds %d probe results, want none", len(doc.Run.ProbeResults))
+		}
+		fo, ok := f.Take(doc.Run).(*collect)
+		if !ok {
+			t.Fatal("no folder for the decoded run")
+		}
+		if !reflect.DeepEqual(fo.got, whole.Run.ProbeResults) {
+			t.Errorf("folded %d results, want the %d decoded whole, equal", len(fo.got), len(whole.Run.ProbeResults))
+		}
+		if l == LayoutCompact && fo.grown != len(fo.got) {
+			t.Errorf("told to grow by %d, got %d results", fo.grown, len(fo.got))
+		}
+		if f.Take(doc.Run) != nil {
+			t.Error("Take gave the folder twice")
+		}
+	})
+	b, err := UnmarshalBaselineContext(context.Background(), mustMarshalBaseline(t, run))
+	if err != nil || len(b.RunResult.ProbeResults) != len(run.ProbeResults) {
+		t.Errorf("without a Folding in the context: got %v results, %v; want them all", len(b.RunResult.ProbeResults), err)
+	}
+	f := &Folding{New: func() Folder { return &collect{} }}
+	b, err = UnmarshalBaselineContext(WithFolding(context.Background(), f), mustMarshalBaseline(t, run))
+	if err != nil || b.RunResult.ProbeResults != nil || len(f.Take(&b.RunResult).(*collect).got) != len(run.ProbeResults) {
+		t.Errorf("with a Folding in the context: got %d results in the baseline (%v), want them all folded", len(b.RunResult.ProbeResults), err)
+	}
+}
+
+// eachDocument runs check in a subtest on run written as a run and as a
+// baseline, in each layout: data is what was written, whole what
+// DecodeDocument reads of it.
+func eachDocument(t *testing.T, run *promptcanary.Run, check func(t *testing.T, l Layout, data []byte, whole *Document)) {
+	t.Helper()
 	for _, l := range []Layout{LayoutPlain, LayoutCompact} {
 		for _, kind := range []string{"run", "baseline"} {
 			t.Run(kind+map[Layout]string{LayoutPlain: " plain", LayoutCompact: " compact"}[l], func(t *testing.T) {
@@ -76,38 +115,9 @@ func TestDecodeFolding(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f := &Folding{New: func() Folder { return &collect{} }}
-				doc, err := DecodeDocumentFolding(data, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if doc.Run.ProbeResults != nil {
-					t.Errorf("the folded run holds %d probe results, want none", len(doc.Run.ProbeResults))
-				}
-				fo, ok := f.Take(doc.Run).(*collect)
-				if !ok {
-					t.Fatal("no folder for the decoded run")
-				}
-				if !reflect.DeepEqual(fo.got, whole.Run.ProbeResults) {
-					t.Errorf("folded %d results, want the %d decoded whole, equal", len(fo.got), len(whole.Run.ProbeResults))
-				}
-				if l == LayoutCompact && fo.grown != len(fo.got) {
-					t.Errorf("told to grow by %d, got %d results", fo.grown, len(fo.got))
-				}
-				if f.Take(doc.Run) != nil {
-					t.Error("Take gave the folder twice")
-				}
+				check(t, l, data, whole)
 			})
 		}
-	}
-	b, err := UnmarshalBaselineContext(context.Background(), mustMarshalBaseline(t, run))
-	if err != nil || len(b.RunResult.ProbeResults) != len(run.ProbeResults) {
-		t.Errorf("without a Folding in the context: got %v results, %v; want them all", len(b.RunResult.ProbeResults), err)
-	}
-	f := &Folding{New: func() Folder { return &collect{} }}
-	b, err = UnmarshalBaselineContext(WithFolding(context.Background(), f), mustMarshalBaseline(t, run))
-	if err != nil || b.RunResult.ProbeResults != nil || len(f.Take(&b.RunResult).(*collect).got) != len(run.ProbeResults) {
-		t.Errorf("with a Folding in the context: got %d results in the baseline (%v), want them all folded", len(b.RunResult.ProbeResults), err)
 	}
 }
 
@@ -185,43 +195,25 @@ func TestDecodeFoldingResponses(t *testing.T) {
 		}
 		run.LLMResponses = append(run.LLMResponses, r)
 	}
-	for _, l := range []Layout{LayoutPlain, LayoutCompact} {
-		for _, kind := range []string{"run", "baseline"} {
-			t.Run(kind+map[Layout]string{LayoutPlain: " plain", LayoutCompact: " compact"}[l], func(t *testing.T) {
-				var data []byte
-				var err error
-				if kind == "run" {
-					data, err = MarshalRun(run, l)
-				} else {
-					data, err = MarshalBaseline(&promptcanary.Baseline{SnapshotID: "snap", SuiteName: "s", RunResult: *run}, l)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				whole, err := DecodeDocument(data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(whole.Run.LLMResponses) != len(run.LLMResponses) {
-					t.Fatalf("decoded %d responses whole, want %d", len(whole.Run.LLMResponses), len(run.LLMResponses))
-				}
-				f := &Folding{New: func() Folder { return &collectAll{} }}
-				doc, err := DecodeDocumentFolding(data, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if doc.Run.LLMResponses != nil || doc.Run.ProbeResults != nil {
-					t.Errorf("the folded run holds %d responses and %d probe results, want none", len(doc.Run.LLMResponses), len(doc.Run.ProbeResults))
-				}
-				fo := f.Take(doc.Run).(*collectAll)
-				if !reflect.DeepEqual(fo.responses, whole.Run.LLMResponses) {
-					t.Errorf("folded %d responses, want the %d decoded whole, equal", len(fo.responses), len(whole.Run.LLMResponses))
-				}
-				plain := &Folding{New: func() Folder { return &collect{} }}
-				if doc, err = DecodeDocumentFolding(data, plain); err != nil || len(doc.Run.LLMResponses) != len(run.LLMResponses) {
-					t.Errorf("a Folder that takes no responses: the run holds %d (%v), want all %d", len(doc.Run.LLMResponses), err, len(run.LLMResponses))
-				}
-			})
+	eachDocument(t, run, func(t *testing.T, l Layout, data []byte, whole *Document) {
+		if len(whole.Run.LLMResponses) != len(run.LLMResponses) {
+			t.Fatalf("decoded %d responses whole, want %d", len(whole.Run.LLMResponses), len(run.LLMResponses))
 		}
-	}
+		f := &Folding{New: func() Folder { return &collectAll{} }}
+		doc, err := DecodeDocumentFolding(data, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Run.LLMResponses != nil || doc.Run.ProbeResults != nil {
+			t.Errorf("the folded run holds %d responses and %d probe results, want none", len(doc.Run.LLMResponses), len(doc.Run.ProbeResults))
+		}
+		fo := f.Take(doc.Run).(*collectAll)
+		if !reflect.DeepEqual(fo.responses, whole.Run.LLMResponses) {
+			t.Errorf("folded %d responses, want the %d decoded whole, equal", len(fo.responses), len(whole.Run.LLMResponses))
+		}
+		plain := &Folding{New: func() Folder { return &collect{} }}
+		if doc, err = DecodeDocumentFolding(data, plain); err != nil || len(doc.Run.LLMResponses) != len(run.LLMResponses) {
+			t.Errorf("a Folder that takes no responses: the run holds %d (%v), want all %d", len(doc.Run.LLMResponses), err, len(run.LLMResponses))
+		}
+	})
 }

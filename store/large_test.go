@@ -46,12 +46,15 @@ func TestStatisticalBaselineSize(t *testing.T) {
 	}
 }
 
+// benchLayouts are the layouts the baseline benchmarks measure, by name.
+var benchLayouts = []struct {
+	name   string
+	layout store.Layout
+}{{"compact", store.LayoutCompact}, {"plain", store.LayoutPlain}}
+
 func BenchmarkMarshalBaseline(b *testing.B) {
 	base := largeBaseline()
-	for _, l := range []struct {
-		name   string
-		layout store.Layout
-	}{{"compact", store.LayoutCompact}, {"plain", store.LayoutPlain}} {
+	for _, l := range benchLayouts {
 		b.Run(l.name, func(b *testing.B) {
 			var n int
 			b.ReportAllocs()
@@ -69,10 +72,7 @@ func BenchmarkMarshalBaseline(b *testing.B) {
 
 func BenchmarkUnmarshalBaseline(b *testing.B) {
 	base := largeBaseline()
-	for _, l := range []struct {
-		name   string
-		layout store.Layout
-	}{{"compact", store.LayoutCompact}, {"plain", store.LayoutPlain}} {
+	for _, l := range benchLayouts {
 		b.Run(l.name, func(b *testing.B) {
 			data, err := store.MarshalBaseline(base, l.layout)
 			if err != nil {

@@ -124,7 +124,7 @@ func (p *parser) duration(n *yaml.Node, field string) (time.Duration, bool) {
 		p.add(n, field, fmt.Sprintf("invalid duration %q", str), "a positive duration such as 30s or 2m")
 		return 0, false
 	case d > maxTimeout:
-		p.add(n, field, fmt.Sprintf("out of range: got %s, allowed up to %s", str, fmtDuration(maxTimeout)), "use a positive duration of at most "+fmtDuration(maxTimeout)+", for example 30s")
+		p.add(n, field, fmt.Sprintf("out of range: got %s, allowed up to %s", str, FormatDuration(maxTimeout)), "use a positive duration of at most "+FormatDuration(maxTimeout)+", for example 30s")
 		return 0, false
 	}
 	return d, true
@@ -154,8 +154,9 @@ func (p *parser) price(n *yaml.Node, field string) (float64, bool) {
 
 const priceHint = "USD per million tokens, for example 2.5"
 
-// fmtDuration writes d without zero units: 24h, not 24h0m0s.
-func fmtDuration(d time.Duration) string {
+// FormatDuration writes d as canary.yaml and the monitor's configuration
+// take it, without zero units: 24h, not 24h0m0s.
+func FormatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/internal/proc/proctest"
 )
 
 // TestCancelKillsProcessGroup checks that a cancelled call also kills
@@ -31,7 +33,7 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	cmd := helperCmd(t, ctx, "spawn", "PROC_PIDFILE="+pidFile)
+	cmd := helperCmd(t, ctx, "spawn", proctest.PIDFileEnv+"="+pidFile)
 	var stdout, stderr TailBuffer
 	stdout.Max, stderr.Max = 1024, 1024
 	err := Run(cmd, nil, &stdout, &stderr)
@@ -52,7 +54,7 @@ func TestCallEndKillsProcessGroup(t *testing.T) {
 	t.Run("success", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		stdout := &LimitedBuffer{Max: 1024}
-		err := Run(helperCmd(t, context.Background(), "background", "PROC_PIDFILE="+pidFile), []byte("hi"), stdout, &TailBuffer{Max: 1024})
+		err := Run(helperCmd(t, context.Background(), "background", proctest.PIDFileEnv+"="+pidFile), []byte("hi"), stdout, &TailBuffer{Max: 1024})
 		if err != nil || string(stdout.Bytes()) != "answered\n" {
 			t.Fatalf("got %q, %v, want the answer", stdout.Bytes(), err)
 		}
@@ -60,7 +62,7 @@ func TestCallEndKillsProcessGroup(t *testing.T) {
 	})
 	t.Run("failure", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		err := Run(helperCmd(t, context.Background(), "background", "PROC_PIDFILE="+pidFile, "PROC_CODE=3"), []byte("hi"), &LimitedBuffer{Max: 1024}, &TailBuffer{Max: 1024})
+		err := Run(helperCmd(t, context.Background(), "background", proctest.PIDFileEnv+"="+pidFile, "PROC_CODE=3"), []byte("hi"), &LimitedBuffer{Max: 1024}, &TailBuffer{Max: 1024})
 		if err == nil || !strings.Contains(err.Error(), "exit status 3") {
 			t.Fatalf("got %v, want exit status 3", err)
 		}

@@ -67,7 +67,7 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 				continue
 			}
 			st.everyNode = v
-			st.every = l.duration(v, f, MinEvery, MaxEvery, fmt.Sprintf("use a duration from %s to %s, for example 30m", fmtDuration(MinEvery), fmtDuration(MaxEvery)))
+			st.every = l.duration(v, f, MinEvery, MaxEvery, fmt.Sprintf("use a duration from %s to %s, for example 30m", suite.FormatDuration(MinEvery), suite.FormatDuration(MaxEvery)))
 		case "cron":
 			if s, ok := l.str(v, f); ok {
 				st.cron, st.cronNode = s.val, v

@@ -9,6 +9,8 @@ import (
 	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 // MinEvery and MaxEvery bound the spacing of an every: schedule.
@@ -37,7 +39,7 @@ func (e every) Next(after time.Time) time.Time {
 
 func (e every) Interval() time.Duration { return e.d }
 
-func (e every) String() string { return "every " + fmtDuration(e.d) }
+func (e every) String() string { return "every " + suite.FormatDuration(e.d) }
 
 // cronParser reads standard 5-field expressions and the @hourly, @daily,
 // @weekly, @monthly and @yearly descriptors.

@@ -345,26 +345,14 @@ func (w *walker) duration(n *yaml.Node, field string, lo, hi time.Duration, hint
 		return nil
 	}
 	if d < lo || d > hi {
-		msg := fmt.Sprintf("out of range: got %s, allowed %s to %s", s.val, fmtDuration(lo), fmtDuration(hi))
+		msg := fmt.Sprintf("out of range: got %s, allowed %s to %s", s.val, suite.FormatDuration(lo), suite.FormatDuration(hi))
 		if hint == "" {
-			hint = fmt.Sprintf("use a duration from %s to %s", fmtDuration(lo), fmtDuration(hi))
+			hint = fmt.Sprintf("use a duration from %s to %s", suite.FormatDuration(lo), suite.FormatDuration(hi))
 		}
 		w.add(n, field, msg, hint)
 		return nil
 	}
 	return &d
-}
-
-// fmtDuration writes d without zero units: 24h, not 24h0m0s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

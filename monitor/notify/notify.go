@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -142,3 +144,18 @@ func urlSecrets(raw string) []string {
 // for a credential (a Slack webhook's token has 24 characters; its team
 // and channel ids are shorter and not secret).
 const minSecretSegment = 16
+
+// postJSON posts v, encoded as JSON, to rawURL through hc as op, with the
+// headers sign, when set, adds for the body. A body that cannot be
+// encoded is an *Error with no status.
+func postJSON(ctx context.Context, hc *httpc.Client, op, rawURL string, v any, sign func(h http.Header, body []byte)) (*httpc.Response, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, &Error{Op: op, Message: "encode body: " + hc.Line(err.Error(), 300)}
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if sign != nil {
+		sign(h, body)
+	}
+	return hc.Exchange(ctx, op, http.MethodPost, rawURL, h, body)
+}

@@ -142,11 +142,7 @@ func pdEventOf(m Message, routingKey string) pdEvent {
 // 400 for an invalid event, 429 when throttled.
 func (p *pagerDuty) Send(ctx context.Context, m Message) (int, error) {
 	const op = "send pagerduty event"
-	body, err := json.Marshal(pdEventOf(m, p.routingKey))
-	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + p.hc.Line(err.Error(), 300)}
-	}
-	r, err := p.hc.Exchange(ctx, op, http.MethodPost, p.endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+	r, err := postJSON(ctx, p.hc, op, p.endpoint, pdEventOf(m, p.routingKey), nil)
 	if err != nil {
 		return codeOf(err), err
 	}

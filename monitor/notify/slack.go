@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -55,11 +54,7 @@ var slackHints = map[string]string{
 // Send posts m. Slack answers 200 "ok"; errors are a plain-text code.
 func (sl *slack) Send(ctx context.Context, m Message) (int, error) {
 	const op = "post slack message"
-	body, err := json.Marshal(slackPayload(m))
-	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + sl.hc.Line(err.Error(), 300)}
-	}
-	r, err := sl.hc.Exchange(ctx, op, http.MethodPost, sl.url, http.Header{"Content-Type": {"application/json"}}, body)
+	r, err := postJSON(ctx, sl.hc, op, sl.url, slackPayload(m), nil)
 	if err != nil {
 		return codeOf(err), err
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -223,16 +222,14 @@ func newWebhook(cfg Config, hc *httpc.Client) (Notifier, error) {
 // Send posts m; any 2xx answer is success.
 func (w *webhook) Send(ctx context.Context, m Message) (int, error) {
 	const op = "post webhook"
-	body, err := json.Marshal(NewWebhookBody(m))
-	if err != nil {
-		return 0, &Error{Op: op, Message: "encode body: " + w.hc.Line(err.Error(), 300)}
-	}
-	h := http.Header{"Content-Type": {"application/json"}}
+	var sign func(h http.Header, body []byte)
 	if w.secret != "" {
-		h.Set(WebhookSignatureHeader, SignWebhook(body, w.secret, time.Now()))
-		h.Set(SignatureHeader, Sign(body, w.secret)) // for one release: see SignatureHeader
+		sign = func(h http.Header, body []byte) {
+			h.Set(WebhookSignatureHeader, SignWebhook(body, w.secret, time.Now()))
+			h.Set(SignatureHeader, Sign(body, w.secret)) // for one release: see SignatureHeader
+		}
 	}
-	r, err := w.hc.Exchange(ctx, op, http.MethodPost, w.url, h, body)
+	r, err := postJSON(ctx, w.hc, op, w.url, NewWebhookBody(m), sign)
 	if err != nil {
 		return codeOf(err), err
 	}

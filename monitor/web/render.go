@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/report"
 )
 
 //go:embed templates/*.html.tmpl
@@ -97,7 +97,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(cleanHTML(buf.Bytes()))
+	w.Write(report.CleanHTML(buf.Bytes()))
 }
 
 // errorView is the data of the error page.
@@ -113,41 +113,6 @@ func (s *server) errorPage(w http.ResponseWriter, r *http.Request, status int, h
 
 func (s *server) notFoundPage(w http.ResponseWriter, r *http.Request) {
 	s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
-}
-
-// cleanHTML replaces what html/template passes through but a page must not
-// show as is: C0 and C1 controls (invalid in HTML) and bidirectional
-// overrides and isolates (they reorder what a reader sees). The templates
-// hold none, so only data is changed.
-func cleanHTML(b []byte) []byte {
-	dirty := false
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if unsafeRune(r) {
-			dirty = true
-			break
-		}
-		i += size
-	}
-	if !dirty {
-		return b
-	}
-	return bytes.Map(func(r rune) rune {
-		if unsafeRune(r) {
-			return utf8.RuneError
-		}
-		return r
-	}, b)
-}
-
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\r' || r == '\t':
-		return false
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
 }
 
 // ago says how long before now t was: "just now", "4m ago", "3h ago",

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/proc/proctest"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	"github.com/promptcanary/promptcanary/suite"
@@ -21,7 +22,7 @@ import (
 // killed too is proc.Run's, tested in internal/proc.
 func TestExecTimeoutWithGrandchild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	p := execProbe(t, "spawn", map[string]any{"HELPER_PIDFILE": pidFile}, map[string]any{"timeout": "3s"})
+	p := execProbe(t, "spawn", map[string]any{proctest.PIDFileEnv: pidFile}, map[string]any{"timeout": "3s"})
 	res := probetest.Eval(p, execPrompt, execResp)
 	probetest.CheckVerdict(t, res, false, 0)
 	if got := res.Metadata["error"]; got != "timed out after 3s" {
@@ -72,7 +73,7 @@ probes:
 // the command at once instead of at its (long) timeout.
 func TestExecStopsWhenTheRunIsInterrupted(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	p := execProbe(t, "spawn", map[string]any{"HELPER_PIDFILE": pidFile}, map[string]any{"timeout": "5m"})
+	p := execProbe(t, "spawn", map[string]any{proctest.PIDFileEnv: pidFile}, map[string]any{"timeout": "5m"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan probe.Result, 1)
 	go func() { done <- probetest.EvalIn(ctx, p, probe.Input{Prompt: execPrompt, Response: execResp}) }()

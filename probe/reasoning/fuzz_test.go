@@ -3,12 +3,11 @@ package reasoning
 import (
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // fuzzConfigs are the configurations every fuzzed response is judged with.
@@ -40,17 +39,7 @@ func FuzzProbesNeverPanic(f *testing.F) {
 		}
 		probes[i] = p
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
-	for _, s := range []string{"", " ", "\xff\xfe", "Sure!", "1. a\n2. b", "maybe maybe", "\u00a0\u3000Sure!"} {
-		f.Add(s)
-	}
+	probetest.AddTestdata(f, "*.txt", "", " ", "\xff\xfe", "Sure!", "1. a\n2. b", "maybe maybe", "\u00a0\u3000Sure!")
 	prompt := &promptcanary.Prompt{ID: "p"}
 	f.Fuzz(func(t *testing.T, content string) {
 		resp := &promptcanary.Response{PromptID: "p", Content: content}

@@ -2,28 +2,17 @@ package safety
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 
 	"github.com/promptcanary/promptcanary"
 )
 
 // addSeeds adds the testdata responses and a few edge cases to f's corpus.
 func addSeeds(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
-	for _, s := range []string{"", "\xff\xfe", "I'm sorry", "I\u2019m sorry", "Warning:", "as an AI system,\n\tI cant"} {
-		f.Add(s)
-	}
+	probetest.AddTestdata(f, "*.txt", "", "\xff\xfe", "I'm sorry", "I\u2019m sorry", "Warning:", "as an AI system,\n\tI cant")
 }
 
 // FuzzRefusal checks that refusal never panics and that its verdict, score

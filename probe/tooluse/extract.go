@@ -93,17 +93,29 @@ type input struct {
 	detected  [3]int8 // by strategy (strategyIndex): 0 not known yet, 1 no, 2 yes
 	detectSrc [3]string
 
-	namesDone bool
-	names_    []string
-	namesSrc  string
-
-	keysDone bool
-	keys     []string
-	keysSrc  string
+	nameList found // by names
+	keyList  found // by argKeys
 
 	objDone bool
 	obj     node
 	objSt   argsState
+}
+
+// found is a list of an input worked out once, and where it was found.
+type found struct {
+	done bool
+	list []string
+	src  string
+}
+
+// get returns the list, worked out by find on the first call, which
+// appends to the list's emptied backing array.
+func (f *found) get(find func(list []string) ([]string, string)) ([]string, string) {
+	if !f.done {
+		f.done = true
+		f.list, f.src = find(f.list[:0])
+	}
+	return f.list, f.src
 }
 
 // inputs keeps inputs for reuse, as text.Analyze keeps analyses: the next
@@ -121,14 +133,14 @@ func getInput(r *promptcanary.Response) *input {
 	}
 	in.a.reset()
 	*in = input{calls: r.ToolCalls, content: r.Content, valid: true, a: in.a,
-		names_: in.names_[:0], keys: in.keys[:0], facts: jsonFacts{textKeys: in.facts.textKeys[:0]}}
+		nameList: found{list: in.nameList.list[:0]}, keyList: found{list: in.keyList.list[:0]}, facts: jsonFacts{textKeys: in.facts.textKeys[:0]}}
 	return in
 }
 
 // release gives in back for reuse; in and the slices it returned must not
 // be used after.
 func (in *input) release() {
-	if cap(in.names_) > maxArena || cap(in.keys) > maxArena || cap(in.facts.textKeys) > maxArena {
+	if cap(in.nameList.list) > maxArena || cap(in.keyList.list) > maxArena || cap(in.facts.textKeys) > maxArena {
 		return
 	}
 	inputs.Put(in)
@@ -349,11 +361,7 @@ func jsonHasCall(n *node) bool {
 // names returns the called function names, deduplicated in order of first
 // appearance, and where they were found.
 func (in *input) names() ([]string, string) {
-	if !in.namesDone {
-		in.namesDone = true
-		in.names_, in.namesSrc = in.namesOnce(in.names_[:0])
-	}
-	return in.names_, in.namesSrc
+	return in.nameList.get(in.namesOnce)
 }
 
 func (in *input) namesOnce(names []string) ([]string, string) {
@@ -448,11 +456,7 @@ func dedup(names []string) []string {
 // argKeys returns the sorted, distinct argument keys of the response's tool
 // calls, and where they were found.
 func (in *input) argKeys() ([]string, string) {
-	if !in.keysDone {
-		in.keysDone = true
-		in.keys, in.keysSrc = in.argKeysOnce(in.keys[:0])
-	}
-	return in.keys, in.keysSrc
+	return in.keyList.get(in.argKeysOnce)
 }
 
 func (in *input) argKeysOnce(keys []string) ([]string, string) {

@@ -1,12 +1,11 @@
 package tooluse
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -30,15 +29,7 @@ var factsSeeds = []string{
 // against the text patterns it stands in for (argKeyPattern, the first
 // of namePatterns), which input would otherwise run over the content.
 func FuzzJSONFacts(f *testing.F) {
-	for _, s := range factsSeeds {
-		f.Add(s)
-	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, file := range files {
-		if b, err := os.ReadFile(file); err == nil {
-			f.Add(string(b))
-		}
-	}
+	probetest.AddTestdata(f, "*.json", factsSeeds...)
 	f.Fuzz(func(t *testing.T, s string) { checkJSONFacts(t, s) })
 }
 

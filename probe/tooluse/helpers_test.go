@@ -11,14 +11,7 @@ import (
 )
 
 // build makes a probe through the registry, as a suite would.
-func build(t testing.TB, id string, raw map[string]any) probe.Probe {
-	t.Helper()
-	p, _, err := probe.New(id, raw)
-	if err != nil {
-		t.Fatalf("probe.New(%s, %v): %v", id, raw, err)
-	}
-	return p
-}
+var build = probetest.New
 
 // run evaluates p on a response with the given content and structured calls.
 func run(p probe.Probe, content string, calls ...promptcanary.ToolCall) probe.Result {

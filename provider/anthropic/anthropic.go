@@ -60,7 +60,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/promptcanary/promptcanary"
@@ -68,6 +67,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/apicall"
+	"github.com/promptcanary/promptcanary/provider/internal/setting"
 )
 
 // Defaults of the client.
@@ -89,10 +89,6 @@ func init() {
 	provider.RegisterChecker("anthropic", Check)
 }
 
-// checkKey stands in for the API key when a configuration is checked
-// without one; it is never sent.
-const checkKey = "check-without-key"
-
 // Check checks the model and settings as Open does, with the same
 // messages, but needs no API key and makes no network call.
 func Check(model string, opts provider.Options) error {
@@ -100,7 +96,7 @@ func Check(model string, opts provider.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Version: s.version, Header: s.Header})
+	_, err = New(Config{Model: model, APIKey: setting.CheckKey, BaseURL: s.BaseURL, Version: s.version, Header: s.Header})
 	return err
 }
 
@@ -158,17 +154,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		base, err := root.Parse(cfg.BaseURL)
-		if err != nil {
-			return nil, err
-		}
-		endpoint = base.String() + "/v1/messages"
-	}
-	base, err := url.Parse(endpoint)
-	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	endpoint, base, err := root.Endpoint(cfg.Endpoint, cfg.BaseURL, "/v1/messages")
+	if err != nil {
+		return nil, err
 	}
 	version := cfg.Version
 	if version == "" {

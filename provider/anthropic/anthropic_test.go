@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
@@ -41,36 +39,28 @@ func generate(t *testing.T, baseURL string) (*promptcanary.Response, error) {
 
 var weatherTool = providertest.WeatherTool()
 
-// requestBodyCase is one case of TestRequestBody.
-type requestBodyCase struct {
-	name   string
-	prompt promptcanary.Prompt
-	cfg    promptcanary.ProviderConfig
-	want   string
-}
-
 func TestRequestBody(t *testing.T) {
 	seed := int64(7)
-	tests := []requestBodyCase{
+	tests := []providertest.RequestCase{
 		{
-			name:   "plain prompt with default max_tokens and no seed",
-			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
-			cfg:    promptcanary.ProviderConfig{Temperature: 0, Seed: &seed},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":1024,"temperature":0,
+			Name:   "plain prompt with default max_tokens and no seed",
+			Prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
+			Config: promptcanary.ProviderConfig{Temperature: 0, Seed: &seed},
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":1024,"temperature":0,
 				"messages":[{"role":"user","content":"What is the capital of France?"}]}`,
 		},
 		{
-			name:   "system prompt in the top-level field",
-			prompt: promptcanary.Prompt{Text: "Hi", SystemPrompt: "You are terse."},
-			cfg:    promptcanary.ProviderConfig{Temperature: 0.7, MaxTokens: 300},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":300,"temperature":0.7,"system":"You are terse.",
+			Name:   "system prompt in the top-level field",
+			Prompt: promptcanary.Prompt{Text: "Hi", SystemPrompt: "You are terse."},
+			Config: promptcanary.ProviderConfig{Temperature: 0.7, MaxTokens: 300},
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":300,"temperature":0.7,"system":"You are terse.",
 				"messages":[{"role":"user","content":"Hi"}]}`,
 		},
 		{
-			name:   "tools with required choice",
-			prompt: promptcanary.Prompt{Text: "Weather in Paris?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time"}}, ToolChoice: "required"},
-			cfg:    promptcanary.ProviderConfig{MaxTokens: 100},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":100,"temperature":0,
+			Name:   "tools with required choice",
+			Prompt: promptcanary.Prompt{Text: "Weather in Paris?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time"}}, ToolChoice: "required"},
+			Config: promptcanary.ProviderConfig{MaxTokens: 100},
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":100,"temperature":0,
 				"messages":[{"role":"user","content":"Weather in Paris?"}],
 				"tools":[{"name":"get_weather","description":"Get the current weather",
 				          "input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}},
@@ -78,53 +68,46 @@ func TestRequestBody(t *testing.T) {
 				"tool_choice":{"type":"any"}}`,
 		},
 		{
-			name:   "named tool choice",
-			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{weatherTool}, ToolChoice: "get_weather"},
-			cfg:    promptcanary.ProviderConfig{MaxTokens: 10},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}],
+			Name:   "named tool choice",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{weatherTool}, ToolChoice: "get_weather"},
+			Config: promptcanary.ProviderConfig{MaxTokens: 10},
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}],
 				"tools":[{"name":"get_weather","description":"Get the current weather",
 				          "input_schema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}],
 				"tool_choice":{"type":"tool","name":"get_weather"}}`,
 		},
 		{
-			name:   "none and auto choices",
-			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{{Name: "t", Parameters: map[string]any{"type": "object"}}}, ToolChoice: "none"},
-			cfg:    promptcanary.ProviderConfig{MaxTokens: 10},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}],
+			Name:   "none and auto choices",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{{Name: "t", Parameters: map[string]any{"type": "object"}}}, ToolChoice: "none"},
+			Config: promptcanary.ProviderConfig{MaxTokens: 10},
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}],
 				"tools":[{"name":"t","input_schema":{"type":"object"}}],"tool_choice":{"type":"none"}}`,
 		},
 		{
-			name:   "tool choice without tools is not sent",
-			prompt: promptcanary.Prompt{Text: "x", ToolChoice: "auto"},
-			cfg:    promptcanary.ProviderConfig{MaxTokens: 10},
-			want:   `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}]}`,
+			Name:   "tool choice without tools is not sent",
+			Prompt: promptcanary.Prompt{Text: "x", ToolChoice: "auto"},
+			Config: promptcanary.ProviderConfig{MaxTokens: 10},
+			Want:   `{"model":"claude-sonnet-4-5","max_tokens":10,"temperature":0,"messages":[{"role":"user","content":"x"}]}`,
 		},
 		{
-			name:   "extra parameters pass through and override",
-			prompt: promptcanary.Prompt{Text: "x"},
-			cfg: promptcanary.ProviderConfig{MaxTokens: 10, Temperature: 0.2, ExtraParams: map[string]any{
+			Name:   "extra parameters pass through and override",
+			Prompt: promptcanary.Prompt{Text: "x"},
+			Config: promptcanary.ProviderConfig{MaxTokens: 10, Temperature: 0.2, ExtraParams: map[string]any{
 				"top_k": 5, "stop_sequences": []any{"END"}, "max_tokens": 20, "metadata": map[string]any{"user_id": "u1"},
 			}},
-			want: `{"model":"claude-sonnet-4-5","max_tokens":20,"temperature":0.2,"top_k":5,"stop_sequences":["END"],
+			Want: `{"model":"claude-sonnet-4-5","max_tokens":20,"temperature":0.2,"top_k":5,"stop_sequences":["END"],
 				"metadata":{"user_id":"u1"},"messages":[{"role":"user","content":"x"}]}`,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
-	}
+	providertest.CheckRequests(t, providertest.Answer{}, "text.json", tests, func(t *testing.T, baseURL string, req *provider.Request) error {
+		_, err := newClient(t, baseURL).Generate(context.Background(), req)
+		return err
+	}, checkRequest)
 }
 
-// run sends the case's request and checks it.
-func (tc requestBodyCase) run(t *testing.T) {
-	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-	c := newClient(t, srv.URL)
-	if _, err := c.Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-		t.Fatal(err)
-	}
-	seen := srv.Last(t)
-	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-		t.Errorf("request body (-want +got):\n%s", diff)
-	}
+// checkRequest checks what a request of TestRequestBody was sent as,
+// apart from its body.
+func checkRequest(t *testing.T, seen providertest.Request) {
 	if seen.Method != http.MethodPost || seen.URL.Path != "/v1/messages" || seen.URL.RawQuery != "" {
 		t.Errorf("got %s %s?%s, want POST /v1/messages", seen.Method, seen.URL.Path, seen.URL.RawQuery)
 	}
@@ -262,31 +245,21 @@ func TestTransportErrorIsRetryable(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": testKey}
-	tests := []struct {
-		name     string
-		settings map[string]any
-		env      map[string]string
-		want     []string
-	}{
-		{"missing key names the variable", nil, map[string]string{}, []string{"ANTHROPIC_API_KEY is not set"}},
-		{"missing key in the configured variable", map[string]any{"api_key_env": "TEAM_KEY"}, env, []string{"TEAM_KEY is not set"}},
-		{"unknown setting suggests the nearest", map[string]any{"base_ur": "https://x"}, env, []string{`unknown setting "base_ur" (did you mean base_url?)`}},
-		{"every problem at once", map[string]any{"base_url": 3, "headers": "x", "anthropic_version": ""}, env, []string{
+	tests := []providertest.OpenErrorCase{
+		{Name: "missing key names the variable", Env: map[string]string{}, Want: []string{"ANTHROPIC_API_KEY is not set"}},
+		{Name: "missing key in the configured variable", Settings: map[string]any{"api_key_env": "TEAM_KEY"}, Env: env, Want: []string{"TEAM_KEY is not set"}},
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"base_ur": "https://x"}, Env: env, Want: []string{`unknown setting "base_ur" (did you mean base_url?)`}},
+		{Name: "every problem at once", Settings: map[string]any{"base_url": 3, "headers": "x", "anthropic_version": ""}, Env: env, Want: []string{
 			"setting base_url: want a string, got a number", "setting headers: want a map", "setting anthropic_version: want a version",
 		}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "sk-ant-api03-abcdefghijklmnop"}, env, []string{"not the key itself"}},
-		{"base_url with a query", map[string]any{"base_url": "https://proxy.example/?key=abc"}, env, []string{"must not carry a query string"}},
-		{"base_url not http", map[string]any{"base_url": "ftp://proxy.example"}, env, []string{"want an http or https URL"}},
-		{"bad header value", map[string]any{"headers": map[string]any{"x-a": "a\r\nb", "bad name": "v", "x-n": 1}}, env, []string{
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "sk-ant-api03-abcdefghijklmnop"}, Env: env, Want: []string{"not the key itself"}},
+		{Name: "base_url with a query", Settings: map[string]any{"base_url": "https://proxy.example/?key=abc"}, Env: env, Want: []string{"must not carry a query string"}},
+		{Name: "base_url not http", Settings: map[string]any{"base_url": "ftp://proxy.example"}, Env: env, Want: []string{"want an http or https URL"}},
+		{Name: "bad header value", Settings: map[string]any{"headers": map[string]any{"x-a": "a\r\nb", "bad name": "v", "x-n": 1}}, Env: env, Want: []string{
 			"x-a: value holds a line break", `invalid header name "bad name"`, "x-n: want a string, got a number",
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("claude-sonnet-4-5", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey, "sk-ant-api03", "key=abc")
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "claude-sonnet-4-5", tests, testKey, "sk-ant-api03", "key=abc")
 }
 
 func TestNewValidates(t *testing.T) {

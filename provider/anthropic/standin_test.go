@@ -70,20 +70,10 @@ func TestStandInAcceptsDefaults(t *testing.T) {
 		"json_object":  {Text: "Any JSON object.", ResponseFormat: &promptcanary.ResponseFormat{Type: promptcanary.FormatJSONObject}},
 		"refusal":      {Text: "Please refuse this."},
 	}
-	for _, model := range []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"} {
-		for name, p := range prompts {
-			t.Run(model+"/"+name, func(t *testing.T) {
-				_, c := standIn(t, model)
-				resp, err := c.Generate(context.Background(), providertest.NewRequest(p, defaults))
-				if err != nil {
-					t.Fatalf("got error %v, want a measured response", err)
-				}
-				if resp.FinishReason == "" {
-					t.Errorf("got no finish reason")
-				}
-			})
-		}
-	}
+	providertest.CheckAccepted(t, []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}, prompts, defaults, func(t *testing.T, model string) provider.Provider {
+		_, c := standIn(t, model)
+		return c
+	})
 }
 
 var citySchema = map[string]any{

@@ -96,10 +96,6 @@ func init() {
 	provider.RegisterChecker("gemini", Check)
 }
 
-// checkKey stands in for the API key when a configuration is checked
-// without one; it is never sent.
-const checkKey = "check-without-key"
-
 // Check checks the model and settings as Open does, with the same
 // messages, but needs no API key and makes no network call.
 func Check(model string, opts provider.Options) error {
@@ -107,7 +103,7 @@ func Check(model string, opts provider.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = New(Config{Model: model, APIKey: checkKey, BaseURL: s.BaseURL, Header: s.Header})
+	_, err = New(Config{Model: model, APIKey: setting.CheckKey, BaseURL: s.BaseURL, Header: s.Header})
 	return err
 }
 
@@ -160,25 +156,16 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" && cfg.Authorize == nil {
 		return nil, errors.New("empty API key")
 	}
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		base, err := root.Parse(cfg.BaseURL)
-		if err != nil {
-			return nil, err
-		}
-		collection, name, _ := strings.Cut(path, "/")
-		endpoint = base.String() + "/" + apiVersion + "/" + collection + "/" + url.PathEscape(name) + ":generateContent"
-	}
-	base, err := url.Parse(endpoint)
-	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	collection, name, _ := strings.Cut(path, "/")
+	endpoint, base, err := root.Endpoint(cfg.Endpoint, cfg.BaseURL, "/"+apiVersion+"/"+collection+"/"+url.PathEscape(name)+":generateContent")
+	if err != nil {
+		return nil, err
 	}
 	h, secrets := httpc.ExtraHeader(cfg.Header, base)
 	if cfg.APIKey != "" && cfg.Authorize == nil {
 		secrets = append(secrets, cfg.APIKey)
 		h.Set("x-goog-api-key", cfg.APIKey)
 	}
-	_, name, _ := strings.Cut(path, "/")
 	return &Client{
 		url:         endpoint,
 		toolsOrJSON: strings.HasPrefix(name, "gemini-2"),

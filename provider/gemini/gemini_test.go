@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
@@ -65,36 +63,28 @@ var strictTool = promptcanary.Tool{
 	},
 }
 
-// requestBodyCase is one case of TestRequestBody.
-type requestBodyCase struct {
-	name   string
-	prompt promptcanary.Prompt
-	cfg    promptcanary.ProviderConfig
-	want   string
-}
-
 func TestRequestBody(t *testing.T) {
 	seed := int64(42)
-	tests := []requestBodyCase{
+	tests := []providertest.RequestCase{
 		{
-			name:   "plain prompt without max tokens or seed",
-			prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
-			cfg:    promptcanary.ProviderConfig{},
-			want: `{"contents":[{"role":"user","parts":[{"text":"What is the capital of France?"}]}],
+			Name:   "plain prompt without max tokens or seed",
+			Prompt: promptcanary.Prompt{Text: "What is the capital of France?"},
+			Config: promptcanary.ProviderConfig{},
+			Want: `{"contents":[{"role":"user","parts":[{"text":"What is the capital of France?"}]}],
 				"generationConfig":{"temperature":0}}`,
 		},
 		{
-			name:   "system instruction, max tokens and seed",
-			prompt: promptcanary.Prompt{Text: "Hi", SystemPrompt: "You are terse."},
-			cfg:    promptcanary.ProviderConfig{Temperature: 0.4, MaxTokens: 256, Seed: &seed},
-			want: `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],
+			Name:   "system instruction, max tokens and seed",
+			Prompt: promptcanary.Prompt{Text: "Hi", SystemPrompt: "You are terse."},
+			Config: promptcanary.ProviderConfig{Temperature: 0.4, MaxTokens: 256, Seed: &seed},
+			Want: `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],
 				"systemInstruction":{"parts":[{"text":"You are terse."}]},
 				"generationConfig":{"temperature":0.4,"maxOutputTokens":256,"seed":42}}`,
 		},
 		{
-			name:   "tools with required choice",
-			prompt: promptcanary.Prompt{Text: "Weather?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time", Description: "Now"}}, ToolChoice: "required"},
-			want: `{"contents":[{"role":"user","parts":[{"text":"Weather?"}]}],"generationConfig":{"temperature":0},
+			Name:   "tools with required choice",
+			Prompt: promptcanary.Prompt{Text: "Weather?", Tools: []promptcanary.Tool{weatherTool, {Name: "get_time", Description: "Now"}}, ToolChoice: "required"},
+			Want: `{"contents":[{"role":"user","parts":[{"text":"Weather?"}]}],"generationConfig":{"temperature":0},
 				"tools":[{"functionDeclarations":[
 					{"name":"get_weather","description":"Get the current weather",
 					 "parameters":{"type":"object","properties":{"location":{"type":"string","enum":["Paris","Rome"]}},"required":["location"]}},
@@ -102,48 +92,42 @@ func TestRequestBody(t *testing.T) {
 				"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}}`,
 		},
 		{
-			name:   "named tool choice and a full JSON Schema",
-			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{strictTool}, ToolChoice: "lookup"},
-			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
+			Name:   "named tool choice and a full JSON Schema",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{strictTool}, ToolChoice: "lookup"},
+			Want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
 				"tools":[{"functionDeclarations":[{"name":"lookup","parametersJsonSchema":
 					{"type":"object","properties":{"id":{"type":["string","null"]}},"additionalProperties":false}}]}],
 				"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["lookup"]}}}`,
 		},
 		{
-			name:   "auto and none choices",
-			prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{{Name: "t"}}, ToolChoice: "none"},
-			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
+			Name:   "auto and none choices",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: []promptcanary.Tool{{Name: "t"}}, ToolChoice: "none"},
+			Want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"generationConfig":{"temperature":0},
 				"tools":[{"functionDeclarations":[{"name":"t"}]}],
 				"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}}`,
 		},
 		{
-			name:   "extra parameters are routed and override",
-			prompt: promptcanary.Prompt{Text: "x"},
-			cfg: promptcanary.ProviderConfig{Temperature: 1, MaxTokens: 50, ExtraParams: map[string]any{
+			Name:   "extra parameters are routed and override",
+			Prompt: promptcanary.Prompt{Text: "x"},
+			Config: promptcanary.ProviderConfig{Temperature: 1, MaxTokens: 50, ExtraParams: map[string]any{
 				"top_p": 0.9, "topK": 20, "max_output_tokens": 99,
 				"generation_config": map[string]any{"response_mime_type": "application/json"},
 				"safetySettings":    []any{map[string]any{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}},
 			}},
-			want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],
+			Want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}],
 				"generationConfig":{"temperature":1,"maxOutputTokens":99,"topP":0.9,"topK":20,"responseMimeType":"application/json"},
 				"safetySettings":[{"category":"HARM_CATEGORY_HATE_SPEECH","threshold":"BLOCK_NONE"}]}`,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
-	}
+	providertest.CheckRequests(t, geminiAnswer, "text.json", tests, func(t *testing.T, baseURL string, req *provider.Request) error {
+		_, err := newClient(t, baseURL).Generate(context.Background(), req)
+		return err
+	}, checkRequest)
 }
 
-// run sends the case's request and checks it.
-func (tc requestBodyCase) run(t *testing.T) {
-	srv := fakeAPI(t, 200, nil, providertest.Fixture(t, "text.json"))
-	if _, err := newClient(t, srv.URL).Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-		t.Fatal(err)
-	}
-	seen := srv.Last(t)
-	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-		t.Errorf("request body (-want +got):\n%s", diff)
-	}
+// checkRequest checks what a request of TestRequestBody was sent as,
+// apart from its body.
+func checkRequest(t *testing.T, seen providertest.Request) {
 	if seen.Method != http.MethodPost || seen.URL.EscapedPath() != "/v1beta/models/gemini-2.5-flash:generateContent" {
 		t.Errorf("got %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.URL.EscapedPath())
 	}
@@ -356,23 +340,14 @@ func TestDeadline(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	env := map[string]string{"GEMINI_API_KEY": testKey}
-	tests := []struct {
-		name     string
-		settings map[string]any
-		want     []string
-	}{
-		{"unknown setting suggests the nearest", map[string]any{"header": map[string]any{}}, []string{`unknown setting "header" (did you mean headers?)`}},
-		{"provider-specific keys of others are unknown", map[string]any{"anthropic_version": "x"}, []string{`unknown setting "anthropic_version"`}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"not the key itself"}},
-		{"base_url with a key in the query", map[string]any{"base_url": "https://generativelanguage.googleapis.com/?key=AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, []string{"must not carry a query string"}},
-		{"several problems at once", map[string]any{"base_url": "", "api_key_env": 1, "headers": []any{"a"}}, []string{"api_key_env: want a string", "headers: want a map"}},
+	tests := []providertest.OpenErrorCase{
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"header": map[string]any{}}, Env: env, Want: []string{`unknown setting "header" (did you mean headers?)`}},
+		{Name: "provider-specific keys of others are unknown", Settings: map[string]any{"anthropic_version": "x"}, Env: env, Want: []string{`unknown setting "anthropic_version"`}},
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, Env: env, Want: []string{"not the key itself"}},
+		{Name: "base_url with a key in the query", Settings: map[string]any{"base_url": "https://generativelanguage.googleapis.com/?key=AIzaSyD-abcdefghijklmnopqrstuvwxyz012"}, Env: env, Want: []string{"must not carry a query string"}},
+		{Name: "several problems at once", Settings: map[string]any{"base_url": "", "api_key_env": 1, "headers": []any{"a"}}, Env: env, Want: []string{"api_key_env: want a string", "headers: want a map"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("gemini-2.5-flash", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey, "AIzaSyD")
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "gemini-2.5-flash", tests, testKey, "AIzaSyD")
 }
 
 func TestCamel(t *testing.T) {

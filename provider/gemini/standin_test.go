@@ -69,20 +69,10 @@ func TestStandInAcceptsDefaults(t *testing.T) {
 		"blocked":      {Text: "A blocked prompt."},
 		"thinking":     {Text: "Think hard: is 2^61-1 prime?"},
 	}
-	for _, model := range []string{"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.0-flash"} {
-		for name, p := range prompts {
-			t.Run(model+"/"+name, func(t *testing.T) {
-				_, c := standIn(t, model)
-				resp, err := c.Generate(context.Background(), providertest.NewRequest(p, defaults))
-				if err != nil {
-					t.Fatalf("got error %v, want a measured response", err)
-				}
-				if resp.FinishReason == "" {
-					t.Errorf("got no finish reason")
-				}
-			})
-		}
-	}
+	providertest.CheckAccepted(t, []string{"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.0-flash"}, prompts, defaults, func(t *testing.T, model string) provider.Provider {
+		_, c := standIn(t, model)
+		return c
+	})
 }
 
 func TestConversationRoundTrip(t *testing.T) {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/internal/providertest"
@@ -61,84 +59,70 @@ const weatherJSON = `{"type":"function","function":{"name":"get_current_weather"
 
 const timeJSON = `{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{}}}}`
 
-// requestBodyCase is one case of TestRequestBody.
-type requestBodyCase struct {
-	name   string
-	prompt promptcanary.Prompt
-	cfg    promptcanary.ProviderConfig
-	want   string
-}
-
 func TestRequestBody(t *testing.T) {
 	seed := int64(101)
 	tools := []promptcanary.Tool{weatherTool, {Name: "get_time"}}
-	tests := []requestBodyCase{
+	tests := []providertest.RequestCase{
 		{
-			name:   "plain prompt",
-			prompt: promptcanary.Prompt{Text: "why is the sky blue?"},
-			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"why is the sky blue?"}],
+			Name:   "plain prompt",
+			Prompt: promptcanary.Prompt{Text: "why is the sky blue?"},
+			Want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"why is the sky blue?"}],
 				"options":{"temperature":0}}`,
 		},
 		{
-			name:   "system message, seed and num_predict",
-			prompt: promptcanary.Prompt{Text: "Hello!", SystemPrompt: "Answer in French."},
-			cfg:    promptcanary.ProviderConfig{Temperature: 0.8, MaxTokens: 64, Seed: &seed},
-			want: `{"model":"llama3.2","stream":false,
+			Name:   "system message, seed and num_predict",
+			Prompt: promptcanary.Prompt{Text: "Hello!", SystemPrompt: "Answer in French."},
+			Config: promptcanary.ProviderConfig{Temperature: 0.8, MaxTokens: 64, Seed: &seed},
+			Want: `{"model":"llama3.2","stream":false,
 				"messages":[{"role":"system","content":"Answer in French."},{"role":"user","content":"Hello!"}],
 				"options":{"temperature":0.8,"num_predict":64,"seed":101}}`,
 		},
 		{
-			name:   "tools with auto choice",
-			prompt: promptcanary.Prompt{Text: "Weather in Paris?", Tools: tools, ToolChoice: "auto"},
-			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"Weather in Paris?"}],
+			Name:   "tools with auto choice",
+			Prompt: promptcanary.Prompt{Text: "Weather in Paris?", Tools: tools, ToolChoice: "auto"},
+			Want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"Weather in Paris?"}],
 				"options":{"temperature":0},"tools":[` + weatherJSON + `,` + timeJSON + `]}`,
 		},
 		{
-			name:   "required choice offers every tool",
-			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "required"},
-			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+			Name:   "required choice offers every tool",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "required"},
+			Want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
 				"options":{"temperature":0},"tools":[` + weatherJSON + `,` + timeJSON + `]}`,
 		},
 		{
-			name:   "named choice offers only that tool",
-			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "get_time"},
-			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+			Name:   "named choice offers only that tool",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "get_time"},
+			Want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
 				"options":{"temperature":0},"tools":[` + timeJSON + `]}`,
 		},
 		{
-			name:   "none choice offers no tools",
-			prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "none"},
-			want:   `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],"options":{"temperature":0}}`,
+			Name:   "none choice offers no tools",
+			Prompt: promptcanary.Prompt{Text: "x", Tools: tools, ToolChoice: "none"},
+			Want:   `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],"options":{"temperature":0}}`,
 		},
 		{
-			name:   "extra parameters are routed and override",
-			prompt: promptcanary.Prompt{Text: "x"},
-			cfg: promptcanary.ProviderConfig{Temperature: 0.5, MaxTokens: 10, ExtraParams: map[string]any{
+			Name:   "extra parameters are routed and override",
+			Prompt: promptcanary.Prompt{Text: "x"},
+			Config: promptcanary.ProviderConfig{Temperature: 0.5, MaxTokens: 10, ExtraParams: map[string]any{
 				"top_k": 40, "num_ctx": 8192, "num_predict": 20,
 				"options":    map[string]any{"repeat_penalty": 1.1},
 				"format":     "json",
 				"keep_alive": "10m",
 			}},
-			want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
+			Want: `{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"x"}],
 				"options":{"temperature":0.5,"num_predict":20,"top_k":40,"num_ctx":8192,"repeat_penalty":1.1},
 				"format":"json","keep_alive":"10m"}`,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, tc.run)
-	}
+	providertest.CheckRequests(t, ollamaAnswer, "chat.json", tests, func(t *testing.T, baseURL string, req *provider.Request) error {
+		_, err := newClient(t, baseURL, "").Generate(context.Background(), req)
+		return err
+	}, checkRequest)
 }
 
-// run sends the case's request and checks it.
-func (tc requestBodyCase) run(t *testing.T) {
-	srv := fakeOllama(t, 200, providertest.Fixture(t, "chat.json"))
-	if _, err := newClient(t, srv.URL, "").Generate(context.Background(), providertest.NewRequest(tc.prompt, tc.cfg)); err != nil {
-		t.Fatal(err)
-	}
-	seen := srv.Last(t)
-	if diff := cmp.Diff(providertest.JSONObject(t, tc.want), seen.JSON(t)); diff != "" {
-		t.Errorf("request body (-want +got):\n%s", diff)
-	}
+// checkRequest checks what a request of TestRequestBody was sent as,
+// apart from its body.
+func checkRequest(t *testing.T, seen providertest.Request) {
 	if seen.Method != http.MethodPost || seen.URL.Path != "/api/chat" {
 		t.Errorf("got %s %s, want POST /api/chat", seen.Method, seen.URL.Path)
 	}
@@ -225,25 +209,15 @@ func TestOpenServerAndKey(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		settings map[string]any
-		env      map[string]string
-		want     []string
-	}{
-		{"key variable named but unset", map[string]any{"api_key_env": "OLLAMA_API_KEY"}, nil, []string{"OLLAMA_API_KEY is not set"}},
-		{"bad OLLAMA_HOST", nil, map[string]string{"OLLAMA_HOST": "gpu:notaport"}, []string{"OLLAMA_HOST: want a server address"}},
-		{"bad base_url", map[string]any{"base_url": "ftp://x"}, nil, []string{"setting base_url: want a server address"}},
-		{"unknown setting suggests the nearest", map[string]any{"base_urll": "x"}, nil, []string{`unknown setting "base_urll" (did you mean base_url?)`}},
-		{"key pasted into api_key_env is not echoed", map[string]any{"api_key_env": "ot-test-9a8b7c6d5e4f3a2b1c0d"}, nil, []string{"not the key itself"}},
-		{"several problems at once", map[string]any{"headers": map[string]any{"x": 1}, "base_url": true}, nil, []string{"headers: x: want a string", "base_url: want a string"}},
+	tests := []providertest.OpenErrorCase{
+		{Name: "key variable named but unset", Settings: map[string]any{"api_key_env": "OLLAMA_API_KEY"}, Want: []string{"OLLAMA_API_KEY is not set"}},
+		{Name: "bad OLLAMA_HOST", Env: map[string]string{"OLLAMA_HOST": "gpu:notaport"}, Want: []string{"OLLAMA_HOST: want a server address"}},
+		{Name: "bad base_url", Settings: map[string]any{"base_url": "ftp://x"}, Want: []string{"setting base_url: want a server address"}},
+		{Name: "unknown setting suggests the nearest", Settings: map[string]any{"base_urll": "x"}, Want: []string{`unknown setting "base_urll" (did you mean base_url?)`}},
+		{Name: "key pasted into api_key_env is not echoed", Settings: map[string]any{"api_key_env": "ot-test-9a8b7c6d5e4f3a2b1c0d"}, Want: []string{"not the key itself"}},
+		{Name: "several problems at once", Settings: map[string]any{"headers": map[string]any{"x": 1}, "base_url": true}, Want: []string{"headers: x: want a string", "base_url: want a string"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open("llama3.2", provider.Options{Settings: tc.settings, Getenv: func(k string) string { return tc.env[k] }})
-			providertest.ErrorContains(t, err, tc.want, testKey)
-		})
-	}
+	providertest.CheckOpenErrors(t, Open, "llama3.2", tests, testKey)
 }
 
 func TestResponses(t *testing.T) {

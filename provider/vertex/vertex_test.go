@@ -110,23 +110,13 @@ func TestEveryRequestAccepted(t *testing.T) {
 	}
 	models := []string{"gemini-2.5-flash", "gemini-2.5-pro", "claude-sonnet-4-5@20250929", "claude-opus-4-1@20250805", "claude-haiku-4-5@20251001"}
 	f := newFixture(t)
-	for _, model := range models {
+	providertest.CheckAccepted(t, models, prompts, defaults, func(t *testing.T, model string) provider.Provider {
 		p, err := f.open(t, model, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, prompt := range prompts {
-			t.Run(model+"/"+name, func(t *testing.T) {
-				resp, err := p.Generate(context.Background(), providertest.NewRequest(prompt, defaults))
-				if err != nil {
-					t.Fatalf("got error %v, want a measured response", err)
-				}
-				if resp.FinishReason == "" {
-					t.Error("got no finish reason")
-				}
-			})
-		}
-	}
+		return p
+	})
 	if n := len(f.srv.Tokens()); n != len(models) {
 		t.Errorf("minted %d tokens, want %d: one per provider opened, cached for its calls", n, len(models))
 	}

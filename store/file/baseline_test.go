@@ -259,10 +259,7 @@ func TestSharedDirectoryWithPythonTool(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "dir.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	defer s.Close()
 	infos, err := s.Baselines(ctx, "")
 	if err != nil {
@@ -316,10 +313,7 @@ func TestSharedDirectoryWithPythonTool(t *testing.T) {
 
 func TestLatestBaselineExactSuite(t *testing.T) {
 	ctx := context.Background()
-	s, err := file.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, t.TempDir())
 	long := strings.Repeat("x", 40)
 	suites := []string{"a/b", "a-b", "a b", "a_b", long + "-one", long + "-two"}
 	for i, suite := range suites {
@@ -345,10 +339,7 @@ func TestLatestBaselineExactSuite(t *testing.T) {
 func TestSaveBaselineReplacesFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	r := storetest.NewRun("run-1", "s", "m", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	b := storetest.NewBaseline("snap-1", r, time.Date(2025, 1, 1, 1, 0, 0, 0, time.UTC), "")
 	first, err := s.SaveBaseline(ctx, b)
@@ -375,10 +366,7 @@ func TestSaveBaselineReplacesFile(t *testing.T) {
 func TestListingSeesRewrittenFiles(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	r := storetest.NewRun("run-1", "s", "m", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err := s.SaveRun(ctx, r); err != nil {
 		t.Fatal(err)
@@ -389,10 +377,7 @@ func TestListingSeesRewrittenFiles(t *testing.T) {
 	// Another process rewrites the file: the listing must not serve the
 	// cached summary.
 	r.ProbeResults = r.ProbeResults[:1]
-	other, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, dir)
 	if err := other.SaveRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -410,10 +395,7 @@ func TestListingSeesRewrittenFiles(t *testing.T) {
 
 func TestNaNScoreFileIsValidJSON(t *testing.T) {
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	r := oneSample(storetest.NewRun("nan", "s", "m", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)))
 	r.ProbeResults[0].Score = math.NaN()
 	if err := s.SaveRun(context.Background(), r); err != nil {

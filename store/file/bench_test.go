@@ -7,15 +7,11 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
 func BenchmarkRuns(b *testing.B) {
-	s, err := file.Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustOpen(b, b.TempDir())
 	ctx := context.Background()
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 200 {

@@ -35,10 +35,7 @@ func names(t *testing.T, dir string) []string {
 
 func TestSaveBaselineWritesOneFile(t *testing.T) {
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	ctx := context.Background()
 	r := storetest.NewRun("a1b2c3d4-run", "suite", "m", t1)
 	info, err := s.SaveBaseline(ctx, storetest.NewBaseline("snap-1", r, t1, ""))
@@ -87,10 +84,7 @@ func TestBaselineNameBytes(t *testing.T) {
 			t.Errorf("%q on %q: got %q, want %q", tc.suite, tc.model, got, tc.want)
 		}
 	}
-	s, err := file.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, t.TempDir())
 	if _, err := s.SaveBaseline(context.Background(), b); err != nil {
 		t.Fatalf("save a baseline of an emoji suite: %v", err)
 	}
@@ -101,10 +95,7 @@ func TestBaselineNameBytes(t *testing.T) {
 
 func TestStatisticalBaselineFile(t *testing.T) {
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	r := storetest.LargeRun("large-run", 200, 10, 30, 3)
 	info, err := s.SaveBaseline(context.Background(), storetest.NewBaseline("large-snap", r, t1, ""))
 	if err != nil {
@@ -152,10 +143,7 @@ func TestOpenRemovesStaleTemporaryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(notOurs, old, old)
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	got := slices.Clone(s.Removed())
 	slices.Sort(got)
 	slices.Sort(stale)
@@ -188,10 +176,7 @@ func writeBaseline(t *testing.T, s *file.Store, id, suite, model string, created
 
 func TestFindLatestBaselineNamesSkippedFiles(t *testing.T) {
 	dir := t.TempDir()
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	ctx := context.Background()
 	good := writeBaseline(t, s, "0000aaaa-good", "suite", "m", t1)
 	// Newer, truncated in its run: its first fields still say what it is.
@@ -260,10 +245,7 @@ func TestFinishPendingAfterCrash(t *testing.T) {
 		t.Run(stop, func(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
-			hist, err := file.Open(filepath.Join(root, "history"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			hist := mustOpen(t, filepath.Join(root, "history"))
 			baseDir := filepath.Join(root, "baselines")
 			r := storetest.NewRun("crash-run", "suite", "m", t1)
 			b := store.NewBaseline(r, "", t1.Add(time.Minute))
@@ -271,10 +253,7 @@ func TestFinishPendingAfterCrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			if stop == "after the file" {
-				fs, err := file.Open(baseDir)
-				if err != nil {
-					t.Fatal(err)
-				}
+				fs := mustOpen(t, baseDir)
 				if _, err := fs.SaveBaseline(ctx, b); err != nil {
 					t.Fatal(err)
 				}
@@ -310,10 +289,7 @@ func TestFinishPendingAfterCrash(t *testing.T) {
 func TestFinishPendingKeepsMarkOnFailure(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	hist, err := file.Open(filepath.Join(root, "history"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hist := mustOpen(t, filepath.Join(root, "history"))
 	blocker := filepath.Join(root, "not-a-dir")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -9,11 +9,15 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := file.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	storetest.Run(t, func(t *testing.T) store.Store { return mustOpen(t, t.TempDir()) })
+}
+
+// mustOpen opens the store in dir, failing the test on error.
+func mustOpen(t testing.TB, dir string) *file.Store {
+	t.Helper()
+	s, err := file.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -33,10 +33,7 @@ func TestListingBaselineDoesNotHoldItsRun(t *testing.T) {
 		t.Fatalf("baseline file: %v, %v: want at least 8 MiB", st, err)
 
 	}
-	s, err := file.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dir)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	infos, err := s.Baselines(context.Background(), "")
@@ -74,10 +71,7 @@ func TestListingBaselineFields(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "suite__m__20250301T120000_s1.json"), []byte(tt.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := file.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustOpen(t, dir)
 			infos, err := s.Baselines(context.Background(), "")
 			if err != nil {
 				t.Fatal(err)

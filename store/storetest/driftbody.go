@@ -36,23 +36,10 @@ type DriftBodies struct {
 // bodies stored them, still loads.
 func RunDriftBodies(t *testing.T, b DriftBodies) {
 	t.Helper()
-	for _, tc := range []struct {
-		name string
-		fn   func(t *testing.T, b DriftBodies, s store.Store)
-	}{
-		{"StatisticalReport", testStatisticalDrift},
-		{"PlainJSONBody", testPlainJSONDrift},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := b.Open(t)
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
-			tc.fn(t, b, s)
-		})
-	}
+	runSubtests(t, b.Open, []subtest[store.Store]{
+		{"StatisticalReport", func(t *testing.T, s store.Store) { testStatisticalDrift(t, b, s) }},
+		{"PlainJSONBody", func(t *testing.T, s store.Store) { testPlainJSONDrift(t, b, s) }},
+	})
 }
 
 // StatisticalDrift returns the drift report of a prompts × probes compare

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sync"
@@ -30,10 +29,7 @@ type FleetStore interface {
 // when it is an io.Closer, as the subtest ends.
 func RunFleet(t *testing.T, open func(t *testing.T) FleetStore) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s FleetStore)
-	}{
+	runSubtests(t, open, []subtest[FleetStore]{
 		{"ClaimAndFinish", testClaimAndFinish},
 		{"Takeover", testTakeover},
 		{"Busy", testBusy},
@@ -47,20 +43,7 @@ func RunFleet(t *testing.T, open func(t *testing.T) FleetStore) {
 		{"DeliveryRetryLater", testDeliveryRetryLater},
 		{"ConcurrentDeliveryClaims", testConcurrentDeliveryClaims},
 		{"PruneLeases", testPruneLeases},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			if c, ok := s.(io.Closer); ok {
-				t.Cleanup(func() {
-					if err := c.Close(); err != nil {
-						t.Errorf("close: %v", err)
-					}
-				})
-			}
-			tc.fn(t, s)
-		})
-	}
+	})
 }
 
 // key is a slot of the fixtures' check, minutes after t0.
@@ -383,11 +366,7 @@ func mustClaimDeliveries(t *testing.T, s FleetStore, owner string, notifiers []s
 }
 
 func deliveryIDs(ds []store.Delivery) []string {
-	var out []string
-	for _, d := range ds {
-		out = append(out, d.ID)
-	}
-	return out
+	return ids(ds, func(d store.Delivery) string { return d.ID })
 }
 
 func testRecordStep(t *testing.T, s FleetStore) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -26,10 +25,7 @@ import (
 // Monitor needs only Run.
 func RunMonitor(t *testing.T, open func(t *testing.T) store.Monitor) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, m store.Monitor)
-	}{
+	runSubtests(t, open, []subtest[store.Monitor]{
 		{"Empty", testMonitorEmpty},
 		{"CheckRunRoundTrip", testCheckRunRoundTrip},
 		{"CheckRunsFilter", testCheckRunsFilter},
@@ -44,20 +40,7 @@ func RunMonitor(t *testing.T, open func(t *testing.T) store.Monitor) {
 		{"MonitorCancelledContext", testMonitorCancelledContext},
 		{"ConcurrentWriters", testMonitorConcurrentWriters},
 		{"ConcurrentOpens", testConcurrentOpens},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := open(t)
-			if c, ok := m.(io.Closer); ok {
-				t.Cleanup(func() {
-					if err := c.Close(); err != nil {
-						t.Errorf("close: %v", err)
-					}
-				})
-			}
-			tc.fn(t, m)
-		})
-	}
+	})
 }
 
 // runMonitorOf runs RunMonitor on the stores open returns when they
@@ -151,19 +134,11 @@ func mustIncidents(t *testing.T, m store.Monitor, f store.IncidentFilter) []prom
 }
 
 func checkRunIDs(s []promptcanary.CheckRun) []string {
-	ids := make([]string, len(s))
-	for i := range s {
-		ids[i] = s[i].ID
-	}
-	return ids
+	return ids(s, func(cr promptcanary.CheckRun) string { return cr.ID })
 }
 
 func incidentIDs(s []promptcanary.Incident) []string {
-	ids := make([]string, len(s))
-	for i := range s {
-		ids[i] = s[i].ID
-	}
-	return ids
+	return ids(s, func(inc promptcanary.Incident) string { return inc.ID })
 }
 
 func testMonitorEmpty(t *testing.T, m store.Monitor) {
@@ -358,48 +333,15 @@ func testIncidentRoundTrip(t *testing.T, m store.Monitor) {
 
 func testIncidentLookup(t *testing.T, m store.Monitor) {
 	ctx := context.Background()
-	for i, id := range []string{"abcd1234-x", "abcd5678-y", "ffff0000-z", "ab"} {
-		mustSaveIncident(t, m, NewIncident(id, "fp-"+id, t0.Add(time.Duration(i)*time.Minute)))
-	}
-	tests := []struct {
-		id      string
-		want    string
-		wantErr error
-	}{
-		{id: "abcd1234-x", want: "abcd1234-x"},
-		{id: "abcd1234", want: "abcd1234-x"},
-		{id: "abcd5", want: "abcd5678-y"},
-		{id: "ffff", want: "ffff0000-z"},
-		{id: "ab", want: "ab"},
-		{id: "abcd", wantErr: store.ErrAmbiguous},
-		{id: "fff", wantErr: store.ErrNotFound},
-		{id: "zzzz", wantErr: store.ErrNotFound},
-		{id: "abcd1234-x-longer", wantErr: store.ErrNotFound},
-		{id: "", wantErr: store.ErrNotFound},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			got, err := m.Incident(ctx, tc.id)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("got error %v, want %v", err, tc.wantErr)
-				}
-				if !strings.Contains(err.Error(), fmt.Sprintf("incident %q", tc.id)) {
-					t.Errorf("got error %q, want it to name incident %q", err, tc.id)
-				}
-				if tc.wantErr == store.ErrAmbiguous && (!strings.Contains(err.Error(), "abcd1234-x") || !strings.Contains(err.Error(), "abcd5678-y")) {
-					t.Errorf("got error %q, want it to list the candidates", err)
-				}
-				return
-			}
+	testPrefixLookup(t, "incident", func(id string) string { return fmt.Sprintf("incident %q", id) },
+		func(id string, at time.Time) { mustSaveIncident(t, m, NewIncident(id, "fp-"+id, at)) },
+		func(id string) (string, error) {
+			inc, err := m.Incident(ctx, id)
 			if err != nil {
-				t.Fatalf("got error %v, want incident %s", err, tc.want)
+				return "", err
 			}
-			if got.ID != tc.want {
-				t.Errorf("got incident %s, want %s", got.ID, tc.want)
-			}
+			return inc.ID, nil
 		})
-	}
 }
 
 func testIncidentsFilter(t *testing.T, m store.Monitor) {

@@ -29,32 +29,23 @@ type PruneStore interface {
 // RunPrune closes it when the subtest ends.
 func RunPrune(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s PruneStore)
-	}{
+	openPrune := func(t *testing.T) PruneStore {
+		s := open(t)
+		ps, ok := s.(PruneStore)
+		if !ok {
+			closeAtEnd(t, s)
+			t.Fatalf("%T does not implement storetest.PruneStore (store.Store, Monitor, Journal and Pruner)", s)
+		}
+		return ps
+	}
+	runSubtests(t, openPrune, []subtest[PruneStore]{
 		{"Empty", testPruneEmpty},
 		{"KeepsWhatIsInUse", testPruneKeepsWhatIsInUse},
 		{"DryRun", testPruneDryRun},
 		{"Idempotent", testPruneIdempotent},
 		{"CancelledContext", testPruneCancelledContext},
 		{"ConcurrentWriters", testPruneConcurrentWriters},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
-			ps, ok := s.(PruneStore)
-			if !ok {
-				t.Fatalf("%T does not implement storetest.PruneStore (store.Store, Monitor, Journal and Pruner)", s)
-			}
-			tc.fn(t, ps)
-		})
-	}
+	})
 }
 
 // pruneCut is the cutoff of the prune tests; old is well before it.

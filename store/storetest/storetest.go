@@ -37,10 +37,7 @@ import (
 // store.Monitor, Run also runs RunMonitor on them (subtest "Monitor").
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Store)
-	}{
+	runSubtests(t, open, []subtest[store.Store]{
 		{"Empty", testEmpty},
 		{"RoundTrip", testRoundTrip},
 		{"Summary", testSummary},
@@ -64,18 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PendingBaseline", testPendingBaseline},
 		{"StatisticalRun", testStatisticalRun},
 		{"LongAnswers", testLongAnswers},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
-			tc.fn(t, s)
-		})
-	}
+	})
 	t.Run("Monitor", func(t *testing.T) { runMonitorOf(t, open) })
 }
 
@@ -240,11 +226,7 @@ func mustRuns(t *testing.T, s store.Store, f store.RunFilter) []store.RunSummary
 }
 
 func runIDs(s []store.RunSummary) []string {
-	ids := make([]string, len(s))
-	for i := range s {
-		ids[i] = s[i].RunID
-	}
-	return ids
+	return ids(s, func(r store.RunSummary) string { return r.RunID })
 }
 
 func testEmpty(t *testing.T, s store.Store) {
@@ -373,8 +355,24 @@ func floatEqual(a, b float64) bool {
 
 func testLookup(t *testing.T, s store.Store) {
 	ctx := context.Background()
+	testPrefixLookup(t, "run", func(id string) string { return fmt.Sprintf("%q", id) },
+		func(id string, at time.Time) { mustSaveRun(t, s, NewRun(id, "s", "m", at)) },
+		func(id string) (string, error) {
+			r, err := s.Run(ctx, id)
+			if err != nil {
+				return "", err
+			}
+			return r.RunID, nil
+		})
+}
+
+// testPrefixLookup checks how records of kind what are found by id: save
+// stores one with id at a time, get finds one by id or prefix and returns
+// its id, and named is what an error must name when none, or more than one,
+// has that prefix.
+func testPrefixLookup(t *testing.T, what string, named func(id string) string, save func(id string, at time.Time), get func(id string) (string, error)) {
 	for i, id := range []string{"abcd1234-x", "abcd5678-y", "ffff0000-z", "ab"} {
-		mustSaveRun(t, s, NewRun(id, "s", "m", t0.Add(time.Duration(i)*time.Minute)))
+		save(id, t0.Add(time.Duration(i)*time.Minute))
 	}
 	tests := []struct {
 		id      string
@@ -394,13 +392,13 @@ func testLookup(t *testing.T, s store.Store) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
-			got, err := s.Run(ctx, tc.id)
+			got, err := get(tc.id)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("got error %v, want %v", err, tc.wantErr)
 				}
-				if !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.id)) {
-					t.Errorf("got error %q, want it to name %q", err, tc.id)
+				if !strings.Contains(err.Error(), named(tc.id)) {
+					t.Errorf("got error %q, want it to name %s", err, named(tc.id))
 				}
 				if tc.wantErr == store.ErrAmbiguous && (!strings.Contains(err.Error(), "abcd1234-x") || !strings.Contains(err.Error(), "abcd5678-y")) {
 					t.Errorf("got error %q, want it to list the candidates", err)
@@ -408,10 +406,10 @@ func testLookup(t *testing.T, s store.Store) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("got error %v, want run %s", err, tc.want)
+				t.Fatalf("got error %v, want %s %s", err, what, tc.want)
 			}
-			if got.RunID != tc.want {
-				t.Errorf("got run %s, want %s", got.RunID, tc.want)
+			if got != tc.want {
+				t.Errorf("got %s %s, want %s", what, got, tc.want)
 			}
 		})
 	}

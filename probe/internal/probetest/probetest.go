@@ -170,6 +170,23 @@ func Testdata(tb testing.TB, name string) string {
 	return string(b)
 }
 
+// AddTestdata adds to f's corpus the content of every file of testdata/
+// that matches pattern, then each of seeds.
+func AddTestdata(f *testing.F, pattern string, seeds ...string) {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", pattern))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+}
+
 // ConfigError is a parameter mistake and what building the probe must
 // report: the parameters named, and a part of the message.
 type ConfigError struct {

@@ -423,6 +423,84 @@ func CheckClientRedirects(t *testing.T, open func(model string, opts provider.Op
 	}
 }
 
+// RequestCase is one request a client must send: asked for Prompt with
+// Config, it must send Want, a JSON object, as the body.
+type RequestCase struct {
+	Name   string
+	Prompt promptcanary.Prompt
+	Config promptcanary.ProviderConfig
+	Want   string
+}
+
+// CheckRequests runs each case in its own subtest: a fake API answers
+// testdata/fixture as base says (Status and Body set), call sends the
+// case's request to that server's URL, the body the server saw must be the
+// case's Want, and check checks the rest of what it saw (method, path,
+// headers).
+func CheckRequests(t *testing.T, base Answer, fixture string, cases []RequestCase, call func(t *testing.T, baseURL string, req *provider.Request) error, check func(t *testing.T, seen Request)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			a := base
+			a.Status, a.Body = http.StatusOK, Fixture(t, fixture)
+			srv := Serve(t, a)
+			if err := call(t, srv.URL, NewRequest(tc.Prompt, tc.Config)); err != nil {
+				t.Fatal(err)
+			}
+			seen := srv.Last(t)
+			if diff := cmp.Diff(JSONObject(t, tc.Want), seen.JSON(t)); diff != "" {
+				t.Errorf("request body (-want +got):\n%s", diff)
+			}
+			check(t, seen)
+		})
+	}
+}
+
+// CheckAccepted sends each of prompts with cfg to each of models, in
+// subtests named model/prompt, through the provider open returns for the
+// model (opened once per model, for the whole test): every call must be
+// answered with a response that has a finish reason.
+func CheckAccepted(t *testing.T, models []string, prompts map[string]promptcanary.Prompt, cfg promptcanary.ProviderConfig, open func(t *testing.T, model string) provider.Provider) {
+	t.Helper()
+	for _, model := range models {
+		p := open(t, model)
+		for name, prompt := range prompts {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				resp, err := p.Generate(context.Background(), NewRequest(prompt, cfg))
+				if err != nil {
+					t.Fatalf("got error %v, want a measured response", err)
+				}
+				if resp.FinishReason == "" {
+					t.Error("got no finish reason")
+				}
+			})
+		}
+	}
+}
+
+// OpenErrorCase is a configuration a client must refuse: opened with
+// Settings and the variables of Env, it must fail with every string of
+// Want in its message.
+type OpenErrorCase struct {
+	Name     string
+	Settings map[string]any
+	Env      map[string]string
+	Want     []string
+}
+
+// CheckOpenErrors runs each case in its own subtest: open, called for
+// model as the case says, must fail with the case's strings and none of
+// secrets in its message.
+func CheckOpenErrors(t *testing.T, open func(model string, opts provider.Options) (provider.Provider, error), model string, cases []OpenErrorCase, secrets ...string) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			_, err := open(model, provider.Options{Settings: tc.Settings, Getenv: func(k string) string { return tc.Env[k] }})
+			ErrorContains(t, err, tc.Want, secrets...)
+		})
+	}
+}
+
 // ResponseCase is one answer a client must read: the fake API answers
 // testdata/Fixture with 200, and the response must be Want (with the body
 // as its RawResponse).

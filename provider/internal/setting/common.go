@@ -6,6 +6,10 @@ import (
 	"slices"
 )
 
+// CheckKey stands in for the API key when a client's configuration is
+// checked without one; it is never sent.
+const CheckKey = "check-without-key"
+
 // Common holds the settings every model API client (anthropic, gemini,
 // ollama) accepts.
 type Common struct {

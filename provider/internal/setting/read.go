@@ -134,6 +134,25 @@ func (r Root) Parse(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// Endpoint returns the URL a client posts its requests to, as given and
+// parsed: endpoint when it is set (a full URL, as Vertex AI takes partner
+// models), which must name a host; else the root base, read by Parse,
+// followed by path.
+func (r Root) Endpoint(endpoint, base, path string) (string, *url.URL, error) {
+	if endpoint == "" {
+		root, err := r.Parse(base)
+		if err != nil {
+			return "", nil, err
+		}
+		endpoint = root.String() + path
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "", nil, fmt.Errorf("invalid endpoint %q", httpc.Redact(endpoint))
+	}
+	return endpoint, u, nil
+}
+
 func validPort(p string) bool {
 	n, err := strconv.Atoi(p)
 	return err == nil && n > 0 && n <= 65535

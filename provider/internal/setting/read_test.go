@@ -59,25 +59,12 @@ func TestRead(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
-	tests := []struct {
-		name    string
-		v       any
-		want    string
-		wantErr string
-	}{
+	checkStrings(t, func(v any) (string, error) { return String("base_url", v) }, []stringCase{
 		{"trimmed", "  https://x \n", "https://x", ""},
 		{"number", 3, "", "setting base_url: want a string, got a number"},
 		{"null", nil, "", "setting base_url: want a string, got nothing"},
 		{"map", map[string]any{}, "", "setting base_url: want a string, got a map"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := String("base_url", tc.v)
-			if got != tc.want || errString(err) != tc.wantErr {
-				t.Errorf("got %q, %q, want %q, %q", got, errString(err), tc.want, tc.wantErr)
-			}
-		})
-	}
+	})
 }
 
 func TestEnvName(t *testing.T) {
@@ -179,9 +166,59 @@ func TestRootParse(t *testing.T) {
 	}
 }
 
+// stringCase is a value read as a string, and the string or the error
+// reading it must give.
+type stringCase struct {
+	name    string
+	v       any
+	want    string
+	wantErr string
+}
+
+// checkStrings runs each case in its own subtest through read.
+func checkStrings(t *testing.T, read func(v any) (string, error), tests []stringCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := read(tc.v)
+			if got != tc.want || errString(err) != tc.wantErr {
+				t.Errorf("got %q, %q, want %q, %q", got, errString(err), tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
 func errString(err error) string {
 	if err == nil {
 		return ""
 	}
 	return err.Error()
+}
+
+func TestRootEndpoint(t *testing.T) {
+	api := Root{Source: "setting base_url", Default: "https://api.example.com", Want: "an http or https URL", Suffix: "/v1"}
+	tests := []struct {
+		name                 string
+		endpoint, base, path string
+		want, wantHost       string
+		wantErr              string
+	}{
+		{"default root", "", "", "/v1/messages", "https://api.example.com/v1/messages", "api.example.com", ""},
+		{"root with its suffix", "", "http://proxy:8080/v1/", "/v1/messages", "http://proxy:8080/v1/messages", "proxy:8080", ""},
+		{"bad root", "", "ftp://x", "/v1/messages", "", "", "setting base_url: want an http or https URL"},
+		{"endpoint as given, root ignored", "https://eu.example.com/m:rawPredict", "ftp://x", "/v1/messages", "https://eu.example.com/m:rawPredict", "eu.example.com", ""},
+		{"endpoint without a host, key not echoed", "/m?key=secret-1", "", "", "", "", `invalid endpoint "/m?key=[REDACTED]"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, u, err := api.Endpoint(tc.endpoint, tc.base, tc.path)
+			host := ""
+			if u != nil {
+				host = u.Host
+			}
+			if got != tc.want || host != tc.wantHost || errString(err) != tc.wantErr {
+				t.Errorf("got %q (host %q), %q, want %q (host %q), %q", got, host, errString(err), tc.want, tc.wantHost, tc.wantErr)
+			}
+		})
+	}
 }

@@ -35,12 +35,7 @@ func TestTypeName(t *testing.T) {
 }
 
 func TestScalar(t *testing.T) {
-	tests := []struct {
-		name    string
-		v       any
-		want    string
-		wantErr string
-	}{
+	checkStrings(t, YAMLWords.Scalar, []stringCase{
 		{"string kept as written", " a b ", " a b ", ""},
 		{"int", 42, "42", ""},
 		{"int64", int64(-7), "-7", ""},
@@ -49,19 +44,7 @@ func TestScalar(t *testing.T) {
 		{"null is an error", nil, "", "want a string, got null"},
 		{"list is an error", []any{"a"}, "", "want a string, got a list"},
 		{"mapping is an error", map[string]any{"a": 1}, "", "want a string, got a mapping"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := YAMLWords.Scalar(tc.v)
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if got != tc.want || gotErr != tc.wantErr {
-				t.Errorf("got %q, %q, want %q, %q", got, gotErr, tc.want, tc.wantErr)
-			}
-		})
-	}
+	})
 }
 
 func TestKeys(t *testing.T) {
