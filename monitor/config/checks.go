@@ -49,15 +49,16 @@ type settings struct {
 	jitter    *float64
 	samples   *int
 	confirm   *bool
+	notify    []string
+	notifySet bool
+	maxErrors *int
+	baseline  *string
+
 	// confirmAfter delays the confirmation run; confirmAfterNode is
 	// where it was set, for the problem of one not shorter than the
 	// interval.
 	confirmAfter     *time.Duration
 	confirmAfterNode *yaml.Node
-	notify           []string
-	notifySet        bool
-	maxErrors        *int
-	baseline         *string
 }
 
 // settings reads the setting keys of a mapping; the other keys of known
@@ -312,7 +313,7 @@ func (l *loader) confirmAfter(item *yaml.Node, field string, st, d settings, sch
 		return 0, false // reported at defaults
 	}
 	gap := shortestGap(sched)
-	if v == 0 || v < gap {
+	if v < gap {
 		return v, true
 	}
 	node, from := st.confirmAfterNode, ""
