@@ -42,6 +42,10 @@ const (
 	logDelivery  = "delivery"
 	logTTL       = "lease_ttl"
 	logDown      = "down_for"
+
+	// How long a confirmation waits (confirm_after), and until when.
+	logConfirmAfter = "confirm_after"
+	logDue          = "due"
 )
 
 // scrubber is a slog.Handler that removes every known secret from the

@@ -123,6 +123,12 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 		cr.Confirmed = true
 		return evidenceOf(first, flagged)
 	}
+	if !m.awaitConfirmation(ctx, e) {
+		// As when the confirmation itself is interrupted: a drift,
+		// unconfirmed.
+		cr.Reason = "the confirmation run could not be measured: " + reasonStoppedWaiting
+		return nil
+	}
 	// The confirmation takes more samples than the run (see
 	// policy.ConfirmSamples): with as few, a real drop on one pair would
 	// open an incident less often than one compare flags it.
@@ -146,6 +152,32 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 	}
 	cr.Severity = atLeastLow(lower(first.report.Severity, second.report.Severity))
 	return evidenceOf(second, units)
+}
+
+// reasonStoppedWaiting says why a confirmation that waited for
+// confirm_after never ran.
+const reasonStoppedWaiting = "interrupted: the monitor stopped while the confirmation waited for confirm_after"
+
+// awaitConfirmation waits e's confirm_after on the monitor's clock before
+// the confirmation run, so that it samples a later hour than a provider's
+// bad one. It returns false when the wait ended early: the monitor
+// stopped scheduling, or ctx ended (the runs were cancelled, or a
+// heartbeat found the slot's lease lost). The lease stays held meanwhile:
+// the heartbeats extend every lease held until its run is recorded.
+func (m *Monitor) awaitConfirmation(ctx context.Context, e *entry) bool {
+	d := e.c.ConfirmAfter
+	if d <= 0 {
+		return true
+	}
+	m.log.Info("drift flagged: the confirmation run waits for confirm_after", logCheck, e.c.Name, logProvider, e.c.Provider,
+		logConfirmAfter, d.String(), logDue, m.now().Add(d).UTC())
+	select {
+	case <-m.after(d):
+		return true
+	case <-ctx.Done():
+	case <-m.stopping():
+	}
+	return false
 }
 
 // atLeastLow is s, or low when a report that flagged units graded them

@@ -59,6 +59,18 @@ func (m *Monitor) start(stop context.Context, e *entry, slot time.Time, recordSt
 	})
 }
 
+// stopping returns a channel closed once Stop stops scheduling; nil
+// (never closed) for a monitor that was not started, as in Once, whose
+// caller's context says when to stop.
+func (m *Monitor) stopping() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.schedCtx == nil {
+		return nil
+	}
+	return m.schedCtx.Done()
+}
+
 // watch evaluates the rules that do not wait for a run, on every tick of
 // the scheduler until ctx ends: staleness (no measured run for twice the
 // interval) and the end of the budget's day. Staleness counts from the

@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/monitor/web"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/suite"
 )
 
 var (
@@ -57,6 +58,9 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 			Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name, Schedule: e.c.Schedule.String(),
 			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: baseline,
 			Stale: stale,
+		}
+		if e.c.Confirm && e.c.ConfirmAfter > 0 {
+			s.Confirmation = suite.FormatDuration(e.c.ConfirmAfter) + " after a run that flags drift"
 		}
 		if e.last != nil {
 			last := *e.last

@@ -23,7 +23,7 @@ import (
 
 // The keys of defaults: and of a check.
 var (
-	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "notify", "baseline", "max_errors"}
+	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors"}
 	defaultKeys = settingKeys
 	checkKeys   = append([]string{"name", "suite", "provider", "providers"}, settingKeys...)
 )
@@ -53,6 +53,12 @@ type settings struct {
 	notifySet bool
 	maxErrors *int
 	baseline  *string
+
+	// confirmAfter delays the confirmation run; confirmAfterNode is
+	// where it was set, for the problem of one not shorter than the
+	// interval.
+	confirmAfter     *time.Duration
+	confirmAfterNode *yaml.Node
 }
 
 // settings reads the setting keys of a mapping; the other keys of known
@@ -87,6 +93,9 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 			st.samples = l.integer(v, f, 1, promptcanary.MaxSamples)
 		case "confirm":
 			st.confirm = l.boolean(v, f)
+		case "confirm_after":
+			st.confirmAfterNode = v
+			st.confirmAfter = l.duration(v, f, 0, MaxEvery, "")
 		case "max_errors":
 			st.maxErrors = l.integer(v, f, 0, promptcanary.MaxErrorsLimit)
 		case "notify":
@@ -260,18 +269,23 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 	if !nameOK || !suiteOK || !specsOK || sched == nil {
 		return nil
 	}
+	confirmAfter, ok := l.confirmAfter(item, field, st, defaults, sched)
+	if !ok {
+		return nil
+	}
 	c := Check{
-		Name:      name,
-		SuitePath: s.Path,
-		Suite:     s,
-		Schedule:  sched,
-		Jitter:    pick(st.jitter, defaults.jitter, DefaultJitter),
-		Samples:   pick(st.samples, defaults.samples, DefaultSamples),
-		Confirm:   pick(st.confirm, defaults.confirm, true),
-		MaxErrors: pick(st.maxErrors, defaults.maxErrors, 0),
-		Baseline:  pick(st.baseline, defaults.baseline, DefaultBaseline),
-		Notify:    defaults.notify,
-		Line:      item.Line,
+		Name:         name,
+		SuitePath:    s.Path,
+		Suite:        s,
+		Schedule:     sched,
+		Jitter:       pick(st.jitter, defaults.jitter, DefaultJitter),
+		Samples:      pick(st.samples, defaults.samples, DefaultSamples),
+		Confirm:      pick(st.confirm, defaults.confirm, true),
+		ConfirmAfter: confirmAfter,
+		MaxErrors:    pick(st.maxErrors, defaults.maxErrors, 0),
+		Baseline:     pick(st.baseline, defaults.baseline, DefaultBaseline),
+		Notify:       defaults.notify,
+		Line:         item.Line,
 	}
 	if st.notifySet {
 		c.Notify = st.notify
@@ -283,6 +297,35 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		out[i].Notify = slices.Clone(c.Notify)
 	}
 	return out
+}
+
+// confirmAfter returns a check's confirm_after (its own, else the
+// defaults', else 0), which must be shorter than the shortest gap between
+// two slots of sched: a confirmation due later would still wait when the
+// next slot comes, and that slot would be skipped as still in flight.
+func (l *loader) confirmAfter(item *yaml.Node, field string, st, d settings, sched Schedule) (time.Duration, bool) {
+	own := st.confirmAfterNode != nil && !yamlwalk.IsNull(st.confirmAfterNode)
+	v := pick(st.confirmAfter, d.confirmAfter, 0)
+	switch {
+	case own && st.confirmAfter == nil:
+		return 0, false // reported
+	case !own && d.confirmAfterNode != nil && !yamlwalk.IsNull(d.confirmAfterNode) && d.confirmAfter == nil:
+		return 0, false // reported at defaults
+	}
+	gap := shortestGap(sched)
+	if v < gap {
+		return v, true
+	}
+	node, from := st.confirmAfterNode, ""
+	if !own {
+		node, from = item, fmt.Sprintf(" (from defaults:, line %d)", d.confirmAfterNode.Line)
+	}
+	l.add(node, yamlwalk.Join(field, "confirm_after"),
+		fmt.Sprintf("got %s%s, must be shorter than the shortest time between two slots of the check (%s, %s)",
+			suite.FormatDuration(v), from, suite.FormatDuration(gap), sched),
+		fmt.Sprintf("the next slot would come before the confirmation, and be skipped while the run waits: use less than %s, for example %s, or 0 to confirm at once",
+			suite.FormatDuration(gap), suite.FormatDuration(gap/4)))
+	return 0, false
 }
 
 // pick returns the check's value, else the default's, else def.

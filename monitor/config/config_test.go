@@ -47,6 +47,7 @@ type checkView struct {
 	Jitter                              float64
 	Samples                             int
 	Confirm                             bool
+	ConfirmAfter                        time.Duration
 	Notify                              []string
 	Baseline                            string
 	MaxErrors, Line                     int
@@ -59,7 +60,7 @@ func view(cs []Check) []checkView {
 		out[i] = checkView{
 			Name: c.Name, SuitePath: c.SuitePath, Provider: c.Provider,
 			Schedule: c.Schedule.String(), Interval: c.Schedule.Interval(),
-			Jitter: c.Jitter, Samples: c.Samples, Confirm: c.Confirm, Notify: c.Notify,
+			Jitter: c.Jitter, Samples: c.Samples, Confirm: c.Confirm, ConfirmAfter: c.ConfirmAfter, Notify: c.Notify,
 			Baseline: c.Baseline, MaxErrors: c.MaxErrors, Line: c.Line, SuiteName: c.Suite.Name,
 		}
 	}
@@ -85,11 +86,11 @@ func TestLoadFull(t *testing.T) {
 	// The weekday schedule's longest gap is Friday to Monday across the
 	// end of summer time: 73h.
 	want := []checkView{
-		{"checkout-prod", ok, "openai/gpt-4o-mini", "every 30m", 30 * time.Minute, 0.2, 20, false, []string{"pager"}, "latest", 3, 17, "ok"},
-		{"checkout-prod", ok, "anthropic/claude-haiku-4-5", "every 30m", 30 * time.Minute, 0.2, 20, false, []string{"pager"}, "latest", 3, 17, "ok"},
-		{"multi", multi, "sim/stable", "cron 0 9 * * 1-5 (Europe/Berlin)", 73 * time.Hour, 0.05, 5, true, []string{}, "3f2b9c1e-7d4a-4e8b-9f10-2a3b4c5d6e7f", 0, 24, "multi"},
-		{"multi", multi, "sim/drifted", "cron 0 9 * * 1-5 (Europe/Berlin)", 73 * time.Hour, 0.05, 5, true, []string{}, "3f2b9c1e-7d4a-4e8b-9f10-2a3b4c5d6e7f", 0, 24, "multi"},
-		{"nightly", ok, "sim/stable", "cron @daily (America/New_York)", 25 * time.Hour, 0.05, 20, false, []string{"oncall", "tracker"}, "latest", 3, 34, "ok"},
+		{"checkout-prod", ok, "openai/gpt-4o-mini", "every 30m", 30 * time.Minute, 0.2, 20, false, 20 * time.Minute, []string{"pager"}, "latest", 3, 18, "ok"},
+		{"checkout-prod", ok, "anthropic/claude-haiku-4-5", "every 30m", 30 * time.Minute, 0.2, 20, false, 20 * time.Minute, []string{"pager"}, "latest", 3, 18, "ok"},
+		{"multi", multi, "sim/stable", "cron 0 9 * * 1-5 (Europe/Berlin)", 73 * time.Hour, 0.05, 5, true, 2 * time.Hour, []string{}, "3f2b9c1e-7d4a-4e8b-9f10-2a3b4c5d6e7f", 0, 25, "multi"},
+		{"multi", multi, "sim/drifted", "cron 0 9 * * 1-5 (Europe/Berlin)", 73 * time.Hour, 0.05, 5, true, 2 * time.Hour, []string{}, "3f2b9c1e-7d4a-4e8b-9f10-2a3b4c5d6e7f", 0, 25, "multi"},
+		{"nightly", ok, "sim/stable", "cron @daily (America/New_York)", 25 * time.Hour, 0.05, 20, false, 20 * time.Minute, []string{"oncall", "tracker"}, "latest", 3, 36, "ok"},
 	}
 	if d := cmp.Diff(want, view(cfg.Checks)); d != "" {
 		t.Errorf("checks (-want +got):\n%s", d)
@@ -99,17 +100,17 @@ func TestLoadFull(t *testing.T) {
 		t.Errorf("suite: got %p %p (%q), want one suite at %q", cfg.Checks[0].Suite, cfg.Checks[4].Suite, cfg.Checks[0].Suite.Path, ok)
 	}
 	wantN := []Notifier{
-		{Name: "oncall", Type: "slack", URL: fixtureSecrets["SLACK_WEBHOOK_URL"], MinSeverity: promptcanary.SeverityLow, Line: 38},
-		{Name: "hook", Type: "webhook", URL: "https://ops.example.com/canary", Secret: fixtureSecrets["WEBHOOK_SECRET"], MinSeverity: promptcanary.SeverityMedium, Line: 39},
-		{Name: "tracker", Type: "github", Repo: "org/app", Token: fixtureSecrets["GITHUB_TOKEN"], Labels: []string{"llm-drift", "canary"}, APIURL: DefaultGitHubAPI, MinSeverity: promptcanary.SeverityLow, Line: 44},
-		{Name: "pager", Type: "pagerduty", RoutingKey: fixtureSecrets["PD_ROUTING_KEY"], APIURL: "http://127.0.0.1:8080", MinSeverity: promptcanary.SeverityHigh, Line: 45},
+		{Name: "oncall", Type: "slack", URL: fixtureSecrets["SLACK_WEBHOOK_URL"], MinSeverity: promptcanary.SeverityLow, Line: 40},
+		{Name: "hook", Type: "webhook", URL: "https://ops.example.com/canary", Secret: fixtureSecrets["WEBHOOK_SECRET"], MinSeverity: promptcanary.SeverityMedium, Line: 41},
+		{Name: "tracker", Type: "github", Repo: "org/app", Token: fixtureSecrets["GITHUB_TOKEN"], Labels: []string{"llm-drift", "canary"}, APIURL: DefaultGitHubAPI, MinSeverity: promptcanary.SeverityLow, Line: 46},
+		{Name: "pager", Type: "pagerduty", RoutingKey: fixtureSecrets["PD_ROUTING_KEY"], APIURL: "http://127.0.0.1:8080", MinSeverity: promptcanary.SeverityHigh, Line: 47},
 	}
 	if d := cmp.Diff(wantN, cfg.Notifiers); d != "" {
 		t.Errorf("notifiers (-want +got):\n%s", d)
 	}
 	content := true
 	wantO := OTel{Set: true, Endpoint: "http://otel-collector:4317", Protocol: "grpc",
-		Headers: map[string]string{"authorization": "Bearer " + fixtureSecrets["OTLP_TOKEN"]}, Content: &content, Line: 49}
+		Headers: map[string]string{"authorization": "Bearer " + fixtureSecrets["OTLP_TOKEN"]}, Content: &content, Line: 51}
 	if d := cmp.Diff(wantO, cfg.OTel); d != "" {
 		t.Errorf("otel (-want +got):\n%s", d)
 	}
@@ -145,7 +146,7 @@ func TestLoadDefaults(t *testing.T) {
 	if d := cmp.Diff(want, &got, cmpopts.IgnoreUnexported(Config{})); d != "" {
 		t.Errorf("config (-want +got):\n%s", d)
 	}
-	wantC := []checkView{{"a", filepath.Join(dir, "canary.yaml"), "sim/stable", "every 1h", time.Hour, 0.1, 10, true, nil, "latest", 0, 2, "mini"}}
+	wantC := []checkView{{"a", filepath.Join(dir, "canary.yaml"), "sim/stable", "every 1h", time.Hour, 0.1, 10, true, 0, nil, "latest", 0, 2, "mini"}}
 	if d := cmp.Diff(wantC, view(cfg.Checks)); d != "" {
 		t.Errorf("checks (-want +got):\n%s", d)
 	}

@@ -37,7 +37,19 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-check-unknown-key.yaml", []string{
 			"4: checks[0].evrey: unknown field", "did you mean every?",
-			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, notify, baseline, max_errors",
+			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors",
+		}},
+		// A confirmation must come before the check's next slot, from
+		// the check's own confirm_after: or the defaults'.
+		{"invalid-confirm-after.yaml", []string{
+			"4: checks[0].confirm_after: got 45m (from defaults:, line 2), must be shorter than the shortest time between two slots of the check (30m, every 30m)",
+			"the next slot would come before the confirmation, and be skipped while the run waits: use less than 30m, for example 7m30s, or 0 to confirm at once",
+			"9: checks[1].confirm_after: got 1h, must be shorter than the shortest time between two slots of the check (1h, every 1h)",
+			"the next slot would come before the confirmation, and be skipped while the run waits: use less than 1h, for example 15m, or 0 to confirm at once",
+			"12: checks[2].confirm_after: invalid duration \"1d\"", "Go durations have no days: write 24h",
+			"16: checks[3].confirm_after: got 2h, must be shorter than the shortest time between two slots of the check (1h, cron 0 9,10 * * * (UTC))",
+			"the next slot would come before the confirmation, and be skipped while the run waits: use less than 1h, for example 15m, or 0 to confirm at once",
+			"19: checks[4].confirm_after: out of range: got -5m, allowed 0s to 8784h", "use a duration from 0s to 8784h",
 		}},
 		{"invalid-cron.yaml", []string{
 			"4: checks[0].cron: invalid cron expression \"0 */2 * *\": expected exactly 5 fields, found 4: [0 */2 * *]", "5 fields: minute hour day month weekday, for example \"0 */2 * * *\" (every two hours) or \"30 9 * * 1-5\" (9:30 on weekdays)",

@@ -100,7 +100,7 @@ func Cron(expr, tz string) (Schedule, error) {
 	if first.IsZero() {
 		return nil, &cronError{fmt.Sprintf("cron expression %q never fires", expr), "check the day and month fields (there is no February 30)"}
 	}
-	c.interval = c.longestGap(first)
+	c.shortest, c.interval = c.gaps(first)
 	return c, nil
 }
 
@@ -150,6 +150,7 @@ type cronSchedule struct {
 	expr     string
 	spec     *cron.SpecSchedule
 	interval time.Duration
+	shortest time.Duration
 }
 
 // Next returns the first slot strictly after after, in UTC; the zero time
@@ -175,8 +176,9 @@ func (c *cronSchedule) String() string {
 	return "cron " + c.expr + " (" + c.spec.Location.String() + ")"
 }
 
-func (c *cronSchedule) longestGap(first time.Time) time.Duration {
-	var longest time.Duration
+// gaps returns the shortest and the longest gap between two consecutive
+// slots from first on (see Interval).
+func (c *cronSchedule) gaps(first time.Time) (shortest, longest time.Duration) {
 	prev := first
 	end := cronRef.Add(cronWindow)
 	for i := 1; i < maxSlots; i++ {
@@ -184,8 +186,10 @@ func (c *cronSchedule) longestGap(first time.Time) time.Duration {
 		if next.IsZero() {
 			break
 		}
-		if gap := next.Sub(prev); gap > longest {
-			longest = gap
+		gap := next.Sub(prev)
+		longest = max(longest, gap)
+		if shortest == 0 || gap < shortest {
+			shortest = gap
 		}
 		if next.After(end) {
 			break
@@ -195,6 +199,17 @@ func (c *cronSchedule) longestGap(first time.Time) time.Duration {
 	if longest == 0 {
 		// One slot in five years: a leap-day expression.
 		longest = 4 * 366 * 24 * time.Hour
+		shortest = longest
 	}
-	return longest
+	return shortest, longest
+}
+
+// shortestGap is the shortest time between two slots of s: its interval
+// for every:, the shortest gap measured for cron: (as Interval measures
+// the longest).
+func shortestGap(s Schedule) time.Duration {
+	if c, ok := s.(*cronSchedule); ok {
+		return c.shortest
+	}
+	return s.Interval()
 }

@@ -84,6 +84,10 @@ type Check struct {
 	Samples int
 	// Confirm runs a confirmation run before an incident opens.
 	Confirm bool
+	// ConfirmAfter delays the confirmation run after the run that flagged
+	// drift (0: at once), so that it samples a later hour than a bad hour
+	// of the provider; shorter than the time between two slots.
+	ConfirmAfter time.Duration
 	// Notify names the notifiers of the check's incidents.
 	Notify []string
 	// Baseline is "latest" or the id of a pinned baseline (a snapshot id

@@ -8,8 +8,9 @@
 // the monitor adds two defences, both measured by `go run ./bench/drift
 // -monitor`:
 //
-//   - Confirm: a run that flags drift is followed at once by a confirmation
-//     run with fresh samples (ConfirmSamples: three times the run's), and an
+//   - Confirm: a run that flags drift is followed by a confirmation run
+//     with fresh samples (ConfirmSamples: three times the run's), at once
+//     or, with the check's confirm_after:, at a later hour, and an
 //     incident opens only when the confirmation flags a unit that overlaps
 //     one the first run flagged.
 //   - Trend: a one-sided CUSUM over the pass-rate deficits of the check's

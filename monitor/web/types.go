@@ -20,6 +20,9 @@ type CheckStatus struct {
 	Check, Provider, Suite string
 	// Schedule describes when the check runs.
 	Schedule string
+	// Confirmation says when a run that flags drift is confirmed, ""
+	// for at once (or no confirmation): "20m after the run".
+	Confirmation string
 	// Last is the latest check run, nil before the first.
 	Last *promptcanary.CheckRun
 	// Next is the next scheduled slot.

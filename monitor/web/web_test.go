@@ -72,7 +72,7 @@ func TestPages(t *testing.T) {
 	srv, _, _, f := newTestServer(t, fixtureOptions{})
 	want := map[string][]string{
 		"overview":  {"checkout-prod", "openai/gpt-4o-mini", "support-bot", `class="sparkline"`, "no baseline", "stale", "running", IncidentPath(f.driftIncident)},
-		"check":     {`class="history"`, `class="band"`, `class="heatmap"`, "mentions_total", "Recent runs", "drift confirmed by a second run", IncidentPath(f.driftIncident)},
+		"check":     {`class="history"`, `class="band"`, `class="heatmap"`, "mentions_total", "Recent runs", "drift confirmed by a second run", IncidentPath(f.driftIncident), "<dt>Confirmation</dt><dd>20m after a run that flags drift</dd>"},
 		"run":       {"Baseline answer", "Current answer", `class="regression"`, CheckPath(f.check, f.provider), "against baseline"},
 		"runplain":  {"No drift report compares this run", "Pass rate"},
 		"incidents": {f.driftIncident[:8], "json_valid regressed on gift-card", "resolved", "acknowledged"},
