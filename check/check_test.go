@@ -22,6 +22,7 @@ import (
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/store/sqlite"
+	"github.com/promptcanary/promptcanary/store/storetest"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -514,17 +515,6 @@ func TestLatestBaselineFromHistoryOrDirectory(t *testing.T) {
 	}
 }
 
-// closeCounter is a baseline directory's store that counts its closes.
-type closeCounter struct {
-	store.Store
-	closed *int
-}
-
-func (c closeCounter) Close() error {
-	*c.closed++
-	return c.Store.Close()
-}
-
 // TestBaselineFilesGoThroughTheGivenOpener checks that Run and Baselines
 // open baseline directories with the store.BaselineDir they are given,
 // not a format of their own, and close what they open: the run saves
@@ -539,7 +529,7 @@ func TestBaselineFilesGoThroughTheGivenOpener(t *testing.T) {
 	files := func(dir string) (store.Store, error) {
 		opened = append(opened, dir)
 		s, err := file.OpenDir(dir)
-		return closeCounter{s, &closed}, err
+		return storetest.Closes{Store: s, N: &closed}, err
 	}
 	out, err := Run(context.Background(), RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist,
 		SaveBaseline: true, BaselineDir: dir, BaselineFiles: files})

@@ -11,17 +11,6 @@ import (
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
-// closeCounter is a baseline directory's store that counts its closes.
-type closeCounter struct {
-	store.Store
-	closed *int
-}
-
-func (c closeCounter) Close() error {
-	*c.closed++
-	return c.Store.Close()
-}
-
 // TestFinishPendingClosesTheDirectory checks that the store FinishPending
 // opens for a mark's baseline directory is closed when it is done with it.
 func TestFinishPendingClosesTheDirectory(t *testing.T) {
@@ -43,7 +32,7 @@ func TestFinishPendingClosesTheDirectory(t *testing.T) {
 			return nil, err
 		}
 		opened++
-		return closeCounter{s, &closed}, nil
+		return storetest.Closes{Store: s, N: &closed}, nil
 	})
 	done, err := store.FinishPending(ctx, hist, dirs)
 	if err != nil || len(done) != 1 || done[0].Err != nil {
