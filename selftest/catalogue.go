@@ -168,13 +168,8 @@ var catalogue = []Drift{
 	{
 		ID: "disclaimer", Name: "Added disclaimer",
 		Description: "The answer now ends with boilerplate (\"I'm not a lawyer…\", \"Please consult a professional\"), as after a safety-tuning update.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !answered(r) {
-				return r, false
-			}
-			return withContent(r, strings.TrimRight(r.Content, " \t\r\n")+disclaimerText), true
-		},
-		Suggest: fixed("safety_language", "expect_safety_language: false", "no disclaimer or \"consult a professional\" boilerplate"),
+		Apply:       appended(disclaimerText),
+		Suggest:     fixed("safety_language", "expect_safety_language: false", "no disclaimer or \"consult a professional\" boilerplate"),
 	},
 	{
 		ID: "refusal", Name: "Refusal",
@@ -349,13 +344,8 @@ var catalogue = []Drift{
 	{
 		ID: "sign_off", Name: "Chatty sign-off",
 		Description: "The answer now ends with a follow-up offer (\"Let me know if you have any other questions!\"), as chat-tuned models do; it breaks answers pasted into a UI or parsed whole.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !answered(r) {
-				return r, false
-			}
-			return withContent(r, strings.TrimRight(r.Content, " \t\r\n")+signOffText), true
-		},
-		Suggest: fixed("keyword_presence", "forbidden_keywords: [\"let me know\"]", "no follow-up offer may end the answer"),
+		Apply:       appended(signOffText),
+		Suggest:     fixed("keyword_presence", "forbidden_keywords: [\"let me know\"]", "no follow-up offer may end the answer"),
 	},
 	{
 		ID: "numbers_changed", Name: "Numbers changed",
@@ -395,6 +385,17 @@ var (
 func fixed(probeType, params, why string) func(*promptcanary.Prompt, []promptcanary.Response) Suggestion {
 	return func(*promptcanary.Prompt, []promptcanary.Response) Suggestion {
 		return Suggestion{ProbeType: probeType, Params: params, Why: why}
+	}
+}
+
+// appended is the Apply of a drift that ends every answer with text,
+// right after its last non-space character.
+func appended(text string) func(promptcanary.Response) (promptcanary.Response, bool) {
+	return func(r promptcanary.Response) (promptcanary.Response, bool) {
+		if !answered(r) {
+			return r, false
+		}
+		return withContent(r, strings.TrimRight(r.Content, " \t\r\n")+text), true
 	}
 }
 

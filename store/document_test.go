@@ -152,12 +152,6 @@ var objectCases = []string{
 	`null`, `[]`, `"x"`, `1`, `{`, `{"a":}`, `{"a":1}x`, ``, `{"a":1,}`,
 }
 
-func TestObjectFields(t *testing.T) {
-	for _, data := range objectCases {
-		checkObjectFields(t, data)
-	}
-}
-
 func FuzzObjectFields(f *testing.F) {
 	for _, data := range objectCases {
 		f.Add(data)

@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -87,40 +85,10 @@ func TestCallEndKillsProcessGroup(t *testing.T) {
 }
 
 // wantGone fails the test unless the process whose pid is in pidFile is
-// gone, polling for a bounded number of rounds: the kill is immediate,
-// but reaping the orphan is up to its new parent.
+// gone.
 func wantGone(t *testing.T, pidFile string) {
 	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
+	if pid := proctest.WaitPID(t, pidFile); !proctest.Gone(pid) {
+		t.Errorf("child %d still running after the call ended", pid)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 500 {
-		if !alive(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("child %d still running after the call ended", pid)
-}
-
-// alive reports whether pid is a running (not zombie) process:
-// kill(pid, 0) fails with ESRCH once it is gone and reaped.
-func alive(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return false
-	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }

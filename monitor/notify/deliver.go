@@ -216,9 +216,9 @@ func try(ctx context.Context, p Policy, id string, n Notifier, m Message, attemp
 // abandoned is the attempt that records a delivery interrupted by its
 // context after made attempts, as one more attempt that reached nobody.
 func abandoned(p Policy, id string, n Notifier, m Message, made int) promptcanary.NotificationAttempt {
-	msg := "not sent: the dispatcher stopped before the first attempt"
+	msg := "not sent: the delivery was stopped before the first attempt"
 	if made > 0 {
-		msg = fmt.Sprintf("not sent: the dispatcher stopped after attempt %d", made)
+		msg = fmt.Sprintf("not sent: the delivery was stopped after attempt %d", made)
 	}
 	p.Logger.Warn("notification abandoned", logNotifier, n.Name(), logIncident, m.Incident.ID, logError, msg)
 	return promptcanary.NotificationAttempt{

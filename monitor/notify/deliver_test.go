@@ -236,7 +236,7 @@ func TestDeliverInterrupted(t *testing.T) {
 	if a := attempts[0]; a.OK || a.Attempt != 1 || !strings.Contains(a.Error, "context canceled") || a.Status != promptcanary.NotificationFiring {
 		t.Errorf("interrupted attempt %+v", a)
 	}
-	if a := attempts[1]; a.OK || a.Attempt != 1 || a.Status != promptcanary.NotificationResolved || a.Error != "not sent: the dispatcher stopped before the first attempt" {
+	if a := attempts[1]; a.OK || a.Attempt != 1 || a.Status != promptcanary.NotificationResolved || a.Error != "not sent: the delivery was stopped before the first attempt" {
 		t.Errorf("abandoned delivery %+v", a)
 	}
 	if len(f.messages()) != 1 {
@@ -259,11 +259,11 @@ func TestDeliverStopDuringBackoff(t *testing.T) {
 	go func() { done <- notify.Deliver(ctx, f, firing(), o) }()
 	<-sleeping
 	cancel()
-	if out := <-done; out.Attempts != 2 || out.LastError != "not sent: the dispatcher stopped after attempt 1" {
+	if out := <-done; out.Attempts != 2 || out.LastError != "not sent: the delivery was stopped after attempt 1" {
 		t.Errorf("outcome %+v, want 2 attempts, the last the abandonment", out)
 	}
 	attempts, _ := r.got()
-	if len(attempts) != 2 || attempts[0].Code != 503 || attempts[1].Attempt != 2 || attempts[1].Error != "not sent: the dispatcher stopped after attempt 1" || attempts[1].ID != attempts[0].ID {
+	if len(attempts) != 2 || attempts[0].Code != 503 || attempts[1].Attempt != 2 || attempts[1].Error != "not sent: the delivery was stopped after attempt 1" || attempts[1].ID != attempts[0].ID {
 		t.Errorf("attempts %+v, want the 503 then the abandonment", attempts)
 	}
 }

@@ -83,25 +83,10 @@ func TestConsistency(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := probe.New("factual_consistency", tc.params)
-			if err != nil {
-				t.Fatalf("probe.New: got error %v, want nil", err)
-			}
+			p := probetest.New(t, "factual_consistency", tc.params)
 			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.content})
-			if got.Passed != tc.pass {
-				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
-			}
-			if want := map[bool]float64{true: 1, false: 0}[tc.pass]; got.Score != want {
-				t.Errorf("score: got %v, want %v", got.Score, want)
-			}
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
-					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
-				}
-			}
-			if !strings.Contains(got.Details, tc.details) || got.Details == "" {
-				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
-			}
+			score := map[bool]float64{true: 1, false: 0}[tc.pass]
+			probetest.CheckResult(t, got, probetest.Want{Passed: tc.pass, Score: score, Meta: tc.meta, Details: tc.details})
 		})
 	}
 }

@@ -32,11 +32,3 @@ func FuzzHeaders(f *testing.F) {
 		}
 	})
 }
-
-func TestHeadersScan(t *testing.T) {
-	for _, s := range headerSeeds {
-		if got, want := headers(s), headersRE(s); !slices.Equal(got, want) {
-			t.Errorf("headers(%q): got %q, want %q", s, got, want)
-		}
-	}
-}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -41,23 +39,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 			}
 			prompt := &promptcanary.Prompt{ID: "p1", ExpectedKeywords: tc.keywords}
 			got := probetest.Eval(p, prompt, &promptcanary.Response{PromptID: "p1", Content: content(t, tc.content)})
-			if got.Passed != tc.pass {
-				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
-			}
-			if !approx(got.Score, tc.score) {
-				t.Errorf("score: got %v, want %v (details %q)", got.Score, tc.score, got.Details)
-			}
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
-					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
-				}
-			}
-			if got.Details == "" {
-				t.Errorf("details: got empty, want a sentence")
-			}
-			if !strings.Contains(got.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
-			}
+			probetest.CheckResult(t, got, probetest.Want{Passed: tc.pass, Score: tc.score, Meta: tc.meta, Details: tc.details})
 		})
 	}
 }

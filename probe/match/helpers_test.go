@@ -1,10 +1,7 @@
 package match
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -29,15 +26,7 @@ func runCases(t *testing.T, id string, cases []evalCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
 			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &promptcanary.Response{PromptID: "p1", Content: tc.content})
-			probetest.CheckVerdict(t, got, tc.pass, tc.score)
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
-					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
-				}
-			}
-			if !strings.Contains(got.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
-			}
+			probetest.CheckResult(t, got, probetest.Want{Passed: tc.pass, Score: tc.score, Meta: tc.meta, Details: tc.details})
 		})
 	}
 }

@@ -1,13 +1,9 @@
 package meta
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -25,24 +21,15 @@ type evalCase struct {
 	details string         // a substring the details must contain
 }
 
+// runCases builds probe id through the registry for each case and checks
+// the evaluated result.
 func runCases(t *testing.T, id string, cases []evalCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := probetest.New(t, id, tc.params)
 			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p1"}, &tc.resp)
-			probetest.CheckVerdict(t, got, tc.pass, tc.score)
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, got.Metadata); diff != "" {
-					t.Errorf("metadata mismatch (-want +got):\n%s", diff)
-				}
-			}
-			if !strings.Contains(got.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
-			}
-			if _, err := json.Marshal(got.Metadata); err != nil {
-				t.Errorf("metadata does not encode as JSON: %v", err)
-			}
+			probetest.CheckResult(t, got, probetest.Want{Passed: tc.pass, Score: tc.score, Meta: tc.meta, Details: tc.details})
 		})
 	}
 }

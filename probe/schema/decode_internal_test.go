@@ -17,13 +17,7 @@ func FuzzDecodeError(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkDecodeError(t, s) })
-}
-
-func TestDecodeError(t *testing.T) {
-	for _, s := range decodeSeeds {
-		checkDecodeError(t, s)
-	}
+	f.Fuzz(checkDecodeError)
 }
 
 func checkDecodeError(t *testing.T, s string) {

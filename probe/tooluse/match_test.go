@@ -28,7 +28,7 @@ func FuzzTextPatterns(f *testing.F) {
 	for _, s := range matchSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkTextPatterns(t, s) })
+	f.Fuzz(checkTextPatterns)
 }
 
 func TestTextPatterns(t *testing.T) {
@@ -84,13 +84,7 @@ func FuzzHolds(f *testing.F) {
 	for _, s := range holdSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkHolds(t, s) })
-}
-
-func TestHolds(t *testing.T) {
-	for _, s := range holdSeeds {
-		checkHolds(t, s)
-	}
+	f.Fuzz(checkHolds)
 }
 
 func checkHolds(t *testing.T, s string) {

@@ -14,13 +14,7 @@ func FuzzScanHasCall(f *testing.F) {
 	for _, s := range scanSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkScanHasCall(t, s) })
-}
-
-func TestScanHasCall(t *testing.T) {
-	for _, s := range scanSeeds {
-		checkScanHasCall(t, s)
-	}
+	f.Fuzz(checkScanHasCall)
 }
 
 func checkScanHasCall(t *testing.T, s string) {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/proc/proctest"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -22,16 +23,6 @@ const secret = "agent-key-7c41d09e2b"
 
 func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
-}
-
-// self returns the path of the test binary, the command the tests run.
-func self(t *testing.T) string {
-	t.Helper()
-	p, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // quote single-quotes s for a command line.
@@ -44,7 +35,7 @@ func open(t *testing.T, mode, extra string, more map[string]any) provider.Provid
 	for k, v := range more {
 		e[k] = v
 	}
-	spec := "exec/" + quote(self(t))
+	spec := "exec/" + quote(proctest.Self(t))
 	if extra != "" {
 		spec += " " + extra
 	}
@@ -281,7 +272,7 @@ func binDir(t *testing.T, name string) string {
 	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(self(t), filepath.Join(dir, "bin", name)); err != nil {
+	if err := os.Symlink(proctest.Self(t), filepath.Join(dir, "bin", name)); err != nil {
 		t.Skipf("symlinks not available: %v", err)
 	}
 	return dir
@@ -340,7 +331,7 @@ func TestCommandResolution(t *testing.T) {
 }
 
 func TestEnvSubstitution(t *testing.T) {
-	p, err := provider.Open("exec/"+quote(self(t)), provider.Options{
+	p, err := provider.Open("exec/"+quote(proctest.Self(t)), provider.Options{
 		Settings: map[string]any{"env": map[string]any{
 			helperEnv: "inspect", "EXECCMD_SHOW": "GREETING", "GREETING": "hello ${WHO}, port ${PORT}",
 		}},
@@ -407,15 +398,15 @@ func TestTimeoutSettingIsAccepted(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	argv := []string{self(t), "a"}
+	argv := []string{proctest.Self(t), "a"}
 	c, err := New(argv, Config{Args: []string{"b"}, Env: map[string]string{helperEnv: "inspect"}}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := c.Argv(), []string{self(t), "a", "b"}; !cmp.Equal(got, want) {
+	if got, want := c.Argv(), []string{proctest.Self(t), "a", "b"}; !cmp.Equal(got, want) {
 		t.Errorf("got argv %q, want %q", got, want)
 	}
-	if got := inspect(t, c).Args; !cmp.Equal(got, []string{self(t), "a", "b"}) {
+	if got := inspect(t, c).Args; !cmp.Equal(got, []string{proctest.Self(t), "a", "b"}) {
 		t.Errorf("got args %q, want the command and a b", got)
 	}
 	if argv[1] != "a" || len(argv) != 2 {

@@ -1,7 +1,6 @@
 package execcmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,81 +9,66 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/internal/proc/proctest"
 )
 
 // helperEnv selects a behaviour of the test binary when it runs as the
-// command under test (see helper).
+// command under test (see helperModes).
 const helperEnv = "EXECCMD_TEST_HELPER"
 
-func TestMain(m *testing.M) {
-	if mode := os.Getenv(helperEnv); mode != "" {
-		os.Exit(helper(mode))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { proctest.Main(m, helperEnv, helperModes) }
 
-// helper is the command the tests run: the test binary itself, told what
-// to do by EXECCMD_TEST_HELPER, so no shell scripts are needed.
-func helper(mode string) int {
-	switch mode {
-	case "echo":
-		// A response object whose content is the request read on stdin.
+// helperModes are the behaviours of the command the tests run, besides
+// the ones every package shares (see proctest.Main).
+var helperModes = map[string]func() int{
+	// A response object whose content is the request read on stdin.
+	"echo": func() int {
 		in, _ := io.ReadAll(os.Stdin)
 		json.NewEncoder(os.Stdout).Encode(map[string]any{
 			"content": string(in), "finish_reason": "end_turn", "prompt_tokens": 5, "completion_tokens": 7,
 			"model": "helper-1", "system_fingerprint": "fp_1", "debug": map[string]any{"ignored": true},
 		})
-	case "print":
-		// Exactly EXECCMD_OUT on stdout.
+		return 0
+	},
+	// Exactly EXECCMD_OUT on stdout.
+	"print": func() int {
 		io.Copy(io.Discard, os.Stdin)
 		os.Stdout.WriteString(os.Getenv("EXECCMD_OUT"))
-	case "inspect":
-		// A JSON object without "content": argv, working directory and
-		// the variable named by EXECCMD_SHOW.
+		return 0
+	},
+	// A JSON object without "content": argv, working directory and the
+	// variable named by EXECCMD_SHOW.
+	"inspect": func() int {
 		io.Copy(io.Discard, os.Stdin)
 		wd, _ := os.Getwd()
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"args": os.Args, "dir": wd, "env": os.Getenv(os.Getenv("EXECCMD_SHOW"))})
-	case "fail":
-		// EXECCMD_ERR (with $VARS expanded) on stderr, exit EXECCMD_CODE.
+		return 0
+	},
+	// EXECCMD_ERR (with $VARS expanded) on stderr, exit EXECCMD_CODE.
+	"fail": func() int {
 		io.Copy(io.Discard, os.Stdin)
 		fmt.Fprint(os.Stderr, os.ExpandEnv(os.Getenv("EXECCMD_ERR")))
 		code, _ := strconv.Atoi(os.Getenv("EXECCMD_CODE"))
 		return code
-	case "sleep":
-		time.Sleep(time.Hour)
-	case "sleep-pid":
-		// Record the pid in EXECCMD_PIDFILE, then sleep.
-		// (written aside and renamed, so the test never reads half of it).
-		pidFile := os.Getenv("EXECCMD_PIDFILE")
-		if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		if err := os.Rename(pidFile+".tmp", pidFile); err != nil {
+	},
+	// Record the pid (see proctest.WritePID), then sleep.
+	"sleep-pid": func() int {
+		if err := proctest.WritePID(os.Getpid()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		time.Sleep(time.Hour)
-	case "parent":
-		// Play the monitor: run a "sleep-pid" command through the exec
-		// provider and wait for it (an hour), until the test kills us.
-		return runProvider("sleep-pid")
-	case "huge":
-		// Write until stdout is closed.
-		chunk := bytes.Repeat([]byte("x"), 1<<20)
-		for {
-			if _, err := os.Stdout.Write(chunk); err != nil {
-				return 1
-			}
-		}
-	case "no-stdin":
-		// Exit without reading the request.
+		return 0
+	},
+	// Play the monitor: run a "sleep-pid" command through the exec
+	// provider and wait for it (an hour), until the test kills us.
+	"parent": func() int { return runProvider("sleep-pid") },
+	// Exit without reading the request.
+	"no-stdin": func() int {
 		os.Stdout.WriteString("did not read\n")
-	default:
-		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
-		return 2
-	}
-	return 0
+		return 0
+	},
 }
 
 // runProvider opens the exec provider on the test binary in mode and

@@ -23,7 +23,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -119,19 +118,9 @@ func parse(r io.Reader, name string, maxAnswer int) (*Replay, error) {
 		errs = append(errs, fmt.Errorf("replay %q: line %d: %w", name, line, err))
 	}
 
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			continue
-		}
+	lr := newLineReader(r, name)
+	for b, ok := lr.next(); ok; b, ok = lr.next() {
+		line := lr.line
 		rec, err := parseLine(b)
 		if err != nil {
 			fail(line, err)
@@ -157,12 +146,8 @@ func parse(r io.Reader, name string, maxAnswer int) (*Replay, error) {
 		rec.resp.Cut(maxAnswer, 0)
 		rp.responses[k] = rec.resp
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			fail(line+1, fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20))
-		} else {
-			errs = append(errs, fmt.Errorf("replay %q: read: %w", name, err))
-		}
+	if err := lr.err(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

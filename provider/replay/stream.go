@@ -1,9 +1,6 @@
 package replay
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -25,22 +22,12 @@ import (
 // the stream and is returned as is.
 func Stream(r io.Reader, name string, fn func(*promptcanary.Response) error) error {
 	next := map[string]int{} // the implicit sample index of each prompt
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	line, n := 0, 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			continue
-		}
+	lr := newLineReader(r, name)
+	n := 0
+	for b, ok := lr.next(); ok; b, ok = lr.next() {
 		rec, err := parseLine(b)
 		if err != nil {
-			return fmt.Errorf("replay %q: line %d: %w", name, line, err)
+			return fmt.Errorf("replay %q: line %d: %w", name, lr.line, err)
 		}
 		sample := next[rec.promptID]
 		if rec.sample >= 0 {
@@ -54,11 +41,8 @@ func Stream(r io.Reader, name string, fn func(*promptcanary.Response) error) err
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("replay %q: line %d: line longer than %d MiB", name, line+1, MaxLineBytes>>20)
-		}
-		return fmt.Errorf("replay %q: read: %w", name, err)
+	if err := lr.err(); err != nil {
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("replay %q: no recorded responses", name)
@@ -71,10 +55,8 @@ func Stream(r io.Reader, name string, fn func(*promptcanary.Response) error) err
 // every core. Lines are cut by Parse's rules: a byte-order mark before
 // the first is dropped, blank lines are skipped, every line is trimmed.
 type Splitter struct {
-	name  string
 	count *countingReader
-	sc    *bufio.Scanner
-	line  int // the lines read so far, blank ones included
+	in    *lineReader
 	lines int // the non-blank lines handed out
 	err   error
 }
@@ -83,9 +65,7 @@ type Splitter struct {
 // used in error messages.
 func NewSplitter(r io.Reader, name string) *Splitter {
 	c := &countingReader{r: r}
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	return &Splitter{name: name, count: c, sc: sc}
+	return &Splitter{count: c, in: newLineReader(c, name)}
 }
 
 // Batch is lines of a replay file, copied out of the reader so that they
@@ -111,28 +91,20 @@ const (
 // MaxLineBytes or a failed read is an error naming the line; a file
 // without a line is an error at its end.
 func (s *Splitter) Next(b *Batch) error {
-	b.name, b.buf, b.ends, b.nums = s.name, b.buf[:0], b.ends[:0], b.nums[:0]
+	b.name, b.buf, b.ends, b.nums = s.in.name, b.buf[:0], b.ends[:0], b.nums[:0]
 	if s.err != nil {
 		return s.err
 	}
 	for len(b.nums) < batchLines && len(b.buf) < batchBytes {
-		if !s.sc.Scan() {
+		t, ok := s.in.next()
+		if !ok {
 			s.err = s.end()
 			break
-		}
-		s.line++
-		t := s.sc.Bytes()
-		if s.line == 1 {
-			t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
-		}
-		t = bytes.TrimSpace(t)
-		if len(t) == 0 {
-			continue
 		}
 		s.lines++
 		b.buf = append(b.buf, t...)
 		b.ends = append(b.ends, len(b.buf))
-		b.nums = append(b.nums, s.line)
+		b.nums = append(b.nums, s.in.line)
 	}
 	if len(b.nums) > 0 {
 		return nil
@@ -142,14 +114,11 @@ func (s *Splitter) Next(b *Batch) error {
 
 // end is the error that ends the file: io.EOF, or what went wrong.
 func (s *Splitter) end() error {
-	if err := s.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("replay %q: line %d: line longer than %d MiB", s.name, s.line+1, MaxLineBytes>>20)
-		}
-		return fmt.Errorf("replay %q: read: %w", s.name, err)
+	if err := s.in.err(); err != nil {
+		return err
 	}
 	if s.lines == 0 {
-		return fmt.Errorf("replay %q: no recorded responses", s.name)
+		return fmt.Errorf("replay %q: no recorded responses", s.in.name)
 	}
 	return io.EOF
 }

@@ -222,66 +222,6 @@ func TestCrashMidSave(t *testing.T) {
 	}
 }
 
-func TestQueriesUseIndexes(t *testing.T) {
-	s := openTemp(t)
-	defer s.Close()
-	q1, a1 := s.RunsQuery(store.RunFilter{Suite: "s", Model: "m", Limit: 20})
-	q2, a2 := s.RunsQuery(store.RunFilter{Suite: "s", Limit: 20})
-	q3, a3 := s.RunsQuery(store.RunFilter{})
-	q4, a4 := s.ProbeScoresQuery("s", "m", 20)
-	tests := []struct {
-		name  string
-		query string
-		args  []any
-		want  []string
-	}{
-		{"runs by suite and model", q1, a1, []string{"INDEX runs_suite_model_started", "INDEX baselines_run", "INDEX drift_current_run"}},
-		{"runs by suite", q2, a2, []string{"INDEX runs_suite_started"}},
-		{"all runs", q3, a3, []string{"INDEX runs_started"}},
-		{"probe scores", q4, a4, []string{"INDEX runs_suite_model_started", "SEARCH p USING PRIMARY KEY (run_id=?)"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			plan := queryPlan(t, s, tc.query, tc.args)
-			text := strings.Join(plan, "\n")
-			t.Logf("plan:\n%s", text)
-			for _, want := range tc.want {
-				if !strings.Contains(text, want) {
-					t.Errorf("plan does not use %s:\n%s", want, text)
-				}
-			}
-			for _, line := range plan {
-				if line == "SCAN r" || line == "SCAN runs" || strings.Contains(line, "TEMP B-TREE FOR ORDER BY") {
-					t.Errorf("plan scans or sorts all runs:\n%s", text)
-				}
-			}
-		})
-	}
-}
-
-// queryPlan returns the lines of SQLite's plan of query.
-func queryPlan(t *testing.T, s *Store, query string, args []any) []string {
-	t.Helper()
-	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return plan
-}
-
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	blocker := filepath.Join(dir, "file")

@@ -13,7 +13,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/sqlstore"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
@@ -224,46 +223,5 @@ func TestMonitorWriteGivesUpOnLockedDatabase(t *testing.T) {
 	want := `save incident "inc-never": database "` + path + `" stayed locked by another process for 100ms: database is locked`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
-	}
-}
-
-func TestMonitorQueriesUseIndexes(t *testing.T) {
-	s := openTemp(t)
-	defer s.Close()
-	q1, a1 := s.CheckRunsQuery("c", "p", 200)
-	q2, a2 := s.CheckRunsQuery("", "", 200)
-	q3, a3 := s.IncidentsQuery(store.IncidentFilter{Check: "c", Limit: 50})
-	q4, a4 := s.IncidentsQuery(store.IncidentFilter{OpenOnly: true})
-	q5, a5 := s.IncidentsQuery(store.IncidentFilter{Limit: 50})
-	q6, a6 := s.NotificationsQuery("inc-1", 20)
-	q7, a7 := s.NotificationsQuery("", 20)
-	tests := []struct {
-		name  string
-		query string
-		args  []any
-		want  string
-		sorts bool
-	}{
-		{"check runs of a check", q1, a1, "INDEX check_runs_check_provider_slot", false},
-		{"all check runs", q2, a2, "INDEX check_runs_slot", false},
-		{"incidents of a check", q3, a3, "INDEX incidents_check_opened", false},
-		// Open incidents are few: finding them by resolved_at and
-		// sorting them is the better plan.
-		{"open incidents", q4, a4, "INDEX incidents_resolved (resolved_at=?)", true},
-		{"all incidents", q5, a5, "INDEX incidents_opened", false},
-		{"notifications of an incident", q6, a6, "INDEX notifications_incident", false},
-		{"all notifications", q7, a7, "INDEX notifications_at", false},
-		{"events", sqlstore.EventsQuery, []any{"inc-1"}, "INDEX incident_events_incident", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			text := strings.Join(queryPlan(t, s, tc.query, tc.args), "\n")
-			if !strings.Contains(text, tc.want) {
-				t.Errorf("plan does not use %s:\n%s", tc.want, text)
-			}
-			if !tc.sorts && strings.Contains(text, "TEMP B-TREE") {
-				t.Errorf("plan sorts:\n%s", text)
-			}
-		})
 	}
 }

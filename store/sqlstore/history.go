@@ -201,9 +201,9 @@ func decodeDrift(_ context.Context, _ string, body []byte) (*promptcanary.DriftR
 	return store.UnmarshalDrift(body)
 }
 
-// RunsQuery returns the query of Runs, as the database takes it, and its
+// runsQuery returns the query of Runs, as the database takes it, and its
 // arguments.
-func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
+func (s *DB) runsQuery(f store.RunFilter) (string, []any) {
 	w := matching("r.suite", f.Suite, "r.model", f.Model)
 	if !f.Since.IsZero() {
 		w.add("r.started_at >= ?", s.d.Bound(f.Since))
@@ -223,7 +223,7 @@ func (s *DB) RunsQuery(f store.RunFilter) (string, []any) {
 
 // Runs lists the runs f selects, newest first.
 func (s *DB) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, error) {
-	q, qargs := s.RunsQuery(f)
+	q, qargs := s.runsQuery(f)
 	return list(ctx, s, "runs", q, qargs, func(sc scanner) (store.RunSummary, error) {
 		var sum store.RunSummary
 		err := sc.Scan(&sum.RunID, &sum.Suite, &sum.Model, At(&sum.StartedAt), At(&sum.FinishedAt), &sum.Samples, &sum.Results,
@@ -432,9 +432,9 @@ func (s *DB) Drifts(ctx context.Context, suite, model string, n int) ([]store.Dr
 	}, suite, model)
 }
 
-// ProbeScoresQuery returns the query of ProbeScores, as the database
+// probeScoresQuery returns the query of ProbeScores, as the database
 // takes it, and its arguments.
-func (s *DB) ProbeScoresQuery(suite, model string, n int) (string, []any) {
+func (s *DB) probeScoresQuery(suite, model string, n int) (string, []any) {
 	w := matching("suite", suite, "model", model)
 	q := `WITH sel AS (
 			SELECT run_id, started_at FROM runs` + w.String() + ` ORDER BY started_at DESC NULLS LAST, run_id DESC LIMIT ?
@@ -451,7 +451,7 @@ func (s *DB) ProbeScores(ctx context.Context, suite, model string, n int) ([]sto
 	if !s.storable(suite, model) {
 		return nil, nil
 	}
-	q, qargs := s.ProbeScoresQuery(suite, model, n)
+	q, qargs := s.probeScoresQuery(suite, model, n)
 	out, err := collect(ctx, s, s.db, q, qargs, func(sc scanner) (store.ProbeScore, error) {
 		var p store.ProbeScore
 		err := sc.Scan(&p.RunID, At(&p.StartedAt), &p.ProbeID, num(&p.Mean), &p.PassRate, &p.N)

@@ -54,9 +54,9 @@ func (s *DB) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) error 
 	return wrap(err, "save check run %q", cr.ID)
 }
 
-// CheckRunsQuery returns the query of CheckRuns, as the database takes
+// checkRunsQuery returns the query of CheckRuns, as the database takes
 // it, and its arguments.
-func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
+func (s *DB) checkRunsQuery(check, provider string, n int) (string, []any) {
 	w := matching("check_name", check, "provider", provider)
 	q := `SELECT ` + checkRunColumns + ` FROM check_runs` + w.String() + ` ORDER BY slot DESC NULLS LAST, id DESC LIMIT ?`
 	return s.bind(q), append(w.args, s.limit(n))
@@ -65,7 +65,7 @@ func (s *DB) CheckRunsQuery(check, provider string, n int) (string, []any) {
 // CheckRuns lists the check runs of check and provider ("" any), newest
 // slot first.
 func (s *DB) CheckRuns(ctx context.Context, check, provider string, n int) ([]promptcanary.CheckRun, error) {
-	q, qargs := s.CheckRunsQuery(check, provider, n)
+	q, qargs := s.checkRunsQuery(check, provider, n)
 	return list(ctx, s, "check runs", q, qargs, scanCheckRun, check, provider)
 }
 
@@ -190,9 +190,9 @@ func (s *DB) Incident(ctx context.Context, id string) (*promptcanary.Incident, e
 	return &inc, nil
 }
 
-// IncidentsQuery returns the query of Incidents, as the database takes
+// incidentsQuery returns the query of Incidents, as the database takes
 // it, and its arguments.
-func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
+func (s *DB) incidentsQuery(f store.IncidentFilter) (string, []any) {
 	w := matching("check_name", f.Check)
 	if f.OpenOnly {
 		w.conds = append(w.conds, "resolved_at IS NULL")
@@ -203,7 +203,7 @@ func (s *DB) IncidentsQuery(f store.IncidentFilter) (string, []any) {
 
 // Incidents lists the incidents f selects, newest opened first.
 func (s *DB) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
-	q, qargs := s.IncidentsQuery(f)
+	q, qargs := s.incidentsQuery(f)
 	return list(ctx, s, "incidents", q, qargs, scanIncident, f.Check)
 }
 
@@ -255,15 +255,15 @@ func (s *DB) AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEvent)
 	return nil
 }
 
-// EventsQuery is the query of IncidentEvents, with ? placeholders.
-const EventsQuery = `SELECT incident_id, at, type, run_id, severity, summary
+// eventsQuery is the query of IncidentEvents, with ? placeholders.
+const eventsQuery = `SELECT incident_id, at, type, run_id, severity, summary
 	FROM incident_events WHERE incident_id = ? ORDER BY at NULLS FIRST, seq`
 
 // IncidentEvents lists the events of the incident incidentID, oldest
 // first; events at the same time in the order they were added.
 func (s *DB) IncidentEvents(ctx context.Context, incidentID string) ([]promptcanary.IncidentEvent, error) {
 	what := fmt.Sprintf("events of incident %q", incidentID)
-	return list(ctx, s, what, EventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
+	return list(ctx, s, what, eventsQuery, []any{incidentID}, func(sc scanner) (promptcanary.IncidentEvent, error) {
 		var e promptcanary.IncidentEvent
 		err := sc.Scan(&e.IncidentID, At(&e.At), &e.Type, &e.RunID, &e.Severity, &e.Summary)
 		return e, err
@@ -281,9 +281,9 @@ func (s *DB) SaveNotification(ctx context.Context, a promptcanary.NotificationAt
 	return nil
 }
 
-// NotificationsQuery returns the query of Notifications, newest first, as
+// notificationsQuery returns the query of Notifications, newest first, as
 // the database takes it, and its arguments.
-func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
+func (s *DB) notificationsQuery(incidentID string, n int) (string, []any) {
 	w := matching("incident_id", incidentID)
 	q := `SELECT id, incident_id, notifier, status, event, attempt, at, ok, code, error
 		FROM notifications` + w.String() + ` ORDER BY at DESC NULLS LAST, seq DESC LIMIT ?`
@@ -293,7 +293,7 @@ func (s *DB) NotificationsQuery(incidentID string, n int) (string, []any) {
 // Notifications lists the attempts of the notifications of incidentID (""
 // all), oldest first: the newest n when n is positive.
 func (s *DB) Notifications(ctx context.Context, incidentID string, n int) ([]promptcanary.NotificationAttempt, error) {
-	q, qargs := s.NotificationsQuery(incidentID, n)
+	q, qargs := s.notificationsQuery(incidentID, n)
 	out, err := list(ctx, s, "notifications", q, qargs, func(sc scanner) (promptcanary.NotificationAttempt, error) {
 		var a promptcanary.NotificationAttempt
 		err := sc.Scan(&a.ID, &a.IncidentID, &a.Notifier, &a.Status, &a.Event, &a.Attempt, At(&a.At), &a.OK, &a.Code, &a.Error)

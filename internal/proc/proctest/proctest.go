@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,9 +64,7 @@ func play(env, mode string, modes map[string]func() int) int {
 }
 
 // Spawn starts the test binary in mode "sleep" (set in the variable env)
-// with the same stdout, and writes its pid to the file named by
-// PIDFileEnv: aside first, then renamed, so that a test waiting for the
-// file never reads half of it.
+// with the same stdout, and writes its pid with WritePID.
 func Spawn(env string) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -77,11 +76,36 @@ func Spawn(env string) error {
 	if err := child.Start(); err != nil {
 		return err
 	}
+	return WritePID(child.Process.Pid)
+}
+
+// WritePID writes pid to the file named by PIDFileEnv: aside first, then
+// renamed, so that a test waiting for the file (WaitPID) never reads half
+// of it.
+func WritePID(pid int) error {
 	pidFile := os.Getenv(PIDFileEnv)
-	if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+	if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(pid)), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(pidFile+".tmp", pidFile)
+}
+
+// WaitPID polls, for a bounded number of rounds, for the pid a helper
+// writes to pidFile (see WritePID), and fails the test when none comes.
+func WaitPID(t testing.TB, pidFile string) int {
+	t.Helper()
+	for range 1500 {
+		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s: the helper never started", pidFile)
+	return 0
 }
 
 // Self returns the path of the test binary, failing the test when it

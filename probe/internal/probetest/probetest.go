@@ -5,6 +5,7 @@ package probetest
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,6 +61,35 @@ func CheckVerdict(t testing.TB, res probe.Result, passed bool, score float64) {
 	}
 	if res.Details == "" {
 		t.Errorf("details: got empty, want a sentence")
+	}
+}
+
+// Want is the expected result of one row of a probe's table test.
+type Want struct {
+	Passed bool
+	Score  float64
+	// Meta is the exact metadata; nil skips the check.
+	Meta map[string]any
+	// Details is a substring the details must contain.
+	Details string
+}
+
+// CheckResult asserts the verdict of want as CheckVerdict does, its
+// metadata and details, and that the metadata encodes as JSON, as the
+// store keeps it.
+func CheckResult(t testing.TB, res probe.Result, want Want) {
+	t.Helper()
+	CheckVerdict(t, res, want.Passed, want.Score)
+	if want.Meta != nil {
+		if diff := cmp.Diff(want.Meta, res.Metadata); diff != "" {
+			t.Errorf("metadata mismatch (-want +got):\n%s", diff)
+		}
+	}
+	if !strings.Contains(res.Details, want.Details) {
+		t.Errorf("details: got %q, want it to contain %q", res.Details, want.Details)
+	}
+	if _, err := json.Marshal(res.Metadata); err != nil {
+		t.Errorf("metadata does not encode as JSON: %v", err)
 	}
 }
 

@@ -17,13 +17,7 @@ func FuzzAnalysis(f *testing.F) {
 	for _, s := range analysisSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkAnalysis(t, s) })
-}
-
-func TestAnalysis(t *testing.T) {
-	for _, s := range analysisSeeds {
-		checkAnalysis(t, s)
-	}
+	f.Fuzz(checkAnalysis)
 }
 
 // "great" is a keyword of the tests; the others are edge cases of the

@@ -18,13 +18,7 @@ func FuzzJSONDoc(f *testing.F) {
 	for _, s := range docSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkJSONDoc(t, s) })
-}
-
-func TestJSONDoc(t *testing.T) {
-	for _, s := range docSeeds {
-		checkJSONDoc(t, s)
-	}
+	f.Fuzz(checkJSONDoc)
 }
 
 // depth is the deepest nesting of brackets outside strings in s.
