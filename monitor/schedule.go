@@ -107,7 +107,7 @@ func (m *Monitor) watch(ctx context.Context, started time.Time) {
 			// When the store is why nothing is measured, /readyz,
 			// store_up and the log say so; an incident could not be
 			// recorded anyway.
-			m.incidents.Stale(ctx, now, staleChecks(m.entries, now, since))
+			m.incidents.Stale(ctx, now, func() []incident.Stale { return staleChecks(m.entries, now, since) })
 		}
 		m.outbox.Wake()
 	})

@@ -112,13 +112,20 @@ type Stale struct {
 	Schedule string
 }
 
-// Stale opens (or updates) an unmeasured incident for every check in
-// stale, unless the budget is what stops the checks. It takes the book's
-// lock.
-func (l *Lifecycle) Stale(ctx context.Context, now time.Time, stale []Stale) {
+// Stale opens (or updates) an unmeasured incident for every check that
+// find names, unless the budget is what stops the checks. It takes the
+// book's lock and calls find under it: Decide records a measured run
+// under the same lock, so a run that lands during the tick is either seen
+// by find or lands after the incident, never between the two (a list
+// found before the lock could open an incident just after a good run).
+func (l *Lifecycle) Stale(ctx context.Context, now time.Time, find func() []Stale) {
 	l.Book.Lock()
 	defer l.Book.Unlock()
-	if l.Book.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil || len(stale) == 0 {
+	if l.Book.Get(Fingerprint("", "", promptcanary.IncidentBudget)) != nil {
+		return
+	}
+	stale := find()
+	if len(stale) == 0 {
 		return
 	}
 	for _, s := range stale {

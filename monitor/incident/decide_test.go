@@ -116,13 +116,21 @@ func TestStale(t *testing.T) {
 	l.Budget.Limit = 1
 	l.Budget.Add(2, now)
 	l.OverBudget(ctx, now)
-	l.Stale(ctx, now, stale)
+	l.Stale(ctx, now, func() []Stale { return stale })
 	if len(s.steps) != 1 {
 		t.Fatalf("over budget: steps %+v, want only the budget incident", s.steps)
 	}
 	l.BudgetDay(ctx, now.Add(24*time.Hour))
 	s.steps = nil
-	l.Stale(ctx, now, stale)
+	l.Stale(ctx, now, func() []Stale {
+		// Decide records measured runs under the book's lock: the
+		// stale checks are found under it too.
+		if l.Book.mu.TryLock() {
+			l.Book.mu.Unlock()
+			t.Error("Stale found the stale checks without the book's lock")
+		}
+		return stale
+	})
 	want := []string{
 		"no measured run for 3h0m0s (twice the interval of 1h), since 2026-01-02T00:00:00Z",
 		"no measured run for 2h30m0s (twice the interval of 1h): the run of the slot 2026-01-02T00:30:00Z is still in flight",
