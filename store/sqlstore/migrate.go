@@ -14,18 +14,25 @@ import (
 //go:embed schema/*.sql
 var schemaFiles embed.FS
 
-// render returns the SQL of m, a template that may run the parts of the
-// schema the SQL backends share (store/sqlstore/schema) by name ({{template
-// "fleet.sql" .}}): those written in the words of the dialect's Schema.
-// One text serves every backend, where each once kept a copy of its own.
-func (s *DB) render(m store.Migration) (string, error) {
+// Render returns the SQL that Migrate runs for m in a dialect whose words
+// are sch. A migration that holds "{{" is a template that may run the
+// parts of the schema the SQL backends share (store/sqlstore/schema) by
+// name ({{template "fleet.sql" .}}), written in those words: one text
+// serves every backend, where each once kept a copy of its own. Any other
+// migration is its own SQL, untouched. Each backend's tests pin what it
+// renders, so that an edit to a shared part cannot silently give new
+// databases a different migration than the one applied ones ran.
+func Render(sch Schema, m store.Migration) (string, error) {
+	if !strings.Contains(m.SQL, "{{") {
+		return m.SQL, nil
+	}
 	t, err := template.New(m.Name).Parse(m.SQL)
 	if err == nil {
 		t, err = t.ParseFS(schemaFiles, "schema/*.sql")
 	}
 	var b strings.Builder
 	if err == nil {
-		err = t.Execute(&b, s.d.Schema)
+		err = t.Execute(&b, sch)
 	}
 	return b.String(), err
 }
@@ -45,7 +52,7 @@ func (s *DB) schemaVersion(ctx context.Context, q querier) (int, error) {
 // Migrate applies, in tx, the migrations of ms newer than the schema's,
 // recording each in schema_migrations (version, name and the columns
 // named in more, whose values are values); the table must exist. It
-// refuses a schema newer than ms. Each migration's SQL, rendered (render),
+// refuses a schema newer than ms. Each migration's SQL, rendered (Render),
 // is run as one statement without arguments, which may hold several.
 func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more string, values ...any) error {
 	current, err := s.schemaVersion(ctx, tx)
@@ -58,7 +65,7 @@ func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more
 	}
 	record := `INSERT INTO schema_migrations (version, name` + more + `) VALUES ` + placeholders(2+len(values))
 	for _, m := range ms[current:] {
-		q, err := s.render(m)
+		q, err := Render(s.d.Schema, m)
 		if err == nil {
 			_, err = tx.ExecContext(ctx, q)
 		}

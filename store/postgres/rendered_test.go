@@ -1,0 +1,13 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary/store/storetest"
+)
+
+// TestRenderedMigrationsArePinned keeps the SQL that the migrations made
+// from the shared schema run (storetest.PinRendered).
+func TestRenderedMigrationsArePinned(t *testing.T) {
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0003_fleet.sql": "7ea021d932ae9b96a30aac350604c1a35f11c264860a848f59363290ff11218a"})
+}

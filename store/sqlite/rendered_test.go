@@ -1,0 +1,13 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary/store/storetest"
+)
+
+// TestRenderedMigrationsArePinned keeps the SQL that the migrations made
+// from the shared schema run (storetest.PinRendered).
+func TestRenderedMigrationsArePinned(t *testing.T) {
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0004_fleet.sql": "be046e32a01df002fcbb70860f63d0f0ea139a3a8fca323943f69ac353d5e77e"})
+}
