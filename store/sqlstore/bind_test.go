@@ -10,6 +10,8 @@ func TestBindNumbersPlaceholdersOutsideQuotes(t *testing.T) {
 		{`SELECT 'it''s ?', '' WHERE a = ? AND b = 'x?'`, `SELECT 'it''s ?', '' WHERE a = $1 AND b = 'x?'`},
 		{`SELECT "say ""?""" WHERE a = ?`, `SELECT "say ""?""" WHERE a = $1`},
 		{`SELECT 1`, `SELECT 1`},
+		{"SELECT a -- don't: a = ?\nFROM t WHERE a = ? AND b = '-- ?'", "SELECT a -- don't: a = ?\nFROM t WHERE a = $1 AND b = '-- ?'"},
+		{"SELECT a FROM t WHERE a = ? -- the end, it's ?", "SELECT a FROM t WHERE a = $1 -- the end, it's ?"},
 	}
 	for _, tc := range tests {
 		if got := s.bind(tc.q); got != tc.want {

@@ -146,8 +146,10 @@ type querier interface {
 }
 
 // bind rewrites the ? placeholders of q for the dialect. A ? in a quoted
-// string or name ('…' or "…", a doubled quote inside) is left alone; q
-// holds no comments, E'…' strings or dollar quotes, whose ? it rewrites.
+// string or name ('…' or "…", a doubled quote inside) or in a -- comment
+// (to the end of its line, so an apostrophe there opens no string) is
+// left alone; q holds no /* */ comments, E'…' strings or dollar quotes,
+// whose ? it rewrites.
 func (s *DB) bind(q string) string {
 	if !s.d.Numbered || !strings.Contains(q, "?") {
 		return q
@@ -160,6 +162,14 @@ func (s *DB) bind(q string) string {
 		switch c := q[i]; {
 		case quote != 0 && c == quote:
 			quote = 0
+		case quote == 0 && c == '-' && strings.HasPrefix(q[i:], "--"):
+			end := strings.IndexByte(q[i:], '\n')
+			if end < 0 {
+				end = len(q) - i
+			}
+			b.WriteString(q[i : i+end])
+			i += end - 1
+			continue
 		case quote == 0 && (c == '\'' || c == '"'):
 			quote = c
 		case quote == 0 && c == '?':
