@@ -1,0 +1,188 @@
+package drift
+
+import (
+	"math"
+)
+
+// The verdicts of a pair in a candidate comparison (see CompareCandidate).
+const (
+	// CandidateWorse: the candidate's pass rate is shown lower than the
+	// current model's by more than the margin.
+	CandidateWorse = "worse"
+	// CandidateBetter: the candidate's pass rate is shown higher.
+	CandidateBetter = "better"
+	// CandidateNoWorse: the candidate is shown no worse than the margin
+	// allows (non-inferior), though not better.
+	CandidateNoWorse = "no_worse"
+	// CandidateInconclusive: the samples show neither.
+	CandidateInconclusive = "inconclusive"
+)
+
+// DefaultMargin is the non-inferiority margin of a candidate comparison:
+// a candidate may pass 5 points less often than the current model on a
+// pair and still count as no worse.
+const DefaultMargin = 0.05
+
+// exactTables bounds the exact unconditional test: a pair with more
+// possible 2×2 tables ((n_current+1)(n_candidate+1)) takes the normal
+// approximation of the same statistic, which is close at such sizes.
+const exactTables = 40401 // 200 samples a side
+
+// nuisanceGrid is the number of steps of the grid over the current pass
+// rate on which the exact test takes its supremum.
+const nuisanceGrid = 400
+
+// Counts are the passes of n samples of a pair on one side.
+type Counts struct {
+	Passed int `json:"passed"`
+	N      int `json:"n"`
+}
+
+// CandidatePair is one (probe, prompt) pair measured on the current model
+// and on the candidate.
+type CandidatePair struct {
+	ProbeID   string
+	PromptID  string
+	Current   Counts
+	Candidate Counts
+}
+
+// CandidateResult is the verdict of one pair.
+type CandidateResult struct {
+	CandidatePair
+	// Delta is the candidate's pass rate minus the current one's, with
+	// Newcombe's two-sided 95% interval [Lo, Hi].
+	Delta, Lo, Hi float64
+	// PWorse tests H0: Delta ≥ −margin against "worse beyond the margin";
+	// PNoWorse tests H0: Delta ≤ −margin against "no worse"; PBetter is
+	// the one-sided Fisher test of "better". Q* are their
+	// Benjamini–Hochberg adjusted values over all pairs.
+	PWorse, QWorse     float64
+	PNoWorse, QNoWorse float64
+	PBetter, QBetter   float64
+	// Verdict is one of the Candidate* constants.
+	Verdict string
+}
+
+// CompareCandidate tests every pair for non-inferiority of the candidate
+// at margin (a share, 0.05 for 5 points) and classifies it: worse when
+// "Delta ≥ −margin" is rejected, else better when "Delta ≤ 0" is, else no
+// worse when "Delta ≤ −margin" is, else inconclusive. Each of the three
+// families is adjusted by one Benjamini–Hochberg step over all pairs and
+// rejected at q ≤ alpha. The margin tests are Chan's exact unconditional
+// test of the Farrington–Manning score statistic (see fmExact).
+func CompareCandidate(pairs []CandidatePair, margin, alpha float64) []CandidateResult {
+	out := make([]CandidateResult, len(pairs))
+	pw := make([]float64, len(pairs))
+	pn := make([]float64, len(pairs))
+	pb := make([]float64, len(pairs))
+	for i, p := range pairs {
+		r := CandidateResult{CandidatePair: p}
+		r.Delta, r.Lo, r.Hi = newcombe(p.Current.Passed, p.Current.N, p.Candidate.Passed, p.Candidate.N, z95)
+		r.PWorse, r.PNoWorse = fmExact(p.Current, p.Candidate, margin)
+		r.PBetter = fisherGreater(p.Current.Passed, p.Current.N, p.Candidate.Passed, p.Candidate.N)
+		out[i], pw[i], pn[i], pb[i] = r, r.PWorse, r.PNoWorse, r.PBetter
+	}
+	qw, qn, qb := benjaminiHochberg(pw), benjaminiHochberg(pn), benjaminiHochberg(pb)
+	for i := range out {
+		r := &out[i]
+		r.QWorse, r.QNoWorse, r.QBetter = qw[i], qn[i], qb[i]
+		switch {
+		case r.QWorse <= alpha:
+			r.Verdict = CandidateWorse
+		case r.QBetter <= alpha:
+			r.Verdict = CandidateBetter
+		case r.QNoWorse <= alpha:
+			r.Verdict = CandidateNoWorse
+		default:
+			r.Verdict = CandidateInconclusive
+		}
+	}
+	return out
+}
+
+// fmScore returns the Farrington–Manning score statistic of H0:
+// p1 − p0 = −margin, for x1 passes of n1 on the candidate (p1) and x0 of
+// n0 on the current model (p0): z = (p̂1 − p̂0 + margin) / sqrt(p̃1(1 − p̃1)/n1
+// + p̃0(1 − p̃0)/n0), where p̃1, p̃0 = p̃1 + margin maximise the likelihood
+// under H0 (the closed form of Farrington and Manning, 1990). Negative z
+// speaks for "worse beyond the margin", positive for "no worse".
+func fmScore(x1, n1, x0, n0 int, margin float64) float64 {
+	p1, p0 := float64(x1)/float64(n1), float64(x0)/float64(n0)
+	d := -margin // H0: p1 − p0 = d
+	theta := float64(n0) / float64(n1)
+	a := 1 + theta
+	b := -(1 + theta + p1 + theta*p0 + d*(theta+2))
+	c := d*d + d*(2*p1+theta+1) + p1 + theta*p0
+	e := -p1 * d * (1 + d)
+	v := b*b*b/(27*a*a*a) - b*c/(6*a*a) + e/(2*a)
+	u := math.Sqrt(math.Max(0, b*b/(9*a*a)-c/(3*a)))
+	if v < 0 {
+		u = -u
+	}
+	cosArg := 1.0
+	if u != 0 {
+		cosArg = math.Max(-1, math.Min(1, v/(u*u*u)))
+	}
+	w := (math.Pi + math.Acos(cosArg)) / 3
+	r1 := math.Max(0, math.Min(1, 2*u*math.Cos(w)-b/(3*a)))
+	r0 := math.Max(0, math.Min(1, r1-d))
+	num := p1 - p0 - d
+	se := math.Sqrt(r1*(1-r1)/float64(n1) + r0*(1-r0)/float64(n0))
+	switch {
+	case se > 0:
+		return num / se
+	case num > tolerance:
+		return math.Inf(1)
+	case num < -tolerance:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
+// fmExact returns the one-sided p-values of the Farrington–Manning
+// statistic z at the observed counts: worse = P(Z ≤ z) and noWorse =
+// P(Z ≥ z), each the supremum over the null boundary p1 = p0 − margin,
+// p0 ∈ [margin, 1], of the exact probability of the tables at least as
+// extreme (Chan's exact unconditional test, 1998), taken on a grid of the
+// nuisance rate p0. Above exactTables tables it returns the normal
+// approximation instead.
+func fmExact(cur, cand Counts, margin float64) (worse, noWorse float64) {
+	if cur.N == 0 || cand.N == 0 {
+		return 1, 1
+	}
+	zObs := fmScore(cand.Passed, cand.N, cur.Passed, cur.N, margin)
+	if (cur.N+1)*(cand.N+1) > exactTables {
+		return normalCDF(zObs), normalCDF(-zObs)
+	}
+	// The statistic of every table, by (x0, x1).
+	z := make([]float64, (cur.N+1)*(cand.N+1))
+	for x0 := 0; x0 <= cur.N; x0++ {
+		for x1 := 0; x1 <= cand.N; x1++ {
+			z[x0*(cand.N+1)+x1] = fmScore(x1, cand.N, x0, cur.N, margin)
+		}
+	}
+	var b0, b1 []float64
+	for i := 0; i <= nuisanceGrid; i++ {
+		p0 := margin + (1-margin)*float64(i)/nuisanceGrid
+		b0 = binomPMFs(cur.N, p0, b0)
+		b1 = binomPMFs(cand.N, math.Max(0, p0-margin), b1)
+		var lo, hi float64
+		for x0, w0 := range b0 {
+			if w0 == 0 {
+				continue
+			}
+			row := z[x0*(cand.N+1):]
+			for x1, w1 := range b1 {
+				if row[x1] <= zObs+tolerance {
+					lo += w0 * w1
+				}
+				if row[x1] >= zObs-tolerance {
+					hi += w0 * w1
+				}
+			}
+		}
+		worse, noWorse = max(worse, lo), max(noWorse, hi)
+	}
+	return min(worse, 1), min(noWorse, 1)
+}
