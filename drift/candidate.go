@@ -2,20 +2,8 @@ package drift
 
 import (
 	"math"
-)
 
-// The verdicts of a pair in a candidate comparison (see CompareCandidate).
-const (
-	// CandidateWorse: the candidate's pass rate is shown lower than the
-	// current model's by more than the margin.
-	CandidateWorse = "worse"
-	// CandidateBetter: the candidate's pass rate is shown higher.
-	CandidateBetter = "better"
-	// CandidateNoWorse: the candidate is shown no worse than the margin
-	// allows (non-inferior), though not better.
-	CandidateNoWorse = "no_worse"
-	// CandidateInconclusive: the samples show neither.
-	CandidateInconclusive = "inconclusive"
+	"github.com/promptcanary/promptcanary"
 )
 
 // DefaultMargin is the non-inferiority margin of a candidate comparison:
@@ -32,73 +20,108 @@ const exactTables = 40401 // 200 samples a side
 // rate on which the exact test takes its supremum.
 const nuisanceGrid = 400
 
-// Counts are the passes of n samples of a pair on one side.
-type Counts struct {
-	Passed int `json:"passed"`
-	N      int `json:"n"`
+// Candidate compares the runs of the current model and of a candidate on
+// the same suite, pair by pair: see classifyCandidate. A pair measured on
+// one side only is listed as not compared. Every result counts as passed
+// or not, continuous scores included.
+func Candidate(current, candidate *promptcanary.Run, margin, alpha float64) *promptcanary.CandidateReport {
+	cur, cand := passCounts(current), passCounts(candidate)
+	r := &promptcanary.CandidateReport{
+		Suite: current.SuiteName, Current: current.Provider.ModelID, Candidate: candidate.Provider.ModelID,
+		Margin: margin, Alpha: alpha, Samples: max(current.Samples, 1),
+	}
+	for _, k := range cur.order {
+		c, ok := cand.counts[k]
+		if !ok {
+			r.NotCompared = append(r.NotCompared, k.String())
+			continue
+		}
+		r.Pairs = append(r.Pairs, promptcanary.CandidatePair{ProbeID: k.ProbeID, PromptID: k.PromptID, Current: cur.counts[k], Candidate: c})
+	}
+	for _, k := range cand.order {
+		if _, ok := cur.counts[k]; !ok {
+			r.NotCompared = append(r.NotCompared, k.String())
+		}
+	}
+	classifyCandidate(r.Pairs, margin, alpha)
+	s := &r.Summary
+	s.Pairs, s.NotCompared = len(r.Pairs), len(r.NotCompared)
+	for _, p := range r.Pairs {
+		switch p.Verdict {
+		case promptcanary.CandidateWorse:
+			s.Worse++
+		case promptcanary.CandidateBetter:
+			s.Better++
+			s.NoWorse++
+		case promptcanary.CandidateNoWorse:
+			s.NoWorse++
+		default:
+			s.Inconclusive++
+		}
+	}
+	return r
 }
 
-// CandidatePair is one (probe, prompt) pair measured on the current model
-// and on the candidate.
-type CandidatePair struct {
-	ProbeID   string
-	PromptID  string
-	Current   Counts
-	Candidate Counts
+// pairCounts are the pass counts of a run's pairs, in the order the run
+// first shows them.
+type pairCounts struct {
+	counts map[promptcanary.PairKey]promptcanary.PassCount
+	order  []promptcanary.PairKey
 }
 
-// CandidateResult is the verdict of one pair.
-type CandidateResult struct {
-	CandidatePair
-	// Delta is the candidate's pass rate minus the current one's, with
-	// Newcombe's two-sided 95% interval [Lo, Hi].
-	Delta, Lo, Hi float64
-	// PWorse tests H0: Delta ≥ −margin against "worse beyond the margin";
-	// PNoWorse tests H0: Delta ≤ −margin against "no worse"; PBetter is
-	// the one-sided Fisher test of "better". Q* are their
-	// Benjamini–Hochberg adjusted values over all pairs.
-	PWorse, QWorse     float64
-	PNoWorse, QNoWorse float64
-	PBetter, QBetter   float64
-	// Verdict is one of the Candidate* constants.
-	Verdict string
+func passCounts(run *promptcanary.Run) pairCounts {
+	pc := pairCounts{counts: map[promptcanary.PairKey]promptcanary.PassCount{}}
+	for i := range run.ProbeResults {
+		k := run.ProbeResults[i].Key()
+		c, seen := pc.counts[k]
+		if !seen {
+			pc.order = append(pc.order, k)
+		}
+		c.N++
+		if run.ProbeResults[i].Passed {
+			c.Passed++
+		}
+		pc.counts[k] = c
+	}
+	return pc
 }
 
-// CompareCandidate tests every pair for non-inferiority of the candidate
-// at margin (a share, 0.05 for 5 points) and classifies it: worse when
-// "Delta ≥ −margin" is rejected, else better when "Delta ≤ 0" is, else no
-// worse when "Delta ≤ −margin" is, else inconclusive. Each of the three
-// families is adjusted by one Benjamini–Hochberg step over all pairs and
-// rejected at q ≤ alpha. The margin tests are Chan's exact unconditional
-// test of the Farrington–Manning score statistic (see fmExact).
-func CompareCandidate(pairs []CandidatePair, margin, alpha float64) []CandidateResult {
-	out := make([]CandidateResult, len(pairs))
+// classifyCandidate tests every pair for non-inferiority of the candidate
+// at margin (a share, 0.05 for 5 points) and fills in its evidence and
+// verdict: worse when "Delta ≥ −margin" is rejected, else better when
+// "Delta ≤ 0" is, else no worse when "Delta ≤ −margin" is, else
+// inconclusive. Each of the three families is adjusted by one
+// Benjamini–Hochberg step over all pairs and rejected at q ≤ alpha. The
+// margin tests are Chan's exact unconditional test of the
+// Farrington–Manning score statistic (see fmExact), the test of "better"
+// is Fisher's exact test.
+func classifyCandidate(pairs []promptcanary.CandidatePair, margin, alpha float64) {
 	pw := make([]float64, len(pairs))
 	pn := make([]float64, len(pairs))
 	pb := make([]float64, len(pairs))
-	for i, p := range pairs {
-		r := CandidateResult{CandidatePair: p}
-		r.Delta, r.Lo, r.Hi = newcombe(p.Current.Passed, p.Current.N, p.Candidate.Passed, p.Candidate.N, z95)
-		r.PWorse, r.PNoWorse = fmExact(p.Current, p.Candidate, margin)
-		r.PBetter = fisherGreater(p.Current.Passed, p.Current.N, p.Candidate.Passed, p.Candidate.N)
-		out[i], pw[i], pn[i], pb[i] = r, r.PWorse, r.PNoWorse, r.PBetter
+	for i := range pairs {
+		r := &pairs[i]
+		cur, cand := r.Current, r.Candidate
+		r.Delta, r.Interval[0], r.Interval[1] = newcombe(cur.Passed, cur.N, cand.Passed, cand.N, z95)
+		r.PWorse, r.PNoWorse = fmExact(cur, cand, margin)
+		r.PBetter = fisherGreater(cur.Passed, cur.N, cand.Passed, cand.N)
+		pw[i], pn[i], pb[i] = r.PWorse, r.PNoWorse, r.PBetter
 	}
 	qw, qn, qb := benjaminiHochberg(pw), benjaminiHochberg(pn), benjaminiHochberg(pb)
-	for i := range out {
-		r := &out[i]
+	for i := range pairs {
+		r := &pairs[i]
 		r.QWorse, r.QNoWorse, r.QBetter = qw[i], qn[i], qb[i]
 		switch {
 		case r.QWorse <= alpha:
-			r.Verdict = CandidateWorse
+			r.Verdict = promptcanary.CandidateWorse
 		case r.QBetter <= alpha:
-			r.Verdict = CandidateBetter
+			r.Verdict = promptcanary.CandidateBetter
 		case r.QNoWorse <= alpha:
-			r.Verdict = CandidateNoWorse
+			r.Verdict = promptcanary.CandidateNoWorse
 		default:
-			r.Verdict = CandidateInconclusive
+			r.Verdict = promptcanary.CandidateInconclusive
 		}
 	}
-	return out
 }
 
 // fmScore returns the Farrington–Manning score statistic of H0:
@@ -147,7 +170,7 @@ func fmScore(x1, n1, x0, n0 int, margin float64) float64 {
 // extreme (Chan's exact unconditional test, 1998), taken on a grid of the
 // nuisance rate p0. Above exactTables tables it returns the normal
 // approximation instead.
-func fmExact(cur, cand Counts, margin float64) (worse, noWorse float64) {
+func fmExact(cur, cand promptcanary.PassCount, margin float64) (worse, noWorse float64) {
 	if cur.N == 0 || cand.N == 0 {
 		return 1, 1
 	}

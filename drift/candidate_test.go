@@ -2,8 +2,23 @@ package drift
 
 import (
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/promptcanary/promptcanary"
 )
+
+// pc is the pass count of passed of n samples.
+func pc(passed, n int) promptcanary.PassCount {
+	return promptcanary.PassCount{Passed: passed, N: n}
+}
+
+// classified classifies a copy of pairs.
+func classified(pairs []promptcanary.CandidatePair, margin, alpha float64) []promptcanary.CandidatePair {
+	pairs = slices.Clone(pairs)
+	classifyCandidate(pairs, margin, alpha)
+	return pairs
+}
 
 // TestFMScoreKnownValues checks the closed-form restricted maximum
 // likelihood of fmScore against values computed by hand and, for the
@@ -37,7 +52,7 @@ func TestFMScoreKnownValues(t *testing.T) {
 func TestFMExactKnownValues(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
-		cur, cand            Counts
+		cur, cand            promptcanary.PassCount
 		margin               float64
 		wantWorse, wantNoWor float64
 		eps                  float64
@@ -45,11 +60,11 @@ func TestFMExactKnownValues(t *testing.T) {
 		// Every table is at least as extreme as (5/5, 5/5) for "no
 		// worse" except those where the candidate fails; the supremum is
 		// at p0 = 1: P = 0.95^5.
-		{"five each, all pass", Counts{5, 5}, Counts{5, 5}, 0.05, 1, math.Pow(0.95, 5), 1e-9},
+		{"five each, all pass", pc(5, 5), pc(5, 5), 0.05, 1, math.Pow(0.95, 5), 1e-9},
 		// Only (0/6 against 6/6) is as extreme: P = (1.05 − p0)^6 p0^6,
 		// largest at p0 = 0.525: 0.525^12.
-		{"broken pair", Counts{6, 6}, Counts{0, 6}, 0.05, math.Pow(0.525, 12), 1, 1e-6},
-		{"brute force", Counts{7, 8}, Counts{3, 8}, 0.10, 0.0627494476, 0.9949756500, 1e-4},
+		{"broken pair", pc(6, 6), pc(0, 6), 0.05, math.Pow(0.525, 12), 1, 1e-6},
+		{"brute force", pc(7, 8), pc(3, 8), 0.10, 0.0627494476, 0.9949756500, 1e-4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, n := fmExact(tc.cur, tc.cand, tc.margin)
@@ -70,7 +85,7 @@ func TestFMExactIsConservative(t *testing.T) {
 		var rejWorse, rejNoWorse float64
 		for x0 := range b0 {
 			for x1 := range b1 {
-				w, nw := fmExact(Counts{x0, n}, Counts{x1, n}, margin)
+				w, nw := fmExact(pc(x0, n), pc(x1, n), margin)
 				if w <= level {
 					rejWorse += b0[x0] * b1[x1]
 				}
@@ -86,26 +101,26 @@ func TestFMExactIsConservative(t *testing.T) {
 }
 
 func TestCompareCandidateVerdicts(t *testing.T) {
-	pair := func(id string, cur, cand Counts) CandidatePair {
-		return CandidatePair{ProbeID: "p", PromptID: id, Current: cur, Candidate: cand}
+	pair := func(id string, cur, cand promptcanary.PassCount) promptcanary.CandidatePair {
+		return promptcanary.CandidatePair{ProbeID: "p", PromptID: id, Current: cur, Candidate: cand}
 	}
-	pairs := []CandidatePair{
-		pair("broken", Counts{30, 30}, Counts{0, 30}),
-		pair("fixed", Counts{0, 30}, Counts{30, 30}),
-		pair("solid", Counts{150, 150}, Counts{150, 150}),
-		pair("few", Counts{5, 5}, Counts{5, 5}),
-		pair("slight drop", Counts{27, 30}, Counts{24, 30}),
+	pairs := []promptcanary.CandidatePair{
+		pair("broken", pc(30, 30), pc(0, 30)),
+		pair("fixed", pc(0, 30), pc(30, 30)),
+		pair("solid", pc(150, 150), pc(150, 150)),
+		pair("few", pc(5, 5), pc(5, 5)),
+		pair("slight drop", pc(27, 30), pc(24, 30)),
 	}
-	got := CompareCandidate(pairs, DefaultMargin, DefaultAlpha)
-	want := []string{CandidateWorse, CandidateBetter, CandidateNoWorse, CandidateInconclusive, CandidateInconclusive}
+	got := classified(pairs, DefaultMargin, DefaultAlpha)
+	want := []promptcanary.CandidateVerdict{promptcanary.CandidateWorse, promptcanary.CandidateBetter, promptcanary.CandidateNoWorse, promptcanary.CandidateInconclusive, promptcanary.CandidateInconclusive}
 	for i, r := range got {
 		if r.Verdict != want[i] {
 			t.Errorf("%s: got %s (p worse %.3g q %.3g, p no worse %.3g q %.3g, p better %.3g), want %s",
 				r.PromptID, r.Verdict, r.PWorse, r.QWorse, r.PNoWorse, r.QNoWorse, r.PBetter, want[i])
 		}
 	}
-	if r := got[0]; !near(r.Delta, -1, 1e-12) || r.Hi >= -0.8 || r.QWorse < r.PWorse {
-		t.Errorf("broken: got delta %.3f [%.3f, %.3f], p %.3g q %.3g; want −1 with the interval's top below −0.8 and q ≥ p", r.Delta, r.Lo, r.Hi, r.PWorse, r.QWorse)
+	if r := got[0]; !near(r.Delta, -1, 1e-12) || r.Interval[1] >= -0.8 || r.QWorse < r.PWorse {
+		t.Errorf("broken: got delta %.3f [%.3f, %.3f], p %.3g q %.3g; want −1 with the interval's top below −0.8 and q ≥ p", r.Delta, r.Interval[0], r.Interval[1], r.PWorse, r.QWorse)
 	}
 }
 
@@ -113,16 +128,44 @@ func TestCompareCandidateVerdicts(t *testing.T) {
 // Benjamini–Hochberg step over all pairs: a p-value that passes alone does
 // not pass among many pairs that show nothing.
 func TestCompareCandidateAdjusts(t *testing.T) {
-	pairs := []CandidatePair{{ProbeID: "p", PromptID: "a", Current: Counts{10, 10}, Candidate: Counts{5, 10}}}
-	alone := CompareCandidate(pairs, DefaultMargin, 0.05)[0]
-	if alone.PWorse > 0.05 || alone.Verdict != CandidateWorse {
+	pairs := []promptcanary.CandidatePair{{ProbeID: "p", PromptID: "a", Current: pc(10, 10), Candidate: pc(5, 10)}}
+	alone := classified(pairs, DefaultMargin, 0.05)[0]
+	if alone.PWorse > 0.05 || alone.Verdict != promptcanary.CandidateWorse {
 		t.Fatalf("alone: got p %.4f, %s; want p ≤ 0.05 and worse", alone.PWorse, alone.Verdict)
 	}
 	for range 20 {
-		pairs = append(pairs, CandidatePair{ProbeID: "p", PromptID: "b", Current: Counts{10, 10}, Candidate: Counts{10, 10}})
+		pairs = append(pairs, promptcanary.CandidatePair{ProbeID: "p", PromptID: "b", Current: pc(10, 10), Candidate: pc(10, 10)})
 	}
-	among := CompareCandidate(pairs, DefaultMargin, 0.05)[0]
-	if want := alone.PWorse * 21; !near(among.QWorse, min(want, 1), 1e-12) || among.Verdict == CandidateWorse {
+	among := classified(pairs, DefaultMargin, 0.05)[0]
+	if want := alone.PWorse * 21; !near(among.QWorse, min(want, 1), 1e-12) || among.Verdict == promptcanary.CandidateWorse {
 		t.Errorf("among 21: got q %.4f, %s; want %.4f and not worse", among.QWorse, among.Verdict, want)
+	}
+}
+
+// TestCandidateCountsPairs checks the pass counts read from the runs, the
+// pairs measured on one side only and the summary.
+func TestCandidateCountsPairs(t *testing.T) {
+	var cur, cand []res
+	cur = append(cur, binarySamples("p", "a", 30, 30)...)
+	cur = append(cur, binarySamples("p", "b", 12, 20)...)
+	cur = append(cur, binarySamples("q", "a", 20, 20)...) // not on the candidate
+	cand = append(cand, binarySamples("p", "a", 0, 30)...)
+	cand = append(cand, binarySamples("p", "b", 13, 20)...)
+	cand = append(cand, binarySamples("r", "a", 1, 1)...) // not on the current
+	c, d := makeRun("s", cur), makeRun("s", cand)
+	c.Samples, c.Provider.ModelID, d.Provider.ModelID = 30, "sim/stable", "sim/drifted"
+	r := Candidate(&c, &d, DefaultMargin, DefaultAlpha)
+	if r.Current != "sim/stable" || r.Candidate != "sim/drifted" || r.Samples != 30 || r.Margin != DefaultMargin {
+		t.Errorf("got %s vs %s, %d samples, margin %v", r.Current, r.Candidate, r.Samples, r.Margin)
+	}
+	if len(r.Pairs) != 2 || r.Pairs[1].Current != (pc(12, 20)) || r.Pairs[1].Candidate != (pc(13, 20)) {
+		t.Fatalf("got pairs %+v, want p/a and p/b with 12/20 against 13/20 for p/b", r.Pairs)
+	}
+	if want := []string{"q/a", "r/a"}; !slices.Equal(r.NotCompared, want) {
+		t.Errorf("got not compared %v, want %v", r.NotCompared, want)
+	}
+	want := promptcanary.CandidateSummary{Pairs: 2, Worse: 1, Inconclusive: 1, NotCompared: 2}
+	if r.Summary != want {
+		t.Errorf("got summary %+v, want %+v", r.Summary, want)
 	}
 }
