@@ -79,6 +79,10 @@ type CandidateReport struct {
 	Samples int              `json:"samples"`
 	Pairs   []CandidatePair  `json:"pairs"`
 	Summary CandidateSummary `json:"summary"`
+	// SamplesToShowNoWorse, set when a pair is inconclusive, is the fewest
+	// samples per prompt with which a pair that passes every sample on
+	// both models is shown no worse at this margin (0: more than 200).
+	SamplesToShowNoWorse int `json:"samples_to_show_no_worse,omitempty"`
 	// NotCompared lists the pairs measured on one side only, as
 	// "probe_id/prompt_id".
 	NotCompared []string `json:"not_compared,omitempty"`

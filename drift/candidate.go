@@ -59,6 +59,9 @@ func Candidate(current, candidate *promptcanary.Run, margin, alpha float64) *pro
 			s.Inconclusive++
 		}
 	}
+	if s.Inconclusive > 0 {
+		r.SamplesToShowNoWorse = SamplesToShowNoWorse(margin, alpha)
+	}
 	return r
 }
 
@@ -208,4 +211,35 @@ func fmExact(cur, cand promptcanary.PassCount, margin float64) (worse, noWorse f
 		worse, noWorse = max(worse, lo), max(noWorse, hi)
 	}
 	return min(worse, 1), min(noWorse, 1)
+}
+
+// SamplesToShowNoWorse returns the smallest number of samples per prompt
+// on each model with which a pair that passes every sample on both is
+// shown no worse at margin and alpha on its own (p ≤ alpha); a pair whose
+// candidate fails some samples needs more. It returns 0
+// when more than 200 would be needed (beyond the exact test's reach).
+func SamplesToShowNoWorse(margin, alpha float64) int {
+	if margin <= 0 || margin >= 1 || alpha <= 0 {
+		return 0
+	}
+	// At p0 = 1 only the table of all passes counts, so (1 − margin)^n ≤
+	// alpha is necessary; the supremum may lie below p0 = 1 and need more.
+	shown := func(n int) bool {
+		all := promptcanary.PassCount{Passed: n, N: n}
+		_, p := fmExact(all, all, margin)
+		return p <= alpha
+	}
+	lo, hi := max(2, int(math.Ceil(math.Log(alpha)/math.Log1p(-margin)))), 200
+	if lo > hi || !shown(hi) {
+		return 0
+	}
+	// p falls as n grows: bisect for the first n that shows it.
+	for lo < hi {
+		if mid := (lo + hi) / 2; shown(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }

@@ -169,3 +169,34 @@ func TestCandidateCountsPairs(t *testing.T) {
 		t.Errorf("got summary %+v, want %+v", r.Summary, want)
 	}
 }
+
+func TestSamplesToShowNoWorse(t *testing.T) {
+	for _, tc := range []struct {
+		margin, alpha float64
+		want          int
+	}{
+		// 0.95^90 = 0.0099, but the supremum lies inside (0.95, 1): an
+		// independent brute force gives p 0.0106 at 107 and 0.0093 at 108.
+		{0.05, 0.01, 108},
+		// 0.9^44 = 0.0097 but the supremum lies inside (0.9, 1): an
+		// independent brute force gives p 0.0107 at 52 and 0.0086 at 53.
+		{0.10, 0.01, 53},
+		{0.01, 0.01, 0}, // 459 samples: beyond the exact test
+	} {
+		got := SamplesToShowNoWorse(tc.margin, tc.alpha)
+		if got != tc.want {
+			t.Errorf("margin %v, alpha %v: got %d, want %d", tc.margin, tc.alpha, got, tc.want)
+			continue
+		}
+		if got == 0 {
+			continue
+		}
+		all, fewer := pc(got, got), pc(got-1, got-1)
+		if _, p := fmExact(all, all, tc.margin); p > tc.alpha {
+			t.Errorf("margin %v: %d samples give p %.4f, above %v", tc.margin, got, p, tc.alpha)
+		}
+		if _, p := fmExact(fewer, fewer, tc.margin); p <= tc.alpha {
+			t.Errorf("margin %v: %d samples already give p %.4f", tc.margin, got-1, p)
+		}
+	}
+}
