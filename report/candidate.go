@@ -157,7 +157,7 @@ func renderCandidateTerminal(b *bytes.Buffer, r *promptcanary.CandidateReport, o
 			t.para("  ", "", samplesNote(r))
 		}
 		for _, p := range ps {
-			t.para("  ", p.ProbeID+"/"+p.PromptID+": ", candidateEvidence(p))
+			t.para("  ", termtext.Safe(p.ProbeID+"/"+p.PromptID)+": ", candidateEvidence(p))
 		}
 	}
 	if len(r.NotCompared) > 0 {
