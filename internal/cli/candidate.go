@@ -54,16 +54,10 @@ func checkCandidateFlags(c *cobra.Command, o *compareOptions) error {
 // non-inferiority of the candidate (drift.Candidate). It exits 1 when a
 // pair is worse beyond the margin, 3 when nothing could be compared.
 func (a *app) compareCandidate(c *cobra.Command, o *compareOptions) error {
-	config, err := a.findConfig(c, o.config)
+	_, st, w, err := a.suiteWorkflow(c, o.config, &o.settings)
 	if err != nil {
 		return err
 	}
-	st, err := loadSuite(config)
-	if err != nil {
-		return err
-	}
-	w := o.settings.workflow(c, a.getenv)
-	w.Secrets = a.secrets
 	if !c.Flags().Changed("samples") && st.Defaults.Samples == nil {
 		n := defaultCandidateSamples
 		w.Samples = &n
@@ -73,7 +67,7 @@ func (a *app) compareCandidate(c *cobra.Command, o *compareOptions) error {
 		return err
 	}
 	if len(targets) != 1 {
-		return usageErr(fmt.Errorf("--candidate compares one current model, but canary.yaml names %d under providers:", len(targets)),
+		return usageErr(fmt.Errorf("--candidate compares one current model, but providers: in canary.yaml names %d", len(targets)),
 			"pick the current model with -p NAME/MODEL")
 	}
 	if samples < 2 {
@@ -131,14 +125,5 @@ func (a *app) reportCandidate(o *compareOptions, rep *promptcanary.CandidateRepo
 	case rep.Summary.Worse > 0:
 		code = ExitGate
 	}
-	if len(failures) > 0 {
-		a.printFailures(failures)
-		if code == ExitOK {
-			code = ExitOutput
-		}
-	}
-	if code != ExitOK {
-		return codeErr(code)
-	}
-	return nil
+	return a.verdict(code, failures)
 }

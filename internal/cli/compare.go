@@ -288,16 +288,10 @@ func (a *app) compareSaved(c *cobra.Command, o *compareOptions, req *check.Compa
 // compareNow fills req to run the suite of --config now on the selected
 // providers and returns the configuration path and the suite.
 func (a *app) compareNow(c *cobra.Command, o *compareOptions, req *check.CompareRequest) (string, *suite.Suite, error) {
-	config, err := a.findConfig(c, o.config)
+	config, st, w, err := a.suiteWorkflow(c, o.config, &o.settings)
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := loadSuite(config)
-	if err != nil {
-		return "", nil, err
-	}
-	w := o.settings.workflow(c, a.getenv)
-	w.Secrets = a.secrets
 	sel, targets, samples, err := o.settings.resolve(c, st, w)
 	if err != nil {
 		return "", nil, err
