@@ -136,6 +136,26 @@ func classifyCandidate(pairs []promptcanary.CandidatePair, margin, alpha float64
 func fmScore(x1, n1, x0, n0 int, margin float64) float64 {
 	p1, p0 := float64(x1)/float64(n1), float64(x0)/float64(n0)
 	d := -margin // H0: p1 − p0 = d
+	r1, r0 := fmRestricted(x1, n1, x0, n0, d)
+	num := p1 - p0 - d
+	se := math.Sqrt(r1*(1-r1)/float64(n1) + r0*(1-r0)/float64(n0))
+	switch {
+	case se > 0:
+		return num / se
+	case num > tolerance:
+		return math.Inf(1)
+	case num < -tolerance:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
+// fmRestricted returns the rates p̃1, p̃0 = p̃1 − d that maximise the
+// likelihood of x1 of n1 and x0 of n0 under p1 − p0 = d: the root of the
+// likelihood's cubic in its trigonometric form (Farrington and Manning,
+// 1990).
+func fmRestricted(x1, n1, x0, n0 int, d float64) (r1, r0 float64) {
+	p1, p0 := float64(x1)/float64(n1), float64(x0)/float64(n0)
 	theta := float64(n0) / float64(n1)
 	a := 1 + theta
 	b := -(1 + theta + p1 + theta*p0 + d*(theta+2))
@@ -151,19 +171,8 @@ func fmScore(x1, n1, x0, n0 int, margin float64) float64 {
 		cosArg = math.Max(-1, math.Min(1, v/(u*u*u)))
 	}
 	w := (math.Pi + math.Acos(cosArg)) / 3
-	r1 := math.Max(0, math.Min(1, 2*u*math.Cos(w)-b/(3*a)))
-	r0 := math.Max(0, math.Min(1, r1-d))
-	num := p1 - p0 - d
-	se := math.Sqrt(r1*(1-r1)/float64(n1) + r0*(1-r0)/float64(n0))
-	switch {
-	case se > 0:
-		return num / se
-	case num > tolerance:
-		return math.Inf(1)
-	case num < -tolerance:
-		return math.Inf(-1)
-	}
-	return 0
+	r1 = math.Max(0, math.Min(1, 2*u*math.Cos(w)-b/(3*a)))
+	return r1, math.Max(0, math.Min(1, r1-d))
 }
 
 // fmExact returns the one-sided p-values of the Farrington–Manning

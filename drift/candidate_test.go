@@ -200,3 +200,42 @@ func TestSamplesToShowNoWorse(t *testing.T) {
 		}
 	}
 }
+
+// TestFMRestrictedMaximises checks the closed form of the restricted
+// maximum likelihood on every table of small samples: no rate on the
+// boundary p1 = p0 − margin of a fine grid has a higher likelihood.
+func TestFMRestrictedMaximises(t *testing.T) {
+	logLik := func(x, n int, p float64) float64 {
+		v := 0.0
+		if x > 0 {
+			v += float64(x) * math.Log(p)
+		}
+		if x < n {
+			v += float64(n-x) * math.Log1p(-p)
+		}
+		return v
+	}
+	sizes := []int{1, 2, 5, 13}
+	for _, margin := range []float64{0.01, 0.05, 0.3} {
+		for _, n1 := range sizes {
+			for _, n0 := range sizes {
+				for x1 := 0; x1 <= n1; x1++ {
+					for x0 := 0; x0 <= n0; x0++ {
+						r1, r0 := fmRestricted(x1, n1, x0, n0, -margin)
+						if math.Abs(r0-r1-margin) > 1e-9 {
+							t.Fatalf("%d/%d, %d/%d, margin %v: got p̃1 %v, p̃0 %v off the boundary", x1, n1, x0, n0, margin, r1, r0)
+						}
+						best := logLik(x1, n1, r1) + logLik(x0, n0, r0)
+						for i := 0; i <= 1000; i++ {
+							p0 := margin + (1-margin)*float64(i)/1000
+							if l := logLik(x1, n1, p0-margin) + logLik(x0, n0, p0); l > best+1e-9 {
+								t.Fatalf("%d/%d, %d/%d, margin %v: p0 %v has log-likelihood %v above the closed form's %v at %v",
+									x1, n1, x0, n0, margin, p0, l, best, r0)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
