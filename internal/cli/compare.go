@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/internal/telemetry"
 	"github.com/promptcanary/promptcanary/internal/termtext"
 	"github.com/promptcanary/promptcanary/report"
@@ -31,6 +32,9 @@ type compareOptions struct {
 	noAdaptive       bool
 	verbose          bool
 	out              outputs
+	// candidate and margin are the upgrade gate's (see candidate.go).
+	candidate string
+	margin    float64
 }
 
 func (a *app) compareCmd() *cobra.Command {
@@ -51,6 +55,14 @@ pair could be compared has no verdict (exit 3). A saved run that is its
 baseline's own run is refused (exit 2): compared with itself, a run shows no
 drift whatever the model does.
 
+--candidate NAME/MODEL is the upgrade gate: it runs the current model (-p)
+and the candidate on the same prompts, samples (default 30) and seed, with
+no baseline, and tests per probe and prompt whether the candidate passes
+less often by more than --margin points (default 5), with false-discovery
+control over all pairs. It exits 1 when a pair is worse beyond the margin,
+and lists where the candidate is better, worse and inconclusive (see
+docs/candidate.md).
+
 --fail-on-drift exits 1 on drift of any severity; --fail-on-drift=high only
 on drift rated high or critical. --fail-on-identity also exits 1 when the
 model identity test says the answers no longer look like the same model
@@ -59,7 +71,8 @@ model identity test says the answers no longer look like the same model
 Exit codes:
   0    no drift at or above the --fail-on-drift threshold (or no gate)
   1    --fail-on-drift and drift at or above its threshold, or --fail-on-identity
-       and the answers no longer look like the same model
+       and the answers no longer look like the same model, or --candidate and
+       a pair worse beyond the margin
   2    usage or configuration error (nothing was called)
   3    no verdict: nothing measured, more failed calls than --max-errors, or nothing compared
   4    internal error
@@ -68,7 +81,8 @@ Exit codes:
 		Example: `  promptcanary compare -p sim/stable
   promptcanary compare -p sim/drifted --baseline-provider sim/stable --fail-on-drift
   promptcanary compare -p openai/gpt-4o --fail-on-drift=high --output-junit drift.xml
-  promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md`,
+  promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md
+  promptcanary compare -p openai/gpt-4o --candidate openai/gpt-5 --margin 5 -o gate.json`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.traced(c, "compare", func() error { return a.compare(c, o) })
@@ -87,6 +101,8 @@ Exit codes:
 	f.BoolVar(&o.legacy, "legacy-compare", false, "use the original single-sample rule even with many samples")
 	f.BoolVar(&o.noAdaptive, "no-adaptive", false, "take every --samples sample instead of stopping early on prompts that are clearly fine")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list stable pairs too")
+	f.StringVar(&o.candidate, "candidate", "", "upgrade gate: run this provider/model beside the current one (-p) and exit 1 when it is worse beyond --margin on a probe and prompt")
+	f.Float64Var(&o.margin, "margin", drift.DefaultMargin*100, "with --candidate: the pass-rate drop in points a candidate may show on a pair and still count as no worse")
 	o.out.flags(c)
 	return c
 }
@@ -112,6 +128,12 @@ func parseFailOn(v string) (*promptcanary.Severity, error) {
 // or a run made now, with the baselines, prints and writes the reports and
 // returns the exit code of the verdict.
 func (a *app) compare(c *cobra.Command, o *compareOptions) error {
+	if err := checkCandidateFlags(c, o); err != nil {
+		return err
+	}
+	if o.candidate != "" {
+		return a.compareCandidate(c, o)
+	}
 	failOn, err := parseFailOn(o.failOnDrift)
 	if err != nil {
 		return err
@@ -266,16 +288,10 @@ func (a *app) compareSaved(c *cobra.Command, o *compareOptions, req *check.Compa
 // compareNow fills req to run the suite of --config now on the selected
 // providers and returns the configuration path and the suite.
 func (a *app) compareNow(c *cobra.Command, o *compareOptions, req *check.CompareRequest) (string, *suite.Suite, error) {
-	config, err := a.findConfig(c, o.config)
+	config, st, w, err := a.suiteWorkflow(c, o.config, &o.settings)
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := loadSuite(config)
-	if err != nil {
-		return "", nil, err
-	}
-	w := o.settings.workflow(c, a.getenv)
-	w.Secrets = a.secrets
 	sel, targets, samples, err := o.settings.resolve(c, st, w)
 	if err != nil {
 		return "", nil, err

@@ -49,6 +49,22 @@ const exitCodeHelp = `Exit codes:
   5    measured, but an output failed (history, baseline or report file); see the error lines
   130  interrupted: run prints and writes reports of what finished; nothing is recorded`
 
+// verdict prints the outputs that failed, if any, and returns the exit
+// code of a verdict as an error (nil for ok): an output that failed turns
+// an ok verdict into ExitOutput and leaves any other code as it is.
+func (a *app) verdict(code ExitCode, failures []error) error {
+	if len(failures) > 0 {
+		a.printFailures(failures)
+		if code == ExitOK {
+			code = ExitOutput
+		}
+	}
+	if code != ExitOK {
+		return codeErr(code)
+	}
+	return nil
+}
+
 // exitError carries an exit code and hints up to Main.
 type exitError struct {
 	code  ExitCode

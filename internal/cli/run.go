@@ -98,16 +98,10 @@ Exit codes:
 }
 
 func (a *app) run(c *cobra.Command, o *runOptions) error {
-	config, err := a.findConfig(c, o.config)
+	config, st, w, err := a.suiteWorkflow(c, o.config, &o.settings)
 	if err != nil {
 		return err
 	}
-	st, err := loadSuite(config)
-	if err != nil {
-		return err
-	}
-	w := o.settings.workflow(c, a.getenv)
-	w.Secrets = a.secrets
 	sel, targets, samples, err := o.settings.resolve(c, st, w)
 	if err != nil {
 		return err

@@ -72,16 +72,7 @@ func (a *app) runStream(c *cobra.Command, o *runOptions, sel *suite.Suite, t che
 	fmt.Fprintf(a.stdio.Err, "promptcanary: streamed %s of %s on %s; a streamed run keeps no answers, so it is not recorded in the history\n",
 		report.Count(s.Lines, "line"), termtext.Safe(s.Source), report.Count(int64(streamWorkers()), "core"))
 	code := verdictCode(out.Verdict(o.failOnFailure))
-	if len(failures) > 0 {
-		a.printFailures(failures)
-		if code == ExitOK {
-			code = ExitOutput
-		}
-	}
-	if code != ExitOK {
-		return codeErr(code)
-	}
-	return nil
+	return a.verdict(code, failures)
 }
 
 // streamWorkers is how many goroutines judge a stream: one per core

@@ -57,6 +57,23 @@ func (a *app) progress(s *settings, st *suite.Suite, targets []check.Target, sam
 	return newProgressBar(a.stdio.Err, specs, len(st.Prompts)*samples, a.widthFor(a.stdio.Err), time.Now)
 }
 
+// suiteWorkflow finds and loads the suite of the --config flag and turns
+// the shared flags s into the workflow's settings: the start of every
+// command that runs the suite now.
+func (a *app) suiteWorkflow(c *cobra.Command, flag string, s *settings) (string, *suite.Suite, check.Settings, error) {
+	config, err := a.findConfig(c, flag)
+	if err != nil {
+		return "", nil, check.Settings{}, err
+	}
+	st, err := loadSuite(config)
+	if err != nil {
+		return "", nil, check.Settings{}, err
+	}
+	w := s.workflow(c, a.getenv)
+	w.Secrets = a.secrets
+	return config, st, w, nil
+}
+
 // exec returns the workflow's run options: the engine settings, the
 // progress bar and a line on stderr whenever a provider makes us wait.
 func (a *app) exec(w check.Settings, bar *progressBar) check.Exec {
