@@ -191,6 +191,13 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	for _, p := range out.Pairs {
 		telemetry.From(c.Context()).Drift(p.Report)
 	}
+	return a.compareVerdict(o, out, st, failOn)
+}
+
+// compareVerdict prints the compared pairs and the failures and returns
+// the exit code: the verdict's at failOn, --fail-on-identity's, or that an
+// output failed.
+func (a *app) compareVerdict(o *compareOptions, out *check.CompareOutcome, st *suite.Suite, failOn *promptcanary.Severity) error {
 	failures := append(out.Failures, a.printCompared(o, out)...)
 	code := verdictCode(out.Verdict(failOn))
 	if o.failOnIdentity && code == ExitOK && identityChanged(out.Pairs) {
