@@ -16,7 +16,10 @@ import (
 // format f to w: the verdict sentence, then the pairs where the candidate
 // is worse beyond the margin, better, and inconclusive, each with its
 // evidence (the no-worse pairs too when opts.Verbose). Nothing is written
-// when rendering fails. It has terminal, Markdown and JSON forms only.
+// when rendering fails. HTML is one self-contained page with every
+// pair's table (the no-worse pairs folded); JUnit has one test case per
+// pair, failed when it is worse beyond the margin and skipped when it is
+// inconclusive.
 func Candidate(w io.Writer, f Format, r *promptcanary.CandidateReport, opts Options) error {
 	if r == nil {
 		return errors.New("render candidate comparison: nil report")
@@ -25,11 +28,9 @@ func Candidate(w io.Writer, f Format, r *promptcanary.CandidateReport, opts Opti
 		name:     "candidate comparison",
 		terminal: func(b *bytes.Buffer) { renderCandidateTerminal(b, r, opts) },
 		markdown: func(b *bytes.Buffer) { renderCandidateMarkdown(b, r) },
-		html: func(*bytes.Buffer) error {
-			return errors.New("no HTML form: write --output-md or --output-json")
-		},
-		json:    func(b *bytes.Buffer) error { return writeJSON(b, r) },
-		noJUnit: "render candidate comparison: no JUnit form (want terminal, markdown or json)",
+		html:     func(b *bytes.Buffer) error { return renderHTML(b, "candidate.html.tmpl", newCandidatePage(r)) },
+		json:     func(b *bytes.Buffer) error { return writeJSON(b, r) },
+		junit:    func(b *bytes.Buffer) error { return renderCandidateJUnit(b, r) },
 	}).write(w, f)
 }
 
@@ -84,15 +85,26 @@ func candidateRate(c promptcanary.PassCount) string {
 // candidateEvidence is the evidence of one pair: "30/30 (100.0%) →
 // 0/30 (0.0%); Δ −100.0 pts [−100.0, −88.6]; worse p=1.2e-09, q=2.4e-09".
 func candidateEvidence(p promptcanary.CandidatePair) string {
-	e := fmt.Sprintf("%s → %s; Δ %s pts [%s, %s]; ", candidateRate(p.Current), candidateRate(p.Candidate),
-		signedFixed(100*p.Delta, 1), signedFixed(100*p.Interval[0], 1), signedFixed(100*p.Interval[1], 1))
+	return fmt.Sprintf("%s → %s; Δ %s pts %s; %s", candidateRate(p.Current), candidateRate(p.Candidate),
+		signedFixed(100*p.Delta, 1), candidateInterval(p), candidateTests(p))
+}
+
+// candidateInterval is the 95% interval of a pair's Δ in points:
+// "[−100.0, −83.9]".
+func candidateInterval(p promptcanary.CandidatePair) string {
+	return fmt.Sprintf("[%s, %s]", signedFixed(100*p.Interval[0], 1), signedFixed(100*p.Interval[1], 1))
+}
+
+// candidateTests are the p- and q-values of the test that decided a pair:
+// "worse p=1.2e-09, q=2.4e-09"; both margin tests when none rejected.
+func candidateTests(p promptcanary.CandidatePair) string {
 	switch p.Verdict {
 	case promptcanary.CandidateWorse:
-		return e + fmt.Sprintf("worse p=%s, q=%s", pValue(p.PWorse), pValue(p.QWorse))
+		return fmt.Sprintf("worse p=%s, q=%s", pValue(p.PWorse), pValue(p.QWorse))
 	case promptcanary.CandidateBetter:
-		return e + fmt.Sprintf("better p=%s, q=%s", pValue(p.PBetter), pValue(p.QBetter))
+		return fmt.Sprintf("better p=%s, q=%s", pValue(p.PBetter), pValue(p.QBetter))
 	}
-	return e + fmt.Sprintf("no worse p=%s, q=%s; worse p=%s, q=%s",
+	return fmt.Sprintf("no worse p=%s, q=%s; worse p=%s, q=%s",
 		pValue(p.PNoWorse), pValue(p.QNoWorse), pValue(p.PWorse), pValue(p.QWorse))
 }
 
@@ -110,16 +122,18 @@ func samplesNote(r *promptcanary.CandidateReport) string {
 }
 
 // candidateSections are the groups of pairs a report lists, in order.
+// style is the terminal's colour of a group, badge its HTML badge class.
 var candidateSections = []struct {
 	verdict promptcanary.CandidateVerdict
 	title   string
 	style   string
+	badge   string
 	verbose bool
 }{
-	{promptcanary.CandidateWorse, "Worse beyond the margin", ansiRed, false},
-	{promptcanary.CandidateBetter, "Better", ansiGreen, false},
-	{promptcanary.CandidateInconclusive, "Inconclusive: more samples needed", ansiYellow, false},
-	{promptcanary.CandidateNoWorse, "No worse", "", true},
+	{promptcanary.CandidateWorse, "Worse beyond the margin", ansiRed, "fail", false},
+	{promptcanary.CandidateBetter, "Better", ansiGreen, "pass", false},
+	{promptcanary.CandidateInconclusive, "Inconclusive: more samples needed", ansiYellow, "warn", false},
+	{promptcanary.CandidateNoWorse, "No worse", "", "pass", true},
 }
 
 // candidateMethod says how the verdicts were reached.

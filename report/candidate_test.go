@@ -81,9 +81,69 @@ func TestCandidateRenders(t *testing.T) {
 	if err := json.Unmarshal([]byte(render(JSON, Options{})), &back); err != nil || back.Pairs[0].Verdict != promptcanary.CandidateWorse || back.SamplesToShowNoWorse != 108 {
 		t.Errorf("json: got %+v, %v", back, err)
 	}
-	for _, f := range []Format{HTML, JUnit} {
-		if err := Candidate(&bytes.Buffer{}, f, r, Options{}); err == nil {
-			t.Errorf("%s: got no error, want one (no such form)", f)
-		}
+	page := render(HTML, Options{})
+	checkOutput(t, page, []string{
+		`<p class="summary verdict-fail"><span class="badge fail">worse</span> candidate sim/drifted is no worse than sim/stable on 1 of 3 pairs`,
+		"<h2>Worse beyond the margin <span class=\"badge fail\">1</span></h2>",
+		"<h2>Inconclusive: more samples needed <span class=\"badge warn\">1</span></h2>",
+		"<summary>No worse (1)</summary>",
+		"<p>Method: per pair, Chan&#39;s exact test",
+	}, []string{"\x1b"})
+	junit := render(JUnit, Options{})
+	checkOutput(t, junit, []string{
+		`<testsuite name="upgrade gate: s" tests="3" failures="1" errors="0" skipped="1"`,
+		`<failure message="worse beyond the margin of 5 pts: 30/30 (100.0%) → 0/30 (0.0%)" type="worse_beyond_margin">`,
+		`<testcase name="a" classname="unsure" time="0">` + "\n" + `      <skipped message="inconclusive, more samples needed: 30/30 (100.0%) → 28/30 (93.3%)`,
+		`<testcase name="a" classname="fine" time="0">` + "\n" + `      <system-out>no worse: 30/30 (100.0%) → 30/30 (100.0%)`,
+	}, []string{"\x1b"})
+}
+
+func TestCandidateGolden(t *testing.T) {
+	var r promptcanary.CandidateReport
+	loadJSON(t, "candidate_mixed.json", &r)
+	for _, v := range append(goldenVariants, goldenVariant{"junit", JUnit, Options{}}) {
+		t.Run(v.suffix, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Candidate(&buf, v.format, &r, v.opts); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "candidate_mixed."+v.suffix+".golden", buf.Bytes())
+		})
 	}
+}
+
+// hostileCandidate is an upgrade gate whose suite, models and pair ids
+// (from canary.yaml and the command line) hold markup, terminal escapes
+// and bidirectional overrides.
+func hostileCandidate() *promptcanary.CandidateReport {
+	r := candidateReport()
+	r.Suite = "suite <b>" + hostile[:40]
+	r.Current, r.Candidate = "fake/<img src=x onerror=alert(1)>", hostile[:30]
+	for i := range r.Pairs {
+		r.Pairs[i].ProbeID, r.Pairs[i].PromptID = hostileKey, hostile[:60]
+	}
+	r.NotCompared = []string{hostileKey + "/" + hostile[:17]}
+	r.Summary.NotCompared = 1
+	return r
+}
+
+func TestCandidateEscaped(t *testing.T) {
+	render := func(f Format) string {
+		var b bytes.Buffer
+		if err := Candidate(&b, f, hostileCandidate(), Options{Verbose: true}); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		return b.String()
+	}
+	page := render(HTML)
+	checkHostileHTML(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;", "\u202e")
+	checkOutput(t, page, []string{
+		"<td class=\"id\">probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED\ufffd`code`@all</td>",
+		"<code>fake/&lt;img src=x onerror=alert(1)&gt;</code>",
+		"<code>probe&lt;script&gt;x&lt;/script&gt;",
+	}, nil)
+	junit := render(JUnit)
+	checkOutput(t, junit, []string{"classname=\"probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED",
+		"<testcase name=\"&lt;script&gt;alert(1)&lt;\" classname=\"probe&lt;script&gt;x&lt;/script&gt;|k|\\x1b\ufffd[31mRED"},
+		[]string{"<script", "<img", "<b>", "\x1b", "\x07"})
 }

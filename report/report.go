@@ -32,8 +32,8 @@ const (
 	HTML     Format = "html"
 	JSON     Format = "json"
 	// JUnit is JUnit XML for CI systems: a testcase per (probe, prompt)
-	// pair of a run, or per pair of a drift report. Trends have no JUnit
-	// form.
+	// pair of a run, or per pair of a drift report or an upgrade gate.
+	// Trends have no JUnit form.
 	JUnit Format = "junit"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/promptcanary/promptcanary"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,15 +14,21 @@ import (
 // (testdata/selftest.json, written by go test ./selftest -fixture).
 func loadSelftest(t *testing.T) *promptcanary.SelftestResult {
 	t.Helper()
-	data, err := os.ReadFile("testdata/selftest.json")
+	var r promptcanary.SelftestResult
+	loadJSON(t, "selftest.json", &r)
+	return &r
+}
+
+// loadJSON decodes testdata/name into v.
+func loadJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r promptcanary.SelftestResult
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("decode %s: %v", name, err)
 	}
-	return &r
 }
 
 func TestSelftestGolden(t *testing.T) {

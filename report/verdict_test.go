@@ -331,6 +331,11 @@ func TestJUnitSchema(t *testing.T) {
 		{"big drift", func(b *bytes.Buffer) error { return Drift(b, JUnit, bigDrift, Options{}) }},
 		{"hostile run", func(b *bytes.Buffer) error { return Run(b, JUnit, hostileR, Options{}) }},
 		{"hostile drift", func(b *bytes.Buffer) error { return Drift(b, JUnit, hostileD, Options{}) }},
+		{"upgrade gate", func(b *bytes.Buffer) error { return Candidate(b, JUnit, candidateReport(), Options{}) }},
+		{"upgrade gate nothing compared", func(b *bytes.Buffer) error {
+			return Candidate(b, JUnit, &promptcanary.CandidateReport{Suite: "s", NotCompared: []string{"p/a"}}, Options{})
+		}},
+		{"hostile upgrade gate", func(b *bytes.Buffer) error { return Candidate(b, JUnit, hostileCandidate(), Options{}) }},
 	}
 	dir := t.TempDir()
 	schema, err := filepath.Abs(filepath.Join("testdata", "junit.xsd"))
