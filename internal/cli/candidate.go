@@ -18,10 +18,10 @@ import (
 const defaultCandidateSamples = 30
 
 // candidateExcludes are the compare flags that make no sense with
-// --candidate: it compares two models run now, with no baseline, and its
-// report has no HTML or JUnit form.
+// --candidate: it compares two models run now, with no baseline, and
+// exits 1 on its own verdict. Every report file flag applies.
 var candidateExcludes = []string{"current", "baseline", "baseline-dir", "baseline-provider",
-	"fail-on-drift", "fail-on-identity", "legacy-compare", "no-adaptive", "output-html", "output-junit"}
+	"fail-on-drift", "fail-on-identity", "legacy-compare", "no-adaptive"}
 
 // checkCandidateFlags refuses the flags that do not go with --candidate,
 // and --margin without it.
@@ -36,7 +36,7 @@ func checkCandidateFlags(c *cobra.Command, o *compareOptions) error {
 	for _, name := range candidateExcludes {
 		if f.Changed(name) {
 			return usageErr(fmt.Errorf("--candidate and --%s exclude each other", name),
-				"--candidate runs the current model and the candidate now and compares them with each other: no baseline, no saved run, reports as terminal, --output-md or --output-json")
+				"--candidate runs the current model and the candidate now and compares them with each other: no baseline, no saved run, no drift threshold (it exits 1 on a pair worse beyond --margin)")
 		}
 	}
 	if !(o.margin > 0 && o.margin < 100) {
