@@ -1,10 +1,8 @@
 package check
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
@@ -90,15 +88,4 @@ func appendShifted(pooled, r *promptcanary.Run, first int) {
 		e.Sample += first
 		pooled.Errors = append(pooled.Errors, e)
 	}
-}
-
-// SaveBaselines writes each of bases into the directory dir opened with
-// files (nil: the registered default, see store.BaselineDir) and records
-// it in hist (nil records nothing), as Run saves the baselines it takes.
-// What fails is returned; the baselines saved are the others.
-func SaveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline) ([]SavedBaseline, []error) {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	return saveBaselines(context.WithoutCancel(ctx), hist, files, dir, bases, nil)
 }

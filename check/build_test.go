@@ -3,12 +3,11 @@ package check
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -80,8 +79,8 @@ func TestPoolBaseline(t *testing.T) {
 		{RunID: "r2", StartedAt: t0.Add(time.Hour), FinishedAt: t0.Add(time.Hour + time.Minute), FirstSample: 3, Samples: 2},
 		{RunID: "r3", StartedAt: t0.Add(2 * time.Hour), FinishedAt: t0.Add(2*time.Hour + time.Minute), FirstSample: 5, Samples: 2},
 	}
-	if diff := cmp.Diff(wantRuns, b.Runs); diff != "" {
-		t.Errorf("runs record (-want +got):\n%s", diff)
+	if !reflect.DeepEqual(b.Runs, wantRuns) {
+		t.Errorf("runs record: got %+v, want %+v", b.Runs, wantRuns)
 	}
 	r := &b.RunResult
 	if r.RunID != "r3" || r.ConfigHash != "h-r3" || r.Samples != 7 || !r.StartedAt.Equal(t0) || !r.FinishedAt.Equal(runs[2].FinishedAt) || !b.CreatedAt.Equal(now) {
@@ -112,8 +111,8 @@ func TestPoolBaseline(t *testing.T) {
 	if r.SamplesPerPrompt() != 7 {
 		t.Errorf("samples per prompt: got %d, want 7", r.SamplesPerPrompt())
 	}
-	if diff := cmp.Diff(&before, runs[1]); diff != "" {
-		t.Errorf("pooling changed a run (-before +after):\n%s", diff)
+	if !reflect.DeepEqual(&before, runs[1]) {
+		t.Errorf("pooling changed run r2: got %+v, was %+v", runs[1], &before)
 	}
 }
 

@@ -160,6 +160,17 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 	return out, nil
 }
 
+// SaveBaselines writes each of bases into the directory dir opened with
+// files (nil: the registered default, see store.BaselineDir) and records
+// it in hist (nil records nothing), as Run saves the baselines it takes.
+// What fails is returned; the baselines saved are the others.
+func SaveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline) ([]SavedBaseline, []error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return saveBaselines(context.WithoutCancel(ctx), hist, files, dir, bases, nil)
+}
+
 // saveBaselines writes each baseline's file and records it in the history
 // (which clears its pending mark), collecting failures.
 func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline, failures []error) ([]SavedBaseline, []error) {
