@@ -357,6 +357,24 @@ type Baseline struct {
 	SchemaVersion string         `json:"schema_version"`
 	RunResult     Run            `json:"run_result"`
 	Note          string         `json:"_note,omitempty"`
+	// Runs records the runs a baseline built by 'promptcanary baseline
+	// build' pools, in order: RunResult then holds the probe results and
+	// answers of all of them, their samples renumbered one after another
+	// (the samples of Runs[i] start at Runs[i].FirstSample), and carries
+	// the id of the last one. Empty for a baseline of one run, and in the
+	// original tool's files.
+	Runs []BaselineRun `json:"runs,omitempty"`
+}
+
+// BaselineRun is one of the runs a pooled baseline was built from.
+type BaselineRun struct {
+	RunID      string    `json:"run_id"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// FirstSample is the baseline's sample index of this run's sample 0.
+	FirstSample int `json:"first_sample"`
+	// Samples is the number of samples per prompt this run took.
+	Samples int `json:"samples"`
 }
 
 // Severity grades a drift report.

@@ -160,6 +160,17 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 	return out, nil
 }
 
+// SaveBaselines writes each of bases into the directory dir opened with
+// files (nil: the registered default, see store.BaselineDir) and records
+// it in hist (nil records nothing), as Run saves the baselines it takes.
+// What fails is returned; the baselines saved are the others.
+func SaveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline) ([]SavedBaseline, []error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return saveBaselines(context.WithoutCancel(ctx), hist, files, dir, bases, nil)
+}
+
 // saveBaselines writes each baseline's file and records it in the history
 // (which clears its pending mark), collecting failures.
 func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDir, dir string, bases []*promptcanary.Baseline, failures []error) ([]SavedBaseline, []error) {
@@ -183,8 +194,7 @@ func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDi
 					err = errors.Join(err, cerr)
 				}
 			}
-			failures = append(failures, fmt.Errorf("save the baseline of %s (run %s is recorded: 'promptcanary baseline promote %s --export DIR' makes it one later): %w",
-				b.Provider.ModelID, shortID(b.RunResult.RunID), shortID(b.RunResult.RunID), err))
+			failures = append(failures, notSaved(b, err))
 			continue
 		}
 		if hist != nil {
@@ -195,6 +205,17 @@ func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDi
 		saved = append(saved, SavedBaseline{Baseline: b, Path: info.Path})
 	}
 	return saved, failures
+}
+
+// notSaved is the failure of saving baseline b: err, and how to save it
+// later.
+func notSaved(b *promptcanary.Baseline, err error) error {
+	if len(b.Runs) > 0 {
+		return fmt.Errorf("save the baseline of %s pooled from %d runs (the runs are recorded: 'promptcanary baseline build' builds it again): %w",
+			b.Provider.ModelID, len(b.Runs), err)
+	}
+	return fmt.Errorf("save the baseline of %s (run %s is recorded: 'promptcanary baseline promote %s --export DIR' makes it one later): %w",
+		b.Provider.ModelID, shortID(b.RunResult.RunID), shortID(b.RunResult.RunID), err)
 }
 
 // Verdict decides the gate: Unmeasured when a run could not be measured,

@@ -29,13 +29,14 @@ func (a *app) baselineCmd() *cobra.Command {
 		Use:   "baseline",
 		Short: "Manage baselines in the run history",
 		Long: `A baseline is a recorded run marked as the reference for its suite and
-provider/model. Promote a run, list baselines, and export them to (or import
-them from) the JSON baseline files that CI shares through git.`,
+provider/model. Promote a run, build one from several runs spread over time,
+list baselines, and export them to (or import them from) the JSON baseline
+files that CI shares through git.`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.PersistentFlags().StringVarP(&o.config, "config", "c", "canary.yaml", "suite file, which locates the history (default: canary.yaml here or in a parent directory)")
-	c.AddCommand(a.baselinePromoteCmd(o), a.baselineListCmd(o), a.baselineExportCmd(o), a.baselineImportCmd(o))
+	c.AddCommand(a.baselinePromoteCmd(o), a.baselineBuildCmd(o), a.baselineListCmd(o), a.baselineExportCmd(o), a.baselineImportCmd(o))
 	return c
 }
 

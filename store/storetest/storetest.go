@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"LatestBaselinePerModel", testLatestBaselinePerModel},
 		{"SaveBaseline", testSaveBaseline},
 		{"SaveBaselineKeepsStoredRun", testSaveBaselineKeepsStoredRun},
+		{"PooledBaseline", testPooledBaseline},
 		{"BaselineLookup", testBaselineLookup},
 		{"Drifts", testDrifts},
 		{"ProbeScores", testProbeScores},
@@ -673,6 +674,44 @@ func testSaveBaselineKeepsStoredRun(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	assertSame(t, "baseline", latest, b)
+}
+
+// testPooledBaseline saves a baseline pooled from two stored runs, as
+// 'baseline build' does: its record of runs reads back whole, and the
+// stored runs stay as they were.
+func testPooledBaseline(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	first, last := NewRun("pool-1", "s", "m", t0), NewRun("pool-2", "s", "m", t0.Add(time.Hour))
+	mustSaveRun(t, s, first)
+	mustSaveRun(t, s, last)
+	pooled := NewRun("pool-2", "s", "m", t0)
+	pooled.FinishedAt = last.FinishedAt
+	b := NewBaseline("snap-pooled", pooled, t0.Add(2*time.Hour), "")
+	b.Runs = []promptcanary.BaselineRun{
+		{RunID: "pool-1", StartedAt: first.StartedAt, FinishedAt: first.FinishedAt, FirstSample: 0, Samples: 1},
+		{RunID: "pool-2", StartedAt: last.StartedAt, FinishedAt: last.FinishedAt, FirstSample: 1, Samples: 1},
+	}
+	if _, err := s.SaveBaseline(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	latest, err := s.LatestBaseline(ctx, "s", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, "pooled baseline", latest, b)
+	byID, err := s.Baseline(ctx, "snap-pooled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, "pooled baseline by id", byID, b)
+	if len(byID.Runs) != 2 {
+		t.Errorf("baseline by id: got runs %+v, want %+v", byID.Runs, b.Runs)
+	}
+	got, err := s.Run(ctx, "pool-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, "stored last run", got, last)
 }
 
 func testBaselineLookup(t *testing.T, s store.Store) {

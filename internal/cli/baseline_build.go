@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/termtext"
+	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/file"
+	"github.com/promptcanary/promptcanary/suite"
+)
+
+// buildOptions are the flags of 'baseline build'.
+type buildOptions struct {
+	settings    settings
+	runs        int
+	every       time.Duration
+	baselineDir string
+}
+
+func (a *app) baselineBuildCmd(bo *baselineOptions) *cobra.Command {
+	o := &buildOptions{}
+	c := &cobra.Command{
+		Use:   "build",
+		Short: "Build one baseline from several runs spread over time",
+		Long: `Run the suite --runs times, --every apart, and save one baseline per provider
+that pools the runs: a provider's bad hour, which shifts every answer of a
+run together, then weighs on a fraction of the baseline instead of all of
+it. The --samples samples per prompt (default 30, as run --save-baseline)
+are split evenly over the runs; when they do not divide, the first runs
+take one more. Each run starts --every after the previous one started (at
+once when that run took longer; 0s runs them back to back) and is
+recorded in the history as 'run' records it. The baseline holds every
+run's probe results and answers, their samples numbered one run after
+another, carries the last run's id, is created when the last run ends and
+records its runs under "runs"; compare and the monitor use it as any
+baseline. It is written into --baseline-dir and recorded in the history.
+
+When a run cannot be measured (more failed calls than --max-errors) the
+build stops and saves no baseline (exit 3); interrupted (Ctrl-C, SIGTERM),
+during a run or a wait, it saves no baseline (exit 130). Either way the
+runs that finished stay in the history. A baseline that cannot be written
+exits 5; its runs are recorded.`,
+		Example: `  promptcanary baseline build -p openai/gpt-4o-mini --runs 6 --every 1h
+  promptcanary baseline build -p sim/stable --runs 3 --every 0s --samples 6`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.traced(c, "baseline build", func() error { return a.baselineBuild(c, bo, o) })
+		},
+	}
+	o.settings.flags(c)
+	f := c.Flags()
+	f.Lookup("samples").Usage = fmt.Sprintf("samples per prompt of the baseline, split over the runs (default %d)", check.DefaultBaselineSamples)
+	f.IntVar(&o.runs, "runs", 0, "how many runs the baseline pools (required, 1 or more)")
+	f.DurationVar(&o.every, "every", 0, "time from the start of one run to the start of the next, e.g. 1h (0s: back to back)")
+	f.StringVar(&o.baselineDir, "baseline-dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
+	return c
+}
+
+// split checks the flags of a build and returns the samples per prompt
+// each run takes.
+func (o *buildOptions) split(c *cobra.Command) ([]int, error) {
+	samples := check.DefaultBaselineSamples
+	if c.Flags().Changed("samples") {
+		samples = o.settings.samples
+	}
+	switch {
+	case o.runs < 1:
+		return nil, usageErr(fmt.Errorf("--runs %d is out of range", o.runs), "pool 1 or more runs, for example --runs 6 --every 1h")
+	case o.every < 0:
+		return nil, usageErr(fmt.Errorf("--every %v is negative", o.every), "use 0s to run back to back, or the time between runs, such as 1h")
+	case samples < o.runs:
+		return nil, usageErr(fmt.Errorf("--samples %d is fewer than --runs %d: every run takes at least one sample per prompt", samples, o.runs),
+			fmt.Sprintf("use --samples %d or more, or fewer --runs", o.runs))
+	case samples > promptcanary.MaxSamples:
+		return nil, usageErr(fmt.Errorf("--samples %d is out of range", samples), fmt.Sprintf("use a value from %d to %d", o.runs, promptcanary.MaxSamples))
+	case len(o.settings.prompts) > 0 || len(o.settings.tags) > 0:
+		return nil, usageErr(errors.New("baseline build with --prompt or --tag would build a baseline of part of the suite"),
+			"build baselines of the whole suite; select prompts when you run or compare")
+	}
+	return check.SplitSamples(samples, o.runs)
+}
+
+// splitWords says how samples are split over runs, e.g. "2 samples per
+// prompt each" or "runs 1–2 take 8 samples per prompt, runs 3–4 take 7".
+func splitWords(split []int) string {
+	if split[0] == split[len(split)-1] {
+		return fmt.Sprintf("%d sample(s) per prompt each", split[0])
+	}
+	more := 0
+	for more < len(split) && split[more] == split[0] {
+		more++
+	}
+	span := func(from, to int) string {
+		if from == to {
+			return fmt.Sprintf("run %d takes", from)
+		}
+		return fmt.Sprintf("runs %d–%d take", from, to)
+	}
+	return fmt.Sprintf("%s %d samples per prompt, %s %d", span(1, more), split[0], span(more+1, len(split)), split[len(split)-1])
+}
+
+func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptions) error {
+	split, err := o.split(c)
+	if err != nil {
+		return err
+	}
+	config, st, w, err := a.suiteWorkflow(c, bo.config, &o.settings)
+	if err != nil {
+		return err
+	}
+	sel, targets, _, err := o.settings.resolve(c, st, w)
+	if err != nil {
+		return err
+	}
+	a.noteAdjustments(targets)
+	hist, err := a.openStore(config, st)
+	if err != nil {
+		return err
+	}
+	defer hist.Close()
+	total := 0
+	for _, n := range split {
+		total += n
+	}
+	fmt.Fprintf(a.stdio.Err, "promptcanary: building a baseline of %d samples per prompt from %d run(s) %v apart: %s\n", total, len(split), o.every, splitWords(split))
+	b := &builder{a: a, o: o, sel: sel, targets: targets, w: w, hist: hist, split: split}
+	perTarget, err := b.runAll(c.Context())
+	if err != nil {
+		return err
+	}
+	bases := make([]*promptcanary.Baseline, len(perTarget))
+	for i, runs := range perTarget {
+		if bases[i], err = check.PoolBaseline(runs, time.Now()); err != nil {
+			return err
+		}
+	}
+	saved, failures := check.SaveBaselines(c.Context(), hist, file.OpenDir, a.suitePath(c, "baseline-dir", o.baselineDir, st), bases)
+	for _, s := range saved {
+		fmt.Fprintf(a.stdio.Out, "baseline of %s on %s saved: %s (snapshot %s, %d runs, %d samples per prompt)\n", termtext.Safe(s.Baseline.SuiteName),
+			termtext.Safe(s.Baseline.Provider.ModelID), displayPath(s.Path), short(s.Baseline.SnapshotID), len(s.Baseline.Runs), s.Baseline.RunResult.Samples)
+	}
+	return a.verdict(ExitOK, append(b.failures, failures...))
+}
+
+// builder runs the runs of a build one after another.
+type builder struct {
+	a        *app
+	o        *buildOptions
+	sel      *suite.Suite
+	targets  []check.Target
+	w        check.Settings
+	hist     store.Store
+	split    []int
+	failures []error
+}
+
+// runAll runs the build's runs, --every apart, and returns the runs of
+// each target in order. A run that is interrupted or cannot be measured
+// ends the build with its exit code: no baseline is saved.
+func (b *builder) runAll(ctx context.Context) ([][]*promptcanary.Run, error) {
+	perTarget := make([][]*promptcanary.Run, len(b.targets))
+	var start time.Time
+	for i, samples := range b.split {
+		if i > 0 {
+			if err := b.wait(ctx, start, i); err != nil {
+				b.a.warn("interrupted while waiting for run %d of %d: no baseline saved; the %d run(s) that finished are in the history", i+1, len(b.split), i)
+				return nil, codeErr(ExitInterrupted)
+			}
+		}
+		start = time.Now()
+		runs, err := b.runOne(ctx, i, samples)
+		if err != nil {
+			return nil, err
+		}
+		for t, r := range runs {
+			perTarget[t] = append(perTarget[t], r)
+		}
+	}
+	return perTarget, nil
+}
+
+// wait waits until --every after start, the start of the previous run,
+// saying when run i (from 0) starts; it returns early with the context's
+// error when the context ends.
+func (b *builder) wait(ctx context.Context, start time.Time, i int) error {
+	d := time.Until(start.Add(b.o.every))
+	if d <= 0 {
+		return ctx.Err()
+	}
+	at := time.Now().Add(d).UTC().Truncate(time.Second)
+	fmt.Fprintf(b.a.stdio.Err, "promptcanary: run %d of %d starts at %s (in %v)\n", i+1, len(b.split), at.Format(time.RFC3339), d.Round(time.Second))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// runOne runs the suite once, run i (from 0) of the build, with samples
+// per prompt, records it in the history and says so.
+func (b *builder) runOne(ctx context.Context, i, samples int) ([]*promptcanary.Run, error) {
+	a, n := b.a, len(b.split)
+	bar := a.progress(&b.o.settings, b.sel, b.targets, samples)
+	out, err := check.Run(ctx, check.RunRequest{
+		Suite: b.sel, Targets: b.targets, Samples: samples,
+		Exec: a.exec(b.w, bar), History: b.hist, MaxErrors: b.o.settings.maxErrors,
+	})
+	bar.finish()
+	if err != nil {
+		return nil, err
+	}
+	a.printFinished(out.Finished)
+	if out.Interrupted {
+		a.warn("interrupted during run %d of %d: no baseline saved; the %d run(s) that finished before are in the history", i+1, n, i)
+		return nil, codeErr(ExitInterrupted)
+	}
+	if len(out.Problems) > 0 {
+		a.warnProblems(out.Problems)
+		return nil, &exitError{code: ExitUnmeasured, err: fmt.Errorf("run %d of %d could not be measured: no baseline saved", i+1, n),
+			hints: []string{"the runs that finished are in the history; build again when the provider answers (--max-errors N lets some calls fail)"}}
+	}
+	b.failures = append(b.failures, out.Failures...)
+	ids := make([]string, len(out.Runs))
+	for t, r := range out.Runs {
+		ids[t] = fmt.Sprintf("%s run %s (pass rate %.1f%%)", termtext.Safe(r.Provider.ModelID), short(r.RunID), 100*r.PassRate())
+	}
+	fmt.Fprintf(a.stdio.Err, "promptcanary: run %d of %d done, %d sample(s) per prompt: %s\n", i+1, n, samples, strings.Join(ids, ", "))
+	return out.Runs, nil
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestSplitWords(t *testing.T) {
+	for _, tc := range []struct {
+		split []int
+		want  string
+	}{
+		{[]int{5, 5, 5}, "5 sample(s) per prompt each"},
+		{[]int{3, 2, 2}, "run 1 takes 3 samples per prompt, runs 2–3 take 2"},
+		{[]int{8, 8, 7, 7}, "runs 1–2 take 8 samples per prompt, runs 3–4 take 7"},
+		{[]int{2, 2, 1}, "runs 1–2 take 2 samples per prompt, run 3 takes 1"},
+	} {
+		if got := splitWords(tc.split); got != tc.want {
+			t.Errorf("splitWords(%v) = %q, want %q", tc.split, got, tc.want)
+		}
+	}
+}
+
+// cancelOn is a writer that cancels a context once what was written to it
+// holds a string: an interruption at a known point of a command.
+type cancelOn struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	when   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.when) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// TestBuildInterrupted interrupts a build while it waits for its second
+// run and, in another, during its first: exit 130, no baseline saved, and
+// the run that finished stays in the history.
+func TestBuildInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		when, want string
+		recorded   int
+	}{
+		{"starts at", "interrupted while waiting for run 2 of 2: no baseline saved; the 1 run(s) that finished are in the history", 1},
+		{"building a baseline", "interrupted during run 1 of 2: no baseline saved", 0},
+	} {
+		dir := t.TempDir()
+		config := filepath.Join(dir, "canary.yaml")
+		if err := os.WriteFile(config, []byte("name: b\nprobes: [direct_answer]\nprompts:\n  - {id: a, text: hi}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &cancelOn{when: tc.when, cancel: cancel}
+		store := filepath.Join(dir, "history.db")
+		code := Main(ctx, []string{"baseline", "build", "-c", config, "-p", "sim/stable", "--runs", "2", "--every", "1h", "--samples", "2",
+			"--no-progress", "--store", store}, Stdio{In: strings.NewReader(""), Out: io.Discard, Err: stderr})
+		cancel()
+		if code != int(ExitInterrupted) || !strings.Contains(stderr.buf.String(), tc.want) {
+			t.Errorf("cancelled at %q: got exit %d, stderr %q; want %d and %q", tc.when, code, stderr.buf.String(), ExitInterrupted, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "baselines")); !os.IsNotExist(err) {
+			t.Errorf("cancelled at %q: a baseline directory was written (err %v)", tc.when, err)
+		}
+		var hist bytes.Buffer
+		Main(context.Background(), []string{"history", "--store", store}, Stdio{Out: &hist, Err: &hist})
+		if got := strings.Count(hist.String(), "sim/stable"); got != tc.recorded {
+			t.Errorf("cancelled at %q: %d run(s) in the history, want %d:\n%s", tc.when, got, tc.recorded, hist.String())
+		}
+	}
+}
