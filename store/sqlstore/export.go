@@ -189,8 +189,5 @@ func (s *DB) ImportIncident(ctx context.Context, rec store.IncidentRecord) error
 		}
 		return s.insertAll(ctx, tx, inserts{insertEvent, events}, inserts{insertNotification, notes})
 	})
-	if err = s.conflictOf(ctx, inc, err); err != nil {
-		return fmt.Errorf("import incident %q: %w", inc.ID, err)
-	}
-	return nil
+	return wrap(s.conflictOf(ctx, inc, err), "import incident %q", inc.ID)
 }

@@ -223,10 +223,7 @@ func (s *DB) RecordStep(ctx context.Context, step store.IncidentStep) error {
 			(id, incident_id, notifier, status, event, incident, state, created_at, next_attempt_at)
 			VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`, rows})
 	})
-	if err = s.conflictOf(ctx, inc, err); err != nil {
-		return fmt.Errorf("record %s of incident %q: %w", e.Type, inc.ID, err)
-	}
-	return nil
+	return wrap(s.conflictOf(ctx, inc, err), "record %s of incident %q", e.Type, inc.ID)
 }
 
 // deliveryColumns are the columns scanDelivery reads, in its order.

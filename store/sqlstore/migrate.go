@@ -16,12 +16,9 @@ var schemaFiles embed.FS
 
 // Render returns the SQL that Migrate runs for m in a dialect whose words
 // are sch. A migration that holds "{{" is a template that may run the
-// parts of the schema the SQL backends share (store/sqlstore/schema) by
-// name ({{template "fleet.sql" .}}), written in those words: one text
-// serves every backend, where each once kept a copy of its own. Any other
-// migration is its own SQL, untouched. Each backend's tests pin what it
-// renders, so that an edit to a shared part cannot silently give new
-// databases a different migration than the one applied ones ran.
+// shared parts of the schema (store/sqlstore/schema) by name ({{template
+// "fleet.sql" .}}) in those words, and each backend's tests pin what it
+// renders; any other migration is its own SQL, untouched.
 func Render(sch Schema, m store.Migration) (string, error) {
 	if !strings.Contains(m.SQL, "{{") {
 		return m.SQL, nil
@@ -69,10 +66,10 @@ func (s *DB) Migrate(ctx context.Context, tx *sql.Tx, ms []store.Migration, more
 		if err == nil {
 			_, err = tx.ExecContext(ctx, q)
 		}
-		if err != nil {
-			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+		if err == nil {
+			_, err = s.exec(ctx, tx, record, append([]any{m.Version, m.Name}, values...)...)
 		}
-		if _, err := s.exec(ctx, tx, record, append([]any{m.Version, m.Name}, values...)...); err != nil {
+		if err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 		}
 	}

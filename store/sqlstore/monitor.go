@@ -149,10 +149,7 @@ func (s *DB) SaveIncident(ctx context.Context, inc *promptcanary.Incident) error
 		err = a.err
 	}
 	err = s.txAfter(ctx, err, func(tx *sql.Tx) error { return s.upsertIncident(ctx, tx, inc, a) })
-	if err = s.conflictOf(ctx, inc, err); err != nil {
-		return fmt.Errorf("save incident %q: %w", inc.ID, err)
-	}
-	return nil
+	return wrap(s.conflictOf(ctx, inc, err), "save incident %q", inc.ID)
 }
 
 // scanIncident reads one row of incidentColumns.
@@ -249,10 +246,7 @@ func (s *DB) appendTo(ctx context.Context, id, q string, a *args) error {
 // AddIncidentEvent appends e to its incident's timeline; the incident must
 // be stored.
 func (s *DB) AddIncidentEvent(ctx context.Context, e promptcanary.IncidentEvent) error {
-	if err := s.appendTo(ctx, e.IncidentID, insertEvent, s.eventArgs(e)); err != nil {
-		return fmt.Errorf("add %s event to incident %q: %w", e.Type, e.IncidentID, err)
-	}
-	return nil
+	return wrap(s.appendTo(ctx, e.IncidentID, insertEvent, s.eventArgs(e)), "add %s event to incident %q", e.Type, e.IncidentID)
 }
 
 // eventsQuery is the query of IncidentEvents, with ? placeholders.
@@ -275,10 +269,7 @@ func (s *DB) SaveNotification(ctx context.Context, a promptcanary.NotificationAt
 	if err := store.CheckNotification(&a); err != nil {
 		return fmt.Errorf("save notification: %w", err)
 	}
-	if err := s.appendTo(ctx, a.IncidentID, insertNotification, s.notificationArgs(&a)); err != nil {
-		return fmt.Errorf("save notification %q attempt %d of incident %q: %w", a.ID, a.Attempt, a.IncidentID, err)
-	}
-	return nil
+	return wrap(s.appendTo(ctx, a.IncidentID, insertNotification, s.notificationArgs(&a)), "save notification %q attempt %d of incident %q", a.ID, a.Attempt, a.IncidentID)
 }
 
 // notificationsQuery returns the query of Notifications, newest first, as

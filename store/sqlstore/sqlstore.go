@@ -157,19 +157,13 @@ func (s *DB) bind(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
 	n := 0
-	var quote byte // the quote q is inside of at i, if any
+	var quote byte // what ends the string or comment q is inside of at i, if any
 	for i := 0; i < len(q); i++ {
 		switch c := q[i]; {
 		case quote != 0 && c == quote:
 			quote = 0
 		case quote == 0 && c == '-' && strings.HasPrefix(q[i:], "--"):
-			end := strings.IndexByte(q[i:], '\n')
-			if end < 0 {
-				end = len(q) - i
-			}
-			b.WriteString(q[i : i+end])
-			i += end - 1
-			continue
+			quote = '\n' // a comment ends with its line
 		case quote == 0 && (c == '\'' || c == '"'):
 			quote = c
 		case quote == 0 && c == '?':
