@@ -69,7 +69,9 @@ func PoolBaseline(runs []*promptcanary.Run, now time.Time) (*promptcanary.Baseli
 		pooled.CostUSD = &cost
 	}
 	b := store.NewBaseline(&pooled, "", now.UTC())
-	b.Runs = record
+	if len(runs) > 1 {
+		b.Runs = record // a baseline of one run is that run's, as run --save-baseline saves it
+	}
 	return b, nil
 }
 

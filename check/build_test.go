@@ -157,3 +157,26 @@ func TestPoolBaselineCompares(t *testing.T) {
 		t.Errorf("compare against the pooled baseline: severity %s, %d pairs compared; want none, some", d.Severity, d.Compared())
 	}
 }
+
+// TestSameRunRefusesPooledRuns checks that a saved run pooled into a
+// baseline is refused as that baseline's own run, as its last run is, and
+// that a baseline of one run keeps no runs record.
+func TestSameRunRefusesPooledRuns(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	runs := []*promptcanary.Run{poolRun("r1", 2, t0), poolRun("r2", 2, t0.Add(time.Hour))}
+	b, err := PoolBaseline(runs, t0.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if err := sameRun(r, b); err == nil {
+			t.Errorf("run %s, pooled into the baseline: compared without complaint", r.RunID)
+		}
+	}
+	if err := sameRun(poolRun("r3", 2, t0), b); err != nil {
+		t.Errorf("a later run: %v", err)
+	}
+	if one, _ := PoolBaseline(runs[:1], t0); one.Runs != nil {
+		t.Errorf("a baseline of one run: got runs %+v, want none", one.Runs)
+	}
+}

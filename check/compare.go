@@ -314,11 +314,15 @@ func (req *CompareRequest) baselines(ctx context.Context, n int, folded *foldedR
 	return bases, nil
 }
 
-// sameRun refuses a saved run that is the baseline's own run: a run
-// compared with itself shows no drift by construction, which a gate would
-// read as a pass.
+// sameRun refuses a saved run that is the baseline's own run, or one of
+// the runs it pools (Baseline.Runs): a run compared with itself shows no
+// drift by construction, which a gate would read as a pass.
 func sameRun(cur *promptcanary.Run, b *promptcanary.Baseline) error {
-	if cur.RunID == "" || cur.RunID != b.RunResult.RunID {
+	own := cur.RunID != "" && cur.RunID == b.RunResult.RunID
+	for _, r := range b.Runs {
+		own = own || cur.RunID != "" && cur.RunID == r.RunID // one of the runs it pools
+	}
+	if !own {
 		return nil
 	}
 	return configErr(fmt.Errorf("run %s is the baseline's own run (baseline %s): a run compared with itself shows no drift whatever the model does", cur.RunID, b.SnapshotID),

@@ -46,6 +46,10 @@ type Exec struct {
 	// under and a function called with the run and its error when it
 	// ends (tracing makes a span of each run this way).
 	Observe func(ctx context.Context, spec string) (context.Context, func(*promptcanary.Run, error))
+	// FirstSample is the sample index providers are asked for as the
+	// run's sample 0 (runner.Plan.FirstSample): 0, or, for a run that
+	// continues others into one baseline, the samples they took.
+	FirstSample int
 }
 
 // Open opens every target's provider before anything is called, so a
@@ -108,6 +112,7 @@ func Execute(ctx context.Context, st *suite.Suite, targets []Target, samples int
 				}
 			}
 			plan := st.Plan(t.Config, samples)
+			plan.FirstSample = x.FirstSample
 			var ad *runner.Adaptive
 			if against != nil {
 				ad = against[i].Adaptive

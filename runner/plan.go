@@ -26,6 +26,12 @@ type Plan struct {
 	Config promptcanary.ProviderConfig
 	// Samples per prompt; values below 1 mean 1.
 	Samples int
+	// FirstSample is added to each sample index a provider is asked for
+	// (provider.Request.Sample); the run's results stay numbered from 0.
+	// A provider that answers by sample (the simulator, replay files, the
+	// exec and http templates) gives a run that continues others into one
+	// baseline answers of its own instead of the first run's again.
+	FirstSample int
 	// ConfigHash fingerprints the plan (see suite.Suite.Hash).
 	ConfigHash string
 	// PromptHashes fingerprint each prompt with its probes and sampling

@@ -538,7 +538,7 @@ func newEngine(plan *Plan, p provider.Provider, opts *Options) *engine {
 // returns it, before the probes see it.
 func (e *engine) call(ctx context.Context, item *Item, c *call) {
 	plan, opts := e.plan, e.opts
-	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: c.sample}
+	req := &provider.Request{Prompt: &item.Prompt, Config: plan.Config, Sample: plan.FirstSample + c.sample}
 	var resp *promptcanary.Response
 	site := callSite{spec: plan.Config.ModelID, promptID: item.Prompt.ID, sample: c.sample}
 	var bound *provider.Bound

@@ -206,13 +206,19 @@ func (b *builder) wait(ctx context.Context, start time.Time, i int) error {
 }
 
 // runOne runs the suite once, run i (from 0) of the build, with samples
-// per prompt, records it in the history and says so.
+// per prompt, records it in the history and says so. Its providers are
+// asked for the samples after the earlier runs' (check.Exec.FirstSample),
+// as the pooled baseline numbers them.
 func (b *builder) runOne(ctx context.Context, i, samples int) ([]*promptcanary.Run, error) {
 	a, n := b.a, len(b.split)
 	bar := a.progress(&b.o.settings, b.sel, b.targets, samples)
+	x := a.exec(b.w, bar)
+	for _, k := range b.split[:i] {
+		x.FirstSample += k
+	}
 	out, err := check.Run(ctx, check.RunRequest{
 		Suite: b.sel, Targets: b.targets, Samples: samples,
-		Exec: a.exec(b.w, bar), History: b.hist, MaxErrors: b.o.settings.maxErrors,
+		Exec: x, History: b.hist, MaxErrors: b.o.settings.maxErrors,
 	})
 	bar.finish()
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/store/file"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -79,5 +81,47 @@ func TestBuildInterrupted(t *testing.T) {
 		if got := strings.Count(hist.String(), "sim/stable"); got != tc.recorded {
 			t.Errorf("cancelled at %q: %d run(s) in the history, want %d:\n%s", tc.when, got, tc.recorded, hist.String())
 		}
+	}
+}
+
+// TestBuildRunsAskForNewSamples builds a baseline of sim/noisy, which
+// answers by seed and sample, from three runs: each run asks for the
+// samples after the earlier runs', so the pooled answers are as varied as
+// one run of as many samples, not the first run's answers three times.
+func TestBuildRunsAskForNewSamples(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "noisy")
+	var stderr bytes.Buffer
+	io3 := Stdio{In: strings.NewReader(""), Out: io.Discard, Err: &stderr}
+	if code := Main(context.Background(), []string{"init", dir}, io3); code != 0 {
+		t.Fatalf("init: exit %d", code)
+	}
+	config := filepath.Join(dir, "canary.yaml")
+	distinct := func(args ...string) map[string]bool {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "b")
+		args = append(args, "-c", config, "-p", "sim/noisy", "--no-progress", "--store", filepath.Join(t.TempDir(), "h.db"), "--baseline-dir", out)
+		if code := Main(context.Background(), args, io3); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+		if len(files) != 1 {
+			t.Fatalf("%v: got baseline files %v, want one", args, files)
+		}
+		b, err := file.LoadBaseline(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, r := range b.RunResult.LLMResponses {
+			if r.PromptID == "user-json" {
+				seen[r.Content] = true
+			}
+		}
+		return seen
+	}
+	pooled := distinct("baseline", "build", "--runs", "3", "--every", "0s", "--samples", "6")
+	one := distinct("run", "--samples", "6", "--save-baseline", "--baseline-samples", "6")
+	if len(pooled) != len(one) || len(one) < 3 {
+		t.Errorf("user-json: %d distinct answers pooled from three runs, %d in one run of as many samples; want the same, at least 3", len(pooled), len(one))
 	}
 }
