@@ -196,6 +196,9 @@ type Incident struct {
 	Severity    Severity       `json:"severity"`
 	Summary     string         `json:"summary"`
 	Units       []IncidentUnit `json:"units,omitempty"`
+	// Attribution is the likely cause of the change, from the drift
+	// report that opened or last updated the incident.
+	Attribution *Attribution `json:"attribution,omitempty"`
 	// RunID is the latest run that flagged it (the confirmation run when
 	// confirmed), ReportID its drift report.
 	RunID    string    `json:"run_id,omitempty"`

@@ -530,6 +530,9 @@ type DriftReport struct {
 	// Identity is the model identity test of the raw answers (see
 	// IdentityTest); nil when no prompt has two answers on each side.
 	Identity *IdentityTest `json:"identity,omitempty"`
+	// Attribution is the likely cause of what the report found (see
+	// Attribution); nil when none was derived.
+	Attribution *Attribution `json:"attribution,omitempty"`
 	// Adjustments and Warnings are the current run's (see Run.Adjustments
 	// and Run.Warnings): what the model's rules changed in the request, and
 	// what they warn about.
