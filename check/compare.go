@@ -19,6 +19,12 @@ type CompareRequest struct {
 	// Suite is needed to run now; with Current it may be nil.
 	Suite   *suite.Suite
 	Targets []Target
+	// Control, when set, is the control arm of every target: a pinned
+	// snapshot beside a moving alias, the raw model beside an http/ app,
+	// or the same model at another vendor. It runs in the same run with
+	// the same prompts, is compared against its own baseline, and each
+	// pair's report weighs the two changes in its Attribution.
+	Control *Target
 	Samples int
 	Exec    Exec
 	// Current are saved runs to compare instead of running now.
