@@ -35,6 +35,21 @@ type Request struct {
 // System returns the system prompt to send, if any.
 func (r *Request) System() string { return r.Prompt.SystemPrompt }
 
+// CallSeed is the seed an API client sends for this call: the configured
+// seed plus the sample's index, and false when no seed is configured.
+// Sample 0 sends the configured seed itself (a one-sample run sends what
+// the Python original sends); the other samples of a prompt send seeds of
+// their own, so that an API that honours seeds (OpenAI's "best effort",
+// Ollama, Gemini) draws each sample afresh instead of repeating the first
+// answer, which would hide the model's spread from every multi-sample
+// test. The sum wraps around at the ends of int64.
+func (r *Request) CallSeed() (int64, bool) {
+	if r.Config.Seed == nil {
+		return 0, false
+	}
+	return *r.Config.Seed + int64(r.Sample), true
+}
+
 // Provider answers prompts. Implementations must be safe for concurrent use.
 // Generate fills Content and whatever the API reports (finish reason, token
 // counts, tool calls, served model); the run engine fills prompt id, sample,

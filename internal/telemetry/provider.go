@@ -131,8 +131,8 @@ func requestAttrs(req *provider.Request) []attribute.KeyValue {
 	if cfg.MaxTokens > 0 {
 		attrs = append(attrs, attribute.Int(AttrMaxTokens, cfg.MaxTokens))
 	}
-	if cfg.Seed != nil {
-		attrs = append(attrs, attribute.Int64(AttrSeed, *cfg.Seed))
+	if seed, ok := req.CallSeed(); ok {
+		attrs = append(attrs, attribute.Int64(AttrSeed, seed))
 	}
 	return attrs
 }

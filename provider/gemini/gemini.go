@@ -206,8 +206,8 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 	if req == nil || req.Prompt == nil {
 		return nil, &provider.Error{Message: "request has no prompt"}
 	}
-	if s := req.Config.Seed; s != nil && (*s < math.MinInt32 || *s > math.MaxInt32) {
-		return nil, &provider.Error{Message: fmt.Sprintf("seed %d does not fit the Gemini API's 32-bit seed field", *s)}
+	if s, ok := req.CallSeed(); ok && (s < math.MinInt32 || s > math.MaxInt32) {
+		return nil, &provider.Error{Message: fmt.Sprintf("seed %d (the configured seed plus the sample's index) does not fit the Gemini API's 32-bit seed field", s)}
 	}
 	// A 429 body is read here rather than in httpc: Gemini names its delay
 	// in the body's RetryInfo, not in a Retry-After header.

@@ -93,8 +93,8 @@ func (c *Client) body(req *provider.Request) map[string]any {
 	if req.Config.MaxTokens > 0 {
 		gc["maxOutputTokens"] = req.Config.MaxTokens
 	}
-	if req.Config.Seed != nil {
-		gc["seed"] = *req.Config.Seed
+	if seed, ok := req.CallSeed(); ok {
+		gc["seed"] = seed
 	}
 	if len(p.Tools) == 0 || !c.toolsOrJSON {
 		// Gemini 2.x refuses function calling with a JSON MIME type

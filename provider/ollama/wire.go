@@ -125,8 +125,8 @@ func (c *Client) body(req *provider.Request) map[string]any {
 	if req.Config.MaxTokens > 0 {
 		opts["num_predict"] = req.Config.MaxTokens
 	}
-	if req.Config.Seed != nil {
-		opts["seed"] = *req.Config.Seed
+	if seed, ok := req.CallSeed(); ok {
+		opts["seed"] = seed
 	}
 	if tools := offeredTools(p.Tools, p.ToolChoice); len(tools) > 0 {
 		out := make([]tool, len(tools))

@@ -53,8 +53,8 @@ func (c *Client) chatBody(req *provider.Request) map[string]any {
 	if cfg.MaxTokens > 0 {
 		b[c.maxTokensField] = cfg.MaxTokens
 	}
-	if cfg.Seed != nil {
-		b[c.seedField] = *cfg.Seed
+	if seed, ok := req.CallSeed(); ok {
+		b[c.seedField] = seed
 	}
 	if len(p.Tools) > 0 {
 		tools := make([]tool, len(p.Tools))

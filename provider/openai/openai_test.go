@@ -531,3 +531,22 @@ func TestGenerateMissingPrompt(t *testing.T) {
 		t.Errorf("got %v, want generate: missing prompt", err)
 	}
 }
+
+// TestEachSampleSendsItsOwnSeed checks that the samples of a prompt are
+// separate draws: sample k sends the configured seed plus k, so an API
+// that honours seeds does not repeat the first sample's answer.
+func TestEachSampleSendsItsOwnSeed(t *testing.T) {
+	s := newServer(t, 200, nil, fixture(t, "chat.json"))
+	p := open(t, "openai/gpt-4o", provider.Options{Getenv: env(map[string]string{"OPENAI_API_KEY": testKey}),
+		Settings: map[string]any{"base_url": s.URL}})
+	for sample, want := range map[int]float64{0: 42, 1: 43, 7: 49} {
+		_, err := p.Generate(context.Background(), &provider.Request{Prompt: weatherPrompt(), Sample: sample,
+			Config: promptcanary.ProviderConfig{ModelID: "openai/gpt-4o", MaxTokens: 16, Seed: seed(42)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Last(t).JSON(t)["seed"]; got != want {
+			t.Errorf("sample %d sent seed %v, want %v", sample, got, want)
+		}
+	}
+}
