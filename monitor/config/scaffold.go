@@ -46,7 +46,7 @@ shutdown_grace: 30s               # how long runs in flight may finish on SIGTER
 # Settings of every check, unless the check sets its own.
 defaults:
   every: 1h        # any duration >= 1s, or cron: "0 */2 * * *" (5 fields, UTC; tz: Europe/Berlin)
-  jitter: 10%      # delay each run by up to this share of the interval
+  jitter: 10%      # delay each run by up to this share of the gap to the next slot
   samples: 10      # answers per prompt and run; drift is tested statistically
   confirm: true    # re-run at once before opening an incident (fewer false alarms)
   baseline: latest # or the id of a saved baseline (pinned; never replaced automatically)

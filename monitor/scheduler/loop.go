@@ -36,9 +36,16 @@ type Plan struct {
 	Next func(fire time.Time)
 }
 
-// Delay is the jitter of slot: how long after it its run starts.
+// Delay is the jitter of slot: how long after it its run starts, a share
+// of the gap to the slot after it (for an even schedule, the interval).
+// The gap, not the longest interval: with cron "0 9,10 * * *" a 9:00 run
+// delayed by a share of the 23-hour gap could start after the 10:00 one.
 func (p *Plan) Delay(slot time.Time) time.Duration {
-	return Jitter(p.Check, p.Provider, p.Jitter, p.Schedule.Interval(), slot)
+	gap := p.Schedule.Interval()
+	if next := p.Schedule.Next(slot); next.After(slot) {
+		gap = next.Sub(slot)
+	}
+	return Jitter(p.Check, p.Provider, p.Jitter, gap, slot)
 }
 
 // fire returns when slot's run starts, and tells p.Next.

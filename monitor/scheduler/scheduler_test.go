@@ -199,3 +199,36 @@ func TestHeartbeatsBeatUntilStopped(t *testing.T) {
 		t.Errorf("%d beats in 100ms at a 30ms TTL, %d after stop: want a beat every 10ms, none after stop", n, beats-n)
 	}
 }
+
+// twoADay fires at 9:00 and 10:00 UTC: gaps of 1 and 23 hours.
+type twoADay struct{}
+
+func (twoADay) Next(after time.Time) time.Time {
+	day := after.UTC().Truncate(24 * time.Hour)
+	for _, t := range []time.Time{day.Add(9 * time.Hour), day.Add(10 * time.Hour), day.Add(33 * time.Hour)} {
+		if t.After(after) {
+			return t
+		}
+	}
+	return day.Add(34 * time.Hour)
+}
+func (twoADay) Interval() time.Duration { return 23 * time.Hour }
+
+// TestDelayKeepsUnevenSlotsInOrder checks that a slot's jitter is a share
+// of the gap to the next slot, not of the longest gap: with the largest
+// jitter, every 9:00 run still starts before the 10:00 slot.
+func TestDelayKeepsUnevenSlotsInOrder(t *testing.T) {
+	p := Plan{Check: "c", Provider: "p", Schedule: twoADay{}, Jitter: 0.5}
+	longest := time.Duration(0)
+	for d := range 200 {
+		nine := epoch.Truncate(24 * time.Hour).Add(time.Duration(d)*24*time.Hour + 9*time.Hour)
+		delay := p.Delay(nine)
+		if delay >= 30*time.Minute {
+			t.Fatalf("day %d: the 9:00 slot is delayed %v, past half its one-hour gap", d, delay)
+		}
+		longest = max(longest, p.Delay(nine.Add(time.Hour)))
+	}
+	if longest < time.Hour {
+		t.Errorf("the 10:00 slots' longest delay is %v: the 23-hour gap should allow more than an hour at 50%%", longest)
+	}
+}
