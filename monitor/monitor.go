@@ -137,6 +137,9 @@ type Monitor struct {
 	now     func() time.Time
 	after   func(time.Duration) <-chan time.Time
 	baseURL string
+	// compare measures a run against its baseline: check.Compare, which
+	// tests wrap to see the request or to fill the report.
+	compare func(context.Context, check.CompareRequest) (*check.CompareOutcome, error)
 
 	entries []*entry
 	// outbox delivers the notifications to notifiers.
@@ -296,6 +299,7 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 		now:     o.Now,
 		after:   o.After,
 		baseURL: strings.TrimRight(o.BaseURL, "/"),
+		compare: check.Compare,
 	}
 	if m.now == nil {
 		m.now = time.Now

@@ -98,9 +98,10 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	return cr, true
 }
 
-// evidenceOf returns the evidence of units flagged in the report of ms.
+// evidenceOf returns the evidence of units flagged in the report of ms,
+// with that report's likely cause.
 func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *incident.Evidence {
-	ev := &incident.Evidence{Units: units, RunID: ms.run.RunID}
+	ev := &incident.Evidence{Units: units, RunID: ms.run.RunID, Attribution: ms.report.Attribution}
 	ev.PassRate, ev.BaseRate = ms.report.PassRates()
 	return ev
 }
@@ -197,7 +198,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	if seed != nil {
 		t.Config.Seed = seed
 	}
-	out, err := check.Compare(ctx, check.CompareRequest{
+	out, err := m.compare(ctx, check.CompareRequest{
 		Suite:   e.c.Suite,
 		Targets: []check.Target{t},
 		Samples: samples,
