@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
@@ -49,5 +50,15 @@ func TestIncidentCarriesAttribution(t *testing.T) {
 	}
 	if strings.Contains(a.Evidence[1], providerKey) {
 		t.Errorf("evidence %q holds the provider's key", a.Evidence[1])
+	}
+	if err := m.outbox.Drain(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := f.hook.got()
+	if len(got) != 1 || got[0].Attribution == nil || got[0].Attribution.Cause != promptcanary.CauseProvider || len(got[0].Attribution.Evidence) != 2 {
+		t.Fatalf("webhook bodies %+v, want one carrying the provider cause", got)
+	}
+	if strings.Contains(got[0].Attribution.Evidence[1], providerKey) {
+		t.Errorf("webhook evidence %q holds the provider's key", got[0].Attribution.Evidence[1])
 	}
 }
