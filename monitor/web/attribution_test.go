@@ -59,3 +59,31 @@ func TestIncidentAttributionEscaped(t *testing.T) {
 		t.Errorf("the hostile evidence is not shown escaped")
 	}
 }
+
+// A check's control is named on its page and in the API; a check
+// without one shows none.
+func TestCheckControl(t *testing.T) {
+	srv, _, _, f := newTestServer(t, fixtureOptions{hourly: 24, reports: 2})
+	_, page := get(t, srv, CheckPath(f.check, f.provider))
+	if want := `<div><dt>Control</dt><dd class="mono" title="run in the same slot with the same prompts, against its own baseline">openai/gpt-4o-mini-2024-07-18</dd></div>`; !strings.Contains(page, want) {
+		t.Errorf("the check page lacks %q", want)
+	}
+	if _, other := get(t, srv, CheckPath(f.check, f.otherProvider)); strings.Contains(other, "<dt>Control</dt>") {
+		t.Errorf("a check without a control shows one")
+	}
+	resp, body := get(t, srv, "/api/v1/checks")
+	var got struct {
+		Checks []APICheck `json:"checks"`
+	}
+	decode(t, resp, body, &got)
+	controls := map[string]string{}
+	for _, c := range got.Checks {
+		controls[c.Check+" "+c.Provider] = c.Control
+	}
+	if c := controls[f.check+" "+f.provider]; c != "openai/gpt-4o-mini-2024-07-18" {
+		t.Errorf("API control of the drifting check %q, want openai/gpt-4o-mini-2024-07-18", c)
+	}
+	if c := controls[f.check+" "+f.otherProvider]; c != "" {
+		t.Errorf("API control of a check without one %q, want none", c)
+	}
+}

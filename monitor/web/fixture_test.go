@@ -382,7 +382,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	}
 	f.statuses = []CheckStatus{
 		{Check: f.check, Provider: f.provider, Suite: f.suite, Schedule: "every 1h", Last: lastDrift, Next: fixtureNow.Add(40 * time.Minute),
-			Open: open(f.driftIncident), Baseline: f.baseline, Confirmation: "20m after a run that flags drift"},
+			Open: open(f.driftIncident), Baseline: f.baseline, Confirmation: "20m after a run that flags drift", Control: "openai/gpt-4o-mini-2024-07-18"},
 		{Check: f.check, Provider: f.otherProvider, Suite: f.suite, Schedule: "every 1h", Last: lastOther, Next: fixtureNow.Add(40 * time.Minute),
 			Running: true, Baseline: baselineOf[f.otherProvider].SnapshotID},
 		{Check: "support-bot", Provider: "sim/flaky", Suite: f.suite, Schedule: "every 1h", Last: lastFlaky, Next: fixtureNow.Add(40 * time.Minute),
