@@ -90,19 +90,10 @@ func TestSlackAttribution(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, text := blocks(t, got[0])
-	for _, want := range []string{
+	escaped(t, "the Slack message", text, []string{
 		"*Likely cause*: provider\n• served model changed: gpt-4o-mini-2024-07-18 → gpt-4o-mini-2025-01-31\n• answer now \"&lt;!channel&gt; @octocat &lt;img src=x&gt; [click](https://evil.example) &amp; more\" second line",
 		"\n• 2 more in the drift report",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("message lacks %q:\n%s", want, text)
-		}
-	}
-	for _, bad := range []string{"<!channel>", "<img", " & more"} {
-		if strings.Contains(text, bad) {
-			t.Errorf("untrusted %q reached Slack unescaped:\n%s", bad, text)
-		}
-	}
+	}, []string{"<!channel>", "<img", " & more"})
 	if fb, _ := got[0]["text"].(string); !strings.HasSuffix(fb, "fell from 84% to 51% (likely cause: provider)") {
 		t.Errorf("fallback text %q, want the likely cause", fb)
 	}
@@ -130,19 +121,25 @@ func TestGitHubAttribution(t *testing.T) {
 	if _, err := g.notifier(t).Send(context.Background(), attributed()); err != nil {
 		t.Fatal(err)
 	}
-	body := g.issues[0].Body
-	for _, want := range []string{
+	escaped(t, "the issue body", g.issues[0].Body, []string{
 		"**Likely cause: provider**\n\n- served model changed: gpt\\-4o\\-mini\\-2024\\-07\\-18 → gpt\\-4o\\-mini\\-2025\\-01\\-31\n",
 		"- answer now \"\\<\\!channel\\> @\u200boctocat \\<img src=x\\> \\[click\\]\\(https://evil.example\\) & more\" second line\n",
 		"- 2 more in the drift report\n",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("issue body lacks %q:\n%s", want, body)
+	}, []string{"@octocat", " <img", "[click](https://evil"})
+}
+
+// escaped fails unless text, what a notifier sent, holds every string of
+// want and none of bad (untrusted text that reached it unescaped).
+func escaped(t *testing.T, what, text string, want, bad []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
 		}
 	}
-	for _, bad := range []string{"@octocat", " <img", "[click](https://evil"} {
-		if strings.Contains(body, bad) {
-			t.Errorf("issue body holds unescaped %q:\n%s", bad, body)
+	for _, b := range bad {
+		if strings.Contains(text, b) {
+			t.Errorf("%s holds the unescaped %q:\n%s", what, b, text)
 		}
 	}
 }
