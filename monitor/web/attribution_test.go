@@ -87,3 +87,23 @@ func TestCheckControl(t *testing.T) {
 		t.Errorf("API control of a check without one %q, want none", c)
 	}
 }
+
+// In Chromium, the incident page's verdict line ends with the likely
+// cause and lists its evidence; the hostile incident's cause and evidence
+// stay text.
+func TestBrowserIncidentAttribution(t *testing.T) {
+	ctx := newBrowser(t, 1440)
+	srv, _, _, f := newTestServer(t, fixtureOptions{hostile: true})
+	browse(t, ctx, srv.URL+IncidentPath(f.driftIncident))
+	if got := text(t, ctx, ".pagehead .lead"); !strings.HasSuffix(got, "order-status and refund-policy · likely cause: provider") {
+		t.Errorf("verdict line %q, want it to end with the likely cause", got)
+	}
+	if got := text(t, ctx, "ul.evidence li"); !strings.Contains(got, "system_fingerprint changed: fp_44709d6fcb → fp_0ba0d124f1") || count(t, ctx, "ul.evidence li") != 3 {
+		t.Errorf("evidence %q, want the 3 facts", got)
+	}
+	browse(t, ctx, srv.URL+IncidentPath("e1e2e3e4e5e6e7e8"))
+	if got := text(t, ctx, "#cause strong"); got != hostileImg {
+		t.Errorf("hostile cause shown as %q, want the text %q", got, hostileImg)
+	}
+	noInjection(t, ctx)
+}
