@@ -60,6 +60,24 @@ func (m *Monitor) findBaseline(ctx context.Context, e *entry) (*promptcanary.Bas
 	return b, nil
 }
 
+// findControlBaseline checks that e's control has a baseline to be
+// compared against, the newest for the suite and the control in the
+// store or the baselines/ directory, as a check that follows the latest
+// does: without one, no run of the check could weigh its control. where
+// names the control's line.
+func (m *Monitor) findControlBaseline(ctx context.Context, e *entry, where string) error {
+	_, err := m.baselines(e).Latest(ctx, e.c.Suite.Name, e.c.Control)
+	if errors.Is(err, store.ErrNotFound) {
+		return &hinted{fmt.Errorf("%s: no baseline for suite %q and the control %s in the store or %s: %w", where, e.c.Suite.Name, e.c.Control, e.baselineDir, store.ErrNotFound),
+			[]string{fmt.Sprintf("save one: run 'promptcanary run --save-baseline -p %s' in %s, as for the check's provider", shellQuote(e.c.Control), m.rel(e.c.Suite.Dir())),
+				"or remove control: from the check"}}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: find the baseline: %w", where, err)
+	}
+	return nil
+}
+
 // pinnedBaseline finds the baseline id names: a snapshot id in the store
 // or the baselines/ directory, the baseline taken from the run id, or the
 // stored run id itself (compared against as it is).

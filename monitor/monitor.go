@@ -137,6 +137,9 @@ type Monitor struct {
 	now     func() time.Time
 	after   func(time.Duration) <-chan time.Time
 	baseURL string
+	// compare measures a run against its baseline: check.Compare, which
+	// tests wrap to see the request or to fill the report.
+	compare func(context.Context, check.CompareRequest) (*check.CompareOutcome, error)
 
 	entries []*entry
 	// outbox delivers the notifications to notifiers.
@@ -177,8 +180,11 @@ type Monitor struct {
 // entry is one check and provider: its configuration, its resolved target
 // and its live state.
 type entry struct {
-	c           config.Check
-	target      check.Target
+	c      config.Check
+	target check.Target
+	// control is the check's control arm, nil for none: run in the same
+	// compare as target (check.CompareRequest.Control).
+	control     *check.Target
 	samples     int
 	baselineDir string
 	// pinned is the check's pinned baseline, nil when it follows the
@@ -296,6 +302,7 @@ func newMonitor(cfg *config.Config, o Options, secrets *redact.Set) *Monitor {
 		now:     o.Now,
 		after:   o.After,
 		baseURL: strings.TrimRight(o.BaseURL, "/"),
+		compare: check.Compare,
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -343,36 +350,16 @@ func (m *Monitor) newNotifiers(client *http.Client, probs *problems) []notify.No
 	return out
 }
 
-// newEntry resolves the i-th check: its provider, as a run would open it,
-// and its baseline.
+// newEntry resolves the i-th check: its provider and its control, as a
+// run would open them, and their baselines.
 func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error) {
 	c := m.cfg.Checks[i]
 	where := fmt.Sprintf("%s: checks (%s)", m.where(c.Line), c.Name)
 	if c.Suite == nil {
 		return nil, fmt.Errorf("%s: no suite loaded", where)
 	}
-	samples := c.Samples
-	targets, n, err := check.Resolve(c.Suite, check.Settings{
-		Providers: []string{c.Provider},
-		Samples:   &samples,
-		Getenv:    o.Getenv,
-		Secrets:   m.secrets,
-	})
+	t, n, err := m.resolveTarget(c, c.Provider, o)
 	if err != nil {
-		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
-	}
-	t := targets[0]
-	// A provider the suite names reads its paths (a replay file, an exec
-	// command) relative to canary.yaml; one named only in monitor.yaml
-	// relative to monitor.yaml.
-	t.Options.BaseDir = filepath.Dir(m.cfg.Path)
-	if t.Entry != nil || c.Suite.Defaults.Provider == c.Provider {
-		t.Options.BaseDir = c.Suite.Dir()
-	}
-	// Opened once now, so that a missing key or file is a configuration
-	// error and the provider's secrets are known before anything is
-	// logged; every run opens it afresh (a replay file may change).
-	if _, err := check.Open(c.Suite, []check.Target{t}); err != nil {
 		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
 	}
 	e := &entry{
@@ -381,6 +368,17 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 		samples:     n,
 		baselineDir: filepath.Join(c.Suite.Dir(), "baselines"),
 		freshSeed:   c.Suite.Defaults.Seed == nil,
+	}
+	if c.Control != "" {
+		whereControl := fmt.Sprintf("%s: checks (%s): control %s", m.where(c.ControlLine), c.Name, c.Control)
+		ct, _, err := m.resolveTarget(c, c.Control, o)
+		if err != nil {
+			return nil, withHints(fmt.Errorf("%s: %w", whereControl, err), err)
+		}
+		e.control = &ct
+		if err := m.findControlBaseline(ctx, e, whereControl); err != nil {
+			return nil, err
+		}
 	}
 	b, err := m.findBaseline(ctx, e)
 	if err != nil {
@@ -393,6 +391,36 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 	m.metrics.initCheck(c.Name, c.Provider)
 	m.noteRules(e)
 	return e, nil
+}
+
+// resolveTarget resolves spec, the provider or the control of check c,
+// into the target a run opens, with the samples per prompt of a run. It
+// opens it once now, so that a missing key or file is a configuration
+// error and the provider's secrets are known before anything is logged;
+// every run opens it afresh (a replay file may change).
+func (m *Monitor) resolveTarget(c config.Check, spec string, o Options) (check.Target, int, error) {
+	samples := c.Samples
+	targets, n, err := check.Resolve(c.Suite, check.Settings{
+		Providers: []string{spec},
+		Samples:   &samples,
+		Getenv:    o.Getenv,
+		Secrets:   m.secrets,
+	})
+	if err != nil {
+		return check.Target{}, 0, err
+	}
+	t := targets[0]
+	// A provider the suite names reads its paths (a replay file, an exec
+	// command) relative to canary.yaml; one named only in monitor.yaml
+	// relative to monitor.yaml.
+	t.Options.BaseDir = filepath.Dir(m.cfg.Path)
+	if t.Entry != nil || c.Suite.Defaults.Provider == spec {
+		t.Options.BaseDir = c.Suite.Dir()
+	}
+	if _, err := check.Open(c.Suite, []check.Target{t}); err != nil {
+		return check.Target{}, 0, err
+	}
+	return t, n, nil
 }
 
 // noteRules logs once, at start, what the model rules change in the

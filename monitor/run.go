@@ -98,9 +98,10 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	return cr, true
 }
 
-// evidenceOf returns the evidence of units flagged in the report of ms.
+// evidenceOf returns the evidence of units flagged in the report of ms,
+// with that report's likely cause.
 func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *incident.Evidence {
-	ev := &incident.Evidence{Units: units, RunID: ms.run.RunID}
+	ev := &incident.Evidence{Units: units, RunID: ms.run.RunID, Attribution: ms.report.Attribution}
 	ev.PassRate, ev.BaseRate = ms.report.PassRates()
 	return ev
 }
@@ -190,16 +191,24 @@ func atLeastLow(s promptcanary.Severity) promptcanary.Severity {
 }
 
 // measure runs the suite once on e's provider, samples per prompt, and
-// compares it with base.
+// compares it with base; the check's control, when it has one, runs in
+// the same compare with the same seed, against its own baseline.
 // The run and its report are recorded in the history by check.Compare.
 func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Baseline, seed *int64, samples int) measurement {
-	t := e.target
+	t, control := e.target, e.control
 	if seed != nil {
 		t.Config.Seed = seed
 	}
-	out, err := check.Compare(ctx, check.CompareRequest{
+	if control != nil {
+		// The control answers the same prompts with the same samples.
+		c := *control
+		c.Config.Seed = t.Config.Seed
+		control = &c
+	}
+	out, err := m.compare(ctx, check.CompareRequest{
 		Suite:   e.c.Suite,
 		Targets: []check.Target{t},
+		Control: control,
 		Samples: samples,
 		Exec: check.Exec{
 			Settings: check.Settings{Secrets: m.secrets},

@@ -57,7 +57,7 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 		s := web.CheckStatus{
 			Check: e.c.Name, Provider: e.c.Provider, Suite: e.c.Suite.Name, Schedule: e.c.Schedule.String(),
 			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: baseline,
-			Stale: stale,
+			Stale: stale, Control: e.c.Control,
 		}
 		if e.c.Confirm && e.c.ConfirmAfter > 0 {
 			s.Confirmation = suite.FormatDuration(e.c.ConfirmAfter) + " after a run that flags drift"

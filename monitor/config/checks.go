@@ -23,7 +23,7 @@ import (
 
 // The keys of defaults: and of a check.
 var (
-	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors"}
+	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors", "control"}
 	defaultKeys = settingKeys
 	checkKeys   = append([]string{"name", "suite", "provider", "providers"}, settingKeys...)
 )
@@ -59,6 +59,11 @@ type settings struct {
 	// interval.
 	confirmAfter     *time.Duration
 	confirmAfterNode *yaml.Node
+
+	// control is the control arm's NAME/MODEL, nil when not set or
+	// invalid (reported); controlNode is where it was set.
+	control     *string
+	controlNode *yaml.Node
 }
 
 // settings reads the setting keys of a mapping; the other keys of known
@@ -98,6 +103,14 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 			st.confirmAfter = l.duration(v, f, 0, MaxEvery, "")
 		case "max_errors":
 			st.maxErrors = l.integer(v, f, 0, promptcanary.MaxErrorsLimit)
+		case "control":
+			if yamlwalk.IsNull(v) {
+				continue
+			}
+			st.controlNode = v
+			if sp, ok := l.providerSpec(v, f); ok {
+				st.control = &sp
+			}
 		case "notify":
 			st.notify, st.notifySet = l.notify(v, f, notifiers)
 		case "baseline":
@@ -273,6 +286,10 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 	if !ok {
 		return nil
 	}
+	control, controlLine, ok := l.control(item, field, st, defaults, specs)
+	if !ok {
+		return nil
+	}
 	c := Check{
 		Name:         name,
 		SuitePath:    s.Path,
@@ -285,6 +302,8 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		MaxErrors:    pick(st.maxErrors, defaults.maxErrors, 0),
 		Baseline:     pick(st.baseline, defaults.baseline, DefaultBaseline),
 		Notify:       defaults.notify,
+		Control:      control,
+		ControlLine:  controlLine,
 		Line:         item.Line,
 	}
 	if st.notifySet {
@@ -326,6 +345,39 @@ func (l *loader) confirmAfter(item *yaml.Node, field string, st, d settings, sch
 		fmt.Sprintf("the next slot would come before the confirmation, and be skipped while the run waits: use less than %s, for example %s, or 0 to confirm at once",
 			suite.FormatDuration(gap), suite.FormatDuration(gap/4)))
 	return 0, false
+}
+
+// controlHint says what a control is for, in the problems of control:.
+const controlHint = "a control is a second provider run beside the check's, for example a pinned snapshot beside a moving alias (control: openai/gpt-4o-2024-08-06 beside provider: openai/gpt-4o) or the raw model beside an http/ app"
+
+// control returns a check's control: (its own, else the defaults', else
+// none) with the line that set it. A control that is one of the check's
+// providers compares nothing with it: a problem, at the check's own
+// control: or at the check when it comes from defaults:.
+func (l *loader) control(item *yaml.Node, field string, st, d settings, specs []string) (string, int, bool) {
+	own := st.controlNode != nil
+	switch {
+	case own && st.control == nil:
+		return "", 0, false // reported
+	case !own && d.controlNode != nil && d.control == nil:
+		return "", 0, false // reported at defaults
+	case !own && d.controlNode == nil:
+		return "", 0, true
+	}
+	v, node, from := pick(st.control, d.control, ""), st.controlNode, ""
+	if !own {
+		node, from = d.controlNode, fmt.Sprintf(" (from defaults:, line %d)", d.controlNode.Line)
+	}
+	if contains(specs, v) {
+		at := node
+		if !own {
+			at = item
+		}
+		l.add(at, yamlwalk.Join(field, "control"), fmt.Sprintf("%q%s is the check's provider: it cannot be its own control", v, from),
+			"name another provider as control:; "+controlHint)
+		return "", 0, false
+	}
+	return v, node.Line, true
 }
 
 // pick returns the check's value, else the default's, else def.

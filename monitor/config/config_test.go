@@ -403,3 +403,42 @@ func TestOTelApply(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadControl reads control: from a check and from defaults:, a
+// check's own replacing the defaults', each provider of providers:
+// getting the check's.
+func TestLoadControl(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"canary.yaml": "provider: sim/stable\n" + minimalSuite,
+		"monitor.yaml": `defaults: {control: openai/gpt-4o-2024-08-06}
+checks:
+  - {name: alias, suite: canary.yaml, provider: openai/gpt-4o}
+  - name: app
+    suite: canary.yaml
+    providers: [http/checkout-bot, http/checkout-bot-canary]
+    control: openai/gpt-4o-mini
+  - {name: plain, suite: canary.yaml, control: ~}
+`,
+	})
+	cfg, err := Load(filepath.Join(dir, "monitor.yaml"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cc struct {
+		Name, Provider, Control string
+		ControlLine             int
+	}
+	var got []cc
+	for _, c := range cfg.Checks {
+		got = append(got, cc{c.Name, c.Provider, c.Control, c.ControlLine})
+	}
+	want := []cc{
+		{"alias", "openai/gpt-4o", "openai/gpt-4o-2024-08-06", 1},
+		{"app", "http/checkout-bot", "openai/gpt-4o-mini", 7},
+		{"app", "http/checkout-bot-canary", "openai/gpt-4o-mini", 7},
+		{"plain", "sim/stable", "openai/gpt-4o-2024-08-06", 1},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("controls (-want +got):\n%s", d)
+	}
+}

@@ -37,7 +37,17 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-check-unknown-key.yaml", []string{
 			"4: checks[0].evrey: unknown field", "did you mean every?",
-			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors",
+			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors, control",
+		}},
+		// A control is a provider like the check's, and not the check's
+		// own (from the check's control: or the defaults').
+		{"invalid-control.yaml", []string{
+			"4: checks[0].control: \"sim/stable\" (from defaults:, line 2) is the check's provider: it cannot be its own control",
+			"name another provider as control:; " + controlHint,
+			"10: checks[1].control: must be NAME/MODEL, got \"gpt-4o\"", "did you mean openai/gpt-4o?",
+			"14: checks[2].control: \"sim/b\" is the check's provider: it cannot be its own control",
+			"name another provider as control:; " + controlHint,
+			"18: checks[3].control: must be a string, got a list", "quote the value to make it a string",
 		}},
 		// A confirmation must come before the check's next slot, from
 		// the check's own confirm_after: or the defaults'.

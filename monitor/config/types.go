@@ -96,6 +96,13 @@ type Check struct {
 	// MaxErrors is how many failed calls a run may have and still count
 	// as measured.
 	MaxErrors int
+	// Control is the NAME/MODEL of the check's control arm, "" for none:
+	// run in the same slot with the same prompts, against its own
+	// baseline, so that a drift report can tell the provider's change
+	// from a change the control shares (check.CompareRequest.Control).
+	// ControlLine is the line of monitor.yaml that set it.
+	Control     string
+	ControlLine int
 	// Line is the check's line in monitor.yaml.
 	Line int
 }

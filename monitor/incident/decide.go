@@ -33,6 +33,9 @@ type Evidence struct {
 	Units              []promptcanary.IncidentUnit
 	RunID              string
 	PassRate, BaseRate float64
+	// Attribution is that report's likely cause of the change, nil when
+	// it names none.
+	Attribution *promptcanary.Attribution
 }
 
 // Decide applies a recorded run of t's check to the check's incidents:
@@ -79,7 +82,8 @@ func (l *Lifecycle) measured(ctx context.Context, sub Subject, cr *promptcanary.
 		}
 		units := promptcanary.SortUnits(ev.Units)
 		l.Fire(ctx, sub, Finding{Kind: promptcanary.IncidentDrift, Severity: cr.Severity, Units: units,
-			Summary: DriftSummary(ev, units), RunID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), ReportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID)})
+			Summary: DriftSummary(ev, units), RunID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), ReportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID),
+			Attribution: ev.Attribution})
 	case alarm && drift != nil:
 		// The decline goes on: the open drift incident is not clean.
 		l.NotClean(ctx, drift)

@@ -47,6 +47,9 @@ type Finding struct {
 	Units    []promptcanary.IncidentUnit
 	RunID    string
 	ReportID string
+	// Attribution is the likely cause, from the drift report of RunID;
+	// nil when the finding rests on no such report.
+	Attribution *promptcanary.Attribution
 }
 
 // Outbox is what the lifecycle needs of the outbox that delivers its
@@ -105,6 +108,7 @@ type Lifecycle struct {
 // fingerprint. The caller holds the book's lock.
 func (l *Lifecycle) Fire(ctx context.Context, sub Subject, f Finding) {
 	f.Summary = l.Line(f.Summary)
+	f.Attribution = l.attribution(f.Attribution)
 	fp := Fingerprint(sub.Check, sub.Provider, f.Kind)
 	if inc := l.Book.Get(fp); inc != nil {
 		l.update(ctx, sub, inc, f)
@@ -121,7 +125,7 @@ func (l *Lifecycle) open(ctx context.Context, sub Subject, fp string, f Finding)
 	inc := &promptcanary.Incident{
 		ID: promptcanary.NewID(), Fingerprint: fp, Check: sub.Check, Suite: sub.Suite, Provider: sub.Provider,
 		Kind: f.Kind, Severity: f.Severity, Summary: f.Summary, Units: f.Units, RunID: f.RunID, ReportID: f.ReportID,
-		OpenedAt: now, UpdatedAt: now,
+		Attribution: f.Attribution, OpenedAt: now, UpdatedAt: now,
 	}
 	to := l.recipients(sub, inc)
 	if len(to) > 0 {
@@ -152,12 +156,15 @@ func (l *Lifecycle) open(ctx context.Context, sub Subject, fp string, f Finding)
 // update applies f to the open incident inc: a change of severity or of
 // the flagged units is an update, notified; an unchanged finding is
 // notified again after the repeat interval unless acknowledged; either way
-// the incident is not clean. The caller holds the book's lock.
+// the incident is not clean, and a finding from a run's report becomes
+// its latest run with that report's attribution (a new likely cause alone
+// is not notified: it is carried by the next notification). The caller
+// holds the book's lock.
 func (l *Lifecycle) update(ctx context.Context, sub Subject, inc *promptcanary.Incident, f Finding) {
 	now := l.Now().UTC()
 	inc.CleanRuns = 0
 	if f.RunID != "" {
-		inc.RunID, inc.ReportID = f.RunID, f.ReportID
+		inc.RunID, inc.ReportID, inc.Attribution = f.RunID, f.ReportID, f.Attribution
 	}
 	last := inc.NotifiedAt
 	if last.IsZero() {

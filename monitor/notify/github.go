@@ -362,6 +362,7 @@ func gitHubIssueBody(m Message) string {
 	if inc.Summary != "" {
 		b.WriteString(mdEscape(inc.Summary) + "\n\n")
 	}
+	gitHubAttribution(&b, inc)
 	gitHubFacts(&b, m)
 	gitHubTable(&b, inc.Units)
 	b.WriteString("\nThis issue is commented on when the incident changes and closed when it resolves.\n\n")
@@ -398,9 +399,26 @@ func gitHubComment(m Message) string {
 		b.WriteString(mdEscape(inc.Summary))
 	}
 	b.WriteString("\n\n")
+	gitHubAttribution(&b, inc)
 	gitHubFacts(&b, m)
 	gitHubTable(&b, inc.Units)
 	return b.String()
+}
+
+// gitHubAttribution writes the likely cause of inc with its facts, as
+// literal text: a fact can quote a model's answer.
+func gitHubAttribution(b *strings.Builder, inc promptcanary.Incident) {
+	a := attributionOf(inc)
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(b, "**Likely cause: %s**\n\n", mdEscape(a.Cause))
+	for _, e := range a.Evidence {
+		fmt.Fprintf(b, "- %s\n", mdEscape(e))
+	}
+	if len(a.Evidence) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 // gitHubFacts writes the severity, times, run and link of an incident.

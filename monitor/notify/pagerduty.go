@@ -129,6 +129,9 @@ func pdEventOf(m Message, routingKey string) pdEvent {
 			"units":       units,
 		},
 	}
+	if a := attributionOf(inc); a != nil {
+		ev.Payload.CustomDetails["attribution"] = a
+	}
 	if !at.IsZero() {
 		ev.Payload.Timestamp = at.UTC().Format(time.RFC3339)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/monitor/notify"
 )
 
 // webhookSection returns the section of docs/notifiers.md on the webhook
@@ -149,5 +151,39 @@ func needs(t *testing.T, name string, args ...string) {
 	}
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Skipf("%s does not run: %v %s", name, err, out)
+	}
+}
+
+// TestREADMEWebhookBodyExample holds the example body of
+// docs/notifiers.md to WebhookBody: it decodes with no key the body does
+// not have, and names every key the body has, attribution included.
+func TestREADMEWebhookBodyExample(t *testing.T) {
+	_, blocks := webhookSection(t)
+	doc := blocks["json"]
+	dec := json.NewDecoder(strings.NewReader(doc))
+	dec.DisallowUnknownFields()
+	var b notify.WebhookBody
+	if err := dec.Decode(&b); err != nil {
+		t.Fatalf("the example body of docs/notifiers.md is not a webhook body: %v", err)
+	}
+	var documented map[string]any
+	if err := json.Unmarshal([]byte(doc), &documented); err != nil {
+		t.Fatal(err)
+	}
+	sent, err := json.Marshal(notify.WebhookBody{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all map[string]any
+	if err := json.Unmarshal(sent, &all); err != nil {
+		t.Fatal(err)
+	}
+	for k := range all {
+		if _, ok := documented[k]; !ok {
+			t.Errorf("the example body of docs/notifiers.md lacks the key %q", k)
+		}
+	}
+	if b.Attribution == nil || b.Attribution.Cause == "" || len(b.Attribution.Evidence) == 0 {
+		t.Errorf("the example body's attribution %+v, want a cause with its evidence", b.Attribution)
 	}
 }

@@ -114,6 +114,10 @@ func slackPayload(m Message) slackMessage {
 	}
 	blocks = append(blocks, slackBlock{Type: "section", Text: &slackText{"mrkdwn", cut(slackEscape(summary), slackSectionMax)}, Fields: fields})
 
+	a := attributionOf(inc)
+	if a != nil {
+		blocks = append(blocks, slackBlock{Type: "section", Text: &slackText{"mrkdwn", cut(slackAttribution(a), slackSectionMax)}})
+	}
 	if len(inc.Units) > 0 && m.Status == promptcanary.NotificationFiring {
 		blocks = append(blocks, slackBlock{Type: "section", Text: &slackText{"mrkdwn", cut(slackUnits(inc.Units), slackSectionMax)}})
 	}
@@ -136,7 +140,20 @@ func slackPayload(m Message) slackMessage {
 	if inc.Summary != "" {
 		text += ": " + slackEscape(inc.Summary)
 	}
+	if a != nil {
+		text += " (likely cause: " + slackEscape(a.Cause) + ")"
+	}
 	return slackMessage{Text: cut(text, slackSectionMax), Blocks: blocks}
+}
+
+// slackAttribution is the likely cause of a with its facts, escaped.
+func slackAttribution(a *promptcanary.Attribution) string {
+	var b strings.Builder
+	b.WriteString("*Likely cause*: " + slackEscape(a.Cause))
+	for _, e := range a.Evidence {
+		b.WriteString("\n• " + slackEscape(e))
+	}
+	return b.String()
 }
 
 // slackUnits lists units, the broken pairs first, with their pass rates.

@@ -73,6 +73,9 @@ type WebhookBody struct {
 	ReportURL string `json:"report_url"`
 	// Units is [] when no unit was flagged (unmeasured, budget).
 	Units []promptcanary.IncidentUnit `json:"units"`
+	// Attribution is the incident's likely cause with its evidence (one
+	// line each, bounded), null when it has none.
+	Attribution *promptcanary.Attribution `json:"attribution"`
 }
 
 // NewWebhookBody returns the webhook body of m.
@@ -94,6 +97,7 @@ func NewWebhookBody(m Message) WebhookBody {
 		RunID:       inc.RunID,
 		ReportURL:   m.ReportURL,
 		Units:       inc.Units,
+		Attribution: attributionOf(inc),
 	}
 	if b.Units == nil {
 		b.Units = []promptcanary.IncidentUnit{}

@@ -19,7 +19,7 @@ import (
 const hookSecret = "whsec-4f1d9a7c2b8e6d30"
 
 func TestWebhookBody(t *testing.T) {
-	wantKeys := []string{"check", "event", "fingerprint", "incident_id", "kind", "provider", "report_url", "resolved_at", "run_id", "severity", "started_at", "status", "suite", "summary", "units", "version"}
+	wantKeys := []string{"attribution", "check", "event", "fingerprint", "incident_id", "kind", "provider", "report_url", "resolved_at", "run_id", "severity", "started_at", "status", "suite", "summary", "units", "version"}
 	tests := []struct {
 		name         string
 		m            notify.Message
@@ -65,6 +65,9 @@ func TestWebhookBody(t *testing.T) {
 				"provider": "openai/gpt-4o-mini", "kind": "drift", "severity": "high",
 				"summary": "probe json_validity fell from 84% to 51%", "started_at": "2026-03-01T12:00:00Z",
 				"resolved_at": tc.wantResolved, "run_id": "run-42", "report_url": "http://127.0.0.1:9464/incidents/0b7f3c1e",
+			}
+			if v, ok := got["attribution"]; !ok || v != nil {
+				t.Errorf("attribution = %#v, want null for an incident without one", v)
 			}
 			for k, v := range want {
 				if got[k] != v {

@@ -20,17 +20,19 @@ import (
 
 // APICheck is one check and provider in GET /api/v1/checks.
 type APICheck struct {
-	Check    string                  `json:"check"`
-	Provider string                  `json:"provider"`
-	Suite    string                  `json:"suite"`
-	Schedule string                  `json:"schedule"`
-	State    State                   `json:"state"`
-	Running  bool                    `json:"running"`
-	Stale    bool                    `json:"stale"`
-	Next     time.Time               `json:"next,omitzero"`
-	Baseline string                  `json:"baseline,omitempty"`
-	Last     *promptcanary.CheckRun  `json:"last"`
-	Open     []promptcanary.Incident `json:"open"`
+	Check    string    `json:"check"`
+	Provider string    `json:"provider"`
+	Suite    string    `json:"suite"`
+	Schedule string    `json:"schedule"`
+	State    State     `json:"state"`
+	Running  bool      `json:"running"`
+	Stale    bool      `json:"stale"`
+	Next     time.Time `json:"next,omitzero"`
+	Baseline string    `json:"baseline,omitempty"`
+	// Control is the check's control arm, left out when it has none.
+	Control string                  `json:"control,omitempty"`
+	Last    *promptcanary.CheckRun  `json:"last"`
+	Open    []promptcanary.Incident `json:"open"`
 	// URL is the check's page.
 	URL string `json:"url"`
 }
@@ -133,7 +135,7 @@ func (s *server) apiChecks(w http.ResponseWriter, r *http.Request) {
 			open = []promptcanary.Incident{}
 		}
 		out = append(out, APICheck{Check: st.Check, Provider: st.Provider, Suite: st.Suite, Schedule: st.Schedule,
-			State: stateOf(&st), Running: st.Running, Stale: st.Stale, Next: st.Next, Baseline: st.Baseline,
+			State: stateOf(&st), Running: st.Running, Stale: st.Stale, Next: st.Next, Baseline: st.Baseline, Control: st.Control,
 			Last: st.Last, Open: open, URL: CheckPath(st.Check, st.Provider)})
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"checks": out})

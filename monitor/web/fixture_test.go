@@ -308,6 +308,11 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 			{Unit: "pair", Name: "json_valid/refund-policy", Baseline: 1, Current: 0.3, Q: 0.003},
 			{Unit: "suite", Name: f.suite, Baseline: 0.955, Current: 0.728, Q: 0.0001},
 		},
+		Attribution: &promptcanary.Attribution{Cause: promptcanary.CauseProvider, Evidence: []string{
+			"served model changed since the baseline: gpt-4o-mini-2024-07-18 → gpt-4o-mini-2025-01-31",
+			"system_fingerprint changed: fp_44709d6fcb → fp_0ba0d124f1",
+			"the control openai/gpt-4o-mini-2024-07-18 held on the same prompts in the same slot",
+		}},
 		RunID: lastDrift.ConfirmRunID, ReportID: lastDrift.ConfirmReportID, OpenedAt: opened, UpdatedAt: fixtureNow.Add(-2 * time.Hour),
 		NotifiedAt: opened.Add(5 * time.Second), NotifiedTo: []string{"oncall", "hook", "tracker"}}
 	if driftInc.RunID == "" {
@@ -377,7 +382,7 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 	}
 	f.statuses = []CheckStatus{
 		{Check: f.check, Provider: f.provider, Suite: f.suite, Schedule: "every 1h", Last: lastDrift, Next: fixtureNow.Add(40 * time.Minute),
-			Open: open(f.driftIncident), Baseline: f.baseline, Confirmation: "20m after a run that flags drift"},
+			Open: open(f.driftIncident), Baseline: f.baseline, Confirmation: "20m after a run that flags drift", Control: "openai/gpt-4o-mini-2024-07-18"},
 		{Check: f.check, Provider: f.otherProvider, Suite: f.suite, Schedule: "every 1h", Last: lastOther, Next: fixtureNow.Add(40 * time.Minute),
 			Running: true, Baseline: baselineOf[f.otherProvider].SnapshotID},
 		{Check: "support-bot", Provider: "sim/flaky", Suite: f.suite, Schedule: "every 1h", Last: lastFlaky, Next: fixtureNow.Add(40 * time.Minute),
@@ -390,7 +395,8 @@ func populate(tb testing.TB, hist store.Store, state store.Monitor, o fixtureOpt
 		f.hostileCheck, f.hostileProvider = hostileCheck, "exec/"+hostileScript
 		must(state.SaveIncident(ctx, &promptcanary.Incident{ID: "e1e2e3e4e5e6e7e8", Fingerprint: "fp-hostile", Check: f.hostileCheck, Suite: f.suite,
 			Provider: f.hostileProvider, Kind: promptcanary.IncidentDrift, Severity: promptcanary.SeverityLow,
-			Summary: hostileImg + " " + hostileScript, OpenedAt: fixtureNow.Add(-time.Hour), UpdatedAt: fixtureNow.Add(-time.Hour)}))
+			Summary: hostileImg + " " + hostileScript, OpenedAt: fixtureNow.Add(-time.Hour), UpdatedAt: fixtureNow.Add(-time.Hour),
+			Attribution: &promptcanary.Attribution{Cause: hostileImg, Evidence: []string{"the answer is now " + hostileScript, hostileImg}}}))
 		cr := &promptcanary.CheckRun{ID: "hostile-cr", Check: f.hostileCheck, Provider: f.hostileProvider, Suite: f.suite,
 			Slot: fixtureNow.Add(-time.Hour), Outcome: promptcanary.CheckUnmeasured, Reason: hostileScript + hostileImg}
 		saveCR(cr)

@@ -23,6 +23,8 @@ type CheckStatus struct {
 	// Confirmation says when a run that flags drift is confirmed, ""
 	// for at once (or no confirmation): "20m after the run".
 	Confirmation string
+	// Control is the check's control arm (NAME/MODEL), "" for none.
+	Control string
 	// Last is the latest check run, nil before the first.
 	Last *promptcanary.CheckRun
 	// Next is the next scheduled slot.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
 func TestEmbeddedMigrations(t *testing.T) {
@@ -91,5 +92,35 @@ func TestRefusesEncoding(t *testing.T) {
 	_, err = open(context.Background(), cfg, "test")
 	if err == nil || !strings.Contains(err.Error(), "the database's encoding is SQL_ASCII, want UTF8") {
 		t.Errorf("got %v, want the encoding refused", err)
+	}
+}
+
+// TestMigrateAttributionKeepsIncidents upgrades a schema whose incidents
+// were stored before they had an attribution: the column is taken away
+// and migration 5 forgotten, as version 4 left them, and the store opened
+// again: they read back with none.
+func TestMigrateAttributionKeepsIncidents(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := freshDSN(t)
+	s := openDSN(t, dsn)
+	inc := storetest.NewIncident("old-incident", "fp", t0)
+	if err := s.SaveIncident(ctx, inc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE incidents DROP COLUMN attribution; DELETE FROM schema_migrations WHERE version = 5`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openDSN(t, dsn)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 5 {
+		t.Fatalf("schema version %d, %v, want 5", v, err)
+	}
+	got, err := s.Incident(ctx, "old-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary != inc.Summary || got.Attribution != nil {
+		t.Errorf("old incident: summary %q, attribution %+v, want %q and none", got.Summary, got.Attribution, inc.Summary)
 	}
 }

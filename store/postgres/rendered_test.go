@@ -9,5 +9,8 @@ import (
 // TestRenderedMigrationsArePinned keeps the SQL that the migrations made
 // from the shared schema run (storetest.PinRendered).
 func TestRenderedMigrationsArePinned(t *testing.T) {
-	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0003_fleet.sql": "7ea021d932ae9b96a30aac350604c1a35f11c264860a848f59363290ff11218a"})
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{
+		"0003_fleet.sql":       "7ea021d932ae9b96a30aac350604c1a35f11c264860a848f59363290ff11218a",
+		"0005_attribution.sql": "6bd3258817a8e509fe6bbe85718d1b7e9feb67fa1297fea702e5126b1d1d1973",
+	})
 }

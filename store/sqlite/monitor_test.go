@@ -225,3 +225,38 @@ func TestMonitorWriteGivesUpOnLockedDatabase(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 }
+
+// TestMigrateAttributionKeepsIncidents upgrades a database whose
+// incidents were stored before they had an attribution (version 5): they
+// read back with none, and a new one keeps its own.
+func TestMigrateAttributionKeepsIncidents(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "history.db")
+	old := openVersion(t, path, 5)
+	if _, err := old.db.Exec(`INSERT INTO incidents (id, fingerprint, check_name, suite, provider, kind, severity, summary, opened_at, updated_at)
+		VALUES ('old-incident', 'fp', 'c', 's', 'p', 'drift', 'high', 'fell', ?, ?)`, formatTime(t0), formatTime(t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("open version 5: %v", err)
+	}
+	defer s.Close()
+	inc, err := s.Incident(ctx, "old-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inc.Summary != "fell" || inc.Attribution != nil {
+		t.Errorf("old incident: summary %q, attribution %+v, want fell and none", inc.Summary, inc.Attribution)
+	}
+	inc.Attribution = &promptcanary.Attribution{Cause: promptcanary.CauseSuite, Evidence: []string{"prompt p2 changed"}}
+	if err := s.SaveIncident(ctx, inc); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Incident(ctx, "old-incident"); err != nil || got.Attribution == nil || got.Attribution.Cause != promptcanary.CauseSuite {
+		t.Errorf("resaved: got %+v, %v, want the suite attribution", got, err)
+	}
+}

@@ -9,5 +9,8 @@ import (
 // TestRenderedMigrationsArePinned keeps the SQL that the migrations made
 // from the shared schema run (storetest.PinRendered).
 func TestRenderedMigrationsArePinned(t *testing.T) {
-	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0004_fleet.sql": "be046e32a01df002fcbb70860f63d0f0ea139a3a8fca323943f69ac353d5e77e"})
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{
+		"0004_fleet.sql":       "be046e32a01df002fcbb70860f63d0f0ea139a3a8fca323943f69ac353d5e77e",
+		"0006_attribution.sql": "34e8ce7346db463eda1fad13ed035b48f14734a654554416a806b240bf27e1e9",
+	})
 }

@@ -71,7 +71,8 @@ func (s *DB) CheckRuns(ctx context.Context, check, provider string, n int) ([]pr
 
 // incidentColumns are the columns scanIncident reads, in its order.
 const incidentColumns = `id, fingerprint, check_name, suite, provider, kind, severity, summary, units, run_id,
-	report_id, opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to`
+	report_id, opened_at, updated_at, resolved_at, acknowledged_at, acknowledged_by, clean_runs, notified_at, notified_to,
+	attribution`
 
 // upsertIncident writes an incident, updated in place when its id is
 // stored (rows of other tables that refer to it, a monitor's outbox,
@@ -88,12 +89,28 @@ func (s *DB) incidentArgs(inc *promptcanary.Incident) (*args, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notified_to: %w", err)
 	}
+	attribution, err := attributionArg(inc.Attribution)
+	if err != nil {
+		return nil, err
+	}
 	return s.args(inc.ID).text("fingerprint", inc.Fingerprint).text("check", inc.Check).text("suite", inc.Suite).
 		text("provider", inc.Provider).text("kind", string(inc.Kind)).text("severity", string(inc.Severity)).
 		bytes(inc.Summary).add(string(units)).text("run id", inc.RunID).text("report id", inc.ReportID).
 		time("opened_at", inc.OpenedAt).time("updated_at", inc.UpdatedAt).optTime("resolved_at", inc.ResolvedAt).
 		optTime("acknowledged_at", inc.AcknowledgedAt).bytes(inc.AcknowledgedBy).add(inc.CleanRuns).
-		optTime("notified_at", inc.NotifiedAt).add(string(notifiedTo)), nil
+		optTime("notified_at", inc.NotifiedAt).add(string(notifiedTo), attribution), nil
+}
+
+// attributionArg is the attribution column of a: its JSON, NULL for none.
+func attributionArg(a *promptcanary.Attribution) (any, error) {
+	if a == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("attribution: %w", err)
+	}
+	return string(b), nil
 }
 
 // upsertIncident writes inc, whose arguments are a, in tx. An open
@@ -157,11 +174,18 @@ func scanIncident(sc scanner) (promptcanary.Incident, error) {
 	var (
 		inc               promptcanary.Incident
 		units, notifiedTo string
+		attribution       sql.NullString
 	)
 	if err := sc.Scan(&inc.ID, &inc.Fingerprint, &inc.Check, &inc.Suite, &inc.Provider, &inc.Kind, &inc.Severity,
 		&inc.Summary, &units, &inc.RunID, &inc.ReportID, At(&inc.OpenedAt), At(&inc.UpdatedAt), At(&inc.ResolvedAt),
-		At(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, At(&inc.NotifiedAt), &notifiedTo); err != nil {
+		At(&inc.AcknowledgedAt), &inc.AcknowledgedBy, &inc.CleanRuns, At(&inc.NotifiedAt), &notifiedTo, &attribution); err != nil {
 		return inc, err
+	}
+	if attribution.Valid {
+		inc.Attribution = new(promptcanary.Attribution)
+		if err := json.Unmarshal([]byte(attribution.String), inc.Attribution); err != nil {
+			return inc, fmt.Errorf("incident %q: attribution: %w", inc.ID, err)
+		}
 	}
 	var err error
 	if inc.Units, err = store.UnmarshalUnits([]byte(units)); err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/promptcanary/promptcanary/store/sqlite"
 )
 
-// The two sets of migrations, numbered differently (SQLite's 0001..0005,
-// PostgreSQL's 0001..0004, as applied databases have them), must leave the
+// The two sets of migrations, numbered differently (SQLite's 0001..0006,
+// PostgreSQL's 0001..0005, as applied databases have them), must leave the
 // same schema: the same tables with the same columns in the same order,
 // and the same indexes on the same columns. Types differ by design (times
 // are text in SQLite, bigint nanoseconds in PostgreSQL; free text is

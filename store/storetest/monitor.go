@@ -81,6 +81,8 @@ func NewIncident(id, fp string, opened time.Time) *promptcanary.Incident {
 			{Unit: "probe", Name: "p_format", Baseline: 0.84, Current: 0.51, Q: 0.0004},
 			{Unit: "pair", Name: "p_format/p2", Baseline: 1, Current: 0, Q: 0.01},
 		},
+		Attribution: &promptcanary.Attribution{Cause: promptcanary.CauseProvider,
+			Evidence: []string{"served model changed: gpt-4o-mini-2024-07-18 → gpt-4o-mini-2025-01-31", "the control arm held"}},
 		RunID: "run-" + id, ReportID: "report-" + id, OpenedAt: opened, UpdatedAt: opened.Add(time.Minute + 3),
 		AcknowledgedAt: opened.Add(2*time.Minute + 5), AcknowledgedBy: "ops@example.com", CleanRuns: 1,
 		NotifiedAt: opened.Add(time.Second + 9), NotifiedTo: []string{"oncall", "pager"},
@@ -290,6 +292,16 @@ func testIncidentRoundTrip(t *testing.T, m store.Monitor) {
 			ID: "inc-empty", Fingerprint: "budget", Kind: promptcanary.IncidentBudget, Severity: promptcanary.SeverityMedium,
 			Units: []promptcanary.IncidentUnit{}, NotifiedTo: []string{}, OpenedAt: t0, UpdatedAt: t0,
 		}},
+		{"attribution without evidence", func() *promptcanary.Incident {
+			inc := NewIncident("inc-cause", "cause/p/drift", t0)
+			inc.Attribution = &promptcanary.Attribution{Cause: promptcanary.CauseUnknown}
+			return inc
+		}()},
+		{"no attribution", func() *promptcanary.Incident {
+			inc := NewIncident("inc-nocause", "nocause/p/drift", t0)
+			inc.Attribution = nil
+			return inc
+		}()},
 		{"units not numbers", func() *promptcanary.Incident {
 			inc := NewIncident("inc-nan", "nan/p/drift", t0)
 			inc.Units[0].Q = math.NaN()
@@ -301,6 +313,10 @@ func testIncidentRoundTrip(t *testing.T, m store.Monitor) {
 			inc.Summary = "<script>alert(1)</script>\nsecond line ✓"
 			inc.Units[0].Name = `{"json": "in a name"}`
 			inc.NotifiedTo = []string{`a"b`, "c,d"}
+			// Evidence can quote a model's answer: markup, quotes, a NUL
+			// byte (which PostgreSQL's text cannot hold), emoji.
+			inc.Attribution = &promptcanary.Attribution{Cause: promptcanary.CauseApp, Evidence: []string{
+				`answer now "<img src=x onerror=alert(1)>"`, "nul \x00 byte: \x00 ✓", "'); DROP TABLE incidents; -- 🦜"}}
 			return inc
 		}()},
 	}
