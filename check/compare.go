@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -70,11 +71,18 @@ type Pair struct {
 	Report   *promptcanary.DriftReport
 	// Measured is whether the run has any probe result (Run.Measured).
 	Measured bool
+	// served are the served-model and fingerprint changes of a report
+	// without statistics, for its attribution.
+	served []promptcanary.ChangeSignal
 }
 
 // CompareOutcome is what a compare found and recorded.
 type CompareOutcome struct {
 	Pairs []Pair
+	// Control is the control arm's run, baseline and report when the
+	// request named one (CompareRequest.Control); its drift is evidence
+	// for the pairs' Attribution and never part of the verdict.
+	Control *Pair
 	// Interrupted is set when the context was cancelled mid-run: nothing
 	// was compared or recorded.
 	Interrupted bool
@@ -112,12 +120,22 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	var controlBase *promptcanary.Baseline
+	if req.Control != nil {
+		if controlBase, err = req.controlBaseline(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if folded != nil {
 		req.Baseline = nil // bases hold its copy without the probe results
 	}
 	currents, ranNow := req.Current, len(req.Current) == 0
 	if ranNow {
-		if currents, err = req.runNow(ctx, bases); err != nil && ctx.Err() != nil {
+		runBases := bases
+		if controlBase != nil {
+			runBases = append(slices.Clip(bases), controlBase)
+		}
+		if currents, err = req.runNow(ctx, runBases); err != nil && ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
 		} else if err != nil {
@@ -126,7 +144,15 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	} else if req.Suite != nil {
 		currents = req.rescore(bases)
 	}
+	var control *Pair
+	if controlBase != nil && len(currents) > len(bases) {
+		control = &Pair{Run: currents[len(bases)], Baseline: controlBase}
+		currents = currents[:len(bases)]
+	}
 	if req.Prompts != nil {
+		if control != nil {
+			control.Baseline, control.Run = only(control.Baseline, req.Prompts), onlyRun(control.Run, req.Prompts)
+		}
 		for i := range bases {
 			bases[i] = only(bases[i], req.Prompts)
 		}
@@ -143,12 +169,26 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			return currents[i].RunID, h.SaveRun(wctx, currents[i])
 		})
 	}
+	if control != nil {
+		out.record(h, "record the control's run %s in the history: %w", 1, func(int) (string, error) {
+			return control.Run.RunID, h.SaveRun(wctx, control.Run)
+		})
+	}
 	if err := out.compare(&req, bases, currents, folded); err != nil {
 		return nil, err
 	}
+	if control != nil {
+		if err := out.compareControl(&req, control); err != nil {
+			return nil, err
+		}
+	}
+	out.attribute(ctx, &req)
 	if req.ReportsOnly {
 		for i := range out.Pairs {
 			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
+		}
+		if out.Control != nil {
+			out.Control.Run, out.Control.Baseline = nil, nil
 		}
 		// The request's copy too: a method took its address.
 		req.Current, req.Baseline = nil, nil
@@ -156,6 +196,11 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	out.record(h, "record drift report %s in the history: %w", len(out.Pairs), func(i int) (string, error) {
 		return out.Pairs[i].Report.ReportID, h.SaveDrift(wctx, out.Pairs[i].Report)
 	})
+	if out.Control != nil {
+		out.record(h, "record the control's drift report %s in the history: %w", 1, func(int) (string, error) {
+			return out.Control.Report.ReportID, h.SaveDrift(wctx, out.Control.Report)
+		})
+	}
 	return out, nil
 }
 
@@ -172,6 +217,12 @@ func (req *CompareRequest) runsToCompare() (int, error) {
 			return n[0] + " and " + n[1] + " exclude each other", nil
 		}, "baseline", "baseline_provider")
 	}
+	if req.Control != nil && len(req.Current) > 0 {
+		return 0, fieldErr(func(n ...string) (string, []string) {
+			return n[0] + " and " + n[1] + " exclude each other: the control arm runs now, beside the targets, and a saved run has none",
+				[]string{"run now with " + n[2] + " and " + n[0]}
+		}, "control", "current", "providers")
+	}
 	n := len(req.Current)
 	if n == 0 {
 		n = len(req.Targets)
@@ -185,8 +236,9 @@ func (req *CompareRequest) runsToCompare() (int, error) {
 	return n, nil
 }
 
-// runNow runs the suite against the targets, each against its baseline
-// in bases: adaptive sampling needs the baseline's results, and probes
+// runNow runs the suite against the targets, and the control arm when
+// the request has one (its baseline last in bases, its run last in the
+// runs returned), each against its baseline in bases: adaptive sampling needs the baseline's results, and probes
 // that judge an answer against others the baseline's answers.
 func (req *CompareRequest) runNow(ctx context.Context, bases []*promptcanary.Baseline) ([]*promptcanary.Run, error) {
 	against := make([]Against, len(bases))
@@ -199,7 +251,11 @@ func (req *CompareRequest) runNow(ctx context.Context, bases []*promptcanary.Bas
 			against[i].References = runner.References(&bases[i].RunResult)
 		}
 	}
-	return Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
+	targets := req.Targets
+	if req.Control != nil {
+		targets = append(slices.Clip(targets), *req.Control)
+	}
+	return Execute(ctx, req.Suite, targets, req.Samples, against, req.Exec)
 }
 
 // rescore returns the saved runs to compare: a saved run judged its
@@ -242,13 +298,50 @@ func (o *CompareOutcome) compare(req *CompareRequest, bases []*promptcanary.Base
 			// is unexpected; the runs are recorded all the same.
 			return fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		o.Pairs = append(o.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
+		pair := Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured}
+		if d.Statistics == nil { // its signals hold the served model's changes
+			pair.served = drift.ServedChanges(&bases[i].RunResult, cur, opts.BaselineResults, opts.CurrentResults)
+		}
+		o.Pairs = append(o.Pairs, pair)
 	}
 	if folded != nil {
 		o.Problems = folded.problems
 	} else {
 		o.Problems = unmeasured(currents, nil, nil, req.MaxErrors)
 	}
+	return nil
+}
+
+// controlBaseline finds the control arm's own baseline: the latest of its
+// model for the suite. A missing one names the control setting.
+func (req *CompareRequest) controlBaseline(ctx context.Context) (*promptcanary.Baseline, error) {
+	spec := req.Control.Spec
+	b, err := req.Baselines.Latest(ctx, req.Suite.Name, spec)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fieldErr(func(n ...string) (string, []string) {
+			return fmt.Sprintf("%s %s has no baseline for suite %q: the control arm is compared against its own baseline", n[0], spec, req.Suite.Name),
+				[]string{"save one with 'promptcanary run --save-baseline -p " + spec + "'"}
+		}, "control")
+	}
+	return b, err
+}
+
+// compareControl compares the control arm's run with its own baseline
+// into o.Control.
+func (o *CompareOutcome) compareControl(req *CompareRequest, c *Pair) error {
+	opts := drift.Options{StalePrompts: stalePrompts(&c.Baseline.RunResult, c.Run), Seed: statsSeed(c.Baseline, c.Run)}
+	if req.Legacy {
+		opts.Method = drift.MethodSingleSample
+	}
+	d, err := drift.Compare(c.Baseline, c.Run, opts)
+	if err != nil {
+		return fmt.Errorf("compare the control %s with baseline %s: %w", c.Run.Provider.ModelID, c.Baseline.SnapshotID, err)
+	}
+	c.Report, c.Measured = d, c.Run.Measured()
+	if d.Statistics == nil {
+		c.served = drift.ServedChanges(&c.Baseline.RunResult, c.Run, nil, nil)
+	}
+	o.Control = c
 	return nil
 }
 
