@@ -133,7 +133,8 @@ func rejudgePair(ctx context.Context, plan *runner.Plan, base, cur *promptcanary
 	return jp, true
 }
 
-// answerTexts returns the sorted texts of run's answers to prompt.
+// answerTexts returns the distinct texts of run's answers to prompt,
+// sorted.
 func answerTexts(run *promptcanary.Run, prompt string) []string {
 	var out []string
 	for _, r := range run.LLMResponses {
@@ -142,7 +143,7 @@ func answerTexts(run *promptcanary.Run, prompt string) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 func b2i(b bool) int {

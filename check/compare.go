@@ -244,7 +244,10 @@ func (req *CompareRequest) runNow(ctx context.Context, bases []*promptcanary.Bas
 	against := make([]Against, len(bases))
 	referenced := req.Suite.Plan(promptcanary.ProviderConfig{}, 1).Referenced()
 	for i := range bases {
-		if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
+		control := req.Control != nil && i == len(bases)-1
+		// The control takes every sample, so that both arms' counts are
+		// the samples asked for.
+		if req.Samples > 1 && !req.NoAdaptive && !req.Legacy && !control {
 			against[i].Adaptive = acceptAgainst(bases[i])
 		}
 		if referenced {

@@ -56,8 +56,8 @@ type JudgedPair struct {
 	Answers, Stored, Again int
 	// Current is the current run's pass count of the pair.
 	Current promptcanary.SampleStats
-	// SameAnswers is set when the current run's answers to the prompt are
-	// the baseline's, text for text.
+	// SameAnswers is set when the current run answered the prompt with
+	// the texts the baseline did (the same distinct answers).
 	SameAnswers bool
 }
 
@@ -203,7 +203,7 @@ func judgeAttribution(j *JudgeRecheck) (*promptcanary.Attribution, []string) {
 		line := fmt.Sprintf("%s: the judge, re-run now on %s the baseline stored, passes %d (stored verdicts: %d; current run: %d/%d)",
 			p.Key, plural(p.Answers, "answer", "answers"), p.Again, p.Stored, p.Current.Passes, p.Current.N)
 		if p.SameAnswers {
-			line += "; the current answers are the baseline's"
+			line += "; the current run gave the baseline's answers"
 		}
 		ev = append(ev, line)
 	}
@@ -268,7 +268,7 @@ func moveLine(d *promptcanary.DriftReport, c *promptcanary.Comparison) string {
 	key := c.ProbeID + "/" + c.PromptID
 	var s string
 	if c.Baseline.N > 1 || c.Current.N > 1 {
-		s = fmt.Sprintf("%s %d/%d → %d/%d passed (%+.1f pts)", key, c.Baseline.Passes, c.Baseline.N, c.Current.Passes, c.Current.N, 100*(c.Current.PassRate()-c.Baseline.PassRate()))
+		s = fmt.Sprintf("%s %d/%d → %d/%d passed (%s pts)", key, c.Baseline.Passes, c.Baseline.N, c.Current.Passes, c.Current.N, signed(100*(c.Current.PassRate()-c.Baseline.PassRate()), 1))
 		if c.Current.PassRate() == c.Baseline.PassRate() {
 			s = fmt.Sprintf("%s mean score %.2f → %.2f", key, c.Baseline.MeanScore, c.Current.MeanScore)
 		}

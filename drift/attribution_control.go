@@ -52,9 +52,9 @@ func DifferenceInDifferences(tb, tc, cb, cc promptcanary.SampleStats) Differenti
 
 // line words the test for the evidence.
 func (t Differential) line(spec string) string {
-	return fmt.Sprintf("%s: target %d/%d → %d/%d, control %s %d/%d → %d/%d; difference in differences %+.1f pts [%+.1f, %+.1f], p=%s",
+	return fmt.Sprintf("%s: target %d/%d → %d/%d, control %s %d/%d → %d/%d; difference in differences %s pts [%s, %s], p=%s",
 		t.Key, t.TargetBase.Passes, t.TargetBase.N, t.TargetCur.Passes, t.TargetCur.N, spec,
-		t.ControlBase.Passes, t.ControlBase.N, t.ControlCur.Passes, t.ControlCur.N, 100*t.Effect, 100*t.Lower, 100*t.Upper, fmtP(t.P))
+		t.ControlBase.Passes, t.ControlBase.N, t.ControlCur.Passes, t.ControlCur.N, signed(100*t.Effect, 1), signed(100*t.Lower, 1), signed(100*t.Upper, 1), fmtP(t.P))
 }
 
 // controlAttribution weighs the target's regressed pairs against the
@@ -100,14 +100,27 @@ func controlAttribution(d *promptcanary.DriftReport, arm *ControlArm, app bool) 
 			unsure = append(unsure, dd.line(arm.Spec))
 		}
 	}
+	nDiffer := len(differ)
+	differ, shared, unsure = firstFew(differ), firstFew(shared), firstFew(unsure)
 	held := "the control " + arm.Spec + " held"
 	switch {
 	case len(differ) > 0:
-		return &promptcanary.Attribution{Cause: moved, Evidence: append([]string{fmt.Sprintf("%s on %s where the target regressed", held, plural(len(differ), "pair", "pairs"))}, differ...)}, nil
+		return &promptcanary.Attribution{Cause: moved, Evidence: append([]string{fmt.Sprintf("%s on %s where the target regressed", held, plural(nDiffer, "pair", "pairs"))}, differ...)}, nil
 	case len(shared) > 0:
 		return &promptcanary.Attribution{Cause: promptcanary.CauseProviderWide, Evidence: append([]string{"the control " + arm.Spec + " moved too: the two drops do not differ"}, shared...)}, unsure
 	case !cr.HasDrift && len(unsure) > 0:
 		return &promptcanary.Attribution{Cause: moved, Evidence: append([]string{held + " (its own compare flagged no drift); the difference in differences alone cannot separate the drops at these sample sizes"}, unsure...)}, nil
 	}
 	return nil, unsure
+}
+
+// maxPairLines bounds the pairs an attribution's evidence lists.
+const maxPairLines = 3
+
+// firstFew keeps the first maxPairLines lines and counts the others.
+func firstFew(lines []string) []string {
+	if len(lines) <= maxPairLines {
+		return lines
+	}
+	return append(lines[:maxPairLines:maxPairLines], fmt.Sprintf("and %d more pairs alike", len(lines)-maxPairLines))
 }
