@@ -12,8 +12,7 @@ import (
 // TestCompareAttributes: every pair's report carries its likely cause, and
 // a control arm is run beside the target and weighed.
 func TestCompareAttributes(t *testing.T) {
-	st := loadSuite(t, suiteYAML)
-	hist := openStore(t)
+	hist, st := openStore(t), loadSuite(t, suiteYAML)
 	targets, samples := mustResolve(t, st, Settings{})
 	mustRun(t, RunRequest{Suite: st, Targets: targets, Samples: samples, History: hist, SaveBaseline: true, BaselineDir: t.TempDir()})
 	compare := func(provider string, control *Target) (*CompareOutcome, error) {

@@ -66,6 +66,14 @@ control over all pairs. It exits 1 when a pair is worse beyond the margin,
 and lists where the candidate is better, worse and inconclusive (see
 docs/candidate.md).
 
+Every report names the likely cause of what it found (suite, provider,
+provider-wide, app, judge, noise or unknown) with its evidence.
+--control NAME/MODEL runs a control arm beside -p in the same run (a pinned
+snapshot beside an alias, the raw model beside an http/ app), compared
+against its own baseline; a difference-in-differences test per pair tells
+the target's change from a provider-wide one. The control never changes the
+exit code (see docs/attribution.md).
+
 --fail-on-drift exits 1 on drift of any severity; --fail-on-drift=high only
 on drift rated high or critical. --fail-on-identity also exits 1 when the
 model identity test says the answers no longer look like the same model
@@ -85,7 +93,8 @@ Exit codes:
   promptcanary compare -p sim/drifted --baseline-provider sim/stable --fail-on-drift
   promptcanary compare -p openai/gpt-4o --fail-on-drift=high --output-junit drift.xml
   promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md
-  promptcanary compare -p openai/gpt-4o --candidate openai/gpt-5 --margin 5 -o gate.json`,
+  promptcanary compare -p openai/gpt-4o --candidate openai/gpt-5 --margin 5 -o gate.json
+  promptcanary compare -p openai/gpt-4o --control openai/gpt-4o-2024-08-06 --samples 10`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.traced(c, "compare", func() error { return a.compare(c, o) })

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,7 +21,7 @@ func init() {
 		dir := ts.MkAbs(".")
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			name := strings.TrimPrefix(r.URL.Path, "/")
-			text, err := os.ReadFile(filepath.Join(dir, filepath.Base(name)+".txt"))
+			text, err := os.ReadFile(path.Join(dir, path.Base(name)+".txt"))
 			if r.Method != http.MethodPost || err != nil {
 				http.Error(w, `{"error": "POST /NAME with NAME.txt only"}`, http.StatusNotFound)
 				return
