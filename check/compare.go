@@ -120,22 +120,19 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	var controlBase *promptcanary.Baseline
 	if req.Control != nil {
-		if controlBase, err = req.controlBaseline(ctx); err != nil {
+		var cb *promptcanary.Baseline
+		if cb, err = req.controlBaseline(ctx); err != nil {
 			return nil, err
 		}
+		bases = append(slices.Clip(bases), cb) // the control's last, as runNow runs it
 	}
 	if folded != nil {
 		req.Baseline = nil // bases hold its copy without the probe results
 	}
 	currents, ranNow := req.Current, len(req.Current) == 0
 	if ranNow {
-		runBases := bases
-		if controlBase != nil {
-			runBases = append(slices.Clip(bases), controlBase)
-		}
-		if currents, err = req.runNow(ctx, runBases); err != nil && ctx.Err() != nil {
+		if currents, err = req.runNow(ctx, bases); err != nil && ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
 		} else if err != nil {
@@ -144,15 +141,7 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	} else if req.Suite != nil {
 		currents = req.rescore(bases)
 	}
-	var control *Pair
-	if controlBase != nil && len(currents) > len(bases) {
-		control = &Pair{Run: currents[len(bases)], Baseline: controlBase}
-		currents = currents[:len(bases)]
-	}
 	if req.Prompts != nil {
-		if control != nil {
-			control.Baseline, control.Run = only(control.Baseline, req.Prompts), onlyRun(control.Run, req.Prompts)
-		}
 		for i := range bases {
 			bases[i] = only(bases[i], req.Prompts)
 		}
@@ -169,10 +158,10 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			return currents[i].RunID, h.SaveRun(wctx, currents[i])
 		})
 	}
-	if control != nil {
-		out.record(h, "record the control's run %s in the history: %w", 1, func(int) (string, error) {
-			return control.Run.RunID, h.SaveRun(wctx, control.Run)
-		})
+	var control *Pair
+	if req.Control != nil && len(currents) == n+1 {
+		control = &Pair{Run: currents[n], Baseline: bases[n]}
+		currents, bases = currents[:n], bases[:n]
 	}
 	if err := out.compare(&req, bases, currents, folded); err != nil {
 		return nil, err
@@ -183,25 +172,34 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 		}
 	}
 	out.attribute(ctx, &req)
+	out.finish(wctx, &req)
+	return out, nil
+}
+
+// finish lets a ReportsOnly outcome drop its runs and baselines, then
+// records the drift reports, the control's last, in the history.
+func (o *CompareOutcome) finish(wctx context.Context, req *CompareRequest) {
 	if req.ReportsOnly {
-		for i := range out.Pairs {
-			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
+		for i := range o.Pairs {
+			o.Pairs[i].Run, o.Pairs[i].Baseline = nil, nil
 		}
-		if out.Control != nil {
-			out.Control.Run, out.Control.Baseline = nil, nil
+		if o.Control != nil {
+			o.Control.Run, o.Control.Baseline = nil, nil
 		}
 		// The request's copy too: a method took its address.
 		req.Current, req.Baseline = nil, nil
 	}
-	out.record(h, "record drift report %s in the history: %w", len(out.Pairs), func(i int) (string, error) {
-		return out.Pairs[i].Report.ReportID, h.SaveDrift(wctx, out.Pairs[i].Report)
-	})
-	if out.Control != nil {
-		out.record(h, "record the control's drift report %s in the history: %w", 1, func(int) (string, error) {
-			return out.Control.Report.ReportID, h.SaveDrift(wctx, out.Control.Report)
-		})
+	reports := make([]*promptcanary.DriftReport, 0, len(o.Pairs)+1)
+	for _, p := range o.Pairs {
+		reports = append(reports, p.Report)
 	}
-	return out, nil
+	if o.Control != nil {
+		reports = append(reports, o.Control.Report)
+	}
+	h := req.Baselines.History
+	o.record(h, "record drift report %s in the history: %w", len(reports), func(i int) (string, error) {
+		return reports[i].ReportID, h.SaveDrift(wctx, reports[i])
+	})
 }
 
 // runsToCompare checks that the request picks its runs and baselines one
