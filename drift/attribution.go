@@ -218,7 +218,11 @@ func judgeAttribution(j *JudgeRecheck) (*promptcanary.Attribution, []string) {
 
 // unknownEvidence words a drift nothing recorded explains.
 func unknownEvidence(d *promptcanary.DriftReport, control bool) string {
-	s := fmt.Sprintf("%s regressed with the suite, the served model and the system fingerprint unchanged", plural(d.Count(promptcanary.StatusRegression), "pair", "pairs"))
+	what := plural(d.Count(promptcanary.StatusRegression), "pair", "pairs") + " regressed"
+	if d.Count(promptcanary.StatusRegression) == 0 {
+		what = "groups of pairs (a probe, a category or the suite) regressed together"
+	}
+	s := what + " with the suite, the served model and the system fingerprint unchanged"
 	if !control {
 		s += "; a control arm (compare --control) would tell the provider from a provider-wide change"
 	}

@@ -48,6 +48,7 @@ func TestAttribute(t *testing.T) {
 		{"fingerprint", AttributionInput{Report: report(true, regressed), Served: []promptcanary.ChangeSignal{fp}},
 			promptcanary.CauseProvider, "fp_b"},
 		{"unknown", AttributionInput{Report: report(true, regressed)}, promptcanary.CauseUnknown, "1 pair regressed"},
+		{"unknown, groups only", AttributionInput{Report: report(true, pair("a", promptcanary.StatusStable, 10, 10, 8, 10))}, promptcanary.CauseUnknown, "groups of pairs (a probe, a category or the suite) regressed together"},
 		{"control held", AttributionInput{Report: report(true, regressed), Control: &ControlArm{"sim/pinned", held}},
 			promptcanary.CauseProvider, "the control sim/pinned held on 1 pair"},
 		{"control held before an app", AttributionInput{Report: report(true, regressed), App: true, Control: &ControlArm{"sim/raw", held}},
