@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -70,11 +71,18 @@ type Pair struct {
 	Report   *promptcanary.DriftReport
 	// Measured is whether the run has any probe result (Run.Measured).
 	Measured bool
+	// served are the served-model and fingerprint changes of a report
+	// without statistics, for its attribution.
+	served []promptcanary.ChangeSignal
 }
 
 // CompareOutcome is what a compare found and recorded.
 type CompareOutcome struct {
 	Pairs []Pair
+	// Control is the control arm's run, baseline and report when the
+	// request named one (CompareRequest.Control); its drift is evidence
+	// for the pairs' Attribution and never part of the verdict.
+	Control *Pair
 	// Interrupted is set when the context was cancelled mid-run: nothing
 	// was compared or recorded.
 	Interrupted bool
@@ -112,6 +120,13 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Control != nil {
+		var cb *promptcanary.Baseline
+		if cb, err = req.controlBaseline(ctx); err != nil {
+			return nil, err
+		}
+		bases = append(slices.Clip(bases), cb) // the control's last, as runNow runs it
+	}
 	if folded != nil {
 		req.Baseline = nil // bases hold its copy without the probe results
 	}
@@ -143,20 +158,48 @@ func Compare(ctx context.Context, req CompareRequest) (*CompareOutcome, error) {
 			return currents[i].RunID, h.SaveRun(wctx, currents[i])
 		})
 	}
+	var control *Pair
+	if req.Control != nil && len(currents) == n+1 {
+		control = &Pair{Run: currents[n], Baseline: bases[n]}
+		currents, bases = currents[:n], bases[:n]
+	}
 	if err := out.compare(&req, bases, currents, folded); err != nil {
 		return nil, err
 	}
+	if control != nil {
+		if err := out.compareControl(&req, control); err != nil {
+			return nil, err
+		}
+	}
+	out.attribute(ctx, &req)
+	out.finish(wctx, &req)
+	return out, nil
+}
+
+// finish lets a ReportsOnly outcome drop its runs and baselines, then
+// records the drift reports, the control's last, in the history.
+func (o *CompareOutcome) finish(wctx context.Context, req *CompareRequest) {
 	if req.ReportsOnly {
-		for i := range out.Pairs {
-			out.Pairs[i].Run, out.Pairs[i].Baseline = nil, nil
+		for i := range o.Pairs {
+			o.Pairs[i].Run, o.Pairs[i].Baseline = nil, nil
+		}
+		if o.Control != nil {
+			o.Control.Run, o.Control.Baseline = nil, nil
 		}
 		// The request's copy too: a method took its address.
 		req.Current, req.Baseline = nil, nil
 	}
-	out.record(h, "record drift report %s in the history: %w", len(out.Pairs), func(i int) (string, error) {
-		return out.Pairs[i].Report.ReportID, h.SaveDrift(wctx, out.Pairs[i].Report)
+	reports := make([]*promptcanary.DriftReport, 0, len(o.Pairs)+1)
+	for _, p := range o.Pairs {
+		reports = append(reports, p.Report)
+	}
+	if o.Control != nil {
+		reports = append(reports, o.Control.Report)
+	}
+	h := req.Baselines.History
+	o.record(h, "record drift report %s in the history: %w", len(reports), func(i int) (string, error) {
+		return reports[i].ReportID, h.SaveDrift(wctx, reports[i])
 	})
-	return out, nil
 }
 
 // runsToCompare checks that the request picks its runs and baselines one
@@ -172,6 +215,12 @@ func (req *CompareRequest) runsToCompare() (int, error) {
 			return n[0] + " and " + n[1] + " exclude each other", nil
 		}, "baseline", "baseline_provider")
 	}
+	if req.Control != nil && len(req.Current) > 0 {
+		return 0, fieldErr(func(n ...string) (string, []string) {
+			return n[0] + " and " + n[1] + " exclude each other: the control arm runs now, beside the targets, and a saved run has none",
+				[]string{"run now with " + n[2] + " and " + n[0]}
+		}, "control", "current", "providers")
+	}
 	n := len(req.Current)
 	if n == 0 {
 		n = len(req.Targets)
@@ -185,21 +234,29 @@ func (req *CompareRequest) runsToCompare() (int, error) {
 	return n, nil
 }
 
-// runNow runs the suite against the targets, each against its baseline
-// in bases: adaptive sampling needs the baseline's results, and probes
+// runNow runs the suite against the targets, and the control arm when
+// the request has one (its baseline last in bases, its run last in the
+// runs returned), each against its baseline in bases: adaptive sampling needs the baseline's results, and probes
 // that judge an answer against others the baseline's answers.
 func (req *CompareRequest) runNow(ctx context.Context, bases []*promptcanary.Baseline) ([]*promptcanary.Run, error) {
 	against := make([]Against, len(bases))
 	referenced := req.Suite.Plan(promptcanary.ProviderConfig{}, 1).Referenced()
 	for i := range bases {
-		if req.Samples > 1 && !req.NoAdaptive && !req.Legacy {
+		control := req.Control != nil && i == len(bases)-1
+		// The control takes every sample, so that both arms' counts are
+		// the samples asked for.
+		if req.Samples > 1 && !req.NoAdaptive && !req.Legacy && !control {
 			against[i].Adaptive = acceptAgainst(bases[i])
 		}
 		if referenced {
 			against[i].References = runner.References(&bases[i].RunResult)
 		}
 	}
-	return Execute(ctx, req.Suite, req.Targets, req.Samples, against, req.Exec)
+	targets := req.Targets
+	if req.Control != nil {
+		targets = append(slices.Clip(targets), *req.Control)
+	}
+	return Execute(ctx, req.Suite, targets, req.Samples, against, req.Exec)
 }
 
 // rescore returns the saved runs to compare: a saved run judged its
@@ -242,13 +299,50 @@ func (o *CompareOutcome) compare(req *CompareRequest, bases []*promptcanary.Base
 			// is unexpected; the runs are recorded all the same.
 			return fmt.Errorf("compare %s with baseline %s: %w", cur.Provider.ModelID, bases[i].SnapshotID, err)
 		}
-		o.Pairs = append(o.Pairs, Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured})
+		pair := Pair{Run: cur, Baseline: bases[i], Report: d, Measured: measured}
+		if d.Statistics == nil { // its signals hold the served model's changes
+			pair.served = drift.ServedChanges(&bases[i].RunResult, cur, opts.BaselineResults, opts.CurrentResults)
+		}
+		o.Pairs = append(o.Pairs, pair)
 	}
 	if folded != nil {
 		o.Problems = folded.problems
 	} else {
 		o.Problems = unmeasured(currents, nil, nil, req.MaxErrors)
 	}
+	return nil
+}
+
+// controlBaseline finds the control arm's own baseline: the latest of its
+// model for the suite. A missing one names the control setting.
+func (req *CompareRequest) controlBaseline(ctx context.Context) (*promptcanary.Baseline, error) {
+	spec := req.Control.Spec
+	b, err := req.Baselines.Latest(ctx, req.Suite.Name, spec)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fieldErr(func(n ...string) (string, []string) {
+			return fmt.Sprintf("%s %s has no baseline for suite %q: the control arm is compared against its own baseline", n[0], spec, req.Suite.Name),
+				[]string{"save one with 'promptcanary run --save-baseline -p " + spec + "'"}
+		}, "control")
+	}
+	return b, err
+}
+
+// compareControl compares the control arm's run with its own baseline
+// into o.Control.
+func (o *CompareOutcome) compareControl(req *CompareRequest, c *Pair) error {
+	opts := drift.Options{StalePrompts: stalePrompts(&c.Baseline.RunResult, c.Run), Seed: statsSeed(c.Baseline, c.Run)}
+	if req.Legacy {
+		opts.Method = drift.MethodSingleSample
+	}
+	d, err := drift.Compare(c.Baseline, c.Run, opts)
+	if err != nil {
+		return fmt.Errorf("compare the control %s with baseline %s: %w", c.Run.Provider.ModelID, c.Baseline.SnapshotID, err)
+	}
+	c.Report, c.Measured = d, c.Run.Measured()
+	if d.Statistics == nil {
+		c.served = drift.ServedChanges(&c.Baseline.RunResult, c.Run, nil, nil)
+	}
+	o.Control = c
 	return nil
 }
 

@@ -568,6 +568,15 @@ func energyTest(dist *groupMatrix, perms int, rng *pcg) (float64, float64) {
 	}, perms, rng)
 }
 
+// ServedChanges returns the served-model and system-fingerprint changes of
+// cur against base, the signals a statistical report holds among its
+// change signals, for a report that has none (one sample a side). The
+// responses are those folded in baseResults and curResults when they hold
+// them (Options.BaselineResults and CurrentResults), else the runs'.
+func ServedChanges(base, cur *promptcanary.Run, baseResults, curResults *Results) []promptcanary.ChangeSignal {
+	return fingerprintSignals(answersOf(baseResults, base), answersOf(curResults, cur))
+}
+
 // fingerprintSignals reports served models and system fingerprints seen in
 // the current run but never in the baseline.
 func fingerprintSignals(base, cur *Answers) []promptcanary.ChangeSignal {

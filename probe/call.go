@@ -102,3 +102,20 @@ func MetaInt(md map[string]any, key string) (int, bool) {
 	}
 	return 0, false
 }
+
+type uncachedKey struct{}
+
+// Uncached returns ctx marking the evaluations under it as re-runs that
+// must ask the models again: a probe that caches its models' answers
+// (llm_judge) neither reads nor writes its cache under it. A compare
+// re-judges the baseline's answers this way to tell whether the judge
+// changed (docs/attribution.md).
+func Uncached(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncachedKey{}, true)
+}
+
+// IsUncached reports whether ctx was marked by Uncached.
+func IsUncached(ctx context.Context) bool {
+	v, _ := ctx.Value(uncachedKey{}).(bool)
+	return v
+}

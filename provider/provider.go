@@ -125,6 +125,10 @@ type Capabilities struct {
 	// LookupPrice prices its calls at zero (sim/, replay/, exec/,
 	// ollama/, a self-hosted vLLM).
 	Free bool
+	// App: the provider calls the user's own application in front of a
+	// model (http/), so a change its control arm (the raw model) did not
+	// share is the app's (docs/attribution.md).
+	App bool
 	// Stream, when set, reads the file the model part of "name/model"
 	// names as recorded answers that a run can judge line by line
 	// without holding them (replay/).

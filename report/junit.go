@@ -227,6 +227,9 @@ func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {
 	if id := d.Identity; id != nil {
 		s.Properties.Props = append(s.Properties.Props, junitProperty{"identity", xmlSafe(id.Line(), 500)}, junitProperty{"identity_verdict", id.Verdict})
 	}
+	if a := d.Attribution; a != nil && a.Cause != "" {
+		s.Properties.Props = append(s.Properties.Props, junitProperty{"attribution", xmlSafe(a.Line(), 2000)}, junitProperty{"attribution_cause", xmlSafe(a.Cause, 50)})
+	}
 	cs := slices.Clone(d.Comparisons)
 	slices.SortStableFunc(cs, func(a, b promptcanary.Comparison) int {
 		return strings.Compare(a.ProbeID+"\x00"+a.PromptID, b.ProbeID+"\x00"+b.PromptID)

@@ -1042,3 +1042,38 @@ func (o *Options) wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Judging reports whether inst asks a model for its verdict on an answer
+// (llm_judge): it calls models and judges no reference answers.
+func Judging(inst *probe.Instance) bool {
+	d := probe.DepsOf(inst.Probe)
+	return len(d.Models) > 0 && !d.References
+}
+
+// Rejudge evaluates the probe probeID of plan again on resps, answers to
+// the prompt promptID, as a run would (its models called with opts), and
+// returns the results in the order of resps; nil when the plan holds no
+// such probe on the prompt. The evaluations are probe.Uncached: a probe
+// that caches its models' answers asks them again, so a compare can see
+// what the judge says now of answers judged before.
+func Rejudge(ctx context.Context, plan *Plan, probeID, promptID string, resps []promptcanary.Response, opts Options) []promptcanary.ProbeResult {
+	for i := range plan.Items {
+		item := &plan.Items[i]
+		if item.Prompt.ID != promptID {
+			continue
+		}
+		for k := range item.Probes {
+			if item.Probes[k].ID != probeID {
+				continue
+			}
+			e := newEngine(plan, nil, &opts)
+			pctx := probe.Uncached(e.probeContext(ctx))
+			out := make([]promptcanary.ProbeResult, len(resps))
+			for j := range resps {
+				out[j] = evaluateIn(pctx, &item.Prompt, &resps[j], &item.Probes[k], nil)
+			}
+			return out
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,6 +36,8 @@ type compareOptions struct {
 	// candidate and margin are the upgrade gate's (see candidate.go).
 	candidate string
 	margin    float64
+	// control is the control arm (see docs/attribution.md).
+	control string
 }
 
 func (a *app) compareCmd() *cobra.Command {
@@ -63,6 +66,14 @@ control over all pairs. It exits 1 when a pair is worse beyond the margin,
 and lists where the candidate is better, worse and inconclusive (see
 docs/candidate.md).
 
+Every report names the likely cause of what it found (suite, provider,
+provider-wide, app, judge, noise or unknown) with its evidence.
+--control NAME/MODEL runs a control arm beside -p in the same run (a pinned
+snapshot beside an alias, the raw model beside an http/ app), compared
+against its own baseline; a difference-in-differences test per pair tells
+the target's change from a provider-wide one. The control never changes the
+exit code (see docs/attribution.md).
+
 --fail-on-drift exits 1 on drift of any severity; --fail-on-drift=high only
 on drift rated high or critical. --fail-on-identity also exits 1 when the
 model identity test says the answers no longer look like the same model
@@ -82,7 +93,8 @@ Exit codes:
   promptcanary compare -p sim/drifted --baseline-provider sim/stable --fail-on-drift
   promptcanary compare -p openai/gpt-4o --fail-on-drift=high --output-junit drift.xml
   promptcanary compare --current run.json --baseline baselines/x.json --output-md drift.md
-  promptcanary compare -p openai/gpt-4o --candidate openai/gpt-5 --margin 5 -o gate.json`,
+  promptcanary compare -p openai/gpt-4o --candidate openai/gpt-5 --margin 5 -o gate.json
+  promptcanary compare -p openai/gpt-4o --control openai/gpt-4o-2024-08-06 --samples 10`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.traced(c, "compare", func() error { return a.compare(c, o) })
@@ -102,6 +114,7 @@ Exit codes:
 	f.BoolVar(&o.noAdaptive, "no-adaptive", false, "take every --samples sample instead of stopping early on prompts that are clearly fine")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list stable pairs too")
 	f.StringVar(&o.candidate, "candidate", "", "upgrade gate: run this provider/model beside the current one (-p) and exit 1 when it is worse beyond --margin on a probe and prompt")
+	f.StringVar(&o.control, "control", "", "run this provider/model beside -p as a control arm, against its own baseline, to tell who changed (see docs/attribution.md)")
 	f.Float64Var(&o.margin, "margin", drift.DefaultMargin*100, "with --candidate: the pass-rate drop in points a candidate may show on a pair and still count as no worse")
 	o.out.flags(c)
 	return c
@@ -133,6 +146,10 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 	}
 	if o.candidate != "" {
 		return a.compareCandidate(c, o)
+	}
+	if o.control != "" && o.current != "" {
+		return usageErr(errors.New("--control and --current exclude each other: the control arm runs now, beside the provider, and a saved run has none"),
+			"run now with -p PROVIDER --control CONTROL, each compared against its own baseline")
 	}
 	failOn, err := parseFailOn(o.failOnDrift)
 	if err != nil {
@@ -175,7 +192,11 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 
 	var bar *progressBar
 	if req.Suite != nil {
-		bar = a.progress(&o.settings, req.Suite, req.Targets, req.Samples)
+		targets := req.Targets
+		if req.Control != nil {
+			targets = append(slices.Clip(targets), *req.Control)
+		}
+		bar = a.progress(&o.settings, req.Suite, targets, req.Samples)
 		req.Exec = a.exec(req.Exec.Settings, bar)
 	}
 	out, err := check.Compare(c.Context(), req)
@@ -241,6 +262,9 @@ func (a *app) printCompared(o *compareOptions, out *check.CompareOutcome) []erro
 		failures = append(failures, files.write(render)...)
 		failures = append(failures, a.stepSummary(render)...)
 	}
+	if c := out.Control; c != nil {
+		a.printControl(c)
+	}
 	a.warnProblems(out.Problems)
 	for _, p := range out.Pairs {
 		if p.Report.Compared() == 0 && p.Measured {
@@ -248,6 +272,16 @@ func (a *app) printCompared(o *compareOptions, out *check.CompareOutcome) []erro
 		}
 	}
 	return failures
+}
+
+// printControl prints the control arm's own report in brief: its verdict
+// against its own baseline and what moved it.
+func (a *app) printControl(c *check.Pair) {
+	d := c.Report
+	fmt.Fprintf(a.stdio.Out, "\nControl arm %s, against its own baseline %s: %s\n", termtext.Safe(d.Provider.ModelID), termtext.Safe(d.BaselineSnapshotID), termtext.Safe(d.Summary))
+	if line := d.Attribution.Line(); line != "" {
+		fmt.Fprintf(a.stdio.Out, "  %s\n", termtext.Safe(line))
+	}
 }
 
 // pairRuns returns the current run of every compared pair.
@@ -302,6 +336,15 @@ func (a *app) compareNow(c *cobra.Command, o *compareOptions, req *check.Compare
 	sel, targets, samples, err := o.settings.resolve(c, st, w)
 	if err != nil {
 		return "", nil, err
+	}
+	if o.control != "" {
+		wc := w
+		wc.Providers = []string{o.control}
+		_, ctl, _, err := o.settings.resolve(c, st, wc)
+		if err != nil {
+			return "", nil, err
+		}
+		req.Control = &ctl[0]
 	}
 	a.noteAdjustments(targets)
 	req.Suite, req.Targets, req.Samples = sel, targets, samples

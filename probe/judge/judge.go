@@ -332,11 +332,12 @@ func (j *Judge) Evaluate(ctx context.Context, in probe.Input) probe.Result {
 }
 
 // verdict returns the judge's answer to text: cached, or asked through the
-// Caller in ctx. cached reports that this evaluation did not pay for it.
+// Caller in ctx (always asked, and not cached, under probe.Uncached).
+// cached reports that this evaluation did not pay for it.
 // A well-formed verdict is kept; an off-format one reaches the
 // evaluations waiting for it but is not kept, so a later run asks again.
 func (j *Judge) verdict(ctx context.Context, promptID, text string) (e entry, cached bool, err error) {
-	if j.memo == nil {
+	if j.memo == nil || probe.IsUncached(ctx) {
 		e, err = j.ask(ctx, promptID, text)
 		return e, false, err
 	}

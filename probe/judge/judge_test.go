@@ -380,3 +380,22 @@ func TestConversationQuestion(t *testing.T) {
 		t.Errorf("judge prompt lacks %q (or carries the turns):\n%s", want, got.Text)
 	}
 }
+
+// TestUncachedAsksAgain: under probe.Uncached (a compare re-judging the
+// baseline's answers) the judge is asked even for a cached answer, gives
+// its verdict of now, and leaves the cache as it was.
+func TestUncachedAsksAgain(t *testing.T) {
+	dir := t.TempDir()
+	j := build(t, nil, dir) // the default disk cache
+	judge(j, says(`{"score": 5, "reason": "ok"}`), "Paris.")
+	now := says(`{"score": 1, "reason": "not any more"}`)
+	ctx := probe.Uncached(probe.WithCaller(context.Background(), now))
+	res := probetest.EvalIn(ctx, j, probe.Input{Prompt: capital, Response: &promptcanary.Response{PromptID: "capital", Content: "Paris."}})
+	if now.calls() != 1 || res.Passed || res.Metadata["cached"] != false {
+		t.Errorf("uncached: got %d calls, passed %v, cached %v; want 1 call, a fail, not cached", now.calls(), res.Passed, res.Metadata["cached"])
+	}
+	fresh := build(t, nil, dir)
+	if res := judge(fresh, says(`{"score": 1, "reason": "x"}`), "Paris."); !res.Passed || res.Metadata["cached"] != true {
+		t.Errorf("after an uncached evaluation: got %+v, want the verdict cached before (a pass)", res)
+	}
+}

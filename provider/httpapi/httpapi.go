@@ -108,6 +108,7 @@ import (
 func init() {
 	provider.Register("http", Open)
 	provider.RegisterChecker("http", Check)
+	provider.Declare("http", provider.Capabilities{App: true})
 }
 
 // Config describes one endpoint of the user's application.
