@@ -35,7 +35,8 @@ func SplitSamples(samples, runs int) ([]int, error) {
 // run's samples follow the previous run's, and a record of the runs
 // (Baseline.Runs). The pooled run carries the last run's id, settings and
 // fingerprints, starts when the first run started and finishes when the
-// last one finished; the baseline is created at now. The runs are not
+// last one finished; the baseline is created at now. The runs must be
+// compatible with the last one (see Compatible). The runs are not
 // changed.
 func PoolBaseline(runs []*promptcanary.Run, now time.Time) (*promptcanary.Baseline, error) {
 	if len(runs) == 0 {
@@ -53,6 +54,9 @@ func PoolBaseline(runs []*promptcanary.Run, now time.Time) (*promptcanary.Baseli
 			return nil, fmt.Errorf("pool a baseline: run %s is of %s on %s, not %s on %s like run %s",
 				r.RunID, r.SuiteName, r.Provider.ModelID, last.SuiteName, last.Provider.ModelID, last.RunID)
 		}
+		if err := Compatible(last, r); err != nil {
+			return nil, fmt.Errorf("pool a baseline: run %s: %w", r.RunID, err)
+		}
 		n := max(r.Samples, r.SamplesPerPrompt(), 1)
 		record[i] = promptcanary.BaselineRun{RunID: r.RunID, StartedAt: r.StartedAt.Truncate(time.Microsecond),
 			FinishedAt: r.FinishedAt.Truncate(time.Microsecond), FirstSample: first, Samples: n}
@@ -63,6 +67,9 @@ func PoolBaseline(runs []*promptcanary.Run, now time.Time) (*promptcanary.Baseli
 			cost += *r.CostUSD
 		}
 		first += n
+	}
+	if first > promptcanary.MaxSamples {
+		return nil, fmt.Errorf("pool a baseline: the %d runs hold %d samples per prompt, more than %d", len(runs), first, promptcanary.MaxSamples)
 	}
 	pooled.Samples = first
 	if priced {
