@@ -149,3 +149,64 @@ func TestCompatible(t *testing.T) {
 		t.Errorf("pooling a changed prompt: got %v, want an error naming prompt a", err)
 	}
 }
+
+// TestBuildRuns finds a build's runs by its id or a prefix: the newest
+// measured run of each place, nil where a place has none, and refuses a
+// prefix of two builds.
+func TestBuildRuns(t *testing.T) {
+	ctx := context.Background()
+	hist := openStore(t)
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	for i, tc := range []struct {
+		id, build string
+		place     int
+		failed    bool
+	}{
+		{"old", "aaaa1111", 1, false}, // an older build
+		{"p1", "bbbb2222", 1, false},
+		{"p2-failed", "bbbb2222", 2, true},
+		{"other", "", 0, false}, // a run of no build between
+		{"p2", "bbbb2222", 2, false},
+		{"p4", "bbbb2222", 4, false},
+	} {
+		r := cleanRun(tc.id, t0.Add(time.Duration(i)*time.Hour))
+		if tc.failed {
+			r.Errors = []promptcanary.CallError{{PromptID: "a", Sample: 0, Message: "boom"}}
+		}
+		if tc.build != "" {
+			r.Build = &promptcanary.BuildMark{ID: tc.build + "-0000", Run: tc.place, Runs: 4, Samples: 8, Every: "1h0m0s"}
+		}
+		if err := hist.SaveRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark, runs, err := BuildRuns(ctx, hist, "s", "sim/stable", "bbbb", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		id := "-"
+		if r != nil {
+			id = r.RunID
+		}
+		got = append(got, id)
+	}
+	if mark.ID != "bbbb2222-0000" || !slices.Equal(got, []string{"p1", "p2", "-", "p4"}) {
+		t.Errorf("got build %s with runs %v, want bbbb2222-0000 with [p1 p2 - p4]", mark.ID, got)
+	}
+	// With one failed call allowed, the newest attempt at place 2 is kept.
+	if _, runs, _ := BuildRuns(ctx, hist, "s", "sim/stable", "bbbb2222-0000", 1); runs[1].RunID != "p2" {
+		t.Errorf("place 2: got %s, want the newest, p2", runs[1].RunID)
+	}
+	if _, _, err := BuildRuns(ctx, hist, "s", "sim/stable", "cccc", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown build: got %v, want ErrNotFound", err)
+	}
+	if _, _, err := BuildRuns(ctx, hist, "s", "sim/noisy", "bbbb", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another model: got %v, want ErrNotFound", err)
+	}
+	// "a" is too short a prefix to match anything but an exact id.
+	if _, _, err := BuildRuns(ctx, hist, "s", "sim/stable", "a", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("1-character prefix: got %v, want ErrNotFound", err)
+	}
+}

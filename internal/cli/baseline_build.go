@@ -23,6 +23,8 @@ type buildOptions struct {
 	runs        int
 	every       time.Duration
 	baselineDir string
+	// resume is the id of the interrupted build to finish, "" for a new one.
+	resume string
 }
 
 func (a *app) baselineBuildCmd(bo *baselineOptions) *cobra.Command {
@@ -47,9 +49,19 @@ When a run cannot be measured (more failed calls than --max-errors) the
 build stops and saves no baseline (exit 3); interrupted (Ctrl-C, SIGTERM),
 during a run or a wait, it saves no baseline (exit 130). Either way the
 runs that finished stay in the history. A baseline that cannot be written
-exits 5; its runs are recorded.`,
+exits 5; its runs are recorded.
+
+Every run is recorded with the build's id, which the build prints when it
+starts. --resume ID finishes a build that stopped (interrupted, a run that
+could not be measured, a crash, a baseline that could not be written): it
+takes the runs the build recorded, runs only the ones still missing, each
+--every after the previous one (at once when that time has passed), and
+pools them all. It takes the build's --runs, --samples and --every (any
+given must match the first two) and the providers given now; canary.yaml
+and the sampling flags must be those the build started with.`,
 		Example: `  promptcanary baseline build -p openai/gpt-4o-mini --runs 6 --every 1h
-  promptcanary baseline build -p sim/stable --runs 3 --every 0s --samples 6`,
+  promptcanary baseline build -p sim/stable --runs 3 --every 0s --samples 6
+  promptcanary baseline build -p openai/gpt-4o-mini --resume 1f0c9a2e`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.traced(c, "baseline build", func() error { return a.baselineBuild(c, bo, o) })
@@ -61,6 +73,7 @@ exits 5; its runs are recorded.`,
 	f.IntVar(&o.runs, "runs", 0, "how many runs the baseline pools (required, 1 or more)")
 	f.DurationVar(&o.every, "every", 0, "time from the start of one run to the start of the next, e.g. 1h (0s: back to back)")
 	f.StringVar(&o.baselineDir, "baseline-dir", "baselines", "directory of baseline files (default: baselines/ beside canary.yaml)")
+	f.StringVar(&o.resume, "resume", "", "finish the build with this id (or id prefix) from the runs it recorded")
 	return c
 }
 
@@ -71,6 +84,12 @@ func (o *buildOptions) split(c *cobra.Command) ([]int, error) {
 	if c.Flags().Changed("samples") {
 		samples = o.settings.samples
 	}
+	return o.splitOf(samples)
+}
+
+// splitOf checks the flags of a build of samples per prompt and returns
+// the samples per prompt each run takes.
+func (o *buildOptions) splitOf(samples int) ([]int, error) {
 	switch {
 	case o.runs < 1:
 		return nil, usageErr(fmt.Errorf("--runs %d is out of range", o.runs), "pool 1 or more runs, for example --runs 6 --every 1h")
@@ -108,9 +127,12 @@ func splitWords(split []int) string {
 }
 
 func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptions) error {
-	split, err := o.split(c)
-	if err != nil {
-		return err
+	var split []int
+	if o.resume == "" {
+		var err error
+		if split, err = o.split(c); err != nil {
+			return err
+		}
 	}
 	config, st, w, err := a.suiteWorkflow(c, bo.config, &o.settings)
 	if err != nil {
@@ -126,12 +148,14 @@ func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptio
 		return err
 	}
 	defer hist.Close()
-	total := 0
-	for _, n := range split {
-		total += n
-	}
-	fmt.Fprintf(a.stdio.Err, "promptcanary: building a baseline of %d samples per prompt from %d run(s) %v apart: %s\n", total, len(split), o.every, splitWords(split))
 	b := &builder{a: a, o: o, sel: sel, targets: targets, w: w, hist: hist, split: split}
+	if o.resume != "" {
+		if err := b.resume(c); err != nil {
+			return err
+		}
+	} else {
+		b.start(c)
+	}
 	perTarget, err := b.runAll(c.Context())
 	if err != nil {
 		return err
@@ -147,7 +171,24 @@ func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptio
 		fmt.Fprintf(a.stdio.Out, "baseline of %s on %s saved: %s (snapshot %s, %d runs, %d samples per prompt)\n", termtext.Safe(s.Baseline.SuiteName),
 			termtext.Safe(s.Baseline.Provider.ModelID), displayPath(s.Path), short(s.Baseline.SnapshotID), len(s.Baseline.Runs), s.Baseline.RunResult.Samples)
 	}
-	return a.verdict(ExitOK, append(b.failures, failures...))
+	err = a.verdict(ExitOK, append(b.failures, failures...))
+	if len(saved) < len(bases) {
+		printLines(a.stdio.Err, "promptcanary: hint: ", b.resumeHint("pool the recorded runs again"))
+	}
+	return err
+}
+
+// start begins a new build: a fresh id, and the lines that say how the
+// samples are split and how to resume the build.
+func (b *builder) start(c *cobra.Command) {
+	total := 0
+	for _, n := range b.split {
+		total += n
+	}
+	b.mark = promptcanary.BuildMark{ID: promptcanary.NewID(), Runs: len(b.split), Samples: total, Every: b.o.every.String()}
+	fmt.Fprintf(b.a.stdio.Err, "promptcanary: building a baseline of %d samples per prompt from %d run(s) %v apart: %s\n", total, len(b.split), b.o.every, splitWords(b.split))
+	b.resumeCmd = b.resumeCommand(c)
+	fmt.Fprintf(b.a.stdio.Err, "promptcanary: build %s: should it stop, '%s' finishes it from the runs it recorded\n", short(b.mark.ID), b.resumeCmd)
 }
 
 // builder runs the runs of a build one after another.
@@ -160,23 +201,53 @@ type builder struct {
 	hist     store.Store
 	split    []int
 	failures []error
+	// mark is the build's (Run unset); recorded and last are the runs of
+	// each target a resumed build found recorded, and when the newest of
+	// them started.
+	mark     promptcanary.BuildMark
+	recorded [][]*promptcanary.Run
+	last     time.Time
+	// resumeCmd is the command that resumes the build.
+	resumeCmd string
 }
 
-// runAll runs the build's runs, --every apart, and returns the runs of
-// each target in order. A run that is interrupted or cannot be measured
-// ends the build with its exit code: no baseline is saved.
+// resumeHint says how to resume the build, to do what.
+func (b *builder) resumeHint(what string) string {
+	return fmt.Sprintf("%s with '%s'", what, b.resumeCmd)
+}
+
+// resumeCommand is the command that resumes the build: its providers
+// and --resume.
+func (b *builder) resumeCommand(c *cobra.Command) string {
+	cmd := "promptcanary baseline build"
+	if c.Flags().Changed("provider") {
+		for _, t := range b.targets {
+			cmd += " -p " + shellQuote(t.Spec)
+		}
+	}
+	return cmd + " --resume " + short(b.mark.ID)
+}
+
+// runAll runs the build's runs that are not recorded yet, --every apart,
+// and returns the runs of each target in order. A run that is interrupted
+// or cannot be measured ends the build with its exit code: no baseline is
+// saved.
 func (b *builder) runAll(ctx context.Context) ([][]*promptcanary.Run, error) {
-	perTarget := make([][]*promptcanary.Run, len(b.targets))
-	var start time.Time
-	for i, samples := range b.split {
+	perTarget := b.recorded
+	if perTarget == nil {
+		perTarget = make([][]*promptcanary.Run, len(b.targets))
+	}
+	start := b.last
+	for i := len(perTarget[0]); i < len(b.split); i++ {
 		if i > 0 {
 			if err := b.wait(ctx, start, i); err != nil {
 				b.a.warn("interrupted while waiting for run %d of %d: no baseline saved; the %d run(s) that finished are in the history", i+1, len(b.split), i)
+				printLines(b.a.stdio.Err, "promptcanary: hint: ", b.resumeHint("go on"))
 				return nil, codeErr(ExitInterrupted)
 			}
 		}
 		start = time.Now()
-		runs, err := b.runOne(ctx, i, samples)
+		runs, err := b.runOne(ctx, i, b.split[i])
 		if err != nil {
 			return nil, err
 		}
@@ -216,9 +287,11 @@ func (b *builder) runOne(ctx context.Context, i, samples int) ([]*promptcanary.R
 	for _, k := range b.split[:i] {
 		x.FirstSample += k
 	}
+	mark := b.mark
+	mark.Run = i + 1
 	out, err := check.Run(ctx, check.RunRequest{
 		Suite: b.sel, Targets: b.targets, Samples: samples,
-		Exec: x, History: b.hist, MaxErrors: b.o.settings.maxErrors,
+		Exec: x, History: b.hist, MaxErrors: b.o.settings.maxErrors, Build: &mark,
 	})
 	bar.finish()
 	if err != nil {
@@ -227,12 +300,14 @@ func (b *builder) runOne(ctx context.Context, i, samples int) ([]*promptcanary.R
 	a.printFinished(out.Finished)
 	if out.Interrupted {
 		a.warn("interrupted during run %d of %d: no baseline saved; the %d run(s) that finished before are in the history", i+1, n, i)
+		printLines(a.stdio.Err, "promptcanary: hint: ", b.resumeHint("go on"))
 		return nil, codeErr(ExitInterrupted)
 	}
 	if len(out.Problems) > 0 {
 		a.warnProblems(out.Problems)
 		return nil, &exitError{code: ExitUnmeasured, err: fmt.Errorf("run %d of %d could not be measured: no baseline saved", i+1, n),
-			hints: []string{"the runs that finished are in the history; build again when the provider answers (--max-errors N lets some calls fail)"}}
+			hints: []string{"the runs that finished are in the history; build again when the provider answers (--max-errors N lets some calls fail)",
+				b.resumeHint("or go on from them")}}
 	}
 	b.failures = append(b.failures, out.Failures...)
 	ids := make([]string, len(out.Runs))
