@@ -217,10 +217,13 @@ func (b *builder) resumeHint(what string) string {
 	return fmt.Sprintf("%s with '%s'", what, b.resumeCmd)
 }
 
-// resumeCommand is the command that resumes the build: its providers
-// and --resume.
+// resumeCommand is the command that resumes the build: its suite file
+// and providers when given, and --resume.
 func (b *builder) resumeCommand(c *cobra.Command) string {
 	cmd := "promptcanary baseline build"
+	if f := c.Flags().Lookup("config"); f != nil && f.Changed {
+		cmd += " -c " + shellQuote(f.Value.String())
+	}
 	if c.Flags().Changed("provider") {
 		for _, t := range b.targets {
 			cmd += " -p " + shellQuote(t.Spec)

@@ -145,7 +145,7 @@ func TestBuildResume(t *testing.T) {
 	code := Main(ctx, append([]string{"baseline", "build", "--runs", "3", "--every", "1h", "--samples", "6"}, common...), Stdio{In: strings.NewReader(""), Out: io.Discard, Err: stderr})
 	cancel()
 	id := regexp.MustCompile(`build ([0-9a-f]{8}): should it stop`).FindStringSubmatch(stderr.buf.String())
-	if code != int(ExitInterrupted) || id == nil || !strings.Contains(stderr.buf.String(), "hint: go on with 'promptcanary baseline build -p sim/noisy --resume "+id[1]+"'") {
+	if code != int(ExitInterrupted) || id == nil || !strings.Contains(stderr.buf.String(), "hint: go on with 'promptcanary baseline build -c "+config+" -p sim/noisy --resume "+id[1]+"'") {
 		t.Fatalf("interrupted build: exit %d, stderr %q; want %d, a build id and the resume hint", code, stderr.buf.String(), ExitInterrupted)
 	}
 	var errOut bytes.Buffer
