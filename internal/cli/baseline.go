@@ -195,7 +195,8 @@ func (a *app) promotePooled(c *cobra.Command, bo *baselineOptions, hist store.St
 	}
 	b, err := check.PoolBaseline(pool.Runs, time.Now())
 	if err != nil {
-		return nil, err
+		// The runs are compatible: what is left is too many samples.
+		return nil, usageErr(err, "pool fewer runs with a smaller --runs")
 	}
 	b.Note = o.note
 	if _, err := hist.SaveBaseline(c.Context(), b); err != nil {
