@@ -267,6 +267,26 @@ type Run struct {
 	// sent, which they did not change, such as a Gemini model whose
 	// thinking may spend the whole max_tokens.
 	Warnings []string `json:"warnings,omitempty"`
+	// Build marks a run made by 'promptcanary baseline build': which build
+	// and which of its runs, so that an interrupted build can be resumed
+	// from the runs it recorded. Nil for every other run.
+	Build *BuildMark `json:"build,omitempty"`
+}
+
+// BuildMark says which build of a pooled baseline a run belongs to.
+type BuildMark struct {
+	// ID identifies the build; every run of the build, of every
+	// provider, carries it.
+	ID string `json:"id"`
+	// Run is the run's place in the build, from 1, and Runs the number
+	// of runs the build pools.
+	Run  int `json:"run"`
+	Runs int `json:"runs"`
+	// Samples is the baseline's samples per prompt, split over the runs.
+	Samples int `json:"samples"`
+	// Every is the time from the start of one run to the start of the
+	// next, as Go writes a duration ("1h0m0s").
+	Every string `json:"every"`
 }
 
 // Tokens returns the prompt and completion tokens of all responses.

@@ -33,6 +33,9 @@ type RunRequest struct {
 	MaxErrors int
 	// Now stamps baselines; nil means the clock.
 	Now func() time.Time
+	// Build, when set, marks every run as one of a baseline build's
+	// (each run gets its own copy) before it is recorded.
+	Build *promptcanary.BuildMark
 }
 
 // DefaultBaselineSamples is the size of a statistical baseline: enough to
@@ -113,6 +116,12 @@ func Run(ctx context.Context, req RunRequest) (*RunOutcome, error) {
 	if interrupted {
 		out.Interrupted = true
 		return out, nil
+	}
+	if req.Build != nil {
+		for _, r := range runs {
+			mark := *req.Build
+			r.Build = &mark
+		}
 	}
 	out.Problems = unmeasured(runs, nil, nil, req.MaxErrors)
 	var pending []*promptcanary.Baseline
@@ -211,8 +220,12 @@ func saveBaselines(ctx context.Context, hist store.Store, files store.BaselineDi
 // later.
 func notSaved(b *promptcanary.Baseline, err error) error {
 	if len(b.Runs) > 0 {
-		return fmt.Errorf("save the baseline of %s pooled from %d runs (the runs are recorded: 'promptcanary baseline build' builds it again): %w",
-			b.Provider.ModelID, len(b.Runs), err)
+		runs := "1 run"
+		if len(b.Runs) != 1 {
+			runs = fmt.Sprintf("%d runs", len(b.Runs))
+		}
+		return fmt.Errorf("save the baseline of %s pooled from %s (the runs are recorded: they pool again without new calls): %w",
+			b.Provider.ModelID, runs, err)
 	}
 	return fmt.Errorf("save the baseline of %s (run %s is recorded: 'promptcanary baseline promote %s --export DIR' makes it one later): %w",
 		b.Provider.ModelID, shortID(b.RunResult.RunID), shortID(b.RunResult.RunID), err)

@@ -79,8 +79,11 @@ func (m *Monitor) findControlBaseline(ctx context.Context, e *entry, where strin
 }
 
 // pinnedBaseline finds the baseline id names: a snapshot id in the store
-// or the baselines/ directory, the baseline taken from the run id, or the
-// stored run id itself (compared against as it is).
+// or the baselines/ directory, else the stored run id (or id prefix)
+// names, as it was measured: the baseline promoted from that run alone,
+// or the run itself. A pooled baseline carries the id of its newest run
+// but is not that run: it is pinned by its snapshot id, and a run id never
+// resolves to it, whether given whole or as a prefix.
 func (m *Monitor) pinnedBaseline(ctx context.Context, e *entry, id string) (*promptcanary.Baseline, error) {
 	ctx = store.WithSpilledAnswers(ctx)
 	b, err := m.hist.Baseline(ctx, id)
@@ -97,18 +100,22 @@ func (m *Monitor) pinnedBaseline(ctx context.Context, e *entry, id string) (*pro
 			return b, err
 		}
 	}
+	r, err := m.hist.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	infos, err := m.hist.Baselines(ctx, e.c.Suite.Name)
 	if err != nil {
 		return nil, err
 	}
 	for _, in := range infos {
-		if in.RunID == id {
-			return m.hist.Baseline(ctx, in.SnapshotID)
+		if in.RunID != r.RunID {
+			continue
 		}
-	}
-	r, err := m.hist.Run(ctx, id)
-	if err != nil {
-		return nil, err
+		b, err := m.hist.Baseline(ctx, in.SnapshotID)
+		if err != nil || len(b.Runs) == 0 {
+			return b, err
+		}
 	}
 	b = store.NewBaseline(r, "pinned run", r.StartedAt)
 	b.SnapshotID = r.RunID

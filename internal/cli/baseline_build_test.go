@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -123,5 +124,62 @@ func TestBuildRunsAskForNewSamples(t *testing.T) {
 	one := distinct("run", "--samples", "6", "--save-baseline", "--baseline-samples", "6")
 	if len(pooled) != len(one) || len(one) < 3 {
 		t.Errorf("user-json: %d distinct answers pooled from three runs, %d in one run of as many samples; want the same, at least 3", len(pooled), len(one))
+	}
+}
+
+// TestBuildResume interrupts a build of sim/noisy, which answers by seed
+// and sample, while it waits for its second run, and resumes it: the run
+// recorded before is reused, only the two missing runs are made, and they
+// ask for the samples after the first run's, so that the pooled answers
+// are as varied as one run of as many samples.
+func TestBuildResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "noisy")
+	quiet := Stdio{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
+	if code := Main(context.Background(), []string{"init", dir}, quiet); code != 0 {
+		t.Fatalf("init: exit %d", code)
+	}
+	config, hist := filepath.Join(dir, "canary.yaml"), filepath.Join(dir, "h.db")
+	common := []string{"-c", config, "-p", "sim/noisy", "--no-progress", "--store", hist}
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &cancelOn{when: "starts at", cancel: cancel}
+	code := Main(ctx, append([]string{"baseline", "build", "--runs", "3", "--every", "1h", "--samples", "6"}, common...), Stdio{In: strings.NewReader(""), Out: io.Discard, Err: stderr})
+	cancel()
+	id := regexp.MustCompile(`build ([0-9a-f]{8}): should it stop`).FindStringSubmatch(stderr.buf.String())
+	if code != int(ExitInterrupted) || id == nil || !strings.Contains(stderr.buf.String(), "hint: go on with 'promptcanary baseline build -c "+config+" -p sim/noisy --resume "+id[1]+"'") {
+		t.Fatalf("interrupted build: exit %d, stderr %q; want %d, a build id and the resume hint", code, stderr.buf.String(), ExitInterrupted)
+	}
+	var errOut bytes.Buffer
+	out := filepath.Join(t.TempDir(), "b")
+	args := append([]string{"baseline", "build", "--resume", id[1], "--every", "0s", "--baseline-dir", out}, common...)
+	if code := Main(context.Background(), args, Stdio{In: strings.NewReader(""), Out: io.Discard, Err: &errOut}); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "resuming build "+id[1]+" of 3 run(s) 0s apart: 1 recorded (sim/noisy run ") {
+		t.Errorf("resume: stderr %q, want the resuming line", errOut.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("got baseline files %v, want one", files)
+	}
+	b, err := file.LoadBaseline(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Runs) != 3 || b.RunResult.Samples != 6 || b.Runs[2].FirstSample != 4 {
+		t.Fatalf("baseline: %d runs, %d samples, runs %+v; want 3 runs of 2 samples", len(b.Runs), b.RunResult.Samples, b.Runs)
+	}
+	var listing bytes.Buffer
+	Main(context.Background(), []string{"history", "--store", hist}, Stdio{Out: &listing, Err: &listing})
+	if got := strings.Count(listing.String(), "sim/noisy"); got != 3 {
+		t.Errorf("%d runs in the history, want 3 (1 before the interruption, 2 after):\n%s", got, listing.String())
+	}
+	seen := map[string]bool{}
+	for _, r := range b.RunResult.LLMResponses {
+		if r.PromptID == "user-json" {
+			seen[r.Content] = true
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("user-json: %d distinct answers pooled from the resumed build, want at least 3 (the resumed runs ask for new samples)", len(seen))
 	}
 }

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SaveBaseline", testSaveBaseline},
 		{"SaveBaselineKeepsStoredRun", testSaveBaselineKeepsStoredRun},
 		{"PooledBaseline", testPooledBaseline},
+		{"BuildMark", testBuildMark},
 		{"BaselineLookup", testBaselineLookup},
 		{"Drifts", testDrifts},
 		{"ProbeScores", testProbeScores},
@@ -712,6 +713,27 @@ func testPooledBaseline(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	assertSame(t, "stored last run", got, last)
+}
+
+// testBuildMark checks that a run keeps its build mark, in the plain and
+// the compact layout: 'baseline build --resume' finds a build's runs by it.
+func testBuildMark(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for _, samples := range []int{1, 3} {
+		r := NewRun(fmt.Sprintf("built-%d", samples), "s", "m", t0)
+		if samples > 1 {
+			r = LargeRun(r.RunID, 2, 2, samples, 1)
+		}
+		r.Build = &promptcanary.BuildMark{ID: "b1f0c9a2-0000-4000-8000-000000000001", Run: 2, Runs: 6, Samples: 30, Every: "1h0m0s"}
+		mustSaveRun(t, s, r)
+		got, err := s.Run(ctx, r.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Build == nil || *got.Build != *r.Build {
+			t.Errorf("run of %d sample(s): got build mark %+v, want %+v", samples, got.Build, r.Build)
+		}
+	}
 }
 
 func testBaselineLookup(t *testing.T, s store.Store) {
