@@ -25,7 +25,7 @@ import (
 var (
 	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors"}
 	defaultKeys = settingKeys
-	checkKeys   = append([]string{"name", "suite", "provider", "providers"}, settingKeys...)
+	checkKeys   = append(append([]string{"name", "suite", "provider", "providers"}, settingKeys...), candidateKeys...)
 )
 
 // nameRE is the charset of check and notifier names: they become metric
@@ -273,6 +273,10 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 	if !ok {
 		return nil
 	}
+	cand, ok := l.candidate(item, field, rest, st, defaults)
+	if !ok {
+		return nil
+	}
 	c := Check{
 		Name:         name,
 		SuitePath:    s.Path,
@@ -285,6 +289,7 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		MaxErrors:    pick(st.maxErrors, defaults.maxErrors, 0),
 		Baseline:     pick(st.baseline, defaults.baseline, DefaultBaseline),
 		Notify:       defaults.notify,
+		Candidate:    cand,
 		Line:         item.Line,
 	}
 	if st.notifySet {

@@ -96,6 +96,8 @@ type Check struct {
 	// MaxErrors is how many failed calls a run may have and still count
 	// as measured.
 	MaxErrors int
+	// Candidate is the check's upgrade gate (candidate:), nil when none.
+	Candidate *Candidate
 	// Line is the check's line in monitor.yaml.
 	Line int
 }
