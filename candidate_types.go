@@ -1,5 +1,7 @@
 package promptcanary
 
+import "time"
+
 // The outcome of an upgrade gate (compare --candidate, see drift.Candidate):
 // is a candidate model no worse than the current one, pair by pair? The
 // types live here, with the other reports, so that renderers need not
@@ -97,4 +99,32 @@ func (r *CandidateReport) With(v CandidateVerdict) []CandidatePair {
 		}
 	}
 	return out
+}
+
+// IncidentCandidate is the incident kind of a monitor check's upgrade
+// gate (candidate:): the candidate is worse than the check's provider
+// beyond the margin on at least one pair. A gate with no pair worse
+// resolves it.
+const IncidentCandidate IncidentKind = "candidate"
+
+// CandidateGate is one upgrade gate of a monitor check (candidate:): the
+// gate of one scheduled slot, as the store keeps it.
+type CandidateGate struct {
+	// ID identifies the gate; Check and Provider the check (Provider is
+	// the current model), Candidate the candidate as configured.
+	ID        string `json:"id"`
+	Check     string `json:"check"`
+	Provider  string `json:"provider"`
+	Candidate string `json:"candidate"`
+	// Slot is the check's slot; At when the gate finished.
+	Slot time.Time `json:"slot"`
+	At   time.Time `json:"at"`
+	// CheckRunID is the check run of the slot.
+	CheckRunID string `json:"check_run_id,omitempty"`
+	// CostUSD is the estimated spend of both runs.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Reason says, in one scrubbed line, why the gate has no report.
+	Reason string `json:"reason,omitempty"`
+	// Report is the comparison, nil when a model could not be measured.
+	Report *CandidateReport `json:"report,omitempty"`
 }

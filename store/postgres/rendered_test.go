@@ -9,5 +9,5 @@ import (
 // TestRenderedMigrationsArePinned keeps the SQL that the migrations made
 // from the shared schema run (storetest.PinRendered).
 func TestRenderedMigrationsArePinned(t *testing.T) {
-	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0003_fleet.sql": "7ea021d932ae9b96a30aac350604c1a35f11c264860a848f59363290ff11218a"})
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, map[string]string{"0003_fleet.sql": "7ea021d932ae9b96a30aac350604c1a35f11c264860a848f59363290ff11218a", "0005_gates.sql": "cd507eb221ba27b66f5093eb0999d419fa0af7b30d45c8568a0ca32f8df4b172"})
 }

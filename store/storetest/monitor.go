@@ -40,6 +40,7 @@ func RunMonitor(t *testing.T, open func(t *testing.T) store.Monitor) {
 		{"MonitorCancelledContext", testMonitorCancelledContext},
 		{"ConcurrentWriters", testMonitorConcurrentWriters},
 		{"ConcurrentOpens", testConcurrentOpens},
+		{"Gates", testGates},
 	})
 }
 
