@@ -71,8 +71,9 @@ func rate(c promptcanary.PassCount) float64 {
 // dashboard say about an upgrade gate: "candidate sim/terse is worse than
 // sim/stable on 2 of 29 pairs (margin 5 pts): p/a 100.0% → 0.0%, …",
 // "candidate … is no worse than … on all 29 pairs (margin 5 pts): ready
-// to upgrade", or, when some pairs are inconclusive, "… is worse on no
-// pair of 29 (margin 5 pts): no worse on 20, inconclusive on 9". Model
+// to upgrade", or, when some pairs are inconclusive, "… is worse than …
+// on none of 29 pairs (margin 5 pts); no worse on 20, inconclusive on 9:
+// more samples would decide them". Model
 // names and pair ids are as given: a renderer escapes the line.
 func GateSummary(g *promptcanary.CandidateGate) string {
 	r := g.Report
@@ -103,6 +104,6 @@ func GateSummary(g *promptcanary.CandidateGate) string {
 		}
 		return out + ": ready to upgrade"
 	}
-	return fmt.Sprintf("candidate %s is worse than %s on no pair of %d %s: no worse on %d, inconclusive on %d (more samples would decide them)",
+	return fmt.Sprintf("candidate %s is worse than %s on none of %d pairs %s; no worse on %d, inconclusive on %d: more samples would decide them",
 		g.Candidate, g.Provider, s.Pairs, margin, s.NoWorse, s.Inconclusive)
 }
