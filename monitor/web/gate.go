@@ -73,10 +73,36 @@ type gateCount struct {
 	N       int
 }
 
-// gates returns the store's upgrade gates when it keeps them.
+// gates returns the store's upgrade gates when it keeps them, read
+// through the pages' cache when the state is (the monitor moves its
+// version on when it records a gate).
 func (s *server) gates() (store.Gates, bool) {
-	g, ok := s.src.State().(store.Gates)
-	return g, ok
+	st := s.src.State()
+	g, ok := uncached(st).(store.Gates)
+	if !ok {
+		return nil, false
+	}
+	if c, ok := st.(cachedState); ok {
+		return cachedGates{g: g, c: c.c}, true
+	}
+	return g, true
+}
+
+// cachedGates reads the listings of gates through the cache.
+type cachedGates struct {
+	g store.Gates
+	c *readCache
+}
+
+// SaveGate stores x (the dashboard saves none).
+func (g cachedGates) SaveGate(ctx context.Context, x *promptcanary.CandidateGate) error {
+	return g.g.SaveGate(ctx, x)
+}
+
+// Gates lists the gates, once per version of the source.
+func (g cachedGates) Gates(ctx context.Context, check, provider string, n int) ([]promptcanary.CandidateGate, error) {
+	return cached(g.c, fmt.Sprintf("gates\x00%s\x00%s\x00%d", check, provider, n), length,
+		func() ([]promptcanary.CandidateGate, error) { return g.g.Gates(ctx, check, provider, n) })
 }
 
 // gateView reads the gates of st's check for its page; nil when the check

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -41,13 +42,22 @@ func (g *gateStore) Gates(_ context.Context, check, provider string, limit int) 
 	return out, nil
 }
 
+// gateSource is the fake Source, versioned as the monitor is.
+type gateSource struct{ *fakeSource }
+
+func (gateSource) Version() uint64 { return 1 }
+
 // gateFixture gives the fixture's first check a candidate and two gates:
 // an older one that compared nothing, and the latest, worse on one pair
 // with a hostile name, better on one, no worse on one, inconclusive on
 // one.
 func gateFixture(t *testing.T) (srvPath string, fetch func(string) string, g promptcanary.CandidateGate) {
-	srv, src, mem, _ := newTestServer(t, fixtureOptions{hourly: 3})
+	src, mem, _ := newFixture(t, fixtureOptions{hourly: 3})
 	gs := &gateStore{memStore: mem}
+	// Versioned, as the monitor is: the pages read through their cache.
+	h := New(Options{Source: &gateSource{fakeSource: src}, AdminToken: testToken, ActionsAllowed: true, Now: func() time.Time { return fixtureNow }})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
 	src.mu.Lock()
 	src.state = gs
 	st := &src.statuses[0]
