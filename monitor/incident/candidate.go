@@ -36,7 +36,7 @@ func (l *Lifecycle) Gate(ctx context.Context, t *Tracker, g *promptcanary.Candid
 		}
 	case r.Summary.Worse > 0:
 		l.Fire(ctx, sub, Finding{Kind: promptcanary.IncidentCandidate, Severity: SeverityCandidate,
-			Units: worseUnits(r), Summary: GateSummary(g)})
+			Units: promptcanary.SortUnits(worseUnits(r)), Summary: GateSummary(g)})
 	case open != nil:
 		open.CleanRuns++
 		if open.CleanRuns < l.ResolveAfter {
@@ -88,7 +88,7 @@ func GateSummary(g *promptcanary.CandidateGate) string {
 	margin := "(margin " + strconv.FormatFloat(100*r.Margin, 'f', -1, 64) + " pts)"
 	if s.Worse > 0 {
 		var parts []string
-		for i, u := range worseUnits(r) {
+		for i, u := range promptcanary.SortUnits(worseUnits(r)) {
 			if i == maxSummaryUnits {
 				parts = append(parts, fmt.Sprintf("+%d more", s.Worse-maxSummaryUnits))
 				break
