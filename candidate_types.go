@@ -110,15 +110,12 @@ const IncidentCandidate IncidentKind = "candidate"
 // CandidateGate is one upgrade gate of a monitor check (candidate:): the
 // gate of one scheduled slot, as the store keeps it.
 type CandidateGate struct {
-	// ID identifies the gate; Check and Provider the check (Provider is
-	// the current model), Candidate the candidate as configured.
-	ID        string `json:"id"`
-	Check     string `json:"check"`
-	Provider  string `json:"provider"`
-	Candidate string `json:"candidate"`
-	// Slot is the check's slot; At when the gate finished.
-	Slot time.Time `json:"slot"`
-	At   time.Time `json:"at"`
+	ID        string    `json:"id"`        // identifies the gate
+	Check     string    `json:"check"`     // the monitor check
+	Provider  string    `json:"provider"`  // the check's provider: the current model
+	Candidate string    `json:"candidate"` // the candidate as monitor.yaml names it
+	Slot      time.Time `json:"slot"`      // the check's slot
+	At        time.Time `json:"at"`        // when the gate finished
 	// CheckRunID is the check run of the slot.
 	CheckRunID string `json:"check_run_id,omitempty"`
 	// CostUSD is the estimated spend of both runs.

@@ -47,15 +47,11 @@ const (
 // the check's own or the defaults'. It returns nil when the check has no
 // candidate, and false when a problem was reported.
 func (l *loader) candidate(item *yaml.Node, field string, rest []kv, st, d settings) (*Candidate, bool) {
-	var (
-		c          = &Candidate{Margin: DefaultMarginPoints / 100}
-		node       *yaml.Node
-		marginNode *yaml.Node
-		ok         = true
-	)
+	c := &Candidate{Margin: DefaultMarginPoints / 100}
+	var node, marginNode *yaml.Node
+	ok := true
 	for _, e := range rest {
-		f := yamlwalk.Join(field, e.Key.Value)
-		switch e.Key.Value {
+		switch f := yamlwalk.Join(field, e.Key.Value); e.Key.Value {
 		case "candidate":
 			node = e.Val
 			if yamlwalk.IsNull(e.Val) {

@@ -21,11 +21,12 @@ const SeverityCandidate = promptcanary.SeverityLow
 // them in a row resolve it, saying whether the candidate is ready; a gate
 // that compared nothing is neither. It takes the book's lock.
 func (l *Lifecycle) Gate(ctx context.Context, t *Tracker, g *promptcanary.CandidateGate) {
-	ctx = context.WithoutCancel(ctx)
-	sub := t.Subject
 	l.Book.Lock()
-	defer l.Book.Unlock()
-	defer l.Sync()
+	defer func() {
+		l.Sync()
+		l.Book.Unlock()
+	}()
+	ctx, sub := context.WithoutCancel(ctx), t.Subject
 	fp := Fingerprint(sub.Check, sub.Provider, promptcanary.IncidentCandidate)
 	open := l.Book.Get(fp)
 	r := g.Report
