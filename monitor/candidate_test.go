@@ -28,7 +28,7 @@ func newCandidate(t *testing.T, f *fixture, extra string) *flip {
 // own run and records it; a candidate worse on every pair opens one
 // candidate incident, notified once (the same finding again is not
 // notified before the repeat interval); a candidate no worse resolves it
-// after resolve_after gates, notified "ready to upgrade". The check's own
+// after resolve_after gates in a row, notified "ready to upgrade". The check's own
 // runs stay clean, and the metrics follow the latest gate.
 func TestCandidateGate(t *testing.T) {
 	f := newFixture(t, "")
@@ -79,11 +79,18 @@ func TestCandidateGate(t *testing.T) {
 		t.Errorf("candidate_pairs: worse %v, no_worse %v; want 4 and 0", w, b)
 	}
 
-	cand.set("good")
-	for range 2 {
+	// A gate without a verdict between two good ones starts the count of
+	// clean gates again: good, unmeasured, good leave it open.
+	for _, mode := range []string{"good", "fail", "good"} {
+		cand.set(mode)
 		f.clock.Advance(time.Hour)
 		f.once(m)
 	}
+	if open := f.incidents(true); len(open) != 1 || open[0].CleanRuns != 1 {
+		t.Fatalf("after good, unmeasured, good: got %+v, want the incident open with 1 clean gate", open)
+	}
+	f.clock.Advance(time.Hour)
+	f.once(m)
 	if open := f.incidents(true); len(open) != 0 {
 		t.Fatalf("got open incidents %+v, want the candidate incident resolved after 2 gates with no pair worse", open)
 	}
