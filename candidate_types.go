@@ -1,5 +1,7 @@
 package promptcanary
 
+import "time"
+
 // The outcome of an upgrade gate (compare --candidate, see drift.Candidate):
 // is a candidate model no worse than the current one, pair by pair? The
 // types live here, with the other reports, so that renderers need not
@@ -97,4 +99,29 @@ func (r *CandidateReport) With(v CandidateVerdict) []CandidatePair {
 		}
 	}
 	return out
+}
+
+// IncidentCandidate is the incident kind of a monitor check's upgrade
+// gate (candidate:): the candidate is worse than the check's provider
+// beyond the margin on at least one pair. A gate with no pair worse
+// resolves it.
+const IncidentCandidate IncidentKind = "candidate"
+
+// CandidateGate is one upgrade gate of a monitor check (candidate:): the
+// gate of one scheduled slot, as the store keeps it.
+type CandidateGate struct {
+	ID        string    `json:"id"`        // identifies the gate
+	Check     string    `json:"check"`     // the monitor check
+	Provider  string    `json:"provider"`  // the check's provider: the current model
+	Candidate string    `json:"candidate"` // the candidate as monitor.yaml names it
+	Slot      time.Time `json:"slot"`      // the check's slot
+	At        time.Time `json:"at"`        // when the gate finished
+	// CheckRunID is the check run of the slot.
+	CheckRunID string `json:"check_run_id,omitempty"`
+	// CostUSD is the estimated spend of both runs.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Reason says, in one scrubbed line, why the gate has no report.
+	Reason string `json:"reason,omitempty"`
+	// Report is the comparison, nil when a model could not be measured.
+	Report *CandidateReport `json:"report,omitempty"`
 }

@@ -118,8 +118,8 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("before any run: %s%v = %v, want NaN", name, cp, v)
 		}
 	}
-	if n := len(fams["promptcanary_incidents_open"].Metric); n != 12 {
-		t.Errorf("got %d incidents_open series, want 12 (3 kinds × 4 severities)", n)
+	if n := len(fams["promptcanary_incidents_open"].Metric); n != 16 {
+		t.Errorf("got %d incidents_open series, want 16 (4 kinds × 4 severities)", n)
 	}
 	if v := value(t, fams, "promptcanary_build_info", map[string]string{"version": "9.9.9-test"}); v != 1 {
 		t.Errorf("build_info = %v, want 1", v)

@@ -50,7 +50,7 @@ var durationBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160}
 var severities = []promptcanary.Severity{promptcanary.SeverityLow, promptcanary.SeverityMedium, promptcanary.SeverityHigh, promptcanary.SeverityCritical}
 
 // kinds are the kinds of incident.
-var kinds = []promptcanary.IncidentKind{promptcanary.IncidentDrift, promptcanary.IncidentUnmeasured, promptcanary.IncidentBudget}
+var kinds = []promptcanary.IncidentKind{promptcanary.IncidentDrift, promptcanary.IncidentUnmeasured, promptcanary.IncidentBudget, promptcanary.IncidentCandidate}
 
 // outcomes are the outcomes of a check run.
 var outcomes = []promptcanary.CheckOutcome{promptcanary.CheckClean, promptcanary.CheckDrift, promptcanary.CheckUnmeasured, promptcanary.CheckSkipped}
@@ -71,6 +71,8 @@ type metrics struct {
 	notificationsFailed                      *prometheus.CounterVec
 	buildInfo                                *prometheus.GaugeVec
 	storeUp                                  prometheus.Gauge
+	// candidate are the series of the upgrade gates (candidate.go).
+	candidate gateMetrics
 }
 
 // newMetrics registers every series. Names and labels are documented in
@@ -108,6 +110,7 @@ func newMetrics(version string) *metrics {
 	m.reg.MustRegister(m.up, m.passRatio, m.score, m.drift, m.lastSuccess, m.runs, m.requests, m.duration,
 		m.tokens, m.cost, m.incidentsOpen, m.notifications, m.notificationsFailed, m.buildInfo, m.storeUp,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.candidate.register(g, m.reg)
 	m.buildInfo.WithLabelValues(version).Set(1)
 	m.storeUp.Set(1)
 	for _, k := range kinds {

@@ -193,6 +193,8 @@ type entry struct {
 	// freshSeed is set when the suite pins no seed: every run then gets a
 	// seed of its own, so runs (and confirmations) are fresh samples.
 	freshSeed bool
+	// gate is the check's upgrade gate, nil without candidate:.
+	gate *gate
 
 	// track is what the check's incidents depend on (failures in a row,
 	// the last success, the trend detector, the baseline, the cost of a
@@ -387,6 +389,9 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 	e.track = incident.NewTracker(incident.Subject{Check: c.Name, Provider: c.Provider, Suite: c.Suite.Name, Notify: c.Notify}, b.SnapshotID)
 	if e.isPinned() {
 		e.pinned = b
+	}
+	if err := m.newGate(ctx, e, o); err != nil {
+		return nil, err
 	}
 	m.metrics.initCheck(c.Name, c.Provider)
 	m.noteRules(e)

@@ -85,6 +85,10 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	} else {
 		ev = m.judge(ctx, e, base, slot, first, &cr)
 	}
+	var gate *promptcanary.CandidateGate
+	if !first.interrupted {
+		gate = m.runGate(ctx, e, slot, &cr)
+	}
 	cr.FinishedAt = m.now().UTC()
 	if !m.record(ctx, e, l, &cr) {
 		return cr, false
@@ -95,6 +99,7 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	}
 	m.incidents.CatchUp(ctx, e.track, &cr)
 	m.incidents.Decide(ctx, e.track, &cr, ev)
+	m.decideGate(ctx, e, gate)
 	return cr, true
 }
 

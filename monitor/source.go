@@ -59,6 +59,9 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 			Next: e.next, Running: e.running || !e.remote.IsZero(), Baseline: baseline,
 			Stale: stale, Control: e.c.Control,
 		}
+		if e.gate != nil {
+			s.Candidate = e.gate.c.Provider
+		}
 		if e.c.Confirm && e.c.ConfirmAfter > 0 {
 			s.Confirmation = suite.FormatDuration(e.c.ConfirmAfter) + " after a run that flags drift"
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/check"
-	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/report"
 )
 
@@ -82,14 +81,15 @@ func (a *app) compareCandidate(c *cobra.Command, o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	targets = append(targets, cand...)
-	a.noteAdjustments(targets)
+	both := append(targets, cand...)
+	a.noteAdjustments(both)
 
-	bar := a.progress(&o.settings, sel, targets, samples)
-	out, err := check.Run(c.Context(), check.RunRequest{
-		Suite: sel, Targets: targets, Samples: samples,
+	bar := a.progress(&o.settings, sel, both, samples)
+	out, err := check.Gate(c.Context(), check.GateRequest{
+		Suite: sel, Current: targets[0], Candidate: cand[0], Samples: samples,
 		Exec:      a.exec(w, bar),
 		MaxErrors: o.settings.maxErrors,
+		Margin:    o.margin / 100,
 	})
 	bar.finish()
 	if err != nil {
@@ -103,8 +103,7 @@ func (a *app) compareCandidate(c *cobra.Command, o *compareOptions) error {
 		a.warnProblems(out.Problems)
 		return codeErr(ExitUnmeasured)
 	}
-	rep := drift.Candidate(out.Runs[0], out.Runs[1], o.margin/100, drift.DefaultAlpha)
-	return a.reportCandidate(o, rep)
+	return a.reportCandidate(o, out.Report)
 }
 
 // reportCandidate prints and writes the report of an upgrade gate and

@@ -235,6 +235,7 @@ func (a *app) serveOnce(ctx context.Context, m *monitor.Monitor, st store.Store)
 			line += "  run " + short(r.RunID)
 		}
 		fmt.Fprintln(a.stdio.Out, line)
+		a.printGate(ctx, st, r)
 		if r.Outcome == promptcanary.CheckUnmeasured {
 			code = ExitUnmeasured
 		}

@@ -25,7 +25,7 @@ import (
 var (
 	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors", "control"}
 	defaultKeys = settingKeys
-	checkKeys   = append([]string{"name", "suite", "provider", "providers"}, settingKeys...)
+	checkKeys   = append(append([]string{"name", "suite", "provider", "providers"}, settingKeys...), candidateKeys...)
 )
 
 // nameRE is the charset of check and notifier names: they become metric
@@ -286,8 +286,9 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 	if !ok {
 		return nil
 	}
-	control, controlLine, ok := l.control(item, field, st, defaults, specs)
-	if !ok {
+	control, controlLine, okControl := l.control(item, field, st, defaults, specs)
+	cand, okCandidate := l.candidate(item, field, rest, st, defaults)
+	if !okControl || !okCandidate {
 		return nil
 	}
 	c := Check{
@@ -304,6 +305,7 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		Notify:       defaults.notify,
 		Control:      control,
 		ControlLine:  controlLine,
+		Candidate:    cand,
 		Line:         item.Line,
 	}
 	if st.notifySet {

@@ -35,9 +35,21 @@ func TestLoadInvalid(t *testing.T) {
 			"2: budget.usd_per_day: out of range: got -1, allowed 0 to 1000000", "estimated US dollars per day (UTC), for example 5; 0 for no budget",
 			"3: budget.usd_per_month: unknown field", "known fields: usd_per_day",
 		}},
+		// The upgrade gate: a model to test, a margin in points, and
+		// samples enough to decide a pair.
+		{"invalid-candidate.yaml", []string{
+			"4: checks[0].candidate: must be NAME/MODEL, got \"gpt-5\"", "did you mean openai/gpt-5?",
+			"7: checks[1].candidate: must not be empty", "the model to test against the check's provider, NAME/MODEL, for example candidate: openai/gpt-5",
+			"11: checks[2].margin: out of range: got 0, allowed above 0 and below 100", "the margin in points between 0 and 100 (exclusive), for example margin: 5",
+			"15: checks[3].margin: out of range: got 100, allowed above 0 and below 100", "the margin in points between 0 and 100 (exclusive), for example margin: 5",
+			"19: checks[4].margin: must be a number, got a string", "the margin in points between 0 and 100 (exclusive), for example margin: 5",
+			"22: checks[5].margin: applies to an upgrade gate, and the check has no candidate", "name the model to test with candidate: NAME/MODEL, or remove margin",
+			"26: checks[6].samples: got 1, but the upgrade gate of candidate: needs 2 or more",
+			"one sample per prompt cannot show a pair worse or no worse: set samples: 30 on the check, or leave samples: out for 30",
+		}},
 		{"invalid-check-unknown-key.yaml", []string{
 			"4: checks[0].evrey: unknown field", "did you mean every?",
-			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors, control",
+			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors, control, candidate, margin",
 		}},
 		// A control is a provider like the check's, and not the check's
 		// own (from the check's control: or the defaults').

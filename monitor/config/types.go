@@ -103,6 +103,8 @@ type Check struct {
 	// ControlLine is the line of monitor.yaml that set it.
 	Control     string
 	ControlLine int
+	// Candidate is the check's upgrade gate (candidate:), nil when none.
+	Candidate *Candidate
 	// Line is the check's line in monitor.yaml.
 	Line int
 }

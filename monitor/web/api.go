@@ -35,6 +35,10 @@ type APICheck struct {
 	Open    []promptcanary.Incident `json:"open"`
 	// URL is the check's page.
 	URL string `json:"url"`
+	// Candidate is the check's upgrade gate candidate and Gate its latest
+	// gate (GET /api/v1/gates lists them all); absent without candidate:.
+	Candidate string                      `json:"candidate,omitempty"`
+	Gate      *promptcanary.CandidateGate `json:"gate,omitempty"`
 }
 
 // APIIncident is GET /api/v1/incidents/{id}: an incident with its
@@ -61,6 +65,7 @@ func (s *server) apiRoutes() {
 	m.HandleFunc("/api/v1/runs", s.apiRuns)
 	m.HandleFunc("/api/v1/runs/{id}", s.apiRun)
 	m.HandleFunc("/api/v1/incidents", s.apiIncidents)
+	m.HandleFunc("/api/v1/gates", s.apiGates)
 	m.HandleFunc("/api/v1/incidents/{id}", s.apiIncident)
 	m.HandleFunc("/api/v1/incidents/{id}/ack", s.apiAck)
 	m.HandleFunc("/api/v1/", s.apiNotFound)
@@ -136,7 +141,10 @@ func (s *server) apiChecks(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, APICheck{Check: st.Check, Provider: st.Provider, Suite: st.Suite, Schedule: st.Schedule,
 			State: stateOf(&st), Running: st.Running, Stale: st.Stale, Next: st.Next, Baseline: st.Baseline, Control: st.Control,
-			Last: st.Last, Open: open, URL: CheckPath(st.Check, st.Provider)})
+			Last: st.Last, Open: open, URL: CheckPath(st.Check, st.Provider), Candidate: st.Candidate})
+		if st.Candidate != "" {
+			out[len(out)-1].Gate = s.latestGate(r, st.Check, st.Provider)
+		}
 	}
 	s.writeJSON(w, http.StatusOK, map[string]any{"checks": out})
 }

@@ -397,3 +397,36 @@ func (f *fakeSource) actions() int {
 	defer f.mu.Unlock()
 	return len(f.acks) + len(f.promotes)
 }
+
+// gateStore is memStore with upgrade gates (store.Gates).
+type gateStore struct {
+	*memStore
+	mu    sync.Mutex
+	gates []promptcanary.CandidateGate // newest slot first
+}
+
+var _ store.Gates = (*gateStore)(nil)
+
+func (g *gateStore) SaveGate(_ context.Context, x *promptcanary.CandidateGate) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.gates = append([]promptcanary.CandidateGate{*x}, g.gates...)
+	return nil
+}
+
+func (g *gateStore) Gates(_ context.Context, check, provider string, limit int) ([]promptcanary.CandidateGate, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []promptcanary.CandidateGate
+	for _, x := range g.gates {
+		if (check == "" || x.Check == check) && (provider == "" || x.Provider == provider) && (limit <= 0 || len(out) < limit) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// gateSource is the fake Source, versioned as the monitor is.
+type gateSource struct{ *fakeSource }
+
+func (gateSource) Version() uint64 { return 1 }

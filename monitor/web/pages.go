@@ -115,6 +115,8 @@ type checkView struct {
 	CanPromote bool
 	CSRF       string
 	APIRuns    string
+	// Gate is the upgrade gate panel, nil for a check without candidate.
+	Gate *gateView
 }
 
 func (s *server) checkPage(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +174,7 @@ func (s *server) checkPage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Heatmap = newHeatmap(scores, runs)
 	}
+	v.Gate = s.gateView(ctx, r, v.St)
 	if sess := s.session(r); sess != nil && v.Known {
 		v.CanPromote, v.CSRF = true, sess.CSRF
 	}

@@ -37,6 +37,9 @@ type CheckStatus struct {
 	Open []promptcanary.Incident
 	// Baseline is the snapshot id compared against, "" when none.
 	Baseline string
+	// Candidate is the check's upgrade gate candidate (candidate:), ""
+	// when it names none.
+	Candidate string
 }
 
 // Source is what the dashboard reads and acts on: the monitor.

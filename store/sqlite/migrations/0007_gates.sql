@@ -1,0 +1,3 @@
+-- The upgrade gates of the monitor's checks: the schema shared by the SQL
+-- stores, store/sqlstore/schema/gates.sql, in SQLite's words (dialect.go).
+{{template "gates.sql" .}}
