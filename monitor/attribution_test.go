@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -72,7 +73,8 @@ func saveControlBaseline(f *fixture, spec string) {
 	st := f.loadSuite()
 	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{spec}, Getenv: f.getenv, Secrets: redact.New()})
 	noErr(f.t, err)
-	out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: 5, History: f.store, SaveBaseline: true})
+	out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: 5, History: f.store,
+		SaveBaseline: true, BaselineDir: filepath.Join(f.dir, "suite", "baselines")})
 	noErr(f.t, err)
 	if len(out.Baselines) != 1 {
 		f.t.Fatalf("got baselines %v, want one of %s", out.Baselines, spec)
