@@ -205,24 +205,102 @@ func pairTallies(results []promptcanary.ProbeResult) (pass, n map[promptcanary.P
 // ref has none). ok is false when the run has no results.
 func SuiteRunRate(results []promptcanary.ProbeResult, ref map[promptcanary.PairKey]float64) (r RunRate, ok bool) {
 	pass, n := pairTallies(results)
-	if len(n) == 0 {
-		return RunRate{}, false
-	}
+	var acc suiteRate
 	// In a fixed order, so that the same run gives the same bits.
 	for _, k := range slices.SortedFunc(maps.Keys(n), comparePairKeys) {
-		c := n[k]
-		own := float64(pass[k]) / float64(c)
 		p, found := ref[k]
 		if !found {
-			p = own
+			p = float64(pass[k]) / float64(n[k])
 		}
-		r.Rate += own
-		r.Var += p * (1 - p) / float64(c)
+		acc.add(pass[k], n[k], p)
 	}
-	pairs := float64(len(n))
-	r.Rate /= pairs
-	r.Var /= pairs * pairs
-	return r, true
+	return acc.rate()
+}
+
+// suiteRate accumulates a run's pairs into its suite rate and variance.
+type suiteRate struct {
+	sum, v float64
+	pairs  int
+}
+
+// add counts a pair with pass of n results passed, whose reference rate
+// is p; a pair without results is left out.
+func (a *suiteRate) add(pass, n int, p float64) {
+	if n == 0 {
+		return
+	}
+	a.sum += float64(pass) / float64(n)
+	a.v += p * (1 - p) / float64(n)
+	a.pairs++
+}
+
+// rate returns the suite rate; ok is false when no pair was added.
+func (a *suiteRate) rate() (r RunRate, ok bool) {
+	if a.pairs == 0 {
+		return RunRate{}, false
+	}
+	p := float64(a.pairs)
+	return RunRate{Rate: a.sum / p, Var: a.v / (p * p)}, true
+}
+
+// runSpread measures the suite's change against the run-to-run spread of
+// a baseline that pools two or more runs (runs, its Runs record) over the
+// pairs compared; nil for a baseline of one run, or when fewer than two of
+// its runs or no current result fall on those pairs.
+func runSpread(runs []promptcanary.BaselineRun, idx *index) *promptcanary.RunSpread {
+	if len(runs) < 2 {
+		return nil
+	}
+	perRun := make([]suiteRate, len(runs))
+	var cur suiteRate
+	pass, n := make([]int, len(runs)), make([]int, len(runs))
+	for _, pd := range idx.pairs {
+		if !pd.measured() || pd.base.n() == 0 {
+			continue
+		}
+		clear(pass)
+		clear(n)
+		for i, smp := range pd.base.samples {
+			if r := runOfSample(runs, int(smp)); r >= 0 {
+				n[r]++
+				if pd.base.passed[i] {
+					pass[r]++
+				}
+			}
+		}
+		p := float64(pd.base.passes) / float64(pd.base.n())
+		for r := range runs {
+			perRun[r].add(pass[r], n[r], p)
+		}
+		cur.add(pd.cur.passes, pd.cur.n(), p)
+	}
+	var ref []RunRate
+	for r := range perRun {
+		if rr, ok := perRun[r].rate(); ok {
+			ref = append(ref, rr)
+		}
+	}
+	c, ok := cur.rate()
+	if !ok || len(ref) < 2 {
+		return nil
+	}
+	t, err := RunLevel(ref, []RunRate{c})
+	if err != nil {
+		return nil
+	}
+	return &promptcanary.RunSpread{BaselineRuns: t.K, BaselineRate: t.Reference, CurrentRate: t.Current,
+		SD: t.SD, BetweenRunSD: math.Sqrt(t.Tau2), P: t.P}
+}
+
+// runOfSample returns the index of the baseline run whose samples hold
+// the baseline sample smp, -1 when none does.
+func runOfSample(runs []promptcanary.BaselineRun, smp int) int {
+	for i := range runs {
+		if smp >= runs[i].FirstSample && smp < runs[i].FirstSample+runs[i].Samples {
+			return i
+		}
+	}
+	return -1
 }
 
 func comparePairKeys(a, b promptcanary.PairKey) int {

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -316,5 +317,58 @@ func TestSuiteRunRate(t *testing.T) {
 	}
 	if _, ok := SuiteRunRate(nil, ref); ok {
 		t.Error("empty run: ok = true, want false")
+	}
+}
+
+// pooledResults returns the results of one pair over baseline runs, run i
+// passing passes[i] of its per samples, numbered one run after another.
+func pooledResults(probe, prompt string, per int, passes ...int) []res {
+	var out []res
+	for i, p := range passes {
+		for s := range per {
+			out = append(out, res{probe: probe, prompt: prompt, sample: i*per + s, passed: s < p, score: b2score(s < p)})
+		}
+	}
+	return out
+}
+
+func b2score(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestCompareRunSpread: a baseline pooling runs gets the run-level spread
+// in its report, computed per baseline run and pair; a one-run baseline
+// none.
+func TestCompareRunSpread(t *testing.T) {
+	const per = 4
+	base := append(pooledResults("p", "a", per, 4, 3, 2), pooledResults("p", "b", per, 3, 3, 1)...)
+	b := makeBaseline("s", base)
+	for i := range 3 {
+		b.Runs = append(b.Runs, promptcanary.BaselineRun{RunID: fmt.Sprint("r", i), FirstSample: i * per, Samples: per})
+	}
+	cur := makeRun("s", append(binarySamples("p", "a", 2, 4), binarySamples("p", "b", 1, 4)...))
+	rep, err := Compare(b, &cur, fixedOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.RunSpread
+	if got == nil {
+		t.Fatal("RunSpread = nil, want the spread of 3 baseline runs")
+	}
+	// Pooled pair rates: a 9/12, b 7/12. Runs: (1 + 0.75)/2, (0.75 + 0.75)/2,
+	// (0.5 + 0.25)/2; each run's variance (pa(1−pa)/4 + pb(1−pb)/4)/4.
+	pa, pb := 0.75, 7.0/12
+	v := (pa*(1-pa)/4 + pb*(1-pb)/4) / 4
+	want, _ := RunLevel([]RunRate{{0.875, v}, {0.75, v}, {0.375, v}}, []RunRate{{(0.5 + 0.25) / 2, v}})
+	if got.BaselineRuns != 3 || math.Abs(got.BaselineRate-want.Reference) > 1e-12 || math.Abs(got.CurrentRate-0.375) > 1e-12 ||
+		math.Abs(got.SD-want.SD) > 1e-12 || math.Abs(got.BetweenRunSD-math.Sqrt(want.Tau2)) > 1e-12 || math.Abs(got.P-want.P) > 1e-12 {
+		t.Errorf("got %+v, want runs 3, rates %g → 0.375, SD %g, between %g, P %g", *got, want.Reference, want.SD, math.Sqrt(want.Tau2), want.P)
+	}
+	b.Runs = nil
+	if rep, _ := Compare(b, &cur, fixedOpts()); rep.RunSpread != nil {
+		t.Errorf("one-run baseline: RunSpread = %+v, want nil", *rep.RunSpread)
 	}
 }
