@@ -516,7 +516,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
 	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
-	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's and the run-level prototypes)")
+	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's, the same at a later hour and the run-level rules R2s+ and R3; use with -baseline-runs 6 or more)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
