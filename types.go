@@ -553,6 +553,10 @@ type DriftReport struct {
 	// Attribution is the likely cause of what the report found (see
 	// Attribution); nil when none was derived.
 	Attribution *Attribution `json:"attribution,omitempty"`
+	// RunSpread is how much of the suite's change lies within the model's
+	// usual run-to-run spread (see RunSpread); nil unless the baseline
+	// pools two or more runs.
+	RunSpread *RunSpread `json:"run_spread,omitempty"`
 	// Adjustments and Warnings are the current run's (see Run.Adjustments
 	// and Run.Warnings): what the model's rules changed in the request, and
 	// what they warn about.

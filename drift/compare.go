@@ -155,6 +155,7 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	addCoverage(rep)
 	addStatusNotes(rep)
 	rep.Identity = Identity(answers[0], answers[1], opts.StalePrompts, opts.Seed)
+	rep.RunSpread = runSpread(baseline.Runs, idx)
 	return rep, nil
 }
 

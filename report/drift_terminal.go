@@ -27,6 +27,7 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	t.verdict(m)
 	t.identity(m.Report.Identity)
 	t.attribution(m.Report.Attribution)
+	t.runSpread(m.Report.RunSpread)
 	t.whatRegressed(m)
 
 	t.line()

@@ -308,6 +308,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.line("**", mdText(m.Verdict, 2000), "**")
 	w.identity(m.Report.Identity)
 	w.attribution(m.Report.Attribution)
+	w.runSpread(m.Report.RunSpread)
 	if len(m.NotCompared) > 0 && (m.NothingCompared() || m.PartlyCompared()) {
 		w.line()
 		w.line(mdText(m.CoverageLine(), 200))

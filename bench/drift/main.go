@@ -516,7 +516,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
 	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
-	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
+	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's, the same at a later hour and the run-level rules R2s+ and R3; use with -baseline-runs 6 or more)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -534,8 +534,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *ruleSet != "monitor" && *ruleSet != "all" {
-		return fmt.Errorf("parse flags: -rules %q: want monitor or all", *ruleSet)
+	if *ruleSet != "monitor" && *ruleSet != "all" && *ruleSet != "runlevel" {
+		return fmt.Errorf("parse flags: -rules %q: want monitor, all or runlevel", *ruleSet)
 	}
 	if *identity {
 		if *identityTrials < 1 {
@@ -545,7 +545,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *monitor {
-		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all", baselineRuns: *baseRuns})
+		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns})
 		return nil
 	}
 	start := time.Now()

@@ -73,21 +73,49 @@ type rule struct {
 	samples int
 	overlap policy.Overlap
 	later   bool
+	rl      *runLevel // a run-level rule (runlevel.go), nil for the others
 }
 
 // allRules are the confirmation rules -rules all compares.
 var allRules = []rule{
 	noConfirmation,
-	{"same unit, 10 samples", 10, policy.OverlapSame, false},
-	{"nested units, 10 samples", 10, policy.OverlapNested, false},
-	{"same unit, 20 samples", 20, policy.OverlapSame, false},
-	{"nested units, 20 samples", 20, policy.OverlapNested, false},
-	{"same unit, 30 samples", 30, policy.OverlapSame, false},
-	{"nested units, 30 samples", 30, policy.OverlapNested, false},
-	{"nested units, 30 samples, a later hour", 30, policy.OverlapNested, true},
+	{"same unit, 10 samples", 10, policy.OverlapSame, false, nil},
+	{"nested units, 10 samples", 10, policy.OverlapNested, false, nil},
+	{"same unit, 20 samples", 20, policy.OverlapSame, false, nil},
+	{"nested units, 20 samples", 20, policy.OverlapNested, false, nil},
+	{"same unit, 30 samples", 30, policy.OverlapSame, false, nil},
+	{"nested units, 30 samples", 30, policy.OverlapNested, false, nil},
+	{"nested units, 30 samples, a later hour", 30, policy.OverlapNested, true, nil},
 }
 
-var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false}
+var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false, nil}
+
+// runLevelRules are the run-level rules -rules runlevel adds to the
+// monitor's (runlevel.go): they need -baseline-runs 2 or more.
+var runLevelRules = []rule{
+	rlRule("R2s+ suite t(components) α=0.05, window ≤3 α=1e-4, baseline runs", runLevel{alpha: 0.05, window: 3, alphaW: 1e-4, minRuns: minRunLevelRuns}),
+	rlRule("R3 the same, learning the last 100 clean runs", runLevel{alpha: 0.05, window: 3, alphaW: 1e-4, learn: 100, minRuns: minRunLevelRuns}),
+}
+
+// stepLead is how many drift-free runs a step trial simulates before the
+// onset (or the month's start, when the onset is earlier) when a rule
+// learns from clean runs (-rules runlevel).
+const stepLead = 48
+
+// learning reports whether a measured rule learns from clean runs.
+func learning() bool {
+	return slices.ContainsFunc(rules, func(r rule) bool { return r.rl != nil && r.rl.learn > 0 })
+}
+
+// minRunLevelRuns is the number of reference runs a run-level rule needs
+// before it applies (then df ≥ 5).
+const minRunLevelRuns = 6
+
+// rlRule is a run-level rule whose pairs confirm like the monitor's rule
+// at a later hour (30 samples, nested units).
+func rlRule(name string, rl runLevel) rule {
+	return rule{name, 30, policy.OverlapNested, true, &rl}
+}
 
 // rules are the confirmation rules measured (see selectRules); defaultRule
 // indexes the monitor's: policy.Confirm with policy.ConfirmSamples of the
@@ -101,12 +129,13 @@ var (
 // baseline samples are spread over (-baseline-runs).
 var baselineRuns = 1
 
-func init() { selectRules(false) }
+func init() { selectRules("monitor") }
 
 // selectRules measures every rule of allRules, or only the monitor's, the
 // same at a later hour and, for reference, no confirmation at all (which
 // costs no extra run).
-func selectRules(all bool) {
+func selectRules(set string) {
+	all := set == "all"
 	isMonitors := func(r rule) bool {
 		return r.samples == policy.ConfirmSamples(monitorSamples) && r.overlap == policy.DefaultConfirmation.Overlap
 	}
@@ -120,6 +149,9 @@ func selectRules(all bool) {
 				rules = append(rules, r)
 			}
 		}
+	}
+	if set == "runlevel" {
+		rules = slices.Concat(rules, runLevelRules)
 	}
 	defaultRule = slices.IndexFunc(rules, isDefault)
 }
@@ -217,6 +249,10 @@ type monitoredCheck struct {
 	clean       []int          // per rule: clean runs since the last finding
 	thresholds  []policy.Trend // per trend threshold (default rule)
 	thresholdOn []bool
+
+	baseRuns []drift.RunRate                  // the suite rate of each baseline run (-baseline-runs ≥ 2)
+	pairP    map[promptcanary.PairKey]float64 // the baseline's pair rates
+	rl       []rlState                        // per rule: a run-level rule's window and learned runs
 }
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
@@ -234,6 +270,7 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 		}
 		c.basePerPrompt[m] = base[start:len(base):len(base)]
 	}
+	c.baseRuns, c.pairP = runLevelOf(base)
 	c.baseline = &promptcanary.Baseline{SnapshotID: "b", SuiteName: "bench", RunResult: promptcanary.Run{SuiteName: "bench", ProbeResults: base}}
 	c.baseRate = passRate(base)
 	c.trends = make([]policy.Trend, len(rules))
@@ -244,6 +281,10 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 		c.thresholds[i].Threshold = h
 	}
 	c.thresholdOn = make([]bool, len(trendThresholds))
+	c.rl = make([]rlState, len(rules))
+	for r := range c.rl {
+		c.rl[r] = rlState{}
+	}
 	return c
 }
 
@@ -313,22 +354,42 @@ func (c *monitoredCheck) confirmationOf(ru rule) confirmation {
 	return confirmation{ru.samples, ru.later && c.w.noisy()}
 }
 
-// confirmations measures the confirmation runs of a flagged run at hour
-// now, one for each rule's kind, and adds what the monitor's costs to calls.
-func (c *monitoredCheck) confirmations(cur, now *suiteSpec, calls *int) map[confirmation]*promptcanary.DriftReport {
-	second := map[confirmation]*promptcanary.DriftReport{}
-	for _, ru := range rules {
+// confRun is a confirmation run's report and its pooled units' rates.
+type confRun struct {
+	rep *promptcanary.DriftReport
+	obs drift.RunRate // its suite rate
+}
+
+// wants reports whether rule r takes a confirmation run after a run with
+// this report.
+func (c *monitoredCheck) wants(r int, rep *promptcanary.DriftReport) bool {
+	ru := rules[r]
+	if ru.samples == 0 {
+		return false
+	}
+	if ru.rl != nil {
+		return c.wantsConfirmation(r, ru, rep)
+	}
+	return rep.HasDrift
+}
+
+// confirmations measures the confirmation runs of a run at hour now that
+// a rule wants confirmed, one for each rule's kind, and adds what the
+// monitor's costs to calls.
+func (c *monitoredCheck) confirmations(cur, now *suiteSpec, rep *promptcanary.DriftReport, calls *int) map[confirmation]*confRun {
+	second := map[confirmation]*confRun{}
+	for r, ru := range rules {
 		k := c.confirmationOf(ru)
-		if ru.samples == 0 || second[k] != nil {
+		if !c.wants(r, rep) || second[k] != nil {
 			continue
 		}
 		at := now
 		if k.later {
 			at = c.w.hour(cur, c.rng)
 		}
-		var n int
-		second[k], _, n = c.measure(at, stagesFor(ru.samples))
-		if r := rules[defaultRule]; k == c.confirmationOf(r) {
+		rep2, rs, n := c.measure(at, stagesFor(ru.samples))
+		second[k] = &confRun{rep2, c.suiteRate(rs)}
+		if r := rules[defaultRule]; k == c.confirmationOf(r) && rep.HasDrift {
 			*calls += n // what the monitor spends
 		}
 	}
@@ -339,36 +400,25 @@ func (c *monitoredCheck) confirmations(cur, now *suiteSpec, calls *int) map[conf
 func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 	now := c.w.hour(cur, c.rng)
 	rep, rs, calls := c.measure(now, monitorStages)
+	o := c.suiteRate(rs)
 	st := step{flagged: rep.HasDrift, calls: calls,
 		confirmed: make([]bool, len(rules)), trend: make([]bool, len(rules)), opened: make([]bool, len(rules)),
 		threshold: make([]bool, len(trendThresholds)), thAlarm: make([]bool, len(trendThresholds))}
-	var second map[confirmation]*promptcanary.DriftReport
-	if rep.HasDrift {
-		second = c.confirmations(cur, now, &st.calls)
-	}
+	second := c.confirmations(cur, now, rep, &st.calls)
 	pr := passRate(rs)
 	for r, ru := range rules {
 		switch {
+		case ru.rl != nil:
+			st.confirmed[r] = c.runLevelConfirmed(r, ru, rep, o, second[c.confirmationOf(ru)])
 		case !rep.HasDrift:
 		case ru.samples == 0:
 			st.confirmed[r] = true
 		default:
-			st.confirmed[r] = policy.Confirmation{Overlap: ru.overlap}.Confirm(rep, second[c.confirmationOf(ru)]) != nil
+			st.confirmed[r] = policy.Confirmation{Overlap: ru.overlap}.Confirm(rep, second[c.confirmationOf(ru)].rep) != nil
 		}
-		if !st.confirmed[r] {
-			st.trend[r] = c.trends[r].Observe(pr, len(rs), c.baseRate)
-		} else {
-			st.trend[r] = c.trends[r].Alarm()
-		}
-		switch {
-		case st.finding(r) && !c.open[r]:
-			c.open[r], st.opened[r], c.clean[r] = true, true, 0
-		case st.finding(r):
-			c.clean[r] = 0
-		case c.open[r]:
-			if c.clean[r]++; c.clean[r] >= resolveAfter {
-				c.open[r] = false
-			}
+		c.incident(r, &st, pr, len(rs))
+		if ru.rl != nil {
+			c.learnFrom(r, ru, &st, o)
 		}
 	}
 	for i := range c.thresholds {
@@ -378,6 +428,37 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 		c.thresholdOn[i] = on
 	}
 	return st
+}
+
+// incident feeds rule r's trend detector and opens or resolves its
+// incident.
+func (c *monitoredCheck) incident(r int, st *step, pr float64, n int) {
+	if !st.confirmed[r] {
+		st.trend[r] = c.trends[r].Observe(pr, n, c.baseRate)
+	} else {
+		st.trend[r] = c.trends[r].Alarm()
+	}
+	switch {
+	case st.finding(r) && !c.open[r]:
+		c.open[r], st.opened[r], c.clean[r] = true, true, 0
+	case st.finding(r):
+		c.clean[r] = 0
+	case c.open[r]:
+		if c.clean[r]++; c.clean[r] >= resolveAfter {
+			c.open[r] = false
+		}
+	}
+}
+
+// baselineRunResults splits a baseline's results by the run each sample
+// came from (-baseline-runs).
+func baselineRunResults(base []promptcanary.ProbeResult) [][]promptcanary.ProbeResult {
+	runs := make([][]promptcanary.ProbeResult, baselineRuns)
+	for _, r := range base {
+		i := r.Sample * baselineRuns / baselineN
+		runs[i] = append(runs[i], r)
+	}
+	return runs
 }
 
 // quietTally accumulates drift-free months.
@@ -483,6 +564,11 @@ func driftTrial(w world, sc monitorScenario, seed uint64, t *driftTally) {
 	c := newCheck(w, &spec, rng, seed)
 	onset := rng.IntN(monthRuns)
 	lead, horizon := 0, stepHorizon
+	if learning() {
+		// A rule that learns from the check's own clean runs is measured
+		// as a monitor that has run a while before the drift.
+		lead = min(onset, stepLead)
+	}
 	if sc.gradual {
 		lead, horizon = min(onset, gradualLead), gradualHorizon
 	}
@@ -600,7 +686,7 @@ func perYear(k, runs int) float64 { return float64(k) * hoursPerYear / float64(m
 // found within 1, 2 and 4 runs and within the horizon (percent), and the
 // mean and median delay, in runs, of those found (NaN when none was).
 type delays struct {
-	within1, within2, within4, found, mean, median float64
+	within1, within2, within4, within8, found, mean, median float64
 }
 
 func delayStats(ds []int) delays {
@@ -614,9 +700,10 @@ func delayStats(ds []int) delays {
 		d.within1 += b2f(k <= 1)
 		d.within2 += b2f(k <= 2)
 		d.within4 += b2f(k <= 4)
+		d.within8 += b2f(k <= 8)
 	}
 	n := float64(max(len(ds), 1))
-	d.within1, d.within2, d.within4 = 100*d.within1/n, 100*d.within2/n, 100*d.within4/n
+	d.within1, d.within2, d.within4, d.within8 = 100*d.within1/n, 100*d.within2/n, 100*d.within4/n, 100*d.within8/n
 	d.found = 100 * float64(len(got)) / n
 	d.mean, d.median = math.NaN(), math.NaN()
 	if len(got) == 0 {
@@ -647,7 +734,7 @@ type monitorOptions struct {
 	months, stepTrials, gradualTrials, workers int
 	baselineRuns                               int
 	seed                                       uint64
-	allRules                                   bool
+	rules                                      string
 }
 
 // monitorResult is what the monitor mode measured in one world.
@@ -658,8 +745,8 @@ type monitorResult struct {
 }
 
 func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
-	selectRules(o.allRules)
-	defer selectRules(false)
+	selectRules(o.rules)
+	defer selectRules("monitor")
 	baselineRuns = o.baselineRuns
 	defer func() { baselineRuns = 1 }()
 	start := time.Now()
@@ -722,14 +809,14 @@ func printMonitorWorld(w io.Writer, wd world, res monitorResult) {
 			stepNames = append(stepNames, sc.name)
 		}
 	}
-	fmt.Fprintf(w, "| confirmation rule | false incidents | of which trend | per check-year [95%% upper] | per run %% [95%% upper] | months with one | most in a month | step within 2 runs %% (%s) | within 4 runs %% | gradual mean delay days |\n", strings.Join(stepNames, " / "))
-	fmt.Fprintln(w, "|---|---:|---:|---|---|---:|---:|---|---|---:|")
+	fmt.Fprintf(w, "| confirmation rule | false incidents | of which trend | per check-year [95%% upper] | per run %% [95%% upper] | months with one | most in a month | step within 2 runs %% (%s) | within 4 runs %% | within 8 runs %% | gradual mean delay days |\n", strings.Join(stepNames, " / "))
+	fmt.Fprintln(w, "|---|---:|---:|---|---|---:|---:|---|---|---|---:|")
 	for r := range rules {
 		name := rules[r].name
 		if r == defaultRule {
 			name = "**" + name + "** (the monitor's)"
 		}
-		var within2, within4 []string
+		var within2, within4, within8 []string
 		var gradual string
 		for _, sc := range monitorScenarios {
 			ds := delayStats(res.drift[sc.name].delays[r])
@@ -739,11 +826,12 @@ func printMonitorWorld(w io.Writer, wd world, res monitorResult) {
 			}
 			within2 = append(within2, fmt.Sprintf("%.1f", ds.within2))
 			within4 = append(within4, fmt.Sprintf("%.1f", ds.within4))
+			within8 = append(within8, fmt.Sprintf("%.1f", ds.within8))
 		}
 		up := poissonUpper(q.incidents[r])
-		fmt.Fprintf(w, "| %s | %d | %d | %.2f [%.2f] | %.3f [%.3f] | %d | %d | %s | %s | %s |\n", name, q.incidents[r], q.trendIncidents[r],
+		fmt.Fprintf(w, "| %s | %d | %d | %.2f [%.2f] | %.3f [%.3f] | %d | %d | %s | %s | %s | %s |\n", name, q.incidents[r], q.trendIncidents[r],
 			perYear(q.incidents[r], q.runs), up*hoursPerYear/float64(max(q.runs, 1)), pct(q.incidents[r], q.runs), 100*up/float64(max(q.runs, 1)),
-			q.monthsWith[r], q.maxMonth[r], strings.Join(within2, " / "), strings.Join(within4, " / "), gradual)
+			q.monthsWith[r], q.maxMonth[r], strings.Join(within2, " / "), strings.Join(within4, " / "), strings.Join(within8, " / "), gradual)
 	}
 	fmt.Fprintln(w)
 
