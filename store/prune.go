@@ -12,6 +12,9 @@ type PruneStats struct {
 	// IncidentEvents and Notifications the events and notification
 	// attempts that went with the incidents.
 	Runs, Drifts, CheckRuns, Incidents, IncidentEvents, Notifications int
+	// Gates counts the upgrade gates deleted (see Gates): those of a slot
+	// before the cutoff. Nothing refers to a gate, so none is kept.
+	Gates int
 	// KeptRuns, KeptDrifts, KeptCheckRuns and KeptIncidents count the
 	// records older than the cutoff that stay, because something that
 	// stays refers to them (see Pruner) or, for incidents, because they
@@ -41,12 +44,16 @@ func (s PruneStats) Kinds() []PruneKind {
 		{KindIncidents, s.Incidents, s.KeptIncidents},
 		{KindIncidentEvents, s.IncidentEvents, -1},
 		{KindNotifications, s.Notifications, -1},
+		{KindGates, s.Gates, -1},
 	}
 }
 
+// KindGates is the kind of record of PruneStats.Gates.
+const KindGates = "upgrade gates"
+
 // Deleted returns the number of records of every kind deleted.
 func (s PruneStats) Deleted() int {
-	return s.Runs + s.Drifts + s.CheckRuns + s.Incidents + s.IncidentEvents + s.Notifications
+	return s.Runs + s.Drifts + s.CheckRuns + s.Incidents + s.IncidentEvents + s.Notifications + s.Gates
 }
 
 // Pruner is implemented by stores that can delete the history older than
@@ -58,6 +65,7 @@ func (s PruneStats) Deleted() int {
 //   - check runs whose slot is before cutoff;
 //   - drift reports generated before cutoff;
 //   - runs started before cutoff;
+//   - upgrade gates of a slot before cutoff, where the store keeps them;
 //
 // but keeps every baseline, and whatever something that stays refers to:
 // the runs of baselines and of pending baselines, the runs and reports of

@@ -83,7 +83,12 @@ var pruneCounts = `SELECT
 	(SELECT COUNT(*) FROM check_runs c WHERE ` + old("slot") + `
 		AND NOT EXISTS (SELECT 1 FROM prune_check_runs p WHERE p.id = c.id)),
 	(SELECT COUNT(*) FROM incidents i WHERE ` + old("opened_at") + `
-		AND NOT EXISTS (SELECT 1 FROM prune_incidents p WHERE p.id = i.id))`
+		AND NOT EXISTS (SELECT 1 FROM prune_incidents p WHERE p.id = i.id)),
+	(SELECT COUNT(*) FROM candidate_gates WHERE slot < ?)`
+
+// pruneGates deletes the upgrade gates of a slot before the cutoff (?):
+// nothing refers to a gate.
+const pruneGates = `DELETE FROM candidate_gates WHERE slot < ?`
 
 // pruneDeletes delete what the steps chose. The events and notifications
 // of incidents, and the per-probe rows of runs, go with them (ON DELETE
@@ -121,8 +126,13 @@ func (s *DB) Prune(ctx context.Context, cutoff time.Time, dryRun bool) (store.Pr
 		}
 		if err := s.row(ctx, tx, pruneCounts, cutoffs(pruneCounts, cut)...).Scan(&st.Runs, &st.Drifts, &st.CheckRuns,
 			&st.Incidents, &st.IncidentEvents, &st.Notifications, &st.KeptRuns, &st.KeptDrifts, &st.KeptCheckRuns,
-			&st.KeptIncidents); err != nil {
+			&st.KeptIncidents, &st.Gates); err != nil {
 			return err
+		}
+		if !dryRun {
+			if _, err := s.exec(ctx, tx, pruneGates, cut); err != nil {
+				return fmt.Errorf("%w (in DELETE FROM candidate_gates)", err)
+			}
 		}
 		return s.prune(ctx, tx, dryRun)
 	})

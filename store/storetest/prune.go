@@ -45,6 +45,7 @@ func RunPrune(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Idempotent", testPruneIdempotent},
 		{"CancelledContext", testPruneCancelledContext},
 		{"ConcurrentWriters", testPruneConcurrentWriters},
+		{"Gates", testPruneGates},
 	})
 }
 
@@ -452,5 +453,42 @@ func testPruneConcurrentWriters(t *testing.T, s PruneStore) {
 		if len(id) < 4 || id[:4] != "new-" {
 			t.Errorf("run %s stayed", id)
 		}
+	}
+}
+
+// testPruneGates checks that a prune deletes the upgrade gates of slots
+// before the cutoff, and a dry run counts them without deleting.
+func testPruneGates(t *testing.T, s PruneStore) {
+	g, ok := s.(store.Gates)
+	if !ok {
+		t.Skipf("%T does not implement store.Gates", s)
+	}
+	ctx := context.Background()
+	for _, x := range []*promptcanary.CandidateGate{
+		NewGate("gate-old", "c", "p", old), NewGate("gate-new", "c", "p", pruneCut.Add(time.Hour)),
+	} {
+		if err := g.SaveGate(ctx, x); err != nil {
+			t.Fatalf("SaveGate(%s): %v", x.ID, err)
+		}
+	}
+	ids := func() []string {
+		gs, err := g.Gates(ctx, "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range gs {
+			out = append(out, x.ID)
+		}
+		return out
+	}
+	if got := mustPrune(t, s, pruneCut, true); got.Gates != 1 || len(ids()) != 2 {
+		t.Errorf("dry run: got %d gates to delete and %v left, want 1 and both", got.Gates, ids())
+	}
+	if got := mustPrune(t, s, pruneCut, false); got.Gates != 1 {
+		t.Errorf("prune: got %d gates deleted, want 1", got.Gates)
+	}
+	if got := ids(); !slices.Equal(got, []string{"gate-new"}) {
+		t.Errorf("after the prune: got gates %v, want [gate-new]", got)
 	}
 }

@@ -1,7 +1,7 @@
 {{- /*
 The upgrade gates of the monitor's checks that name a candidate, shared by
-the SQL backends: store/sqlite's 0006_gates.sql and store/postgres's
-0005_gates.sql run it, each in the words of its dialect (sqlstore.Schema).
+the SQL backends: store/sqlite's 0007_gates.sql and store/postgres's
+0006_gates.sql run it, each in the words of its dialect (sqlstore.Schema).
 */ -}}
 -- One upgrade gate of a check (candidate:): the check's provider and its
 -- candidate run in the same slot, compared pair by pair. report is the
