@@ -40,6 +40,10 @@ type answer struct {
 	spill          *promptcanary.Spill
 	tokens, sample int32
 	finish         uint32
+	// promptTokens and latency (milliseconds) are read by the economic
+	// measures (see economics.go).
+	promptTokens int32
+	latency      float32
 }
 
 // NewAnswers folds responses, in their order, into Answers.
@@ -82,7 +86,8 @@ func (a *Answers) add(r *promptcanary.Response) {
 		a.finishes[r.FinishReason] = f
 		a.finish = append(a.finish, r.FinishReason)
 	}
-	p.list = append(p.list, answer{content: r.Content, spill: r.Spill, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f})
+	p.list = append(p.list, answer{content: r.Content, spill: r.Spill, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f,
+		promptTokens: clamp32(r.PromptTokens), latency: float32(r.LatencyMS)})
 	a.n++
 	if v := cmpOr(r.ServedModel, r.ProviderModelID); v != "" {
 		a.models[v] = true

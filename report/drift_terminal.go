@@ -26,6 +26,7 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	t.line()
 	t.verdict(m)
 	t.identity(m.Report.Identity)
+	t.economics(m.Report.Economics)
 	t.whatRegressed(m)
 
 	t.line()

@@ -227,6 +227,7 @@ func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {
 	if id := d.Identity; id != nil {
 		s.Properties.Props = append(s.Properties.Props, junitProperty{"identity", xmlSafe(id.Line(), 500)}, junitProperty{"identity_verdict", id.Verdict})
 	}
+	s.Properties.Props = append(s.Properties.Props, economicsProps(d.Economics)...)
 	cs := slices.Clone(d.Comparisons)
 	slices.SortStableFunc(cs, func(a, b promptcanary.Comparison) int {
 		return strings.Compare(a.ProbeID+"\x00"+a.PromptID, b.ProbeID+"\x00"+b.PromptID)

@@ -307,6 +307,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.line()
 	w.line("**", mdText(m.Verdict, 2000), "**")
 	w.identity(m.Report.Identity)
+	w.economics(m.Report.Economics)
 	if len(m.NotCompared) > 0 && (m.NothingCompared() || m.PartlyCompared()) {
 		w.line()
 		w.line(mdText(m.CoverageLine(), 200))
