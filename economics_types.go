@@ -177,13 +177,13 @@ func economicLabel(measure string) string {
 	return strings.ReplaceAll(measure, "_", " ")
 }
 
-// USD formats a dollar amount: cents from one cent up ("$0.82"), two
-// significant digits below ("$0.0041"), "$0" for nothing.
+// USD formats a dollar amount: cents from a dollar up ("$12.40"), two
+// significant digits below ("$0.82", "$0.0041"), "$0" for nothing.
 func USD(v float64) string {
 	switch {
 	case v == 0:
 		return "$0"
-	case math.Abs(v) >= 0.01:
+	case math.Abs(v) >= 1:
 		return fmt.Sprintf("$%.2f", v)
 	}
 	d := max(2, 1-int(math.Floor(math.Log10(math.Abs(v)))))

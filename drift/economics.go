@@ -23,7 +23,7 @@ const EconomicPermutations = 2000
 // economicStopAt is the number of permuted statistics at least the
 // observed one after which the answer test stops: its p-value is then
 // clearly large.
-const economicStopAt = 50
+var economicStopAt = 50 // a variable for the tests
 
 // economicSalt is the second seed word of the economic tests' generator,
 // so their permutations are not those of the other tests.
