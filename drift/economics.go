@@ -206,6 +206,10 @@ func (in *econInput) measure(name string) (promptcanary.EconomicMeasure, int) {
 	if b != 0 {
 		m.Change = c/b - 1
 	}
+	if same(ps) {
+		m.Untested = "one value per prompt, the same on both sides"
+		return m, 0
+	}
 	perms := 0
 	if varies(ps) {
 		m.PAnswers, perms = answerTest(ps, newPCG(in.seed^economicSalt, hashString("economics/"+name)))
@@ -220,8 +224,6 @@ func (in *econInput) measure(name string) (promptcanary.EconomicMeasure, int) {
 		m.Test, m.P = promptcanary.EconomicTestAnswers, m.PAnswers
 	case m.PRuns >= 0:
 		m.Test, m.P = promptcanary.EconomicTestRunsOnly, m.PRuns
-	case same(ps):
-		m.Untested = "one value per prompt, the same on both sides"
 	default:
 		m.Untested = "each side repeats one value per prompt, and a one-run baseline shows no run-to-run spread; build the baseline with baseline build --runs N"
 	}
