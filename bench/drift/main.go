@@ -17,6 +17,11 @@
 // `go run ./bench/drift -identity` measures the model identity test (see
 // identity.go): its false-positive rate on 1,000 same-model trials of the
 // simulated model and its power against two substitutions.
+//
+// `go run ./bench/drift -economics` measures the economic drift section
+// (see economics.go): how often drift-free runs of the simulated model
+// flag tokens, latency or cost, and how often a wordier or terser model
+// is flagged (-identity-trials sets the trials per row).
 package main
 
 import (
@@ -515,6 +520,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
 	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
+	economics := fs.Bool("economics", false, "the economics mode: false-positive rate and power of the economic drift section on the simulated model")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
 	if err := fs.Parse(args); err != nil {
@@ -542,6 +548,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("parse flags: -identity-trials must be positive")
 		}
 		runIdentity(stdout, *identityTrials, *workers, *seed)
+		return nil
+	}
+	if *economics {
+		runEconomics(stdout, *identityTrials, *workers, *seed)
 		return nil
 	}
 	if *monitor {
