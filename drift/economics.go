@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/promptcanary/promptcanary"
 )
@@ -92,9 +91,7 @@ func Economics(base, cur *Answers, baseline *promptcanary.Baseline, stale map[st
 		m := &e.Measures[i]
 		m.Flagged = m.Test != "" && m.Q <= alpha && math.Abs(m.Change) >= minChange-tolerance
 	}
-	if baseline != nil {
-		e.Summary = economicSummary(e, baseline.CreatedAt)
-	}
+	e.Summary = economicSummary(e, baseline)
 	return e
 }
 
@@ -390,8 +387,9 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// economicSummary is the plain sentence of the flagged measures, or "".
-func economicSummary(e *promptcanary.Economics, since time.Time) string {
+// economicSummary is the plain sentence of the flagged measures, or "";
+// it dates the change from the baseline's creation when it is known.
+func economicSummary(e *promptcanary.Economics, baseline *promptcanary.Baseline) string {
 	if !e.Flagged() {
 		return ""
 	}
@@ -404,8 +402,8 @@ func economicSummary(e *promptcanary.Economics, since time.Time) string {
 		parts = append(parts, economicClause(m))
 	}
 	when := ""
-	if !since.IsZero() {
-		when = " since the baseline of " + since.UTC().Format("2006-01-02")
+	if baseline != nil && !baseline.CreatedAt.IsZero() {
+		when = " since the baseline of " + baseline.CreatedAt.UTC().Format("2006-01-02")
 	}
 	cost := e.Measure(promptcanary.MeasureCost)
 	costly := cost != nil && cost.NA == "" && cost.Baseline > 0

@@ -2,12 +2,42 @@ package drift
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
 )
+
+// econPrice prices a call at $2 and $10 per million prompt and
+// completion tokens on both sides.
+var econPrice = [2]CostFunc{
+	func(in, out int) float64 { return (float64(in)*2 + float64(out)*10) / 1e6 },
+	func(in, out int) float64 { return (float64(in)*2 + float64(out)*10) / 1e6 },
+}
+
+func TestEconomicsWordier(t *testing.T) {
+	base := econRun(map[string][]int{"a": repeatInts([]int{90, 100, 110}, 10, 0), "b": repeatInts([]int{190, 200, 210}, 10, 0)})
+	cur := econRun(map[string][]int{"a": repeatInts([]int{130, 140, 150}, 4, 0), "b": repeatInts([]int{270, 280, 290}, 4, 0)})
+	bl := &promptcanary.Baseline{CreatedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	e := Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	ct := e.Measure(promptcanary.MeasureCompletionTokens)
+	if ct.Baseline != 150 || ct.Current != 210 || math.Abs(ct.Change-0.4) > 1e-12 || !ct.Flagged || ct.Test != promptcanary.EconomicTestAnswers {
+		t.Errorf("completion tokens = %+v, want 150 → 210 (+40%%), flagged by the answer test", *ct)
+	}
+	cost := e.Measure(promptcanary.MeasureCost)
+	// 24 calls: 24 × (50·2 + 150·10)/1e6 = $0.0384 at the baseline's
+	// means, 24 × (50·2 + 210·10)/1e6 = $0.0528 now.
+	if math.Abs(cost.Baseline-0.0384) > 1e-12 || math.Abs(cost.Current-0.0528) > 1e-12 || !cost.Flagged {
+		t.Errorf("cost = %+v, want $0.0384 → $0.0528, flagged", *cost)
+	}
+	if pt := e.Measure(promptcanary.MeasurePromptTokens); pt.Flagged || pt.Test != "" || pt.Untested == "" {
+		t.Errorf("prompt tokens = %+v, want untested (unchanged)", *pt)
+	}
+	want := "answers are 40% longer since the baseline of 2026-12-01 (150 → 210 completion tokens per answer), calls take 40% longer (1500 ms → 2100 ms per call): the run costs $0.053 instead of $0.038"
+	if e.Summary != want {
+		t.Errorf("summary\n got %q\nwant %q", e.Summary, want)
+	}
+}
 
 func TestStudentTwoSided(t *testing.T) {
 	for _, tc := range []struct {
@@ -124,7 +154,7 @@ func econRun(tokens map[string][]int) []promptcanary.Response {
 	var rs []promptcanary.Response
 	for id, ts := range tokens {
 		for s, n := range ts {
-			rs = append(rs, promptcanary.Response{PromptID: id, Sample: s, Content: strings.Repeat("w ", n),
+			rs = append(rs, promptcanary.Response{PromptID: id, Sample: s, Content: "an answer",
 				PromptTokens: 50, CompletionTokens: n, LatencyMS: float64(10 * n)})
 		}
 	}
@@ -139,35 +169,6 @@ func repeatInts(base []int, times, add int) []int {
 		}
 	}
 	return out
-}
-
-var econPrice = [2]CostFunc{
-	func(in, out int) float64 { return (float64(in)*2 + float64(out)*10) / 1e6 },
-	func(in, out int) float64 { return (float64(in)*2 + float64(out)*10) / 1e6 },
-}
-
-func TestEconomicsWordier(t *testing.T) {
-	base := econRun(map[string][]int{"a": repeatInts([]int{90, 100, 110}, 10, 0), "b": repeatInts([]int{190, 200, 210}, 10, 0)})
-	cur := econRun(map[string][]int{"a": repeatInts([]int{130, 140, 150}, 4, 0), "b": repeatInts([]int{270, 280, 290}, 4, 0)})
-	bl := &promptcanary.Baseline{CreatedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	e := Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
-	ct := e.Measure(promptcanary.MeasureCompletionTokens)
-	if ct.Baseline != 150 || ct.Current != 210 || math.Abs(ct.Change-0.4) > 1e-12 || !ct.Flagged || ct.Test != promptcanary.EconomicTestAnswers {
-		t.Errorf("completion tokens = %+v, want 150 → 210 (+40%%), flagged by the answer test", *ct)
-	}
-	cost := e.Measure(promptcanary.MeasureCost)
-	// 24 calls: 24 × (50·2 + 150·10)/1e6 = $0.0384 at the baseline's
-	// means, 24 × (50·2 + 210·10)/1e6 = $0.0528 now.
-	if math.Abs(cost.Baseline-0.0384) > 1e-12 || math.Abs(cost.Current-0.0528) > 1e-12 || !cost.Flagged {
-		t.Errorf("cost = %+v, want $0.0384 → $0.0528, flagged", *cost)
-	}
-	if pt := e.Measure(promptcanary.MeasurePromptTokens); pt.Flagged || pt.Test != "" || pt.Untested == "" {
-		t.Errorf("prompt tokens = %+v, want untested (unchanged)", *pt)
-	}
-	want := "answers are 40% longer since the baseline of 2026-12-01 (150 → 210 completion tokens per answer), calls take 40% longer (1500 ms → 2100 ms per call): the run costs $0.053 instead of $0.038"
-	if e.Summary != want {
-		t.Errorf("summary\n got %q\nwant %q", e.Summary, want)
-	}
 }
 
 func TestEconomicsNoChange(t *testing.T) {
@@ -194,7 +195,7 @@ func TestEconomicsNotAvailable(t *testing.T) {
 	if m := e.Measure(promptcanary.MeasurePromptTokens); m.NA != "tokens not recorded" {
 		t.Errorf("prompt tokens NA = %q, want tokens not recorded", m.NA)
 	}
-	if m := e.Measure(promptcanary.MeasureCost); !strings.HasPrefix(m.NA, "no known price") {
+	if m := e.Measure(promptcanary.MeasureCost); m.NA != "no known price for the model; set prices: in canary.yaml" {
 		t.Errorf("cost NA = %q, want no known price", m.NA)
 	}
 	free := [2]CostFunc{func(int, int) float64 { return 0 }, func(int, int) float64 { return 0 }}

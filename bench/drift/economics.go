@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -41,21 +42,28 @@ type economicsCase struct {
 	// hour is the largest relative shift of one run's latencies (0.2:
 	// each run's latencies times a factor drawn in [0.8, 1.2]).
 	hour float64
+	// grow multiplies the run's completion tokens (0: unchanged): a
+	// model wordier by a known share.
+	grow float64
 	what string
 }
 
 var economicsCases = []economicsCase{
-	{"stable", "stable", 0.7, 1, 0, "false-positive rate"},
-	{"noisy", "noisy", 0, 1, 0, "false-positive rate"},
-	{"stable", "stable", 0.7, 6, 0, "false-positive rate, six-run baseline"},
-	{"stable", "stable", 0, 1, 0, "one answer repeated per run and seed: not tested"},
-	{"stable", "stable", 0.7, 1, 0.2, "false-positive rate, busy hours, one-run baseline"},
-	{"stable", "stable", 0.7, 6, 0.2, "false-positive rate, busy hours, six-run baseline"},
-	{"terse", "stable", 0.7, 1, 0, "power: wordier model"},
-	{"stable", "terse", 0.7, 1, 0, "power: terser model"},
-	{"stable", "terse", 0.7, 6, 0, "power: terser model, six-run baseline"},
-	{"terse", "stable", 0.7, 6, 0, "power: wordier model, six-run baseline"},
-	{"terse", "stable", 0.7, 6, 0.2, "power: wordier model, busy hours, six-run baseline"},
+	{"stable", "stable", 0.7, 1, 0, 0, "false-positive rate"},
+	{"noisy", "noisy", 0, 1, 0, 0, "false-positive rate"},
+	{"stable", "stable", 0.7, 6, 0, 0, "false-positive rate, six-run baseline"},
+	{"stable", "stable", 0, 1, 0, 0, "one answer repeated per run and seed: not tested"},
+	{"stable", "stable", 0.7, 1, 0.2, 0, "false-positive rate, busy hours, one-run baseline"},
+	{"stable", "stable", 0.7, 6, 0.2, 0, "false-positive rate, busy hours, six-run baseline"},
+	{"stable", "stable", 0.7, 1, 0, 1.05, "power: completion tokens +5%"},
+	{"stable", "stable", 0.7, 1, 0, 1.10, "power: completion tokens +10%"},
+	{"stable", "stable", 0.7, 1, 0, 1.15, "power: completion tokens +15%"},
+	{"stable", "stable", 0.7, 6, 0, 1.15, "power: completion tokens +15%, six-run baseline"},
+	{"terse", "stable", 0.7, 1, 0, 0, "power: wordier model"},
+	{"stable", "terse", 0.7, 1, 0, 0, "power: terser model"},
+	{"stable", "terse", 0.7, 6, 0, 0, "power: terser model, six-run baseline"},
+	{"terse", "stable", 0.7, 6, 0, 0, "power: wordier model, six-run baseline"},
+	{"terse", "stable", 0.7, 6, 0.2, 0, "power: wordier model, busy hours, six-run baseline"},
 }
 
 // simRun asks the simulated model for n samples of every prompt, numbered
@@ -76,9 +84,8 @@ func simRun(m *sim.Sim, ps []promptcanary.Prompt, first, n int, temp float64, se
 	return rs
 }
 
-// economicsTrial runs one trial of c and reports whether a measure was
-// flagged, and whether the completion tokens were.
-func economicsTrial(c economicsCase, base, cur *sim.Sim, ps []promptcanary.Prompt, s uint64) (any, tokens bool) {
+// economicsTrial runs one trial of c and returns its economic section.
+func economicsTrial(c economicsCase, base, cur *sim.Sim, ps []promptcanary.Prompt, s uint64) *promptcanary.Economics {
 	rng := rand.New(rand.NewPCG(s, 0xec0))
 	factor := func() float64 { return 1 + c.hour*(2*rng.Float64()-1) }
 	bl := &promptcanary.Baseline{}
@@ -96,50 +103,85 @@ func economicsTrial(c economicsCase, base, cur *sim.Sim, ps []promptcanary.Promp
 		first += n
 	}
 	now := simRun(cur, ps, 0, economicsCurrentN, c.temperature, int64(s>>1)+100, factor())
+	for i := range now {
+		if c.grow > 0 {
+			now[i].CompletionTokens = int(math.Round(float64(now[i].CompletionTokens) * c.grow))
+		}
+	}
 	price := drift.CostFunc(economicsPrice.Cost)
-	e := drift.Economics(drift.NewAnswers(rs), drift.NewAnswers(now), bl, nil, [2]drift.CostFunc{price, price},
+	return drift.Economics(drift.NewAnswers(rs), drift.NewAnswers(now), bl, nil, [2]drift.CostFunc{price, price},
 		drift.DefaultAlpha, drift.DefaultMinEconomicChange, s)
-	return e.Flagged(), e.Measure(promptcanary.MeasureCompletionTokens).Flagged
 }
 
-// economicsTally counts a case's trials that flagged any measure and
-// those that flagged the completion tokens.
-type economicsTally struct{ any, tokens int }
+// economicsTally counts a case's trials that flagged any measure, those
+// that flagged the completion tokens and those in which a measure's test
+// rejected (q ≤ α) whatever its change, and sums the completion tokens'
+// relative change.
+type economicsTally struct {
+	any, tokens, rejected int
+	change                float64
+}
+
+// add counts the section e of one trial.
+func (k *economicsTally) add(e *promptcanary.Economics) {
+	ct := e.Measure(promptcanary.MeasureCompletionTokens)
+	k.any += b2i(e.Flagged())
+	k.tokens += b2i(ct.Flagged)
+	k.change += ct.Change
+	for _, m := range e.Measures {
+		if m.Test != "" && m.Q <= e.Alpha {
+			k.rejected++
+			break
+		}
+	}
+}
 
 // runEconomics prints the economics table.
 func runEconomics(w io.Writer, trials, workers int, seed uint64) {
 	start := time.Now()
 	fmt.Fprintf(w, "# Economic drift\n\n%d prompts (JSON, steps, a short fact, advice, prose) of the simulated model; baseline %d samples per prompt (one run, or six of 5), run %d; priced at $%g/$%g per million tokens; Holm at alpha %g over the measures, at least a %.0f%% change; seed %d; %d trials per row.\n\n",
 		identityPrompts, economicsBaselineN, economicsCurrentN, economicsPrice.Input, economicsPrice.Output, drift.DefaultAlpha, 100*drift.DefaultMinEconomicChange, seed, trials)
-	fmt.Fprintln(w, "| baseline | run | temperature | baseline runs | busy hours | trials | any measure flagged % [95% CI] | completion tokens flagged % | measures |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---|---:|---|---:|---|")
+	fmt.Fprintln(w, "| baseline | run | temperature | baseline runs | busy hours | trials | any measure flagged % [95% CI] | completion tokens flagged % | a test rejecting, any change % | mean change of completion tokens | measures |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|")
 	ps := identityPromptSet(identityPrompts)
 	for _, c := range economicsCases {
-		base, err := sim.New(c.baseline)
-		if err != nil {
-			panic(err)
-		}
-		cur, err := sim.New(c.current)
-		if err != nil {
-			panic(err)
-		}
+		base, cur := simModels(c.baseline, c.current)
 		name := fmt.Sprintf("%s/%s/%g/%d/%g", c.baseline, c.current, c.temperature, c.runs, c.hour)
 		t := parallel(trials, workers, func() economicsTally { return economicsTally{} }, func(i int, k *economicsTally) {
-			a, tok := economicsTrial(c, base, cur, ps, trialSeed(seed, "economics", name, i))
-			if a {
-				k.any++
-			}
-			if tok {
-				k.tokens++
-			}
-		}, func(into, from *economicsTally) { into.any += from.any; into.tokens += from.tokens })
+			k.add(economicsTrial(c, base, cur, ps, trialSeed(seed, "economics", name, i)))
+		}, func(into, from *economicsTally) {
+			into.any, into.tokens, into.rejected = into.any+from.any, into.tokens+from.tokens, into.rejected+from.rejected
+			into.change += from.change
+		})
 		lo, hi := wilson(t.any, trials)
 		hours := "none"
 		if c.hour > 0 {
 			hours = fmt.Sprintf("latency ±%.0f%%", 100*c.hour)
 		}
-		fmt.Fprintf(w, "| sim/%s | sim/%s | %g | %d | %s | %d | %.1f [%.1f–%.1f] | %.1f | %s |\n",
-			c.baseline, c.current, c.temperature, c.runs, hours, trials, pct(t.any, trials), lo, hi, pct(t.tokens, trials), c.what)
+		fmt.Fprintf(w, "| sim/%s | sim/%s | %g | %d | %s | %d | %.1f [%.1f–%.1f] | %.1f | %.1f | %+.1f%% | %s |\n",
+			c.baseline, c.current, c.temperature, c.runs, hours, trials, pct(t.any, trials), lo, hi, pct(t.tokens, trials), pct(t.rejected, trials), 100*t.change/float64(trials), c.what)
 	}
 	fmt.Fprintf(w, "\nElapsed %s on %d workers.\n", time.Since(start).Round(time.Second), workers)
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runSimMode runs the economics mode, else the identity mode, with trials
+// per row.
+func runSimMode(w io.Writer, economics bool, trials, workers int, seed uint64) error {
+	if trials < 1 {
+		return fmt.Errorf("parse flags: -identity-trials must be positive")
+	}
+	if economics {
+		runEconomics(w, trials, workers, seed)
+	} else {
+		runIdentity(w, trials, workers, seed)
+	}
+	return nil
 }

@@ -519,7 +519,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	stepTrials := fs.Int("step-trials", 600, "monitor mode: trials per step-drift scenario and world")
 	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
-	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
+	identityTrials := fs.Int("identity-trials", 1000, "identity and economics modes: trials per row")
 	economics := fs.Bool("economics", false, "the economics mode: false-positive rate and power of the economic drift section on the simulated model")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none) or all")
@@ -543,16 +543,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *ruleSet != "monitor" && *ruleSet != "all" {
 		return fmt.Errorf("parse flags: -rules %q: want monitor or all", *ruleSet)
 	}
-	if *identity {
-		if *identityTrials < 1 {
-			return fmt.Errorf("parse flags: -identity-trials must be positive")
-		}
-		runIdentity(stdout, *identityTrials, *workers, *seed)
-		return nil
-	}
-	if *economics {
-		runEconomics(stdout, *identityTrials, *workers, *seed)
-		return nil
+	if *identity || *economics {
+		return runSimMode(stdout, *economics, *identityTrials, *workers, *seed)
 	}
 	if *monitor {
 		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, allRules: *ruleSet == "all", baselineRuns: *baseRuns})
