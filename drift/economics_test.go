@@ -127,8 +127,8 @@ func TestAnswerTestAgainstEnumeration(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := exactAnswerP(tc.ps)
 			got, drawn := answerTest(tc.ps, newPCG(1, 2))
-			// 2000 draws: a Monte Carlo standard error of at most 0.011.
-			if drawn != EconomicPermutations || math.Abs(got-want) > 0.035 {
+			// 1000 draws: a Monte Carlo standard error of at most 0.016.
+			if drawn != EconomicPermutations || math.Abs(got-want) > 0.05 {
 				t.Errorf("p = %.4f after %d permutations, want %.4f (exact)", got, drawn, want)
 			}
 		})
@@ -235,5 +235,23 @@ func TestEconomicsRunSpread(t *testing.T) {
 	ct = Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7).Measure(promptcanary.MeasureCompletionTokens)
 	if !ct.Flagged || ct.PRuns > 1e-4 {
 		t.Errorf("completion tokens = %+v, want flagged by both tests", *ct)
+	}
+}
+
+// BenchmarkEconomics measures the economic section of a 200-prompt suite
+// with 30 answers per prompt and side whose run is 40% wordier: every
+// measure's answer test draws all its permutations (no early stop).
+func BenchmarkEconomics(b *testing.B) {
+	bt, ct := map[string][]int{}, map[string][]int{}
+	for p := range 200 {
+		id := string(rune('A'+p%26)) + string(rune('a'+p/26))
+		bt[id] = repeatInts([]int{90, 100, 110}, 10, p)
+		ct[id] = repeatInts([]int{130, 140, 150}, 10, p)
+	}
+	base, cur := NewAnswers(econRun(bt)), NewAnswers(econRun(ct))
+	for range b.N {
+		if !Economics(base, cur, nil, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 1).Flagged() {
+			b.Fatal("a 40% wordier run was not flagged")
+		}
 	}
 }
