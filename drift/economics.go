@@ -36,6 +36,9 @@ const economicSalt = 0xec0_d21f7
 // completion tokens.
 type CostFunc func(promptTokens, completionTokens int) float64
 
+// latencyOneRun is why latency is not tested against a one-run baseline.
+const latencyOneRun = "latency moves with the provider's load from hour to hour, and a one-run baseline shows no run-to-run spread; build the baseline with baseline build --runs N"
+
 // econPrompt holds one prompt's values of one measure: the baseline's
 // answers' (with their samples, to find their runs) and the run's.
 type econPrompt struct {
@@ -58,7 +61,8 @@ type econInput struct {
 // Economics tests the completion tokens, prompt tokens, latency and cost
 // of the answers against the baseline (docs/economics.md): for each
 // measure, the run's mean per call against the baseline's over the same
-// prompt mix, an answer permutation test within prompts, and with a
+// prompt mix, an answer permutation test within prompts (not for the
+// latency of a one-run baseline, which moves by the hour), and with a
 // baseline of several runs a prediction t test against the spread of its
 // runs; a Holm step over the measures tested at alpha; a measure is
 // flagged when its adjusted p-value is at most alpha and its relative
@@ -207,8 +211,15 @@ func (in *econInput) measure(name string) (promptcanary.EconomicMeasure, int) {
 	if b != 0 {
 		m.Change = c/b - 1
 	}
-	if same(ps) {
+	switch {
+	case same(ps):
 		m.Untested = "one value per prompt, the same on both sides"
+		return m, 0
+	case name == promptcanary.MeasureLatency && len(in.runs) < 2:
+		// A provider's load moves every latency of a run together: the
+		// answers of one run are no independent draws of it, and the
+		// answer test would flag a busy hour (bench/drift -economics).
+		m.Untested = latencyOneRun
 		return m, 0
 	}
 	perms := 0

@@ -18,11 +18,13 @@ var econPrice = [2]CostFunc{
 func TestEconomicsWordier(t *testing.T) {
 	base := econRun(map[string][]int{"a": repeatInts([]int{90, 100, 110}, 10, 0), "b": repeatInts([]int{190, 200, 210}, 10, 0)})
 	cur := econRun(map[string][]int{"a": repeatInts([]int{130, 140, 150}, 4, 0), "b": repeatInts([]int{270, 280, 290}, 4, 0)})
-	bl := &promptcanary.Baseline{CreatedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	// A baseline of three runs of 10 samples: latency is tested too.
+	bl := &promptcanary.Baseline{CreatedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
+		Runs: []promptcanary.BaselineRun{{FirstSample: 0, Samples: 10}, {FirstSample: 10, Samples: 10}, {FirstSample: 20, Samples: 10}}}
 	e := Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
 	ct := e.Measure(promptcanary.MeasureCompletionTokens)
-	if ct.Baseline != 150 || ct.Current != 210 || math.Abs(ct.Change-0.4) > 1e-12 || !ct.Flagged || ct.Test != promptcanary.EconomicTestAnswers {
-		t.Errorf("completion tokens = %+v, want 150 → 210 (+40%%), flagged by the answer test", *ct)
+	if ct.Baseline != 150 || ct.Current != 210 || math.Abs(ct.Change-0.4) > 1e-12 || !ct.Flagged || ct.Test != promptcanary.EconomicTestRuns {
+		t.Errorf("completion tokens = %+v, want 150 → 210 (+40%%), flagged by both tests", *ct)
 	}
 	cost := e.Measure(promptcanary.MeasureCost)
 	// 24 calls: 24 × (50·2 + 150·10)/1e6 = $0.0384 at the baseline's
@@ -32,6 +34,18 @@ func TestEconomicsWordier(t *testing.T) {
 	}
 	if pt := e.Measure(promptcanary.MeasurePromptTokens); pt.Flagged || pt.Test != "" || pt.Untested == "" {
 		t.Errorf("prompt tokens = %+v, want untested (unchanged)", *pt)
+	}
+	// With a one-run baseline latency is shown, not tested, and the
+	// sentence leaves it out.
+	one := Economics(NewAnswers(base), NewAnswers(cur), &promptcanary.Baseline{}, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	if lt := one.Measure(promptcanary.MeasureLatency); lt.Flagged || lt.Untested != latencyOneRun || lt.Current != 2100 {
+		t.Errorf("latency against one run = %+v, want 2100 ms, untested", *lt)
+	}
+	if ct := one.Measure(promptcanary.MeasureCompletionTokens); !ct.Flagged || ct.Test != promptcanary.EconomicTestAnswers {
+		t.Errorf("completion tokens against one run = %+v, want flagged by the answer test", *ct)
+	}
+	if want := "answers are 40% longer (150 → 210 completion tokens per answer): the run costs $0.053 instead of $0.038"; one.Summary != want {
+		t.Errorf("summary\n got %q\nwant %q", one.Summary, want)
 	}
 	want := "answers are 40% longer since the baseline of 2026-12-01 (150 → 210 completion tokens per answer), calls take 40% longer (1500 ms → 2100 ms per call): the run costs $0.053 instead of $0.038"
 	if e.Summary != want {
