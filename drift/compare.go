@@ -162,7 +162,7 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	addCoverage(rep)
 	addStatusNotes(rep)
 	rep.Identity = Identity(answers[0], answers[1], opts.StalePrompts, opts.Seed)
-	rep.Economics = Economics(answers[0], answers[1], baseline, opts.StalePrompts, opts.Costs, opts.Alpha, opts.MinEconomicChange, opts.Seed)
+	rep.Economics = Economics(answers[0], answers[1], baseline, opts)
 	return rep, nil
 }
 

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -64,12 +65,17 @@ type econInput struct {
 // prompt mix, an answer permutation test within prompts (not for the
 // latency of a one-run baseline, which moves by the hour), and with a
 // baseline of several runs a prediction t test against the spread of its
-// runs; a Holm step over the measures tested at alpha; a measure is
-// flagged when its adjusted p-value is at most alpha and its relative
-// change at least minChange. Prompts answered fewer than twice on a side,
+// runs; a Holm step over the measures tested at opts.Alpha; a measure is
+// flagged when its adjusted p-value is at most opts.Alpha and its
+// relative change at least opts.MinEconomicChange (0 selects the
+// defaults). opts.Costs prices the calls, opts.StalePrompts are left out
+// and opts.Seed seeds the permutations. Prompts answered fewer than twice on a side,
 // and stale prompts, are left out; it returns nil when none is left.
-func Economics(base, cur *Answers, baseline *promptcanary.Baseline, stale map[string]bool, costs [2]CostFunc, alpha, minChange float64, seed uint64) *promptcanary.Economics {
-	in := &econInput{base: base, cur: cur, costs: costs, seed: seed}
+func Economics(base, cur *Answers, baseline *promptcanary.Baseline, opts Options) *promptcanary.Economics {
+	alpha := cmp.Or(opts.Alpha, DefaultAlpha)
+	minChange := cmp.Or(opts.MinEconomicChange, DefaultMinEconomicChange)
+	stale, seed := opts.StalePrompts, opts.Seed
+	in := &econInput{base: base, cur: cur, costs: opts.Costs, seed: seed}
 	if baseline != nil && len(baseline.Runs) >= 2 {
 		in.runs = baseline.Runs
 	}

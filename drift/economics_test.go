@@ -21,7 +21,7 @@ func TestEconomicsWordier(t *testing.T) {
 	// A baseline of three runs of 10 samples: latency is tested too.
 	bl := &promptcanary.Baseline{CreatedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC),
 		Runs: []promptcanary.BaselineRun{{FirstSample: 0, Samples: 10}, {FirstSample: 10, Samples: 10}, {FirstSample: 20, Samples: 10}}}
-	e := Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	e := Economics(NewAnswers(base), NewAnswers(cur), bl, Options{Costs: econPrice, Seed: 7})
 	ct := e.Measure(promptcanary.MeasureCompletionTokens)
 	if ct.Baseline != 150 || ct.Current != 210 || math.Abs(ct.Change-0.4) > 1e-12 || !ct.Flagged || ct.Test != promptcanary.EconomicTestRuns {
 		t.Errorf("completion tokens = %+v, want 150 → 210 (+40%%), flagged by both tests", *ct)
@@ -37,7 +37,7 @@ func TestEconomicsWordier(t *testing.T) {
 	}
 	// With a one-run baseline latency is shown, not tested, and the
 	// sentence leaves it out.
-	one := Economics(NewAnswers(base), NewAnswers(cur), &promptcanary.Baseline{}, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	one := Economics(NewAnswers(base), NewAnswers(cur), &promptcanary.Baseline{}, Options{Costs: econPrice, Seed: 7})
 	if lt := one.Measure(promptcanary.MeasureLatency); lt.Flagged || lt.Untested != latencyOneRun || lt.Current != 2100 {
 		t.Errorf("latency against one run = %+v, want 2100 ms, untested", *lt)
 	}
@@ -190,7 +190,7 @@ func TestEconomicsNoChange(t *testing.T) {
 	// The same per prompt, but the run asked the long prompt far more
 	// often: a plain mean per call would be 60% higher.
 	cur := econRun(map[string][]int{"a": repeatInts([]int{90, 100, 110}, 1, 0), "b": repeatInts([]int{190, 200, 210}, 8, 0)})
-	e := Economics(NewAnswers(base), NewAnswers(cur), &promptcanary.Baseline{}, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	e := Economics(NewAnswers(base), NewAnswers(cur), &promptcanary.Baseline{}, Options{Costs: econPrice, Seed: 7})
 	if e.Flagged() || e.Summary != "" {
 		t.Errorf("flagged a run with the baseline's values per prompt: %+v", e.Measures)
 	}
@@ -205,7 +205,7 @@ func TestEconomicsNotAvailable(t *testing.T) {
 	for i := range base {
 		base[i].PromptTokens = 0
 	}
-	e := Economics(NewAnswers(base), NewAnswers(cur), nil, nil, [2]CostFunc{nil, econPrice[1]}, DefaultAlpha, DefaultMinEconomicChange, 7)
+	e := Economics(NewAnswers(base), NewAnswers(cur), nil, Options{Costs: [2]CostFunc{nil, econPrice[1]}, Seed: 7})
 	if m := e.Measure(promptcanary.MeasurePromptTokens); m.NA != "tokens not recorded" {
 		t.Errorf("prompt tokens NA = %q, want tokens not recorded", m.NA)
 	}
@@ -214,12 +214,12 @@ func TestEconomicsNotAvailable(t *testing.T) {
 	}
 	free := [2]CostFunc{func(int, int) float64 { return 0 }, func(int, int) float64 { return 0 }}
 	base = econRun(map[string][]int{"a": {90, 100, 110}})
-	e = Economics(NewAnswers(base), NewAnswers(cur), nil, nil, free, DefaultAlpha, DefaultMinEconomicChange, 7)
+	e = Economics(NewAnswers(base), NewAnswers(cur), nil, Options{Costs: free, Seed: 7})
 	if m := e.Measure(promptcanary.MeasureCost); m.NA != "the model is free (price 0)" {
 		t.Errorf("cost NA = %q, want the model is free", m.NA)
 	}
 	one := econRun(map[string][]int{"a": {100}})
-	if e := Economics(NewAnswers(one), NewAnswers(one), nil, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7); e != nil {
+	if e := Economics(NewAnswers(one), NewAnswers(one), nil, Options{Costs: econPrice, Seed: 7}); e != nil {
 		t.Errorf("one answer per side: %+v, want nil (nothing to test)", e)
 	}
 }
@@ -238,7 +238,7 @@ func TestEconomicsRunSpread(t *testing.T) {
 	base := econRun(map[string][]int{"a": tokens})
 	cur := econRun(map[string][]int{"a": repeatInts([]int{123, 127}, 5, 0)})
 	bl := &promptcanary.Baseline{Runs: runs}
-	e := Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7)
+	e := Economics(NewAnswers(base), NewAnswers(cur), bl, Options{Costs: econPrice, Seed: 7})
 	ct := e.Measure(promptcanary.MeasureCompletionTokens)
 	if ct.Test != promptcanary.EconomicTestRuns || ct.PAnswers > 0.01 || ct.PRuns < 0.2 || ct.Flagged || e.BaselineRuns != 6 {
 		t.Errorf("completion tokens = %+v, want both tests, the answer test rejecting, the run test not, not flagged", *ct)
@@ -246,7 +246,7 @@ func TestEconomicsRunSpread(t *testing.T) {
 	// Far beyond the spread (t = 300 / (20 · √(7/6)) = 13.9 on 5
 	// degrees of freedom), both reject.
 	cur = econRun(map[string][]int{"a": repeatInts([]int{398, 402}, 5, 0)})
-	ct = Economics(NewAnswers(base), NewAnswers(cur), bl, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 7).Measure(promptcanary.MeasureCompletionTokens)
+	ct = Economics(NewAnswers(base), NewAnswers(cur), bl, Options{Costs: econPrice, Seed: 7}).Measure(promptcanary.MeasureCompletionTokens)
 	if !ct.Flagged || ct.PRuns > 1e-4 {
 		t.Errorf("completion tokens = %+v, want flagged by both tests", *ct)
 	}
@@ -264,7 +264,7 @@ func BenchmarkEconomics(b *testing.B) {
 	}
 	base, cur := NewAnswers(econRun(bt)), NewAnswers(econRun(ct))
 	for range b.N {
-		if !Economics(base, cur, nil, nil, econPrice, DefaultAlpha, DefaultMinEconomicChange, 1).Flagged() {
+		if !Economics(base, cur, nil, Options{Costs: econPrice, Seed: 1}).Flagged() {
 			b.Fatal("a 40% wordier run was not flagged")
 		}
 	}

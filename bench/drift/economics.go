@@ -109,8 +109,7 @@ func economicsTrial(c economicsCase, base, cur *sim.Sim, ps []promptcanary.Promp
 		}
 	}
 	price := drift.CostFunc(economicsPrice.Cost)
-	return drift.Economics(drift.NewAnswers(rs), drift.NewAnswers(now), bl, nil, [2]drift.CostFunc{price, price},
-		drift.DefaultAlpha, drift.DefaultMinEconomicChange, s)
+	return drift.Economics(drift.NewAnswers(rs), drift.NewAnswers(now), bl, drift.Options{Costs: [2]drift.CostFunc{price, price}, Seed: s})
 }
 
 // economicsTally counts a case's trials that flagged any measure, those
