@@ -550,6 +550,9 @@ type DriftReport struct {
 	// Identity is the model identity test of the raw answers (see
 	// IdentityTest); nil when no prompt has two answers on each side.
 	Identity *IdentityTest `json:"identity,omitempty"`
+	// Economics tests tokens, latency and cost against the baseline (see
+	// Economics); nil when no prompt was answered on both sides.
+	Economics *Economics `json:"economics,omitempty"`
 	// Attribution is the likely cause of what the report found (see
 	// Attribution); nil when none was derived.
 	Attribution *Attribution `json:"attribution,omitempty"`

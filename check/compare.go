@@ -285,6 +285,11 @@ func (req *CompareRequest) rescore(bases []*promptcanary.Baseline) []*promptcana
 func (o *CompareOutcome) compare(req *CompareRequest, bases []*promptcanary.Baseline, currents []*promptcanary.Run, folded *foldedRuns) error {
 	for i, cur := range currents {
 		opts := drift.Options{StalePrompts: stalePrompts(&bases[i].RunResult, cur), Seed: statsSeed(bases[i], cur)}
+		if req.Suite != nil {
+			opts.Costs = CostFuncs(bases[i], cur, req.Suite.Prices)
+		} else {
+			opts.Costs = CostFuncs(bases[i], cur, nil)
+		}
 		if req.Legacy {
 			opts.Method = drift.MethodSingleSample
 		}

@@ -30,16 +30,22 @@ type Answers struct {
 type promptResponses struct {
 	list    []answer
 	tallies map[string]*answerTally
+	// spills holds the whole content of the answers (by index in list)
+	// whose content is their head, nil when none is: few answers spill,
+	// and a pointer in every answer would cost each 8 bytes.
+	spills map[int]*promptcanary.Spill
 }
 
 // answer is what a comparison reads of one response: its finish reason
 // is an index in Answers.finish.
 type answer struct {
-	content string
-	// spill is the whole content when content is its head.
-	spill          *promptcanary.Spill
+	content        string
 	tokens, sample int32
 	finish         uint32
+	// promptTokens and latency (milliseconds) are read by the economic
+	// measures (see economics.go).
+	promptTokens int32
+	latency      float32
 }
 
 // NewAnswers folds responses, in their order, into Answers.
@@ -82,7 +88,14 @@ func (a *Answers) add(r *promptcanary.Response) {
 		a.finishes[r.FinishReason] = f
 		a.finish = append(a.finish, r.FinishReason)
 	}
-	p.list = append(p.list, answer{content: r.Content, spill: r.Spill, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f})
+	if r.Spill != nil {
+		if p.spills == nil {
+			p.spills = map[int]*promptcanary.Spill{}
+		}
+		p.spills[len(p.list)] = r.Spill
+	}
+	p.list = append(p.list, answer{content: r.Content, tokens: clamp32(r.CompletionTokens), sample: clamp32(r.Sample), finish: f,
+		promptTokens: clamp32(r.PromptTokens), latency: float32(r.LatencyMS)})
 	a.n++
 	if v := cmpOr(r.ServedModel, r.ProviderModelID); v != "" {
 		a.models[v] = true
@@ -139,7 +152,7 @@ func (a *Answers) responses(id string, buf *[]promptcanary.Response, ptrs *[]*pr
 	rs := slices.Grow((*buf)[:0], len(p.list))[:len(p.list)]
 	out := slices.Grow((*ptrs)[:0], len(p.list))[:len(p.list)]
 	for i, an := range p.list {
-		rs[i] = promptcanary.Response{PromptID: id, Content: an.content, Spill: an.spill, FinishReason: a.finish[an.finish], CompletionTokens: int(an.tokens), Sample: int(an.sample)}
+		rs[i] = promptcanary.Response{PromptID: id, Content: an.content, Spill: p.spills[i], FinishReason: a.finish[an.finish], CompletionTokens: int(an.tokens), Sample: int(an.sample)}
 		out[i] = &rs[i]
 	}
 	*buf, *ptrs = rs, out

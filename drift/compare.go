@@ -67,6 +67,13 @@ type Options struct {
 	// GateOnSignals makes flagged change signals count as drift of low
 	// severity when no drift test rejects; by default they are warnings.
 	GateOnSignals bool
+	// Costs price one call of the baseline's model ([0]) and of the run's
+	// ([1]) for the economic measures; a nil one leaves the cost n/a (no
+	// known price).
+	Costs [2]CostFunc
+	// MinEconomicChange is the smallest relative change an economic
+	// measure may be flagged at; 0 selects DefaultMinEconomicChange.
+	MinEconomicChange float64
 	// Now returns the report time; nil means time.Now.
 	Now func() time.Time
 	// NewID returns the report id; nil means 16 random bytes in hex.
@@ -156,6 +163,7 @@ func Compare(baseline *promptcanary.Baseline, current *promptcanary.Run, opts Op
 	addStatusNotes(rep)
 	rep.Identity = Identity(answers[0], answers[1], opts.StalePrompts, opts.Seed)
 	rep.RunSpread = runSpread(baseline.Runs, idx)
+	rep.Economics = Economics(answers[0], answers[1], baseline, opts)
 	return rep, nil
 }
 
@@ -262,6 +270,12 @@ func (o *Options) normalize() error {
 	}
 	if o.Permutations < 0 {
 		return fmt.Errorf("permutations must be positive, got %d", o.Permutations)
+	}
+	if o.MinEconomicChange == 0 {
+		o.MinEconomicChange = DefaultMinEconomicChange
+	}
+	if o.MinEconomicChange < 0 {
+		return fmt.Errorf("minimum economic change must be positive, got %g", o.MinEconomicChange)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -28,6 +28,7 @@ func renderDriftTerminal(b *bytes.Buffer, m *driftModel, opts Options) {
 	t.identity(m.Report.Identity)
 	t.attribution(m.Report.Attribution)
 	t.runSpread(m.Report.RunSpread)
+	t.economics(m.Report.Economics)
 	t.whatRegressed(m)
 
 	t.line()

@@ -230,6 +230,7 @@ func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {
 	if a := d.Attribution; a != nil && a.Cause != "" {
 		s.Properties.Props = append(s.Properties.Props, junitProperty{"attribution", xmlSafe(a.Line(), 2000)}, junitProperty{"attribution_cause", xmlSafe(a.Cause, 50)})
 	}
+	s.Properties.Props = append(s.Properties.Props, economicsProps(d.Economics)...)
 	cs := slices.Clone(d.Comparisons)
 	slices.SortStableFunc(cs, func(a, b promptcanary.Comparison) int {
 		return strings.Compare(a.ProbeID+"\x00"+a.PromptID, b.ProbeID+"\x00"+b.PromptID)

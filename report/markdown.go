@@ -309,6 +309,7 @@ func renderDriftMarkdown(b *bytes.Buffer, m *driftModel) {
 	w.identity(m.Report.Identity)
 	w.attribution(m.Report.Attribution)
 	w.runSpread(m.Report.RunSpread)
+	w.economics(m.Report.Economics)
 	if len(m.NotCompared) > 0 && (m.NothingCompared() || m.PartlyCompared()) {
 		w.line()
 		w.line(mdText(m.CoverageLine(), 200))

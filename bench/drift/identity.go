@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
-	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/provider/sim"
 )
 
@@ -82,31 +80,25 @@ func identityPromptSet(n int) []promptcanary.Prompt {
 // simAnswers asks the simulated model for n samples of every prompt with
 // the given seed and folds the answers.
 func simAnswers(m *sim.Sim, ps []promptcanary.Prompt, n int, temp float64, seed int64) *drift.Answers {
-	cfg := promptcanary.ProviderConfig{Temperature: temp, Seed: &seed}
-	rs := make([]promptcanary.Response, 0, len(ps)*n)
-	for i := range ps {
-		for s := range n {
-			r, err := m.Generate(context.Background(), &provider.Request{Prompt: &ps[i], Config: cfg, Sample: s})
-			if err != nil {
-				panic(err) // the simulated model fails only on a cancelled context
-			}
-			r.PromptID = ps[i].ID
-			rs = append(rs, *r)
-		}
+	return drift.NewAnswers(simRun(m, ps, 0, n, temp, seed, 1))
+}
+
+// simModels opens the simulated models named a and b.
+func simModels(a, b string) (*sim.Sim, *sim.Sim) {
+	ma, err := sim.New(a)
+	if err != nil {
+		panic(err)
 	}
-	return drift.NewAnswers(rs)
+	mb, err := sim.New(b)
+	if err != nil {
+		panic(err)
+	}
+	return ma, mb
 }
 
 // identityTrials runs n trials of one case and counts the rejections.
 func identityTrials(c identityCase, n, workers int, seed uint64) int {
-	base, err := sim.New(c.baseline)
-	if err != nil {
-		panic(err)
-	}
-	cur, err := sim.New(c.current)
-	if err != nil {
-		panic(err)
-	}
+	base, cur := simModels(c.baseline, c.current)
 	np, nb, nc := c.size()
 	ps := identityPromptSet(np)
 	name := fmt.Sprintf("%s/%s%g/%d/%d", c.baseline, c.current, c.temperature, np, nb)

@@ -17,6 +17,11 @@
 // `go run ./bench/drift -identity` measures the model identity test (see
 // identity.go): its false-positive rate on 1,000 same-model trials of the
 // simulated model and its power against two substitutions.
+//
+// `go run ./bench/drift -economics` measures the economic drift section
+// (see economics.go): how often drift-free runs of the simulated model
+// flag tokens, latency or cost, and how often a wordier or terser model
+// is flagged (-identity-trials sets the trials per row).
 package main
 
 import (
@@ -514,7 +519,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	stepTrials := fs.Int("step-trials", 600, "monitor mode: trials per step-drift scenario and world")
 	gradualTrials := fs.Int("gradual-trials", 80, "monitor mode: gradual-decline trials per world")
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
-	identityTrials := fs.Int("identity-trials", 1000, "identity mode: trials per row")
+	identityTrials := fs.Int("identity-trials", 1000, "identity and economics modes: trials per row")
+	economics := fs.Bool("economics", false, "the economics mode: false-positive rate and power of the economic drift section on the simulated model")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's, the same at a later hour and the run-level rules R2s+ and R3; use with -baseline-runs 6 or more)")
 	if err := fs.Parse(args); err != nil {
@@ -537,12 +543,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *ruleSet != "monitor" && *ruleSet != "all" && *ruleSet != "runlevel" {
 		return fmt.Errorf("parse flags: -rules %q: want monitor, all or runlevel", *ruleSet)
 	}
-	if *identity {
-		if *identityTrials < 1 {
-			return fmt.Errorf("parse flags: -identity-trials must be positive")
-		}
-		runIdentity(stdout, *identityTrials, *workers, *seed)
-		return nil
+	if *identity || *economics {
+		return runSimMode(stdout, *economics, *identityTrials, *workers, *seed)
 	}
 	if *monitor {
 		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns})

@@ -163,16 +163,27 @@ func TestSelected(t *testing.T) {
 	}
 }
 
-// TestIdentityMode runs the identity mode on a few trials: one row per
-// case, with the rate of "different" verdicts.
-func TestIdentityMode(t *testing.T) {
-	var out, errb strings.Builder
-	if err := run([]string{"-identity", "-identity-trials", "4", "-workers", "2"}, &out, &errb); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"# Model identity test", "| sim/stable | sim/stable | 0.7 | 20 × 10/10 | 4 |", "| sim/stable | sim/paraphrase | 0.7 | 20 × 10/10 | 4 | 100.0 [", "| sim/stable | sim/terse | 0.7 | 20 × 10/10 | 4 | 100.0 ["} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
+// TestSimModes runs the identity and economics modes on a few trials:
+// one row per case, with the rate of "different" verdicts or of flagged
+// measures.
+func TestSimModes(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []string
+	}{
+		{"-identity", []string{"# Model identity test", "| sim/stable | sim/stable | 0.7 | 20 × 10/10 | 4 |", "| sim/stable | sim/paraphrase | 0.7 | 20 × 10/10 | 4 | 100.0 [", "| sim/stable | sim/terse | 0.7 | 20 × 10/10 | 4 | 100.0 ["}},
+		{"-economics", []string{"# Economic drift", "| sim/stable | sim/stable | 0.7 | 1 | none | 4 | 0.0 [", "| sim/terse | sim/stable | 0.7 | 1 | none | 4 | 100.0 [", "| sim/stable | sim/terse | 0.7 | 1 | none | 4 | 100.0 ["}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			var out, errb strings.Builder
+			if err := run([]string{tc.mode, "-identity-trials", "4", "-workers", "2"}, &out, &errb); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, out.String())
+				}
+			}
+		})
 	}
 }

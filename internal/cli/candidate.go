@@ -20,7 +20,7 @@ const defaultCandidateSamples = 30
 // --candidate: it compares two models run now, with no baseline, and
 // exits 1 on its own verdict. Every report file flag applies.
 var candidateExcludes = []string{"current", "baseline", "baseline-dir", "baseline-provider",
-	"fail-on-drift", "fail-on-identity", "legacy-compare", "no-adaptive", "control"}
+	"fail-on-drift", "fail-on-identity", "fail-on-economic", "legacy-compare", "no-adaptive", "control"}
 
 // checkCandidateFlags refuses the flags that do not go with --candidate,
 // and --margin without it.

@@ -29,6 +29,7 @@ type compareOptions struct {
 	baselineProvider string
 	failOnDrift      string
 	failOnIdentity   bool
+	failOnEconomic   bool
 	legacy           bool
 	noAdaptive       bool
 	verbose          bool
@@ -78,11 +79,16 @@ exit code (see docs/attribution.md).
 on drift rated high or critical. --fail-on-identity also exits 1 when the
 model identity test says the answers no longer look like the same model
 (see docs/identity.md); without it that test is reported, never gated.
+--fail-on-economic exits 1 when tokens per answer, latency or the cost of
+the run moved against the baseline beyond its test and by 10% or more
+(see docs/economics.md); without it the economic section is reported,
+never gated.
 
 Exit codes:
   0    no drift at or above the --fail-on-drift threshold (or no gate)
   1    --fail-on-drift and drift at or above its threshold, or --fail-on-identity
-       and the answers no longer look like the same model, or --candidate and
+       and the answers no longer look like the same model, or --fail-on-economic
+       and an economic measure flagged, or --candidate and
        a pair worse beyond the margin
   2    usage or configuration error (nothing was called)
   3    no verdict: nothing measured, more failed calls than --max-errors, or nothing compared
@@ -110,6 +116,7 @@ Exit codes:
 	f.StringVar(&o.failOnDrift, "fail-on-drift", "", "exit 1 on drift; =low, =medium, =high or =critical gates only at that severity or above")
 	f.Lookup("fail-on-drift").NoOptDefVal = "any"
 	f.BoolVar(&o.failOnIdentity, "fail-on-identity", false, "exit 1 when the model identity test says the answers no longer look like the same model")
+	f.BoolVar(&o.failOnEconomic, "fail-on-economic", false, "exit 1 when tokens per answer, latency or the cost of the run moved against the baseline (see docs/economics.md)")
 	f.BoolVar(&o.legacy, "legacy-compare", false, "use the original single-sample rule even with many samples")
 	f.BoolVar(&o.noAdaptive, "no-adaptive", false, "take every --samples sample instead of stopping early on prompts that are clearly fine")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list stable pairs too")
@@ -216,12 +223,16 @@ func (a *app) compare(c *cobra.Command, o *compareOptions) error {
 }
 
 // compareVerdict prints the compared pairs and the failures and returns
-// the exit code: the verdict's at failOn, --fail-on-identity's, or that an
+// the exit code: the verdict's at failOn, --fail-on-identity's,
+// --fail-on-economic's, or that an
 // output failed.
 func (a *app) compareVerdict(o *compareOptions, out *check.CompareOutcome, st *suite.Suite, failOn *promptcanary.Severity) error {
 	failures := append(out.Failures, a.printCompared(o, out)...)
 	code := verdictCode(out.Verdict(failOn))
 	if o.failOnIdentity && code == ExitOK && identityChanged(out.Pairs) {
+		code = ExitGate
+	}
+	if o.failOnEconomic && code == ExitOK && economicsFlagged(out.Pairs) {
 		code = ExitGate
 	}
 	if len(failures) > 0 {

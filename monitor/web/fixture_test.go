@@ -135,8 +135,14 @@ func makeRun(rng *rand.Rand, id, suite, model string, started time.Time, samples
 	}
 	for _, p := range fixturePrompts {
 		for s := range samples {
+			// The drifted model is wordier too: the economic section has
+			// a change to show.
+			completion := 60
+			if drifted {
+				completion = 90 + s%3
+			}
 			r.LLMResponses = append(r.LLMResponses, promptcanary.Response{PromptID: p, ProviderModelID: model,
-				Content: answerOf(p, drifted, s), Sample: s, LatencyMS: 420 + float64(rng.IntN(300)), PromptTokens: 120, CompletionTokens: 60, TotalTokens: 180})
+				Content: answerOf(p, drifted, s), Sample: s, LatencyMS: 420 + float64(rng.IntN(300)), PromptTokens: 120, CompletionTokens: completion, TotalTokens: 120 + completion})
 			for _, pr := range fixtureProbes {
 				pass := rng.Float64() < passProb(pr.id, p, drifted)
 				score := 1.0
