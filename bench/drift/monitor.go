@@ -252,7 +252,7 @@ type monitoredCheck struct {
 
 	baseRuns []drift.RunRate                  // the suite rate of each baseline run (-baseline-runs ≥ 2)
 	pairP    map[promptcanary.PairKey]float64 // the baseline's pair rates
-	rl       []rlState                        // per rule: a run-level rule's window and learned runs
+	rl       []*policy.Window                 // per rule: a run-level rule's window and learned runs
 }
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
@@ -281,9 +281,11 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 		c.thresholds[i].Threshold = h
 	}
 	c.thresholdOn = make([]bool, len(trendThresholds))
-	c.rl = make([]rlState, len(rules))
-	for r := range c.rl {
-		c.rl[r] = rlState{}
+	c.rl = make([]*policy.Window, len(rules))
+	for r, ru := range rules {
+		if ru.rl != nil {
+			c.rl[r] = ru.rl.newWindow(c.baseRuns)
+		}
 	}
 	return c
 }
@@ -368,7 +370,7 @@ func (c *monitoredCheck) wants(r int, rep *promptcanary.DriftReport) bool {
 		return false
 	}
 	if ru.rl != nil {
-		return c.wantsConfirmation(r, ru, rep)
+		return c.wantsConfirmation(r, rep)
 	}
 	return rep.HasDrift
 }
@@ -409,7 +411,7 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 	for r, ru := range rules {
 		switch {
 		case ru.rl != nil:
-			st.confirmed[r] = c.runLevelConfirmed(r, ru, rep, o, second[c.confirmationOf(ru)])
+			st.confirmed[r] = c.runLevelConfirmed(r, rep, o, second[c.confirmationOf(ru)])
 		case !rep.HasDrift:
 		case ru.samples == 0:
 			st.confirmed[r] = true
@@ -418,7 +420,7 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 		}
 		c.incident(r, &st, pr, len(rs))
 		if ru.rl != nil {
-			c.learnFrom(r, ru, &st, o)
+			c.learnFrom(r, &st, o)
 		}
 	}
 	for i := range c.thresholds {

@@ -20,14 +20,13 @@ package main
 // falls back to the monitor's rule with its confirmation at a later hour.
 
 import (
-	"slices"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 )
 
-// runLevel is a rule's run-level test of the suite unit.
+// runLevel is a rule's run-level test of the suite unit: the fields of
+// its policy.Window, the product's rule.
 type runLevel struct {
 	alpha   float64 // one-sided level of one run's test, which opens a window
 	window  int     // later runs a window waits for
@@ -36,11 +35,11 @@ type runLevel struct {
 	minRuns int     // reference runs needed, with τ² > 0, before the rule applies
 }
 
-// rlState is a run-level rule's open window and learned runs.
-type rlState struct {
-	open      int // runs in the open window, 0 when none
-	sum, vsum float64
-	learned   []drift.RunRate // the last clean runs, oldest first
+// newWindow returns rl's policy.Window over the baseline's runs base.
+func (rl *runLevel) newWindow(base []drift.RunRate) *policy.Window {
+	w := policy.NewWindow(base)
+	w.Alpha, w.Runs, w.AlphaW, w.Learn, w.MinRuns = rl.alpha, rl.window, rl.alphaW, rl.learn, rl.minRuns
+	return w
 }
 
 // runLevelOf returns the suite rates of a baseline's runs and its pairs'
@@ -64,93 +63,26 @@ func (c *monitoredCheck) suiteRate(rs []promptcanary.ProbeResult) drift.RunRate 
 	return r
 }
 
-// reference is rule r's reference runs: the baseline's and the learned.
-func (c *monitoredCheck) reference(r int) []drift.RunRate {
-	return slices.Concat(c.baseRuns, c.rl[r].learned)
-}
-
-// spreadKnown reports whether rule r has enough reference runs, with a
-// spread beyond sampling, to apply its run-level test.
-func (c *monitoredCheck) spreadKnown(r int, rl *runLevel) bool {
-	ref := c.reference(r)
-	if len(ref) < max(rl.minRuns, 2) {
-		return false
-	}
-	t, err := drift.RunLevel(ref, ref[:1])
-	return err == nil && t.Tau2 > 0
-}
-
-// drops reports whether the mean rate of n runs is below rule r's
-// reference by more than level alpha allows.
-func (c *monitoredCheck) drops(r int, mean drift.RunRate, n int, alpha float64) bool {
-	cur := make([]drift.RunRate, n) // RunLevel reads only their mean
-	for i := range cur {
-		cur[i] = mean
-	}
-	t, err := drift.RunLevel(c.reference(r), cur)
-	return err == nil && t.T > 0 && t.P < alpha
-}
-
-// pooledOff returns rep with its suite unit cleared (a run-level rule
-// tests the suite itself), or with suite set to the run-level verdict and
-// every other pooled unit cleared.
-func pooledOff(rep *promptcanary.DriftReport, keepOthers bool, suite bool) *promptcanary.DriftReport {
-	out, st := *rep, *rep.Statistics
-	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
-	for i := range st.Units {
-		u := &st.Units[i]
-		switch {
-		case u.Kind == promptcanary.UnitPair:
-		case u.Kind == promptcanary.UnitSuite:
-			u.SameTestAs, u.Rejected = "", suite
-		case !keepOthers:
-			u.SameTestAs, u.Rejected = "", false
-		}
-	}
-	out.Statistics = &st
-	return &out
-}
-
-func flagsAny(rep *promptcanary.DriftReport) bool {
-	for _, u := range rep.Statistics.Units {
-		if u.Rejected {
-			return true
-		}
-	}
-	return false
-}
-
 // wantsConfirmation reports whether a run-level rule needs the
 // confirmation run of a run with this report.
-func (c *monitoredCheck) wantsConfirmation(r int, ru rule, rep *promptcanary.DriftReport) bool {
-	if !c.spreadKnown(r, ru.rl) {
+func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport) bool {
+	if !c.rl[r].Known() {
 		return rep.HasDrift
 	}
-	return flagsAny(pooledOff(rep, true, false))
+	return policy.FlagsAny(policy.SuiteOff(rep, true, false))
 }
 
 // runLevelConfirmed decides a run-level rule's finding at one scheduled
 // run; second is the confirmation run (nil when none was taken).
-func (c *monitoredCheck) runLevelConfirmed(r int, ru rule, rep *promptcanary.DriftReport, o drift.RunRate, second *confRun) bool {
-	conf, rl, s := policy.Confirmation{Overlap: policy.OverlapNested}, ru.rl, &c.rl[r]
-	if !c.spreadKnown(r, rl) {
-		s.open = 0
+func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport, o drift.RunRate, second *confRun) bool {
+	conf, w := policy.Confirmation{Overlap: policy.OverlapNested}, c.rl[r]
+	if !w.Known() {
+		w.Close()
 		return rep.HasDrift && second != nil && conf.Confirm(rep, second.rep) != nil
 	}
-	found := second != nil && conf.Confirm(pooledOff(rep, true, false), pooledOff(second.rep, false, c.drops(r, second.obs, 1, rl.alphaW))) != nil
-	switch {
-	case s.open > 0:
-		s.open++
-		s.sum += o.Rate
-		s.vsum += o.Var
-		n := float64(s.open)
-		if c.drops(r, drift.RunRate{Rate: s.sum / n, Var: s.vsum / n}, s.open, rl.alphaW) {
-			found, s.open = true, 0
-		} else if s.open > rl.window {
-			s.open = 0
-		}
-	case c.drops(r, o, 1, rl.alpha):
-		s.open, s.sum, s.vsum = 1, o.Rate, o.Var
+	found := second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), policy.SuiteOff(second.rep, false, w.Drops(second.obs, 1, w.AlphaW))) != nil
+	if confirmed, _ := w.Observe(o); confirmed {
+		found = true
 	}
 	return found
 }
@@ -159,13 +91,9 @@ func (c *monitoredCheck) runLevelConfirmed(r int, ru rule, rep *promptcanary.Dri
 // finding and no open incident. A run that opened a window is learned
 // too: leaving out the runs below the one-run level would shrink the
 // spread learned and raise the false incidents.
-func (c *monitoredCheck) learnFrom(r int, ru rule, st *step, o drift.RunRate) {
-	s := &c.rl[r]
-	if ru.rl.learn == 0 || st.finding(r) || c.open[r] {
+func (c *monitoredCheck) learnFrom(r int, st *step, o drift.RunRate) {
+	if st.finding(r) || c.open[r] {
 		return
 	}
-	if len(s.learned) == ru.rl.learn {
-		s.learned = append(s.learned[:0], s.learned[1:]...)
-	}
-	s.learned = append(s.learned, o)
+	c.rl[r].LearnRun(o)
 }

@@ -1,0 +1,185 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/check"
+	"github.com/promptcanary/promptcanary/internal/redact"
+	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/store/file"
+)
+
+// wobble is a provider whose answers fail at a rate set per run, spread
+// evenly over the prompts: of every 20 (sample, prompt) cells, fails
+// fail, so with 4 of 20 every prompt fails one sample in five, too few
+// for any prompt to stand out. A provider with bad hours.
+type wobble struct {
+	fails atomic.Int64
+	// until ends the bad hour (unix ns on now's clock), 0 for never: a
+	// confirmation run taken confirm_after later misses the bad hour.
+	until atomic.Int64
+	now   func() time.Time
+}
+
+var wobbles sync.Map // model → *wobble
+
+func init() {
+	provider.Register("wobble", func(model string, _ provider.Options) (provider.Provider, error) {
+		v, ok := wobbles.Load(model)
+		if !ok {
+			return nil, fmt.Errorf("no wobble provider %q", model)
+		}
+		return v.(*wobble), nil
+	})
+}
+
+// set makes fails of every 20 answers fail from now on.
+func (w *wobble) set(fails int) {
+	w.fails.Store(int64(fails))
+	w.until.Store(0)
+}
+
+// badHour makes fails of every 20 answers fail until until.
+func (w *wobble) badHour(fails int, until time.Time) {
+	w.fails.Store(int64(fails))
+	w.until.Store(until.UnixNano())
+}
+
+func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	p, _ := strconv.Atoi(strings.TrimPrefix(req.Prompt.ID, "q"))
+	content := "yes"
+	if u := w.until.Load(); u != 0 && !w.now().Before(time.Unix(0, u)) {
+		return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
+	}
+	if int64((16*req.Sample+p)%20) < w.fails.Load() {
+		content = "no"
+	}
+	return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
+}
+
+// wobbleFixture is a fixture whose check runs a suite of 16 prompts on a
+// wobble provider, with a baseline pooled from 6 runs that failed 0, 1
+// and 2 of every 20 answers (twice each): a spread between runs beyond
+// sampling.
+func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
+	f := newFixture(t, "")
+	w := &wobble{now: f.clock.Now}
+	f.extra = "    confirm_after: 20m\n"
+	model := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	wobbles.Store(model, w)
+	t.Cleanup(func() { wobbles.Delete(model) })
+	f.spec = "wobble/" + model
+	f.provider = "    provider: " + f.spec + "\n"
+	if runLevel {
+		f.extra += "    run_level: true\n"
+	}
+	var sb strings.Builder
+	sb.WriteString("name: canary\nprobes: [expected_keywords]\nprompts:\n")
+	for i := range 16 {
+		fmt.Fprintf(&sb, "  - {id: q%d, text: \"Say yes (%d).\", expected_keywords: [yes]}\n", i, i)
+	}
+	noErr(t, os.WriteFile(filepath.Join(f.dir, "suite", "canary.yaml"), []byte(sb.String()), 0o644))
+	st := f.loadSuite()
+	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{f.spec}, Getenv: f.getenv, Secrets: redact.New()})
+	noErr(t, err)
+	var runs []*promptcanary.Run
+	for i, fails := range []int{0, 1, 2, 0, 1, 2} {
+		w.set(fails)
+		out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: 5, History: f.store})
+		noErr(t, err)
+		r := out.Runs[0]
+		r.StartedAt = epoch.Add(time.Duration(i-10) * time.Hour)
+		runs = append(runs, r)
+	}
+	b, err := check.PoolBaseline(runs, epoch.Add(-time.Hour))
+	noErr(t, err)
+	fs, err := file.Open(filepath.Join(f.dir, "suite", "baselines"))
+	noErr(t, err)
+	_, err = fs.SaveBaseline(context.Background(), b)
+	noErr(t, err)
+	w.set(0)
+	return f, w
+}
+
+// runWobble runs m once per plan entry, an hour apart, each scheduled
+// run failing fails of every 20 answers and its confirmation, 20 minutes
+// later, none (a bad hour), and returns the check runs.
+func runWobble(f *fixture, m *Monitor, w *wobble, plan []int) []promptcanary.CheckRun {
+	var out []promptcanary.CheckRun
+	for _, fails := range plan {
+		start := f.clock.Now()
+		w.badHour(fails, start.Add(10*time.Minute))
+		done := make(chan promptcanary.CheckRun, 1)
+		go func() { done <- f.once(m) }()
+		for waiting := true; waiting; {
+			select {
+			case cr := <-done:
+				out, waiting = append(out, cr), false
+			case <-time.After(time.Millisecond):
+				if f.clock.waiters() == 1 { // the confirmation waits
+					f.clock.Advance(20 * time.Minute)
+				}
+			}
+		}
+		f.clock.Set(start.Add(time.Hour))
+	}
+	return out
+}
+
+// warmPlan is 60 clean scheduled runs with the spread of the baseline's.
+func warmPlan() []int {
+	var plan []int
+	for i := range 60 {
+		plan = append(plan, i%3)
+	}
+	return plan
+}
+
+// With run_level: true, a check judges its suite against the run-to-run
+// spread: one bad hour opens a window that later good runs close, with
+// no incident; bad hours in a row open an incident within the window,
+// which says so, where the usual rule (whose confirmations, taken later,
+// miss the bad hours) opens none.
+func TestRunLevelWindow(t *testing.T) {
+	f, w := wobbleFixture(t, true)
+	m := f.monitor(f.config("1h", 5))
+	runs := runWobble(f, m, w, warmPlan())
+	if rl := runs[len(runs)-1].RunLevel; rl == nil || math.Abs(rl.Rate-0.9) > 1e-9 || !(rl.Var > 0) {
+		t.Fatalf("the last warm run's run-level rate: got %+v, want 0.9", rl)
+	}
+	if st := m.entries[0].runLevel.status(); st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
+		t.Fatalf("run-level status: got %+v, want 6 baseline runs, 60 learned, applying", st)
+	}
+	runWobble(f, m, w, []int{4, 0, 1, 2, 0})
+	if incs := f.incidents(false); len(incs) != 0 {
+		t.Fatalf("one bad hour opened %d incidents (%s), want none", len(incs), incs[0].Summary)
+	}
+	runs = runWobble(f, m, w, []int{4, 4, 4, 4})
+	incs := f.incidents(true)
+	if len(incs) != 1 || !strings.HasPrefix(incs[0].Summary, "suite pass rate below the usual run-to-run spread over ") {
+		t.Fatalf("four bad hours in a row: got incidents %+v, want one opened by the window", incs)
+	}
+	if !runs[1].Confirmed || runs[0].Confirmed {
+		t.Errorf("the window confirmed at runs %v %v %v %v, want at the second bad hour", runs[0].Confirmed, runs[1].Confirmed, runs[2].Confirmed, runs[3].Confirmed)
+	}
+	t.Log(incs[0].Summary)
+
+	g, gw := wobbleFixture(t, false)
+	gm := g.monitor(g.config("1h", 5))
+	runWobble(g, gm, gw, slices.Concat(warmPlan(), []int{4, 0, 1, 2, 0, 4, 4, 4, 4}))
+	if incs := g.incidents(false); len(incs) != 0 {
+		t.Errorf("without run_level: got %d incidents, want none (the confirmations miss the bad hours)", len(incs))
+	}
+}
