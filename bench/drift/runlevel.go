@@ -5,18 +5,19 @@ package main
 // drift.Compare, which take answers as independent, see a bad hour as
 // drift of every pooled unit (suite, probe, category). These rules judge
 // the suite unit against the spread of its rate between runs instead,
-// with drift.RunLevel (the product's test):
+// with policy.Window, the monitor's rule (monitor.yaml run_level: true),
+// over drift.RunLevel:
 //
 //	t = (m − c̄) / √(τ²/n + v̄_c/n + s²/k),  df = k − 1,  τ² = max(0, s² − v̄_b),
 //
-// over k reference runs (the baseline's runs, and with learn also the
+// over k reference runs (the baseline's runs, and with Learn also the
 // check's own last clean runs) and the mean of n current runs. A one-run
-// test at alpha opens a window; the mean of the flagged run and up to
-// window later scheduled runs confirms at alphaW. Pair units keep
+// test at Alpha opens a window; the mean of the flagged run and up to
+// Runs later scheduled runs confirms at AlphaW. Pair units keep
 // drift.Compare's verdict, and with probe and category units of the first
 // run they are confirmed at a later hour by a pair or by the suite unit
 // at alphaW ("R2s+" of the prototype on h/proto). Where the reference
-// has fewer than minRuns runs or no spread beyond sampling (τ² = 0) a rule
+// has fewer than MinRuns runs or no spread beyond sampling (τ² = 0) a rule
 // falls back to the monitor's rule with its confirmation at a later hour.
 
 import (
@@ -24,23 +25,6 @@ import (
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 )
-
-// runLevel is a rule's run-level test of the suite unit: the fields of
-// its policy.Window, the product's rule.
-type runLevel struct {
-	alpha   float64 // one-sided level of one run's test, which opens a window
-	window  int     // later runs a window waits for
-	alphaW  float64 // level of the window's mean
-	learn   int     // the last clean runs that join the reference, 0 for none
-	minRuns int     // reference runs needed, with τ² > 0, before the rule applies
-}
-
-// newWindow returns rl's policy.Window over the baseline's runs base.
-func (rl *runLevel) newWindow(base []drift.RunRate) *policy.Window {
-	w := policy.NewWindow(base)
-	w.Alpha, w.Runs, w.AlphaW, w.Learn, w.MinRuns = rl.alpha, rl.window, rl.alphaW, rl.learn, rl.minRuns
-	return w
-}
 
 // runLevelOf returns the suite rates of a baseline's runs and its pairs'
 // rates, which weigh every run's binomial variance.

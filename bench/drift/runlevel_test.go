@@ -25,7 +25,7 @@ func TestRunLevelCheck(t *testing.T) {
 	}
 	r3 := len(rules) - 1
 	ru := rules[r3]
-	if ru.rl == nil || ru.rl.learn != 100 {
+	if ru.rl == nil || ru.rl.Learn != 100 {
 		t.Fatalf("last rule %q is not R3", ru.name)
 	}
 	ref := c.rl[r3].Reference()

@@ -41,8 +41,15 @@ type Window struct {
 // NewWindow returns the monitor's Window, with the defaults, over the
 // suite rates of a baseline's runs.
 func NewWindow(base []drift.RunRate) *Window {
-	return &Window{Alpha: DefaultWindowAlpha, Runs: DefaultWindowRuns, AlphaW: DefaultWindowAlphaW,
-		Learn: DefaultWindowLearn, MinRuns: DefaultWindowMinRuns, base: base}
+	w := Window{Alpha: DefaultWindowAlpha, Runs: DefaultWindowRuns, AlphaW: DefaultWindowAlphaW,
+		Learn: DefaultWindowLearn, MinRuns: DefaultWindowMinRuns}
+	return w.Over(base)
+}
+
+// Over returns a Window with w's settings over the suite rates of a
+// baseline's runs, with no learned run and no window open.
+func (w *Window) Over(base []drift.RunRate) *Window {
+	return &Window{Alpha: w.Alpha, Runs: w.Runs, AlphaW: w.AlphaW, Learn: w.Learn, MinRuns: w.MinRuns, base: base}
 }
 
 // Reference returns the reference runs: the baseline's, then the learned.
