@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/policy"
+	"github.com/promptcanary/promptcanary/monitor/web"
 )
 
 // runLevel is a check's run-level rule (monitor.yaml run_level: true):
@@ -22,19 +23,6 @@ type runLevel struct {
 	pairP      map[promptcanary.PairKey]float64
 	w          *policy.Window
 	baseRuns   int
-}
-
-// RunLevelStatus is what the check page shows of a check's run-level
-// rule.
-type RunLevelStatus struct {
-	// BaselineRuns are the baseline's runs among the reference runs,
-	// Learned the check's clean runs; the rule applies (Applies) with
-	// policy.DefaultWindowMinRuns reference runs or more that spread
-	// beyond sampling.
-	BaselineRuns, Learned int
-	Applies               bool
-	// Open is how many runs the open window holds, 0 when none is open.
-	Open int
 }
 
 // use makes base the baseline of the rule: a new baseline starts afresh,
@@ -63,13 +51,13 @@ func (r *runLevel) rate(run *promptcanary.Run) *promptcanary.SuiteRunRate {
 }
 
 // status returns what the check page shows.
-func (r *runLevel) status() RunLevelStatus {
+func (r *runLevel) status() *web.RunLevel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w == nil {
-		return RunLevelStatus{}
+		return &web.RunLevel{}
 	}
-	return RunLevelStatus{BaselineRuns: r.baseRuns, Learned: r.w.Learned(), Applies: r.w.Known(), Open: r.w.Open()}
+	return &web.RunLevel{BaselineRuns: r.baseRuns, Learned: r.w.Learned(), Applies: r.w.Known(), Open: r.w.Open()}
 }
 
 // windowStep is what the run-level rule made of a scheduled run.

@@ -159,7 +159,7 @@ func TestRunLevelWindow(t *testing.T) {
 	if rl := runs[len(runs)-1].RunLevel; rl == nil || math.Abs(rl.Rate-0.9) > 1e-9 || !(rl.Var > 0) {
 		t.Fatalf("the last warm run's run-level rate: got %+v, want 0.9", rl)
 	}
-	if st := m.entries[0].runLevel.status(); st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
+	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
 		t.Fatalf("run-level status: got %+v, want 6 baseline runs, 60 learned, applying", st)
 	}
 	runWobble(f, m, w, []int{4, 0, 1, 2, 0})
@@ -178,6 +178,9 @@ func TestRunLevelWindow(t *testing.T) {
 
 	g, gw := wobbleFixture(t, false)
 	gm := g.monitor(g.config("1h", 5))
+	if st := gm.Statuses()[0].RunLevel; st != nil {
+		t.Errorf("without run_level: the status shows %+v, want none", st)
+	}
 	runWobble(g, gm, gw, slices.Concat(warmPlan(), []int{4, 0, 1, 2, 0, 4, 4, 4, 4}))
 	if incs := g.incidents(false); len(incs) != 0 {
 		t.Errorf("without run_level: got %d incidents, want none (the confirmations miss the bad hours)", len(incs))
