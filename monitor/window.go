@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/web"
+	"github.com/promptcanary/promptcanary/store"
 )
 
 // runLevel is a check's run-level rule (monitor.yaml run_level: true):
@@ -23,6 +25,10 @@ type runLevel struct {
 	pairP      map[promptcanary.PairKey]float64
 	w          *policy.Window
 	baseRuns   int
+	// stored are the clean runs read back on start (oldest first), of
+	// the baseline storedID: they join the window made for it.
+	stored   []drift.RunRate
+	storedID string
 }
 
 // use makes base the baseline of the rule: a new baseline starts afresh,
@@ -34,6 +40,46 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 	}
 	runs, pairP := policy.BaselineRunRates(base)
 	r.w, r.pairP, r.baselineID, r.baseRuns = policy.NewWindow(runs), pairP, base.SnapshotID, len(runs)
+	if r.storedID == base.SnapshotID {
+		for _, o := range r.stored {
+			r.w.LearnRun(o)
+		}
+	}
+	r.stored, r.storedID = nil, ""
+}
+
+// restore reads back the clean runs of the baseline baselineID from a
+// check's stored runs (newest first): measured, with a run-level record,
+// not confirmed, and not decided while a drift incident of the check was
+// open (incs, its drift incidents); the newest policy.DefaultWindowLearn
+// of them. They join the reference when the baseline is next used.
+func (r *runLevel) restore(baselineID string, runs []promptcanary.CheckRun, incs []promptcanary.Incident) {
+	var clean []drift.RunRate
+	for i := range runs {
+		cr := &runs[i]
+		if len(clean) == policy.DefaultWindowLearn {
+			break
+		}
+		if cr.RunLevel == nil || !cr.Measured() || cr.Confirmed || cr.BaselineID != baselineID || duringIncident(cr, incs) {
+			continue
+		}
+		clean = append(clean, drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var})
+	}
+	slices.Reverse(clean)
+	r.mu.Lock()
+	r.stored, r.storedID, r.w = clean, baselineID, nil
+	r.mu.Unlock()
+}
+
+// duringIncident reports whether cr finished while one of incs was open.
+func duringIncident(cr *promptcanary.CheckRun, incs []promptcanary.Incident) bool {
+	for i := range incs {
+		inc := &incs[i]
+		if !cr.FinishedAt.Before(inc.OpenedAt) && (inc.Open() || cr.FinishedAt.Before(inc.ResolvedAt)) {
+			return true
+		}
+	}
+	return false
 }
 
 // rate is a run's suite rate and binomial variance, weighed by the
@@ -168,6 +214,29 @@ func windowReason(s windowStep) string {
 	}
 	return fmt.Sprintf("the suite unit is judged by the run-level rule (run_level: true): a window is open (%d of at most %d runs, t=%.2f, p=%.2g, k=%d reference runs)",
 		s.open, policy.DefaultWindowRuns+1, s.test.T, s.test.P, s.test.K)
+}
+
+// restoreRunLevel reads back e's run-level rule's clean runs from the
+// check's stored runs (newest first) and makes its current baseline the
+// rule's, so the check page shows the reference runs from the start.
+func (m *Monitor) restoreRunLevel(ctx context.Context, e *entry, runs []promptcanary.CheckRun) error {
+	if e.runLevel == nil {
+		return nil
+	}
+	incs, err := m.state.Incidents(ctx, store.IncidentFilter{Check: e.c.Name})
+	if err != nil {
+		return err
+	}
+	incs = slices.DeleteFunc(incs, func(inc promptcanary.Incident) bool {
+		return inc.Provider != e.c.Provider || inc.Kind != promptcanary.IncidentDrift
+	})
+	e.runLevel.restore(e.track.Baseline(), runs, incs)
+	if base, err := m.currentBaseline(ctx, e); err == nil {
+		e.runLevel.mu.Lock()
+		e.runLevel.use(base)
+		e.runLevel.mu.Unlock()
+	}
+	return nil
 }
 
 // learnRunLevel lets e's run-level rule learn from cr, decided: a clean

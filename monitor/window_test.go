@@ -162,6 +162,11 @@ func TestRunLevelWindow(t *testing.T) {
 	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
 		t.Fatalf("run-level status: got %+v, want 6 baseline runs, 60 learned, applying", st)
 	}
+	// A restart reads the learned runs back from the store.
+	m = f.monitor(f.config("1h", 5))
+	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
+		t.Fatalf("run-level status after a restart: got %+v, want 6 baseline runs, 60 learned, applying", st)
+	}
 	runWobble(f, m, w, []int{4, 0, 1, 2, 0})
 	if incs := f.incidents(false); len(incs) != 0 {
 		t.Fatalf("one bad hour opened %d incidents (%s), want none", len(incs), incs[0].Summary)
@@ -184,5 +189,26 @@ func TestRunLevelWindow(t *testing.T) {
 	runWobble(g, gm, gw, slices.Concat(warmPlan(), []int{4, 0, 1, 2, 0, 4, 4, 4, 4}))
 	if incs := g.incidents(false); len(incs) != 0 {
 		t.Errorf("without run_level: got %d incidents, want none (the confirmations miss the bad hours)", len(incs))
+	}
+}
+
+// On start the rule reads back only clean runs of its baseline: measured,
+// recorded, not confirmed, not during a drift incident.
+func TestRunLevelRestore(t *testing.T) {
+	at := func(h int) time.Time { return epoch.Add(time.Duration(h) * time.Hour) }
+	run := func(h int, rate float64) promptcanary.CheckRun {
+		return promptcanary.CheckRun{ID: fmt.Sprint(h), Outcome: promptcanary.CheckClean, BaselineID: "b", FinishedAt: at(h),
+			RunLevel: &promptcanary.SuiteRunRate{Rate: rate, Var: 0.001}}
+	}
+	runs := []promptcanary.CheckRun{run(9, 0.9), run(8, 0.8), run(7, 0.7), run(6, 0.6), run(5, 0.5), run(4, 0.4), run(3, 0.3)}
+	runs[1].Confirmed = true                                                               // a finding
+	runs[2].BaselineID = "old"                                                             // another baseline
+	runs[3].RunLevel = nil                                                                 // recorded without the rule
+	runs[4].Outcome = promptcanary.CheckUnmeasured                                         // measured nothing
+	incs := []promptcanary.Incident{{OpenedAt: at(4), ResolvedAt: at(4).Add(time.Minute)}} // open when run 4 was decided
+	var r runLevel
+	r.restore("b", runs, incs)
+	if len(r.stored) != 2 || r.stored[0].Rate != 0.3 || r.stored[1].Rate != 0.9 {
+		t.Errorf("restored %+v, want runs 3 and 9, oldest first", r.stored)
 	}
 }
