@@ -3,22 +3,12 @@ package monitor
 import (
 	"context"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/check"
-	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
-	"github.com/promptcanary/promptcanary/store/file"
 )
 
 // wobble is a provider whose answers fail at a rate set per run, spread
@@ -33,15 +23,16 @@ type wobble struct {
 	now   func() time.Time
 }
 
-var wobbles sync.Map // model → *wobble
+// theWobble is the wobble provider of the test running (the tests that
+// use it do not run in parallel).
+var theWobble atomic.Pointer[wobble]
 
 func init() {
-	provider.Register("wobble", func(model string, _ provider.Options) (provider.Provider, error) {
-		v, ok := wobbles.Load(model)
-		if !ok {
-			return nil, fmt.Errorf("no wobble provider %q", model)
+	provider.Register("wobble", func(string, provider.Options) (provider.Provider, error) {
+		if w := theWobble.Load(); w != nil {
+			return w, nil
 		}
-		return v.(*wobble), nil
+		return nil, fmt.Errorf("no wobble provider")
 	})
 }
 
@@ -58,7 +49,8 @@ func (w *wobble) badHour(fails int, until time.Time) {
 }
 
 func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcanary.Response, error) {
-	p, _ := strconv.Atoi(strings.TrimPrefix(req.Prompt.ID, "q"))
+	var p int
+	fmt.Sscanf(req.Prompt.ID, "q%d", &p)
 	content := "yes"
 	if u := w.until.Load(); u != 0 && !w.now().Before(time.Unix(0, u)) {
 		return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
@@ -76,39 +68,21 @@ func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcana
 func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
 	f := newFixture(t, "")
 	w := &wobble{now: f.clock.Now}
-	f.extra = "    confirm_after: 20m\n"
-	model := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-	wobbles.Store(model, w)
-	t.Cleanup(func() { wobbles.Delete(model) })
-	f.spec = "wobble/" + model
+	theWobble.Store(w)
+	t.Cleanup(func() { theWobble.CompareAndSwap(w, nil) })
+	f.spec = "wobble/m"
 	f.provider = "    provider: " + f.spec + "\n"
+	f.extra = "    confirm_after: 20m\n"
 	if runLevel {
 		f.extra += "    run_level: true\n"
 	}
-	var sb strings.Builder
-	sb.WriteString("name: canary\nprobes: [expected_keywords]\nprompts:\n")
+	yaml := []byte("name: canary\nprobes: [expected_keywords]\nprompts:\n")
 	for i := range 16 {
-		fmt.Fprintf(&sb, "  - {id: q%d, text: \"Say yes (%d).\", expected_keywords: [yes]}\n", i, i)
+		yaml = fmt.Appendf(yaml, "  - {id: q%d, text: \"Say yes (%d).\", expected_keywords: [yes]}\n", i, i)
 	}
-	noErr(t, os.WriteFile(filepath.Join(f.dir, "suite", "canary.yaml"), []byte(sb.String()), 0o644))
-	st := f.loadSuite()
-	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{f.spec}, Getenv: f.getenv, Secrets: redact.New()})
-	noErr(t, err)
-	var runs []*promptcanary.Run
-	for i, fails := range []int{0, 1, 2, 0, 1, 2} {
-		w.set(fails)
-		out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: 5, History: f.store})
-		noErr(t, err)
-		r := out.Runs[0]
-		r.StartedAt = epoch.Add(time.Duration(i-10) * time.Hour)
-		runs = append(runs, r)
-	}
-	b, err := check.PoolBaseline(runs, epoch.Add(-time.Hour))
-	noErr(t, err)
-	fs, err := file.Open(filepath.Join(f.dir, "suite", "baselines"))
-	noErr(t, err)
-	_, err = fs.SaveBaseline(context.Background(), b)
-	noErr(t, err)
+	f.writeSuite(string(yaml))
+	fails := []int{0, 1, 2, 0, 1, 2}
+	f.savePooledBaseline(5, len(fails), func(i int) { w.set(fails[i]) })
 	w.set(0)
 	return f, w
 }
@@ -156,7 +130,7 @@ func TestRunLevelWindow(t *testing.T) {
 	f, w := wobbleFixture(t, true)
 	m := f.monitor(f.config("1h", 5))
 	runs := runWobble(f, m, w, warmPlan())
-	if rl := runs[len(runs)-1].RunLevel; rl == nil || math.Abs(rl.Rate-0.9) > 1e-9 || !(rl.Var > 0) {
+	if rl := runs[len(runs)-1].RunLevel; rl == nil || !(rl.Rate > 0.9-1e-9 && rl.Rate < 0.9+1e-9) || !(rl.Var > 0) {
 		t.Fatalf("the last warm run's run-level rate: got %+v, want 0.9", rl)
 	}
 	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
@@ -173,7 +147,7 @@ func TestRunLevelWindow(t *testing.T) {
 	}
 	runs = runWobble(f, m, w, []int{4, 4, 4, 4})
 	incs := f.incidents(true)
-	if len(incs) != 1 || !strings.HasPrefix(incs[0].Summary, "suite pass rate below the usual run-to-run spread over ") {
+	if len(incs) != 1 || !hasPrefix(incs[0].Summary, "suite pass rate below the usual run-to-run spread over ") {
 		t.Fatalf("four bad hours in a row: got incidents %+v, want one opened by the window", incs)
 	}
 	if !runs[1].Confirmed || runs[0].Confirmed {
@@ -186,7 +160,7 @@ func TestRunLevelWindow(t *testing.T) {
 	if st := gm.Statuses()[0].RunLevel; st != nil {
 		t.Errorf("without run_level: the status shows %+v, want none", st)
 	}
-	runWobble(g, gm, gw, slices.Concat(warmPlan(), []int{4, 0, 1, 2, 0, 4, 4, 4, 4}))
+	runWobble(g, gm, gw, append(warmPlan(), 4, 0, 1, 2, 0, 4, 4, 4, 4))
 	if incs := g.incidents(false); len(incs) != 0 {
 		t.Errorf("without run_level: got %d incidents, want none (the confirmations miss the bad hours)", len(incs))
 	}
@@ -212,3 +186,6 @@ func TestRunLevelRestore(t *testing.T) {
 		t.Errorf("restored %+v, want runs 3 and 9, oldest first", r.stored)
 	}
 }
+
+// hasPrefix reports whether s begins with prefix.
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
