@@ -69,6 +69,17 @@ type CheckRun struct {
 	// Reason says, in one scrubbed line, why a run was unmeasured or
 	// skipped.
 	Reason string `json:"reason,omitempty"`
+	// RunLevel is the run's suite rate and its binomial variance as the
+	// run-level rule measures them (monitor.yaml run_level: true), nil
+	// when the check does not use the rule or the run measured nothing.
+	RunLevel *SuiteRunRate `json:"run_level,omitempty"`
+}
+
+// SuiteRunRate is one run's suite rate (the mean of its pairs' pass
+// rates) and the binomial variance of that rate.
+type SuiteRunRate struct {
+	Rate float64 `json:"rate"`
+	Var  float64 `json:"variance"`
 }
 
 // Measured reports whether the check run measured anything: clean or

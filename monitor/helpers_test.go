@@ -26,6 +26,7 @@ import (
 	"github.com/promptcanary/promptcanary/provider"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/file"
 	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/suite"
 )
@@ -342,6 +343,37 @@ func (f *fixture) saveBaseline(samples int) {
 	if len(out.Baselines) != 1 || len(out.Failures) > 0 {
 		f.t.Fatalf("got baselines %v, failures %v; want one baseline", out.Baselines, out.Failures)
 	}
+}
+
+// writeSuite replaces the fixture's suite file with yaml.
+func (f *fixture) writeSuite(yaml string) {
+	f.t.Helper()
+	noErr(f.t, os.WriteFile(filepath.Join(f.dir, "suite", "canary.yaml"), []byte(yaml), 0o644))
+}
+
+// savePooledBaseline runs the suite runs times on the check's provider
+// with samples per prompt, calling before(i) ahead of run i, and saves the
+// runs pooled as one baseline, as baseline build --runs does.
+func (f *fixture) savePooledBaseline(samples, runs int, before func(i int)) {
+	f.t.Helper()
+	st := f.loadSuite()
+	targets, _, err := check.Resolve(st, check.Settings{Providers: []string{f.spec}, Getenv: f.getenv, Secrets: redact.New()})
+	noErr(f.t, err)
+	var rs []*promptcanary.Run
+	for i := range runs {
+		before(i)
+		out, err := check.Run(context.Background(), check.RunRequest{Suite: st, Targets: targets, Samples: samples, History: f.store})
+		noErr(f.t, err)
+		r := out.Runs[0]
+		r.StartedAt = epoch.Add(time.Duration(i-runs-4) * time.Hour)
+		rs = append(rs, r)
+	}
+	b, err := check.PoolBaseline(rs, epoch.Add(-time.Hour))
+	noErr(f.t, err)
+	fs, err := file.Open(filepath.Join(f.dir, "suite", "baselines"))
+	noErr(f.t, err)
+	_, err = fs.SaveBaseline(context.Background(), b)
+	noErr(f.t, err)
 }
 
 func (f *fixture) loadSuite() *suite.Suite {

@@ -195,6 +195,8 @@ type entry struct {
 	freshSeed bool
 	// gate is the check's upgrade gate, nil without candidate:.
 	gate *gate
+	// runLevel is the check's run-level rule, nil without run_level:.
+	runLevel *runLevel
 
 	// track is what the check's incidents depend on (failures in a row,
 	// the last success, the trend detector, the baseline, the cost of a
@@ -370,6 +372,9 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 		samples:     n,
 		baselineDir: filepath.Join(c.Suite.Dir(), "baselines"),
 		freshSeed:   c.Suite.Defaults.Seed == nil,
+	}
+	if c.RunLevel {
+		e.runLevel = &runLevel{}
 	}
 	if c.Control != "" {
 		whereControl := fmt.Sprintf("%s: checks (%s): control %s", m.where(c.ControlLine), c.Name, c.Control)

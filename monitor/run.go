@@ -99,6 +99,7 @@ func (m *Monitor) run(ctx context.Context, e *entry, l *scheduler.Lease) (prompt
 	}
 	m.incidents.CatchUp(ctx, e.track, &cr)
 	m.incidents.Decide(ctx, e.track, &cr, ev)
+	m.learnRunLevel(e, &cr)
 	m.decideGate(ctx, e, gate)
 	return cr, true
 }
@@ -118,6 +119,11 @@ func evidenceOf(ms measurement, units []promptcanary.IncidentUnit) *incident.Evi
 func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) *incident.Evidence {
 	cr.PassRate, cr.BaselinePassRate = first.report.PassRates()
 	cr.Score = first.run.OverallScore()
+	if e.runLevel != nil {
+		if ev, ok := m.judgeRunLevel(ctx, e, base, slot, first, cr); ok {
+			return ev
+		}
+	}
 	flagged := policy.Flagged(first.report)
 	if len(flagged) == 0 {
 		cr.Outcome = promptcanary.CheckClean
@@ -129,11 +135,22 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 		cr.Confirmed = true
 		return evidenceOf(first, flagged)
 	}
+	second, ok := m.confirmation(ctx, e, base, slot, cr)
+	if !ok {
+		return nil
+	}
+	return confirmed(cr, first, second, policy.Confirm(first.report, second.report))
+}
+
+// confirmation measures the confirmation run of the run of slot that
+// flagged drift, after confirm_after, onto cr; false when it could not be
+// measured (cr.Reason says why).
+func (m *Monitor) confirmation(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, cr *promptcanary.CheckRun) (measurement, bool) {
 	if !m.awaitConfirmation(ctx, e) {
 		// As when the confirmation itself is interrupted: a drift,
 		// unconfirmed.
 		cr.Reason = "the confirmation run could not be measured: " + reasonStoppedWaiting
-		return nil
+		return measurement{}, false
 	}
 	// The confirmation takes more samples than the run (see
 	// policy.ConfirmSamples): with as few, a real drop on one pair would
@@ -148,9 +165,15 @@ func (m *Monitor) judge(ctx context.Context, e *entry, base *promptcanary.Baseli
 	}
 	if second.reason != "" {
 		cr.Reason = "the confirmation run could not be measured: " + second.reason
-		return nil
+		return measurement{}, false
 	}
-	units := policy.Confirm(first.report, second.report)
+	return second, true
+}
+
+// confirmed decides cr by the units of the confirmation run second that
+// confirm the first run's finding, and returns their evidence, nil when
+// none does.
+func confirmed(cr *promptcanary.CheckRun, first, second measurement, units []promptcanary.IncidentUnit) *incident.Evidence {
 	cr.Confirmed = len(units) > 0
 	if !cr.Confirmed {
 		cr.Reason = "the confirmation run did not flag the same units"

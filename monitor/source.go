@@ -62,6 +62,9 @@ func (m *Monitor) Statuses() []web.CheckStatus {
 		if e.gate != nil {
 			s.Candidate = e.gate.c.Provider
 		}
+		if e.runLevel != nil {
+			s.RunLevel = e.runLevel.status()
+		}
 		if e.c.Confirm && e.c.ConfirmAfter > 0 {
 			s.Confirmation = suite.FormatDuration(e.c.ConfirmAfter) + " after a run that flags drift"
 		}

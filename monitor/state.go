@@ -22,6 +22,9 @@ func (m *Monitor) restore(ctx context.Context) error {
 			return err
 		}
 		lastMeasured := m.incidents.Restore(e.track, runs, now)
+		if err := m.restoreRunLevel(ctx, e, runs); err != nil {
+			return err
+		}
 		last := lastRun(runs)
 		if last != nil {
 			c := *last

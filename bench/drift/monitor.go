@@ -73,7 +73,7 @@ type rule struct {
 	samples int
 	overlap policy.Overlap
 	later   bool
-	rl      *runLevel // a run-level rule (runlevel.go), nil for the others
+	rl      *policy.Window // a run-level rule (runlevel.go): its settings, nil for the others
 }
 
 // allRules are the confirmation rules -rules all compares.
@@ -93,8 +93,8 @@ var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false, nil}
 // runLevelRules are the run-level rules -rules runlevel adds to the
 // monitor's (runlevel.go): they need -baseline-runs 2 or more.
 var runLevelRules = []rule{
-	rlRule("R2s+ suite t(components) α=0.05, window ≤3 α=1e-4, baseline runs", runLevel{alpha: 0.05, window: 3, alphaW: 1e-4, minRuns: minRunLevelRuns}),
-	rlRule("R3 the same, learning the last 100 clean runs", runLevel{alpha: 0.05, window: 3, alphaW: 1e-4, learn: 100, minRuns: minRunLevelRuns}),
+	rlRule("R2s+ suite t(components) α=0.05, window ≤3 α=1e-4, baseline runs", policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, MinRuns: minRunLevelRuns}),
+	rlRule("R3 the same, learning the last 100 clean runs", policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, Learn: 100, MinRuns: minRunLevelRuns}),
 }
 
 // stepLead is how many drift-free runs a step trial simulates before the
@@ -104,7 +104,7 @@ const stepLead = 48
 
 // learning reports whether a measured rule learns from clean runs.
 func learning() bool {
-	return slices.ContainsFunc(rules, func(r rule) bool { return r.rl != nil && r.rl.learn > 0 })
+	return slices.ContainsFunc(rules, func(r rule) bool { return r.rl != nil && r.rl.Learn > 0 })
 }
 
 // minRunLevelRuns is the number of reference runs a run-level rule needs
@@ -113,7 +113,7 @@ const minRunLevelRuns = 6
 
 // rlRule is a run-level rule whose pairs confirm like the monitor's rule
 // at a later hour (30 samples, nested units).
-func rlRule(name string, rl runLevel) rule {
+func rlRule(name string, rl policy.Window) rule {
 	return rule{name, 30, policy.OverlapNested, true, &rl}
 }
 
@@ -252,7 +252,7 @@ type monitoredCheck struct {
 
 	baseRuns []drift.RunRate                  // the suite rate of each baseline run (-baseline-runs ≥ 2)
 	pairP    map[promptcanary.PairKey]float64 // the baseline's pair rates
-	rl       []rlState                        // per rule: a run-level rule's window and learned runs
+	rl       []*policy.Window                 // per rule: a run-level rule's window and learned runs
 }
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
@@ -281,9 +281,11 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 		c.thresholds[i].Threshold = h
 	}
 	c.thresholdOn = make([]bool, len(trendThresholds))
-	c.rl = make([]rlState, len(rules))
-	for r := range c.rl {
-		c.rl[r] = rlState{}
+	c.rl = make([]*policy.Window, len(rules))
+	for r, ru := range rules {
+		if ru.rl != nil {
+			c.rl[r] = ru.rl.Over(c.baseRuns)
+		}
 	}
 	return c
 }
@@ -368,7 +370,7 @@ func (c *monitoredCheck) wants(r int, rep *promptcanary.DriftReport) bool {
 		return false
 	}
 	if ru.rl != nil {
-		return c.wantsConfirmation(r, ru, rep)
+		return c.wantsConfirmation(r, rep)
 	}
 	return rep.HasDrift
 }
@@ -409,7 +411,7 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 	for r, ru := range rules {
 		switch {
 		case ru.rl != nil:
-			st.confirmed[r] = c.runLevelConfirmed(r, ru, rep, o, second[c.confirmationOf(ru)])
+			st.confirmed[r] = c.runLevelConfirmed(r, rep, o, second[c.confirmationOf(ru)])
 		case !rep.HasDrift:
 		case ru.samples == 0:
 			st.confirmed[r] = true
@@ -418,7 +420,7 @@ func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
 		}
 		c.incident(r, &st, pr, len(rs))
 		if ru.rl != nil {
-			c.learnFrom(r, ru, &st, o)
+			c.learnFrom(r, &st, o)
 		}
 	}
 	for i := range c.thresholds {

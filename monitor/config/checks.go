@@ -23,7 +23,7 @@ import (
 
 // The keys of defaults: and of a check.
 var (
-	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors", "control"}
+	settingKeys = []string{"every", "cron", "tz", "jitter", "samples", "confirm", "confirm_after", "notify", "baseline", "max_errors", "control", "run_level"}
 	defaultKeys = settingKeys
 	checkKeys   = append(append([]string{"name", "suite", "provider", "providers"}, settingKeys...), candidateKeys...)
 )
@@ -49,6 +49,7 @@ type settings struct {
 	jitter    *float64
 	samples   *int
 	confirm   *bool
+	runLevel  *bool
 	notify    []string
 	notifySet bool
 	maxErrors *int
@@ -98,6 +99,8 @@ func (l *loader) settings(n *yaml.Node, field string, known, notifiers []string)
 			st.samples = l.integer(v, f, 1, promptcanary.MaxSamples)
 		case "confirm":
 			st.confirm = l.boolean(v, f)
+		case "run_level":
+			st.runLevel = l.boolean(v, f)
 		case "confirm_after":
 			st.confirmAfterNode = v
 			st.confirmAfter = l.duration(v, f, 0, MaxEvery, "")
@@ -299,6 +302,7 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 		Jitter:       pick(st.jitter, defaults.jitter, DefaultJitter),
 		Samples:      pick(st.samples, defaults.samples, DefaultSamples),
 		Confirm:      pick(st.confirm, defaults.confirm, true),
+		RunLevel:     pick(st.runLevel, defaults.runLevel, false),
 		ConfirmAfter: confirmAfter,
 		MaxErrors:    pick(st.maxErrors, defaults.maxErrors, 0),
 		Baseline:     pick(st.baseline, defaults.baseline, DefaultBaseline),

@@ -442,3 +442,24 @@ checks:
 		t.Errorf("controls (-want +got):\n%s", d)
 	}
 }
+
+// run_level: is off unless set, and a check's own setting wins over
+// defaults:.
+func TestLoadRunLevel(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"canary.yaml":  "provider: sim/stable\n" + minimalSuite,
+		"monitor.yaml": "defaults: {run_level: true}\nchecks:\n  - {name: a, suite: canary.yaml}\n  - {name: b, suite: canary.yaml, run_level: false}\n",
+		"off.yaml":     "checks:\n  - {name: a, suite: canary.yaml}\n  - {name: b, suite: canary.yaml, run_level: true}\n",
+	})
+	for file, want := range map[string][]bool{"monitor.yaml": {true, false}, "off.yaml": {false, true}} {
+		cfg, err := Load(filepath.Join(dir, file), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cfg.Checks {
+			if c.RunLevel != want[i] {
+				t.Errorf("%s: check %s: RunLevel %v, want %v", file, c.Name, c.RunLevel, want[i])
+			}
+		}
+	}
+}

@@ -49,7 +49,7 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-check-unknown-key.yaml", []string{
 			"4: checks[0].evrey: unknown field", "did you mean every?",
-			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors, control, candidate, margin",
+			"5: checks[0].colour: unknown field", "known fields: name, suite, provider, providers, every, cron, tz, jitter, samples, confirm, confirm_after, notify, baseline, max_errors, control, run_level, candidate, margin",
 		}},
 		// A control is a provider like the check's, and not the check's
 		// own (from the check's control: or the defaults').
@@ -169,6 +169,7 @@ func TestLoadInvalid(t *testing.T) {
 			"7: checks[0].samples: out of range: got 10001, allowed 1 to 10000", "use a value from 1 to 10000",
 			"8: checks[0].max_errors: out of range: got 99999999999999999999, allowed 0 to 1000000000", "use a value from 0 to 1000000000",
 			"9: checks[0].confirm: must be true or false, got a string", "write true or false, unquoted",
+			"10: checks[0].run_level: must be true or false, got a string", "write true or false, unquoted",
 		}},
 		// otel.headers values are credentials: from the environment only.
 		{"invalid-otel.yaml", []string{

@@ -84,6 +84,12 @@ type Check struct {
 	Samples int
 	// Confirm runs a confirmation run before an incident opens.
 	Confirm bool
+	// RunLevel judges the suite unit by the run-level rule
+	// (policy.Window): against the run-to-run spread of the baseline's
+	// runs and the check's last clean runs, with a window of later runs
+	// confirming, instead of the binomial test of drift.Compare. Off by
+	// default.
+	RunLevel bool
 	// ConfirmAfter delays the confirmation run after the run that flagged
 	// drift (0: at once), so that it samples a later hour than a bad hour
 	// of the provider; shorter than the time between two slots.

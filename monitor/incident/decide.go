@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -36,6 +37,10 @@ type Evidence struct {
 	// Attribution is that report's likely cause of the change, nil when
 	// it names none.
 	Attribution *promptcanary.Attribution
+	// Summary, when set, is the incident's summary in place of
+	// DriftSummary's (a finding of the run-level rule says what it
+	// tested).
+	Summary string
 }
 
 // Decide applies a recorded run of t's check to the check's incidents:
@@ -82,7 +87,7 @@ func (l *Lifecycle) measured(ctx context.Context, sub Subject, cr *promptcanary.
 		}
 		units := promptcanary.SortUnits(ev.Units)
 		l.Fire(ctx, sub, Finding{Kind: promptcanary.IncidentDrift, Severity: cr.Severity, Units: units,
-			Summary: DriftSummary(ev, units), RunID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), ReportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID),
+			Summary: cmp.Or(ev.Summary, DriftSummary(ev, units)), RunID: lastNonEmpty(cr.RunID, cr.ConfirmRunID), ReportID: lastNonEmpty(cr.ReportID, cr.ConfirmReportID),
 			Attribution: ev.Attribution})
 	case alarm && drift != nil:
 		// The decline goes on: the open drift incident is not clean.

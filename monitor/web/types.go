@@ -40,7 +40,26 @@ type CheckStatus struct {
 	// Candidate is the check's upgrade gate candidate (candidate:), ""
 	// when it names none.
 	Candidate string
+	// RunLevel is the check's run-level rule (run_level: true), nil when
+	// the check does not use it.
+	RunLevel *RunLevel
 }
+
+// RunLevel is what the check page shows of a check's run-level rule.
+type RunLevel struct {
+	// BaselineRuns are the baseline's runs among the reference runs,
+	// Learned the check's clean runs.
+	BaselineRuns, Learned int
+	// Applies is set when the rule judges the suite: enough reference
+	// runs that spread beyond sampling. Without it the check keeps the
+	// usual rule.
+	Applies bool
+	// Open is how many runs the open window holds, 0 when none is open.
+	Open int
+}
+
+// Reference returns how many reference runs the rule has.
+func (r *RunLevel) Reference() int { return r.BaselineRuns + r.Learned }
 
 // Source is what the dashboard reads and acts on: the monitor.
 type Source interface {

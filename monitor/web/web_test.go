@@ -244,3 +244,26 @@ func TestIncidentsFilter(t *testing.T) {
 		t.Error("?check= does not keep the check's incidents")
 	}
 }
+
+// The check page of a check with run_level: true says that the run-level
+// rule judges its suite, with how many reference runs, and whether it
+// applies yet.
+func TestCheckPageRunLevel(t *testing.T) {
+	src, _, _ := newFixture(t, fixtureOptions{hourly: 2})
+	for i, tc := range []struct {
+		rl   *RunLevel
+		want string
+	}{
+		{nil, ""},
+		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Open: 2}, "run-level rule, 66 reference runs (6 of the baseline, 60 clean); window open (2 of at most 4 runs)"},
+		{&RunLevel{BaselineRuns: 1, Learned: 3}, "run-level rule, 4 reference runs (1 of the baseline, 3 clean); not applied yet (needs 6 that spread beyond sampling)"},
+	} {
+		src.statuses[0].RunLevel = tc.rl
+		srv := httptest.NewServer(New(Options{Source: src, Now: func() time.Time { return fixtureNow }}))
+		_, body := get(t, srv, CheckPath(src.statuses[0].Check, src.statuses[0].Provider))
+		srv.Close()
+		if tc.want == "" && strings.Contains(body, "Suite judged by") || tc.want != "" && !strings.Contains(body, tc.want) {
+			t.Errorf("case %d: the check page does not say %q:\n%.3000s", i, tc.want, body)
+		}
+	}
+}

@@ -18,7 +18,7 @@ var _ store.Monitor = (*DB)(nil)
 // checkRunColumns are the columns scanCheckRun reads, in its order.
 const checkRunColumns = `id, check_name, provider, suite, slot, started_at, finished_at, outcome,
 	run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
-	baseline_pass_rate, severity, cost_usd, reason`
+	baseline_pass_rate, severity, cost_usd, reason, run_level_rate, run_level_var`
 
 // upsertCheckRun writes a check run: SaveCheckRun and FinishSlot use it.
 var upsertCheckRun = upsert("check_runs", checkRunColumns)
@@ -30,15 +30,28 @@ func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
 		text("outcome", string(cr.Outcome)).text("run id", cr.RunID).text("report id", cr.ReportID).
 		text("confirmation run id", cr.ConfirmRunID).text("confirmation report id", cr.ConfirmReportID).
 		text("baseline id", cr.BaselineID).add(cr.Confirmed, finite(cr.PassRate), finite(cr.Score), finite(cr.BaselinePassRate)).
-		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason)
+		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason).add(runLevelArgs(cr.RunLevel))
+}
+
+// runLevelArgs returns the run_level_rate and run_level_var of a check
+// run's run-level record, NULL for none.
+func runLevelArgs(r *promptcanary.SuiteRunRate) (rate, v any) {
+	if r == nil {
+		return nil, nil
+	}
+	return finite(r.Rate), finite(r.Var)
 }
 
 // scanCheckRun reads one row of checkRunColumns.
 func scanCheckRun(sc scanner) (promptcanary.CheckRun, error) {
 	var cr promptcanary.CheckRun
+	var rate, v sql.NullFloat64
 	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, At(&cr.Slot), At(&cr.StartedAt), At(&cr.FinishedAt),
 		&cr.Outcome, &cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
-		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason)
+		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason, &rate, &v)
+	if rate.Valid && v.Valid {
+		cr.RunLevel = &promptcanary.SuiteRunRate{Rate: rate.Float64, Var: v.Float64}
+	}
 	if err != nil && cr.ID != "" {
 		err = fmt.Errorf("check run %q: %w", cr.ID, err)
 	}

@@ -181,6 +181,11 @@ func testCheckRunRoundTrip(t *testing.T, m store.Monitor) {
 			Outcome: promptcanary.CheckUnmeasured, PassRate: math.NaN(), Score: math.NaN(), BaselinePassRate: 0.9,
 			Reason: "provider: 503 service unavailable",
 		}},
+		{"run-level record", &promptcanary.CheckRun{
+			ID: "cr-run-level", Check: "checkout-prod", Provider: "p", Slot: t0.Add(3 * time.Hour), StartedAt: t0, FinishedAt: t0,
+			Outcome: promptcanary.CheckClean, PassRate: 0.9, Score: 0.9, BaselinePassRate: 0.95,
+			RunLevel: &promptcanary.SuiteRunRate{Rate: 0.9000000000000001, Var: 0.0005555555555555554},
+		}},
 		{"hostile text", &promptcanary.CheckRun{
 			ID: "cr-hostile", Check: `'; DROP TABLE check_runs; --`, Provider: "p/\"q\"", Suite: "s\u202euite <script> 日本語 🦜",
 			Slot: t0, Outcome: promptcanary.CheckClean, Reason: "line\nbreak ✓",

@@ -1,0 +1,194 @@
+package policy
+
+import (
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/drift"
+)
+
+// The defaults of the monitor's Window (rule R3 of go run ./bench/drift
+// -monitor -rules runlevel -baseline-runs 6, see docs/monitor.md "The
+// run-level rule, measured").
+const (
+	DefaultWindowAlpha   = 0.05
+	DefaultWindowRuns    = 3
+	DefaultWindowAlphaW  = 1e-4
+	DefaultWindowLearn   = 100
+	DefaultWindowMinRuns = 6
+)
+
+// Window is the run-level rule of a check's suite unit: its rate in a run
+// is tested with drift.RunLevel against the run-to-run spread of the
+// reference runs (the baseline's runs, and the check's last Learn clean
+// runs). One run below the reference at level Alpha opens a window; the
+// mean of that run and up to Runs later scheduled runs confirms at level
+// AlphaW. With fewer than MinRuns reference runs, or none of their spread
+// beyond sampling (τ² = 0), the rule does not apply (Known is false) and
+// the caller keeps its usual rule. The fields are set by the caller (see
+// NewWindow for the monitor's); Learn 0 learns nothing.
+type Window struct {
+	Alpha   float64 // one-sided level of one run's test, which opens a window
+	Runs    int     // later runs a window waits for
+	AlphaW  float64 // level of the window's mean
+	Learn   int     // the last clean runs that join the reference, 0 for none
+	MinRuns int     // reference runs needed, with τ² > 0, before the rule applies
+
+	base      []drift.RunRate
+	learned   []drift.RunRate // the last clean runs, oldest first
+	open      int             // runs in the open window, 0 when none
+	sum, vsum float64
+}
+
+// NewWindow returns the monitor's Window, with the defaults, over the
+// suite rates of a baseline's runs.
+func NewWindow(base []drift.RunRate) *Window {
+	w := Window{Alpha: DefaultWindowAlpha, Runs: DefaultWindowRuns, AlphaW: DefaultWindowAlphaW,
+		Learn: DefaultWindowLearn, MinRuns: DefaultWindowMinRuns}
+	return w.Over(base)
+}
+
+// Over returns a Window with w's settings over the suite rates of a
+// baseline's runs, with no learned run and no window open.
+func (w *Window) Over(base []drift.RunRate) *Window {
+	return &Window{Alpha: w.Alpha, Runs: w.Runs, AlphaW: w.AlphaW, Learn: w.Learn, MinRuns: w.MinRuns, base: base}
+}
+
+// Reference returns the reference runs: the baseline's, then the learned.
+func (w *Window) Reference() []drift.RunRate {
+	out := make([]drift.RunRate, 0, len(w.base)+len(w.learned))
+	return append(append(out, w.base...), w.learned...)
+}
+
+// Known reports whether the rule applies: enough reference runs, with a
+// spread beyond sampling.
+func (w *Window) Known() bool {
+	ref := w.Reference()
+	if len(ref) < max(w.MinRuns, 2) {
+		return false
+	}
+	t, err := drift.RunLevel(ref, ref[:1])
+	return err == nil && t.Tau2 > 0
+}
+
+// Test is the run-level test of the mean rate of n runs against the
+// reference runs.
+func (w *Window) Test(mean drift.RunRate, n int) (drift.RunLevelTest, error) {
+	cur := make([]drift.RunRate, n) // RunLevel reads only their mean
+	for i := range cur {
+		cur[i] = mean
+	}
+	return drift.RunLevel(w.Reference(), cur)
+}
+
+// Drops reports whether the mean rate of n runs is below the reference by
+// more than level alpha allows.
+func (w *Window) Drops(mean drift.RunRate, n int, alpha float64) bool {
+	t, err := w.Test(mean, n)
+	return err == nil && t.T > 0 && t.P < alpha
+}
+
+// Observe takes the suite rate o of a scheduled run while the rule is
+// Known: it adds o to the open window and reports whether the window's
+// mean confirms (closing it; a window past Runs later runs closes
+// unconfirmed), or, with no window open, opens one when o alone drops at
+// Alpha. t is the test of the window's mean after o (n = 0 when no window
+// was open nor opened).
+func (w *Window) Observe(o drift.RunRate) (confirmed bool, t drift.RunLevelTest) {
+	switch {
+	case w.open > 0:
+		w.open++
+		w.sum += o.Rate
+		w.vsum += o.Var
+		n := float64(w.open)
+		mean := drift.RunRate{Rate: w.sum / n, Var: w.vsum / n}
+		t, _ = w.Test(mean, w.open)
+		if w.Drops(mean, w.open, w.AlphaW) {
+			confirmed, w.open = true, 0
+		} else if w.open > w.Runs {
+			w.open = 0
+		}
+	case w.Drops(o, 1, w.Alpha):
+		w.open, w.sum, w.vsum = 1, o.Rate, o.Var
+		t, _ = w.Test(o, 1)
+	}
+	return confirmed, t
+}
+
+// Open returns how many runs the open window holds, 0 when none is open.
+func (w *Window) Open() int { return w.open }
+
+// Close closes the open window: the rule does not apply at this run.
+func (w *Window) Close() { w.open = 0 }
+
+// LearnRun adds a clean run's suite rate (no finding, no open incident) to
+// the learned runs, forgetting the oldest beyond Learn. A run that opened
+// a window is learned too: leaving out the runs below the one-run level
+// would shrink the spread learned and raise the false incidents.
+func (w *Window) LearnRun(o drift.RunRate) {
+	if w.Learn <= 0 {
+		return
+	}
+	if len(w.learned) == w.Learn {
+		w.learned = append(w.learned[:0], w.learned[1:]...)
+	}
+	w.learned = append(w.learned, o)
+}
+
+// Learned returns how many clean runs joined the reference.
+func (w *Window) Learned() int { return len(w.learned) }
+
+// SuiteOff returns rep with its suite unit's verdict replaced by suite
+// (the run-level rule judges the suite itself) and, unless keepOthers,
+// every other pooled unit (probe, category) cleared; pairs keep
+// drift.Compare's verdict. rep is not changed.
+func SuiteOff(rep *promptcanary.DriftReport, keepOthers bool, suite bool) *promptcanary.DriftReport {
+	out, st := *rep, *rep.Statistics
+	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
+	for i := range st.Units {
+		u := &st.Units[i]
+		switch {
+		case u.Kind == promptcanary.UnitPair:
+		case u.Kind == promptcanary.UnitSuite:
+			u.SameTestAs, u.Rejected = "", suite
+		case !keepOthers:
+			u.SameTestAs, u.Rejected = "", false
+		}
+	}
+	out.Statistics = &st
+	return &out
+}
+
+// FlagsAny reports whether any tested unit of rep is rejected.
+func FlagsAny(rep *promptcanary.DriftReport) bool {
+	for _, u := range rep.Statistics.Units {
+		if u.Rejected {
+			return true
+		}
+	}
+	return false
+}
+
+// BaselineRunRates returns the suite rates of a pooled baseline's runs
+// (its Runs record; nil for a baseline of one run), its samples split by
+// that record, and its pairs' rates, which weigh every run's binomial
+// variance (drift.SuiteRunRate).
+func BaselineRunRates(b *promptcanary.Baseline) (runs []drift.RunRate, pairP map[promptcanary.PairKey]float64) {
+	pairP = drift.PairRates(b.RunResult.ProbeResults)
+	if len(b.Runs) < 2 {
+		return nil, pairP
+	}
+	split := make([][]promptcanary.ProbeResult, len(b.Runs))
+	for _, r := range b.RunResult.ProbeResults {
+		for i, br := range b.Runs {
+			if r.Sample >= br.FirstSample && r.Sample < br.FirstSample+br.Samples {
+				split[i] = append(split[i], r)
+				break
+			}
+		}
+	}
+	for _, rs := range split {
+		if r, ok := drift.SuiteRunRate(rs, pairP); ok {
+			runs = append(runs, r)
+		}
+	}
+	return runs, pairP
+}

@@ -1,0 +1,112 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/drift"
+)
+
+// spreadRuns are reference runs whose rates spread beyond sampling.
+func spreadRuns(n int) []drift.RunRate {
+	out := make([]drift.RunRate, n)
+	for i := range out {
+		out[i] = drift.RunRate{Rate: 0.90 + 0.02*float64(i%3), Var: 0.0001}
+	}
+	return out
+}
+
+// One run below the spread opens a window, a good run does not close it
+// unconfirmed at once, and a window past Runs later runs closes; the mean
+// of runs in a row below the reference confirms.
+func TestWindow(t *testing.T) {
+	w := NewWindow(spreadRuns(6))
+	if !w.Known() {
+		t.Fatal("6 spread runs: the rule does not apply")
+	}
+	low := drift.RunRate{Rate: 0.80, Var: 0.0001}
+	if c, tt := w.Observe(low); c || w.Open() != 1 || !(tt.P < DefaultWindowAlpha) {
+		t.Fatalf("a low run: confirmed %v, open %d, p %g; want a window opened", c, w.Open(), tt.P)
+	}
+	good := drift.RunRate{Rate: 0.92, Var: 0.0001}
+	for i := range DefaultWindowRuns {
+		if c, _ := w.Observe(good); c {
+			t.Fatalf("good run %d confirmed the window", i+1)
+		}
+	}
+	if w.Open() != 0 {
+		t.Fatalf("after %d later runs the window holds %d runs, want it closed", DefaultWindowRuns, w.Open())
+	}
+	lower := drift.RunRate{Rate: 0.70, Var: 0.0001}
+	w.Observe(lower)
+	c, tt := w.Observe(lower)
+	if !c || tt.N != 2 || !(tt.P < DefaultWindowAlphaW) || w.Open() != 0 {
+		t.Fatalf("two low runs: confirmed %v, n %d, p %g, open %d; want confirmed over 2 runs", c, tt.N, tt.P, w.Open())
+	}
+}
+
+// The rule applies only with MinRuns reference runs that spread beyond
+// sampling; learned runs join the reference, the oldest leaving past Learn.
+func TestWindowKnownAndLearn(t *testing.T) {
+	if w := NewWindow(spreadRuns(5)); w.Known() {
+		t.Error("5 reference runs: the rule applies, want not before 6")
+	}
+	flat := make([]drift.RunRate, 8)
+	for i := range flat {
+		flat[i] = drift.RunRate{Rate: 0.9, Var: 0.001}
+	}
+	if w := NewWindow(flat); w.Known() {
+		t.Error("runs with no spread beyond sampling (τ² = 0): the rule applies")
+	}
+	w := NewWindow(spreadRuns(5))
+	w.LearnRun(drift.RunRate{Rate: 0.95, Var: 0.0001})
+	if !w.Known() || len(w.Reference()) != 6 {
+		t.Errorf("5 baseline runs and 1 learned: known %v, %d reference runs", w.Known(), len(w.Reference()))
+	}
+	for i := range DefaultWindowLearn + 5 {
+		w.LearnRun(drift.RunRate{Rate: float64(i) / 1000})
+	}
+	ref := w.Reference()
+	if w.Learned() != DefaultWindowLearn || ref[5].Rate != 0.005 {
+		t.Errorf("learned %d, oldest learned %g; want %d, the last ones", w.Learned(), ref[5].Rate, DefaultWindowLearn)
+	}
+}
+
+// SuiteOff replaces the suite unit's verdict and clears the other pooled
+// units unless told to keep them; pairs are untouched.
+func TestSuiteOff(t *testing.T) {
+	rep := &promptcanary.DriftReport{Statistics: &promptcanary.DriftStatistics{Units: []promptcanary.TestedUnit{
+		{Kind: promptcanary.UnitSuite, Rejected: true},
+		{Kind: promptcanary.UnitProbe, Rejected: true, SameTestAs: "suite"},
+		{Kind: promptcanary.UnitPair, Rejected: true},
+	}}}
+	kept := SuiteOff(rep, true, false).Statistics.Units
+	if kept[0].Rejected || !kept[1].Rejected || !kept[2].Rejected {
+		t.Errorf("keepOthers: got %+v", kept)
+	}
+	cleared := SuiteOff(rep, false, true).Statistics.Units
+	if !cleared[0].Rejected || cleared[1].Rejected || cleared[1].SameTestAs != "" || !cleared[2].Rejected {
+		t.Errorf("clear others: got %+v", cleared)
+	}
+	if !rep.Statistics.Units[0].Rejected || !FlagsAny(rep) {
+		t.Error("SuiteOff changed its input")
+	}
+}
+
+// A pooled baseline's runs are split by its Runs record.
+func TestBaselineRunRates(t *testing.T) {
+	var rs []promptcanary.ProbeResult
+	for smp := range 4 {
+		rs = append(rs, promptcanary.ProbeResult{ProbeID: "p", PromptID: "a", Sample: smp, Passed: smp != 3})
+	}
+	b := &promptcanary.Baseline{RunResult: promptcanary.Run{ProbeResults: rs},
+		Runs: []promptcanary.BaselineRun{{FirstSample: 0, Samples: 2}, {FirstSample: 2, Samples: 2}}}
+	runs, pairP := BaselineRunRates(b)
+	if len(runs) != 2 || runs[0].Rate != 1 || runs[1].Rate != 0.5 || pairP[promptcanary.PairKey{ProbeID: "p", PromptID: "a"}] != 0.75 {
+		t.Errorf("got runs %+v, pair rates %v; want 1 and 0.5, 0.75", runs, pairP)
+	}
+	b.Runs = nil
+	if runs, _ := BaselineRunRates(b); runs != nil {
+		t.Errorf("a baseline of one run: got runs %+v, want none", runs)
+	}
+}

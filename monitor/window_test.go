@@ -1,0 +1,191 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/provider"
+)
+
+// wobble is a provider whose answers fail at a rate set per run, spread
+// evenly over the prompts: of every 20 (sample, prompt) cells, fails
+// fail, so with 4 of 20 every prompt fails one sample in five, too few
+// for any prompt to stand out. A provider with bad hours.
+type wobble struct {
+	fails atomic.Int64
+	// until ends the bad hour (unix ns on now's clock), 0 for never: a
+	// confirmation run taken confirm_after later misses the bad hour.
+	until atomic.Int64
+	now   func() time.Time
+}
+
+// theWobble is the wobble provider of the test running (the tests that
+// use it do not run in parallel).
+var theWobble atomic.Pointer[wobble]
+
+func init() {
+	provider.Register("wobble", func(string, provider.Options) (provider.Provider, error) {
+		if w := theWobble.Load(); w != nil {
+			return w, nil
+		}
+		return nil, fmt.Errorf("no wobble provider")
+	})
+}
+
+// set makes fails of every 20 answers fail from now on.
+func (w *wobble) set(fails int) {
+	w.fails.Store(int64(fails))
+	w.until.Store(0)
+}
+
+// badHour makes fails of every 20 answers fail until until.
+func (w *wobble) badHour(fails int, until time.Time) {
+	w.fails.Store(int64(fails))
+	w.until.Store(until.UnixNano())
+}
+
+func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcanary.Response, error) {
+	var p int
+	fmt.Sscanf(req.Prompt.ID, "q%d", &p)
+	content := "yes"
+	if u := w.until.Load(); u != 0 && !w.now().Before(time.Unix(0, u)) {
+		return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
+	}
+	if int64((16*req.Sample+p)%20) < w.fails.Load() {
+		content = "no"
+	}
+	return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
+}
+
+// wobbleFixture is a fixture whose check runs a suite of 16 prompts on a
+// wobble provider, with a baseline pooled from 6 runs that failed 0, 1
+// and 2 of every 20 answers (twice each): a spread between runs beyond
+// sampling.
+func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
+	f := newFixture(t, "")
+	w := &wobble{now: f.clock.Now}
+	theWobble.Store(w)
+	t.Cleanup(func() { theWobble.CompareAndSwap(w, nil) })
+	f.spec = "wobble/m"
+	f.provider = "    provider: " + f.spec + "\n"
+	f.extra = "    confirm_after: 20m\n"
+	if runLevel {
+		f.extra += "    run_level: true\n"
+	}
+	yaml := []byte("name: canary\nprobes: [expected_keywords]\nprompts:\n")
+	for i := range 16 {
+		yaml = fmt.Appendf(yaml, "  - {id: q%d, text: \"Say yes (%d).\", expected_keywords: [yes]}\n", i, i)
+	}
+	f.writeSuite(string(yaml))
+	fails := []int{0, 1, 2, 0, 1, 2}
+	f.savePooledBaseline(5, len(fails), func(i int) { w.set(fails[i]) })
+	w.set(0)
+	return f, w
+}
+
+// runWobble runs m once per plan entry, an hour apart, each scheduled
+// run failing fails of every 20 answers and its confirmation, 20 minutes
+// later, none (a bad hour), and returns the check runs.
+func runWobble(f *fixture, m *Monitor, w *wobble, plan []int) []promptcanary.CheckRun {
+	var out []promptcanary.CheckRun
+	for _, fails := range plan {
+		start := f.clock.Now()
+		w.badHour(fails, start.Add(10*time.Minute))
+		done := make(chan promptcanary.CheckRun, 1)
+		go func() { done <- f.once(m) }()
+		for waiting := true; waiting; {
+			select {
+			case cr := <-done:
+				out, waiting = append(out, cr), false
+			case <-time.After(time.Millisecond):
+				if f.clock.waiters() == 1 { // the confirmation waits
+					f.clock.Advance(20 * time.Minute)
+				}
+			}
+		}
+		f.clock.Set(start.Add(time.Hour))
+	}
+	return out
+}
+
+// warmPlan is 60 clean scheduled runs with the spread of the baseline's.
+func warmPlan() []int {
+	var plan []int
+	for i := range 60 {
+		plan = append(plan, i%3)
+	}
+	return plan
+}
+
+// With run_level: true, a check judges its suite against the run-to-run
+// spread: one bad hour opens a window that later good runs close, with
+// no incident; bad hours in a row open an incident within the window,
+// which says so, where the usual rule (whose confirmations, taken later,
+// miss the bad hours) opens none.
+func TestRunLevelWindow(t *testing.T) {
+	f, w := wobbleFixture(t, true)
+	m := f.monitor(f.config("1h", 5))
+	runs := runWobble(f, m, w, warmPlan())
+	if rl := runs[len(runs)-1].RunLevel; rl == nil || !(rl.Rate > 0.9-1e-9 && rl.Rate < 0.9+1e-9) || !(rl.Var > 0) {
+		t.Fatalf("the last warm run's run-level rate: got %+v, want 0.9", rl)
+	}
+	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
+		t.Fatalf("run-level status: got %+v, want 6 baseline runs, 60 learned, applying", st)
+	}
+	// A restart reads the learned runs back from the store.
+	m = f.monitor(f.config("1h", 5))
+	if st := m.Statuses()[0].RunLevel; st == nil || st.BaselineRuns != 6 || st.Learned != 60 || !st.Applies {
+		t.Fatalf("run-level status after a restart: got %+v, want 6 baseline runs, 60 learned, applying", st)
+	}
+	runWobble(f, m, w, []int{4, 0, 1, 2, 0})
+	if incs := f.incidents(false); len(incs) != 0 {
+		t.Fatalf("one bad hour opened %d incidents (%s), want none", len(incs), incs[0].Summary)
+	}
+	runs = runWobble(f, m, w, []int{4, 4, 4, 4})
+	incs := f.incidents(true)
+	if len(incs) != 1 || !hasPrefix(incs[0].Summary, "suite pass rate below the usual run-to-run spread over ") {
+		t.Fatalf("four bad hours in a row: got incidents %+v, want one opened by the window", incs)
+	}
+	if !runs[1].Confirmed || runs[0].Confirmed {
+		t.Errorf("the window confirmed at runs %v %v %v %v, want at the second bad hour", runs[0].Confirmed, runs[1].Confirmed, runs[2].Confirmed, runs[3].Confirmed)
+	}
+	t.Log(incs[0].Summary)
+
+	g, gw := wobbleFixture(t, false)
+	gm := g.monitor(g.config("1h", 5))
+	if st := gm.Statuses()[0].RunLevel; st != nil {
+		t.Errorf("without run_level: the status shows %+v, want none", st)
+	}
+	runWobble(g, gm, gw, append(warmPlan(), 4, 0, 1, 2, 0, 4, 4, 4, 4))
+	if incs := g.incidents(false); len(incs) != 0 {
+		t.Errorf("without run_level: got %d incidents, want none (the confirmations miss the bad hours)", len(incs))
+	}
+}
+
+// On start the rule reads back only clean runs of its baseline: measured,
+// recorded, not confirmed, not during a drift incident.
+func TestRunLevelRestore(t *testing.T) {
+	at := func(h int) time.Time { return epoch.Add(time.Duration(h) * time.Hour) }
+	run := func(h int, rate float64) promptcanary.CheckRun {
+		return promptcanary.CheckRun{ID: fmt.Sprint(h), Outcome: promptcanary.CheckClean, BaselineID: "b", FinishedAt: at(h),
+			RunLevel: &promptcanary.SuiteRunRate{Rate: rate, Var: 0.001}}
+	}
+	runs := []promptcanary.CheckRun{run(9, 0.9), run(8, 0.8), run(7, 0.7), run(6, 0.6), run(5, 0.5), run(4, 0.4), run(3, 0.3)}
+	runs[1].Confirmed = true                                                               // a finding
+	runs[2].BaselineID = "old"                                                             // another baseline
+	runs[3].RunLevel = nil                                                                 // recorded without the rule
+	runs[4].Outcome = promptcanary.CheckUnmeasured                                         // measured nothing
+	incs := []promptcanary.Incident{{OpenedAt: at(4), ResolvedAt: at(4).Add(time.Minute)}} // open when run 4 was decided
+	var r runLevel
+	r.restore("b", runs, incs)
+	if len(r.stored) != 2 || r.stored[0].Rate != 0.3 || r.stored[1].Rate != 0.9 {
+		t.Errorf("restored %+v, want runs 3 and 9, oldest first", r.stored)
+	}
+}
+
+// hasPrefix reports whether s begins with prefix.
+func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
