@@ -270,6 +270,11 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 			ms.cost = *p.Run.CostUSD
 		}
 	}
+	// The control arm's calls are the check's too: they count against
+	// the budget like the gate's.
+	if c := out.Control; c != nil && c.Run != nil && c.Run.CostUSD != nil {
+		ms.cost += *c.Run.CostUSD
+	}
 	switch {
 	case len(out.Problems) > 0:
 		ms.reason = out.Problems[0].Reason
@@ -419,7 +424,10 @@ func seed(e *entry, slot time.Time, attempt int) *int64 {
 	binary.BigEndian.PutUint64(b[:8], uint64(slot.UnixNano()))
 	b[8] = byte(attempt)
 	h.Write(b[:])
-	s := int64(h.Sum64() & (1<<62 - 1))
+	// Below 2^31 less room for the samples, so that every sample's seed
+	// (the seed plus its index, provider.Request.CallSeed) fits the
+	// narrowest seed field of an API: Gemini's is 32-bit.
+	s := int64(h.Sum64() % (1<<31 - 1<<17))
 	return &s
 }
 

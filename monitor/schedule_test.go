@@ -2,12 +2,14 @@ package monitor
 
 import (
 	"context"
+	"math"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/config"
 	"github.com/promptcanary/promptcanary/monitor/incident"
 )
 
@@ -359,4 +361,21 @@ func TestOverlapSkipIsNotTheLastRun(t *testing.T) {
 	}
 	close(f.flip.release)
 	f.settled(m)
+}
+
+// TestSeedsFitThirtyTwoBits checks that the monitor's seeds leave every
+// sample's seed (the seed plus its index, up to 10,000 samples) inside
+// the 32-bit seed field of the narrowest API (Gemini's), which refuses
+// the call otherwise.
+func TestSeedsFitThirtyTwoBits(t *testing.T) {
+	e := &entry{c: config.Check{Name: "checkout", Provider: "gemini/gemini-2.0-flash"}, freshSeed: true}
+	slot := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	for i := range 5000 {
+		for attempt := range 2 {
+			s := seed(e, slot.Add(time.Duration(i)*time.Hour), attempt)
+			if s == nil || *s < 0 || *s+10000 > math.MaxInt32 {
+				t.Fatalf("slot %d attempt %d: seed %v leaves no room for 10,000 samples below 2^31", i, attempt, s)
+			}
+		}
+	}
 }
