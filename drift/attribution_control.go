@@ -79,6 +79,7 @@ func controlAttribution(d *promptcanary.DriftReport, arm *ControlArm, app bool) 
 		control[c.ProbeID+"/"+c.PromptID] = c
 	}
 	var differ, shared, unsure []string
+	measured := 0 // regressed pairs the control measured too
 	for _, t := range d.Comparisons {
 		if t.Status != promptcanary.StatusRegression {
 			continue
@@ -89,6 +90,7 @@ func controlAttribution(d *promptcanary.DriftReport, arm *ControlArm, app bool) 
 			unsure = append(unsure, key+": the control did not measure this pair")
 			continue
 		}
+		measured++
 		dd := DifferenceInDifferences(t.Baseline, t.Current, c.Baseline, c.Current)
 		dd.Key = key
 		switch {
@@ -108,7 +110,9 @@ func controlAttribution(d *promptcanary.DriftReport, arm *ControlArm, app bool) 
 		return &promptcanary.Attribution{Cause: moved, Evidence: append([]string{fmt.Sprintf("%s on %s where the target regressed", held, plural(nDiffer, "pair", "pairs"))}, differ...)}, nil
 	case len(shared) > 0:
 		return &promptcanary.Attribution{Cause: promptcanary.CauseProviderWide, Evidence: append([]string{"the control " + arm.Spec + " moved too: the two drops do not differ"}, shared...)}, unsure
-	case !cr.HasDrift && len(unsure) > 0:
+	case !cr.HasDrift && measured > 0:
+		// Held only where it measured: a control that measured none of
+		// the regressed pairs is no evidence either way.
 		return &promptcanary.Attribution{Cause: moved, Evidence: append([]string{held + " (its own compare flagged no drift); the difference in differences alone cannot separate the drops at these sample sizes"}, unsure...)}, nil
 	}
 	return nil, unsure
