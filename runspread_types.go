@@ -50,7 +50,7 @@ func (s *RunSpread) Line() string {
 	if !s.Within() {
 		verdict = "beyond it"
 	}
-	return fmt.Sprintf("suite pass rate %s points (%.1f%% → %.1f%%); usual run-to-run spread ±%.1f points (SD over %d baseline runs): %s (run-level test p = %s)",
+	return fmt.Sprintf("suite pass rate %s points (%.1f%% → %.1f%%); usual run-to-run spread ±%.1f points (SD over %d baseline runs): %s (run-level test p %s)",
 		signedPoints(s.Change()), 100*s.BaselineRate, 100*s.CurrentRate, 100*s.SD, s.BaselineRuns, verdict, pValue(s.P))
 }
 
@@ -67,10 +67,11 @@ func signedPoints(d float64) string {
 	return "±0.0"
 }
 
-// pValue writes p with two significant figures, "< 0.0001" below that.
+// pValue writes "= p" with two significant figures, "< 0.0001" below
+// that.
 func pValue(p float64) string {
 	if p < 0.0001 {
 		return "< 0.0001"
 	}
-	return fmt.Sprintf("%.2g", p)
+	return fmt.Sprintf("= %.2g", p)
 }

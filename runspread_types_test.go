@@ -16,7 +16,7 @@ func TestRunSpreadLine(t *testing.T) {
 		{RunSpread{BaselineRuns: 6, BaselineRate: 0.9, CurrentRate: 0.7, SD: 0.01, P: 0.049},
 			"suite pass rate −20.0 points (90.0% → 70.0%); usual run-to-run spread ±1.0 points (SD over 6 baseline runs): beyond it (run-level test p = 0.049)"},
 		{RunSpread{BaselineRuns: 6, BaselineRate: 0.9, CurrentRate: 0.1, SD: 0.01, P: 1e-9},
-			"suite pass rate −80.0 points (90.0% → 10.0%); usual run-to-run spread ±1.0 points (SD over 6 baseline runs): beyond it (run-level test p = < 0.0001)"},
+			"suite pass rate −80.0 points (90.0% → 10.0%); usual run-to-run spread ±1.0 points (SD over 6 baseline runs): beyond it (run-level test p < 0.0001)"},
 	} {
 		if got := c.s.Line(); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)

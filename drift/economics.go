@@ -243,7 +243,7 @@ func (in *econInput) measure(name string) (promptcanary.EconomicMeasure, int) {
 	case m.PRuns >= 0:
 		m.Test, m.P = promptcanary.EconomicTestRunsOnly, m.PRuns
 	default:
-		m.Untested = "each side repeats one value per prompt, and a one-run baseline shows no run-to-run spread; build the baseline with baseline build --runs N"
+		m.Untested = "each side repeats one value per prompt, and the baseline shows no run-to-run spread (one run, or runs that never varied); build the baseline with baseline build --runs N"
 	}
 	return m, perms
 }
@@ -337,7 +337,8 @@ func answerTest(ps []econPrompt, rng *pcg) (float64, int) {
 // values of prompt k (the pooled baseline mean when run r has none), and
 // t = (c − mean V) / (sd V · √(1 + 1/R)) on R − 1 degrees of freedom,
 // the distribution of a new run's level when the run is one more draw of
-// the baseline's runs. It returns the p-value.
+// the baseline's runs. It returns the p-value, or -1 (not run) when the
+// baseline's runs never varied.
 func runTest(ps []econPrompt, runs []promptcanary.BaselineRun, c float64) float64 {
 	v := make([]float64, len(runs))
 	for r, run := range runs {
@@ -358,10 +359,9 @@ func runTest(ps []econPrompt, runs []promptcanary.BaselineRun, c float64) float6
 	}
 	mv, sd := meanSD(v)
 	if sd == 0 {
-		if math.Abs(c-mv) <= 1e-9*max(1, math.Abs(mv)) {
-			return 1
-		}
-		return 0
+		// Runs that never varied give the t test no scale: any change
+		// would read p = 0. Not run (-1): the answer test decides alone.
+		return -1
 	}
 	t := (c - mv) / (sd * math.Sqrt(1+1/float64(len(v))))
 	return studentTwoSided(t, float64(len(v)-1))

@@ -285,7 +285,10 @@ func runSpread(runs []promptcanary.BaselineRun, idx *index) *promptcanary.RunSpr
 		return nil
 	}
 	t, err := RunLevel(ref, []RunRate{c})
-	if err != nil {
+	if err != nil || t.SE == 0 && t.Current < t.Reference {
+		// SE 0: the baseline's runs never varied and their pairs never
+		// failed, so any fall would read p = 0; no spread is known to
+		// weigh the fall against, and the report says nothing of it.
 		return nil
 	}
 	return &promptcanary.RunSpread{BaselineRuns: t.K, BaselineRate: t.Reference, CurrentRate: t.Current,
