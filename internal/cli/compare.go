@@ -349,6 +349,12 @@ func (a *app) compareNow(c *cobra.Command, o *compareOptions, req *check.Compare
 		return "", nil, err
 	}
 	if o.control != "" {
+		for _, t := range targets {
+			if t.Spec == o.control {
+				return "", nil, usageErr(fmt.Errorf("--control %s is one of the providers compared (-p): it cannot be its own control", o.control),
+					"name another provider as --control: a pinned snapshot beside a moving alias (-p openai/gpt-4o --control openai/gpt-4o-2024-08-06) or the raw model beside an http/ app")
+			}
+		}
 		wc := w
 		wc.Providers = []string{o.control}
 		_, ctl, _, err := o.settings.resolve(c, st, wc)
