@@ -215,22 +215,7 @@ func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {
 	if !d.GeneratedAt.IsZero() {
 		s.Timestamp = d.GeneratedAt.UTC().Format("2006-01-02T15:04:05")
 	}
-	s.Properties = &junitPropertys{Props: []junitProperty{
-		{"verdict", xmlSafe(m.Verdict, 500)},
-		{"severity", xmlSafe(m.Severity, 50)},
-		{"method", xmlSafe(d.Method, 50)},
-		{"compared", fmt.Sprintf("%d/%d", m.Compared, m.Total)},
-		{"provider", xmlSafe(d.Provider.ModelID, 200)},
-		{"baseline", xmlSafe(d.BaselineSnapshotID, 200)},
-		{"report_id", xmlSafe(d.ReportID, 200)},
-	}}
-	if id := d.Identity; id != nil {
-		s.Properties.Props = append(s.Properties.Props, junitProperty{"identity", xmlSafe(id.Line(), 500)}, junitProperty{"identity_verdict", id.Verdict})
-	}
-	if a := d.Attribution; a != nil && a.Cause != "" {
-		s.Properties.Props = append(s.Properties.Props, junitProperty{"attribution", xmlSafe(a.Line(), 2000)}, junitProperty{"attribution_cause", xmlSafe(a.Cause, 50)})
-	}
-	s.Properties.Props = append(s.Properties.Props, economicsProps(d.Economics)...)
+	s.Properties = &junitPropertys{Props: driftProps(d, m)}
 	cs := slices.Clone(d.Comparisons)
 	slices.SortStableFunc(cs, func(a, b promptcanary.Comparison) int {
 		return strings.Compare(a.ProbeID+"\x00"+a.PromptID, b.ProbeID+"\x00"+b.PromptID)
@@ -291,6 +276,27 @@ func renderDriftJUnit(buf *bytes.Buffer, d *promptcanary.DriftReport) error {
 	s.Tests = len(s.Cases)
 	all := junitSuites{Name: "PromptCanary", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: "0", Suites: []junitSuite{s}}
 	return writeXML(buf, all)
+}
+
+// driftProps are the properties of a drift report's test suite: its
+// verdict, where it came from, and its signals of their own.
+func driftProps(d *promptcanary.DriftReport, m *driftModel) []junitProperty {
+	props := []junitProperty{
+		{"verdict", xmlSafe(m.Verdict, 500)},
+		{"severity", xmlSafe(m.Severity, 50)},
+		{"method", xmlSafe(d.Method, 50)},
+		{"compared", fmt.Sprintf("%d/%d", m.Compared, m.Total)},
+		{"provider", xmlSafe(d.Provider.ModelID, 200)},
+		{"baseline", xmlSafe(d.BaselineSnapshotID, 200)},
+		{"report_id", xmlSafe(d.ReportID, 200)},
+	}
+	if id := d.Identity; id != nil {
+		props = append(props, junitProperty{"identity", xmlSafe(id.Line(), 500)}, junitProperty{"identity_verdict", id.Verdict})
+	}
+	if a := d.Attribution; a != nil && a.Cause != "" {
+		props = append(props, junitProperty{"attribution", xmlSafe(a.Line(), 2000)}, junitProperty{"attribution_cause", xmlSafe(a.Cause, 50)})
+	}
+	return append(props, economicsProps(d.Economics)...)
 }
 
 // writeXML writes v as an indented XML document.

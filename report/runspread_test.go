@@ -25,9 +25,9 @@ func TestRunSpreadShown(t *testing.T) {
 	}
 	d.RunSpread.CurrentRate, d.RunSpread.P = 0.70, 0.00001
 	beyond := map[Format]string{
-		Terminal: "−12.0 points (82.0% → 70.0%); usual run-to-run spread ±2.2 points (SD over 6 baseline runs): beyond it (run-level test p = < 0.0001).",
-		Markdown: "beyond it (run-level test p = &lt; 0.0001).",
-		HTML:     "beyond it (run-level test p = &lt; 0.0001).",
+		Terminal: "−12.0 points (82.0% → 70.0%); usual run-to-run spread ±2.2 points (SD over 6 baseline runs): beyond it (run-level test p < 0.0001).",
+		Markdown: "beyond it (run-level test p &lt; 0.0001).",
+		HTML:     "beyond it (run-level test p &lt; 0.0001).",
 	}
 	for f, w := range beyond {
 		checkOutput(t, render(t, f, nil, d, Options{Width: 400}), []string{w}, nil)

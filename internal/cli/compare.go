@@ -106,6 +106,12 @@ Exit codes:
 			return a.traced(c, "compare", func() error { return a.compare(c, o) })
 		},
 	}
+	o.flags(c)
+	return c
+}
+
+// flags declares compare's flags on c.
+func (o *compareOptions) flags(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVarP(&o.config, "config", "c", "canary.yaml", "suite file (default: canary.yaml here or in a parent directory)")
 	o.settings.flags(c)
@@ -124,7 +130,6 @@ Exit codes:
 	f.StringVar(&o.control, "control", "", "run this provider/model beside -p as a control arm, against its own baseline, to tell who changed (see docs/attribution.md)")
 	f.Float64Var(&o.margin, "margin", drift.DefaultMargin*100, "with --candidate: the pass-rate drop in points a candidate may show on a pair and still count as no worse")
 	o.out.flags(c)
-	return c
 }
 
 // parseFailOn reads --fail-on-drift: nil when not given.

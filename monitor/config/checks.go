@@ -272,12 +272,7 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 			specsOK = specsOK && ok
 		}
 	}
-	if !nameOK && !hasKey(rest, "name") {
-		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
-	}
-	if suitePath == "" && !hasKey(rest, "suite") {
-		l.add(item, yamlwalk.Join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
-	}
+	l.required(item, field, rest, nameOK, suitePath != "")
 	if specsOK {
 		specs, specsOK = l.checkProviders(item, field, specs, providerNode, providersNode, s, suitePath)
 	}
@@ -315,6 +310,23 @@ func (l *loader) check(item *yaml.Node, field string, defaults settings, notifie
 	if st.notifySet {
 		c.Notify = st.notify
 	}
+	return perProvider(c, specs)
+}
+
+// required reports a check's missing name: and suite: (a key that is
+// there but wrong has been reported already).
+func (l *loader) required(item *yaml.Node, field string, rest []kv, named, hasSuite bool) {
+	if !named && !hasKey(rest, "name") {
+		l.add(item, yamlwalk.Join(field, "name"), "required field is missing", "name the check, for example name: checkout-prod")
+	}
+	if !hasSuite && !hasKey(rest, "suite") {
+		l.add(item, yamlwalk.Join(field, "suite"), "required field is missing", "name the check's canary.yaml, for example suite: suites/checkout/canary.yaml")
+	}
+}
+
+// perProvider returns one copy of c for each provider of specs, each
+// with its own list of notifiers.
+func perProvider(c Check, specs []string) []Check {
 	out := make([]Check, len(specs))
 	for i, sp := range specs {
 		out[i] = c
