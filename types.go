@@ -397,6 +397,12 @@ type BaselineRun struct {
 	Samples int `json:"samples"`
 }
 
+// Holds reports whether the baseline's sample index sample is one of this
+// run's.
+func (r BaselineRun) Holds(sample int) bool {
+	return sample >= r.FirstSample && sample < r.FirstSample+r.Samples
+}
+
 // Severity grades a drift report.
 type Severity string
 

@@ -345,7 +345,7 @@ func runTest(ps []econPrompt, runs []promptcanary.BaselineRun, c float64) float6
 		for i := range ps {
 			sum, n := 0.0, 0
 			for j, s := range ps[i].samples {
-				if int(s) >= run.FirstSample && int(s) < run.FirstSample+run.Samples {
+				if run.Holds(int(s)) {
 					sum += ps[i].b[j]
 					n++
 				}

@@ -299,7 +299,7 @@ func runSpread(runs []promptcanary.BaselineRun, idx *index) *promptcanary.RunSpr
 // the baseline sample smp, -1 when none does.
 func runOfSample(runs []promptcanary.BaselineRun, smp int) int {
 	for i := range runs {
-		if smp >= runs[i].FirstSample && smp < runs[i].FirstSample+runs[i].Samples {
+		if runs[i].Holds(smp) {
 			return i
 		}
 	}

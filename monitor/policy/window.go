@@ -179,7 +179,7 @@ func BaselineRunRates(b *promptcanary.Baseline) (runs []drift.RunRate, pairP map
 	split := make([][]promptcanary.ProbeResult, len(b.Runs))
 	for _, r := range b.RunResult.ProbeResults {
 		for i, br := range b.Runs {
-			if r.Sample >= br.FirstSample && r.Sample < br.FirstSample+br.Samples {
+			if br.Holds(r.Sample) {
 				split[i] = append(split[i], r)
 				break
 			}
