@@ -246,12 +246,9 @@ func New(cfg *config.Config, o Options) (*Monitor, error) {
 	ctx := context.Background()
 	var probs problems
 	for i := range cfg.Checks {
-		e, err := m.newEntry(ctx, i, o)
-		if err != nil {
-			probs.add(m.scrub(err))
-			continue
+		if e := m.newEntry(ctx, i, o, &probs); e != nil {
+			m.entries = append(m.entries, e)
 		}
-		m.entries = append(m.entries, e)
 	}
 	notifiers := m.newNotifiers(o.HTTPClient, &probs)
 	if err := probs.err(); err != nil {
@@ -355,16 +352,27 @@ func (m *Monitor) newNotifiers(client *http.Client, probs *problems) []notify.No
 }
 
 // newEntry resolves the i-th check: its provider and its control, as a
-// run would open them, and their baselines.
-func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error) {
+// run would open them, their baselines and its candidate (once the
+// provider opens: the gate runs it too). Each problem
+// goes to probs, so that serve --check-config names all of a check's
+// problems at once (a missing key and a missing baseline, say), and a
+// check with any gets no entry (nil).
+func (m *Monitor) newEntry(ctx context.Context, i int, o Options, probs *problems) *entry {
 	c := m.cfg.Checks[i]
 	where := fmt.Sprintf("%s: checks (%s)", m.where(c.Line), c.Name)
 	if c.Suite == nil {
-		return nil, fmt.Errorf("%s: no suite loaded", where)
+		probs.add(m.scrub(fmt.Errorf("%s: no suite loaded", where)))
+		return nil
 	}
-	t, n, err := m.resolveTarget(c, c.Provider, o)
-	if err != nil {
-		return nil, withHints(fmt.Errorf("%s: %w", where, err), err)
+	before := len(probs.errs)
+	report := func(err error) {
+		if err != nil {
+			probs.add(m.scrub(err))
+		}
+	}
+	t, n, provErr := m.resolveTarget(c, c.Provider, o)
+	if provErr != nil {
+		report(withHints(fmt.Errorf("%s: %w", where, provErr), provErr))
 	}
 	e := &entry{
 		c:           c,
@@ -376,31 +384,38 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options) (*entry, error
 	if c.RunLevel {
 		e.runLevel = &runLevel{}
 	}
-	if c.Control != "" {
-		whereControl := fmt.Sprintf("%s: checks (%s): control %s", m.where(c.ControlLine), c.Name, c.Control)
-		ct, _, err := m.resolveTarget(c, c.Control, o)
-		if err != nil {
-			return nil, withHints(fmt.Errorf("%s: %w", whereControl, err), err)
-		}
-		e.control = &ct
-		if err := m.findControlBaseline(ctx, e, whereControl); err != nil {
-			return nil, err
-		}
-	}
+	report(m.newControl(ctx, e, o))
 	b, err := m.findBaseline(ctx, e)
-	if err != nil {
-		return nil, err
+	report(err)
+	if provErr == nil { // the gate opens the provider again: one error is enough
+		report(m.newGate(ctx, e, o))
+	}
+	if len(probs.errs) > before {
+		return nil
 	}
 	e.track = incident.NewTracker(incident.Subject{Check: c.Name, Provider: c.Provider, Suite: c.Suite.Name, Notify: c.Notify}, b.SnapshotID)
 	if e.isPinned() {
 		e.pinned = b
 	}
-	if err := m.newGate(ctx, e, o); err != nil {
-		return nil, err
-	}
 	m.metrics.initCheck(c.Name, c.Provider)
 	m.noteRules(e)
-	return e, nil
+	return e
+}
+
+// newControl opens the control of e's check, when it names one, as a run
+// would, and finds its baseline.
+func (m *Monitor) newControl(ctx context.Context, e *entry, o Options) error {
+	c := e.c
+	if c.Control == "" {
+		return nil
+	}
+	where := fmt.Sprintf("%s: checks (%s): control %s", m.where(c.ControlLine), c.Name, c.Control)
+	ct, _, err := m.resolveTarget(c, c.Control, o)
+	if err != nil {
+		return withHints(fmt.Errorf("%s: %w", where, err), err)
+	}
+	e.control = &ct
+	return m.findControlBaseline(ctx, e, where)
 }
 
 // resolveTarget resolves spec, the provider or the control of check c,

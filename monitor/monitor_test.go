@@ -249,6 +249,27 @@ func TestMissingBaselineIsAConfigError(t *testing.T) {
 	}
 }
 
+// One check's problems are all reported at once: a control that cannot
+// be opened does not hide the check's missing baseline (serve
+// --check-config names both, and the user fixes both in one go).
+func TestCheckProblemsAreReportedTogether(t *testing.T) {
+	f := newFixture(t, "")
+	f.extra = "    control: nosuch/model\n"
+	_, err := New(f.config("1h", 5), f.options())
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v, want a *ConfigError", err)
+	}
+	for _, want := range []string{
+		"checks (canary): control nosuch/model: ",
+		"checks (canary): no baseline for suite \"canary\" and provider " + f.spec,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to contain %q", err, want)
+		}
+	}
+}
+
 // A notification that the notifier never answers does not fail the stop
 // (SIGTERM exits 0): Stop gives up on it after the grace and records the
 // attempt as not delivered. After Once too, Stop ends the deliveries still
