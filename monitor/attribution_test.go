@@ -171,3 +171,17 @@ func TestControlNeedsBaseline(t *testing.T) {
 		t.Errorf("unknown control provider: got %v, want an error at its line", err)
 	}
 }
+
+// The control arm's calls are paid for like the check's own: a run's cost
+// (and so the daily budget) counts them. Here only the control is priced.
+func TestControlCostCountsInRun(t *testing.T) {
+	f := newFixture(t, "prices:\n  \"sim/stable\": {input: 10000, output: 10000}\n")
+	f.saveBaseline(3)
+	saveControlBaseline(f, "sim/stable")
+	f.extra = "    control: sim/stable\n"
+	m := f.monitor(f.config("1h", 1))
+	cr := f.once(m)
+	if cr.Outcome != promptcanary.CheckClean || cr.CostUSD <= 0 {
+		t.Fatalf("got %+v, want a clean run costing what the priced control cost", cr)
+	}
+}
