@@ -150,9 +150,13 @@ func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptio
 	}
 	defer hist.Close()
 	b := &builder{a: a, o: o, sel: sel, targets: targets, w: w, hist: hist, split: split}
+	dir := a.suitePath(c, "baseline-dir", o.baselineDir, st)
 	if o.resume != "" {
 		if err := b.resume(c); err != nil {
 			return err
+		}
+		if b.alreadySaved(c.Context(), dir) {
+			return nil
 		}
 	} else {
 		b.start(c)
@@ -167,7 +171,7 @@ func (a *app) baselineBuild(c *cobra.Command, bo *baselineOptions, o *buildOptio
 			return err
 		}
 	}
-	saved, failures := check.SaveBaselines(c.Context(), hist, file.OpenDir, a.suitePath(c, "baseline-dir", o.baselineDir, st), bases)
+	saved, failures := check.SaveBaselines(c.Context(), hist, file.OpenDir, dir, bases)
 	for _, s := range saved {
 		fmt.Fprintf(a.stdio.Out, "baseline of %s on %s saved: %s (snapshot %s, %d runs, %d samples per prompt)\n", termtext.Safe(s.Baseline.SuiteName),
 			termtext.Safe(s.Baseline.Provider.ModelID), displayPath(s.Path), short(s.Baseline.SnapshotID), len(s.Baseline.Runs), s.Baseline.RunResult.Samples)
@@ -383,6 +387,33 @@ func (b *builder) resume(c *cobra.Command) error {
 	return nil
 }
 
+// alreadySaved reports whether the resumed build is finished and its
+// baseline saved: every run recorded, and for every provider the newest
+// baseline both in the history and in dir pools exactly those runs. It
+// then says so, and the build pools nothing again (a second, identical
+// baseline would only crowd the list). A build whose save failed, in
+// either place, is not saved: resuming it pools the runs again.
+func (b *builder) alreadySaved(ctx context.Context, dir string) bool {
+	if len(b.recorded[0]) < len(b.split) {
+		return false
+	}
+	var snaps []string
+	for t, runs := range b.recorded {
+		model := b.targets[t].Config.ModelID
+		var snap string
+		for _, v := range []check.Baselines{{History: b.hist}, {Dir: dir, Files: file.OpenDir}} {
+			base, err := v.Latest(ctx, b.sel.Name, model)
+			if err != nil || !poolsRuns(base, runs) {
+				return false
+			}
+			snap = base.SnapshotID
+		}
+		snaps = append(snaps, fmt.Sprintf("%s: snapshot %s", termtext.Safe(model), short(snap)))
+	}
+	fmt.Fprintf(b.a.stdio.Out, "build %s is finished and its baseline saved (%s): nothing to do\n", short(b.mark.ID), strings.Join(snaps, ", "))
+	return true
+}
+
 // resumeSplit checks --runs and --samples against the build's mark, takes
 // its --every unless given, and returns the build's split.
 func (b *builder) resumeSplit(c *cobra.Command, mark *promptcanary.BuildMark) ([]int, error) {
@@ -433,4 +464,17 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// poolsRuns reports whether base was pooled from exactly runs, in order.
+func poolsRuns(base *promptcanary.Baseline, runs []*promptcanary.Run) bool {
+	if len(base.Runs) != len(runs) {
+		return false
+	}
+	for i, r := range runs {
+		if base.Runs[i].RunID != r.RunID {
+			return false
+		}
+	}
+	return true
 }
