@@ -81,15 +81,23 @@ func saveControlBaseline(f *fixture, spec string) {
 	}
 }
 
+// controlledMonitor is a monitor of the fixture's hourly check (samples
+// per run) with the control sim/stable, both with baselines of
+// baseSamples; suiteExtra is added to canary.yaml.
+func controlledMonitor(t *testing.T, suiteExtra string, baseSamples, samples int) (*fixture, *Monitor) {
+	t.Helper()
+	f := newFixture(t, suiteExtra)
+	f.saveBaseline(baseSamples)
+	saveControlBaseline(f, "sim/stable")
+	f.extra = "    control: sim/stable\n"
+	return f, f.monitor(f.config("1h", samples))
+}
+
 // A check's control: reaches every compare of its runs, the confirmation
 // included, as CompareRequest.Control, resolved as the check's provider
 // is and with the run's seed; the check's status names it.
 func TestControlReachesCompare(t *testing.T) {
-	f := newFixture(t, "")
-	f.saveBaseline(10)
-	saveControlBaseline(f, "sim/stable")
-	f.extra = "    control: sim/stable\n"
-	m := f.monitor(f.config("1h", 5))
+	f, m := controlledMonitor(t, "", 10, 5)
 	var (
 		mu   sync.Mutex
 		reqs []check.CompareRequest
@@ -175,11 +183,7 @@ func TestControlNeedsBaseline(t *testing.T) {
 // The control arm's calls are paid for like the check's own: a run's cost
 // (and so the daily budget) counts them. Here only the control is priced.
 func TestControlCostCountsInRun(t *testing.T) {
-	f := newFixture(t, "prices:\n  \"sim/stable\": {input: 10000, output: 10000}\n")
-	f.saveBaseline(3)
-	saveControlBaseline(f, "sim/stable")
-	f.extra = "    control: sim/stable\n"
-	m := f.monitor(f.config("1h", 1))
+	f, m := controlledMonitor(t, "prices:\n  \"sim/stable\": {input: 10000, output: 10000}\n", 3, 1)
 	cr := f.once(m)
 	if cr.Outcome != promptcanary.CheckClean || cr.CostUSD <= 0 {
 		t.Fatalf("got %+v, want a clean run costing what the priced control cost", cr)
