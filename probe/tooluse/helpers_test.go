@@ -45,3 +45,11 @@ func checkJSONFriendly(t *testing.T, md map[string]any) {
 		t.Errorf("metadata is not JSON-friendly: %v", err)
 	}
 }
+
+// fuzzStrings seeds f with seeds and fuzzes check, a check of one text.
+func fuzzStrings(f *testing.F, seeds []string, check func(t *testing.T, s string)) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(check)
+}
