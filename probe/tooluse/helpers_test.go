@@ -2,6 +2,7 @@ package tooluse
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -52,4 +53,33 @@ func fuzzStrings(f *testing.F, seeds []string, check func(t *testing.T, s string
 		f.Add(s)
 	}
 	f.Fuzz(check)
+}
+
+// extractCase is a response and what a probe must extract from it: the
+// values of a list in its metadata, and where they were found.
+type extractCase struct {
+	name    string
+	content string
+	calls   []promptcanary.ToolCall
+	want    []string
+	source  string
+}
+
+// checkExtracted builds probe id with params for each case, evaluates it on
+// the case's response and checks metadata key, a list never nil, and
+// "source".
+func checkExtracted(t *testing.T, id string, params map[string]any, key string, cases []extractCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(build(t, id, params), tc.content, tc.calls...)
+			got := res.Metadata[key].([]string)
+			if !slices.Equal(got, tc.want) || got == nil {
+				t.Errorf("%s: got %#v, want %#v", key, got, tc.want)
+			}
+			if src := res.Metadata["source"]; src != tc.source {
+				t.Errorf("source: got %v, want %v", src, tc.source)
+			}
+		})
+	}
 }
