@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/jsonscan"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // kind is the JSON type of a node.
@@ -158,12 +159,24 @@ func (p *parser) value() node {
 	return node{kind: kindNumber, str: p.s[start:p.i]}
 }
 
+// open steps over the opening bracket of a container and the white space
+// after it, and reports whether close follows: an empty container, whose
+// close it steps over too (see text.JSONEmpty).
+func (p *parser) open(close byte) (done bool) {
+	p.i, done = text.JSONEmpty(p.s, p.i+1, close)
+	return done
+}
+
+// next steps over the white space and the comma or close after a member
+// or item, and reports whether it was close (see text.JSONNext).
+func (p *parser) next(close byte) (done bool) {
+	p.i, done = text.JSONNext(p.s, p.i, close)
+	return done
+}
+
 func (p *parser) object() node {
-	p.i++ // {
 	n := node{kind: kindObject}
-	p.ws()
-	if p.s[p.i] == '}' {
-		p.i++
+	if p.open('}') {
 		return n
 	}
 	a := p.a
@@ -175,10 +188,7 @@ func (p *parser) object() node {
 		p.i++ // :
 		v := p.value()
 		a.memberStack = append(a.memberStack, member{key: key, val: v})
-		p.ws()
-		c := p.s[p.i]
-		p.i++
-		if c == '}' {
+		if p.next('}') {
 			break
 		}
 	}
@@ -192,11 +202,8 @@ func (p *parser) object() node {
 }
 
 func (p *parser) array() node {
-	p.i++ // [
 	n := node{kind: kindArray}
-	p.ws()
-	if p.s[p.i] == ']' {
-		p.i++
+	if p.open(']') {
 		return n
 	}
 	a := p.a
@@ -204,10 +211,7 @@ func (p *parser) array() node {
 	for {
 		v := p.value()
 		a.itemStack = append(a.itemStack, v)
-		p.ws()
-		c := p.s[p.i]
-		p.i++
-		if c == ']' {
+		if p.next(']') {
 			break
 		}
 	}
