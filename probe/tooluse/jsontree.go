@@ -192,12 +192,7 @@ func (p *parser) object() node {
 			break
 		}
 	}
-	ms := dedupMembers(a.memberStack[base:])
-	start := len(a.members)
-	a.members = append(a.members, ms...)
-	n.members = a.members[start:len(a.members):len(a.members)]
-	clear(a.memberStack[base:])
-	a.memberStack = a.memberStack[:base]
+	n.members = settle(&a.members, &a.memberStack, base, dedupMembers(a.memberStack[base:]))
 	return n
 }
 
@@ -215,12 +210,20 @@ func (p *parser) array() node {
 			break
 		}
 	}
-	start := len(a.items)
-	a.items = append(a.items, a.itemStack[base:]...)
-	n.items = a.items[start:len(a.items):len(a.items)]
-	clear(a.itemStack[base:])
-	a.itemStack = a.itemStack[:base]
+	n.items = settle(&a.items, &a.itemStack, base, a.itemStack[base:])
 	return n
+}
+
+// settle moves the finished entries of a container, the part of *stack
+// from base on, to the end of *store, as entries (the entries, or fewer
+// of them), and returns them there, with capacity capped so an append to
+// them cannot reach another container's. *stack drops them.
+func settle[T any](store, stack *[]T, base int, entries []T) []T {
+	start := len(*store)
+	*store = append(*store, entries...)
+	clear((*stack)[base:])
+	*stack = (*stack)[:base]
+	return (*store)[start:len(*store):len(*store)]
 }
 
 // string reads a string literal starting at the opening quote.
