@@ -225,3 +225,13 @@ func TestNewInstance(t *testing.T) {
 		t.Errorf("got %v, want ErrUnknown", err)
 	}
 }
+
+func TestInputOrEmpty(t *testing.T) {
+	if p, r := (Input{}).OrEmpty(); p == nil || r == nil || p.ID != "" || r.Content != "" {
+		t.Errorf("OrEmpty of an empty input: got %v, %v, want an empty prompt and response", p, r)
+	}
+	prompt, resp := &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: "c"}
+	if p, r := (Input{Prompt: prompt, Response: resp}).OrEmpty(); p != prompt || r != resp {
+		t.Errorf("OrEmpty: got %p, %p, want the input's own %p, %p", p, r, prompt, resp)
+	}
+}

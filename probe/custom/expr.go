@@ -489,16 +489,9 @@ func (e *Expr) Source() string { return e.source }
 // after at most TimeLimit; one without runs without them: its cost limit
 // bounds its time to far less, and it never checks for an interruption.
 func (e *Expr) Evaluate(ctx context.Context, in probe.Input) probe.Result {
-	p, r := in.Prompt, in.Response
 	act := activations.Get().(*activation)
 	defer act.release()
-	act.prompt, act.resp = p, r
-	if p == nil {
-		act.prompt = &promptcanary.Prompt{}
-	}
-	if r == nil {
-		act.resp = &promptcanary.Response{}
-	}
+	act.prompt, act.resp = in.OrEmpty()
 	var (
 		out ref.Val
 		err error
