@@ -197,14 +197,8 @@ func (r *textRun) object(n *fastNode) {
 	if r.bail {
 		return
 	}
-	s := n.s
-	if s.MinProperties != nil && len(keys) < *s.MinProperties {
-		r.fail(n, &kind.MinProperties{Got: len(keys), Want: *s.MinProperties})
-	}
-	if s.MaxProperties != nil && len(keys) > *s.MaxProperties {
-		r.fail(n, &kind.MaxProperties{Got: len(keys), Want: *s.MaxProperties})
-	}
-	for _, name := range s.Required {
+	r.properties(n, len(keys))
+	for _, name := range n.s.Required {
 		var found bool
 		if seen != nil {
 			_, found = seen[name]
@@ -245,13 +239,7 @@ func (r *textRun) array(n *fastNode) {
 	if r.bail {
 		return
 	}
-	s := n.s
-	if s.MinItems != nil && count < *s.MinItems {
-		r.fail(n, &kind.MinItems{Got: count, Want: *s.MinItems})
-	}
-	if s.MaxItems != nil && count > *s.MaxItems {
-		r.fail(n, &kind.MaxItems{Got: count, Want: *s.MaxItems})
-	}
+	r.items(n, count)
 }
 
 // str reads the string literal at r.i, decoded as the decoder does.
