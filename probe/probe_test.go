@@ -235,3 +235,15 @@ func TestInputOrEmpty(t *testing.T) {
 		t.Errorf("OrEmpty: got %p, %p, want the input's own %p, %p", p, r, prompt, resp)
 	}
 }
+
+func TestStringItems(t *testing.T) {
+	if got, bad := StringItems([]any{"a", "b"}); !slices.Equal(got, []string{"a", "b"}) || bad != -1 {
+		t.Errorf("StringItems of strings: got %q, %d, want [a b], -1", got, bad)
+	}
+	if got, bad := StringItems([]any{"a", 3, true}); got != nil || bad != 1 {
+		t.Errorf("StringItems with an integer: got %q, %d, want nil, 1", got, bad)
+	}
+	if got, bad := StringItems(nil); got == nil || len(got) != 0 || bad != -1 {
+		t.Errorf("StringItems(nil): got %#v, %d, want an empty list, -1", got, bad)
+	}
+}
