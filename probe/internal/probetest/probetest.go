@@ -288,6 +288,17 @@ func Strs(s ...string) []string {
 	return s
 }
 
+// ResultsOf returns the results of probe id in run, in the run's order.
+func ResultsOf(run *promptcanary.Run, id string) []promptcanary.ProbeResult {
+	var out []promptcanary.ProbeResult
+	for _, r := range run.ProbeResults {
+		if r.ProbeID == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // RunVerdict is Run, checking the verdict (CheckVerdict) and that the
 // details contain details.
 func RunVerdict(t testing.TB, id string, raw map[string]any, content string, passed bool, score float64, details string) probe.Result {
