@@ -148,15 +148,7 @@ func execute(t *testing.T, st *suite.Suite, api *fakeAPI, samples int, waits *[]
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := check.Exec{Settings: s}
-	var mu sync.Mutex
-	x.OnWait = func(w runner.Wait) {
-		mu.Lock()
-		defer mu.Unlock()
-		if waits != nil {
-			*waits = append(*waits, w)
-		}
-	}
+	x := check.Exec{Settings: s, OnWait: probetest.WaitsInto(waits)}
 	runs, err := check.Execute(context.Background(), st, targets, n, nil, x)
 	if err != nil {
 		t.Fatal(err)

@@ -130,18 +130,11 @@ prompts:
 }
 
 func opts(waits *[]runner.Wait) runner.Options {
-	var mu sync.Mutex
 	return runner.Options{
 		Concurrency: 4,
 		Sleep:       func(context.Context, time.Duration) error { return nil },
 		Getenv:      func(string) string { return "" },
-		OnWait: func(w runner.Wait) {
-			mu.Lock()
-			defer mu.Unlock()
-			if waits != nil {
-				*waits = append(*waits, w)
-			}
-		},
+		OnWait:      probetest.WaitsInto(waits),
 	}
 }
 

@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/runner"
 )
 
 // New builds probe id from raw parameters through the registry, failing the
@@ -286,6 +288,19 @@ func Strs(s ...string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// WaitsInto returns an OnWait function for a run that appends each wait
+// to *waits (when waits is not nil); it may be called concurrently.
+func WaitsInto(waits *[]runner.Wait) func(runner.Wait) {
+	var mu sync.Mutex
+	return func(w runner.Wait) {
+		mu.Lock()
+		defer mu.Unlock()
+		if waits != nil {
+			*waits = append(*waits, w)
+		}
+	}
 }
 
 // ResultsOf returns the results of probe id in run, in the run's order.
