@@ -2,7 +2,6 @@ package format_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -41,21 +40,7 @@ func TestConcurrentEvaluate(t *testing.T) {
 		&format.KeywordPresence{RequiredKeywords: []string{"Ada"}},
 		&format.ExpectedKeywords{},
 	}
-	resp := &promptcanary.Response{Content: content(t, "@fenced_object.txt")}
+	resps := probetest.Responses(content(t, "@fenced_object.txt"))
 	prompt := &promptcanary.Prompt{ExpectedKeywords: []string{"ada"}}
-	want := make([]probe.Result, len(probes))
-	for i, p := range probes {
-		want[i] = probetest.Eval(p, prompt, resp)
-	}
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for i, p := range probes {
-				if got := probetest.Eval(p, prompt, resp); got.Score != want[i].Score || got.Passed != want[i].Passed {
-					t.Errorf("%T: got %v/%v, want %v/%v", p, got.Passed, got.Score, want[i].Passed, want[i].Score)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	probetest.CheckConcurrent(t, probes, prompt, resps)
 }

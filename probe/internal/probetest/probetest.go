@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -288,6 +289,44 @@ func Strs(s ...string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// Responses returns a response of each of contents.
+func Responses(contents ...string) []*promptcanary.Response {
+	out := make([]*promptcanary.Response, len(contents))
+	for i, c := range contents {
+		out[i] = &promptcanary.Response{Content: c}
+	}
+	return out
+}
+
+// CheckConcurrent evaluates each of probes on each of resps, answers to
+// prompt, in turn, then all again from 8 goroutines at once, as a run's
+// workers share the probes and the responses (run with -race): every
+// concurrent result must equal the sequential one, metadata included.
+func CheckConcurrent(t *testing.T, probes []probe.Probe, prompt *promptcanary.Prompt, resps []*promptcanary.Response, refs ...promptcanary.Response) {
+	t.Helper()
+	want := make([][]probe.Result, len(probes))
+	for i, p := range probes {
+		for _, r := range resps {
+			want[i] = append(want[i], Eval(p, prompt, r, refs...))
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 200 {
+				j := (g + k) % len(resps)
+				for i, p := range probes {
+					if got := Eval(p, prompt, resps[j], refs...); !reflect.DeepEqual(got, want[i][j]) {
+						t.Errorf("%T on %q: got %+v, want %+v", p, resps[j].Content, got, want[i][j])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // WaitsInto returns an OnWait function for a run that appends each wait
