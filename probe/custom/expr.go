@@ -26,6 +26,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
@@ -592,7 +593,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 			// that read it as JSON; CEL does not modify it. An object not
 			// decoded yet is decoded as the expression reads it.
 			d := text.ParseJSON(text.StripFences(a.resp.Content))
-			if k, _ := d.Kind(); k == text.JSONObject && d.Narrow() && (!d.Decoded() || jsonMode == lazyJSON) && jsonMode != eagerJSON {
+			if k, _ := d.Kind(); k == jsonscan.Object && d.Narrow() && (!d.Decoded() || jsonMode == lazyJSON) && jsonMode != eagerJSON {
 				a.json = &lazyObject{src: d.Src()}
 			} else {
 				a.json, _ = d.Value()

@@ -2,19 +2,10 @@ package text
 
 import "github.com/promptcanary/promptcanary/internal/jsonscan"
 
-// JSONKind is the type of a JSON document's top-level value.
+// JSONKind is the type of a JSON document's top-level value, one of
+// jsonscan's kinds (jsonscan.Object, jsonscan.Invalid for text that is not
+// JSON, …).
 type JSONKind = jsonscan.Kind
-
-// The JSON kinds; JSONInvalid is the kind of text that is not JSON.
-const (
-	JSONInvalid = jsonscan.Invalid
-	JSONObject  = jsonscan.Object
-	JSONArray   = jsonscan.Array
-	JSONString  = jsonscan.String
-	JSONNumber  = jsonscan.Number
-	JSONBoolean = jsonscan.Boolean
-	JSONNull    = jsonscan.Null
-)
 
 // KeyVisitor is told the keys of a JSON document by ScanJSONKeys (see
 // jsonscan.KeyVisitor).

@@ -134,7 +134,7 @@ func (d *JSONDoc) Kind() (JSONKind, bool) { return d.kind, d.ok }
 // (at its first occurrence), decoded as encoding/json decodes them; nil
 // when the text is not a JSON object. The slice is the document's.
 func (d *JSONDoc) Keys() []string {
-	if !d.ok || d.kind != JSONObject {
+	if !d.ok || d.kind != jsonscan.Object {
 		return nil
 	}
 	if !d.keysDone {
