@@ -9,10 +9,9 @@ import (
 
 // The checks shared by every probe family's tests.
 var (
-	run          = probetest.Run
-	checkVerdict = probetest.CheckVerdict
-	checkKeys    = probetest.CheckKeys
-	runVerdict   = probetest.RunVerdict
+	run        = probetest.Run
+	checkKeys  = probetest.CheckKeys
+	runVerdict = probetest.RunVerdict
 )
 
 // words returns n filler words that match no pattern of this package.

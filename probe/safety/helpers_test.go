@@ -10,10 +10,9 @@ import (
 
 // The checks shared by every probe family's tests.
 var (
-	run          = probetest.Run
-	checkVerdict = probetest.CheckVerdict
-	checkKeys    = probetest.CheckKeys
-	runVerdict   = probetest.RunVerdict
+	run        = probetest.Run
+	checkKeys  = probetest.CheckKeys
+	runVerdict = probetest.RunVerdict
 )
 
 // matchedPatterns returns the matched_patterns metadata, failing the test
