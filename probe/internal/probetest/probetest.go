@@ -300,6 +300,17 @@ func Responses(contents ...string) []*promptcanary.Response {
 	return out
 }
 
+// Concurrently calls f(0), …, f(n-1) in n goroutines at once and waits for
+// them all, for tests run with -race; f reports problems with t.Errorf,
+// which any goroutine may call.
+func Concurrently(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
+}
+
 // CheckConcurrent evaluates each of probes on each of resps, answers to
 // prompt, in turn, then all again from 8 goroutines at once, as a run's
 // workers share the probes and the responses (run with -race): every
@@ -312,21 +323,17 @@ func CheckConcurrent(t *testing.T, probes []probe.Probe, prompt *promptcanary.Pr
 			want[i] = append(want[i], Eval(p, prompt, r, refs...))
 		}
 	}
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Go(func() {
-			for k := range 200 {
-				j := (g + k) % len(resps)
-				for i, p := range probes {
-					if got := Eval(p, prompt, resps[j], refs...); !reflect.DeepEqual(got, want[i][j]) {
-						t.Errorf("%T on %q: got %+v, want %+v", p, resps[j].Content, got, want[i][j])
-						return
-					}
+	Concurrently(8, func(g int) {
+		for k := range 200 {
+			j := (g + k) % len(resps)
+			for i, p := range probes {
+				if got := Eval(p, prompt, resps[j], refs...); !reflect.DeepEqual(got, want[i][j]) {
+					t.Errorf("%T on %q: got %+v, want %+v", p, resps[j].Content, got, want[i][j])
+					return
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 }
 
 // WaitsInto returns an OnWait function for a run that appends each wait
