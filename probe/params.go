@@ -243,13 +243,9 @@ func convert(k Kind, v any) (any, error) {
 		case []string:
 			return slices.Clone(l), nil
 		case []any:
-			out := make([]string, len(l))
-			for i, e := range l {
-				s, ok := e.(string)
-				if !ok {
-					return nil, fmt.Errorf("item %d must be a string, got %s", i, Describe(e))
-				}
-				out[i] = s
+			out, bad := StringItems(l)
+			if bad >= 0 {
+				return nil, fmt.Errorf("item %d must be a string, got %s", bad, Describe(l[bad]))
 			}
 			return out, nil
 		}
@@ -280,6 +276,21 @@ func intInRange(n int64, text string) (any, error) {
 func intRangeErr(got string) *ParamError {
 	return &ParamError{Msg: fmt.Sprintf("out of range: got %s, allowed %d to %d", got, MinInt, MaxInt),
 		Hint: fmt.Sprintf("use a value from %d to %d", MinInt, MaxInt)}
+}
+
+// StringItems returns the items of a decoded YAML or JSON list as strings,
+// and -1; or, when one is not a string, nil and the index of the first
+// that is not.
+func StringItems(l []any) ([]string, int) {
+	out := make([]string, len(l))
+	for i, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil, i
+		}
+		out[i] = s
+	}
+	return out, -1
 }
 
 // Describe names the kind of a decoded YAML or JSON value, with the value

@@ -42,6 +42,20 @@ type Input struct {
 	References []promptcanary.Response
 }
 
+// OrEmpty returns in's prompt and response, an empty one for each that is
+// nil: for a probe that hands them on whole (to a command, a judge model
+// or an expression) rather than read a field of each.
+func (in Input) OrEmpty() (*promptcanary.Prompt, *promptcanary.Response) {
+	p, r := in.Prompt, in.Response
+	if p == nil {
+		p = &promptcanary.Prompt{}
+	}
+	if r == nil {
+		r = &promptcanary.Response{}
+	}
+	return p, r
+}
+
 // Skipper is an optional interface of a Probe that has nothing to check on
 // some prompts and passes their responses as skipped: expected_keywords on
 // a prompt that declares no expected_keywords, say. A suite reports a probe

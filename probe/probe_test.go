@@ -225,3 +225,25 @@ func TestNewInstance(t *testing.T) {
 		t.Errorf("got %v, want ErrUnknown", err)
 	}
 }
+
+func TestInputOrEmpty(t *testing.T) {
+	if p, r := (Input{}).OrEmpty(); p == nil || r == nil || p.ID != "" || r.Content != "" {
+		t.Errorf("OrEmpty of an empty input: got %v, %v, want an empty prompt and response", p, r)
+	}
+	prompt, resp := &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: "c"}
+	if p, r := (Input{Prompt: prompt, Response: resp}).OrEmpty(); p != prompt || r != resp {
+		t.Errorf("OrEmpty: got %p, %p, want the input's own %p, %p", p, r, prompt, resp)
+	}
+}
+
+func TestStringItems(t *testing.T) {
+	if got, bad := StringItems([]any{"a", "b"}); !slices.Equal(got, []string{"a", "b"}) || bad != -1 {
+		t.Errorf("StringItems of strings: got %q, %d, want [a b], -1", got, bad)
+	}
+	if got, bad := StringItems([]any{"a", 3, true}); got != nil || bad != 1 {
+		t.Errorf("StringItems with an integer: got %q, %d, want nil, 1", got, bad)
+	}
+	if got, bad := StringItems(nil); got == nil || len(got) != 0 || bad != -1 {
+		t.Errorf("StringItems(nil): got %#v, %d, want an empty list, -1", got, bad)
+	}
+}

@@ -415,10 +415,7 @@ func TestResponseRowParse(t *testing.T) {
 }
 
 func FuzzResponseRow(f *testing.F) {
-	for _, data := range rowCases {
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data string) { checkRowParse(t, data, sameResponseRow) })
+	fuzzStrings(f, rowCases, func(t *testing.T, data string) { checkRowParse(t, data, sameResponseRow) })
 }
 
 func sameResponseRow(a, b *responseRow) bool { return reflect.DeepEqual(a, b) }
@@ -460,10 +457,7 @@ func TestParseIntRows(t *testing.T) {
 }
 
 func FuzzParseIntRows(f *testing.F) {
-	for _, data := range intRowsCases {
-		f.Add(data)
-	}
-	f.Fuzz(checkIntRows)
+	fuzzStrings(f, intRowsCases, checkIntRows)
 }
 
 // checkIntRows fails t when parseIntRows takes data but encoding/json
@@ -501,10 +495,7 @@ func TestOutcomeParse(t *testing.T) {
 }
 
 func FuzzOutcomeRow(f *testing.F) {
-	for _, data := range outcomeCases {
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data string) { checkRowParse(t, data, sameOutcomeRow) })
+	fuzzStrings(f, outcomeCases, func(t *testing.T, data string) { checkRowParse(t, data, sameOutcomeRow) })
 }
 
 // sameOutcomeRow compares two outcome rows, a NaN score equal to a NaN.
@@ -546,10 +537,7 @@ func decodeBoth[T any, P interface {
 }
 
 func FuzzListOf(f *testing.F) {
-	for _, data := range listCases() {
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data string) {
+	fuzzStrings(f, listCases(), func(t *testing.T, data string) {
 		decodeBoth[responseRow](t, data)
 		decodeBoth[outcomeRow](t, data)
 	})
@@ -602,10 +590,7 @@ func TestCompactDecode(t *testing.T) {
 }
 
 func FuzzCompactDecode(f *testing.F) {
-	for _, data := range compactObjectCases {
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data string) {
+	fuzzStrings(f, compactObjectCases, func(t *testing.T, data string) {
 		checkCompactDecode(t, data, (*compactResults).decode)
 		checkCompactDecode(t, data, (*compactResponses).decode)
 	})

@@ -153,10 +153,7 @@ var objectCases = []string{
 }
 
 func FuzzObjectFields(f *testing.F) {
-	for _, data := range objectCases {
-		f.Add(data)
-	}
-	f.Fuzz(checkObjectFields)
+	fuzzStrings(f, objectCases, checkObjectFields)
 }
 
 // checkObjectFields fails t when objectFields reads data otherwise than
@@ -178,4 +175,13 @@ func checkObjectFields(t *testing.T, data string) {
 	if !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
 		t.Fatalf("%q: got %q, want %q", data, got, want)
 	}
+}
+
+// fuzzStrings seeds f with cases and fuzzes check, a check of one text
+// (the fuzz tests of this package's decoders all read one).
+func fuzzStrings(f *testing.F, cases []string, check func(t *testing.T, data string)) {
+	for _, data := range cases {
+		f.Add(data)
+	}
+	f.Fuzz(check)
 }

@@ -312,13 +312,7 @@ type execOutput struct {
 // When ctx ends (the run is interrupted) the command's process group is
 // killed at once, not at its timeout.
 func (e *Exec) Evaluate(ctx context.Context, in probe.Input) probe.Result {
-	p, r := in.Prompt, in.Response
-	if p == nil {
-		p = &promptcanary.Prompt{}
-	}
-	if r == nil {
-		r = &promptcanary.Response{}
-	}
+	p, r := in.OrEmpty()
 	resp := *r
 	resp.RawResponse = nil
 	var stdin bytes.Buffer

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -202,27 +201,16 @@ func TestExecSecrets(t *testing.T) {
 // with -race.
 func TestExecConcurrent(t *testing.T) {
 	p := execProbe(t, "judge", map[string]any{"HELPER_WANT": "even"}, nil)
-	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			content := "odd"
-			if i%2 == 0 {
-				content = "even"
-			}
-			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{ID: fmt.Sprint(i)}, Response: &promptcanary.Response{Content: content}})
-			if want := i%2 == 0; res.Passed != want || res.Details != fmt.Sprintf("judged %d ()", i) {
-				errs <- fmt.Sprintf("call %d: got %v %q, want passed %v", i, res.Passed, res.Details, want)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	probetest.Concurrently(8, func(i int) {
+		content := "odd"
+		if i%2 == 0 {
+			content = "even"
+		}
+		res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{ID: fmt.Sprint(i)}, Response: &promptcanary.Response{Content: content}})
+		if want := i%2 == 0; res.Passed != want || res.Details != fmt.Sprintf("judged %d ()", i) {
+			t.Errorf("call %d: got %v %q, want passed %v", i, res.Passed, res.Details, want)
+		}
+	})
 }
 
 func TestExecLoadErrors(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 	"github.com/promptcanary/promptcanary/internal/suggest"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
@@ -489,16 +490,9 @@ func (e *Expr) Source() string { return e.source }
 // after at most TimeLimit; one without runs without them: its cost limit
 // bounds its time to far less, and it never checks for an interruption.
 func (e *Expr) Evaluate(ctx context.Context, in probe.Input) probe.Result {
-	p, r := in.Prompt, in.Response
 	act := activations.Get().(*activation)
 	defer act.release()
-	act.prompt, act.resp = p, r
-	if p == nil {
-		act.prompt = &promptcanary.Prompt{}
-	}
-	if r == nil {
-		act.resp = &promptcanary.Response{}
-	}
+	act.prompt, act.resp = in.OrEmpty()
 	var (
 		out ref.Val
 		err error
@@ -599,7 +593,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 			// that read it as JSON; CEL does not modify it. An object not
 			// decoded yet is decoded as the expression reads it.
 			d := text.ParseJSON(text.StripFences(a.resp.Content))
-			if k, _ := d.Kind(); k == text.JSONObject && d.Narrow() && (!d.Decoded() || jsonMode == lazyJSON) && jsonMode != eagerJSON {
+			if k, _ := d.Kind(); k == jsonscan.Object && d.Narrow() && (!d.Decoded() || jsonMode == lazyJSON) && jsonMode != eagerJSON {
 				a.json = &lazyObject{src: d.Src()}
 			} else {
 				a.json, _ = d.Value()

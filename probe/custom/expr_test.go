@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -256,24 +255,13 @@ func TestExprNil(t *testing.T) {
 // its own answer; run with -race.
 func TestExprConcurrent(t *testing.T) {
 	p := probetest.New(t, "expr", map[string]any{"expr": `json.?n.orValue(-1.0) == double(prompt_tokens)`})
-	var wg sync.WaitGroup
-	errs := make(chan string, 64)
-	for i := range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &promptcanary.Response{Content: fmt.Sprintf(`{"n": %d}`, i), PromptTokens: i - i%2}
-			res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
-			if want := i%2 == 0; res.Passed != want {
-				errs <- fmt.Sprintf("answer %d: got passed %v, want %v (%s)", i, res.Passed, want, res.Details)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	probetest.Concurrently(64, func(i int) {
+		r := &promptcanary.Response{Content: fmt.Sprintf(`{"n": %d}`, i), PromptTokens: i - i%2}
+		res := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: r})
+		if want := i%2 == 0; res.Passed != want {
+			t.Errorf("answer %d: got passed %v, want %v (%s)", i, res.Passed, want, res.Details)
+		}
+	})
 }
 
 // TestExprTimeLimit: a comprehension over every word of a long answer stays

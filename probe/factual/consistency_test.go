@@ -45,6 +45,10 @@ func TestConsistency(t *testing.T) {
 		pass    bool
 		meta    map[string]any // nil to skip
 		details string
+		// built, when set, is evaluated instead of a probe built from
+		// params: a Consistency as Go callers build it, zero fields and
+		// modes New rejects included.
+		built probe.Probe
 	}{
 		{name: "contains ignoring case", params: map[string]any{"expected_value": "Paris"},
 			content: "The capital of France is PARIS.", pass: true,
@@ -80,10 +84,21 @@ func TestConsistency(t *testing.T) {
 		{name: "empty content", params: map[string]any{"expected_value": "Paris"}, content: ""},
 		{name: "preview is 200 code points", params: map[string]any{"expected_value": "ü"}, content: long, pass: true,
 			meta: map[string]any{"expected": "ü", "match_mode": "contains", "response_preview": strings.Repeat("ü", 200)}},
+		{name: "struct: zero mode is contains", built: &factual.Consistency{ExpectedValue: "b"}, content: "abc", pass: true,
+			meta: map[string]any{"expected": "b", "match_mode": "contains", "response_preview": "abc"}, details: "found"},
+		{name: "struct: exact", built: &factual.Consistency{ExpectedValue: "abc", MatchMode: factual.Exact}, content: " ABC ", pass: true,
+			meta: map[string]any{"expected": "abc", "match_mode": "exact", "response_preview": " ABC "}, details: "found"},
+		{name: "struct: startswith", built: &factual.Consistency{ExpectedValue: "ab", MatchMode: factual.StartsWith, CaseSensitive: true}, content: "Abc",
+			meta: map[string]any{"expected": "ab", "match_mode": "startswith", "response_preview": "Abc"}, details: "not found"},
+		{name: "struct: unknown mode fails", built: &factual.Consistency{ExpectedValue: "a", MatchMode: "regex"}, content: "a",
+			meta: map[string]any{"expected": "a", "match_mode": "regex", "response_preview": "a"}, details: `Unknown match mode "regex"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := probetest.New(t, "factual_consistency", tc.params)
+			p := tc.built
+			if p == nil {
+				p = probetest.New(t, "factual_consistency", tc.params)
+			}
 			got := probetest.Eval(p, &promptcanary.Prompt{ID: "p"}, &promptcanary.Response{Content: tc.content})
 			score := map[bool]float64{true: 1, false: 0}[tc.pass]
 			probetest.CheckResult(t, got, probetest.Want{Passed: tc.pass, Score: score, Meta: tc.meta, Details: tc.details})
@@ -146,36 +161,6 @@ func TestConsistencyConfig(t *testing.T) {
 			}
 			if tc.hint != "" && !slices.ContainsFunc(hints, func(h string) bool { return strings.Contains(h, tc.hint) }) {
 				t.Errorf("hints: got %q, want one containing %q", hints, tc.hint)
-			}
-		})
-	}
-}
-
-func TestConsistencyStruct(t *testing.T) {
-	tests := []struct {
-		name    string
-		c       factual.Consistency
-		content string
-		pass    bool
-		mode    string
-		details string
-	}{
-		{"zero mode is contains", factual.Consistency{ExpectedValue: "b"}, "abc", true, "contains", "found"},
-		{"exact", factual.Consistency{ExpectedValue: "abc", MatchMode: factual.Exact}, " ABC ", true, "exact", "found"},
-		{"startswith", factual.Consistency{ExpectedValue: "ab", MatchMode: factual.StartsWith, CaseSensitive: true}, "Abc", false, "startswith", "not found"},
-		{"unknown mode fails", factual.Consistency{ExpectedValue: "a", MatchMode: "regex"}, "a", false, "regex", `Unknown match mode "regex"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := probetest.Eval(&tc.c, &promptcanary.Prompt{}, &promptcanary.Response{Content: tc.content})
-			if got.Passed != tc.pass {
-				t.Errorf("passed: got %v, want %v (details %q)", got.Passed, tc.pass, got.Details)
-			}
-			if got.Metadata["match_mode"] != tc.mode {
-				t.Errorf("match_mode: got %v, want %v", got.Metadata["match_mode"], tc.mode)
-			}
-			if !strings.Contains(got.Details, tc.details) {
-				t.Errorf("details: got %q, want it to contain %q", got.Details, tc.details)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -40,7 +41,7 @@ func parse(s string, withKeys bool) jsonDoc {
 	if !ok {
 		return jsonDoc{err: d.Err()}
 	}
-	doc := jsonDoc{kind: kind.String(), object: kind == text.JSONObject}
+	doc := jsonDoc{kind: kind.String(), object: kind == jsonscan.Object}
 	if doc.object && withKeys {
 		doc.keys = append([]string{}, d.Keys()...)
 	}

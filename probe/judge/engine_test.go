@@ -18,6 +18,7 @@ import (
 	"github.com/promptcanary/promptcanary/check"
 	"github.com/promptcanary/promptcanary/probe"
 	_ "github.com/promptcanary/promptcanary/probe/builtin"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	_ "github.com/promptcanary/promptcanary/provider/builtin"
 	"github.com/promptcanary/promptcanary/runner"
 	"github.com/promptcanary/promptcanary/suite"
@@ -147,15 +148,7 @@ func execute(t *testing.T, st *suite.Suite, api *fakeAPI, samples int, waits *[]
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := check.Exec{Settings: s}
-	var mu sync.Mutex
-	x.OnWait = func(w runner.Wait) {
-		mu.Lock()
-		defer mu.Unlock()
-		if waits != nil {
-			*waits = append(*waits, w)
-		}
-	}
+	x := check.Exec{Settings: s, OnWait: probetest.WaitsInto(waits)}
 	runs, err := check.Execute(context.Background(), st, targets, n, nil, x)
 	if err != nil {
 		t.Fatal(err)
@@ -164,13 +157,7 @@ func execute(t *testing.T, st *suite.Suite, api *fakeAPI, samples int, waits *[]
 }
 
 func judgeResults(run *promptcanary.Run) []promptcanary.ProbeResult {
-	var out []promptcanary.ProbeResult
-	for _, r := range run.ProbeResults {
-		if r.ProbeID == "capital_judge" {
-			out = append(out, r)
-		}
-	}
-	return out
+	return probetest.ResultsOf(run, "capital_judge")
 }
 
 // TestJudgeThroughTheEngine: the judge's 429 and 500 are retried by the

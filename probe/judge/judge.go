@@ -294,13 +294,7 @@ var ErrNoRun = errors.New("llm_judge calls its judge through a run (promptcanary
 // start of an off-format answer). The run adds the judge's tokens (see
 // probe.MetaJudgeCalls).
 func (j *Judge) Evaluate(ctx context.Context, in probe.Input) probe.Result {
-	p, r := in.Prompt, in.Response
-	if p == nil {
-		p = &promptcanary.Prompt{}
-	}
-	if r == nil {
-		r = &promptcanary.Response{}
-	}
+	p, r := in.OrEmpty()
 	meta := map[string]any{"judge": j.spec, "scale_min": j.min, "scale_max": j.max, "pass_at": j.passAt, "cached": false}
 	text, cut := j.tmpl.render(j, p, r)
 	if cut {

@@ -1,8 +1,6 @@
 package match
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
@@ -20,26 +18,6 @@ func TestConcurrentEvaluate(t *testing.T) {
 		probetest.New(t, "starts_with", map[string]any{"values": list("Sure"), "not": true}),
 		probetest.New(t, "ends_with", map[string]any{"values": list("."), "case_sensitive": false}),
 	}
-	contents := []string{"Paris.", "Sure, Lyon and PARIS", "sorry", ""}
-	for _, p := range probes {
-		want := make([]probe.Result, len(contents))
-		for i, c := range contents {
-			want[i] = p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: c}})
-		}
-		var wg sync.WaitGroup
-		for g := range 8 {
-			wg.Go(func() {
-				for k := range 200 {
-					i := (g + k) % len(contents)
-					got := p.Evaluate(context.Background(), probe.Input{Prompt: &promptcanary.Prompt{}, Response: &promptcanary.Response{Content: contents[i]}})
-					if got.Passed != want[i].Passed || got.Score != want[i].Score || got.Details != want[i].Details {
-						t.Errorf("%T on %q: got %v %v %q, want %v %v %q", p, contents[i],
-							got.Passed, got.Score, got.Details, want[i].Passed, want[i].Score, want[i].Details)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-	}
+	resps := probetest.Responses("Paris.", "Sure, Lyon and PARIS", "sorry", "")
+	probetest.CheckConcurrent(t, probes, &promptcanary.Prompt{}, resps)
 }

@@ -455,18 +455,7 @@ func (q quoter) list(vs []string) string {
 	if len(vs) == 1 {
 		return q.quote(vs[0])
 	}
-	var b strings.Builder
-	for i, v := range vs {
-		if i == most {
-			b.WriteString(" and " + strconv.Itoa(len(vs)-most) + " more")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(q.quote(v))
-	}
-	return b.String()
+	return text.QuoteList(vs, most, q.quote)
 }
 
 // textParams are the parameters of a text probe whose trim default is trim.

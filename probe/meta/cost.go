@@ -2,8 +2,6 @@ package meta
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -54,13 +52,11 @@ func init() {
 				Doc: "most one call may cost, in US dollars; the score falls to 0 at twice this"},
 		},
 		New: func(p probe.Params) (probe.Probe, error) {
-			c := &Cost{}
-			c.MaxUSD, _ = p.Float("max_usd")
-			if !(c.MaxUSD > 0) || math.IsInf(c.MaxUSD, 0) {
-				return nil, &probe.ParamError{Param: "max_usd", Msg: fmt.Sprintf("must be a finite number > 0, got %v", c.MaxUSD),
-					Hint: "the most one call may cost in US dollars, for example max_usd: 0.002"}
+			usd, err := limit(p, "max_usd", "the most one call may cost in US dollars, for example max_usd: 0.002")
+			if err != nil {
+				return nil, err
 			}
-			return c, nil
+			return &Cost{MaxUSD: usd}, nil
 		},
 	})
 }
@@ -81,12 +77,10 @@ func (c *Cost) Evaluate(_ context.Context, in probe.Input) probe.Result {
 	meta["skipped"] = true
 	meta["price_known"] = pe.known
 	if !pe.known {
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "Price unknown for " + strconv.Quote(r.ProviderModelID) + ", so the cost was not checked."}
+		return skip(meta, "Price unknown for "+strconv.Quote(r.ProviderModelID)+", so the cost was not checked.")
 	}
 	if prompt == 0 && completion == 0 {
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "The provider reported no prompt or completion token counts, so the cost was not checked."}
+		return skip(meta, "The provider reported no prompt or completion token counts, so the cost was not checked.")
 	}
 	cost := pe.price.Cost(prompt, completion)
 	meta["skipped"] = false

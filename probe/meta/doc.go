@@ -11,7 +11,13 @@
 // to zero.
 package meta
 
-import "strconv"
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/promptcanary/promptcanary/probe"
+)
 
 // fixed formats x with prec decimals, as %.<prec>f does.
 func fixed(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
@@ -23,4 +29,21 @@ func overLimit(v, limit float64) float64 {
 		return 1
 	}
 	return max(0, 2-v/limit)
+}
+
+// limit reads parameter name, a limit that must be a finite number > 0;
+// hint, the hint of a bad value, says what it limits.
+func limit(p probe.Params, name, hint string) (float64, error) {
+	v, _ := p.Float(name)
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, &probe.ParamError{Param: name, Msg: fmt.Sprintf("must be a finite number > 0, got %v", v), Hint: hint}
+	}
+	return v, nil
+}
+
+// skip is the result of a response without what the probe checks: it
+// passes with score 1, metadata "skipped" is true and details say why.
+func skip(meta map[string]any, details string) probe.Result {
+	meta["skipped"] = true
+	return probe.Result{Passed: true, Score: 1, Metadata: meta, Details: details}
 }

@@ -100,9 +100,7 @@ func (f *FinishReason) Evaluate(_ context.Context, in probe.Input) probe.Result 
 	reason := r.FinishReason
 	meta := map[string]any{"finish_reason": reason, "skipped": false}
 	if strings.TrimSpace(reason) == "" {
-		meta["skipped"] = true
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "The provider reported no finish reason, so the check was skipped."}
+		return skip(meta, "The provider reported no finish reason, so the check was skipped.")
 	}
 	q := strconv.Quote(reason)
 	if len(f.Allowed) > 0 {

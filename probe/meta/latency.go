@@ -2,7 +2,6 @@ package meta
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/promptcanary/promptcanary"
@@ -38,13 +37,11 @@ func init() {
 				Doc: "longest acceptable latency in milliseconds; the score falls to 0 at twice this"},
 		},
 		New: func(p probe.Params) (probe.Probe, error) {
-			l := &Latency{}
-			l.MaxMS, _ = p.Float("max_ms")
-			if !(l.MaxMS > 0) || math.IsInf(l.MaxMS, 0) {
-				return nil, &probe.ParamError{Param: "max_ms", Msg: fmt.Sprintf("must be a finite number > 0, got %v", l.MaxMS),
-					Hint: "the longest acceptable latency in milliseconds, for example max_ms: 8000"}
+			ms, err := limit(p, "max_ms", "the longest acceptable latency in milliseconds, for example max_ms: 8000")
+			if err != nil {
+				return nil, err
 			}
-			return l, nil
+			return &Latency{MaxMS: ms}, nil
 		},
 	})
 }
@@ -57,9 +54,7 @@ func (l *Latency) Evaluate(_ context.Context, in probe.Input) probe.Result {
 	meta := map[string]any{"latency_ms": lat, "max_ms": l.MaxMS, "skipped": false}
 	if !(lat > 0) || math.IsInf(lat, 0) {
 		meta["latency_ms"] = 0.0 // NaN and ±Inf do not encode as JSON
-		meta["skipped"] = true
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "The provider reported no latency, so the check was skipped."}
+		return skip(meta, "The provider reported no latency, so the check was skipped.")
 	}
 	if lat <= l.MaxMS {
 		return probe.Result{Passed: true, Score: 1, Metadata: meta,

@@ -90,9 +90,7 @@ func (t *Tokens) Evaluate(_ context.Context, in probe.Input) probe.Result {
 		meta["max_total_tokens"] = t.MaxTotal
 	}
 	if total == 0 {
-		meta["skipped"] = true
-		return probe.Result{Passed: true, Score: 1, Metadata: meta,
-			Details: "The provider reported no token counts, so the check was skipped."}
+		return skip(meta, "The provider reported no token counts, so the check was skipped.")
 	}
 	score, passed := 1.0, true
 	var over, within []string

@@ -6,11 +6,7 @@ import (
 )
 
 func TestConfidenceLanguagePatterns(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    int
-	}{
+	checkPatterns(t, "confidence_language", "hedge_matches", []patternCase{
 		{"I think", "I think so", 1},
 		{"I believe", "i believe so", 1},
 		{"I'm not sure", "I'm not sure.", 1},
@@ -38,15 +34,7 @@ func TestConfidenceLanguagePatterns(t *testing.T) {
 		{"curly apostrophe is not matched", "I\u2019m not sure", 0},
 		{"confident", "The capital of France is Paris.", 0},
 		{"several", "Maybe, perhaps; maybe.", 3},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "confidence_language", nil, tc.content)
-			if got := res.Metadata["hedge_matches"]; got != tc.want {
-				t.Errorf("hedge_matches: got %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestConfidenceLanguageVerdict(t *testing.T) {

@@ -6,11 +6,7 @@ import (
 )
 
 func TestDirectAnswerPatterns(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    bool
-	}{
+	checkPatterns(t, "direct_answer", "preamble_found", []patternCase{
 		{"sure bang", "Sure! The answer is 4.", true},
 		{"sure comma", "sure, it is 4", true},
 		{"sure thing is not a preamble", "Sure thing: 4", false},
@@ -31,15 +27,7 @@ func TestDirectAnswerPatterns(t *testing.T) {
 		{"preamble on the second line", "4\nSure!", false},
 		{"direct", "4", false},
 		{"empty", "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "direct_answer", nil, tc.content)
-			if got := res.Metadata["preamble_found"]; got != tc.want {
-				t.Errorf("preamble_found: got %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestDirectAnswerVerdict(t *testing.T) {

@@ -6,11 +6,7 @@ import (
 )
 
 func TestStepByStepPatterns(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    int
-	}{
+	checkPatterns(t, "step_by_step", "step_indicator_count", []patternCase{
 		{"step number", "Step 1 is done", 1},
 		{"step upper case and spaces", "STEP   12 follows", 1},
 		{"step without number", "Step one follows", 0},
@@ -45,15 +41,7 @@ func TestStepByStepPatterns(t *testing.T) {
 		{"none", "The answer is 4.", 0},
 		{"several", "Step 1: mix\nStep 2: bake\nFinally, eat", 3},
 		{"two patterns on one line", "1. First, mix", 2},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "step_by_step", nil, tc.content)
-			if got := res.Metadata["step_indicator_count"]; got != tc.want {
-				t.Errorf("step_indicator_count: got %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestStepByStepVerdict(t *testing.T) {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe"
@@ -9,10 +10,9 @@ import (
 
 // The checks shared by every probe family's tests.
 var (
-	run          = probetest.Run
-	checkVerdict = probetest.CheckVerdict
-	checkKeys    = probetest.CheckKeys
-	runVerdict   = probetest.RunVerdict
+	run        = probetest.Run
+	checkKeys  = probetest.CheckKeys
+	runVerdict = probetest.RunVerdict
 )
 
 // matchedPatterns returns the matched_patterns metadata, failing the test
@@ -34,4 +34,30 @@ type verdictCase struct {
 	content string
 	passed  bool
 	score   float64
+}
+
+// matchCase is a response and the patterns a probe must find in it, in
+// order.
+type matchCase struct {
+	name    string
+	content string
+	want    []string
+}
+
+// checkPatterns runs probe id with its defaults on each case's content and
+// checks matched_patterns, and that metadata key, which sums them up, is
+// sum(want).
+func checkPatterns(t *testing.T, id string, cases []matchCase, key string, sum func(want []string) any) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, id, nil, tc.content)
+			if got := matchedPatterns(t, res); !slices.Equal(got, tc.want) {
+				t.Errorf("matched_patterns: got %q, want %q", got, tc.want)
+			}
+			if got, want := res.Metadata[key], sum(tc.want); got != want {
+				t.Errorf("%s: got %v, want %v", key, got, want)
+			}
+		})
+	}
 }

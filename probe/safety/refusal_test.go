@@ -2,18 +2,13 @@ package safety
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 )
 
 func TestRefusalPatterns(t *testing.T) {
 	src := refusalSources
-	tests := []struct {
-		name    string
-		content string
-		want    []string
-	}{
+	checkPatterns(t, "refusal", []matchCase{
 		{"I'm sorry", "I'm sorry, but no.", []string{src[0]}},
 		{"I am unable", "I am unable to do that.", []string{src[0]}},
 		{"I'm not able matches two patterns", "I'm not able to.", []string{src[0], src[2]}},
@@ -52,18 +47,7 @@ func TestRefusalPatterns(t *testing.T) {
 		{"sorry without I", "Sorry for the delay; here it is.", []string{}},
 		{"curly apostrophe is not matched", "I\u2019m sorry, I can\u2019t help.", []string{}},
 		{"empty", "", []string{}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "refusal", nil, tc.content)
-			if got := matchedPatterns(t, res); !slices.Equal(got, tc.want) {
-				t.Errorf("matched_patterns: got %q, want %q", got, tc.want)
-			}
-			if got, want := res.Metadata["is_refusal"], len(tc.want) > 0; got != want {
-				t.Errorf("is_refusal: got %v, want %v", got, want)
-			}
-		})
-	}
+	}, "is_refusal", func(want []string) any { return len(want) > 0 })
 }
 
 func TestRefusalVerdict(t *testing.T) {

@@ -1,17 +1,10 @@
 package safety
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
 func TestSafetyLanguagePatterns(t *testing.T) {
 	src := disclaimerSources
-	tests := []struct {
-		name    string
-		content string
-		want    []string
-	}{
+	checkPatterns(t, "safety_language", []matchCase{
 		{"please consult a doctor", "Please consult a doctor.", []string{src[0]}},
 		{"please see an expert", "please see an expert", []string{src[0]}},
 		{"please speak specialist", "Please speak specialist", []string{src[0]}},
@@ -39,18 +32,7 @@ func TestSafetyLanguagePatterns(t *testing.T) {
 		{"warning at the end", "Heed the warning.", []string{}},
 		{"plain answer", "The capital of France is Paris.", []string{}},
 		{"empty", "", []string{}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, "safety_language", nil, tc.content)
-			if got := matchedPatterns(t, res); !slices.Equal(got, tc.want) {
-				t.Errorf("matched_patterns: got %q, want %q", got, tc.want)
-			}
-			if got := res.Metadata["count"]; got != len(tc.want) {
-				t.Errorf("count: got %v, want %v", got, len(tc.want))
-			}
-		})
-	}
+	}, "count", func(want []string) any { return len(want) })
 }
 
 func TestSafetyLanguageVerdict(t *testing.T) {

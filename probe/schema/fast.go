@@ -405,15 +405,33 @@ func (r *fastRun) child(n *fastNode, v any, tok string) {
 	r.loc = r.loc[:len(r.loc)-1]
 }
 
-func (r *fastRun) object(n *fastNode, obj map[string]any) {
+// properties checks the number of properties of an object against n's
+// minProperties and maxProperties.
+func (r *fastRun) properties(n *fastNode, count int) {
 	s := n.s
-	if s.MinProperties != nil && len(obj) < *s.MinProperties {
-		r.fail(n, &kind.MinProperties{Got: len(obj), Want: *s.MinProperties})
+	if s.MinProperties != nil && count < *s.MinProperties {
+		r.fail(n, &kind.MinProperties{Got: count, Want: *s.MinProperties})
 	}
-	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
-		r.fail(n, &kind.MaxProperties{Got: len(obj), Want: *s.MaxProperties})
+	if s.MaxProperties != nil && count > *s.MaxProperties {
+		r.fail(n, &kind.MaxProperties{Got: count, Want: *s.MaxProperties})
 	}
-	for _, name := range s.Required {
+}
+
+// items checks the number of items of an array against n's minItems and
+// maxItems.
+func (r *fastRun) items(n *fastNode, count int) {
+	s := n.s
+	if s.MinItems != nil && count < *s.MinItems {
+		r.fail(n, &kind.MinItems{Got: count, Want: *s.MinItems})
+	}
+	if s.MaxItems != nil && count > *s.MaxItems {
+		r.fail(n, &kind.MaxItems{Got: count, Want: *s.MaxItems})
+	}
+}
+
+func (r *fastRun) object(n *fastNode, obj map[string]any) {
+	r.properties(n, len(obj))
+	for _, name := range n.s.Required {
 		if _, ok := obj[name]; !ok {
 			r.missing(n, name)
 		}
@@ -437,13 +455,7 @@ func (r *fastRun) object(n *fastNode, obj map[string]any) {
 }
 
 func (r *fastRun) array(n *fastNode, arr []any) {
-	s := n.s
-	if s.MinItems != nil && len(arr) < *s.MinItems {
-		r.fail(n, &kind.MinItems{Got: len(arr), Want: *s.MinItems})
-	}
-	if s.MaxItems != nil && len(arr) > *s.MaxItems {
-		r.fail(n, &kind.MaxItems{Got: len(arr), Want: *s.MaxItems})
-	}
+	r.items(n, len(arr))
 	i := 0
 	for ; i < len(arr) && i < len(n.prefix); i++ {
 		r.child(n.prefix[i], arr[i], strconv.Itoa(i))

@@ -8,6 +8,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/promptcanary/promptcanary/internal/jsonscan"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // textRun is the fast validator reading the answer's JSON text instead of
@@ -42,6 +43,20 @@ func (n *fastNode) validateText(s string) ([]failure, bool) {
 }
 
 func (r *textRun) ws() { r.i = jsonscan.SpaceEnd(r.s, r.i) }
+
+// empty steps over the white space after an opening bracket and reports
+// whether close follows, which it steps over too (see text.JSONEmpty).
+func (r *textRun) empty(close byte) (done bool) {
+	r.i, done = text.JSONEmpty(r.s, r.i, close)
+	return done
+}
+
+// next steps over the white space and the comma or close after a member
+// or item, and reports whether it was close (see text.JSONNext).
+func (r *textRun) next(close byte) (done bool) {
+	r.i, done = text.JSONNext(r.s, r.i, close)
+	return done
+}
 
 // kindAt is the JSON type of the value at r.i.
 func (r *textRun) kindAt() uint8 {
@@ -140,10 +155,7 @@ func (r *textRun) object(n *fastNode) {
 	keys := small[:0]
 	var seen map[string]struct{} // the keys, past len(small) of them
 	var additional []string
-	r.ws()
-	if r.s[r.i] == '}' {
-		r.i++
-	} else {
+	if !r.empty('}') {
 		for !r.bail {
 			r.ws()
 			key := r.str()
@@ -177,10 +189,7 @@ func (r *textRun) object(n *fastNode) {
 				}
 				r.skip()
 			}
-			r.ws()
-			c := r.s[r.i]
-			r.i++
-			if c == '}' {
+			if r.next('}') {
 				break
 			}
 		}
@@ -188,14 +197,8 @@ func (r *textRun) object(n *fastNode) {
 	if r.bail {
 		return
 	}
-	s := n.s
-	if s.MinProperties != nil && len(keys) < *s.MinProperties {
-		r.fail(n, &kind.MinProperties{Got: len(keys), Want: *s.MinProperties})
-	}
-	if s.MaxProperties != nil && len(keys) > *s.MaxProperties {
-		r.fail(n, &kind.MaxProperties{Got: len(keys), Want: *s.MaxProperties})
-	}
-	for _, name := range s.Required {
+	r.properties(n, len(keys))
+	for _, name := range n.s.Required {
 		var found bool
 		if seen != nil {
 			_, found = seen[name]
@@ -217,10 +220,7 @@ func (r *textRun) array(n *fastNode) {
 	}
 	defer func() { r.depth-- }()
 	count := 0
-	r.ws()
-	if r.s[r.i] == ']' {
-		r.i++
-	} else {
+	if !r.empty(']') {
 		for !r.bail {
 			switch {
 			case count < len(n.prefix):
@@ -231,10 +231,7 @@ func (r *textRun) array(n *fastNode) {
 				r.skip()
 			}
 			count++
-			r.ws()
-			c := r.s[r.i]
-			r.i++
-			if c == ']' {
+			if r.next(']') {
 				break
 			}
 		}
@@ -242,13 +239,7 @@ func (r *textRun) array(n *fastNode) {
 	if r.bail {
 		return
 	}
-	s := n.s
-	if s.MinItems != nil && count < *s.MinItems {
-		r.fail(n, &kind.MinItems{Got: count, Want: *s.MinItems})
-	}
-	if s.MaxItems != nil && count > *s.MaxItems {
-		r.fail(n, &kind.MaxItems{Got: count, Want: *s.MaxItems})
-	}
+	r.items(n, count)
 }
 
 // str reads the string literal at r.i, decoded as the decoder does.

@@ -202,16 +202,12 @@ func TestConcurrentEmbeddings(t *testing.T) {
 	f := &fakeEmbedder{}
 	p := probetest.New(t, id, embeddingParams)
 	refs := answers("r1", "r2", "r3")
-	var wg sync.WaitGroup
-	for i := range 12 {
-		wg.Go(func() {
-			res := evalEmbedding(p, f, []string{"x", "y", "z"}[i%3], refs)
-			if _, failed := res.Metadata["error"]; failed {
-				t.Errorf("got %v", res.Metadata["error"])
-			}
-		})
-	}
-	wg.Wait()
+	probetest.Concurrently(12, func(i int) {
+		res := evalEmbedding(p, f, []string{"x", "y", "z"}[i%3], refs)
+		if _, failed := res.Metadata["error"]; failed {
+			t.Errorf("got %v", res.Metadata["error"])
+		}
+	})
 	got := f.embedded()
 	slices.Sort(got)
 	if want := []string{"r1", "r2", "r3", "x", "y", "z"}; !slices.Equal(got, want) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 	_ "github.com/promptcanary/promptcanary/probe/similarity"
 	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/runner"
@@ -129,28 +130,16 @@ prompts:
 }
 
 func opts(waits *[]runner.Wait) runner.Options {
-	var mu sync.Mutex
 	return runner.Options{
 		Concurrency: 4,
 		Sleep:       func(context.Context, time.Duration) error { return nil },
 		Getenv:      func(string) string { return "" },
-		OnWait: func(w runner.Wait) {
-			mu.Lock()
-			defer mu.Unlock()
-			if waits != nil {
-				*waits = append(*waits, w)
-			}
-		},
+		OnWait:      probetest.WaitsInto(waits),
 	}
 }
 
 func results(run *promptcanary.Run) []promptcanary.ProbeResult {
-	var out []promptcanary.ProbeResult
-	for _, r := range run.ProbeResults {
-		if r.ProbeID == "meaning" {
-			out = append(out, r)
-		}
-	}
+	out := probetest.ResultsOf(run, "meaning")
 	slices.SortFunc(out, func(a, b promptcanary.ProbeResult) int { return a.Sample - b.Sample })
 	return out
 }

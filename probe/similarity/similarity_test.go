@@ -3,9 +3,7 @@ package similarity
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -166,28 +164,12 @@ func TestDetailsShowWhyAtTheLimit(t *testing.T) {
 // one.
 func TestConcurrent(t *testing.T) {
 	refs := answers("Paris is the capital of France.", "The capital of France is Paris.", "París, la capital de Francia.")
-	contents := []string{"Paris.", "It is Paris, the capital of France.", "", "Lyon", "巴黎是法国的首都"}
+	resps := probetest.Responses("Paris.", "It is Paris, the capital of France.", "", "Lyon", "巴黎是法国的首都")
+	var probes []probe.Probe
 	for _, m := range metrics {
-		p := probetest.New(t, id, map[string]any{"metric": m, "min": 0.5})
-		want := make([]float64, len(contents))
-		for i, c := range contents {
-			want[i] = probetest.Eval(p, nil, &promptcanary.Response{Content: c}, refs...).Score
-		}
-		var wg sync.WaitGroup
-		for g := range 8 {
-			wg.Go(func() {
-				for k := range 200 {
-					i := (g + k) % len(contents)
-					got := probetest.Eval(p, nil, &promptcanary.Response{Content: contents[i]}, refs...).Score
-					if math.Abs(got-want[i]) > 0 {
-						t.Errorf("%s on %q: got %v, want %v", m, contents[i], got, want[i])
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
+		probes = append(probes, probetest.New(t, id, map[string]any{"metric": m, "min": 0.5}))
 	}
+	probetest.CheckConcurrent(t, probes, nil, resps, refs...)
 }
 
 func ExampleScore() {

@@ -10,13 +10,7 @@ import (
 )
 
 func TestArgKeyExtraction(t *testing.T) {
-	tests := []struct {
-		name       string
-		content    string
-		calls      []promptcanary.ToolCall
-		wantKeys   []string
-		wantSource string
-	}{
+	checkExtracted(t, "tool_call_args", map[string]any{"required_args": []any{"zzz"}}, "extracted_keys", []extractCase{
 		{"openai arguments string", `{"tool_calls": [{"function": {"name": "f", "arguments": "{\"b\": 1, \"a\": 2}"}}]}`, nil, []string{"a", "b"}, "json"},
 		{"arguments object", `{"name": "f", "arguments": {"q": 1}}`, nil, []string{"q"}, "json"},
 		{"parameters", `{"name": "f", "parameters": {"p": 1}}`, nil, []string{"p"}, "json"},
@@ -42,19 +36,7 @@ func TestArgKeyExtraction(t *testing.T) {
 		{"structured invalid arguments", `{"input": {"ignored": 1}}`, []promptcanary.ToolCall{call("f", `{"a": `)}, []string{}, "structured"},
 		{"structured no arguments", "", []promptcanary.ToolCall{call("f", "")}, []string{}, "structured"},
 		{"structured array arguments", "", []promptcanary.ToolCall{call("f", `[1]`)}, []string{}, "structured"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(build(t, "tool_call_args", map[string]any{"required_args": []any{"zzz"}}), tc.content, tc.calls...)
-			got := res.Metadata["extracted_keys"].([]string)
-			if !slices.Equal(got, tc.wantKeys) || got == nil {
-				t.Errorf("extracted_keys: got %#v, want %#v", got, tc.wantKeys)
-			}
-			if src := res.Metadata["source"]; src != tc.wantSource {
-				t.Errorf("source: got %v, want %v", src, tc.wantSource)
-			}
-		})
-	}
+	})
 }
 
 func TestArgsScore(t *testing.T) {

@@ -1,15 +1,11 @@
 package tooluse
 
 import (
-	"fmt"
-	"reflect"
-	"sync"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 
 	"github.com/promptcanary/promptcanary"
-	"github.com/promptcanary/promptcanary/probe"
 )
 
 // TestConcurrentEvaluate runs one instance of each probe on many responses
@@ -22,32 +18,5 @@ func TestConcurrentEvaluate(t *testing.T) {
 		{Content: fixture(t, "prose.txt")},
 		{ToolCalls: []promptcanary.ToolCall{call("search", `{"q": "x", "n": 1}`)}},
 	}
-	prompt := &promptcanary.Prompt{ID: "p"}
-	want := make([][]probe.Result, len(probes))
-	for i, p := range probes {
-		for _, r := range responses {
-			want[i] = append(want[i], probetest.Eval(p, prompt, r))
-		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 64)
-	for range 8 {
-		wg.Go(func() {
-			for i, p := range probes {
-				for j, r := range responses {
-					if got := probetest.Eval(p, prompt, r); !reflect.DeepEqual(got, want[i][j]) {
-						select {
-						case errs <- fmt.Sprintf("%T", p):
-						default:
-						}
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for id := range errs {
-		t.Errorf("%s: got a concurrent result different from the sequential one", id)
-	}
+	probetest.CheckConcurrent(t, probes, &promptcanary.Prompt{ID: "p"}, responses)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/probe/internal/probetest"
 )
 
 // probeConfig is one probe entry of a testdata YAML file.
@@ -179,38 +180,28 @@ func equalProbes(a, b probe.Probe) bool {
 }
 
 func TestRegistered(t *testing.T) {
-	tests := []struct {
-		id, name string
-		params   []string
-	}{
-		{"tool_call_presence", "Tool Call Presence", []string{"expect_tool_call", "strategy"}},
-		{"tool_call_name", "Tool Call Name", []string{"expected_name", "case_sensitive", "allow_aliases"}},
-		{"tool_call_args", "Tool Call Arguments", []string{"required_args", "forbidden_args"}},
-		{"tool_call_schema", "Tool Call Schema", []string{"schema"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			typ, err := probe.Lookup(tc.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if typ.Name != tc.name {
-				t.Errorf("type name: got %q, want %q", typ.Name, tc.name)
-			}
-			if typ.Category != promptcanary.CategoryToolUse {
-				t.Errorf("type category: got %q, want %q", typ.Category, promptcanary.CategoryToolUse)
-			}
-			var names []string
-			for _, p := range typ.Params {
-				names = append(names, p.Name)
-				if p.Doc == "" {
-					t.Errorf("param %s: got empty doc, want a description", p.Name)
-				}
-			}
-			if !slices.Equal(names, tc.params) {
-				t.Errorf("params: got %v, want %v", names, tc.params)
-			}
-		})
+	cat := promptcanary.CategoryToolUse
+	probetest.CheckRegistered(t, []probetest.Registered{
+		{ID: "tool_call_presence", Name: "Tool Call Presence", Category: cat},
+		{ID: "tool_call_name", Name: "Tool Call Name", Category: cat, Raw: map[string]any{"expected_name": "f"}},
+		{ID: "tool_call_args", Name: "Tool Call Arguments", Category: cat, Raw: map[string]any{"required_args": []any{"q"}}},
+		{ID: "tool_call_schema", Name: "Tool Call Schema", Category: cat, Raw: map[string]any{"schema": map[string]any{"name": "f"}}},
+	})
+	// The parameters in the order the documentation lists them.
+	for id, want := range map[string][]string{
+		"tool_call_presence": {"expect_tool_call", "strategy"},
+		"tool_call_name":     {"expected_name", "case_sensitive", "allow_aliases"},
+		"tool_call_args":     {"required_args", "forbidden_args"},
+		"tool_call_schema":   {"schema"},
+	} {
+		typ, _ := probe.Lookup(id)
+		var names []string
+		for _, p := range typ.Params {
+			names = append(names, p.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s params: got %v, want %v", id, names, want)
+		}
 	}
 }
 

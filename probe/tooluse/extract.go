@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
@@ -63,7 +64,7 @@ func scanHasCall(s string) bool {
 			found = k == "function" || k == "name"
 		}
 	})
-	return ok && found && (kind == text.JSONObject || kind == text.JSONArray)
+	return ok && found && (kind == jsonscan.Object || kind == jsonscan.Array)
 }
 
 // structuralKeys are the keys the text fallback for argument keys ignores.

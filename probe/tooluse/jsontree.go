@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/jsonscan"
+	"github.com/promptcanary/promptcanary/probe/internal/text"
 )
 
 // kind is the JSON type of a node.
@@ -158,12 +159,24 @@ func (p *parser) value() node {
 	return node{kind: kindNumber, str: p.s[start:p.i]}
 }
 
+// open steps over the opening bracket of a container and the white space
+// after it, and reports whether close follows: an empty container, whose
+// close it steps over too (see text.JSONEmpty).
+func (p *parser) open(close byte) (done bool) {
+	p.i, done = text.JSONEmpty(p.s, p.i+1, close)
+	return done
+}
+
+// next steps over the white space and the comma or close after a member
+// or item, and reports whether it was close (see text.JSONNext).
+func (p *parser) next(close byte) (done bool) {
+	p.i, done = text.JSONNext(p.s, p.i, close)
+	return done
+}
+
 func (p *parser) object() node {
-	p.i++ // {
 	n := node{kind: kindObject}
-	p.ws()
-	if p.s[p.i] == '}' {
-		p.i++
+	if p.open('}') {
 		return n
 	}
 	a := p.a
@@ -175,28 +188,17 @@ func (p *parser) object() node {
 		p.i++ // :
 		v := p.value()
 		a.memberStack = append(a.memberStack, member{key: key, val: v})
-		p.ws()
-		c := p.s[p.i]
-		p.i++
-		if c == '}' {
+		if p.next('}') {
 			break
 		}
 	}
-	ms := dedupMembers(a.memberStack[base:])
-	start := len(a.members)
-	a.members = append(a.members, ms...)
-	n.members = a.members[start:len(a.members):len(a.members)]
-	clear(a.memberStack[base:])
-	a.memberStack = a.memberStack[:base]
+	n.members = settle(&a.members, &a.memberStack, base, dedupMembers(a.memberStack[base:]))
 	return n
 }
 
 func (p *parser) array() node {
-	p.i++ // [
 	n := node{kind: kindArray}
-	p.ws()
-	if p.s[p.i] == ']' {
-		p.i++
+	if p.open(']') {
 		return n
 	}
 	a := p.a
@@ -204,19 +206,24 @@ func (p *parser) array() node {
 	for {
 		v := p.value()
 		a.itemStack = append(a.itemStack, v)
-		p.ws()
-		c := p.s[p.i]
-		p.i++
-		if c == ']' {
+		if p.next(']') {
 			break
 		}
 	}
-	start := len(a.items)
-	a.items = append(a.items, a.itemStack[base:]...)
-	n.items = a.items[start:len(a.items):len(a.items)]
-	clear(a.itemStack[base:])
-	a.itemStack = a.itemStack[:base]
+	n.items = settle(&a.items, &a.itemStack, base, a.itemStack[base:])
 	return n
+}
+
+// settle moves the finished entries of a container, the part of *stack
+// from base on, to the end of *store, as entries (the entries, or fewer
+// of them), and returns them there, with capacity capped so an append to
+// them cannot reach another container's. *stack drops them.
+func settle[T any](store, stack *[]T, base int, entries []T) []T {
+	start := len(*store)
+	*store = append(*store, entries...)
+	clear((*stack)[base:])
+	*stack = (*stack)[:base]
+	return (*store)[start:len(*store):len(*store)]
 }
 
 // string reads a string literal starting at the opening quote.

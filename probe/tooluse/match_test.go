@@ -24,12 +24,7 @@ var matchSeeds = []string{"", `"function": "x"`, `"FUNCTION"` + "\t:\n\"", `"too
 
 // FuzzTextPatterns checks the hand matchers against the regexps they
 // replace, on content without fold characters (where they are used).
-func FuzzTextPatterns(f *testing.F) {
-	for _, s := range matchSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(checkTextPatterns)
-}
+func FuzzTextPatterns(f *testing.F) { fuzzStrings(f, matchSeeds, checkTextPatterns) }
 
 func TestTextPatterns(t *testing.T) {
 	for _, s := range matchSeeds {
@@ -80,12 +75,7 @@ var holdSeeds = []string{`{"name": "f"}`, `{"n\u0061me": "f"}`, `[{"function": {
 
 // FuzzHolds checks the shortcut of the JSON rules: a JSON document for
 // which holds is false yields no name and no argument key.
-func FuzzHolds(f *testing.F) {
-	for _, s := range holdSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(checkHolds)
-}
+func FuzzHolds(f *testing.F) { fuzzStrings(f, holdSeeds, checkHolds) }
 
 func checkHolds(t *testing.T, s string) {
 	t.Helper()

@@ -144,16 +144,8 @@ const (
 
 // quoteList renders values for details, quoted and bounded in size.
 func quoteList(values []string) string {
-	var b strings.Builder
-	for i, v := range values {
-		if i == maxListed {
-			b.WriteString(" and " + strconv.Itoa(len(values)-maxListed) + " more")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(text.Preview(v, previewChars)))
-	}
-	return b.String()
+	return text.QuoteList(values, maxListed, quotePreview)
 }
+
+// quotePreview quotes the preview of v.
+func quotePreview(v string) string { return strconv.Quote(text.Preview(v, previewChars)) }

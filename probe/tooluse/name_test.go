@@ -1,7 +1,6 @@
 package tooluse
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -9,13 +8,7 @@ import (
 )
 
 func TestNameExtraction(t *testing.T) {
-	tests := []struct {
-		name       string
-		content    string
-		calls      []promptcanary.ToolCall
-		wantNames  []string
-		wantSource string
-	}{
+	checkExtracted(t, "tool_call_name", map[string]any{"expected_name": "zzz"}, "extracted_names", []extractCase{
 		{"openai tool_calls", `{"tool_calls": [{"function": {"name": "a", "arguments": "{}"}}, {"function": {"name": "b"}}]}`, nil, []string{"a", "b"}, "json"},
 		{"function object", `{"function": {"name": "a"}, "tool_calls": [{"function": {"name": "b"}}]}`, nil, []string{"a", "b"}, "json"},
 		{"function object wins over name", `{"function": {"name": "a"}, "name": "b"}`, nil, []string{"a"}, "json"},
@@ -40,19 +33,7 @@ func TestNameExtraction(t *testing.T) {
 		{"structured", "", []promptcanary.ToolCall{call("x", ""), call("y", ""), call("x", "")}, []string{"x", "y"}, "structured"},
 		{"structured over text", `{"name": "y"}`, []promptcanary.ToolCall{call("x", `{}`)}, []string{"x"}, "structured"},
 		{"structured without names", `{"name": "y"}`, []promptcanary.ToolCall{call("", `{}`)}, []string{}, "structured"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := run(build(t, "tool_call_name", map[string]any{"expected_name": "zzz"}), tc.content, tc.calls...)
-			got := res.Metadata["extracted_names"].([]string)
-			if !slices.Equal(got, tc.wantNames) || got == nil {
-				t.Errorf("extracted_names: got %#v, want %#v", got, tc.wantNames)
-			}
-			if src := res.Metadata["source"]; src != tc.wantSource {
-				t.Errorf("source: got %v, want %v", src, tc.wantSource)
-			}
-		})
-	}
+	})
 }
 
 func TestNameScore(t *testing.T) {

@@ -10,12 +10,7 @@ var scanSeeds = []string{"", "{}", `{"name": 1}`, `{"n\u0061me": 1}`, `[{"functi
 
 // FuzzScanHasCall checks that the tree-free detection agrees with
 // jsonHasCall on the parsed tree.
-func FuzzScanHasCall(f *testing.F) {
-	for _, s := range scanSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(checkScanHasCall)
-}
+func FuzzScanHasCall(f *testing.F) { fuzzStrings(f, scanSeeds, checkScanHasCall) }
 
 func checkScanHasCall(t *testing.T, s string) {
 	t.Helper()

@@ -264,14 +264,10 @@ func stringList(path string, v any) ([]string, error) {
 	case []string:
 		return slices.Clone(l), nil
 	case []any:
-		out := make([]string, len(l))
-		for i, e := range l {
-			s, ok := e.(string)
-			if !ok {
-				return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, i), Msg: "must be a string, got " + probe.Describe(e),
-					Hint: "list argument names as strings"}
-			}
-			out[i] = s
+		out, bad := probe.StringItems(l)
+		if bad >= 0 {
+			return nil, &probe.ParamError{Param: fmt.Sprintf("%s[%d]", path, bad), Msg: "must be a string, got " + probe.Describe(l[bad]),
+				Hint: "list argument names as strings"}
 		}
 		return out, nil
 	}

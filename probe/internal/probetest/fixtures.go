@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -57,4 +58,31 @@ func Problems(t testing.TB, dir, name, doc string) []string {
 		got = append(got, msg, p.Hint)
 	}
 	return got
+}
+
+// Fixture is a realistic response, the file testdata/File of the calling
+// package, and the verdict probe ID with parameters Raw must give it.
+type Fixture struct {
+	File   string
+	ID     string
+	Raw    map[string]any
+	Passed bool
+	Score  float64
+}
+
+// CheckFixture runs f's probe on its file as the runner does, checks the
+// verdict and returns the result.
+func CheckFixture(t testing.TB, f Fixture) probe.Result {
+	t.Helper()
+	res := Run(t, f.ID, f.Raw, Testdata(t, f.File))
+	CheckVerdict(t, res, f.Passed, f.Score)
+	return res
+}
+
+// CheckFixtures checks each of fixtures in a subtest named FILE/ID.
+func CheckFixtures(t *testing.T, fixtures []Fixture) {
+	t.Helper()
+	for _, f := range fixtures {
+		t.Run(f.File+"/"+f.ID, func(t *testing.T) { CheckFixture(t, f) })
+	}
 }

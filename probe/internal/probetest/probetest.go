@@ -9,14 +9,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/probe"
+	"github.com/promptcanary/promptcanary/runner"
 )
 
 // New builds probe id from raw parameters through the registry, failing the
@@ -286,6 +289,75 @@ func Strs(s ...string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// Responses returns a response of each of contents.
+func Responses(contents ...string) []*promptcanary.Response {
+	out := make([]*promptcanary.Response, len(contents))
+	for i, c := range contents {
+		out[i] = &promptcanary.Response{Content: c}
+	}
+	return out
+}
+
+// Concurrently calls f(0), …, f(n-1) in n goroutines at once and waits for
+// them all, for tests run with -race; f reports problems with t.Errorf,
+// which any goroutine may call.
+func Concurrently(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
+}
+
+// CheckConcurrent evaluates each of probes on each of resps, answers to
+// prompt, in turn, then all again from 8 goroutines at once, as a run's
+// workers share the probes and the responses (run with -race): every
+// concurrent result must equal the sequential one, metadata included.
+func CheckConcurrent(t *testing.T, probes []probe.Probe, prompt *promptcanary.Prompt, resps []*promptcanary.Response, refs ...promptcanary.Response) {
+	t.Helper()
+	want := make([][]probe.Result, len(probes))
+	for i, p := range probes {
+		for _, r := range resps {
+			want[i] = append(want[i], Eval(p, prompt, r, refs...))
+		}
+	}
+	Concurrently(8, func(g int) {
+		for k := range 200 {
+			j := (g + k) % len(resps)
+			for i, p := range probes {
+				if got := Eval(p, prompt, resps[j], refs...); !reflect.DeepEqual(got, want[i][j]) {
+					t.Errorf("%T on %q: got %+v, want %+v", p, resps[j].Content, got, want[i][j])
+					return
+				}
+			}
+		}
+	})
+}
+
+// WaitsInto returns an OnWait function for a run that appends each wait
+// to *waits (when waits is not nil); it may be called concurrently.
+func WaitsInto(waits *[]runner.Wait) func(runner.Wait) {
+	var mu sync.Mutex
+	return func(w runner.Wait) {
+		mu.Lock()
+		defer mu.Unlock()
+		if waits != nil {
+			*waits = append(*waits, w)
+		}
+	}
+}
+
+// ResultsOf returns the results of probe id in run, in the run's order.
+func ResultsOf(run *promptcanary.Run, id string) []promptcanary.ProbeResult {
+	var out []promptcanary.ProbeResult
+	for _, r := range run.ProbeResults {
+		if r.ProbeID == id {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // RunVerdict is Run, checking the verdict (CheckVerdict) and that the

@@ -246,6 +246,20 @@ func (a *Analysis) build(content string) {
 	a.runes += runes
 }
 
+// field counts a character into fields, the fields (runs of characters
+// other than white space) so far, and inField, whether the character
+// before was in one: white space (space) ends a field, and any other
+// character after white space begins one.
+func field(space, inField bool, fields int) (int, bool) {
+	if space {
+		return fields, false
+	}
+	if !inField {
+		fields++
+	}
+	return fields, true
+}
+
 // count works out the counts of a's content, as build does but without
 // looking for keywords.
 func (a *Analysis) count() {
@@ -269,12 +283,7 @@ func (a *Analysis) count() {
 		}
 		if c := s[i]; c < utf8.RuneSelf {
 			runes++
-			if class[c]&spaceClass != 0 {
-				inField = false
-			} else if !inField {
-				fields++
-				inField = true
-			}
+			fields, inField = field(class[c]&spaceClass != 0, inField, fields)
 			i++
 			continue
 		}
@@ -284,12 +293,7 @@ func (a *Analysis) count() {
 		if r == '\u017f' || r == '\u212a' {
 			folds = true
 		}
-		if unicode.IsSpace(r) {
-			inField = false
-		} else if !inField {
-			fields++
-			inField = true
-		}
+		fields, inField = field(unicode.IsSpace(r), inField, fields)
 		i += size
 	}
 	a.fields, a.runes, a.ascii, a.folds = fields, runes, ascii, folds
@@ -359,12 +363,7 @@ func (a *Analysis) scalar(tab *table, s string, i, limit int, inField bool, hits
 				continue
 			}
 			a.runes++
-			if cl&spaceClass != 0 {
-				inField = false
-			} else if !inField {
-				fields++
-				inField = true
-			}
+			fields, inField = field(cl&spaceClass != 0, inField, fields)
 			i++
 			continue
 		}
@@ -374,12 +373,7 @@ func (a *Analysis) scalar(tab *table, s string, i, limit int, inField bool, hits
 		if r == '\u017f' || r == '\u212a' {
 			a.folds = true
 		}
-		if unicode.IsSpace(r) {
-			inField = false
-		} else if !inField {
-			fields++
-			inField = true
-		}
+		fields, inField = field(unicode.IsSpace(r), inField, fields)
 		i += size
 	}
 	return i, fields, inField, hits

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 // stripFencesSplit is StripFences as it was written first, with Split and
@@ -81,7 +83,7 @@ func checkFast(t *testing.T, s, kw string) {
 	if !ok {
 		return
 	}
-	if kind == JSONObject {
+	if kind == jsonscan.Object {
 		dec := json.NewDecoder(strings.NewReader(s))
 		dec.Token()
 		var want []string
@@ -100,17 +102,17 @@ func checkFast(t *testing.T, s, kw string) {
 		var want JSONKind
 		switch v.(type) {
 		case map[string]any:
-			want = JSONObject
+			want = jsonscan.Object
 		case []any:
-			want = JSONArray
+			want = jsonscan.Array
 		case string:
-			want = JSONString
+			want = jsonscan.String
 		case float64:
-			want = JSONNumber
+			want = jsonscan.Number
 		case bool:
-			want = JSONBoolean
+			want = jsonscan.Boolean
 		case nil:
-			want = JSONNull
+			want = jsonscan.Null
 		}
 		if kind != want {
 			t.Errorf("ScanJSON(%q) kind: got %v, want %v", s, kind, want)

@@ -2,19 +2,10 @@ package text
 
 import "github.com/promptcanary/promptcanary/internal/jsonscan"
 
-// JSONKind is the type of a JSON document's top-level value.
+// JSONKind is the type of a JSON document's top-level value, one of
+// jsonscan's kinds (jsonscan.Object, jsonscan.Invalid for text that is not
+// JSON, …).
 type JSONKind = jsonscan.Kind
-
-// The JSON kinds; JSONInvalid is the kind of text that is not JSON.
-const (
-	JSONInvalid = jsonscan.Invalid
-	JSONObject  = jsonscan.Object
-	JSONArray   = jsonscan.Array
-	JSONString  = jsonscan.String
-	JSONNumber  = jsonscan.Number
-	JSONBoolean = jsonscan.Boolean
-	JSONNull    = jsonscan.Null
-)
 
 // KeyVisitor is told the keys of a JSON document by ScanJSONKeys (see
 // jsonscan.KeyVisitor).
@@ -50,3 +41,23 @@ func ScanJSONKeys(s string, keys KeyVisitor) (kind JSONKind, ok bool) {
 // JSONUnquote decodes the body of a valid JSON string literal exactly as
 // encoding/json does (see jsonscan.Unquote).
 func JSONUnquote(body string) string { return jsonscan.Unquote(body) }
+
+// JSONEmpty returns the index after the white space at s[i:], the start of
+// the body of an object or array of a valid JSON text, and whether close,
+// its closing bracket, follows there: an empty object or array, whose
+// closing bracket the index is then after too.
+func JSONEmpty(s string, i int, close byte) (int, bool) {
+	i = jsonscan.SpaceEnd(s, i)
+	if s[i] == close {
+		return i + 1, true
+	}
+	return i, false
+}
+
+// JSONNext returns the index after the white space and the comma or close
+// that follow a member or item of a valid JSON text ending at i, and
+// whether it was close.
+func JSONNext(s string, i int, close byte) (int, bool) {
+	i = jsonscan.SpaceEnd(s, i)
+	return i + 1, s[i] == close
+}

@@ -134,7 +134,7 @@ func (d *JSONDoc) Kind() (JSONKind, bool) { return d.kind, d.ok }
 // (at its first occurrence), decoded as encoding/json decodes them; nil
 // when the text is not a JSON object. The slice is the document's.
 func (d *JSONDoc) Keys() []string {
-	if !d.ok || d.kind != JSONObject {
+	if !d.ok || d.kind != jsonscan.Object {
 		return nil
 	}
 	if !d.keysDone {
@@ -250,6 +250,14 @@ func (d *decoder) enter() {
 
 func (d *decoder) ws() { d.i = jsonscan.SpaceEnd(d.s, d.i) }
 
+// empty steps over the white space after an opening bracket and reports
+// whether close follows, which it steps over too (see JSONEmpty).
+func (d *decoder) empty(close byte) (done bool) { d.i, done = JSONEmpty(d.s, d.i, close); return done }
+
+// next steps over the white space and the comma or close after a member
+// or item, and reports whether it was close (see JSONNext).
+func (d *decoder) next(close byte) (done bool) { d.i, done = JSONNext(d.s, d.i, close); return done }
+
 func (d *decoder) value() any {
 	d.ws()
 	switch d.s[d.i] {
@@ -257,9 +265,7 @@ func (d *decoder) value() any {
 		d.enter()
 		defer func() { d.depth-- }()
 		m := map[string]any{}
-		d.ws()
-		if d.s[d.i] == '}' {
-			d.i++
+		if d.empty('}') {
 			return m
 		}
 		for {
@@ -268,10 +274,7 @@ func (d *decoder) value() any {
 			d.ws()
 			d.i++ // :
 			m[k] = d.value()
-			d.ws()
-			c := d.s[d.i]
-			d.i++
-			if c == '}' {
+			if d.next('}') {
 				return m
 			}
 		}
@@ -279,17 +282,12 @@ func (d *decoder) value() any {
 		d.enter()
 		defer func() { d.depth-- }()
 		a := []any{}
-		d.ws()
-		if d.s[d.i] == ']' {
-			d.i++
+		if d.empty(']') {
 			return a
 		}
 		for {
 			a = append(a, d.value())
-			d.ws()
-			c := d.s[d.i]
-			d.i++
-			if c == ']' {
+			if d.next(']') {
 				return a
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/internal/jsonscan"
 )
 
 var docSeeds = []string{"{}", " {\"a\":1} ", `{"a": [1, 2.5, "x", true, null, {}], "b": {"c": []}}`, `"\u00e9\ud800x"`, `[]`, `{"a": 1, "a": {"b": 2}}`,
@@ -79,7 +81,7 @@ func checkJSONDoc(t *testing.T, s string) {
 			wantKeys = append(wantKeys, k)
 		}
 	})
-	if kind != JSONObject {
+	if kind != jsonscan.Object {
 		wantKeys = nil
 	} else if wantKeys == nil {
 		wantKeys = []string{}
@@ -111,7 +113,7 @@ func FuzzMember(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s, missing string) {
 		d := ParseJSON(s)
 		defer d.Release()
-		if k, _ := d.Kind(); k != JSONObject || !d.Narrow() {
+		if k, _ := d.Kind(); k != jsonscan.Object || !d.Narrow() {
 			return
 		}
 		v, ok := d.Value()

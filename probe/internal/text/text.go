@@ -4,6 +4,7 @@ package text
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/promptcanary/promptcanary/internal/textcut"
@@ -57,4 +58,21 @@ func Compile(flags string, patterns ...string) []*regexp.Regexp {
 // further than the n+1th character.
 func Preview(s string, n int) string {
 	return textcut.Runes(s, n, "")
+}
+
+// QuoteList joins the first most of values, each as quote renders it, with
+// ", ", and counts the rest: `"a", "b" and 3 more`.
+func QuoteList(values []string, most int, quote func(string) string) string {
+	var b strings.Builder
+	for i, v := range values {
+		if i == most {
+			b.WriteString(" and " + strconv.Itoa(len(values)-most) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(v))
+	}
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestStripFences(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -35,5 +38,24 @@ func TestCount(t *testing.T) {
 	}
 	if got := WordCount("  one two\tthree\n"); got != 3 {
 		t.Errorf("WordCount = %d, want 3", got)
+	}
+}
+
+func TestQuoteList(t *testing.T) {
+	tests := []struct {
+		values []string
+		most   int
+		want   string
+	}{
+		{nil, 2, ""},
+		{[]string{"a"}, 2, `"a"`},
+		{[]string{"a", "b"}, 2, `"a", "b"`},
+		{[]string{"a", "b", "c", "d", "e"}, 2, `"a", "b" and 3 more`},
+		{[]string{"a", "b"}, 0, ` and 2 more`},
+	}
+	for _, tc := range tests {
+		if got := QuoteList(tc.values, tc.most, strconv.Quote); got != tc.want {
+			t.Errorf("QuoteList(%q, %d): got %q, want %q", tc.values, tc.most, got, tc.want)
+		}
 	}
 }
