@@ -147,25 +147,38 @@ func chatFormat(req *request, msgs []any) *apiError {
 	rf, _ := req.body["response_format"].(map[string]any)
 	switch rf["type"] {
 	case "json_object":
-		var texts []string
-		for _, raw := range msgs {
-			m, _ := raw.(map[string]any)
-			texts = append(texts, contentText(m["content"]))
-		}
-		if !mentionsJSON(texts...) {
+		if !mentionsJSON(contentTexts(msgs)...) {
 			return badRequest("messages", "", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.")
 		}
 		req.format = "json_object"
 	case "json_schema":
 		js, _ := rf["json_schema"].(map[string]any)
-		name, _ := js["name"].(string)
-		req.schema, _ = js["schema"].(map[string]any)
-		req.format = "json_schema"
-		if strict, _ := js["strict"].(bool); strict && req.schema != nil {
-			return checkStrictSchema("response_format", fmt.Sprintf("response_format '%s'", name), req.schema)
-		}
+		return req.schemaFormat(js, "response_format", "response_format")
 	}
 	return nil
+}
+
+// schemaFormat records the json_schema format f (its name, schema and
+// strict flag): a strict schema must follow the structured-output rules.
+// Errors name param and the format as field 'NAME'.
+func (req *request) schemaFormat(f map[string]any, param, field string) *apiError {
+	name, _ := f["name"].(string)
+	req.schema, _ = f["schema"].(map[string]any)
+	req.format = "json_schema"
+	if strict, _ := f["strict"].(bool); strict && req.schema != nil {
+		return checkStrictSchema(param, fmt.Sprintf("%s '%s'", field, name), req.schema)
+	}
+	return nil
+}
+
+// contentTexts is the text of each message of msgs.
+func contentTexts(msgs []any) []string {
+	var texts []string
+	for _, raw := range msgs {
+		m, _ := raw.(map[string]any)
+		texts = append(texts, contentText(m["content"]))
+	}
+	return texts
 }
 
 // contentText is the text of a message content: a string or parts.
