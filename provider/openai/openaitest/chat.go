@@ -16,13 +16,9 @@ func parseChat(req *request) *apiError {
 	for i, t := range tools {
 		tm, _ := t.(map[string]any)
 		fn, _ := tm["function"].(map[string]any)
-		name, _ := fn["name"].(string)
-		params, _ := fn["parameters"].(map[string]any)
-		strict, _ := fn["strict"].(bool)
-		if e := checkTool(fmt.Sprintf("tools[%d].function", i), name, params, strict); e != nil {
+		if e := req.addTool(fmt.Sprintf("tools[%d].function", i), fn); e != nil {
 			return e
 		}
-		req.tools = append(req.tools, toolDef{name: name, params: params})
 	}
 	if e := chatToolChoice(req); e != nil {
 		return e
@@ -155,6 +151,19 @@ func chatFormat(req *request, msgs []any) *apiError {
 		js, _ := rf["json_schema"].(map[string]any)
 		return req.schemaFormat(js, "response_format", "response_format")
 	}
+	return nil
+}
+
+// addTool checks the function definition fn (its name, parameters and
+// strict flag), found at path, and offers it.
+func (req *request) addTool(path string, fn map[string]any) *apiError {
+	name, _ := fn["name"].(string)
+	params, _ := fn["parameters"].(map[string]any)
+	strict, _ := fn["strict"].(bool)
+	if e := checkTool(path, name, params, strict); e != nil {
+		return e
+	}
+	req.tools = append(req.tools, toolDef{name: name, params: params})
 	return nil
 }
 

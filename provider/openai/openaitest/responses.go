@@ -14,13 +14,9 @@ func parseResponses(req *request) *apiError {
 		if tm["type"] != "function" {
 			continue
 		}
-		name, _ := tm["name"].(string)
-		params, _ := tm["parameters"].(map[string]any)
-		strict, _ := tm["strict"].(bool)
-		if e := checkTool(fmt.Sprintf("tools[%d]", i), name, params, strict); e != nil {
+		if e := req.addTool(fmt.Sprintf("tools[%d]", i), tm); e != nil {
 			return e
 		}
-		req.tools = append(req.tools, toolDef{name: name, params: params})
 	}
 	switch tc := req.body["tool_choice"].(type) {
 	case string:
