@@ -72,7 +72,7 @@ func TestOTelRunAndCompare(t *testing.T) {
 				}
 			}
 			if len(cmds) != 2 {
-				t.Fatalf("command spans %v, want promptcanary run and promptcanary compare", names(r.Spans()))
+				t.Fatalf("command spans %v, want promptcanary run and promptcanary compare", r.Names())
 			}
 			calls := r.Named("chat ")
 			want := int64(0)
@@ -175,15 +175,6 @@ func TestOTelNoSecretLeaks(t *testing.T) {
 	}
 }
 
-// names lists the spans' names.
-func names(spans []otlptest.Span) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
 // TestOTelServeOnce runs the monitor's checks once with otel: in
 // monitor.yaml (gRPC, endpoint and token from the environment): each
 // check run is a root span with its runs and calls below it, and the
@@ -254,7 +245,7 @@ otel:
 		t.Errorf("drifted check events %v: want 2 drift verdicts (run and confirmation) and 1 incident opened", drifted.Events)
 	}
 	if len(r.Named("chat ")) == 0 {
-		t.Fatalf("no call spans: %v", names(r.Spans()))
+		t.Fatalf("no call spans: %v", r.Names())
 	}
 	for _, c := range r.Named("chat ") {
 		run := byID[c.ParentID]

@@ -183,17 +183,9 @@ func one(t *testing.T, r *otlptest.Receiver, name string) otlptest.Span {
 		}
 	}
 	if len(out) != 1 {
-		t.Fatalf("got %d spans named %q, want 1 (all: %v)", len(out), name, names(r.Spans()))
+		t.Fatalf("got %d spans named %q, want 1 (all: %v)", len(out), name, r.Names())
 	}
 	return out[0]
-}
-
-func names(spans []otlptest.Span) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.Name)
-	}
-	return out
 }
 
 // TestNilTracerDoesNothing checks the untraced path: no span, the

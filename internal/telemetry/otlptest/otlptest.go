@@ -253,6 +253,15 @@ func (r *Receiver) Spans() []Span {
 	return append([]Span(nil), r.spans...)
 }
 
+// Names returns the names of the spans received so far, for messages.
+func (r *Receiver) Names() []string {
+	var out []string
+	for _, s := range r.Spans() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
 // Named returns the spans received whose name starts with prefix.
 func (r *Receiver) Named(prefix string) []Span {
 	var out []Span
