@@ -38,19 +38,16 @@ func otelEnv(t *testing.T, r *otlptest.Receiver, protocol string) {
 // the spans that reach the receiver: one per command, per run and per
 // call, the calls' GenAI attributes, and the compare's drift verdict.
 func TestOTelRunAndCompare(t *testing.T) {
-	for _, tc := range []struct {
-		protocol string
-		recv     func(testing.TB) *otlptest.Receiver
-	}{{telemetry.ProtocolHTTP, otlptest.NewHTTP}, {telemetry.ProtocolGRPC, otlptest.NewGRPC}} {
-		t.Run(tc.protocol, func(t *testing.T) {
+	for _, tc := range otlptest.Protocols {
+		t.Run(tc.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
 			if code, stderr := mainIn(t, "init", "demo"); code != 0 {
 				t.Fatalf("init: exit %d: %s", code, stderr)
 			}
 			t.Chdir(filepath.Join(dir, "demo"))
-			r := tc.recv(t)
-			otelEnv(t, r, tc.protocol)
+			r := tc.New(t)
+			otelEnv(t, r, tc.Name)
 			t.Setenv("OTEL_SERVICE_NAME", "canary-ci")
 			if code, stderr := mainIn(t, "run", "-p", "sim/stable", "--save-baseline", "--no-progress"); code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)

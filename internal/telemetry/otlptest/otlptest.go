@@ -27,6 +27,8 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 )
 
 // maxBody bounds an export request's body, as a collector's
@@ -68,6 +70,13 @@ type Receiver struct {
 	raw      [][]byte
 	headers  []map[string][]string
 }
+
+// Protocols are the OTLP protocols, by the names telemetry.Config takes,
+// each with the receiver that speaks it: a test runs over each.
+var Protocols = []struct {
+	Name string
+	New  func(testing.TB) *Receiver
+}{{telemetry.ProtocolHTTP, NewHTTP}, {telemetry.ProtocolGRPC, NewGRPC}}
 
 // NewHTTP starts an OTLP/HTTP receiver: POST /v1/traces with a body of
 // Content-Type application/x-protobuf (gzip Content-Encoding allowed),
