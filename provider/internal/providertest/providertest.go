@@ -568,6 +568,32 @@ func PlainRequest() *provider.Request {
 	return NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})
 }
 
+// Post sends body to url with the headers of header (one with an empty
+// value is not sent) and returns the response and its body, read and
+// closed: how a stand-in's own tests call it.
+func Post(t testing.TB, url, body string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
 // Reply starts a server that answers every request with status, header
 // and body exactly as given: unlike Serve it sets no Content-Type (Go
 // sniffs one) and accepts any request. It is closed when the test ends.
