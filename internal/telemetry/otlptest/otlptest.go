@@ -264,11 +264,12 @@ func (r *Receiver) Spans() []Span {
 
 // Names returns the names of the spans received so far, for messages.
 func (r *Receiver) Names() []string {
-	var out []string
-	for _, s := range r.Spans() {
-		out = append(out, s.Name)
+	spans := r.Spans()
+	names := make([]string, len(spans))
+	for i, s := range spans {
+		names[i] = s.Name
 	}
-	return out
+	return names
 }
 
 // Named returns the spans received whose name starts with prefix.
