@@ -328,11 +328,7 @@ func CheckRedirects(t *testing.T, open func(t *testing.T, baseURL string) provid
 		t.Cleanup(first.Close)
 		_, err := open(t, first.URL).Generate(context.Background(), req)
 		if reqs := other.Requests(); len(reqs) != 0 {
-			names := make([]string, 0, len(reqs[0].Header))
-			for k := range reqs[0].Header {
-				names = append(names, k)
-			}
-			slices.Sort(names)
+			names := slices.Sorted(maps.Keys(reqs[0].Header))
 			t.Errorf("the other origin received %d request(s), with the headers %s", len(reqs), strings.Join(names, ", "))
 		}
 		var pe *provider.Error
