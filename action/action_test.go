@@ -231,11 +231,17 @@ func releaseOf(t *testing.T, sums func(name string, data []byte) string) *httpte
 	return release(t, "promptcanary/promptcanary", testVersion, map[string][]byte{name: data, "SHA256SUMS": []byte(text)})
 }
 
-func TestPullRequestCommentCreatedUpdatedNeverDuplicated(t *testing.T) {
+// fullRun is what a test of a whole run needs: the action's metadata, a
+// workspace with the demo suite and the binary, and this tree's release.
+// It skips the test when the tools a run takes are missing.
+func fullRun(t *testing.T) (*actionMeta, string, *httptest.Server) {
+	t.Helper()
 	needTools(t)
-	meta := loadAction(t, "../action.yml")
-	ws := workspace(t, built(t))
-	rel := releaseOf(t, nil)
+	return loadAction(t, "../action.yml"), workspace(t, built(t)), releaseOf(t, nil)
+}
+
+func TestPullRequestCommentCreatedUpdatedNeverDuplicated(t *testing.T) {
+	meta, ws, rel := fullRun(t)
 	gh := newFakeGitHub(t, testRepo, testToken, testPR)
 	// 150 comments of others: the action's own lands on page 2 of 100,
 	// so finding it again needs the Link header. One quotes the marker
@@ -379,9 +385,7 @@ func TestInstallRefusesABadChecksum(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(j.Env["RUNNER_TEMP"], "promptcanary-bin", "promptcanary")); err == nil {
 				t.Errorf("the binary was installed despite the bad checksum")
 			}
-			if n := len(gh.calls); n != 0 {
-				t.Errorf("%d calls to the GitHub API after a failed install", n)
-			}
+			gh.wantNoCalls(t, "after a failed install")
 		})
 	}
 }
@@ -410,16 +414,11 @@ func TestInstallBuildsAnUnreleasedRef(t *testing.T) {
 	if !strings.Contains(res.Summary, "No drift") {
 		t.Errorf("summary lacks the report:\n%s", res.Summary)
 	}
-	if n := len(gh.calls); n != 0 {
-		t.Errorf("%d calls to the GitHub API on a push event", n)
-	}
+	gh.wantNoCalls(t, "on a push event")
 }
 
 func TestCommentRefusals(t *testing.T) {
-	needTools(t)
-	meta := loadAction(t, "../action.yml")
-	ws := workspace(t, built(t))
-	rel := releaseOf(t, nil)
+	meta, ws, rel := fullRun(t)
 	clean := map[string]string{"working-directory": "demo", "provider": "sim/stable"}
 	for _, tc := range []struct {
 		name   string
@@ -488,16 +487,11 @@ func TestInstallOnly(t *testing.T) {
 			t.Errorf("output %s = %q, want empty with install-only", name, v)
 		}
 	}
-	if n := len(gh.calls); n != 0 {
-		t.Errorf("%d calls to the GitHub API with install-only", n)
-	}
+	gh.wantNoCalls(t, "with install-only")
 }
 
 func TestInputsAndErrorsReachTheComment(t *testing.T) {
-	needTools(t)
-	meta := loadAction(t, "../action.yml")
-	ws := workspace(t, built(t))
-	rel := releaseOf(t, nil)
+	meta, ws, rel := fullRun(t)
 	for _, tc := range []struct {
 		name   string
 		inputs map[string]string

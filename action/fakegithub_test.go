@@ -59,6 +59,17 @@ const apiVersion = "2022-11-28"
 // maxCommentChars is GitHub's limit of a comment body.
 const maxCommentChars = 65536
 
+// wantNoCalls fails the test if the API was called at all; when says in
+// which case no call was expected.
+func (g *fakeGitHub) wantNoCalls(t *testing.T, when string) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.calls); n != 0 {
+		t.Errorf("%d calls to the GitHub API %s", n, when)
+	}
+}
+
 func newFakeGitHub(t *testing.T, repo, token string, issues ...int) *fakeGitHub {
 	g := &fakeGitHub{t: t, token: token, repo: repo, nextID: 1000, issues: map[int][]*fakeComment{}}
 	for _, n := range issues {

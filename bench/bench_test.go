@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -138,10 +139,7 @@ func TestFakeServerFailureInjection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := newFakeServer(tc.cfg)
-			srv := fs.start()
-			defer srv.Close()
-			defer fs.shutdown()
+			fs, srv := startFake(t, tc.cfg)
 			resp, data, err := post(context.Background(), srv.URL)
 			if err != nil {
 				t.Fatal(err)
@@ -170,11 +168,18 @@ func TestFakeServerFailureInjection(t *testing.T) {
 	}
 }
 
-func TestFakeServerRetryAfterReachesEngine(t *testing.T) {
-	fs := newFakeServer(serverConfig{Fail429: 1, RetryAfter: 1500 * time.Millisecond})
+// startFake starts a fake server with cfg; when the test ends it is shut
+// down, then closed.
+func startFake(t *testing.T, cfg serverConfig) (*fakeServer, *httptest.Server) {
+	fs := newFakeServer(cfg)
 	srv := fs.start()
-	defer srv.Close()
-	defer fs.shutdown()
+	t.Cleanup(srv.Close)
+	t.Cleanup(fs.shutdown)
+	return fs, srv
+}
+
+func TestFakeServerRetryAfterReachesEngine(t *testing.T) {
+	_, srv := startFake(t, serverConfig{Fail429: 1, RetryAfter: 1500 * time.Millisecond})
 	p, _, err := openClient(srv.URL, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +195,7 @@ func TestFakeServerRetryAfterReachesEngine(t *testing.T) {
 }
 
 func TestFakeServerAnswerThroughClient(t *testing.T) {
-	fs := newFakeServer(serverConfig{})
-	srv := fs.start()
-	defer srv.Close()
-	defer fs.shutdown()
+	fs, srv := startFake(t, serverConfig{})
 	p, _, err := openClient(srv.URL, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -233,10 +235,7 @@ func TestFakeServerAnswerThroughClient(t *testing.T) {
 }
 
 func TestFakeServerHangsUntilClientGivesUp(t *testing.T) {
-	fs := newFakeServer(serverConfig{FailTimeout: 1})
-	srv := fs.start()
-	defer srv.Close()
-	defer fs.shutdown()
+	fs, srv := startFake(t, serverConfig{FailTimeout: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -256,10 +255,7 @@ func TestFakeServerHangsUntilClientGivesUp(t *testing.T) {
 }
 
 func TestFakeServerRejects(t *testing.T) {
-	fs := newFakeServer(serverConfig{})
-	srv := fs.start()
-	defer srv.Close()
-	defer fs.shutdown()
+	fs, srv := startFake(t, serverConfig{})
 	tests := []struct {
 		name, method, path, body string
 		want                     int

@@ -68,10 +68,7 @@ func TestDeadMonitorsSlotIsTakenOver(t *testing.T) {
 // nothing: the slot runs once, on the other monitor.
 func TestLostLeaseAbandonsTheRun(t *testing.T) {
 	f, m := newOneSample(t, "1h")
-	f.flip.set("block")
-	f.started(m)
-	f.clock.Advance(time.Minute) // 10:00: the run blocks
-	<-f.flip.entered
+	f.blockFirstSlot(m)
 	f.idle()
 	ls := f.leasesOf()
 	if len(ls) != 1 || ls[0].State != store.LeaseRunning || ls[0].Owner != m.schedule.Owner() {

@@ -54,15 +54,22 @@ func (f *fixture) runsWith(o promptcanary.CheckOutcome) int {
 	return n
 }
 
+// blockFirstSlot starts m with the provider blocking and advances to its
+// first slot (10:00), returning once that slot's run has begun (and
+// blocks).
+func (f *fixture) blockFirstSlot(m *Monitor) {
+	f.t.Helper()
+	f.flip.set("block")
+	f.started(m)
+	f.clock.Advance(time.Minute)
+	<-f.flip.entered
+}
+
 // A slot that comes while the check's previous run is still in flight is
 // skipped and recorded as such; the run in flight completes.
 func TestOverlappingSlotIsSkipped(t *testing.T) {
 	f, m := newOneSample(t, "1m")
-	f.flip.set("block")
-	f.started(m)
-
-	f.clock.Advance(time.Minute) // 10:00, the first slot
-	<-f.flip.entered
+	f.blockFirstSlot(m)
 	f.idle()
 	if s := m.Statuses(); len(s) != 1 || !s[0].Running {
 		t.Fatalf("got statuses %+v, want the check running", s)
@@ -112,10 +119,7 @@ func TestClockJumpIsCoalesced(t *testing.T) {
 // then resolve.
 func TestStaleCheckOpensUnmeasured(t *testing.T) {
 	f, m := newOneSample(t, "1m")
-	f.flip.set("block")
-	f.started(m)
-	f.clock.Advance(time.Minute) // 10:00: the run hangs
-	<-f.flip.entered
+	f.blockFirstSlot(m) // the run hangs
 	// Step the clock 15s at a time (the ticker's period) past 2m.
 	for range 10 {
 		f.idle()

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -210,12 +211,7 @@ func RegisterChecker(name string, c Checker) {
 func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	out := make([]string, 0, len(factories))
-	for n := range factories {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(factories))
 }
 
 // Split parses "name/model" into its parts. The model may itself contain

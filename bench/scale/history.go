@@ -15,7 +15,6 @@ import (
 	"github.com/promptcanary/promptcanary/drift"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/store"
-	"github.com/promptcanary/promptcanary/store/postgres"
 	"github.com/promptcanary/promptcanary/store/sqlite"
 	"github.com/promptcanary/promptcanary/store/storetest"
 )
@@ -60,16 +59,11 @@ func historyQueries(ctx context.Context, c *config, dir, dsn string, stderr io.W
 	if err != nil || dsn == "" || !c.postgres {
 		return figs, err
 	}
-	_, sdsn, drop, err := freshSchema(ctx, dsn)
+	_, pg, done, err := freshStore(ctx, dsn)
 	if err != nil {
 		return figs, err
 	}
-	defer drop()
-	pg, err := postgres.Open(ctx, sdsn)
-	if err != nil {
-		return figs, err
-	}
-	defer pg.Close()
+	defer done()
 	start = time.Now()
 	if n, err = fill(ctx, c, pg, pg, 8); err != nil {
 		return figs, fmt.Errorf("fill the PostgreSQL history: %w", err)

@@ -117,16 +117,11 @@ func fileSize(path string) (int64, error) {
 // indexes and TOAST of a fresh schema.
 func postgresSizes(ctx context.Context, dsn string, run *promptcanary.Run, report *promptcanary.DriftReport) ([2]int64, error) {
 	var out [2]int64
-	schema, sdsn, drop, err := freshSchema(ctx, dsn)
+	schema, s, done, err := freshStore(ctx, dsn)
 	if err != nil {
 		return out, err
 	}
-	defer drop()
-	s, err := postgres.Open(ctx, sdsn)
-	if err != nil {
-		return out, err
-	}
-	defer s.Close()
+	defer done()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return out, err
@@ -180,6 +175,22 @@ func freshSchema(ctx context.Context, dsn string) (string, string, func(), error
 		conn.Close(context.Background())
 	}
 	return name, withParam(dsn, "search_path", name), drop, nil
+}
+
+// freshStore opens a store in a fresh schema (see freshSchema) and
+// returns the schema's name, the store and a function that closes the
+// store and drops the schema.
+func freshStore(ctx context.Context, dsn string) (string, *postgres.Store, func(), error) {
+	name, sdsn, drop, err := freshSchema(ctx, dsn)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	s, err := postgres.Open(ctx, sdsn)
+	if err != nil {
+		drop()
+		return "", nil, nil, err
+	}
+	return name, s, func() { s.Close(); drop() }, nil
 }
 
 // withParam returns dsn, a URL or a key=value string, with the parameter

@@ -38,19 +38,16 @@ func otelEnv(t *testing.T, r *otlptest.Receiver, protocol string) {
 // the spans that reach the receiver: one per command, per run and per
 // call, the calls' GenAI attributes, and the compare's drift verdict.
 func TestOTelRunAndCompare(t *testing.T) {
-	for _, tc := range []struct {
-		protocol string
-		recv     func(testing.TB) *otlptest.Receiver
-	}{{telemetry.ProtocolHTTP, otlptest.NewHTTP}, {telemetry.ProtocolGRPC, otlptest.NewGRPC}} {
-		t.Run(tc.protocol, func(t *testing.T) {
+	for _, tc := range otlptest.Protocols {
+		t.Run(tc.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
 			if code, stderr := mainIn(t, "init", "demo"); code != 0 {
 				t.Fatalf("init: exit %d: %s", code, stderr)
 			}
 			t.Chdir(filepath.Join(dir, "demo"))
-			r := tc.recv(t)
-			otelEnv(t, r, tc.protocol)
+			r := tc.New(t)
+			otelEnv(t, r, tc.Name)
 			t.Setenv("OTEL_SERVICE_NAME", "canary-ci")
 			if code, stderr := mainIn(t, "run", "-p", "sim/stable", "--save-baseline", "--no-progress"); code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)
@@ -72,7 +69,7 @@ func TestOTelRunAndCompare(t *testing.T) {
 				}
 			}
 			if len(cmds) != 2 {
-				t.Fatalf("command spans %v, want promptcanary run and promptcanary compare", names(r.Spans()))
+				t.Fatalf("command spans %v, want promptcanary run and promptcanary compare", r.Names())
 			}
 			calls := r.Named("chat ")
 			want := int64(0)
@@ -175,15 +172,6 @@ func TestOTelNoSecretLeaks(t *testing.T) {
 	}
 }
 
-// names lists the spans' names.
-func names(spans []otlptest.Span) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
 // TestOTelServeOnce runs the monitor's checks once with otel: in
 // monitor.yaml (gRPC, endpoint and token from the environment): each
 // check run is a root span with its runs and calls below it, and the
@@ -254,7 +242,7 @@ otel:
 		t.Errorf("drifted check events %v: want 2 drift verdicts (run and confirmation) and 1 incident opened", drifted.Events)
 	}
 	if len(r.Named("chat ")) == 0 {
-		t.Fatalf("no call spans: %v", names(r.Spans()))
+		t.Fatalf("no call spans: %v", r.Names())
 	}
 	for _, c := range r.Named("chat ") {
 		run := byID[c.ParentID]

@@ -2,12 +2,11 @@ package httpc
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/promptcanary/promptcanary/internal/fuzzseed"
 	"github.com/promptcanary/promptcanary/internal/redact"
 )
 
@@ -17,17 +16,7 @@ import (
 // the message, whole or as a piece left at the cut.
 func FuzzErrorMessage(f *testing.F) {
 	const key = "ak-test-7f3e9c1b5d2a8e4f6071"
-	files, err := filepath.Glob(filepath.Join("testdata", "error-*"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds in testdata: %v", err)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Files(f, "error-*")
 	f.Add([]byte(strings.Repeat("x", 290) + key))
 	f.Add([]byte(`{"error":"` + strings.Repeat("é", 150) + key + `"}`))
 	set := redact.New(key)

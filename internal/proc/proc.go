@@ -9,6 +9,7 @@ package proc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,17 @@ import (
 	"strings"
 	"time"
 )
+
+// Command is the command that runs the executable at path (see Resolve)
+// with the arguments of argv, argv[0] kept as written rather than the
+// resolved path, in dir with exactly env; ctx ending kills it (see Run).
+func Command(ctx context.Context, path string, argv []string, dir string, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = dir
+	cmd.Env = env
+	return cmd
+}
 
 // WaitDelay bounds how long Run waits for the command's output pipes to
 // close after it exits or is killed (a leftover child outside its process

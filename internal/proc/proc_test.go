@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -125,5 +126,14 @@ func TestResolve(t *testing.T) {
 		if _, err := Resolve(tc.name, dir); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestCommandKeepsArgvZero: the command runs the resolved path but keeps
+// argv[0] as written, with exactly the given directory and environment.
+func TestCommandKeepsArgvZero(t *testing.T) {
+	cmd := Command(context.Background(), "/usr/bin/agent", []string{"agent", "--fast", "x y"}, "/work", []string{"A=1"})
+	if cmd.Path != "/usr/bin/agent" || !slices.Equal(cmd.Args, []string{"agent", "--fast", "x y"}) || cmd.Dir != "/work" || !slices.Equal(cmd.Env, []string{"A=1"}) {
+		t.Errorf("got path %q, args %q, dir %q, env %q; want /usr/bin/agent, [agent --fast \"x y\"], /work, [A=1]", cmd.Path, cmd.Args, cmd.Dir, cmd.Env)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -25,21 +26,29 @@ func reversed(files []File) []File {
 	return out
 }
 
+// sameInAnyOrder writes files with write, then again reversed and with
+// the time in UTC, and fails unless both give the same bytes, which it
+// returns.
+func sameInAnyOrder(t *testing.T, write func(io.Writer, []File, time.Time) error, files []File, mtime time.Time) []byte {
+	t.Helper()
+	var a, b bytes.Buffer
+	if err := write(&a, files, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(&b, reversed(files), mtime.UTC()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("the same files in another order or zone gave other bytes")
+	}
+	return a.Bytes()
+}
+
 // The same files give the same bytes whatever their order, and every
 // header carries the fixed time, root ownership and no user names.
 func TestTarGzDeterministic(t *testing.T) {
 	mtime := time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))
-	var a, b bytes.Buffer
-	if err := WriteTarGz(&a, testFiles, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteTarGz(&b, reversed(testFiles), mtime.UTC()); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatal("the same files in another order gave other bytes")
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(a.Bytes()))
+	zr, err := gzip.NewReader(bytes.NewReader(sameInAnyOrder(t, WriteTarGz, testFiles, mtime)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,18 +75,8 @@ func TestTarGzDeterministic(t *testing.T) {
 
 func TestZipDeterministic(t *testing.T) {
 	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", -7200))
-	files := testFiles[:2]
-	var a, b bytes.Buffer
-	if err := WriteZip(&a, files, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteZip(&b, reversed(files), mtime.UTC()); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatal("the same files in another order or zone gave other bytes")
-	}
-	zr, err := zip.NewReader(bytes.NewReader(a.Bytes()), int64(a.Len()))
+	data := sameInAnyOrder(t, WriteZip, testFiles[:2], mtime)
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,13 +68,10 @@ func trace(t *testing.T, r *otlptest.Receiver, protocol string, content bool) {
 }
 
 func TestSpansOverHTTPAndGRPC(t *testing.T) {
-	for _, tc := range []struct {
-		protocol string
-		recv     func(testing.TB) *otlptest.Receiver
-	}{{telemetry.ProtocolHTTP, otlptest.NewHTTP}, {telemetry.ProtocolGRPC, otlptest.NewGRPC}} {
-		t.Run(tc.protocol, func(t *testing.T) {
-			r := tc.recv(t)
-			trace(t, r, tc.protocol, false)
+	for _, tc := range otlptest.Protocols {
+		t.Run(tc.Name, func(t *testing.T) {
+			r := tc.New(t)
+			trace(t, r, tc.Name, false)
 			cmd, run, calls := one(t, r, "promptcanary compare"), one(t, r, "run openai/gpt-4o"), r.Named("chat gpt-4o")
 			if len(calls) != 2 {
 				t.Fatalf("got %d call spans, want 2", len(calls))
@@ -183,17 +180,9 @@ func one(t *testing.T, r *otlptest.Receiver, name string) otlptest.Span {
 		}
 	}
 	if len(out) != 1 {
-		t.Fatalf("got %d spans named %q, want 1 (all: %v)", len(out), name, names(r.Spans()))
+		t.Fatalf("got %d spans named %q, want 1 (all: %v)", len(out), name, r.Names())
 	}
 	return out[0]
-}
-
-func names(spans []otlptest.Span) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.Name)
-	}
-	return out
 }
 
 // TestNilTracerDoesNothing checks the untraced path: no span, the

@@ -41,10 +41,6 @@ type tool struct {
 	InputSchema map[string]any `json:"input_schema"`
 }
 
-// emptySchema is sent for a tool without parameters: the API requires an
-// object schema.
-var emptySchema = map[string]any{"type": "object", "properties": map[string]any{}}
-
 // body builds the request body of one call. Extra parameters are merged in
 // last, so they override the fields set here; a nil one removes the field.
 func (c *Client) body(req *provider.Request) map[string]any {
@@ -92,11 +88,7 @@ func (c *Client) body(req *provider.Request) map[string]any {
 func tools(p *promptcanary.Prompt, thinking bool) ([]tool, map[string]string) {
 	var out []tool
 	for _, t := range p.Tools {
-		schema := t.Parameters
-		if len(schema) == 0 {
-			schema = emptySchema
-		}
-		out = append(out, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		out = append(out, tool{Name: t.Name, Description: t.Description, InputSchema: toolcall.Parameters(t.Parameters)})
 	}
 	choice := toolChoice(p.ToolChoice)
 	if f := p.ResponseFormat; f != nil {

@@ -256,18 +256,27 @@ func TestStructuredOutput(t *testing.T) {
 	}
 }
 
-// TestStructuredToolWithThinking: with Claude's extended thinking, which
-// refuses a forced tool, the answer tool is offered without toolChoice.
-func TestStructuredToolWithThinking(t *testing.T) {
-	srv := standin(t, bedrocktest.Static)
+// thinkingConfig is the suite defaults for model with extended thinking
+// of budget tokens within maxTokens, made acceptable by the model rules as
+// the run engine does.
+func thinkingConfig(t *testing.T, model string, maxTokens, budget int) promptcanary.ProviderConfig {
+	t.Helper()
 	cfg := defaults()
-	cfg.ModelID = "bedrock/" + claude37
-	cfg.MaxTokens = 4096
-	cfg.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}
+	cfg.ModelID = "bedrock/" + model
+	cfg.MaxTokens = maxTokens
+	cfg.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": budget}}
 	cfg, _, err := modelrules.Apply(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// TestStructuredToolWithThinking: with Claude's extended thinking, which
+// refuses a forced tool, the answer tool is offered without toolChoice.
+func TestStructuredToolWithThinking(t *testing.T) {
+	srv := standin(t, bedrocktest.Static)
+	cfg := thinkingConfig(t, claude37, 4096, 2048)
 	resp, err := generate(t, claude37, promptcanary.Prompt{Text: "Capital of France?", ResponseFormat: answerSchema}, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -292,15 +301,7 @@ func TestStructuredSetting(t *testing.T) {
 // TestStops reads a guardrail's intervention, a content filter and a
 // budget spent on thinking as measured responses, not errors.
 func TestStops(t *testing.T) {
-	thinking := defaults()
-	thinking.ModelID = "bedrock/" + claude
-	thinking.MaxTokens = 2048
-	thinking.ExtraParams = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 1024}}
-	// As the run engine does: the model rules make the request acceptable.
-	thinking, _, err := modelrules.Apply(thinking)
-	if err != nil {
-		t.Fatal(err)
-	}
+	thinking := thinkingConfig(t, claude, 2048, 1024)
 	tests := []struct {
 		mark, finish, content string
 		cfg                   promptcanary.ProviderConfig

@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/provider"
+	"github.com/promptcanary/promptcanary/provider/internal/toolcall"
 )
 
 // object is a JSON object of the request.
@@ -21,10 +22,6 @@ type request struct {
 	// noForce: the answer tool must not be forced.
 	noForce bool
 }
-
-// emptySchema is the input schema of a tool without parameters: Converse
-// requires an object schema.
-var emptySchema = object{"type": "object", "properties": object{}}
 
 // anyObject is the schema of a json_object response_format.
 var anyObject = object{"type": "object"}
@@ -155,17 +152,13 @@ func (c *Client) tools(p *promptcanary.Prompt, used []string, out *request) ([]o
 	offered := map[string]bool{}
 	if p.ToolChoice != "none" || len(used) > 0 {
 		for _, t := range p.Tools {
-			schema := t.Parameters
-			if len(schema) == 0 {
-				schema = emptySchema
-			}
-			tools = append(tools, toolSpec(t.Name, t.Description, schema))
+			tools = append(tools, toolSpec(t.Name, t.Description, toolcall.Parameters(t.Parameters)))
 			offered[t.Name] = true
 		}
 	}
 	for _, name := range used {
 		if !offered[name] {
-			tools = append(tools, toolSpec(name, "", emptySchema))
+			tools = append(tools, toolSpec(name, "", toolcall.Parameters(nil)))
 			offered[name] = true
 		}
 	}

@@ -147,9 +147,13 @@ func newClient(model, endpoint string, header http.Header, base *url.URL, key st
 	}
 }
 
-// post sends body and decodes the answer into out.
-func (c *client) post(ctx context.Context, body, out any) error {
-	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, body)
+// embed checks texts, sends them with the model in the body both APIs
+// take ({"model": …, "input": texts}) and decodes the answer into out.
+func (c *client) embed(ctx context.Context, texts []string, out any) error {
+	if err := checkTexts(texts); err != nil {
+		return err
+	}
+	resp, err := apicall.Do(ctx, c.http, http.MethodPost, c.url, map[string]any{"model": c.model, "input": texts})
 	if err != nil {
 		return err
 	}

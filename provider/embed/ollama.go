@@ -54,11 +54,8 @@ type ollamaResponse struct {
 
 // Embed embeds texts in one call.
 func (c *Ollama) Embed(ctx context.Context, texts []string) (*Result, error) {
-	if err := checkTexts(texts); err != nil {
-		return nil, err
-	}
 	var out ollamaResponse
-	if err := c.post(ctx, map[string]any{"model": c.model, "input": texts}, &out); err != nil {
+	if err := c.embed(ctx, texts, &out); err != nil {
 		return nil, err
 	}
 	if err := checkVectors(out.Embeddings, len(texts)); err != nil {

@@ -73,11 +73,8 @@ type openAIResponse struct {
 
 // Embed embeds texts in one call.
 func (c *OpenAI) Embed(ctx context.Context, texts []string) (*Result, error) {
-	if err := checkTexts(texts); err != nil {
-		return nil, err
-	}
 	var out openAIResponse
-	if err := c.post(ctx, map[string]any{"model": c.model, "input": texts}, &out); err != nil {
+	if err := c.embed(ctx, texts, &out); err != nil {
 		return nil, err
 	}
 	vs, err := openAIVectors(&out, len(texts))

@@ -369,10 +369,7 @@ func (c *Client) Generate(ctx context.Context, req *provider.Request) (*promptca
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, c.path, c.argv[1:]...)
-	cmd.Args[0] = c.argv[0]
-	cmd.Dir = c.dir
-	cmd.Env = c.env
+	cmd := proc.Command(runCtx, c.path, c.argv, c.dir, c.env)
 	stdout := &proc.LimitedBuffer{Max: MaxOutput, Full: cancel}
 	stderr := &proc.TailBuffer{Max: stderrTail}
 

@@ -150,7 +150,7 @@ func TestOutput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := open(t, "print", "", map[string]any{"EXECCMD_OUT": tc.out})
+			p := open(t, "print", "", map[string]any{proctest.OutEnv: tc.out})
 			resp, err := p.Generate(context.Background(), simpleRequest("hi"))
 			if tc.wantErr != "" {
 				var pe *provider.Error
@@ -189,7 +189,7 @@ func TestExitStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := open(t, "fail", "", map[string]any{"EXECCMD_ERR": tc.stderr, "EXECCMD_CODE": tc.code})
+			p := open(t, "fail", "", map[string]any{proctest.ErrEnv: tc.stderr, proctest.CodeEnv: tc.code})
 			_, err := p.Generate(context.Background(), simpleRequest("hi"))
 			var pe *provider.Error
 			if !errors.As(err, &pe) {
@@ -431,7 +431,7 @@ func TestGenerateWithoutPrompt(t *testing.T) {
 // that never stops writing still fails at MaxOutput.
 func TestOutputReadThroughTheBound(t *testing.T) {
 	out := strings.Repeat("é", 3000)
-	p := open(t, "print", "", map[string]any{"EXECCMD_OUT": out})
+	p := open(t, "print", "", map[string]any{proctest.OutEnv: out})
 	b := &provider.Bound{Max: 1001}
 	resp, err := p.Generate(provider.WithBound(context.Background(), b), simpleRequest("hi"))
 	if err != nil {

@@ -3,10 +3,9 @@ package execcmd
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/promptcanary/promptcanary/internal/fuzzseed"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -15,17 +14,7 @@ import (
 // *provider.Error, and on success must keep valid JSON in the raw
 // response and the tool-call arguments, and negative token counts out.
 func FuzzParseOutput(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("testdata", "output-*"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds in testdata: %v", err)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Files(f, "output-*")
 	f.Add([]byte(" {\"content\": 1e999}\r\n"))
 	f.Add([]byte("{\"content\":\"a\",\"total_tokens\":9223372036854775808}"))
 	f.Fuzz(func(t *testing.T, out []byte) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +19,8 @@ const helperEnv = "EXECCMD_TEST_HELPER"
 func TestMain(m *testing.M) { proctest.Main(m, helperEnv, helperModes) }
 
 // helperModes are the behaviours of the command the tests run, besides
-// the ones every package shares (see proctest.Main).
+// the ones every package shares (see proctest.Main: "print" and "fail"
+// among them).
 var helperModes = map[string]func() int{
 	// A response object whose content is the request read on stdin.
 	"echo": func() int {
@@ -31,12 +31,6 @@ var helperModes = map[string]func() int{
 		})
 		return 0
 	},
-	// Exactly EXECCMD_OUT on stdout.
-	"print": func() int {
-		io.Copy(io.Discard, os.Stdin)
-		os.Stdout.WriteString(os.Getenv("EXECCMD_OUT"))
-		return 0
-	},
 	// A JSON object without "content": argv, working directory and the
 	// variable named by EXECCMD_SHOW.
 	"inspect": func() int {
@@ -44,13 +38,6 @@ var helperModes = map[string]func() int{
 		wd, _ := os.Getwd()
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"args": os.Args, "dir": wd, "env": os.Getenv(os.Getenv("EXECCMD_SHOW"))})
 		return 0
-	},
-	// EXECCMD_ERR (with $VARS expanded) on stderr, exit EXECCMD_CODE.
-	"fail": func() int {
-		io.Copy(io.Discard, os.Stdin)
-		fmt.Fprint(os.Stderr, os.ExpandEnv(os.Getenv("EXECCMD_ERR")))
-		code, _ := strconv.Atoi(os.Getenv("EXECCMD_CODE"))
-		return code
 	},
 	// Record the pid (see proctest.WritePID), then sleep.
 	"sleep-pid": func() int {

@@ -290,6 +290,19 @@ var openAPIKeys = map[string]bool{
 
 var openAPITypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
 
+// isOpenAPISchema reports whether v is a schema object within what
+// "parameters" accepts.
+func isOpenAPISchema(v any) bool {
+	s, ok := v.(map[string]any)
+	return ok && openAPISchema(s)
+}
+
+// allIn reports whether v is a list whose every element is ok.
+func allIn(v any, ok func(any) bool) bool {
+	list, isList := v.([]any)
+	return isList && !slices.ContainsFunc(list, func(e any) bool { return !ok(e) })
+}
+
 // openAPISchema reports whether s stays within what "parameters" accepts.
 func openAPISchema(s map[string]any) bool {
 	for k, v := range s {
@@ -303,14 +316,8 @@ func openAPISchema(s map[string]any) bool {
 				return false
 			}
 		case "enum":
-			list, ok := v.([]any)
-			if !ok {
+			if !allIn(v, func(e any) bool { _, ok := e.(string); return ok }) {
 				return false
-			}
-			for _, e := range list {
-				if _, ok := e.(string); !ok {
-					return false
-				}
 			}
 		case "properties":
 			props, ok := v.(map[string]any)
@@ -318,26 +325,17 @@ func openAPISchema(s map[string]any) bool {
 				return false
 			}
 			for _, ps := range props {
-				sub, ok := ps.(map[string]any)
-				if !ok || !openAPISchema(sub) {
+				if !isOpenAPISchema(ps) {
 					return false
 				}
 			}
 		case "items":
-			sub, ok := v.(map[string]any)
-			if !ok || !openAPISchema(sub) {
+			if !isOpenAPISchema(v) {
 				return false
 			}
 		case "anyOf":
-			list, ok := v.([]any)
-			if !ok {
+			if !allIn(v, isOpenAPISchema) {
 				return false
-			}
-			for _, e := range list {
-				sub, ok := e.(map[string]any)
-				if !ok || !openAPISchema(sub) {
-					return false
-				}
 			}
 		}
 	}

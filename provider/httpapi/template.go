@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
@@ -294,11 +295,7 @@ func compileNode(v any, where string, errs *[]error) *node {
 		}
 		return &node{kind: kindString, parts: parts}
 	case map[string]any:
-		n := &node{kind: kindObject, keys: make([]string, 0, len(v))}
-		for k := range v {
-			n.keys = append(n.keys, k)
-		}
-		slices.Sort(n.keys)
+		n := &node{kind: kindObject, keys: slices.Sorted(maps.Keys(v))}
 		for _, k := range n.keys {
 			n.ekeys = append(n.ekeys, appendString(nil, k))
 			n.elems = append(n.elems, compileNode(v[k], where+"."+k, errs))
@@ -343,12 +340,7 @@ func (t *template) render(b []byte, v *vars, extra map[string]any) ([]byte, erro
 		b = append(b, ':')
 		b = n.elems[i].append(b, v)
 	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		if extra[k] == nil {
 			continue
 		}

@@ -12,26 +12,21 @@ func (r Rules) Describe() []string {
 	case r.Temperature != nil:
 		out = append(out, fmt.Sprintf("temperature %g only", *r.Temperature))
 	}
-	if r.NoTopP {
-		out = append(out, "no top_p")
-	}
-	if r.NoTopK {
-		out = append(out, "no top_k")
-	}
-	if r.OneSampler {
-		out = append(out, "temperature or top_p, not both")
-	}
-	if r.TokenField != "" {
-		out = append(out, r.TokenField)
-	}
-	if r.ResponsesOnly {
-		out = append(out, "Responses API only")
-	}
-	if r.ThinkingBudget {
-		out = append(out, "thinking budget 1024 to below max_tokens, with temperature 1")
-	}
-	if r.AdaptiveThinkingOnly {
-		out = append(out, "adaptive thinking only")
+	for _, f := range []struct {
+		on     bool
+		phrase string
+	}{
+		{r.NoTopP, "no top_p"},
+		{r.NoTopK, "no top_k"},
+		{r.OneSampler, "temperature or top_p, not both"},
+		{r.TokenField != "", r.TokenField},
+		{r.ResponsesOnly, "Responses API only"},
+		{r.ThinkingBudget, "thinking budget 1024 to below max_tokens, with temperature 1"},
+		{r.AdaptiveThinkingOnly, "adaptive thinking only"},
+	} {
+		if f.on {
+			out = append(out, f.phrase)
+		}
 	}
 	switch {
 	case r.ThinksByDefault && r.MinThinkingBudget > 0:

@@ -95,9 +95,6 @@ type toolFunction struct {
 	Parameters  map[string]any `json:"parameters"`
 }
 
-// emptySchema is sent for a tool without parameters.
-var emptySchema = map[string]any{"type": "object", "properties": map[string]any{}}
-
 // optionKeys are Ollama's model options (the Modelfile parameters and
 // runner settings); an extra parameter with one of these names goes into
 // "options".
@@ -131,11 +128,7 @@ func (c *Client) body(req *provider.Request) map[string]any {
 	if tools := offeredTools(p.Tools, p.ToolChoice); len(tools) > 0 {
 		out := make([]tool, len(tools))
 		for i, t := range tools {
-			schema := t.Parameters
-			if len(schema) == 0 {
-				schema = emptySchema
-			}
-			out[i] = tool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: schema}}
+			out[i] = tool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: toolcall.Parameters(t.Parameters)}}
 		}
 		b["tools"] = out
 	}

@@ -66,7 +66,7 @@ func (c *Client) chatBody(req *provider.Request) map[string]any {
 			b["tool_choice"] = tc
 		}
 	}
-	if rf := chatResponseFormat(p.ResponseFormat); rf != nil {
+	if rf := responseFormat(p.ResponseFormat, true); rf != nil {
 		b["response_format"] = rf
 	}
 	return c.finish(b, cfg.ExtraParams)
@@ -159,10 +159,13 @@ func argumentsText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// chatResponseFormat maps a prompt's structured-output request to
-// response_format; nil asks for text.
+// responseFormat maps a prompt's structured-output request to the format
+// both APIs take, nil for text: {"type":"json_object"}, or a json_schema
+// format with the schema's name, the schema and the strict flag, which
+// chat completions nest under "json_schema" (response_format) and the
+// Responses API lists beside the type (text.format).
 // https://platform.openai.com/docs/guides/structured-outputs
-func chatResponseFormat(f *promptcanary.ResponseFormat) map[string]any {
+func responseFormat(f *promptcanary.ResponseFormat, chat bool) map[string]any {
 	if f == nil {
 		return nil
 	}
@@ -174,7 +177,11 @@ func chatResponseFormat(f *promptcanary.ResponseFormat) map[string]any {
 		if f.Strict {
 			js["strict"] = true
 		}
-		return map[string]any{"type": "json_schema", "json_schema": js}
+		if chat {
+			return map[string]any{"type": "json_schema", "json_schema": js}
+		}
+		js["type"] = "json_schema"
+		return js
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func (c *Client) responsesBody(req *provider.Request) map[string]any {
 			b["tool_choice"] = map[string]any{"type": "function", "name": p.ToolChoice}
 		}
 	}
-	if f := responsesFormat(p.ResponseFormat); f != nil {
+	if f := responseFormat(p.ResponseFormat, false); f != nil {
 		b["text"] = map[string]any{"format": f}
 	}
 	b = c.finish(b, cfg.ExtraParams)
@@ -109,25 +109,6 @@ func responsesInput(p *promptcanary.Prompt) []map[string]any {
 		}
 	}
 	return items
-}
-
-// responsesFormat maps a structured-output request to text.format.
-// https://platform.openai.com/docs/guides/structured-outputs
-func responsesFormat(f *promptcanary.ResponseFormat) map[string]any {
-	if f == nil {
-		return nil
-	}
-	switch f.Type {
-	case promptcanary.FormatJSONObject:
-		return map[string]any{"type": "json_object"}
-	case promptcanary.FormatJSONSchema:
-		out := map[string]any{"type": "json_schema", "name": f.SchemaName(), "schema": f.Schema}
-		if f.Strict {
-			out["strict"] = true
-		}
-		return out
-	}
-	return nil
 }
 
 // responseObject is the part of a Responses API answer the client reads.

@@ -92,45 +92,61 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-func TestGenerateSamples(t *testing.T) {
+// openValid opens testdata/valid.jsonl.
+func openValid(t *testing.T) provider.Provider {
+	t.Helper()
 	p, err := Open("valid.jsonl", provider.Options{BaseDir: "testdata"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// TestGenerate asks for recorded samples, and for ones never recorded:
+// those are final errors naming the prompt, sample and file.
+func TestGenerate(t *testing.T) {
+	p := openValid(t)
 	tests := []struct {
 		name     string
 		promptID string
 		sample   int
 		want     promptcanary.Response
+		wantErr  string
 	}{
-		{"first line with metadata", "capital", 0, promptcanary.Response{
+		{name: "first line with metadata", promptID: "capital", want: promptcanary.Response{
 			PromptID: "capital", Sample: 0, Content: "Paris", FinishReason: "stop",
 			PromptTokens: 9, CompletionTokens: 1, TotalTokens: 10, LatencyMS: 231.5,
 			ServedModel: "gpt-4o-2024-08-06", SystemFingerprint: "fp_abc",
 		}},
-		{"second line is sample 1", "capital", 1, promptcanary.Response{
+		{name: "second line is sample 1", promptID: "capital", sample: 1, want: promptcanary.Response{
 			PromptID: "capital", Sample: 1, Content: "Paris.", FinishReason: "stop",
 		}},
-		{"order kept across other prompts", "capital", 2, promptcanary.Response{
+		{name: "order kept across other prompts", promptID: "capital", sample: 2, want: promptcanary.Response{
 			PromptID: "capital", Sample: 2, Content: "The capital of France is Paris.", FinishReason: "length",
 		}},
-		{"explicit sample 2", "json", 2, promptcanary.Response{
+		{name: "explicit sample 2", promptID: "json", sample: 2, want: promptcanary.Response{
 			PromptID: "json", Sample: 2, Content: `{"a": 1}`, FinishReason: "stop",
 		}},
-		{"explicit sample 0", "json", 0, promptcanary.Response{
+		{name: "explicit sample 0", promptID: "json", want: promptcanary.Response{
 			PromptID: "json", Sample: 0, Content: `{"a": 2}`, FinishReason: "stop",
 		}},
-		{"implicit after explicit 0 is 1", "json", 1, promptcanary.Response{
+		{name: "implicit after explicit 0 is 1", promptID: "json", sample: 1, want: promptcanary.Response{
 			PromptID: "json", Sample: 1, Content: `{"a": 3}`, FinishReason: "stop",
 		}},
-		{"tool call", "weather", 0, promptcanary.Response{
+		{name: "tool call", promptID: "weather", want: promptcanary.Response{
 			PromptID: "weather", Sample: 0, Content: "", FinishReason: "tool_calls",
 			ToolCalls: []promptcanary.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris", "days": 3}`)}},
 		}},
+		{name: "unknown prompt", promptID: "x", wantErr: `no recorded response for prompt "x" sample 0 in "valid.jsonl"`},
+		{name: "sample past the end", promptID: "capital", sample: 3, wantErr: `no recorded response for prompt "capital" sample 3 in "valid.jsonl"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := generate(t, p, tc.promptID, tc.sample)
+			if tc.wantErr != "" {
+				checkMissing(t, err, tc.wantErr)
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,42 +157,23 @@ func TestGenerateSamples(t *testing.T) {
 	}
 }
 
-func TestGenerateMissing(t *testing.T) {
-	p, err := Open("valid.jsonl", provider.Options{BaseDir: "testdata"})
-	if err != nil {
-		t.Fatal(err)
+// checkMissing checks that err is the final error msg.
+func checkMissing(t *testing.T, err error, msg string) {
+	t.Helper()
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("got error %v (%T), want *provider.Error", err, err)
 	}
-	tests := []struct {
-		name     string
-		promptID string
-		sample   int
-		want     string
-	}{
-		{"unknown prompt", "x", 0, `no recorded response for prompt "x" sample 0 in "valid.jsonl"`},
-		{"sample past the end", "capital", 3, `no recorded response for prompt "capital" sample 3 in "valid.jsonl"`},
+	if pe.Retryable {
+		t.Errorf("got Retryable %v, want false", pe.Retryable)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := generate(t, p, tc.promptID, tc.sample)
-			var pe *provider.Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("got error %v (%T), want *provider.Error", err, err)
-			}
-			if pe.Retryable {
-				t.Errorf("got Retryable %v, want false", pe.Retryable)
-			}
-			if pe.Message != tc.want {
-				t.Errorf("got message %q, want %q", pe.Message, tc.want)
-			}
-		})
+	if pe.Message != msg {
+		t.Errorf("got message %q, want %q", pe.Message, msg)
 	}
 }
 
 func TestGenerateReturnsCopies(t *testing.T) {
-	p, err := Open("valid.jsonl", provider.Options{BaseDir: "testdata"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openValid(t)
 	first, err := generate(t, p, "weather", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -194,13 +191,10 @@ func TestGenerateReturnsCopies(t *testing.T) {
 }
 
 func TestGenerateCancelled(t *testing.T) {
-	p, err := Open("valid.jsonl", provider.Options{BaseDir: "testdata"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openValid(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = p.Generate(ctx, &provider.Request{Prompt: &promptcanary.Prompt{ID: "capital"}})
+	_, err := p.Generate(ctx, &provider.Request{Prompt: &promptcanary.Prompt{ID: "capital"}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got error %v, want context.Canceled", err)
 	}

@@ -90,13 +90,7 @@ type arithmetic struct {
 }
 
 // arith finds "A op B" or "square root of N" in the prompt and computes it.
-func (q *query) arith() (arithmetic, bool) {
-	if !q.arithDone {
-		q.arithVal, q.arithOK = q.findArith()
-		q.arithDone = true
-	}
-	return q.arithVal, q.arithOK
-}
+func (q *query) arith() (arithmetic, bool) { return q.arithFound.get(q.findArith) }
 
 func (q *query) findArith() (arithmetic, bool) {
 	if m := reSqrt.FindStringSubmatch(q.text); m != nil {
@@ -151,13 +145,7 @@ func formatNumber(x float64) string {
 }
 
 // fact returns the short answer to a factual question the sim knows.
-func (q *query) fact() (fact, bool) {
-	if !q.factDone {
-		q.factVal, q.factOK = q.findFact()
-		q.factDone = true
-	}
-	return q.factVal, q.factOK
-}
+func (q *query) fact() (fact, bool) { return q.factFound.get(q.findFact) }
 
 func (q *query) findFact() (fact, bool) {
 	for i := range facts {

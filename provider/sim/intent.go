@@ -37,9 +37,7 @@ type query struct {
 	// and is read only.
 	topicDone   bool
 	topicVal    string
-	factDone    bool
-	factOK      bool
-	factVal     fact
+	factFound   lookup[fact]
 	kindDone    bool
 	kindVal     kind
 	keysDone    bool
@@ -49,13 +47,27 @@ type query struct {
 	headersVal  []item
 	toolDone    bool
 	toolIdx     int
-	arithDone   bool
-	arithOK     bool
-	arithVal    arithmetic
+	arithFound  lookup[arithmetic]
 	placeDone   bool
 	placeVal    string
 	intDone     bool
 	intVal      int
+}
+
+// lookup is a search of the prompt that may find nothing, done on first
+// use and kept.
+type lookup[T any] struct {
+	done, ok bool
+	val      T
+}
+
+// get returns what find finds, calling it on the first get only.
+func (l *lookup[T]) get(find func() (T, bool)) (T, bool) {
+	if !l.done {
+		l.val, l.ok = find()
+		l.done = true
+	}
+	return l.val, l.ok
 }
 
 func newQuery(p *promptcanary.Prompt) *query {

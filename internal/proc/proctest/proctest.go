@@ -7,6 +7,7 @@ package proctest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,6 +20,17 @@ import (
 // the grandchild to.
 const PIDFileEnv = "PROCTEST_PIDFILE"
 
+// The variables the "print" and "fail" modes read.
+const (
+	// OutEnv holds what the "print" mode writes to stdout.
+	OutEnv = "PROCTEST_OUT"
+	// ErrEnv holds what the "fail" mode writes to stderr, with $VARS
+	// expanded.
+	ErrEnv = "PROCTEST_ERR"
+	// CodeEnv holds the exit code of the "fail" mode.
+	CodeEnv = "PROCTEST_CODE"
+)
+
 // Main is the TestMain of a package whose tests run their own binary.
 // When the variable env holds a mode, the binary plays it and exits with
 // its code: one of modes, or one every such package shares:
@@ -26,6 +38,9 @@ const PIDFileEnv = "PROCTEST_PIDFILE"
 //	sleep  sleep an hour, until the test kills it
 //	spawn  start a sleeping grandchild that shares stdout (see Spawn), then sleep
 //	huge   write to stdout until it is closed
+//	print  read stdin, then write $PROCTEST_OUT (OutEnv) to stdout
+//	fail   read stdin, then write $PROCTEST_ERR (ErrEnv, with $VARS
+//	       expanded) to stderr and exit $PROCTEST_CODE (CodeEnv)
 //
 // Otherwise Main runs the tests.
 func Main(m *testing.M, env string, modes map[string]func() int) {
@@ -56,6 +71,14 @@ func play(env, mode string, modes map[string]func() int) int {
 				return 1
 			}
 		}
+	case "print":
+		io.Copy(io.Discard, os.Stdin)
+		os.Stdout.WriteString(os.Getenv(OutEnv))
+	case "fail":
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Fprint(os.Stderr, os.ExpandEnv(os.Getenv(ErrEnv)))
+		code, _ := strconv.Atoi(os.Getenv(CodeEnv))
+		return code
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		return 2

@@ -27,6 +27,8 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	common "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/promptcanary/promptcanary/internal/telemetry"
 )
 
 // maxBody bounds an export request's body, as a collector's
@@ -68,6 +70,13 @@ type Receiver struct {
 	raw      [][]byte
 	headers  []map[string][]string
 }
+
+// Protocols are the OTLP protocols, by the names telemetry.Config takes,
+// each with the receiver that speaks it: a test runs over each.
+var Protocols = []struct {
+	Name string
+	New  func(testing.TB) *Receiver
+}{{telemetry.ProtocolHTTP, NewHTTP}, {telemetry.ProtocolGRPC, NewGRPC}}
 
 // NewHTTP starts an OTLP/HTTP receiver: POST /v1/traces with a body of
 // Content-Type application/x-protobuf (gzip Content-Encoding allowed),
@@ -251,6 +260,16 @@ func (r *Receiver) Spans() []Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Span(nil), r.spans...)
+}
+
+// Names returns the names of the spans received so far, for messages.
+func (r *Receiver) Names() []string {
+	spans := r.Spans()
+	names := make([]string, len(spans))
+	for i, s := range spans {
+		names[i] = s.Name
+	}
+	return names
 }
 
 // Named returns the spans received whose name starts with prefix.

@@ -1,11 +1,10 @@
 package anthropictest
 
 import (
-	"bytes"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 func TestCheckRejectsWhatTheAPIRejects(t *testing.T) {
@@ -70,16 +69,7 @@ func TestServerRequiresHeaders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", srv.URL+"/v1/messages", bytes.NewBufferString(body))
-			for k, v := range tc.header {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, got := providertest.Post(t, srv.URL+"/v1/messages", body, tc.header)
 			if resp.StatusCode != tc.status || !strings.Contains(string(got), tc.want) {
 				t.Errorf("got %d %s, want %d with %q", resp.StatusCode, got, tc.status, tc.want)
 			}

@@ -1,11 +1,10 @@
 package geminitest
 
 import (
-	"bytes"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 func TestCheckRejectsWhatTheAPIRejects(t *testing.T) {
@@ -76,17 +75,7 @@ func TestServerRequiresTheKeyHeader(t *testing.T) {
 		{"wrong key", "/v1beta/models/gemini-2.5-flash:generateContent", "nope-123456", 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", srv.URL+tc.url, bytes.NewBufferString(body))
-			req.Header.Set("Content-Type", "application/json")
-			if tc.key != "" {
-				req.Header.Set("x-goog-api-key", tc.key)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, got := providertest.Post(t, srv.URL+tc.url, body, map[string]string{"Content-Type": "application/json", "x-goog-api-key": tc.key})
 			if resp.StatusCode != tc.status {
 				t.Errorf("got %d %s, want %d", resp.StatusCode, got, tc.status)
 			}

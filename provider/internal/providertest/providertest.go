@@ -328,11 +328,7 @@ func CheckRedirects(t *testing.T, open func(t *testing.T, baseURL string) provid
 		t.Cleanup(first.Close)
 		_, err := open(t, first.URL).Generate(context.Background(), req)
 		if reqs := other.Requests(); len(reqs) != 0 {
-			names := make([]string, 0, len(reqs[0].Header))
-			for k := range reqs[0].Header {
-				names = append(names, k)
-			}
-			slices.Sort(names)
+			names := slices.Sorted(maps.Keys(reqs[0].Header))
 			t.Errorf("the other origin received %d request(s), with the headers %s", len(reqs), strings.Join(names, ", "))
 		}
 		var pe *provider.Error
@@ -566,6 +562,32 @@ func CheckErrors(t *testing.T, base Answer, cases []ErrorCase, call func(t *test
 // configuration, for tests about what the client does with the answer.
 func PlainRequest() *provider.Request {
 	return NewRequest(promptcanary.Prompt{Text: "x"}, promptcanary.ProviderConfig{})
+}
+
+// Post sends body to url with the headers of header (one with an empty
+// value is not sent) and returns the response and its body, read and
+// closed: how a stand-in's own tests call it.
+func Post(t testing.TB, url, body string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
 }
 
 // Reply starts a server that answers every request with status, header

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -223,12 +224,7 @@ func toolCalls(raw json.RawMessage, r Rules) ([]promptcanary.ToolCall, error) {
 // unknownKey names the first key of obj, in sorted order, that is not one
 // of known, with a did-you-mean hint; prefix locates obj.
 func unknownKey(obj map[string]json.RawMessage, known []string, prefix string) error {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(known, k) {
 			return fmt.Errorf("%sunknown field %q%s", prefix, k, suggest.Hint(k, known))
 		}

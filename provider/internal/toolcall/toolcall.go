@@ -1,6 +1,7 @@
 // Package toolcall normalises the arguments of the tool calls a provider
 // returns, so that the tool-use probes see JSON whichever way a model or
-// API wrote them (an object, a JSON-encoded string, nothing).
+// API wrote them (an object, a JSON-encoded string, nothing), and gives
+// the tools a provider sends the parameter schema the APIs require.
 package toolcall
 
 import (
@@ -13,6 +14,16 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 )
+
+// Parameters is the parameter schema sent for a tool whose schema is
+// schema: schema itself, or for a tool without parameters an empty object
+// schema, which the APIs require.
+func Parameters(schema map[string]any) map[string]any {
+	if len(schema) == 0 {
+		return map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	return schema
+}
 
 // Max is the most tool calls a client keeps of one answer. Parallel tool
 // calls number a handful in practice; an answer with thousands (a model

@@ -119,3 +119,21 @@ func TestBound(t *testing.T) {
 		t.Errorf("an answer of %d calls was cut: %+v", Max, resp)
 	}
 }
+
+func TestParameters(t *testing.T) {
+	empty := `{"properties":{},"type":"object"}`
+	for _, tc := range []struct {
+		name   string
+		schema map[string]any
+		want   string
+	}{
+		{"nil", nil, empty},
+		{"empty", map[string]any{}, empty},
+		{"given", map[string]any{"type": "object", "required": []any{"q"}}, `{"required":["q"],"type":"object"}`},
+	} {
+		got, _ := json.Marshal(Parameters(tc.schema))
+		if string(got) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -16,13 +16,9 @@ func parseChat(req *request) *apiError {
 	for i, t := range tools {
 		tm, _ := t.(map[string]any)
 		fn, _ := tm["function"].(map[string]any)
-		name, _ := fn["name"].(string)
-		params, _ := fn["parameters"].(map[string]any)
-		strict, _ := fn["strict"].(bool)
-		if e := checkTool(fmt.Sprintf("tools[%d].function", i), name, params, strict); e != nil {
+		if e := req.addTool(fmt.Sprintf("tools[%d].function", i), fn); e != nil {
 			return e
 		}
-		req.tools = append(req.tools, toolDef{name: name, params: params})
 	}
 	if e := chatToolChoice(req); e != nil {
 		return e
@@ -147,25 +143,51 @@ func chatFormat(req *request, msgs []any) *apiError {
 	rf, _ := req.body["response_format"].(map[string]any)
 	switch rf["type"] {
 	case "json_object":
-		var texts []string
-		for _, raw := range msgs {
-			m, _ := raw.(map[string]any)
-			texts = append(texts, contentText(m["content"]))
-		}
-		if !mentionsJSON(texts...) {
+		if !mentionsJSON(contentTexts(msgs)...) {
 			return badRequest("messages", "", "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.")
 		}
 		req.format = "json_object"
 	case "json_schema":
 		js, _ := rf["json_schema"].(map[string]any)
-		name, _ := js["name"].(string)
-		req.schema, _ = js["schema"].(map[string]any)
-		req.format = "json_schema"
-		if strict, _ := js["strict"].(bool); strict && req.schema != nil {
-			return checkStrictSchema("response_format", fmt.Sprintf("response_format '%s'", name), req.schema)
-		}
+		return req.schemaFormat(js, "response_format", "response_format")
 	}
 	return nil
+}
+
+// addTool checks the function definition fn (its name, parameters and
+// strict flag), found at path, and offers it.
+func (req *request) addTool(path string, fn map[string]any) *apiError {
+	name, _ := fn["name"].(string)
+	params, _ := fn["parameters"].(map[string]any)
+	strict, _ := fn["strict"].(bool)
+	if e := checkTool(path, name, params, strict); e != nil {
+		return e
+	}
+	req.tools = append(req.tools, toolDef{name: name, params: params})
+	return nil
+}
+
+// schemaFormat records the json_schema format f (its name, schema and
+// strict flag): a strict schema must follow the structured-output rules.
+// Errors name param and the format as field 'NAME'.
+func (req *request) schemaFormat(f map[string]any, param, field string) *apiError {
+	name, _ := f["name"].(string)
+	req.schema, _ = f["schema"].(map[string]any)
+	req.format = "json_schema"
+	if strict, _ := f["strict"].(bool); strict && req.schema != nil {
+		return checkStrictSchema(param, fmt.Sprintf("%s '%s'", field, name), req.schema)
+	}
+	return nil
+}
+
+// contentTexts is the text of each message of msgs.
+func contentTexts(msgs []any) []string {
+	var texts []string
+	for _, raw := range msgs {
+		m, _ := raw.(map[string]any)
+		texts = append(texts, contentText(m["content"]))
+	}
+	return texts
 }
 
 // contentText is the text of a message content: a string or parts.

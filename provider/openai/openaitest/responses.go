@@ -14,13 +14,9 @@ func parseResponses(req *request) *apiError {
 		if tm["type"] != "function" {
 			continue
 		}
-		name, _ := tm["name"].(string)
-		params, _ := tm["parameters"].(map[string]any)
-		strict, _ := tm["strict"].(bool)
-		if e := checkTool(fmt.Sprintf("tools[%d]", i), name, params, strict); e != nil {
+		if e := req.addTool(fmt.Sprintf("tools[%d]", i), tm); e != nil {
 			return e
 		}
-		req.tools = append(req.tools, toolDef{name: name, params: params})
 	}
 	switch tc := req.body["tool_choice"].(type) {
 	case string:
@@ -93,21 +89,12 @@ func responsesFormat(req *request) *apiError {
 			texts = append(texts, s)
 		}
 		in, _ := req.body["input"].([]any)
-		for _, raw := range in {
-			m, _ := raw.(map[string]any)
-			texts = append(texts, contentText(m["content"]))
-		}
-		if !mentionsJSON(texts...) {
+		if !mentionsJSON(append(texts, contentTexts(in)...)...) {
 			return badRequest("text.format", "", "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.")
 		}
 		req.format = "json_object"
 	case "json_schema":
-		name, _ := f["name"].(string)
-		req.schema, _ = f["schema"].(map[string]any)
-		req.format = "json_schema"
-		if strict, _ := f["strict"].(bool); strict && req.schema != nil {
-			return checkStrictSchema("text.format.schema", fmt.Sprintf("text.format '%s'", name), req.schema)
-		}
+		return req.schemaFormat(f, "text.format.schema", "text.format")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -96,7 +97,7 @@ func parse(api string, body []byte) (*request, *apiError) {
 // https://platform.openai.com/docs/api-reference/responses/create
 func unknownParams(api, schemaName string, m map[string]any) *apiError {
 	known := topLevel(schemaName)
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if slices.Contains(known, k) {
 			continue
 		}
@@ -191,15 +192,6 @@ func paramPath(loc []string) string {
 		return "body"
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // facts are what the stand-in knows of a model. They are written here
@@ -304,7 +296,7 @@ func checkStrictSchema(param, what string, schema map[string]any) *apiError {
 			}
 			props, _ := s["properties"].(map[string]any)
 			req, _ := s["required"].([]any)
-			for _, k := range sortedKeys(props) {
+			for _, k := range slices.Sorted(maps.Keys(props)) {
 				if !slices.Contains(req, any(k)) {
 					return badRequest(param, "", "Invalid schema for %s: In context=(%s), 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", what, ctx, k)
 				}
@@ -312,7 +304,7 @@ func checkStrictSchema(param, what string, schema map[string]any) *apiError {
 		}
 		for _, k := range []string{"properties", "$defs", "definitions"} {
 			sub, _ := s[k].(map[string]any)
-			for _, name := range sortedKeys(sub) {
+			for _, name := range slices.Sorted(maps.Keys(sub)) {
 				if m, ok := sub[name].(map[string]any); ok {
 					if e := walk(m, strings.TrimPrefix(ctx+", '"+k+"', '"+name+"'", ", ")); e != nil {
 						return e

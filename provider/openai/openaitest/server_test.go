@@ -3,31 +3,23 @@ package openaitest
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // post sends body to path with the key and returns status and body.
 func post(t *testing.T, s *Server, path, key, body string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	auth := ""
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+		auth = "Bearer " + key
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
+	resp, out := providertest.Post(t, s.URL+path, body, map[string]string{"Content-Type": "application/json", "Authorization": auth})
 	return resp.StatusCode, resp.Header, out
 }
 

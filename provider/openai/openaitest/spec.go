@@ -5,7 +5,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -108,12 +109,7 @@ func compileSpec() {
 		specSchemas[name] = s
 		set := map[string]bool{}
 		collectProps(schemas, schemas[name], set)
-		names := make([]string, 0, len(set))
-		for k := range set {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		specProps[name] = names
+		specProps[name] = slices.Sorted(maps.Keys(set))
 	}
 }
 

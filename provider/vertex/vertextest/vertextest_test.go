@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promptcanary/promptcanary/provider/internal/providertest"
 )
 
 // jwt signs claims with key as a service account's assertion.
@@ -110,16 +112,7 @@ func TestAPIRequiresAMintedToken(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", s.URL+tc.path, strings.NewReader(tc.body))
-			req.Header.Set("Content-Type", "application/json")
-			if tc.auth != "" {
-				req.Header.Set("Authorization", tc.auth)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			resp, _ := providertest.Post(t, s.URL+tc.path, tc.body, map[string]string{"Content-Type": "application/json", "Authorization": tc.auth})
 			if resp.StatusCode != tc.status {
 				t.Errorf("got %d, want %d", resp.StatusCode, tc.status)
 			}
