@@ -229,18 +229,38 @@ func lastKey(field string) string {
 	return field
 }
 
+// eachEntry calls read with each item of the list at the top-level key
+// (one entry per line) that is a mapping, and its field path; it reports
+// the other items as not want, with hint.
+func (w *walker) eachEntry(n *yaml.Node, key, entry, want, hint string, read func(item *yaml.Node, field string)) {
+	for i, item := range w.Items(n, key, "a list", "write one "+entry+" per line, each starting with '- '") {
+		field := fmt.Sprintf("%s[%d]", key, i)
+		if item.Kind != yaml.MappingNode {
+			w.WrongType(item, field, want, hint)
+			continue
+		}
+		read(item, field)
+	}
+}
+
+// isList reports whether n is a list, and otherwise reports it as not
+// want, with hint, or for a string, a hint that writes it as a list of one
+// and then more.
+func (w *walker) isList(n *yaml.Node, field, want, hint, more string) bool {
+	if n.Kind == yaml.SequenceNode {
+		return true
+	}
+	if yamlwalk.IsString(n) {
+		hint = "write a list: [" + n.Value + "]" + more
+	}
+	w.WrongType(n, field, want, hint)
+	return false
+}
+
 // strList returns the value of a list-of-strings field; null yields nil
 // and set false. Empty items are problems.
 func (w *walker) strList(n *yaml.Node, field, hint string) (out []string, set bool) {
-	if yamlwalk.IsNull(n) {
-		return nil, false
-	}
-	if n.Kind != yaml.SequenceNode {
-		h := "write a list of names, for example [a, b]"
-		if yamlwalk.IsString(n) {
-			h = "write a list: [" + n.Value + "]"
-		}
-		w.WrongType(n, field, "a list of strings", h)
+	if yamlwalk.IsNull(n) || !w.isList(n, field, "a list of strings", "write a list of names, for example [a, b]", "") {
 		return nil, false
 	}
 	out = []string{}
