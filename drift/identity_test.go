@@ -114,6 +114,20 @@ func TestIdentityWithinPrompts(t *testing.T) {
 	}
 }
 
+// TestIdentityAgainstReference checks the statistic against the plain
+// formula and the Monte Carlo p-value against the exact one, enumerated
+// over every within-prompt relabelling of a small sample.
+func TestIdentityAgainstReference(t *testing.T) {
+	defer func(stop, states int) { identityStopAt, identityMaxStates = stop, states }(identityStopAt, identityMaxStates)
+	identityStopAt = IdentityPermutations + 1
+	for _, states := range []int{512, 0} {
+		// With 0 states no prompt's null distribution is enumerated: the
+		// permutations are drawn answer by answer.
+		identityMaxStates = states
+		t.Run(fmt.Sprintf("states=%d", states), checkAgainstReference)
+	}
+}
+
 func checkAgainstReference(t *testing.T) {
 	bt := map[string][]string{"a": {"red apple", "red pear", "green apple"}, "b": {"big dog", "small dog"}}
 	ct := map[string][]string{"a": {"red apple pie", "green pear", "red"}, "b": {"big cat", "big dog", "a cat"}}

@@ -91,3 +91,34 @@ func TestSimilaritySignals(t *testing.T) {
 		})
 	}
 }
+
+func TestResponsePermutationTest(t *testing.T) {
+	// Four responses, two per side; the matrix makes the observed split
+	// the most extreme of the C(4,2) = 6 labellings (and its mirror).
+	m := []float64{
+		0, 1, 0, 0,
+		1, 0, 0, 0,
+		0, 0, 0, 1,
+		0, 0, 1, 0,
+	}
+	stat := func(s blockSums) float64 { return s.meanBB() - s.meanBC() }
+	obs, p := responsePermutationTest(m, 4, 2, stat, 3000, rand.New(rand.NewPCG(1, 2)))
+	if obs != 1 {
+		t.Errorf("got statistic %v, want 1", obs)
+	}
+	// Two of the six labellings reach the statistic: p near 1/3, and the
+	// sequential stop reports hits/draws.
+	if p < 0.25 || p > 0.42 {
+		t.Errorf("got p %v, want near 1/3", p)
+	}
+	s := sums(m, 4, sideLabels(4, 2))
+	if want := (blockSums{bb: 2, cc: 2, bc: 0, nbb: 2, ncc: 2, nbc: 4}); s != want {
+		t.Errorf("got block sums %+v, want %+v", s, want)
+	}
+	// An asymmetric similarity counts a current response judged against a
+	// baseline one, never the reverse.
+	m[2*4+0], m[0*4+2] = 5, 7
+	if got := sums(m, 4, sideLabels(4, 2)).bc; got != 5 {
+		t.Errorf("got across sum %v, want 5", got)
+	}
+}
