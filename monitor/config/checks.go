@@ -227,9 +227,9 @@ func (l *loader) notify(n *yaml.Node, field string, notifiers []string) ([]strin
 func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []Check {
 	var out []Check
 	seen := map[string]int{}
-	l.eachEntry(n, "checks", "check", "a mapping with name:, suite: and provider:", "write key: value lines indented under it", func(item *yaml.Node, field string) {
+	for field, item := range l.mappings(n, "checks", "check", "a mapping with name:, suite: and provider:", "write key: value lines indented under it") {
 		out = append(out, l.check(item, field, defaults, notifiers, seen)...)
-	})
+	}
 	return out
 }
 

@@ -75,7 +75,7 @@ var required = map[string][][2]string{
 // notifier that has a problem of its own.
 func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 	seen := map[string]int{}
-	l.eachEntry(n, "notifiers", "notifier", "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}", func(item *yaml.Node, field string) {
+	for field, item := range l.mappings(n, "notifiers", "notifier", "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}") {
 		nt, ok := l.notifier(item, field, seen)
 		if ok {
 			out = append(out, nt)
@@ -83,7 +83,7 @@ func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 		if nt.Name != "" {
 			names = append(names, nt.Name)
 		}
-	})
+	}
 	return out, names
 }
 

@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"github.com/promptcanary/promptcanary/internal/yamlwalk"
+	"iter"
 	"math"
 	"regexp"
 	"slices"
@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/promptcanary/promptcanary/internal/envvar"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -229,17 +230,21 @@ func lastKey(field string) string {
 	return field
 }
 
-// eachEntry calls read with each item of the list at the top-level key
-// (one entry per line) that is a mapping, and its field path; it reports
+// mappings yields the field path and the node of each item of the list
+// at the top-level key (one entry per line) that is a mapping; it reports
 // the other items as not want, with hint.
-func (w *walker) eachEntry(n *yaml.Node, key, entry, want, hint string, read func(item *yaml.Node, field string)) {
-	for i, item := range w.Items(n, key, "a list", "write one "+entry+" per line, each starting with '- '") {
-		field := fmt.Sprintf("%s[%d]", key, i)
-		if item.Kind != yaml.MappingNode {
-			w.WrongType(item, field, want, hint)
-			continue
+func (w *walker) mappings(n *yaml.Node, key, entry, want, hint string) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i, item := range w.Items(n, key, "a list", "write one "+entry+" per line, each starting with '- '") {
+			field := fmt.Sprintf("%s[%d]", key, i)
+			if item.Kind != yaml.MappingNode {
+				w.WrongType(item, field, want, hint)
+				continue
+			}
+			if !yield(field, item) {
+				return
+			}
 		}
-		read(item, field)
 	}
 }
 
