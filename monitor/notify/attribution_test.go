@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,7 +61,7 @@ func TestWebhookAttribution(t *testing.T) {
 			t.Error(err)
 		}
 		var a map[string]any
-		if err := json.Unmarshal(v["attribution"], &a); err != nil || keys(a)[0] != "cause" || len(a) != 2 {
+		if err := json.Unmarshal(v["attribution"], &a); err != nil || slices.Sorted(maps.Keys(a))[0] != "cause" || len(a) != 2 {
 			t.Errorf("attribution %s, want {cause, evidence}", v["attribution"])
 		}
 		if err := json.Unmarshal(raw, &body); err != nil {
