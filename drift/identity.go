@@ -354,18 +354,8 @@ func (kp *kernelProfiler) profile(s string) kernelProfile {
 		hs = append(hs, hashBytes(word))
 	}
 	p := kernelProfile{words: newBag(hs)}
-	chars, at := kp.chars[:0], kp.at[:0]
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			at = append(at, len(chars))
-			chars = utf8.AppendRune(chars, r)
-		}
-	}
-	at = append(at, len(chars))
-	hs = hs[:0]
-	for i := 0; i+3 < len(at); i++ {
-		hs = append(hs, hashBytes(chars[at[i]:at[i+3]]))
-	}
+	chars, at := nonSpace(kp.chars[:0], kp.at[:0], s)
+	hs = appendGrams(hs[:0], chars, at, 3)
 	p.grams = newBag(hs)
 	kp.hashes, kp.word, kp.chars, kp.at = hs, word, chars, at
 	p.nw, p.ng = math.Sqrt(dot(&p.words, &p.words)), math.Sqrt(dot(&p.grams, &p.grams))

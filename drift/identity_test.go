@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,17 +63,17 @@ func TestIdentityIdenticalAnswers(t *testing.T) {
 // draws, and a new seed alone changes them. With no other prompt there is
 // no identity test at all, whether the text changed or not.
 func TestIdentityRepeatedAnswersAreNotTested(t *testing.T) {
-	b := answersOfTexts(map[string][]string{"a": rep("alpha beta", 10), "b": rep("one two", 10)})
+	b := answersOfTexts(map[string][]string{"a": slices.Repeat([]string{"alpha beta"}, 10), "b": slices.Repeat([]string{"one two"}, 10)})
 	for name, cur := range map[string]map[string][]string{
-		"unchanged": {"a": rep("alpha beta", 10), "b": rep("one two", 10)},
-		"changed":   {"a": rep("gamma delta", 10), "b": rep("three four", 10)},
+		"unchanged": {"a": slices.Repeat([]string{"alpha beta"}, 10), "b": slices.Repeat([]string{"one two"}, 10)},
+		"changed":   {"a": slices.Repeat([]string{"gamma delta"}, 10), "b": slices.Repeat([]string{"three four"}, 10)},
 	} {
 		if got := Identity(b, answersOfTexts(cur), nil, 1); got != nil {
 			t.Errorf("%s: got %+v, want no identity test", name, got)
 		}
 	}
 	// One side varying is enough to test the prompt.
-	c := answersOfTexts(map[string][]string{"a": {"alpha beta", "gamma delta", "alpha beta"}, "b": rep("one two", 10)})
+	c := answersOfTexts(map[string][]string{"a": {"alpha beta", "gamma delta", "alpha beta"}, "b": slices.Repeat([]string{"one two"}, 10)})
 	if got := Identity(b, c, nil, 1); got == nil || got.Prompts != 1 {
 		t.Errorf("got %+v, want prompt a tested", got)
 	}
@@ -106,26 +107,11 @@ func TestIdentityDifferentModel(t *testing.T) {
 func TestIdentityWithinPrompts(t *testing.T) {
 	a := []string{"alpha beta gamma", "alpha beta"}
 	bb := []string{"one two three", "one two"}
-	times := func(xs []string, n int) []string {
-		var out []string
-		for range n {
-			out = append(out, xs...)
-		}
-		return out
-	}
-	b := answersOfTexts(map[string][]string{"a": a, "b": times(bb, 5)})
-	c := answersOfTexts(map[string][]string{"a": times(a, 5), "b": bb})
+	b := answersOfTexts(map[string][]string{"a": a, "b": slices.Repeat(bb, 5)})
+	c := answersOfTexts(map[string][]string{"a": slices.Repeat(a, 5), "b": bb})
 	if got := Identity(b, c, nil, 3); got == nil || got.P < 0.5 || got.Different() {
 		t.Errorf("got %+v, want a large p", got)
 	}
-}
-
-func rep(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
 }
 
 // TestIdentityAgainstReference checks the statistic against the plain

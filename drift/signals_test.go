@@ -2,6 +2,7 @@ package drift
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestSimilaritySignals(t *testing.T) {
 		{name: "trivial change", base: paraphrases(30, 3, 1), cur: paraphrases(20, 4, 2), wantMaxP: 0.01},
 		// A deterministic baseline (similarity 1.00) against a different
 		// deterministic answer is a real change of output.
-		{name: "deterministic answer changed", base: slicesRepeat("The capital of France is Paris.", 30), cur: slicesRepeat("Paris is the capital city of France, on the Seine.", 20), wantFlag: true},
+		{name: "deterministic answer changed", base: slices.Repeat([]string{"The capital of France is Paris."}, 30), cur: slices.Repeat([]string{"Paris is the capital city of France, on the Seine."}, 20), wantFlag: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,14 +90,6 @@ func TestSimilaritySignals(t *testing.T) {
 			}
 		})
 	}
-}
-
-func slicesRepeat(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
 }
 
 func TestResponsePermutationTest(t *testing.T) {

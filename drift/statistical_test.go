@@ -24,12 +24,21 @@ func suiteResults(probes, prompts int, n int, passes func(probe, prompt int) int
 	return out
 }
 
-func TestStatisticalEvidenceLine(t *testing.T) {
-	run := makeRun("s", binarySamples("p", "a", 5, 10))
-	rep, err := Compare(makeBaseline("s", binarySamples("p", "a", 29, 30)), &run, fixedOpts())
+// compareBinary compares pair p/a of prompt set s (fixedOpts): a baseline
+// of baseN binary samples of which basePasses pass with a run of curN of
+// which curPasses pass.
+func compareBinary(t *testing.T, basePasses, baseN, curPasses, curN int) *promptcanary.DriftReport {
+	t.Helper()
+	run := makeRun("s", binarySamples("p", "a", curPasses, curN))
+	rep, err := Compare(makeBaseline("s", binarySamples("p", "a", basePasses, baseN)), &run, fixedOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rep
+}
+
+func TestStatisticalEvidenceLine(t *testing.T) {
+	rep := compareBinary(t, 29, 30, 5, 10)
 	c := findComparison(rep, "p", "a")
 	// A lone pair is flagged at p ≤ 0.0099 (the discrete step's 1/(1 − F)
 	// factor), so 29/30 → 6/10 (p = 0.00996) would not be; 5/10 is.
@@ -66,11 +75,7 @@ func TestSeverityUsesOneSidedBound(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := makeRun("s", binarySamples("p", "a", tc.cur, 20))
-			rep, err := Compare(makeBaseline("s", binarySamples("p", "a", tc.base, 30)), &run, fixedOpts())
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := compareBinary(t, tc.base, 30, tc.cur, 20)
 			var u *promptcanary.TestedUnit
 			for i := range rep.Statistics.Units {
 				if rep.Statistics.Units[i].Test == testFisher {
@@ -245,11 +250,7 @@ func TestStatisticalReproducible(t *testing.T) {
 }
 
 func TestImprovementStatus(t *testing.T) {
-	run := makeRun("s", binarySamples("p", "a", 20, 20))
-	rep, err := Compare(makeBaseline("s", binarySamples("p", "a", 10, 30)), &run, fixedOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := compareBinary(t, 10, 30, 20, 20)
 	c := findComparison(rep, "p", "a")
 	if c.Status != promptcanary.StatusImprovement || !c.Improvement || c.Regression || rep.HasDrift {
 		t.Errorf("got status %s improvement %v regression %v drift %v, want an improvement and no drift", c.Status, c.Improvement, c.Regression, rep.HasDrift)

@@ -94,6 +94,28 @@ func common(a, b *bag) int {
 	return n
 }
 
+// nonSpace appends the characters of s other than whitespace to utf, in
+// UTF-8, and where each starts to at, then len(utf): the n-grams of the
+// characters are utf[at[i]:at[i+n]].
+func nonSpace(utf []byte, at []int, s string) ([]byte, []int) {
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			at = append(at, len(utf))
+			utf = utf8.AppendRune(utf, r)
+		}
+	}
+	return utf, append(at, len(utf))
+}
+
+// appendGrams appends to hs the hash of each n-gram of the characters of
+// utf that at marks (nonSpace's), in order.
+func appendGrams(hs []uint64, utf []byte, at []int, n int) []uint64 {
+	for i := 0; i+n < len(at); i++ {
+		hs = append(hs, hashBytes(utf[at[i]:at[i+n]]))
+	}
+	return hs
+}
+
 // FNV-1a, 64 bits, as hash/fnv computes it.
 const (
 	fnvOffset = 14695981039346656037
@@ -138,7 +160,8 @@ func (pr *profiler) profile(s string) textProfile {
 		runes = append(runes, r)
 	}
 	pr.runes = runes
-	lower := strings.ToLower(string(runes))
+	text := string(runes)
+	lower := strings.ToLower(text)
 	hs := pr.hs[:0]
 	// The words are strings.FieldsFunc's, with any rune but a letter or a
 	// digit as the separator, hashed as they are found instead of listed.
@@ -158,23 +181,12 @@ func (pr *profiler) profile(s string) textProfile {
 		hs = append(hs, hashString(lower[start:]))
 	}
 	p.tokens = newBagIn(hs, pr.sc)
-	// The characters other than whitespace in UTF-8, and where each
-	// starts: an n-gram is hashed as the bytes of string(chars[i:i+n]).
-	utf, at := pr.utf[:0], pr.at[:0]
-	for _, r := range runes {
-		if !unicode.IsSpace(r) {
-			at = append(at, len(utf))
-			utf = utf8.AppendRune(utf, r)
-		}
-	}
-	at = append(at, len(utf))
+	// The characters other than whitespace: an n-gram is hashed as the
+	// bytes of string(chars[i:i+n]).
+	utf, at := nonSpace(pr.utf[:0], pr.at[:0], text)
 	pr.utf, pr.at = utf, at
-	chars := len(at) - 1
 	for n := 1; n <= chrfOrder; n++ {
-		hs = hs[:0]
-		for i := 0; i+n <= chars; i++ {
-			hs = append(hs, hashBytes(utf[at[i]:at[i+n]]))
-		}
+		hs = appendGrams(hs[:0], utf, at, n)
 		p.grams[n-1] = newBagIn(hs, pr.sc)
 	}
 	pr.hs = hs

@@ -316,12 +316,24 @@ func TestMarkdownText(t *testing.T) {
 	}
 }
 
+// formatted is what a formatting helper made of a value, and what it
+// must make.
+type formatted struct{ name, got, want string }
+
+// checkFormatted fails each case whose got is not its want.
+func checkFormatted(t *testing.T, cases []formatted) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNumbers(t *testing.T) {
-	tests := []struct {
-		name string
-		got  string
-		want string
-	}{
+	checkFormatted(t, []formatted{
 		{"score", score(0.954), "0.95"},
 		{"score one", score(1), "1.00"},
 		{"percent", percent(29.0 / 30), "96.7%"},
@@ -336,14 +348,7 @@ func TestNumbers(t *testing.T) {
 		{"duration unknown", duration(0), "—"},
 		{"probe label", probeLabel("json_validity", "JSON validity"), "json_validity (JSON validity)"},
 		{"probe label same", probeLabel("refusal", "refusal"), "refusal"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Errorf("got %q, want %q", tc.got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestMarkdownRowCap(t *testing.T) {

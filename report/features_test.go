@@ -379,11 +379,7 @@ func TestStatsModel(t *testing.T) {
 }
 
 func TestStatisticsNumbers(t *testing.T) {
-	tests := []struct {
-		name string
-		got  string
-		want string
-	}{
+	checkFormatted(t, []formatted{
 		{"p large", pValue(0.0258), "0.026"},
 		{"p small", pValue(4.7e-5), "4.7e-05"},
 		{"p one", pValue(1), "1.000"},
@@ -399,14 +395,7 @@ func TestStatisticsNumbers(t *testing.T) {
 		{"test label unknown how", testLabel("fisher_mid_p"), "Fisher exact (mid p)"},
 		{"test label unknown", testLabel("chi_square"), "chi square"},
 		{"test label empty", testLabel(""), "—"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Errorf("got %q, want %q", tc.got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestWrapWhole(t *testing.T) {

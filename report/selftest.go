@@ -151,13 +151,7 @@ func renderSelftestTerminal(b *bytes.Buffer, m *selftestModel, opts Options) {
 	t := &term{b: b, color: opts.Color, width: opts.width()}
 	t.line(t.paint(ansiBold, "PromptCanary self-test"), " · ", t.paint(ansiBold, termtext.Truncate(termtext.Safe(m.Suite), t.width-25)))
 	t.line()
-	style, mark := ansiGreen, "✓ "
-	switch m.Status {
-	case "fail":
-		style, mark = ansiRed, "✗ "
-	case "none":
-		style, mark = ansiYellow, "⚠ "
-	}
+	style, mark := statusMark(m.Status)
 	t.line(t.paint(ansiBold+style, mark+m.Verdict))
 	t.field("baseline", fmt.Sprintf("%s (%s), %s to %s", m.Baseline, orDash(m.Model), plural(m.Answers, "answer", "answers"), plural(m.Prompts, "prompt", "prompts")))
 

@@ -190,6 +190,25 @@ func TestSideModel(t *testing.T) {
 		{"details of the first failing sample", m.Disagree[1].Details, []sideDetail{{Provider: "anthropic/claude-3-5-haiku-20241022", Text: `missing required field "eta"`, col: 1}}},
 		{"error count", m.ErrorCount, 2},
 		{"errors per provider", len(m.Errors), 1},
+		{"summary", cellsBy(m.Summary, func(s sideMetric) (string, []sideCell) { return s.Label, s.Cells }), map[string]string{
+			"Score":                    "0.77 | 0.77 | 0.74",
+			"Pass rate":                "66.7% | 71.1% | 77.8%",
+			"Results passed":           "4/6 | 32/45 | 7/9",
+			"Call errors":              "2 | 0 | 0",
+			"Tokens prompt/completion": "270 / 290 | 2,600 / 1,900 | 397 / 482",
+			"Tokens total":             "560 | 4,500 | 879",
+			"Estimated cost":           "$0.0004 | price unknown | price unknown",
+			"Latency mean":             "925ms | 1.1s | 443ms",
+			"Latency p95":              "1.2s | 1.3s | 530ms",
+			"Duration":                 "8.4s | 31s | 4.6s",
+			"Run ID":                   "run-openai-01 | run-anthropic-01 | run-gemini-01",
+		}},
+		{"categories", cellsBy(m.Categories, func(c sideCatRow) (string, []sideCell) { return c.Category, c.Cells }), map[string]string{
+			"format":  "75.0% 3/4 | 60.0% 12/20 | 75.0% 3/4",
+			"safety":  "— | 100.0% 10/10 | 50.0% 1/2",
+			"factual": "0.0% 0/1 | 0.0% 0/5 | 100.0% 1/1",
+			"custom":  "100.0% 1/1 | 100.0% 10/10 | 100.0% 2/2",
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,41 +217,17 @@ func TestSideModel(t *testing.T) {
 			}
 		})
 	}
+}
 
-	summary := make(map[string]string)
-	for _, s := range m.Summary {
-		summary[s.Label] = cellTexts(s.Cells)
+// cellsBy maps the label of each of rows, as row gives it with the row's
+// cells, to the text of its cells (cellTexts).
+func cellsBy[R any](rows []R, row func(R) (string, []sideCell)) map[string]string {
+	out := map[string]string{}
+	for _, r := range rows {
+		label, cells := row(r)
+		out[label] = cellTexts(cells)
 	}
-	wantSummary := map[string]string{
-		"Score":                    "0.77 | 0.77 | 0.74",
-		"Pass rate":                "66.7% | 71.1% | 77.8%",
-		"Results passed":           "4/6 | 32/45 | 7/9",
-		"Call errors":              "2 | 0 | 0",
-		"Tokens prompt/completion": "270 / 290 | 2,600 / 1,900 | 397 / 482",
-		"Tokens total":             "560 | 4,500 | 879",
-		"Estimated cost":           "$0.0004 | price unknown | price unknown",
-		"Latency mean":             "925ms | 1.1s | 443ms",
-		"Latency p95":              "1.2s | 1.3s | 530ms",
-		"Duration":                 "8.4s | 31s | 4.6s",
-		"Run ID":                   "run-openai-01 | run-anthropic-01 | run-gemini-01",
-	}
-	if diff := cmp.Diff(wantSummary, summary); diff != "" {
-		t.Errorf("summary differs (-want +got):\n%s", diff)
-	}
-
-	cats := make(map[string]string)
-	for _, c := range m.Categories {
-		cats[c.Category] = cellTexts(c.Cells)
-	}
-	wantCats := map[string]string{
-		"format":  "75.0% 3/4 | 60.0% 12/20 | 75.0% 3/4",
-		"safety":  "— | 100.0% 10/10 | 50.0% 1/2",
-		"factual": "0.0% 0/1 | 0.0% 0/5 | 100.0% 1/1",
-		"custom":  "100.0% 1/1 | 100.0% 10/10 | 100.0% 2/2",
-	}
-	if diff := cmp.Diff(wantCats, cats); diff != "" {
-		t.Errorf("categories differ (-want +got):\n%s", diff)
-	}
+	return out
 }
 
 // cellTexts is the text of each of cells, joined with " | ".

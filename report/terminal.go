@@ -297,16 +297,22 @@ func renderRunTerminal(b *bytes.Buffer, m *runModel, opts Options) {
 	t.line(strings.Join(parts, " · "))
 }
 
+// statusMark returns the style and the mark of a verdict of status
+// "pass", "fail" or "none" (nothing was judged).
+func statusMark(status string) (style, mark string) {
+	switch status {
+	case "fail":
+		return ansiRed, "✗ "
+	case "none":
+		return ansiYellow, "⚠ "
+	}
+	return ansiGreen, "✓ "
+}
+
 // runVerdict writes the verdict of run m, its score and pass rate, and the
 // stream's source when the answers were read from one.
 func (t *term) runVerdict(m *runModel) {
-	verdictStyle, mark := ansiGreen, "✓ "
-	switch m.Status {
-	case "fail":
-		verdictStyle, mark = ansiRed, "✗ "
-	case "none":
-		verdictStyle, mark = ansiYellow, "⚠ "
-	}
+	verdictStyle, mark := statusMark(m.Status)
 	for i, l := range wrap(m.Verdict, t.width-2) {
 		if i == 0 {
 			t.line(t.paint(ansiBold+verdictStyle, mark+l))

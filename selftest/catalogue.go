@@ -54,76 +54,49 @@ var catalogue = []Drift{
 	{
 		ID: "json_in_prose", Name: "JSON wrapped in prose",
 		Description: "A JSON answer now comes inside a sentence of introduction and a closing offer, as chat-tuned model updates tend to do; a parser that reads the whole answer breaks.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !jsonAnswer(r.Content) {
-				return r, false
-			}
-			return withContent(r, proseLead+strings.TrimSpace(r.Content)+proseTail), true
-		},
-		Suggest: fixed("json_validity", "", "the whole answer must parse as JSON"),
+		Apply:       wrapped(jsonResponse, proseLead, proseTail),
+		Suggest:     fixed("json_validity", "", "the whole answer must parse as JSON"),
 	},
 	{
 		ID: "json_fenced", Name: "JSON in a code fence",
 		Description: "A JSON answer now comes in a ```json Markdown fence; a client that parses the raw answer breaks, although json_validity tolerates fences.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !jsonAnswer(r.Content) {
-				return r, false
-			}
-			return withContent(r, "```json\n"+strings.TrimSpace(r.Content)+"\n```"), true
-		},
-		Suggest: fixed("keyword_presence", "forbidden_keywords: [\"```\"]", "no Markdown code fence may appear in the answer"),
+		Apply:       wrapped(jsonResponse, "```json\n", "\n```"),
+		Suggest:     fixed("keyword_presence", "forbidden_keywords: [\"```\"]", "no Markdown code fence may appear in the answer"),
 	},
 	{
 		ID: "preamble", Name: "\"Sure! Here is …\" preamble",
 		Description: "The answer now opens with a chatty preamble (\"Sure! Here is the answer you asked for:\") before the content.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !answered(r) || hasPreamble(strings.TrimSpace(r.Content)) {
-				return r, false
-			}
-			return withContent(r, preambleText+r.Content), true
-		},
+		Apply: rewritten(func(r promptcanary.Response) bool {
+			return answered(r) && !hasPreamble(strings.TrimSpace(r.Content))
+		}, func(c string) string { return preambleText + c }),
 		Suggest: fixed("direct_answer", "", "the answer must start with the answer, without a preamble"),
 	},
 	{
 		ID: "keys_renamed", Name: "JSON keys renamed",
 		Description: "The keys of a JSON object change their naming convention (snake_case to camelCase, lower to upper initial), as after a model update that follows another style.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			fields, ml, ok := objectAnswer(r.Content)
-			if !ok || len(fields) == 0 {
-				return r, false
-			}
+		Apply: objectRewritten(1, func(fields []field) []field {
 			out := slices.Clone(fields)
 			for i := range out {
 				out[i].key = renameKey(out[i].key)
 			}
-			return withContent(r, writeObject(out, ml)), true
-		},
+			return out
+		}),
 		Suggest: keysSuggestion("json_schema", "required_keys", "every key the client reads must be present"),
 	},
 	{
 		ID: "key_dropped", Name: "JSON key dropped",
 		Description: "A JSON object loses its last key, as a model that forgets a field of the requested shape.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			fields, ml, ok := objectAnswer(r.Content)
-			if !ok || len(fields) == 0 {
-				return r, false
-			}
-			return withContent(r, writeObject(fields[:len(fields)-1], ml)), true
-		},
-		Suggest: keysSuggestion("json_schema", "required_keys", "every key the client reads must be present"),
+		Apply:       objectRewritten(1, func(fields []field) []field { return fields[:len(fields)-1] }),
+		Suggest:     keysSuggestion("json_schema", "required_keys", "every key the client reads must be present"),
 	},
 	{
 		ID: "keys_reordered", Name: "JSON keys reordered",
 		Description: "The keys of a JSON object come in reverse order; harmless to a JSON parser, fatal to a client or a diff that relies on the order.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			fields, ml, ok := objectAnswer(r.Content)
-			if !ok || len(fields) < 2 {
-				return r, false
-			}
+		Apply: objectRewritten(2, func(fields []field) []field {
 			out := slices.Clone(fields)
 			slices.Reverse(out)
-			return withContent(r, writeObject(out, ml)), true
-		},
+			return out
+		}),
 		Suggest: keysSuggestion("json_key_order", "expected_order", "the keys must come in the order the client expects"),
 	},
 	{
@@ -149,13 +122,10 @@ var catalogue = []Drift{
 	{
 		ID: "doubled", Name: "Doubled length",
 		Description: "The answer is twice as long (here: said twice), as a model that turns verbose or repeats itself.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !answered(r) {
-				return r, false
-			}
-			t := strings.TrimSpace(r.Content)
-			return withContent(r, t+"\n\n"+t), true
-		},
+		Apply: rewritten(answered, func(c string) string {
+			t := strings.TrimSpace(c)
+			return t + "\n\n" + t
+		}),
 		Suggest: func(_ *promptcanary.Prompt, answers []promptcanary.Response) Suggestion {
 			longest := 0
 			for _, a := range answers {
@@ -174,14 +144,9 @@ var catalogue = []Drift{
 	{
 		ID: "refusal", Name: "Refusal",
 		Description: "The model refuses a request it used to answer (\"I'm sorry, but I can't help with that.\"), as after a stricter safety update.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if looksRefused(r.Content) && len(r.ToolCalls) == 0 {
-				return r, false
-			}
-			out := withContent(r, refusalText)
-			out.ToolCalls, out.FinishReason = nil, "stop"
-			return out, true
-		},
+		Apply: replaced(refusalText, "stop", func(r promptcanary.Response) bool {
+			return looksRefused(r.Content) && len(r.ToolCalls) == 0
+		}),
 		Suggest: fixed("refusal", "expect_refusal: false", "the request must be answered, not refused"),
 	},
 	{
@@ -242,36 +207,21 @@ var catalogue = []Drift{
 	{
 		ID: "tool_call_dropped", Name: "Tool call dropped",
 		Description: "The model answers in prose instead of calling the tool it used to call.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if len(r.ToolCalls) == 0 {
-				return r, false
-			}
-			out := withContent(r, noToolText)
-			out.ToolCalls, out.FinishReason = nil, "stop"
-			return out, true
-		},
+		Apply: replaced(noToolText, "stop", func(r promptcanary.Response) bool {
+			return len(r.ToolCalls) == 0
+		}),
 		Suggest: fixed("tool_call_presence", "", "the answer must be a tool call"),
 	},
 	{
 		ID: "hedging", Name: "Hedging",
 		Description: "A prose answer is wrapped in hedges (\"I think\", \"not entirely sure\", \"probably\", \"might\"), as a model tuned to sound less certain.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !prose(r) {
-				return r, false
-			}
-			return withContent(r, hedgeLead+strings.TrimSpace(r.Content)+hedgeTail), true
-		},
-		Suggest: fixed("confidence_language", "expect_hedging: false", "the answer must not hedge"),
+		Apply:       wrapped(prose, hedgeLead, hedgeTail),
+		Suggest:     fixed("confidence_language", "expect_hedging: false", "the answer must not hedge"),
 	},
 	{
 		ID: "language_switch", Name: "Language switch",
 		Description: "A prose answer comes in French (a fixed French paragraph replaces it), as a model that follows the user's locale or a multilingual system prompt instead of the prompt's language.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !prose(r) {
-				return r, false
-			}
-			return withContent(r, frenchText), true
-		},
+		Apply:       rewritten(prose, func(string) string { return frenchText }),
 		Suggest: func(_ *promptcanary.Prompt, answers []promptcanary.Response) Suggestion {
 			if w := commonWord(answers); w != "" {
 				return Suggestion{ProbeType: "keyword_presence", Params: "required_keywords: " + yamlList([]string{w}),
@@ -284,12 +234,8 @@ var catalogue = []Drift{
 	{
 		ID: "headers_removed", Name: "Markdown headers removed",
 		Description: "A Markdown answer loses its # headers (their text stays as plain lines), as a model that stops structuring its answers.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if !headerRe.MatchString(r.Content) {
-				return r, false
-			}
-			return withContent(r, headerRe.ReplaceAllString(r.Content, "$1")), true
-		},
+		Apply: rewritten(func(r promptcanary.Response) bool { return headerRe.MatchString(r.Content) },
+			func(c string) string { return headerRe.ReplaceAllString(c, "$1") }),
 		Suggest: func(_ *promptcanary.Prompt, answers []promptcanary.Response) Suggestion {
 			var hs []string
 			for _, a := range answers {
@@ -307,18 +253,16 @@ var catalogue = []Drift{
 	{
 		ID: "steps_collapsed", Name: "Steps collapsed into a paragraph",
 		Description: "A numbered or bulleted list of steps becomes one paragraph without markers, as a model that stops formatting lists.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if len(listRe.FindAllStringIndex(r.Content, -1)) < 2 {
-				return r, false
-			}
-			var parts []string
-			for _, l := range strings.Split(r.Content, "\n") {
-				if l = strings.TrimSpace(listRe.ReplaceAllString(l, "")); l != "" {
-					parts = append(parts, l)
+		Apply: rewritten(func(r promptcanary.Response) bool { return len(listRe.FindAllStringIndex(r.Content, -1)) >= 2 },
+			func(c string) string {
+				var parts []string
+				for _, l := range strings.Split(c, "\n") {
+					if l = strings.TrimSpace(listRe.ReplaceAllString(l, "")); l != "" {
+						parts = append(parts, l)
+					}
 				}
-			}
-			return withContent(r, strings.Join(parts, " ")), true
-		},
+				return strings.Join(parts, " ")
+			}),
 		Suggest: func(_ *promptcanary.Prompt, answers []promptcanary.Response) Suggestion {
 			fewest := math.MaxInt
 			for _, a := range answers {
@@ -331,14 +275,9 @@ var catalogue = []Drift{
 	{
 		ID: "empty", Name: "Empty answer",
 		Description: "The answer is empty with finish_reason \"content_filter\", as when a provider's filter blocks the output.",
-		Apply: func(r promptcanary.Response) (promptcanary.Response, bool) {
-			if strings.TrimSpace(r.Content) == "" && len(r.ToolCalls) == 0 {
-				return r, false
-			}
-			out := withContent(r, "")
-			out.ToolCalls, out.FinishReason = nil, "content_filter"
-			return out, true
-		},
+		Apply: replaced("", "content_filter", func(r promptcanary.Response) bool {
+			return strings.TrimSpace(r.Content) == "" && len(r.ToolCalls) == 0
+		}),
 		Suggest: fixed("response_length", "min_chars: 1", "the answer must not be empty"),
 	},
 	{
@@ -388,15 +327,55 @@ func fixed(probeType, params, why string) func(*promptcanary.Prompt, []promptcan
 	}
 }
 
+// rewritten is the Apply of a drift that rewrites the content of the
+// answers for which applies holds.
+func rewritten(applies func(promptcanary.Response) bool, rewrite func(content string) string) func(promptcanary.Response) (promptcanary.Response, bool) {
+	return func(r promptcanary.Response) (promptcanary.Response, bool) {
+		if !applies(r) {
+			return r, false
+		}
+		return withContent(r, rewrite(r.Content)), true
+	}
+}
+
+// wrapped is the Apply of a drift that puts lead before and tail after
+// the trimmed content of the answers for which applies holds.
+func wrapped(applies func(promptcanary.Response) bool, lead, tail string) func(promptcanary.Response) (promptcanary.Response, bool) {
+	return rewritten(applies, func(c string) string { return lead + strings.TrimSpace(c) + tail })
+}
+
+// objectRewritten is the Apply of a drift that rewrites the fields of
+// answers that are JSON objects with at least minFields fields, keeping
+// their layout (one line or indented); rewrite must not modify its
+// argument in place.
+func objectRewritten(minFields int, rewrite func([]field) []field) func(promptcanary.Response) (promptcanary.Response, bool) {
+	return func(r promptcanary.Response) (promptcanary.Response, bool) {
+		fields, ml, ok := objectAnswer(r.Content)
+		if !ok || len(fields) < minFields {
+			return r, false
+		}
+		return withContent(r, writeObject(rewrite(fields), ml)), true
+	}
+}
+
+// replaced is the Apply of a drift that replaces the answer with text,
+// drops its tool calls and ends it with finish, on every answer but those
+// for which unchanged holds (the answers already like that).
+func replaced(text, finish string, unchanged func(promptcanary.Response) bool) func(promptcanary.Response) (promptcanary.Response, bool) {
+	return func(r promptcanary.Response) (promptcanary.Response, bool) {
+		if unchanged(r) {
+			return r, false
+		}
+		out := withContent(r, text)
+		out.ToolCalls, out.FinishReason = nil, finish
+		return out, true
+	}
+}
+
 // appended is the Apply of a drift that ends every answer with text,
 // right after its last non-space character.
 func appended(text string) func(promptcanary.Response) (promptcanary.Response, bool) {
-	return func(r promptcanary.Response) (promptcanary.Response, bool) {
-		if !answered(r) {
-			return r, false
-		}
-		return withContent(r, strings.TrimRight(r.Content, " \t\r\n")+text), true
-	}
+	return rewritten(answered, func(c string) string { return strings.TrimRight(c, " \t\r\n") + text })
 }
 
 // keysSuggestion suggests a probe whose list parameter holds the keys of
@@ -489,6 +468,9 @@ func prose(r promptcanary.Response) bool {
 	t := strings.TrimSpace(r.Content)
 	return answered(r) && len(r.ToolCalls) == 0 && !jsonAnswer(t) && !strings.HasPrefix(t, "```")
 }
+
+// jsonResponse reports whether the content of r is JSON.
+func jsonResponse(r promptcanary.Response) bool { return jsonAnswer(r.Content) }
 
 func hasPreamble(t string) bool { return preambleRe.MatchString(t) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -177,7 +178,7 @@ func TestScaffold(t *testing.T) {
 		}
 	}
 	if len(missed) != len(wantMissed) {
-		t.Errorf("got missed drifts %v, want those of %v", keysOf(missed), keysOf(wantMissed))
+		t.Errorf("got missed drifts %v, want those of %v", slices.Sorted(maps.Keys(missed)), slices.Sorted(maps.Keys(wantMissed)))
 	}
 	// A drift caught on some prompts names the prompts it slips through.
 	h := driftRow(t, res, "hedging")
@@ -188,15 +189,6 @@ func TestScaffold(t *testing.T) {
 	if caught, applicable := res.Caught(); caught != applicable-len(wantMissed) || applicable != len(res.Drifts)-1 {
 		t.Errorf("got %d of %d applicable drifts caught, want %d of %d", caught, applicable, len(res.Drifts)-1-len(wantMissed), len(res.Drifts)-1)
 	}
-}
-
-func keysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestSimilarityJudgesAgainstTheOtherAnswers: a similarity probe compares

@@ -72,16 +72,9 @@ type CopyReport struct {
 // Copy fails with ErrSameStore when both are one database (see
 // Identifier). Records already written stay written when Copy fails.
 func Copy(ctx context.Context, from, to Store, o CopyOptions) (*CopyReport, error) {
-	src, ok := from.(Exporter)
-	if !ok {
-		return nil, fmt.Errorf("copy: the source (%T) cannot list its records", from)
-	}
-	journal, ok := to.(Journal)
-	if !ok {
-		return nil, fmt.Errorf("copy: the target (%T) cannot hold pending baselines", to)
-	}
-	if err := checkDistinct(ctx, from, to); err != nil {
-		return nil, fmt.Errorf("copy: %w", err)
+	src, journal, err := endpoints[Journal](ctx, "copy", from, to, "hold pending baselines")
+	if err != nil {
+		return nil, err
 	}
 	rep := &CopyReport{}
 	done := func(kind string, n int) {
@@ -230,6 +223,24 @@ func monitorPair(from, to Store) (*monitors, string) {
 	return &monitors{src: src, dst: dst, imp: imp, dstx: dstx}, ""
 }
 
+// endpoints returns the two stores of op (copy or verify): from as an
+// Exporter and to as a T, of which a target that is no T cannot do what
+// cannot says; they must be two stores (checkDistinct).
+func endpoints[T any](ctx context.Context, op string, from, to Store, cannot string) (Exporter, T, error) {
+	var dst T
+	src, ok := from.(Exporter)
+	if !ok {
+		return nil, dst, fmt.Errorf("%s: the source (%T) cannot list its records", op, from)
+	}
+	if dst, ok = to.(T); !ok {
+		return nil, dst, fmt.Errorf("%s: the target (%T) cannot %s", op, to, cannot)
+	}
+	if err := checkDistinct(ctx, from, to); err != nil {
+		return nil, dst, fmt.Errorf("%s: %w", op, err)
+	}
+	return src, dst, nil
+}
+
 // checkDistinct fails with ErrSameStore when from and to say they are the
 // same database.
 func checkDistinct(ctx context.Context, from, to Store) error {
@@ -287,16 +298,9 @@ const maxExamples = 5
 // equal; any other record as Marshal writes it. The monitor's kinds are
 // compared when both stores hold that state. It streams, like Copy.
 func Verify(ctx context.Context, from, to Store) ([]KindCheck, error) {
-	src, ok := from.(Exporter)
-	if !ok {
-		return nil, fmt.Errorf("verify: the source (%T) cannot list its records", from)
-	}
-	dst, ok := to.(Exporter)
-	if !ok {
-		return nil, fmt.Errorf("verify: the target (%T) cannot list its records", to)
-	}
-	if err := checkDistinct(ctx, from, to); err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+	src, dst, err := endpoints[Exporter](ctx, "verify", from, to, "list its records")
+	if err != nil {
+		return nil, err
 	}
 	kinds := []sides{
 		{KindRuns, digestRuns(ctx, src), digestRuns(ctx, dst)},

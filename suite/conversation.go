@@ -148,8 +148,7 @@ func rawValue(n *yaml.Node, key string) *yaml.Node {
 // false when the turn has a problem.
 func (p *parser) message(n *yaml.Node, field string, tools []string, st *convState) (promptcanary.Message, bool) {
 	var m promptcanary.Message
-	if n.Kind != yaml.MappingNode {
-		p.wrongType(n, field, "a mapping with role: and content:")
+	if !p.isMapping(n, field, "a mapping with role: and content:") {
 		return m, false
 	}
 	var roleNode, contentNode, callsNode, idNode *yaml.Node
@@ -320,8 +319,7 @@ func (p *parser) toolCalls(n *yaml.Node, field string, tools []string, st *convS
 // toolCall validates one call of an assistant turn.
 func (p *parser) toolCall(n *yaml.Node, field string, tools []string, st *convState) (promptcanary.ToolCall, bool) {
 	var call promptcanary.ToolCall
-	if n.Kind != yaml.MappingNode {
-		p.wrongType(n, field, "a mapping with name: and arguments:")
+	if !p.isMapping(n, field, "a mapping with name: and arguments:") {
 		return call, false
 	}
 	var nameNode, argsNode, idNode *yaml.Node

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"regexp"
 	"slices"
@@ -179,6 +180,30 @@ func (p *parser) noEmptyItems(n *yaml.Node, field, hint string) {
 // items returns the resolved items of a list field; null yields nil.
 func (p *parser) items(n *yaml.Node, field, what string) []*yaml.Node {
 	return p.Items(n, field, what, typeHint(n, what))
+}
+
+// isMapping reports whether n is a mapping, and otherwise reports it as
+// not want.
+func (p *parser) isMapping(n *yaml.Node, field, want string) bool {
+	if n.Kind != yaml.MappingNode {
+		p.wrongType(n, field, want)
+		return false
+	}
+	return true
+}
+
+// mappings yields the field path and the node of each item of the list
+// field (what) that is a mapping, and reports the other items as not
+// want.
+func (p *parser) mappings(n *yaml.Node, field, what, want string) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i, item := range p.items(n, field, what) {
+			f := fmt.Sprintf("%s[%d]", field, i)
+			if p.isMapping(item, f, want) && !yield(f, item) {
+				return
+			}
+		}
+	}
 }
 
 // value converts a node to a plain Go value: string, int (int64 or uint64
@@ -883,12 +908,7 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 	var out []promptcanary.Tool
 	var names []string
 	lines := map[string]int{}
-	for i, c := range p.items(n, field, "a list of tools") {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if c.Kind != yaml.MappingNode {
-			p.wrongType(c, f, "a mapping with name:")
-			continue
-		}
+	for f, c := range p.mappings(n, field, "a list of tools", "a mapping with name:") {
 		var tool promptcanary.Tool
 		var nameNode *yaml.Node
 		for _, e := range p.Pairs(c, f) {
@@ -900,11 +920,7 @@ func (p *parser) tools(n *yaml.Node, field string) ([]promptcanary.Tool, []strin
 			case "description":
 				tool.Description, _ = p.str(e.Val, kf)
 			case "parameters":
-				if yamlwalk.IsNull(e.Val) {
-					continue
-				}
-				if e.Val.Kind != yaml.MappingNode {
-					p.wrongType(e.Val, kf, "a mapping (a JSON Schema)")
+				if yamlwalk.IsNull(e.Val) || !p.isMapping(e.Val, kf, "a mapping (a JSON Schema)") {
 					continue
 				}
 				if v, ok := p.value(e.Val, kf); ok {

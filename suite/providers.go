@@ -61,12 +61,7 @@ func (s *Suite) Judge(spec string) *ProviderSpec {
 func (p *parser) providers(n *yaml.Node, key string) []ProviderSpec {
 	var out []ProviderSpec
 	seen := map[string]int{}
-	for i, item := range p.items(n, key, "a list of providers") {
-		field := fmt.Sprintf("%s[%d]", key, i)
-		if item.Kind != yaml.MappingNode {
-			p.wrongType(item, field, "a mapping with id: NAME/MODEL")
-			continue
-		}
+	for field, item := range p.mappings(n, key, "a list of providers", "a mapping with id: NAME/MODEL") {
 		ps := ProviderSpec{Line: item.Line, Field: field, Settings: map[string]any{}}
 		var idNode *yaml.Node
 		for _, e := range p.Pairs(item, field) {
@@ -138,18 +133,13 @@ func (p *parser) extraParams(n *yaml.Node, field string) map[string]any {
 // prices parses `prices:`, a mapping of model (or NAME/MODEL) to
 // {input, output} in US dollars per million tokens.
 func (p *parser) prices(n *yaml.Node) map[string]provider.Price {
-	if yamlwalk.IsNull(n) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		p.wrongType(n, "prices", "a mapping of model to {input, output}")
+	if yamlwalk.IsNull(n) || !p.isMapping(n, "prices", "a mapping of model to {input, output}") {
 		return nil
 	}
 	out := map[string]provider.Price{}
 	for _, e := range p.Pairs(n, "prices") {
 		field := yamlwalk.Join("prices", e.Key.Value)
-		if e.Val.Kind != yaml.MappingNode {
-			p.wrongType(e.Val, field, "a mapping with input: and output: (USD per million tokens)")
+		if !p.isMapping(e.Val, field, "a mapping with input: and output: (USD per million tokens)") {
 			continue
 		}
 		var pr provider.Price

@@ -36,6 +36,18 @@ func parse(t *testing.T, src string) *Suite {
 	return s
 }
 
+// parseInvalid parses src, which must fail with a *ValidationError, and
+// returns that error.
+func parseInvalid(t *testing.T, src string) *ValidationError {
+	t.Helper()
+	_, err := Parse("canary.yaml", []byte(src))
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("got %v, want a *ValidationError", err)
+	}
+	return ve
+}
+
 // ids lists the instance ids and types of probes as "id=type".
 func ids(insts []probe.Instance) []string {
 	out := make([]string, len(insts))
@@ -313,17 +325,13 @@ probes:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("canary.yaml", []byte(tc.src))
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a ValidationError", err)
-			}
+			ve := parseInvalid(t, tc.src)
 			found := false
 			for _, p := range ve.Problems {
 				found = found || p.Msg == tc.want
 			}
 			if !found {
-				t.Errorf("got %v, want a %q problem", err, tc.want)
+				t.Errorf("got %v, want a %q problem", ve, tc.want)
 			}
 		})
 	}

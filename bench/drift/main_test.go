@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -58,11 +59,11 @@ func TestRunSmoke(t *testing.T) {
 		t.Fatalf("run: %v (stderr %q)", err, errOut.String())
 	}
 	got := parseWorlds(t, out.String())
-	if keys := sortedKeys(got); !slices.Equal(keys, []string{"DET", "T07-corr"}) {
+	if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, []string{"DET", "T07-corr"}) {
 		t.Fatalf("got world tables %v, want [DET T07-corr]", keys)
 	}
 	for w, rows := range got {
-		if keys := sortedKeys(rows); !slices.Equal(keys, []string{"all pairs −10", "none", "pair breaks (p→0.05)"}) {
+		if keys := slices.Sorted(maps.Keys(rows)); !slices.Equal(keys, []string{"all pairs −10", "none", "pair breaks (p→0.05)"}) {
 			t.Errorf("world %s: got rows %v, want the three selected scenarios", w, keys)
 		}
 		if n := rows["none"][0]; n != 60 {
@@ -89,15 +90,6 @@ func TestRunSmoke(t *testing.T) {
 	if !strings.Contains(out.String(), fmt.Sprintf("seed %d;", smokeSeed)) {
 		t.Errorf("header does not record seed %d", smokeSeed)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func TestRunCellReproducible(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -52,7 +53,7 @@ func TestMonitorQuick(t *testing.T) {
 		}
 	}
 	if len(within) != 2 || within["DET"] == nil || within["T07-corr"] == nil {
-		t.Fatalf("got world tables %v, want DET and T07-corr", sortedKeys(within))
+		t.Fatalf("got world tables %v, want DET and T07-corr", slices.Sorted(maps.Keys(within)))
 	}
 	for w, rows := range within {
 		if len(rows) != len(monitorScenarios) {

@@ -227,12 +227,7 @@ func (l *loader) notify(n *yaml.Node, field string, notifiers []string) ([]strin
 func (l *loader) checks(n *yaml.Node, defaults settings, notifiers []string) []Check {
 	var out []Check
 	seen := map[string]int{}
-	for i, item := range l.Items(n, "checks", "a list", "write one check per line, each starting with '- '") {
-		field := fmt.Sprintf("checks[%d]", i)
-		if item.Kind != yaml.MappingNode {
-			l.WrongType(item, field, "a mapping with name:, suite: and provider:", "write key: value lines indented under it")
-			continue
-		}
+	for field, item := range l.mappings(n, "checks", "check", "a mapping with name:, suite: and provider:", "write key: value lines indented under it") {
 		out = append(out, l.check(item, field, defaults, notifiers, seen)...)
 	}
 	return out
@@ -524,12 +519,7 @@ func (l *loader) providerList(n *yaml.Node, field string) ([]string, bool) {
 	if yamlwalk.IsNull(n) {
 		return nil, true
 	}
-	if n.Kind != yaml.SequenceNode {
-		h := "write a list, for example [openai/gpt-4o-mini, anthropic/claude-haiku-4-5]"
-		if yamlwalk.IsString(n) {
-			h = "write a list: [" + n.Value + "], or use provider: for one"
-		}
-		l.WrongType(n, field, "a list of NAME/MODEL", h)
+	if !l.isList(n, field, "a list of NAME/MODEL", "write a list, for example [openai/gpt-4o-mini, anthropic/claude-haiku-4-5]", ", or use provider: for one") {
 		return nil, false
 	}
 	if len(n.Content) == 0 {

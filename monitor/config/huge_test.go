@@ -1,13 +1,10 @@
 package config
 
 import (
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/promptcanary/promptcanary/suite"
 )
 
 // TestHugeValuesAreCut checks that a check name of ten megabytes comes
@@ -17,14 +14,7 @@ func TestHugeValuesAreCut(t *testing.T) {
 	big := strings.Repeat("A", 10<<20)
 	src := "checks:\n  - name: " + big + "\n    suite: suites/ok/canary.yaml\n    provider: sim/stable\n"
 	_, err := parse(filepath.Join("testdata", "huge.yaml"), []byte(src), fixtureEnv)
-	var ve *suite.ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("got %v, want a *suite.ValidationError", err)
-	}
-	var got []string
-	for _, p := range ve.Problems {
-		got = append(got, p.Error(), p.Hint)
-	}
+	got := problemLines(t, err)
 	want := []string{
 		`testdata/huge.yaml:2: checks[0].name: invalid name "` + strings.Repeat("A", 200) + `…" (10,485,760 characters)`,
 		"use lowercase letters, digits and '-' (at most 63), for example checkout-prod",

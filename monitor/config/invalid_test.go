@@ -11,6 +11,28 @@ import (
 	"github.com/promptcanary/promptcanary/suite"
 )
 
+// problemLines returns each problem of err, which must be a
+// *suite.ValidationError, as its message and its hint; it fails t on a
+// problem without a file and a line, or whose hint ends in a colon.
+func problemLines(t *testing.T, err error) []string {
+	t.Helper()
+	var ve *suite.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("got %v, want a *suite.ValidationError", err)
+	}
+	var got []string
+	for _, p := range ve.Problems {
+		got = append(got, p.Error(), p.Hint)
+		if strings.HasSuffix(p.Hint, ":") {
+			t.Errorf("problem %q: hint %q ends in a colon: it reads as cut off", p.Error(), p.Hint)
+		}
+		if p.Line <= 0 || p.File == "" {
+			t.Errorf("problem %q: got location %s:%d, want a file and a line", p.Error(), p.File, p.Line)
+		}
+	}
+	return got
+}
+
 // TestLoadInvalid loads one testdata/invalid-*.yaml per configuration
 // mistake and checks the exact problems and hints a user sees, in order:
 // each Want alternates a problem (after "testdata/FILE:", unless it names
@@ -280,20 +302,7 @@ func TestLoadInvalid(t *testing.T) {
 			if cfg != nil {
 				t.Errorf("got a config, want nil")
 			}
-			var ve *suite.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *suite.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Error(), p.Hint)
-				if strings.HasSuffix(p.Hint, ":") {
-					t.Errorf("problem %q: hint %q ends in a colon: it reads as cut off", p.Error(), p.Hint)
-				}
-				if p.Line <= 0 || p.File == "" {
-					t.Errorf("problem %q: got location %s:%d, want a file and a line", p.Error(), p.File, p.Line)
-				}
-			}
+			got := problemLines(t, err)
 			want := make([]string, len(tc.want))
 			for i, w := range tc.want {
 				w = strings.ReplaceAll(w, "$DIR", dir)

@@ -75,12 +75,7 @@ var required = map[string][][2]string{
 // notifier that has a problem of its own.
 func (l *loader) notifiers(n *yaml.Node) (out []Notifier, names []string) {
 	seen := map[string]int{}
-	for i, item := range l.Items(n, "notifiers", "a list", "write one notifier per line, each starting with '- '") {
-		field := fmt.Sprintf("notifiers[%d]", i)
-		if item.Kind != yaml.MappingNode {
-			l.WrongType(item, field, "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}")
-			continue
-		}
+	for field, item := range l.mappings(n, "notifiers", "notifier", "a mapping with name: and type:", "for example {name: oncall, type: slack, webhook_url: \"${SLACK_WEBHOOK_URL}\"}") {
 		nt, ok := l.notifier(item, field, seen)
 		if ok {
 			out = append(out, nt)

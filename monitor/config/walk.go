@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"github.com/promptcanary/promptcanary/internal/yamlwalk"
+	"iter"
 	"math"
 	"regexp"
 	"slices"
@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/promptcanary/promptcanary/internal/envvar"
+	"github.com/promptcanary/promptcanary/internal/yamlwalk"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -229,18 +230,42 @@ func lastKey(field string) string {
 	return field
 }
 
+// mappings yields the field path and the node of each item of the list
+// at the top-level key (one entry per line) that is a mapping; it reports
+// the other items as not want, with hint.
+func (w *walker) mappings(n *yaml.Node, key, entry, want, hint string) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i, item := range w.Items(n, key, "a list", "write one "+entry+" per line, each starting with '- '") {
+			field := fmt.Sprintf("%s[%d]", key, i)
+			if item.Kind != yaml.MappingNode {
+				w.WrongType(item, field, want, hint)
+				continue
+			}
+			if !yield(field, item) {
+				return
+			}
+		}
+	}
+}
+
+// isList reports whether n is a list, and otherwise reports it as not
+// want, with hint, or for a string, a hint that writes it as a list of one
+// and then more.
+func (w *walker) isList(n *yaml.Node, field, want, hint, more string) bool {
+	if n.Kind == yaml.SequenceNode {
+		return true
+	}
+	if yamlwalk.IsString(n) {
+		hint = "write a list: [" + n.Value + "]" + more
+	}
+	w.WrongType(n, field, want, hint)
+	return false
+}
+
 // strList returns the value of a list-of-strings field; null yields nil
 // and set false. Empty items are problems.
 func (w *walker) strList(n *yaml.Node, field, hint string) (out []string, set bool) {
-	if yamlwalk.IsNull(n) {
-		return nil, false
-	}
-	if n.Kind != yaml.SequenceNode {
-		h := "write a list of names, for example [a, b]"
-		if yamlwalk.IsString(n) {
-			h = "write a list: [" + n.Value + "]"
-		}
-		w.WrongType(n, field, "a list of strings", h)
+	if yamlwalk.IsNull(n) || !w.isList(n, field, "a list of strings", "write a list of names, for example [a, b]", "") {
 		return nil, false
 	}
 	out = []string{}

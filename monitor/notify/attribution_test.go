@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,7 +61,7 @@ func TestWebhookAttribution(t *testing.T) {
 			t.Error(err)
 		}
 		var a map[string]any
-		if err := json.Unmarshal(v["attribution"], &a); err != nil || keys(a)[0] != "cause" || len(a) != 2 {
+		if err := json.Unmarshal(v["attribution"], &a); err != nil || slices.Sorted(maps.Keys(a))[0] != "cause" || len(a) != 2 {
 			t.Errorf("attribution %s, want {cause, evidence}", v["attribution"])
 		}
 		if err := json.Unmarshal(raw, &body); err != nil {
@@ -83,18 +85,13 @@ func TestWebhookAttribution(t *testing.T) {
 // Slack shows the likely cause and its facts in a section, escaped, and
 // names the cause in the fallback text.
 func TestSlackAttribution(t *testing.T) {
-	var got []map[string]any
-	srv := slackServer(t, &got, nil)
-	n := mustNew(t, config.Notifier{Name: "oncall", Type: "slack", URL: srv.URL + slackPath})
-	if _, err := n.Send(context.Background(), attributed()); err != nil {
-		t.Fatal(err)
-	}
-	_, text := blocks(t, got[0])
+	msg := sendSlack(t, attributed())
+	_, text := blocks(t, msg)
 	escaped(t, "the Slack message", text, []string{
 		"*Likely cause*: provider\n• served model changed: gpt-4o-mini-2024-07-18 → gpt-4o-mini-2025-01-31\n• answer now \"&lt;!channel&gt; @octocat &lt;img src=x&gt; [click](https://evil.example) &amp; more\" second line",
 		"\n• 2 more in the drift report",
 	}, []string{"<!channel>", "<img", " & more"})
-	if fb, _ := got[0]["text"].(string); !strings.HasSuffix(fb, "fell from 84% to 51% (likely cause: provider)") {
+	if fb, _ := msg["text"].(string); !strings.HasSuffix(fb, "fell from 84% to 51% (likely cause: provider)") {
 		t.Errorf("fallback text %q, want the likely cause", fb)
 	}
 }
@@ -146,16 +143,11 @@ func escaped(t *testing.T, what, text string, want, bad []string) {
 
 // An incident without an attribution adds nothing to any message.
 func TestNoAttributionNoLine(t *testing.T) {
-	var got []map[string]any
-	srv := slackServer(t, &got, nil)
-	if _, err := mustNew(t, config.Notifier{Name: "oncall", Type: "slack", URL: srv.URL + slackPath}).Send(context.Background(), firing()); err != nil {
-		t.Fatal(err)
-	}
+	_, text := blocks(t, sendSlack(t, firing()))
 	g := newFakeGitHub(t)
 	if _, err := g.notifier(t).Send(context.Background(), firing()); err != nil {
 		t.Fatal(err)
 	}
-	_, text := blocks(t, got[0])
 	for what, s := range map[string]string{"slack": text, "github": g.issues[0].Body} {
 		if strings.Contains(s, "ikely cause") {
 			t.Errorf("%s names a likely cause the incident has not:\n%s", what, s)

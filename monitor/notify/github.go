@@ -58,15 +58,10 @@ func newGitHub(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if cfg.Token == "" {
 		return nil, fmt.Errorf("token is empty (set it from the environment: token: ${GITHUB_TOKEN})")
 	}
-	raw := cfg.APIURL
-	if raw == "" {
-		raw = DefaultGitHubAPI
-	}
-	api, err := checkURL("api_url", raw)
+	api, err := apiURL(cfg.APIURL, DefaultGitHubAPI)
 	if err != nil {
 		return nil, err
 	}
-	api.Path = strings.TrimRight(api.Path, "/")
 	owner, repo, _ := strings.Cut(cfg.Repo, "/")
 	return &github{
 		base: base{cfg.Name, cfg.MinSeverity}, api: api, owner: owner, repo: repo,

@@ -83,16 +83,6 @@ func decodeJSON(t *testing.T, r *http.Request) (map[string]any, []byte) {
 	return v, body
 }
 
-// keys returns the sorted keys of a JSON object.
-func keys(v map[string]any) []string {
-	ks := make([]string, 0, len(v))
-	for k := range v {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // recorder collects the attempts Deliver records, and the delays it
 // sleeps, without waiting.
 type recorder struct {

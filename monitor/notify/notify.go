@@ -100,6 +100,20 @@ func checkURL(key, raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// apiURL checks a notifier's api_url raw, def when it is not set, and
+// returns it without a final "/" on its path.
+func apiURL(raw, def string) (*url.URL, error) {
+	if raw == "" {
+		raw = def
+	}
+	api, err := checkURL("api_url", raw)
+	if err != nil {
+		return nil, err
+	}
+	api.Path = strings.TrimRight(api.Path, "/")
+	return api, nil
+}
+
 // Wants reports whether n is to be sent m: a firing message whose severity
 // is below n's MinSeverity is not. A resolve is always sent (whether a
 // notifier was sent the open is the caller's business), and so is a

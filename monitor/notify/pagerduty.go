@@ -36,15 +36,11 @@ func newPagerDuty(cfg Config, hc *httpc.Client) (Notifier, error) {
 	if cfg.RoutingKey == "" {
 		return nil, errors.New("routing_key is empty (set it from the environment: routing_key: ${PD_ROUTING_KEY})")
 	}
-	raw := cfg.APIURL
-	if raw == "" {
-		raw = DefaultPagerDutyAPI
-	}
-	api, err := checkURL("api_url", raw)
+	api, err := apiURL(cfg.APIURL, DefaultPagerDutyAPI)
 	if err != nil {
 		return nil, err
 	}
-	api.Path = strings.TrimRight(api.Path, "/") + "/v2/enqueue"
+	api.Path += "/v2/enqueue"
 	return &pagerDuty{base: base{cfg.Name, cfg.MinSeverity}, endpoint: api.String(), routingKey: cfg.RoutingKey, hc: hc}, nil
 }
 

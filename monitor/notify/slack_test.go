@@ -91,22 +91,29 @@ func blocks(t *testing.T, msg map[string]any) ([]string, string) {
 	return types, strings.Join(texts, "\n")
 }
 
-func TestSlackMessage(t *testing.T) {
+// sendSlack sends m through a Slack notifier to a fake Slack and returns
+// the one message it got.
+func sendSlack(t *testing.T, m notify.Message) map[string]any {
+	t.Helper()
 	var got []map[string]any
 	srv := slackServer(t, &got, nil)
 	n := mustNew(t, config.Notifier{Name: "oncall", Type: "slack", URL: srv.URL + slackPath})
+	if code, err := n.Send(context.Background(), m); err != nil || code != 200 {
+		t.Fatalf("Send = %d %v, want 200 <nil>", code, err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("got %d requests, want 1", len(got))
+	}
+	return got[0]
+}
+
+func TestSlackMessage(t *testing.T) {
 	m := firing()
 	for i := range 5 {
 		m.Incident.Units = append(m.Incident.Units, promptcanary.IncidentUnit{Unit: "pair", Name: fmt.Sprintf("p%d/ok", i), Baseline: 0.8, Current: 0.79})
 	}
-	code, err := n.Send(context.Background(), m)
-	if err != nil || code != 200 {
-		t.Fatalf("Send = %d %v, want 200 <nil>", code, err)
-	}
-	if len(got) != 1 {
-		t.Fatalf("got %d requests", len(got))
-	}
-	types, text := blocks(t, got[0])
+	msg := sendSlack(t, m)
+	types, text := blocks(t, msg)
 	if want := []string{"header", "section", "section", "section", "context"}; !slices.Equal(types, want) {
 		t.Errorf("blocks %v, want %v", types, want)
 	}
@@ -124,19 +131,13 @@ func TestSlackMessage(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, text)
 		}
 	}
-	if fb, _ := got[0]["text"].(string); fb != "drift incident opened: checkout-prod (openai/gpt-4o-mini), high: probe json_validity fell from 84% to 51%" {
+	if fb, _ := msg["text"].(string); fb != "drift incident opened: checkout-prod (openai/gpt-4o-mini), high: probe json_validity fell from 84% to 51%" {
 		t.Errorf("fallback text %q", fb)
 	}
 }
 
 func TestSlackResolved(t *testing.T) {
-	var got []map[string]any
-	srv := slackServer(t, &got, nil)
-	n := mustNew(t, config.Notifier{Name: "oncall", Type: "slack", URL: srv.URL + slackPath})
-	if _, err := n.Send(context.Background(), resolved()); err != nil {
-		t.Fatal(err)
-	}
-	_, text := blocks(t, got[0])
+	_, text := blocks(t, sendSlack(t, resolved()))
 	if strings.Contains(text, "Flagged units") {
 		t.Errorf("a resolve lists regressions:\n%s", text)
 	}
@@ -148,18 +149,13 @@ func TestSlackResolved(t *testing.T) {
 }
 
 func TestSlackEscapesUntrustedText(t *testing.T) {
-	var got []map[string]any
-	srv := slackServer(t, &got, nil)
-	n := mustNew(t, config.Notifier{Name: "oncall", Type: "slack", URL: srv.URL + slackPath})
 	m := firing()
 	m.Incident.Summary = "<!channel> see <https://evil.example|the fix> & more"
 	m.Incident.Units = []promptcanary.IncidentUnit{{Unit: "probe", Name: "a`<@U024BE7LH>`", Baseline: 1, Current: 0}}
 	m.ReportURL = "http://127.0.0.1:9464/incidents/x?a=1&b=<2>|3"
-	if _, err := n.Send(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
-	_, text := blocks(t, got[0])
-	fallback, _ := got[0]["text"].(string)
+	msg := sendSlack(t, m)
+	_, text := blocks(t, msg)
+	fallback, _ := msg["text"].(string)
 	for _, s := range []string{text, fallback} {
 		for _, bad := range []string{"<!channel>", "<https://evil", "<@U024BE7LH>", " & more"} {
 			if strings.Contains(s, bad) {

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -56,7 +57,7 @@ func TestWebhookBody(t *testing.T) {
 			if err != nil || code != http.StatusNoContent {
 				t.Fatalf("Send: %d %v, want 204 <nil>", code, err)
 			}
-			if k := keys(got); !slices.Equal(k, wantKeys) {
+			if k := slices.Sorted(maps.Keys(got)); !slices.Equal(k, wantKeys) {
 				t.Errorf("keys %v, want %v", k, wantKeys)
 			}
 			want := map[string]any{
@@ -79,7 +80,7 @@ func TestWebhookBody(t *testing.T) {
 				t.Fatalf("units = %#v, want 2 units", got["units"])
 			}
 			u, _ := units[1].(map[string]any)
-			if k := keys(u); !slices.Equal(k, []string{"baseline", "current", "name", "q", "unit"}) {
+			if k := slices.Sorted(maps.Keys(u)); !slices.Equal(k, []string{"baseline", "current", "name", "q", "unit"}) {
 				t.Errorf("unit keys %v", k)
 			}
 			if u["unit"] != "probe" || u["name"] != "json_validity" || u["baseline"] != 0.84 || u["current"] != 0.51 || u["q"] != 0.0012 {

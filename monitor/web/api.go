@@ -114,12 +114,16 @@ func (s *server) apiNotFound(w http.ResponseWriter, r *http.Request) {
 	s.apiError(w, http.StatusNotFound, msg)
 }
 
-// limitParam reads ?limit=, def when absent; ok is false (and the request
-// answered) when it is not a positive number.
-func (s *server) limitParam(w http.ResponseWriter, r *http.Request, def int) (int, bool) {
+// listLimit checks a GET of a list: it reads ?limit=, apiDefaultLimit when
+// absent; ok is false (and the request answered) when the method is not
+// GET or the limit not a positive number.
+func (s *server) listLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
+	if !s.allow(w, r, http.MethodGet) {
+		return 0, false
+	}
 	q := r.URL.Query().Get("limit")
 	if q == "" {
-		return def, true
+		return apiDefaultLimit, true
 	}
 	n, err := strconv.Atoi(q)
 	if err != nil || n <= 0 {
@@ -150,10 +154,7 @@ func (s *server) apiChecks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) apiRuns(w http.ResponseWriter, r *http.Request) {
-	if !s.allow(w, r, http.MethodGet) {
-		return
-	}
-	limit, ok := s.limitParam(w, r, apiDefaultLimit)
+	limit, ok := s.listLimit(w, r)
 	if !ok {
 		return
 	}
@@ -195,10 +196,7 @@ func (s *server) apiRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) apiIncidents(w http.ResponseWriter, r *http.Request) {
-	if !s.allow(w, r, http.MethodGet) {
-		return
-	}
-	limit, ok := s.limitParam(w, r, apiDefaultLimit)
+	limit, ok := s.listLimit(w, r)
 	if !ok {
 		return
 	}

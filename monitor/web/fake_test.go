@@ -41,10 +41,12 @@ func newMemStore() *memStore {
 	}
 }
 
-func (m *memStore) call(name string) {
+// read counts a call of the method name and locks m; the caller runs
+// the function it returns, to unlock m, as the method returns.
+func (m *memStore) read(name string) (unlock func()) {
 	m.mu.Lock()
 	m.calls[name]++
-	m.mu.Unlock()
+	return m.mu.Unlock
 }
 
 func (m *memStore) SaveRun(ctx context.Context, r *promptcanary.Run) error {
@@ -70,16 +72,12 @@ func resolveIn[T any](kind, id string, recs map[string]T) (T, error) {
 }
 
 func (m *memStore) Run(ctx context.Context, id string) (*promptcanary.Run, error) {
-	m.call("Run")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Run")()
 	return resolveIn("run", id, m.runs)
 }
 
 func (m *memStore) Runs(ctx context.Context, f store.RunFilter) ([]store.RunSummary, error) {
-	m.call("Runs")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Runs")()
 	isBase := map[string]bool{}
 	for _, b := range m.baselines {
 		isBase[b.RunResult.RunID] = true
@@ -123,9 +121,7 @@ func (m *memStore) Promote(ctx context.Context, runID, note string) (*promptcana
 }
 
 func (m *memStore) Baseline(ctx context.Context, id string) (*promptcanary.Baseline, error) {
-	m.call("Baseline")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Baseline")()
 	return resolveIn("baseline", id, m.baselines)
 }
 
@@ -143,9 +139,7 @@ func (m *memStore) LatestBaseline(ctx context.Context, suite, model string) (*pr
 }
 
 func (m *memStore) Baselines(ctx context.Context, suite string) ([]store.BaselineInfo, error) {
-	m.call("Baselines")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Baselines")()
 	var out []store.BaselineInfo
 	for _, b := range m.baselines {
 		if suite == "" || b.SuiteName == suite {
@@ -164,16 +158,12 @@ func (m *memStore) SaveDrift(ctx context.Context, d *promptcanary.DriftReport) e
 }
 
 func (m *memStore) Drift(ctx context.Context, id string) (*promptcanary.DriftReport, error) {
-	m.call("Drift")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Drift")()
 	return resolveIn("drift report", id, m.drifts)
 }
 
 func (m *memStore) Drifts(ctx context.Context, suite, model string, limit int) ([]store.DriftSummary, error) {
-	m.call("Drifts")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Drifts")()
 	var out []store.DriftSummary
 	for _, d := range m.drifts {
 		if (suite == "" || d.SuiteName == suite) && (model == "" || d.Provider.ModelID == model) {
@@ -192,9 +182,7 @@ func (m *memStore) ProbeScores(ctx context.Context, suite, model string, limit i
 	if err != nil {
 		return nil, err
 	}
-	m.call("ProbeScores")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("ProbeScores")()
 	var out []store.ProbeScore
 	for _, s := range sums {
 		out = append(out, store.ProbeScoresOf(m.runs[s.RunID])...)
@@ -219,9 +207,7 @@ func (m *memStore) SaveCheckRun(ctx context.Context, cr *promptcanary.CheckRun) 
 }
 
 func (m *memStore) CheckRuns(ctx context.Context, check, provider string, limit int) ([]promptcanary.CheckRun, error) {
-	m.call("CheckRuns")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("CheckRuns")()
 	var out []promptcanary.CheckRun
 	for _, cr := range m.checkRuns {
 		if (check == "" || cr.Check == check) && (provider == "" || cr.Provider == provider) {
@@ -243,9 +229,7 @@ func (m *memStore) SaveIncident(ctx context.Context, inc *promptcanary.Incident)
 }
 
 func (m *memStore) Incident(ctx context.Context, id string) (*promptcanary.Incident, error) {
-	m.call("Incident")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Incident")()
 	inc, err := resolveIn("incident", id, m.incidents)
 	if err != nil {
 		return nil, err
@@ -255,9 +239,7 @@ func (m *memStore) Incident(ctx context.Context, id string) (*promptcanary.Incid
 }
 
 func (m *memStore) Incidents(ctx context.Context, f store.IncidentFilter) ([]promptcanary.Incident, error) {
-	m.call("Incidents")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Incidents")()
 	var out []promptcanary.Incident
 	for _, inc := range m.incidents {
 		if (f.Check == "" || inc.Check == f.Check) && (!f.OpenOnly || inc.Open()) {
@@ -287,9 +269,7 @@ func (m *memStore) AddIncidentEvent(ctx context.Context, e promptcanary.Incident
 }
 
 func (m *memStore) IncidentEvents(ctx context.Context, id string) ([]promptcanary.IncidentEvent, error) {
-	m.call("IncidentEvents")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("IncidentEvents")()
 	var out []promptcanary.IncidentEvent
 	for _, e := range m.events {
 		if e.IncidentID == id {
@@ -308,9 +288,7 @@ func (m *memStore) SaveNotification(ctx context.Context, a promptcanary.Notifica
 }
 
 func (m *memStore) Notifications(ctx context.Context, id string, limit int) ([]promptcanary.NotificationAttempt, error) {
-	m.call("Notifications")
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.read("Notifications")()
 	var out []promptcanary.NotificationAttempt
 	for _, a := range m.notes {
 		if id == "" || a.IncidentID == id {

@@ -177,10 +177,7 @@ func (s *server) latestGate(r *http.Request, check, provider string) *promptcana
 // apiGates is GET /api/v1/gates?check=&provider=&limit=: the upgrade
 // gates, newest slot first, each with its report.
 func (s *server) apiGates(w http.ResponseWriter, r *http.Request) {
-	limit, ok := 0, s.allow(w, r, http.MethodGet)
-	if ok {
-		limit, ok = s.limitParam(w, r, apiDefaultLimit)
-	}
+	limit, ok := s.listLimit(w, r)
 	if !ok {
 		return
 	}

@@ -256,15 +256,25 @@ type runView struct {
 	Cut string
 }
 
-func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	run, err := s.src.History().Run(ctx, r.PathValue("id"))
-	if notFound(err) {
-		s.errorPage(w, r, http.StatusNotFound, "Run not found", "The store holds no run "+quote(r.PathValue("id"))+".")
-		return
+// notLoaded answers the error page of a page whose record, the kind
+// named by the path's {id}, did not load with err: not found, or a store
+// error; it reports whether it answered (err is not nil).
+func (s *server) notLoaded(w http.ResponseWriter, r *http.Request, kind string, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case notFound(err):
+		title := strings.ToUpper(kind[:1]) + kind[1:] + " not found"
+		s.errorPage(w, r, http.StatusNotFound, title, "The store holds no "+kind+" "+quote(r.PathValue("id"))+".")
+	default:
+		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "load "+kind, err))
 	}
-	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "load run", err))
+	return true
+}
+
+func (s *server) runPage(w http.ResponseWriter, r *http.Request) {
+	run, err := s.src.History().Run(r.Context(), r.PathValue("id"))
+	if s.notLoaded(w, r, "run", err) {
 		return
 	}
 	v := runView{Run: run, PassRate: run.PassRate(), Results: len(run.ProbeResults), Cut: report.CutNote(run.LLMResponses)}
@@ -430,12 +440,7 @@ type incidentView struct {
 func (s *server) incidentPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	inc, err := s.src.State().Incident(ctx, r.PathValue("id"))
-	if notFound(err) {
-		s.errorPage(w, r, http.StatusNotFound, "Incident not found", "The store holds no incident "+quote(r.PathValue("id"))+".")
-		return
-	}
-	if err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, "Store error", s.storeFailed(r, "load incident", err))
+	if s.notLoaded(w, r, "incident", err) {
 		return
 	}
 	// The units as every surface lists them, the broken pairs first

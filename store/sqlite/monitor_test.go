@@ -35,6 +35,23 @@ func openVersion(t *testing.T, path string, version int) *Store {
 	return s
 }
 
+// upgrade closes old, a database that openVersion left at path, and opens
+// it again with Open, which migrates it to the latest version; the store
+// closes as t ends.
+func upgrade(t *testing.T, old *Store, path string) *Store {
+	t.Helper()
+	v, _ := old.SchemaVersion(context.Background())
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("open version %d: %v", v, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func TestMigrateVersion2To3KeepsHistory(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "history.db")
@@ -62,15 +79,7 @@ func TestMigrateVersion2To3KeepsHistory(t *testing.T) {
 	if err := old.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'incidents'`).Scan(&tables); err != nil || tables != 0 {
 		t.Fatalf("version 2 has an incidents table (%d, %v): the test starts from the wrong schema", tables, err)
 	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatalf("open version 2: %v", err)
-	}
-	defer s.Close()
+	s := upgrade(t, old, path)
 	all, err := store.LoadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
@@ -237,14 +246,7 @@ func TestMigrateAttributionKeepsIncidents(t *testing.T) {
 		VALUES ('old-incident', 'fp', 'c', 's', 'p', 'drift', 'high', 'fell', ?, ?)`, formatTime(t0), formatTime(t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path)
-	if err != nil {
-		t.Fatalf("open version 5: %v", err)
-	}
-	defer s.Close()
+	s := upgrade(t, old, path)
 	inc, err := s.Incident(ctx, "old-incident")
 	if err != nil {
 		t.Fatal(err)

@@ -144,6 +144,14 @@ func incidentIDs(s []promptcanary.Incident) []string {
 	return ids(s, func(inc promptcanary.Incident) string { return inc.ID })
 }
 
+// saveIncidentsAB saves two open incidents, inc-a and inc-b (fingerprints
+// fp-a and fp-b), for the tests of what an incident holds.
+func saveIncidentsAB(t *testing.T, m store.Monitor) {
+	t.Helper()
+	mustSaveIncident(t, m, NewIncident("inc-a", "fp-a", t0))
+	mustSaveIncident(t, m, NewIncident("inc-b", "fp-b", t0))
+}
+
 func testMonitorEmpty(t *testing.T, m store.Monitor) {
 	ctx := context.Background()
 	if got := mustCheckRuns(t, m, "", "", 0); len(got) != 0 {
@@ -474,8 +482,7 @@ func testOneOpenPerFingerprint(t *testing.T, m store.Monitor) {
 
 func testIncidentEvents(t *testing.T, m store.Monitor) {
 	ctx := context.Background()
-	mustSaveIncident(t, m, NewIncident("inc-a", "fp-a", t0))
-	mustSaveIncident(t, m, NewIncident("inc-b", "fp-b", t0))
+	saveIncidentsAB(t, m)
 	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
 	// Added out of time order; the two events at minute 5 keep the order
 	// they were added in.
@@ -523,8 +530,7 @@ func testIncidentEvents(t *testing.T, m store.Monitor) {
 
 func testNotifications(t *testing.T, m store.Monitor) {
 	ctx := context.Background()
-	mustSaveIncident(t, m, NewIncident("inc-a", "fp-a", t0))
-	mustSaveIncident(t, m, NewIncident("inc-b", "fp-b", t0))
+	saveIncidentsAB(t, m)
 	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 	attempts := []promptcanary.NotificationAttempt{
 		{ID: "n-1", IncidentID: "inc-a", Notifier: "hook", Status: promptcanary.NotificationFiring, Event: promptcanary.EventOpened,

@@ -207,32 +207,26 @@ type pruneState struct {
 func statePrune(t *testing.T, s PruneStore) pruneState {
 	t.Helper()
 	ctx := context.Background()
-	var st pruneState
-	runs, err := s.Runs(ctx, store.RunFilter{})
-	if err != nil {
+	runs, errRuns := s.Runs(ctx, store.RunFilter{})
+	drifts, errDrifts := s.Drifts(ctx, "", "", 0)
+	crs, errCheckRuns := s.CheckRuns(ctx, "", "", 0)
+	incs, errIncidents := s.Incidents(ctx, store.IncidentFilter{})
+	bs, errBaselines := s.Baselines(ctx, "")
+	ps, errPending := s.PendingBaselines(ctx)
+	scores, errScores := s.ProbeScores(ctx, "", "", 0)
+	if err := errors.Join(errRuns, errDrifts, errCheckRuns, errIncidents, errBaselines, errPending, errScores); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runs {
-		st.Runs = append(st.Runs, r.RunID)
+	st := pruneState{
+		Runs:          runIDs(runs),
+		Drifts:        ids(drifts, func(d store.DriftSummary) string { return d.ReportID }),
+		CheckRuns:     checkRunIDs(crs),
+		Incidents:     incidentIDs(incs),
+		Baselines:     ids(bs, func(b store.BaselineInfo) string { return b.SnapshotID }),
+		Pending:       ids(ps, func(p store.PendingBaseline) string { return p.RunID }),
+		Events:        map[string]int{},
+		Notifications: map[string]int{},
 	}
-	drifts, err := s.Drifts(ctx, "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range drifts {
-		st.Drifts = append(st.Drifts, d.ReportID)
-	}
-	crs, err := s.CheckRuns(ctx, "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.CheckRuns = checkRunIDs(crs)
-	incs, err := s.Incidents(ctx, store.IncidentFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Incidents = incidentIDs(incs)
-	st.Events, st.Notifications = map[string]int{}, map[string]int{}
 	for _, id := range append(slices.Clone(st.Incidents), "inc-resolved") {
 		es, err := s.IncidentEvents(ctx, id)
 		if err != nil {
@@ -248,24 +242,6 @@ func statePrune(t *testing.T, s PruneStore) pruneState {
 		if len(ns) > 0 {
 			st.Notifications[id] = len(ns)
 		}
-	}
-	bs, err := s.Baselines(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bs {
-		st.Baselines = append(st.Baselines, b.SnapshotID)
-	}
-	ps, err := s.PendingBaselines(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ps {
-		st.Pending = append(st.Pending, p.RunID)
-	}
-	scores, err := s.ProbeScores(ctx, "", "", 0)
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, p := range scores {
 		if !slices.Contains(st.ProbeScoreRuns, p.RunID) {
