@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/fuzzseed"
 	"github.com/promptcanary/promptcanary/probe"
 )
 
@@ -17,17 +16,7 @@ import (
 // return either a *ValidationError with located problems or a suite that
 // meets every rule the loader enforces.
 func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob("testdata/*.yaml")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	fuzzseed.Files(f, "*.yaml")
 	f.Add([]byte("prompts: [a]\nprobes: [test_plain]\n"))
 	f.Add([]byte("- a\n- b\n"))
 	f.Add([]byte("\x00\xff"))

@@ -3,12 +3,12 @@ package config
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/fuzzseed"
 	"github.com/promptcanary/promptcanary/suite"
 )
 
@@ -17,17 +17,7 @@ import (
 // located problems that quote no secret, or a configuration that meets
 // every rule the loader enforces. Suites are read from testdata only.
 func FuzzLoad(f *testing.F) {
-	files, err := filepath.Glob("testdata/*.yaml")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	fuzzseed.Files(f, "*.yaml")
 	f.Add(Scaffold("suites/ok/canary.yaml"))
 	f.Add([]byte("checks: [{name: a, suite: suites/ok/canary.yaml, cron: 'TZ=UTC'}]\n"))
 	f.Add([]byte("a: &a [*a]\n"))
