@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
+	"github.com/promptcanary/promptcanary/internal/cli"
 	"github.com/promptcanary/promptcanary/report"
 	"github.com/promptcanary/promptcanary/store"
 	"github.com/promptcanary/promptcanary/store/sqlite"
@@ -225,34 +226,17 @@ func timeQueries(ctx context.Context, c *config, backend string, h store.Store, 
 
 // trendsQuery returns what the trends command does for the latest limit
 // runs of suite and model (the latest run's when suite is empty): its
-// queries and its terminal and HTML charts.
+// queries (cli.LoadTrends, the command's own) and its terminal and HTML
+// charts.
 func trendsQuery(ctx context.Context, h store.Store, limit int, suite, model string) func() error {
 	return func() error {
-		if suite == "" {
-			latest, err := h.Runs(ctx, store.RunFilter{Limit: 1})
-			if err != nil || len(latest) != 1 {
-				return fmt.Errorf("latest run: %v", err)
-			}
-			suite, model = latest[0].Suite, latest[0].Model
-		}
-		rs, err := h.Runs(ctx, store.RunFilter{Suite: suite, Model: model, Limit: limit})
+		d, err := cli.LoadTrends(ctx, h, suite, model, limit)
 		if err != nil {
 			return err
 		}
-		scores, err := h.ProbeScores(ctx, suite, model, limit)
-		if err != nil {
-			return err
+		if limit > 0 && len(d.Runs) != limit || len(d.Scores) < len(d.Runs) {
+			return fmt.Errorf("trends of %s: got %d runs, %d scores", d.Suite, len(d.Runs), len(d.Scores))
 		}
-		ds, err := h.Drifts(ctx, suite, model, limit)
-		if err != nil {
-			return err
-		}
-		if limit > 0 && len(rs) != limit || len(scores) < len(rs) {
-			return fmt.Errorf("trends of %s: got %d runs, %d scores", suite, len(rs), len(scores))
-		}
-		slices.Reverse(rs)
-		slices.Reverse(ds)
-		d := &report.TrendData{Suite: suite, Model: model, Runs: rs, Scores: scores, Drifts: ds}
 		if err := report.Trends(io.Discard, report.Terminal, d, report.Options{}); err != nil {
 			return err
 		}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -33,38 +35,10 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 				return err
 			}
 			defer hist.Close()
-			ctx := c.Context()
-			if suiteName == "" || model == "" {
-				latest, err := hist.Runs(ctx, store.RunFilter{Suite: suiteName, Model: model, Limit: 1})
-				if err != nil {
-					return err
-				}
-				if len(latest) == 0 {
-					return usageErr(fmt.Errorf("%s", noRunsMessage(store.RunFilter{Suite: suiteName, Model: model}, 0)),
-						"list what is recorded with 'promptcanary history'")
-				}
-				if suiteName == "" {
-					suiteName = latest[0].Suite
-				}
-				if model == "" {
-					model = latest[0].Model
-				}
-			}
-			runs, err := hist.Runs(ctx, store.RunFilter{Suite: suiteName, Model: model, Limit: limit})
+			d, err := LoadTrends(c.Context(), hist, suiteName, model, limit)
 			if err != nil {
 				return err
 			}
-			scores, err := hist.ProbeScores(ctx, suiteName, model, limit)
-			if err != nil {
-				return err
-			}
-			drifts, err := hist.Drifts(ctx, suiteName, model, limit)
-			if err != nil {
-				return err
-			}
-			reverse(runs)
-			reverse(drifts)
-			d := &report.TrendData{Suite: suiteName, Model: model, Runs: runs, Scores: scores, Drifts: drifts}
 			return a.emit(r, f, func(w io.Writer, opts report.Options) error { return report.Trends(w, f, d, opts) })
 		},
 	}
@@ -77,9 +51,41 @@ drift verdicts. --format html writes the same as inline SVG charts.`,
 	return c
 }
 
-// reverse puts newest-first store listings in chronological order.
-func reverse[T any](s []T) {
-	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
-		s[i], s[j] = s[j], s[i]
+// LoadTrends reads from hist what the trends command charts: the latest
+// limit runs of suite and model (every run when limit is 0), their probe
+// scores and their drift reports, oldest first. A suite or model left ""
+// is that of the latest run recorded with the other; with no such run the
+// error is a usage error that says so.
+func LoadTrends(ctx context.Context, hist store.Store, suite, model string, limit int) (*report.TrendData, error) {
+	if suite == "" || model == "" {
+		latest, err := hist.Runs(ctx, store.RunFilter{Suite: suite, Model: model, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(latest) == 0 {
+			return nil, usageErr(fmt.Errorf("%s", noRunsMessage(store.RunFilter{Suite: suite, Model: model}, 0)),
+				"list what is recorded with 'promptcanary history'")
+		}
+		if suite == "" {
+			suite = latest[0].Suite
+		}
+		if model == "" {
+			model = latest[0].Model
+		}
 	}
+	runs, err := hist.Runs(ctx, store.RunFilter{Suite: suite, Model: model, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	scores, err := hist.ProbeScores(ctx, suite, model, limit)
+	if err != nil {
+		return nil, err
+	}
+	drifts, err := hist.Drifts(ctx, suite, model, limit)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(runs) // the store lists newest first
+	slices.Reverse(drifts)
+	return &report.TrendData{Suite: suite, Model: model, Runs: runs, Scores: scores, Drifts: drifts}, nil
 }

@@ -324,10 +324,7 @@ func (e *Exec) Evaluate(ctx context.Context, in probe.Input) probe.Result {
 
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.path, e.argv[1:]...)
-	cmd.Args[0] = e.argv[0]
-	cmd.Dir = e.dir
-	cmd.Env = e.env
+	cmd := proc.Command(ctx, e.path, e.argv, e.dir, e.env)
 	stdout := &proc.LimitedBuffer{Max: MaxExecOutput, Full: cancel}
 	stderr := &proc.TailBuffer{Max: stderrKept}
 	err := proc.Run(cmd, stdin.Bytes(), stdout, stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/proc/proctest"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/probe/custom"
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -23,7 +24,7 @@ import (
 // with the extra environment env and parameters extra.
 func execProbe(t testing.TB, mode string, env map[string]any, extra map[string]any) probe.Probe {
 	t.Helper()
-	e := map[string]any{"CUSTOM_EXEC_HELPER": mode}
+	e := map[string]any{helperEnv: mode}
 	for k, v := range env {
 		e[k] = v
 	}
@@ -84,7 +85,7 @@ func TestExecOutput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := execProbe(t, "print", map[string]any{"HELPER_OUT": tc.out}, nil)
+			p := execProbe(t, "print", map[string]any{proctest.OutEnv: tc.out}, nil)
 			res := probetest.Eval(p, execPrompt, execResp)
 			probetest.CheckVerdict(t, res, tc.pass, tc.score)
 			if res.Details != tc.details {
@@ -111,32 +112,32 @@ func TestExecFailures(t *testing.T) {
 		stderr string // metadata["stderr"], "" for none
 		code   any    // metadata["exit_code"], nil for none
 	}{
-		{"exit status", "fail", map[string]any{"HELPER_ERR": "starting\nTraceback: boom\nValueError: bad input\n", "HELPER_CODE": "3"}, nil,
+		{"exit status", "fail", map[string]any{proctest.ErrEnv: "starting\nTraceback: boom\nValueError: bad input\n", proctest.CodeEnv: "3"}, nil,
 			"exit status 3", "starting; Traceback: boom; ValueError: bad input", 3},
-		{"exit status without stderr", "fail", map[string]any{"HELPER_CODE": "1"}, nil, "exit status 1", "", 1},
+		{"exit status without stderr", "fail", map[string]any{proctest.CodeEnv: "1"}, nil, "exit status 1", "", 1},
 		{"timeout", "sleep", nil, map[string]any{"timeout": "300ms"}, "timed out after 300ms", "", nil},
 		{"output too large", "huge", nil, nil, "wrote more than 1 MiB on stdout", "", nil},
-		{"nothing on stdout", "print", map[string]any{"HELPER_OUT": " \n"}, nil,
+		{"nothing on stdout", "print", map[string]any{proctest.OutEnv: " \n"}, nil,
 			`wrote nothing on stdout; want a JSON object such as {"passed": true, "score": 1}`, "", nil},
-		{"prose", "print", map[string]any{"HELPER_OUT": "looks good to me\n"}, nil,
+		{"prose", "print", map[string]any{proctest.OutEnv: "looks good to me\n"}, nil,
 			`wrote "looks good to me" on stdout; want a JSON object such as {"passed": true, "score": 1}`, "", nil},
-		{"long prose is cut", "print", map[string]any{"HELPER_OUT": strings.Repeat("ab", 1000)}, nil,
+		{"long prose is cut", "print", map[string]any{proctest.OutEnv: strings.Repeat("ab", 1000)}, nil,
 			`wrote "` + strings.Repeat("ab", 100) + `…" on stdout; want a JSON object such as {"passed": true, "score": 1}`, "", nil},
-		{"broken JSON", "print", map[string]any{"HELPER_OUT": `{"passed": tru}`}, nil,
+		{"broken JSON", "print", map[string]any{proctest.OutEnv: `{"passed": tru}`}, nil,
 			"wrote invalid output on stdout: invalid character '}' in literal true (expecting 'e')", "", nil},
-		{"unknown key", "print", map[string]any{"HELPER_OUT": `{"pass": true}`}, nil,
+		{"unknown key", "print", map[string]any{proctest.OutEnv: `{"pass": true}`}, nil,
 			`wrote invalid output on stdout: unknown field "pass"; the keys are passed, score, details and metadata`, "", nil},
-		{"wrong type", "print", map[string]any{"HELPER_OUT": `{"passed": "yes"}`}, nil,
+		{"wrong type", "print", map[string]any{proctest.OutEnv: `{"passed": "yes"}`}, nil,
 			"wrote invalid output on stdout: cannot unmarshal string into Go struct field execOutput.passed of type bool", "", nil},
-		{"metadata not an object", "print", map[string]any{"HELPER_OUT": `{"passed": true, "metadata": [1]}`}, nil,
+		{"metadata not an object", "print", map[string]any{proctest.OutEnv: `{"passed": true, "metadata": [1]}`}, nil,
 			"wrote invalid output on stdout: cannot unmarshal array into Go struct field execOutput.metadata of type map[string]interface {}", "", nil},
-		{"two values", "print", map[string]any{"HELPER_OUT": `{"passed": true} {"passed": false}`}, nil,
+		{"two values", "print", map[string]any{proctest.OutEnv: `{"passed": true} {"passed": false}`}, nil,
 			"wrote more than one JSON value on stdout; want one object", "", nil},
-		{"no passed", "print", map[string]any{"HELPER_OUT": `{"score": 1}`}, nil,
+		{"no passed", "print", map[string]any{proctest.OutEnv: `{"score": 1}`}, nil,
 			`wrote no "passed" on stdout; want true or false`, "", nil},
-		{"score above 1", "print", map[string]any{"HELPER_OUT": `{"passed": true, "score": 1.5}`}, nil,
+		{"score above 1", "print", map[string]any{proctest.OutEnv: `{"passed": true, "score": 1.5}`}, nil,
 			"wrote score 1.5, outside [0,1]", "", nil},
-		{"negative score", "print", map[string]any{"HELPER_OUT": `{"passed": false, "score": -0.1}`}, nil,
+		{"negative score", "print", map[string]any{proctest.OutEnv: `{"passed": false, "score": -0.1}`}, nil,
 			"wrote score -0.1, outside [0,1]", "", nil},
 	}
 	for _, tc := range tests {
@@ -179,7 +180,7 @@ func TestExecSecrets(t *testing.T) {
 	t.Setenv("CUSTOM_TEST_TOKEN", secret)
 	env := map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}"}
 
-	env["HELPER_ERR"], env["HELPER_CODE"] = "auth failed for $TOKEN\n", "2"
+	env[proctest.ErrEnv], env[proctest.CodeEnv] = "auth failed for $TOKEN\n", "2"
 	res := probetest.Eval(execProbe(t, "fail", env, nil), execPrompt, execResp)
 	probetest.CheckVerdict(t, res, false, 0)
 	if got := fmt.Sprint(res.Details, res.Metadata); strings.Contains(got, secret) || !strings.Contains(got, "auth failed for [REDACTED]") {
@@ -187,7 +188,7 @@ func TestExecSecrets(t *testing.T) {
 	}
 
 	out := fmt.Sprintf(`{"passed": true, "details": "used %s", "metadata": {"token": %q, "nested": {"t": %q}}}`, secret, secret, "x"+secret)
-	res = probetest.Eval(execProbe(t, "print", map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}", "HELPER_OUT": out}, nil), execPrompt, execResp)
+	res = probetest.Eval(execProbe(t, "print", map[string]any{"TOKEN": "${CUSTOM_TEST_TOKEN}", proctest.OutEnv: out}, nil), execPrompt, execResp)
 	probetest.CheckVerdict(t, res, true, 1)
 	if got := fmt.Sprint(res.Details, res.Metadata); strings.Contains(got, secret) {
 		t.Errorf("verdict: got %s, want the token redacted", got)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/internal/proc/proctest"
@@ -77,13 +76,8 @@ func TestExecStopsWhenTheRunIsInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan probe.Result, 1)
 	go func() { done <- probetest.EvalIn(ctx, p, probe.Input{Prompt: execPrompt, Response: execResp}) }()
-	// Cancel once the command is running (it wrote its pid).
-	for i := 0; i < 500; i++ {
-		if _, err := os.Stat(pidFile); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Cancel once the command is running (it wrote its grandchild's pid).
+	proctest.WaitPID(t, pidFile)
 	cancel()
 	res := <-done
 	probetest.CheckVerdict(t, res, false, 0)

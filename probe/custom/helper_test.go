@@ -3,9 +3,7 @@ package custom_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -29,28 +27,16 @@ type helperInput struct {
 }
 
 // helperModes are the behaviours of the command the tests run, besides
-// the ones every package shares (see proctest.Main).
+// the ones every package shares (see proctest.Main: "print" and "fail"
+// among them).
 var helperModes = map[string]func() int{
 	// Pass when the content contains $HELPER_WANT; report what was read,
 	// the working directory and the variable named by $HELPER_SHOW.
 	"judge": judge,
-	// Exactly $HELPER_OUT on stdout, after reading stdin.
-	"print": func() int {
-		io.Copy(io.Discard, os.Stdin)
-		os.Stdout.WriteString(os.Getenv("HELPER_OUT"))
-		return 0
-	},
 	// A verdict without reading stdin.
 	"no-stdin": func() int {
 		os.Stdout.WriteString(`{"passed": true}`)
 		return 0
-	},
-	// $HELPER_ERR (with $VARS expanded) on stderr, exit $HELPER_CODE.
-	"fail": func() int {
-		io.Copy(io.Discard, os.Stdin)
-		fmt.Fprint(os.Stderr, os.ExpandEnv(os.Getenv("HELPER_ERR")))
-		code, _ := strconv.Atoi(os.Getenv("HELPER_CODE"))
-		return code
 	},
 }
 

@@ -221,18 +221,14 @@ var intentCases = []intentCase{
 		}},
 	{"steps", promptcanary.Prompt{Text: "Explain how photosynthesis works, step by step."},
 		func(t *testing.T, r *promptcanary.Response) {
-			if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
-				t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
-			}
+			wantSteps(t, r)
 			if !strings.HasPrefix(r.Content, "1. ") {
 				t.Errorf("got %q, want it to start with step 1", r.Content)
 			}
 		}},
 	{"how to steps", promptcanary.Prompt{Text: "How do I reset my router?"},
 		func(t *testing.T, r *promptcanary.Response) {
-			if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
-				t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
-			}
+			wantSteps(t, r)
 			if !strings.Contains(r.Content, "reset your router") {
 				t.Errorf("got %q, want the goal restated", r.Content)
 			}
@@ -397,6 +393,14 @@ func wantKeys(keys ...string) func(*testing.T, *promptcanary.Response) {
 		if strings.Contains(r.Content, "```") {
 			t.Errorf("got a code fence in %q, want bare JSON", r.Content)
 		}
+	}
+}
+
+// wantSteps checks that r's content has at least three numbered steps.
+func wantSteps(t *testing.T, r *promptcanary.Response) {
+	t.Helper()
+	if n := len(reStep.FindAllString(r.Content, -1)); n < 3 {
+		t.Errorf("got %d numbered steps, want >= 3:\n%s", n, r.Content)
 	}
 }
 

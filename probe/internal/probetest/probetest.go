@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/fixture"
 	"github.com/promptcanary/promptcanary/probe"
 	"github.com/promptcanary/promptcanary/runner"
 )
@@ -196,11 +197,7 @@ func Bench(b *testing.B, p probe.Probe, prompt *promptcanary.Prompt, resp *promp
 // directory, failing the test when it cannot be read.
 func Testdata(tb testing.TB, name string) string {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
+	return fixture.Read(tb, name)
 }
 
 // AddTestdata adds to f's corpus the content of every file of testdata/

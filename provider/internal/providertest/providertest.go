@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/internal/fixture"
 	"github.com/promptcanary/promptcanary/internal/redact"
 	"github.com/promptcanary/promptcanary/provider"
 )
@@ -154,11 +155,7 @@ func ClosedURL(t testing.TB) string {
 // Fixture returns the content of testdata/name.
 func Fixture(t testing.TB, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return fixture.Read(t, name)
 }
 
 // JSONObject decodes an expected JSON object written in a test, so that
