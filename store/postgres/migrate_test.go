@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -123,4 +124,12 @@ func TestMigrateAttributionKeepsIncidents(t *testing.T) {
 	if got.Summary != inc.Summary || got.Attribution != nil {
 		t.Errorf("old incident: summary %q, attribution %+v, want %q and none", got.Summary, got.Attribution, inc.Summary)
 	}
+}
+
+var update = flag.Bool("update", false, "pin new template migrations in "+storetest.RenderedPins)
+
+// TestRenderedMigrationsArePinned keeps the SQL that the migrations made
+// from the shared schema run, pinned in testdata (storetest.PinRendered).
+func TestRenderedMigrationsArePinned(t *testing.T) {
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, *update)
 }

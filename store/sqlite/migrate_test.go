@@ -2,12 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"flag"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/store"
+	"github.com/promptcanary/promptcanary/store/storetest"
 )
 
 // migrationRows returns the recorded migrations of the database at path.
@@ -93,4 +95,12 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if want := "schema version 99 is newer than this program's"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
 		t.Errorf("got %q, want it to contain %q and the path", err, want)
 	}
+}
+
+var update = flag.Bool("update", false, "pin new template migrations in "+storetest.RenderedPins)
+
+// TestRenderedMigrationsArePinned keeps the SQL that the migrations made
+// from the shared schema run, pinned in testdata (storetest.PinRendered).
+func TestRenderedMigrationsArePinned(t *testing.T) {
+	storetest.PinRendered(t, dialect.Schema, migrationFiles, *update)
 }
