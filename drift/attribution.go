@@ -252,6 +252,21 @@ func noiseEvidence(d *promptcanary.DriftReport, served []promptcanary.ChangeSign
 	for _, s := range served {
 		ev = append(ev, s.Detail+" (without drift)")
 	}
+	return append(ev, signalsWithoutDrift(d)...)
+}
+
+// signalsWithoutDrift words the signals of their own that a report
+// without drift still raised, so that "noise" never reads as "nothing
+// changed" when the answers no longer look like the same model's or
+// cost more.
+func signalsWithoutDrift(d *promptcanary.DriftReport) []string {
+	var ev []string
+	if id := d.Identity; id.Different() {
+		ev = append(ev, fmt.Sprintf("but %s (model identity test: MMD² %.4f, p = %.4f)", promptcanary.IdentityDifferentText, id.MMD, id.P))
+	}
+	if e := d.Economics; e != nil && e.Summary != "" {
+		ev = append(ev, "but "+e.Summary)
+	}
 	return ev
 }
 

@@ -19,6 +19,17 @@ func report(drift bool, cs ...promptcanary.Comparison) *promptcanary.DriftReport
 	return &promptcanary.DriftReport{HasDrift: drift, Comparisons: cs}
 }
 
+// withSignals gives d a model identity test that rejected and, when
+// economics is not "", an economic summary.
+func withSignals(d *promptcanary.DriftReport, economics string) *promptcanary.DriftReport {
+	if economics != "" {
+		d.Economics = &promptcanary.Economics{Summary: economics}
+		return d
+	}
+	d.Identity = &promptcanary.IdentityTest{Verdict: promptcanary.IdentityDifferent, MMD: 0.25, P: 0.001}
+	return d
+}
+
 func TestAttribute(t *testing.T) {
 	regressed := pair("judge", promptcanary.StatusRegression, 10, 10, 0, 10)
 	fp := promptcanary.ChangeSignal{Kind: "system_fingerprint", Flagged: true, Detail: `system fingerprint changed: baseline "fp_a", now also "fp_b"`}
@@ -34,6 +45,10 @@ func TestAttribute(t *testing.T) {
 			promptcanary.CauseNoise, "nothing moved"},
 		{"noise names the largest move", AttributionInput{Report: report(false, pair("a", promptcanary.StatusStable, 10, 10, 9, 10), pair("b", promptcanary.StatusStable, 10, 10, 7, 10))},
 			promptcanary.CauseNoise, "largest move: b/q1 10/10 → 7/10 passed (−30.0 pts), within what the test allows"},
+		{"noise names the identity test's rejection", AttributionInput{Report: withSignals(report(false, pair("a", promptcanary.StatusStable, 10, 10, 10, 10)), "")},
+			promptcanary.CauseNoise, "nothing moved: every compared pair scored as in the baseline; but the answers no longer look like the same model (model identity test: MMD² 0.2500, p = 0.0010)"},
+		{"noise names an economic change", AttributionInput{Report: withSignals(report(false, pair("a", promptcanary.StatusStable, 10, 10, 10, 10)), "answers are 40% longer")},
+			promptcanary.CauseNoise, "; but answers are 40% longer"},
 		{"nothing compared", AttributionInput{Report: report(false)}, "", ""},
 		{"suite without drift", AttributionInput{Report: report(false, pair("a", promptcanary.StatusStale, 1, 1, 0, 1)), Stale: []PromptChange{{"q1", "0123456789abcdef", "fedcba9876543210"}}},
 			promptcanary.CauseSuite, "prompt q1 changed since the baseline (configuration hash 0123456789ab → fedcba987654"},
