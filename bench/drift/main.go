@@ -521,6 +521,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	identity := fs.Bool("identity", false, "the identity mode: false-positive rate and power of the model identity test on the simulated model")
 	identityTrials := fs.Int("identity-trials", 1000, "identity and economics modes: trials per row")
 	economics := fs.Bool("economics", false, "the economics mode: false-positive rate and power of the economic drift section on the simulated model")
+	baseN := fs.Int("baseline-samples", baselineN, "monitor mode: a baseline's samples per prompt (a baseline promoted from 30 runs of 10 samples holds 300)")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's, the same at a later hour and the run-level rules R2s+ and R3; use with -baseline-runs 6 or more)")
 	if err := fs.Parse(args); err != nil {
@@ -533,8 +534,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 || *trials < 1 || *scTrials < 1 || *months < 1 || *stepTrials < 1 || *gradualTrials < 1 {
 		return fmt.Errorf("parse flags: workers and trials must be positive")
 	}
-	if *baseRuns < 1 || *baseRuns > baselineN {
-		return fmt.Errorf("parse flags: -baseline-runs %d: want 1 to %d (one sample per prompt per run at the most)", *baseRuns, baselineN)
+	if *baseN < 1 || *baseN > 1000 {
+		return fmt.Errorf("parse flags: -baseline-samples %d: want 1 to 1000", *baseN)
+	}
+	if *baseRuns < 1 || *baseRuns > *baseN {
+		return fmt.Errorf("parse flags: -baseline-runs %d: want 1 to %d (one sample per prompt per run at the most)", *baseRuns, *baseN)
 	}
 	ws, err := selectWorlds(*only, *monitor)
 	if err != nil {
@@ -547,7 +551,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSimMode(stdout, *economics, *identityTrials, *workers, *seed)
 	}
 	if *monitor {
-		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns})
+		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns, baselineSamples: *baseN})
 		return nil
 	}
 	start := time.Now()

@@ -129,6 +129,11 @@ var (
 // baseline samples are spread over (-baseline-runs).
 var baselineRuns = 1
 
+// monitorBaselineN is a check's baseline samples per prompt in monitor
+// mode (-baseline-samples): 30, or more for a baseline promoted from many
+// runs (baseline promote --runs 30 of 10-sample runs holds 300).
+var monitorBaselineN = baselineN
+
 func init() { selectRules("monitor") }
 
 // selectRules measures every rule of allRules, or only the monitor's, the
@@ -261,12 +266,12 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 	for i := range hours {
 		hours[i] = w.hour(spec, rng)
 	}
-	base := make([]promptcanary.ProbeResult, 0, numPrompts*numProbes*baselineN)
+	base := make([]promptcanary.ProbeResult, 0, numPrompts*numProbes*monitorBaselineN)
 	c.basePerPrompt = make([][]promptcanary.ProbeResult, numPrompts)
 	for m := range numPrompts {
 		start := len(base)
-		for smp := range baselineN {
-			base = sample(base, hours[smp*len(hours)/baselineN], m, smp, w.rho, rng)
+		for smp := range monitorBaselineN {
+			base = sample(base, hours[smp*len(hours)/monitorBaselineN], m, smp, w.rho, rng)
 		}
 		c.basePerPrompt[m] = base[start:len(base):len(base)]
 	}
@@ -457,7 +462,7 @@ func (c *monitoredCheck) incident(r int, st *step, pr float64, n int) {
 func baselineRunResults(base []promptcanary.ProbeResult) [][]promptcanary.ProbeResult {
 	runs := make([][]promptcanary.ProbeResult, baselineRuns)
 	for _, r := range base {
-		i := r.Sample * baselineRuns / baselineN
+		i := r.Sample * baselineRuns / monitorBaselineN
 		runs[i] = append(runs[i], r)
 	}
 	return runs
@@ -734,7 +739,7 @@ func b2f(b bool) float64 {
 // monitorOptions are the monitor mode's trial counts.
 type monitorOptions struct {
 	months, stepTrials, gradualTrials, workers int
-	baselineRuns                               int
+	baselineRuns, baselineSamples              int // baselineSamples 0: baselineN
 	seed                                       uint64
 	rules                                      string
 }
@@ -749,15 +754,15 @@ type monitorResult struct {
 func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
 	selectRules(o.rules)
 	defer selectRules("monitor")
-	baselineRuns = o.baselineRuns
-	defer func() { baselineRuns = 1 }()
+	baselineRuns, monitorBaselineN = o.baselineRuns, cmp.Or(o.baselineSamples, baselineN)
+	defer func() { baselineRuns, monitorBaselineN = 1, baselineN }()
 	start := time.Now()
 	fmt.Fprintf(stdout, "# Drift benchmark: monitor mode\n\n7 probes (4 binary, 3 continuous) × 8 prompts; baseline %d samples per prompt; each hourly run adaptive %v (the monitor's default of %d samples), a confirmation run with fresh samples when it flags drift; the monitor's rule: %q (policy.Confirm, policy.ConfirmSamples); trend CUSUM threshold %g; an incident resolves after %d clean runs; seed %d.\n",
-		baselineN, monitorStages, monitorSamples, rules[defaultRule].name, float64(policy.DefaultTrendThreshold), resolveAfter, o.seed)
+		monitorBaselineN, monitorStages, monitorSamples, rules[defaultRule].name, float64(policy.DefaultTrendThreshold), resolveAfter, o.seed)
 	fmt.Fprintf(stdout, "%d drift-free months of %d hourly runs per world (%d runs); %d trials per step scenario (from the onset, up to %d runs); %d gradual trials (from up to %d runs before the onset, up to %d days after it).\n\n",
 		o.months, monthRuns, o.months*monthRuns, o.stepTrials, stepHorizon, o.gradualTrials, gradualLead, gradualHorizon/24)
 	if baselineRuns > 1 {
-		fmt.Fprintf(stdout, "Each baseline spreads its %d samples per prompt over %d runs at hours of their own.\n\n", baselineN, baselineRuns)
+		fmt.Fprintf(stdout, "Each baseline spreads its %d samples per prompt over %d runs at hours of their own.\n\n", monitorBaselineN, baselineRuns)
 	}
 	results := map[string]monitorResult{}
 	for _, w := range ws {

@@ -214,6 +214,28 @@ func TestBaselineRunsFlag(t *testing.T) {
 	}
 }
 
+// -baseline-samples sizes a check's baseline in monitor mode, and
+// -baseline-runs may then spread it over as many runs as it has samples.
+func TestBaselineSamplesFlag(t *testing.T) {
+	for _, args := range [][]string{{"-baseline-samples", "0"}, {"-baseline-samples", "20", "-baseline-runs", "21"}} {
+		var out, errOut bytes.Buffer
+		err := run(append([]string{"-monitor", "-quick"}, args...), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), args[len(args)-2]) {
+			t.Errorf("%v: got %v, want an error naming %s", args, err, args[len(args)-2])
+		}
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"-monitor", "-months", "1", "-step-trials", "1", "-gradual-trials", "1", "-worlds", "DET", "-baseline-samples", "40", "-baseline-runs", "40"}
+	if err := run(args, &out, &errOut); err != nil {
+		t.Fatalf("run: %v (stderr %q)", err, errOut.String())
+	}
+	for _, want := range []string{"baseline 40 samples per prompt", "spreads its 40 samples per prompt over 40 runs"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
 // TestMonitorNoisyWorld runs three months of the ±5-point world (one
 // baseline each: a month whose baseline ran in an average hour sees few
 // flags, so one month is not enough): the confirmation in the same minute
