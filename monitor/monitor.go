@@ -385,8 +385,12 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options, probs *problem
 		e.runLevel = &runLevel{}
 	}
 	report(m.newControl(ctx, e, o))
-	b, err := m.findBaseline(ctx, e)
-	report(err)
+	var b *promptcanary.Baseline
+	if provErr == nil || provider.Registered(c.Provider) { // a misspelt provider has no baseline to look for
+		var err error
+		b, err = m.findBaseline(ctx, e)
+		report(err)
+	}
 	if provErr == nil { // the gate opens the provider again: one error is enough
 		report(m.newGate(ctx, e, o))
 	}

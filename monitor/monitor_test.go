@@ -270,6 +270,20 @@ func TestCheckProblemsAreReportedTogether(t *testing.T) {
 	}
 }
 
+// A misspelt provider is one problem: no "no baseline" beside it, whose
+// hint would say to save a baseline of a provider that does not exist.
+func TestUnknownProviderIsOneProblem(t *testing.T) {
+	f := newFixture(t, "")
+	f.provider = "    provider: nosuch/model\n"
+	_, err := New(f.config("1h", 5), f.options())
+	if err == nil || !strings.Contains(err.Error(), "unknown provider \"nosuch\"") {
+		t.Fatalf("got %v, want the unknown provider named", err)
+	}
+	if strings.Contains(err.Error(), "no baseline") {
+		t.Errorf("got %q, want no baseline problem for an unknown provider", err)
+	}
+}
+
 // A notification that the notifier never answers does not fail the stop
 // (SIGTERM exits 0): Stop gives up on it after the grace and records the
 // attempt as not delivered. After Once too, Stop ends the deliveries still

@@ -467,7 +467,11 @@ func shellQuote(s string) string {
 }
 
 // poolsRuns reports whether base was pooled from exactly runs, in order.
+// A baseline of one run keeps no runs record: its result is that run's.
 func poolsRuns(base *promptcanary.Baseline, runs []*promptcanary.Run) bool {
+	if len(base.Runs) == 0 {
+		return len(runs) == 1 && base.RunResult.RunID == runs[0].RunID
+	}
 	if len(base.Runs) != len(runs) {
 		return false
 	}
