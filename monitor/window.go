@@ -26,9 +26,13 @@ type runLevel struct {
 	w          *policy.Window
 	baseRuns   int
 	// stored are the clean runs read back on start (oldest first), of
-	// the baseline storedID: they join the window made for it.
+	// the baseline storedID: they join the window made for it. The last
+	// replay of them are the newest scheduled runs in a row, which the
+	// window observes again as it did live, so that a window open at a
+	// restart stays open.
 	stored   []drift.RunRate
 	storedID string
+	replay   int
 }
 
 // use makes base the baseline of the rule: a new baseline starts afresh,
@@ -41,11 +45,20 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 	runs, pairP := policy.BaselineRunRates(base)
 	r.w, r.pairP, r.baselineID, r.baseRuns = policy.NewWindow(runs), pairP, base.SnapshotID, len(runs)
 	if r.storedID == base.SnapshotID {
-		for _, o := range r.stored {
+		learned := len(r.stored) - r.replay
+		for _, o := range r.stored[:learned] {
+			r.w.LearnRun(o)
+		}
+		for _, o := range r.stored[learned:] {
+			if r.w.Known() {
+				r.w.Observe(o)
+			} else {
+				r.w.Close()
+			}
 			r.w.LearnRun(o)
 		}
 	}
-	r.stored, r.storedID = nil, ""
+	r.stored, r.storedID, r.replay = nil, "", 0
 }
 
 // restore reads back the clean runs of the baseline baselineID from a
@@ -53,21 +66,31 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 // not confirmed, and not decided while a drift incident of the check was
 // open (incs, its drift incidents); the newest policy.DefaultWindowLearn
 // of them. They join the reference when the baseline is next used.
+//
+// The newest of them that follow each other with no other run between
+// (up to the window's reach, policy.DefaultWindowRuns+1) are replayed
+// through the window when it is made, so that a window a run opened
+// before a restart is still open after it.
 func (r *runLevel) restore(baselineID string, runs []promptcanary.CheckRun, incs []promptcanary.Incident) {
 	var clean []drift.RunRate
+	replay, inRow := 0, true
 	for i := range runs {
 		cr := &runs[i]
 		if len(clean) == policy.DefaultWindowLearn {
 			break
 		}
 		if cr.RunLevel == nil || !cr.Measured() || cr.Confirmed || cr.BaselineID != baselineID || duringIncident(cr, incs) {
+			inRow = false
 			continue
 		}
 		clean = append(clean, drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var})
+		if inRow && replay <= policy.DefaultWindowRuns {
+			replay++
+		}
 	}
 	slices.Reverse(clean)
 	r.mu.Lock()
-	r.stored, r.storedID, r.w = clean, baselineID, nil
+	r.stored, r.storedID, r.replay, r.w = clean, baselineID, replay, nil
 	r.mu.Unlock()
 }
 

@@ -166,6 +166,25 @@ func TestRunLevelWindow(t *testing.T) {
 	}
 }
 
+// A window open when the monitor stops is open again after it starts: the
+// bad hour after a restart confirms the one before it, as without the
+// restart (TestRunLevelWindow), instead of opening a window of its own.
+func TestRunLevelWindowSurvivesRestart(t *testing.T) {
+	f, w := wobbleFixture(t, true)
+	m := f.monitor(f.config("1h", 5))
+	runWobble(f, m, w, append(warmPlan(), 4))
+	if st := m.Statuses()[0].RunLevel; st == nil || st.Open != 1 {
+		t.Fatalf("after one bad hour: got %+v, want a window of 1 run open", st)
+	}
+	m = f.monitor(f.config("1h", 5))
+	if st := m.Statuses()[0].RunLevel; st == nil || st.Open != 1 || st.Learned != 61 {
+		t.Fatalf("after a restart: got %+v, want the window of 1 run open again and 61 learned runs", st)
+	}
+	if runs := runWobble(f, m, w, []int{4}); !runs[0].Confirmed {
+		t.Errorf("the second bad hour, after a restart: got %+v, want the window confirmed", runs[0])
+	}
+}
+
 // On start the rule reads back only clean runs of its baseline: measured,
 // recorded, not confirmed, not during a drift incident.
 func TestRunLevelRestore(t *testing.T) {
@@ -184,6 +203,9 @@ func TestRunLevelRestore(t *testing.T) {
 	r.restore("b", runs, incs)
 	if len(r.stored) != 2 || r.stored[0].Rate != 0.3 || r.stored[1].Rate != 0.9 {
 		t.Errorf("restored %+v, want runs 3 and 9, oldest first", r.stored)
+	}
+	if r.replay != 1 {
+		t.Errorf("replay %d, want 1: only run 9 follows the newest run with no other between", r.replay)
 	}
 }
 
