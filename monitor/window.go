@@ -50,11 +50,7 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 			r.w.LearnRun(o)
 		}
 		for _, o := range r.stored[learned:] {
-			if r.w.Known() {
-				r.w.Observe(o)
-			} else {
-				r.w.Close()
-			}
+			r.w.Step(o)
 			r.w.LearnRun(o)
 		}
 	}
@@ -145,12 +141,14 @@ func (r *runLevel) observe(base *promptcanary.Baseline, run *promptcanary.Run, c
 	defer r.mu.Unlock()
 	r.use(base)
 	cr.RunLevel = r.rate(run)
-	if cr.RunLevel == nil || !r.w.Known() {
+	if cr.RunLevel == nil {
 		r.w.Close()
 		return windowStep{}, false
 	}
 	o := drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var}
-	s.confirmed, s.test = r.w.Observe(o)
+	if s.confirmed, s.test, ok = r.w.Step(o); !ok {
+		return windowStep{}, false
+	}
 	s.open = r.w.Open()
 	if s.test.N == 0 {
 		s.test, _ = r.w.Test(o, 1)

@@ -60,15 +60,11 @@ func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport)
 // run; second is the confirmation run (nil when none was taken).
 func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport, o drift.RunRate, second *confRun) bool {
 	conf, w := policy.Confirmation{Overlap: policy.OverlapNested}, c.rl[r]
-	if !w.Known() {
-		w.Close()
+	confirmed, _, known := w.Step(o)
+	if !known {
 		return rep.HasDrift && second != nil && conf.Confirm(rep, second.rep) != nil
 	}
-	found := second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), policy.SuiteOff(second.rep, false, w.Drops(second.obs, 1, w.AlphaW))) != nil
-	if confirmed, _ := w.Observe(o); confirmed {
-		found = true
-	}
-	return found
+	return confirmed || second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), policy.SuiteOff(second.rep, false, w.Drops(second.obs, 1, w.AlphaW))) != nil
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no

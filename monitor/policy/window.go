@@ -113,6 +113,18 @@ func (w *Window) Observe(o drift.RunRate) (confirmed bool, t drift.RunLevelTest)
 	return confirmed, t
 }
 
+// Step takes the suite rate o of a scheduled run as a check's rule does:
+// when the rule applies (Known) it observes o (Observe) and known is set;
+// when it does not, the window closes and the caller keeps its usual rule.
+func (w *Window) Step(o drift.RunRate) (confirmed bool, t drift.RunLevelTest, known bool) {
+	if !w.Known() {
+		w.Close()
+		return false, t, false
+	}
+	confirmed, t = w.Observe(o)
+	return confirmed, t, true
+}
+
 // Open returns how many runs the open window holds, 0 when none is open.
 func (w *Window) Open() int { return w.open }
 

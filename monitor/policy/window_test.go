@@ -45,6 +45,21 @@ func TestWindow(t *testing.T) {
 	}
 }
 
+// Step observes a run while the rule applies and, while it does not,
+// closes the window and says so.
+func TestWindowStep(t *testing.T) {
+	w := NewWindow(spreadRuns(6))
+	low := drift.RunRate{Rate: 0.80, Var: 0.0001}
+	if c, tt, known := w.Step(low); c || !known || w.Open() != 1 || tt.N != 1 {
+		t.Fatalf("a low run: confirmed %v, known %v, open %d, n %d; want a window of 1 run opened", c, known, w.Open(), tt.N)
+	}
+	few := w.Over(spreadRuns(5))
+	few.Step(low)
+	if _, _, known := few.Step(low); known || few.Open() != 0 {
+		t.Errorf("5 reference runs: known %v, open %d; want not known and no window", known, few.Open())
+	}
+}
+
 // The rule applies only with MinRuns reference runs that spread beyond
 // sampling; learned runs join the reference, the oldest leaving past Learn.
 func TestWindowKnownAndLearn(t *testing.T) {
