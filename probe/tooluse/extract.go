@@ -80,7 +80,8 @@ var structuralKeys = map[string]bool{
 // getInput), so the four tool-use probes of a suite parse a response once.
 // The slices it returns are its own: a result gets a copy.
 type input struct {
-	calls   []promptcanary.ToolCall
+	calls   []promptcanary.ToolCall // a copy of the response's, arguments in args
+	args    []byte
 	content string
 	valid   bool
 
@@ -133,15 +134,34 @@ func getInput(r *promptcanary.Response) *input {
 		return in
 	}
 	in.a.reset()
-	*in = input{calls: r.ToolCalls, content: r.Content, valid: true, a: in.a,
+	*in = input{content: r.Content, valid: true, a: in.a, calls: in.calls[:0], args: in.args[:0],
 		nameList: found{list: in.nameList.list[:0]}, keyList: found{list: in.keyList.list[:0]}, facts: jsonFacts{textKeys: in.facts.textKeys[:0]}}
+	in.copyCalls(r.ToolCalls)
 	return in
+}
+
+// copyCalls keeps a copy of calls, their arguments included: a caller
+// may reuse the buffer of a response's arguments for the next one, and an
+// input that only pointed at it would take the new arguments for the ones
+// it worked out.
+func (in *input) copyCalls(calls []promptcanary.ToolCall) {
+	for _, c := range calls {
+		in.args = append(in.args, c.Arguments...)
+	}
+	end := 0
+	for _, c := range calls {
+		start := end
+		end += len(c.Arguments)
+		c.Arguments = in.args[start:end:end]
+		in.calls = append(in.calls, c)
+	}
 }
 
 // release gives in back for reuse; in and the slices it returned must not
 // be used after.
 func (in *input) release() {
-	if cap(in.nameList.list) > maxArena || cap(in.keyList.list) > maxArena || cap(in.facts.textKeys) > maxArena {
+	if cap(in.nameList.list) > maxArena || cap(in.keyList.list) > maxArena || cap(in.facts.textKeys) > maxArena ||
+		cap(in.calls) > maxArena || cap(in.args) > maxArenaBytes {
 		return
 	}
 	inputs.Put(in)

@@ -3,6 +3,7 @@ package tooluse
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/promptcanary/promptcanary/probe/internal/probetest"
@@ -57,4 +58,29 @@ func (p *isolated) Evaluate(ctx context.Context, in probe.Input) probe.Result {
 	c.Content = string(append([]byte(nil), c.Content...))
 	in.Response = &c
 	return p.Probe.Evaluate(ctx, in)
+}
+
+// TestArgumentsChangedInPlace checks that a response whose tool-call
+// arguments are rewritten in place after a probe judged it (a buffer the
+// caller reuses) is judged afresh: the input the probes share keeps its
+// own copy of the calls, so it does not take the new arguments for the
+// ones it worked out.
+func TestArgumentsChangedInPlace(t *testing.T) {
+	p := build(t, "tool_call_schema", map[string]any{"schema": map[string]any{
+		"name": "search", "required_args": []any{"q"}, "arg_types": map[string]any{"q": "string"}}})
+	prompt := &promptcanary.Prompt{ID: "p"}
+	args := []byte(`{"q": "x"}`)
+	r := &promptcanary.Response{ToolCalls: []promptcanary.ToolCall{{Name: "search", Arguments: args}}}
+	if res := probetest.Eval(p, prompt, r); !res.Passed {
+		t.Fatalf("valid call failed: %s", res.Details)
+	}
+	copy(args, `{"q": 1  }`) // same length, same buffer
+	res := probetest.Eval(p, prompt, r)
+	if res.Passed || !strings.Contains(res.Details, `"q"`) {
+		t.Fatalf("after the arguments changed to %s: %+v", args, res)
+	}
+	copy(args, `not json!!`)
+	if res := probetest.Eval(p, prompt, r); !strings.Contains(res.Details, "not JSON") {
+		t.Fatalf("after the arguments changed to %s: %s", args, res.Details)
+	}
 }

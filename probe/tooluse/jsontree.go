@@ -92,6 +92,10 @@ type arena struct {
 // maxArena bounds the nodes an arena keeps for reuse.
 const maxArena = 1 << 14
 
+// maxArenaBytes bounds the bytes of tool-call arguments an input keeps
+// for reuse.
+const maxArenaBytes = 1 << 20
+
 // reset forgets the trees of a, keeping its memory unless it grew large.
 func (a *arena) reset() {
 	if cap(a.items) > maxArena || cap(a.members) > maxArena {
