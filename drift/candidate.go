@@ -252,3 +252,13 @@ func SamplesToShowNoWorse(margin, alpha float64) int {
 	}
 	return lo
 }
+
+// DropBeyond returns the one-sided p-value of "the pass rate fell by more
+// than margin" (H0: p_cur ≥ p_base − margin, margin a share) for a pair's
+// pass counts before (base) and after (cur): Chan's exact unconditional
+// test of the Farrington–Manning statistic, the test a candidate
+// comparison calls "worse". With margin 0 it tests any drop.
+func DropBeyond(base, cur promptcanary.PassCount, margin float64) float64 {
+	worse, _ := fmExact(base, cur, max(0, min(margin, 1)))
+	return worse
+}

@@ -239,3 +239,31 @@ func TestFMRestrictedMaximises(t *testing.T) {
 		}
 	}
 }
+
+// DropBeyond tests a drop beyond a margin: the larger the margin, the
+// weaker the evidence of the same counts; a collapse stays significant
+// at any margin a bad hour explains, and a few failures do not.
+func TestDropBeyond(t *testing.T) {
+	all := promptcanary.PassCount{Passed: 30, N: 30}
+	few := promptcanary.PassCount{Passed: 26, N: 30}
+	prev := 0.0
+	for _, m := range []float64{-0.1, 0, 0.02, 0.05, 0.1} {
+		p := DropBeyond(all, few, m)
+		if p < prev {
+			t.Fatalf("margin %g: p %g below %g at a smaller margin", m, p, prev)
+		}
+		prev = p
+	}
+	if p := DropBeyond(all, few, 0); p > 0.05 {
+		t.Errorf("30/30 → 26/30, any drop: p %g, want ≤ 0.05", p)
+	}
+	if p := DropBeyond(all, few, 0.05); p <= 0.05 {
+		t.Errorf("30/30 → 26/30 beyond 5 points: p %g, want > 0.05", p)
+	}
+	if p := DropBeyond(all, promptcanary.PassCount{Passed: 10, N: 30}, 0.05); p > 1e-6 {
+		t.Errorf("30/30 → 10/30 beyond 5 points: p %g, want ≤ 1e-6", p)
+	}
+	if p := DropBeyond(all, promptcanary.PassCount{}, 0.05); p != 1 {
+		t.Errorf("no current samples: p %g, want 1", p)
+	}
+}

@@ -78,7 +78,7 @@ func TestSeverityUsesOneSidedBound(t *testing.T) {
 			rep := compareBinary(t, tc.base, 30, tc.cur, 20)
 			var u *promptcanary.TestedUnit
 			for i := range rep.Statistics.Units {
-				if rep.Statistics.Units[i].Test == testFisher {
+				if rep.Statistics.Units[i].Test == TestFisher {
 					u = &rep.Statistics.Units[i]
 				}
 			}
@@ -380,7 +380,7 @@ func TestRepeatedUnitsTestedOnce(t *testing.T) {
 	}
 	var pair promptcanary.TestedUnit
 	for _, u := range rep.Statistics.Units {
-		if u.Kind == promptcanary.UnitPair && u.Key == "probe1/prompt2" && u.Test == testFisher {
+		if u.Kind == promptcanary.UnitPair && u.Key == "probe1/prompt2" && u.Test == TestFisher {
 			pair = u
 		}
 	}

@@ -156,13 +156,17 @@ func (r *runLevel) observe(base *promptcanary.Baseline, run *promptcanary.Run, c
 	return s, true
 }
 
-// drops reports whether a confirmation run's suite rate is below the
-// reference at the window's level: the suite unit's verdict in it.
-func (r *runLevel) drops(run *promptcanary.Run) bool {
+// confirmation returns a confirmation run's report as the run-level rule
+// judges it (policy.Window.Confirmation): the suite unit by the window's
+// test of the run's suite rate, pairs beyond the run's shared offset.
+func (r *runLevel) confirmation(run *promptcanary.Run, rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o := r.rate(run)
-	return o != nil && r.w.Drops(drift.RunRate{Rate: o.Rate, Var: o.Var}, 1, r.w.AlphaW)
+	if o == nil {
+		return policy.SuiteOff(rep, false, false)
+	}
+	return r.w.Confirmation(rep, drift.RunRate{Rate: o.Rate, Var: o.Var})
 }
 
 // learn adds cr's suite rate to the learned runs when cr is a clean run
@@ -217,7 +221,7 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	if !measured {
 		return nil, true
 	}
-	units := policy.Confirm(rest, policy.SuiteOff(second.report, false, e.runLevel.drops(second.run)))
+	units := policy.Confirm(rest, e.runLevel.confirmation(second.run, second.report))
 	return confirmed(cr, first, second, units), true
 }
 

@@ -64,7 +64,7 @@ func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport,
 	if !known {
 		return rep.HasDrift && second != nil && conf.Confirm(rep, second.rep) != nil
 	}
-	return confirmed || second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), policy.SuiteOff(second.rep, false, w.Drops(second.obs, 1, w.AlphaW))) != nil
+	return confirmed || second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), w.Confirmation(second.rep, second.obs)) != nil
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no

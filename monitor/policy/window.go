@@ -169,6 +169,69 @@ func SuiteOff(rep *promptcanary.DriftReport, keepOthers bool, suite bool) *promp
 	return &out
 }
 
+// Confirmation returns rep, the report of a confirmation run whose suite
+// rate is o, as the run-level rule judges it: its suite unit flagged when
+// o drops below the reference at AlphaW, the other pooled units cleared
+// (SuiteOff), and each flagged pass-count pair kept only when its drop
+// exceeds the run's shared offset (BeyondOffset). In a bad hour every
+// pair moves with the suite, and a pair that moved no more than the rest
+// is not a pair's drift. rep is not changed.
+func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) *promptcanary.DriftReport {
+	t, err := w.Test(o, 1)
+	if err != nil {
+		return SuiteOff(rep, false, false)
+	}
+	return BeyondOffset(SuiteOff(rep, false, t.T > 0 && t.P < w.AlphaW), t.Current-t.Reference)
+}
+
+// BeyondOffset returns rep with each rejected pass-count pair unit
+// (Fisher's test) kept rejected only when the pair fell by more than the
+// run's shared offset: offset is the run's suite rate minus the
+// reference's, and when it is negative the pair is tested again with
+// drift.DropBeyond at margin −offset, at the level its rejection used
+// (its p-value times the report's level over its q-value). A run at or
+// above the reference keeps every unit. rep is not changed.
+func BeyondOffset(rep *promptcanary.DriftReport, offset float64) *promptcanary.DriftReport {
+	if offset >= 0 || rep.Statistics == nil {
+		return rep
+	}
+	out, st := *rep, *rep.Statistics
+	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
+	var counts map[string]*promptcanary.Comparison
+	for i := range st.Units {
+		u := &st.Units[i]
+		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.TestFisher {
+			continue
+		}
+		if counts == nil {
+			counts = pairComparisons(rep)
+		}
+		c, ok := counts[u.Key]
+		if !ok {
+			continue
+		}
+		level := st.Alpha
+		if u.Q > 0 {
+			level = u.P * st.Alpha / u.Q
+		}
+		base := promptcanary.PassCount{Passed: c.Baseline.Passes, N: c.Baseline.N}
+		cur := promptcanary.PassCount{Passed: c.Current.Passes, N: c.Current.N}
+		u.Rejected = drift.DropBeyond(base, cur, -offset) <= level
+	}
+	out.Statistics = &st
+	return &out
+}
+
+// pairComparisons indexes rep's comparisons by their pair unit's key.
+func pairComparisons(rep *promptcanary.DriftReport) map[string]*promptcanary.Comparison {
+	m := make(map[string]*promptcanary.Comparison, len(rep.Comparisons))
+	for i := range rep.Comparisons {
+		c := &rep.Comparisons[i]
+		m[promptcanary.PairKey{ProbeID: c.ProbeID, PromptID: c.PromptID}.String()] = c
+	}
+	return m
+}
+
 // FlagsAny reports whether any tested unit of rep is rejected.
 func FlagsAny(rep *promptcanary.DriftReport) bool {
 	for _, u := range rep.Statistics.Units {

@@ -125,3 +125,61 @@ func TestBaselineRunRates(t *testing.T) {
 		t.Errorf("a baseline of one run: got runs %+v, want none", runs)
 	}
 }
+
+// offsetReport has two flagged pass-count pairs, one with a few failures
+// and one collapsed, and a flagged score unit of the first.
+func offsetReport() *promptcanary.DriftReport {
+	pair := func(key string, p, q float64) promptcanary.TestedUnit {
+		return promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: key, Test: drift.TestFisher, P: p, Q: q, Rejected: true}
+	}
+	return &promptcanary.DriftReport{
+		Comparisons: []promptcanary.Comparison{
+			{ProbeID: "json", PromptID: "a", Baseline: promptcanary.SampleStats{N: 30, Passes: 30}, Current: promptcanary.SampleStats{N: 30, Passes: 26}},
+			{ProbeID: "json", PromptID: "b", Baseline: promptcanary.SampleStats{N: 30, Passes: 30}, Current: promptcanary.SampleStats{N: 30, Passes: 10}},
+		},
+		Statistics: &promptcanary.DriftStatistics{Alpha: 0.05, Units: []promptcanary.TestedUnit{
+			pair("json/a", 0.001, 0.02),
+			pair("json/b", 1e-8, 1e-7),
+			{Kind: promptcanary.UnitPair, Key: "json/a", Test: "mann_whitney_exact", P: 0.001, Q: 0.02, Rejected: true},
+		}},
+	}
+}
+
+// In a bad hour a pair that fell no more than the suite is no longer
+// flagged by its pass counts; a collapsed pair and a score unit are, and
+// a run at or above the reference changes nothing. The report given is
+// not changed.
+func TestBeyondOffset(t *testing.T) {
+	rep := offsetReport()
+	rejected := func(r *promptcanary.DriftReport) (out []bool) {
+		for _, u := range r.Statistics.Units {
+			out = append(out, u.Rejected)
+		}
+		return out
+	}
+	if got := rejected(BeyondOffset(rep, -0.05)); got[0] || !got[1] || !got[2] {
+		t.Errorf("offset −5 points: rejected %v, want [false true true]", got)
+	}
+	if got := rejected(BeyondOffset(rep, 0.01)); !got[0] || !got[1] || !got[2] {
+		t.Errorf("offset +1 point: rejected %v, want all", got)
+	}
+	if got := rejected(rep); !got[0] {
+		t.Error("BeyondOffset changed the report it was given")
+	}
+}
+
+// A confirmation run judged by the window: its pairs beyond the run's
+// offset, the suite by the window's level, pooled units cleared.
+func TestWindowConfirmation(t *testing.T) {
+	w := NewWindow(spreadRuns(6))
+	rep := offsetReport()
+	rep.Statistics.Units = append(rep.Statistics.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitProbe, Key: "json", Rejected: true})
+	got := w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001}).Statistics.Units
+	if got[0].Rejected || !got[1].Rejected || got[3].Rejected {
+		t.Errorf("a run 6 points below: units %+v, want json/a and the probe cleared, json/b kept", got)
+	}
+	got = w.Confirmation(rep, drift.RunRate{Rate: 0.95, Var: 0.0001}).Statistics.Units
+	if !got[0].Rejected {
+		t.Errorf("a run above the reference: json/a cleared, want it kept")
+	}
+}
