@@ -64,7 +64,11 @@ func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport,
 	if !known {
 		return rep.HasDrift && second != nil && conf.Confirm(rep, second.rep) != nil
 	}
-	return confirmed || second != nil && conf.Confirm(policy.SuiteOff(rep, true, false), w.Confirmation(second.rep, second.obs)) != nil
+	if confirmed || second == nil {
+		return confirmed
+	}
+	secondRep, _ := w.Confirmation(second.rep, second.obs)
+	return conf.Confirm(policy.SuiteOff(rep, true, false), secondRep) != nil
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no

@@ -173,15 +173,17 @@ func SuiteOff(rep *promptcanary.DriftReport, keepOthers bool, suite bool) *promp
 // rate is o, as the run-level rule judges it: its suite unit flagged when
 // o drops below the reference at AlphaW, the other pooled units cleared
 // (SuiteOff), and each flagged pass-count pair kept only when its drop
-// exceeds the run's shared offset (BeyondOffset). In a bad hour every
-// pair moves with the suite, and a pair that moved no more than the rest
-// is not a pair's drift. rep is not changed.
-func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) *promptcanary.DriftReport {
+// exceeds the run's shared offset (BeyondOffset), which it returns too (0
+// when o could not be tested). In a bad hour every pair moves with the
+// suite, and a pair that moved no more than the rest is not a pair's
+// drift. rep is not changed.
+func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) (*promptcanary.DriftReport, float64) {
 	t, err := w.Test(o, 1)
 	if err != nil {
-		return SuiteOff(rep, false, false)
+		return SuiteOff(rep, false, false), 0
 	}
-	return BeyondOffset(SuiteOff(rep, false, t.T > 0 && t.P < w.AlphaW), t.Current-t.Reference)
+	offset := t.Current - t.Reference
+	return BeyondOffset(SuiteOff(rep, false, t.T > 0 && t.P < w.AlphaW), offset), offset
 }
 
 // BeyondOffset returns rep with each rejected pass-count pair unit

@@ -174,11 +174,16 @@ func TestWindowConfirmation(t *testing.T) {
 	w := NewWindow(spreadRuns(6))
 	rep := offsetReport()
 	rep.Statistics.Units = append(rep.Statistics.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitProbe, Key: "json", Rejected: true})
-	got := w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001}).Statistics.Units
+	conf, offset := w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001})
+	if offset > -0.059 || offset < -0.061 {
+		t.Errorf("a run at 86%% against a mean of 92%%: offset %g, want −0.06", offset)
+	}
+	got := conf.Statistics.Units
 	if got[0].Rejected || !got[1].Rejected || got[3].Rejected {
 		t.Errorf("a run 6 points below: units %+v, want json/a and the probe cleared, json/b kept", got)
 	}
-	got = w.Confirmation(rep, drift.RunRate{Rate: 0.95, Var: 0.0001}).Statistics.Units
+	conf, _ = w.Confirmation(rep, drift.RunRate{Rate: 0.95, Var: 0.0001})
+	got = conf.Statistics.Units
 	if !got[0].Rejected {
 		t.Errorf("a run above the reference: json/a cleared, want it kept")
 	}
