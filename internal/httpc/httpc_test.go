@@ -27,9 +27,9 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 	}
 }
 
-// TestErrorRedactedBeforeCut is the regression test for a key straddling
-// the 300-byte cut of an error body: it used to be cut first, leaving the
-// key's first bytes that no longer matched the whole key.
+// Redact replaces key-shaped strings, bearer tokens, key query parameters
+// and the secrets it is given by [REDACTED], and leaves other text alone.
+// A key straddling the cut of an error message is TestLine's case.
 func TestRedact(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"key sk-proj-abcdefghijklmnop here", "key [REDACTED] here"},
