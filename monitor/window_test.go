@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +21,10 @@ type wobble struct {
 	// until ends the bad hour (unix ns on now's clock), 0 for never: a
 	// confirmation run taken confirm_after later misses the bad hour.
 	until atomic.Int64
-	now   func() time.Time
+	// broken is 1 + the prompt whose every answer fails during the bad
+	// hour, 0 for none.
+	broken atomic.Int64
+	now    func() time.Time
 }
 
 // theWobble is the wobble provider of the test running (the tests that
@@ -55,7 +59,7 @@ func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcana
 	if u := w.until.Load(); u != 0 && !w.now().Before(time.Unix(0, u)) {
 		return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
 	}
-	if int64((16*req.Sample+p)%20) < w.fails.Load() {
+	if int64((16*req.Sample+p)%20) < w.fails.Load() || w.broken.Load() == int64(p)+1 {
 		content = "no"
 	}
 	return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
@@ -66,6 +70,12 @@ func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcana
 // and 2 of every 20 answers (twice each): a spread between runs beyond
 // sampling.
 func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
+	return wobbleFixtureOf(t, runLevel, []int{0, 1, 2, 0, 1, 2})
+}
+
+// wobbleFixtureOf is wobbleFixture with a baseline of a run per entry of
+// fails, which failed that many of every 20 answers.
+func wobbleFixtureOf(t *testing.T, runLevel bool, fails []int) (*fixture, *wobble) {
 	f := newFixture(t, "")
 	w := &wobble{now: f.clock.Now}
 	theWobble.Store(w)
@@ -81,7 +91,6 @@ func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
 		yaml = fmt.Appendf(yaml, "  - {id: q%d, text: \"Say yes (%d).\", expected_keywords: [yes]}\n", i, i)
 	}
 	f.writeSuite(string(yaml))
-	fails := []int{0, 1, 2, 0, 1, 2}
 	f.savePooledBaseline(5, len(fails), func(i int) { w.set(fails[i]) })
 	w.set(0)
 	return f, w
@@ -91,10 +100,16 @@ func wobbleFixture(t *testing.T, runLevel bool) (*fixture, *wobble) {
 // run failing fails of every 20 answers and its confirmation, 20 minutes
 // later, none (a bad hour), and returns the check runs.
 func runWobble(f *fixture, m *Monitor, w *wobble, plan []int) []promptcanary.CheckRun {
+	return runWobbleFor(f, m, w, plan, 10*time.Minute)
+}
+
+// runWobbleFor is runWobble with bad hours that last d: past 20 minutes,
+// the confirmation shares the scheduled run's.
+func runWobbleFor(f *fixture, m *Monitor, w *wobble, plan []int, d time.Duration) []promptcanary.CheckRun {
 	var out []promptcanary.CheckRun
 	for _, fails := range plan {
 		start := f.clock.Now()
-		w.badHour(fails, start.Add(10*time.Minute))
+		w.badHour(fails, start.Add(d))
 		done := make(chan promptcanary.CheckRun, 1)
 		go func() { done <- f.once(m) }()
 		for waiting := true; waiting; {
@@ -206,6 +221,38 @@ func TestRunLevelRestore(t *testing.T) {
 	}
 	if r.replay != 1 {
 		t.Errorf("replay %d, want 1: only run 9 follows the newest run with no other between", r.replay)
+	}
+}
+
+// With run_level: true, a confirmation that shares a bad hour moving
+// every pair 40 points does not confirm them: no pair fell more than the
+// run's shared offset, and the check run says so. A prompt that breaks
+// in a bad hour of 20 points falls beyond it and opens an incident.
+func TestRunLevelPairsBeyondOffset(t *testing.T) {
+	f, w := wobbleFixtureOf(t, true, []int{0, 4, 8, 0, 4, 8})
+	m := f.monitor(f.config("1h", 5))
+	var warm []int
+	for i := range 60 {
+		warm = append(warm, 4*(i%3))
+	}
+	runWobble(f, m, w, warm)
+	runs := runWobbleFor(f, m, w, []int{12}, 30*time.Minute)
+	if incs := f.incidents(false); len(incs) != 0 {
+		t.Fatalf("a bad hour through the confirmation opened %d incidents (%s), want none", len(incs), incs[0].Summary)
+	}
+	if cr := runs[0]; cr.ConfirmRunID == "" || !strings.Contains(cr.Reason, "none fell more than the run's shared offset") {
+		t.Fatalf("the bad hour's check run: confirmation %q, reason %q; want a confirmation stopped by the offset", cr.ConfirmRunID, cr.Reason)
+	}
+	t.Log(runs[0].Reason)
+	runWobble(f, m, w, warm[:3])
+	w.broken.Store(1) // q0
+	runs = runWobbleFor(f, m, w, []int{8}, 30*time.Minute)
+	incs := f.incidents(true)
+	if len(incs) != 1 || !runs[0].Confirmed {
+		t.Fatalf("q0 broken in a bad hour: got %d open incidents, confirmed %v (%s); want one", len(incs), runs[0].Confirmed, runs[0].Reason)
+	}
+	if u := incs[0].Units; len(u) != 1 || u[0].Name != "expected_keywords/q0" {
+		t.Errorf("the incident's units: got %+v, want the pair of q0 alone", u)
 	}
 }
 
