@@ -158,14 +158,13 @@ func (r *runLevel) observe(base *promptcanary.Baseline, run *promptcanary.Run, c
 
 // confirmation returns a confirmation run's report as the run-level rule
 // judges it (policy.Window.Confirmation): the suite unit by the window's
-// test of the run's suite rate, pairs beyond the run's shared offset,
-// which it returns too (0 when the run has no suite rate).
-func (r *runLevel) confirmation(run *promptcanary.Run, rep *promptcanary.DriftReport) (*promptcanary.DriftReport, float64) {
+// test of the run's suite rate, pairs beyond the run's shared offset.
+func (r *runLevel) confirmation(run *promptcanary.Run, rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o := r.rate(run)
 	if o == nil {
-		return policy.SuiteOff(rep, false, false), 0
+		return policy.BeyondOffset(policy.SuiteOff(rep, false, false))
 	}
 	return r.w.Confirmation(rep, drift.RunRate{Rate: o.Rate, Var: o.Var})
 }
@@ -222,20 +221,20 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	if !measured {
 		return nil, true
 	}
-	gated, offset := e.runLevel.confirmation(second.run, second.report)
-	units := policy.Confirm(rest, gated)
+	units := policy.Confirm(rest, e.runLevel.confirmation(second.run, second.report))
 	ev = confirmed(cr, first, second, units)
-	if units == nil && offset < 0 && policy.Confirm(rest, policy.SuiteOff(second.report, false, false)) != nil {
-		cr.Reason = withinOffset(offset)
+	if units == nil && policy.Confirm(rest, policy.SuiteOff(second.report, false, false)) != nil {
+		cr.Reason = withinOffset(second.report)
 	}
 	return ev, true
 }
 
 // withinOffset says why a confirmation run that flagged the first run's
-// pairs again did not confirm them: they fell no more than every pair
-// did in that run.
-func withinOffset(offset float64) string {
-	return fmt.Sprintf("the confirmation run flagged the same pairs, but none fell more than the run's shared offset (its suite rate %.1f points from the reference runs): a bad hour, not a pair's drift", 100*offset)
+// pairs again did not confirm them: none fell significantly more than the
+// run's other pairs.
+func withinOffset(rep *promptcanary.DriftReport) string {
+	offset, _ := policy.SharedOffset(rep)
+	return fmt.Sprintf("the confirmation run flagged the same pairs, but none fell significantly more than the run's other pairs (the median pair %.1f points from the baseline): a bad hour, not a pair's drift", 100*offset)
 }
 
 // windowSummary is the summary of an incident the window opened.

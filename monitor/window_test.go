@@ -240,10 +240,9 @@ func TestRunLevelPairsBeyondOffset(t *testing.T) {
 	if incs := f.incidents(false); len(incs) != 0 {
 		t.Fatalf("a bad hour through the confirmation opened %d incidents (%s), want none", len(incs), incs[0].Summary)
 	}
-	if cr := runs[0]; cr.ConfirmRunID == "" || !strings.Contains(cr.Reason, "none fell more than the run's shared offset") {
+	if cr := runs[0]; cr.ConfirmRunID == "" || !strings.Contains(cr.Reason, "none fell significantly more than the run's other pairs") {
 		t.Fatalf("the bad hour's check run: confirmation %q, reason %q; want a confirmation stopped by the offset", cr.ConfirmRunID, cr.Reason)
 	}
-	t.Log(runs[0].Reason)
 	runWobble(f, m, w, warm[:3])
 	w.broken.Store(1) // q0
 	runs = runWobbleFor(f, m, w, []int{8}, 30*time.Minute)

@@ -15,8 +15,8 @@ package main
 // test at Alpha opens a window; the mean of the flagged run and up to
 // Runs later scheduled runs confirms at AlphaW. Pair units keep
 // drift.Compare's verdict, and with probe and category units of the first
-// run they are confirmed at a later hour by a pair that fell by more than
-// that run's shared offset or by the suite unit at AlphaW
+// run they are confirmed at a later hour by a pair that fell significantly
+// more than that run's other pairs or by the suite unit at AlphaW
 // (policy.Window.Confirmation; "R2s+" of the prototype on h/proto). Where the reference
 // has fewer than MinRuns runs or no spread beyond sampling (τ² = 0) a rule
 // falls back to the monitor's rule with its confirmation at a later hour.
@@ -68,8 +68,7 @@ func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport,
 	if confirmed || second == nil {
 		return confirmed
 	}
-	secondRep, _ := w.Confirmation(second.rep, second.obs)
-	return conf.Confirm(policy.SuiteOff(rep, true, false), secondRep) != nil
+	return conf.Confirm(policy.SuiteOff(rep, true, false), w.Confirmation(second.rep, second.obs)) != nil
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no

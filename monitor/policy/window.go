@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 )
@@ -172,66 +174,115 @@ func SuiteOff(rep *promptcanary.DriftReport, keepOthers bool, suite bool) *promp
 // Confirmation returns rep, the report of a confirmation run whose suite
 // rate is o, as the run-level rule judges it: its suite unit flagged when
 // o drops below the reference at AlphaW, the other pooled units cleared
-// (SuiteOff), and each flagged pass-count pair kept only when its drop
-// exceeds the run's shared offset (BeyondOffset), which it returns too (0
-// when o could not be tested). In a bad hour every pair moves with the
-// suite, and a pair that moved no more than the rest is not a pair's
-// drift. rep is not changed.
-func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) (*promptcanary.DriftReport, float64) {
-	t, err := w.Test(o, 1)
-	if err != nil {
-		return SuiteOff(rep, false, false), 0
-	}
-	offset := t.Current - t.Reference
-	return BeyondOffset(SuiteOff(rep, false, t.T > 0 && t.P < w.AlphaW), offset), offset
+// (SuiteOff), and each flagged pass-count pair kept only when it fell
+// significantly more than the run's other pairs (BeyondOffset). In a bad
+// hour every pair moves with the rest, and a pair that moved no more than
+// they did is not a pair's drift. rep is not changed.
+func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) *promptcanary.DriftReport {
+	return BeyondOffset(SuiteOff(rep, false, w.Drops(o, 1, w.AlphaW)))
 }
 
 // BeyondOffset returns rep with each rejected pass-count pair unit
-// (Fisher's test) kept rejected only when the pair fell by more than the
-// run's shared offset: offset is the run's suite rate minus the
-// reference's, and when it is negative the pair is tested again with
-// drift.DropBeyond at margin −offset, at the level its rejection used
-// (its p-value times the report's level over its q-value). A run at or
-// above the reference keeps every unit. rep is not changed.
-func BeyondOffset(rep *promptcanary.DriftReport, offset float64) *promptcanary.DriftReport {
-	if offset >= 0 || rep.Statistics == nil {
+// (Fisher's test) kept rejected only when the pair fell significantly
+// more than the report's other pairs: its offset is the median change of
+// their pass rates (current minus baseline, over the pairs both sides
+// measured; the median, so that a few pairs that truly fell do not move
+// it), and when that is negative the pair is tested again with
+// drift.DropBeyond at margin −offset, at the level its rejection used but
+// never above the report's (min(α, p·α/q)). rep is not changed.
+func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
+	if rep.Statistics == nil {
 		return rep
 	}
 	out, st := *rep, *rep.Statistics
 	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
-	var counts map[string]*promptcanary.Comparison
+	var changes map[string]float64
 	for i := range st.Units {
 		u := &st.Units[i]
 		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.TestFisher {
 			continue
 		}
-		if counts == nil {
-			counts = pairComparisons(rep)
+		if changes == nil {
+			changes = pairChanges(rep)
 		}
-		c, ok := counts[u.Key]
-		if !ok {
+		if _, ok := changes[u.Key]; !ok {
 			continue
 		}
-		level := st.Alpha
-		if u.Q > 0 {
-			level = u.P * st.Alpha / u.Q
+		if offset, ok := medianWithout(changes, u.Key); ok && offset < 0 {
+			c := comparisonOf(rep, u.Key)
+			u.Rejected = drift.DropBeyond(passCount(c.Baseline), passCount(c.Current), -offset) <= rejectionLevel(&st, u)
 		}
-		base := promptcanary.PassCount{Passed: c.Baseline.Passes, N: c.Baseline.N}
-		cur := promptcanary.PassCount{Passed: c.Current.Passes, N: c.Current.N}
-		u.Rejected = drift.DropBeyond(base, cur, -offset) <= level
 	}
 	out.Statistics = &st
 	return &out
 }
 
-// pairComparisons indexes rep's comparisons by their pair unit's key.
-func pairComparisons(rep *promptcanary.DriftReport) map[string]*promptcanary.Comparison {
-	m := make(map[string]*promptcanary.Comparison, len(rep.Comparisons))
+// rejectionLevel is the level at which u was rejected in a family at
+// st.Alpha, p·α/q, never above α.
+func rejectionLevel(st *promptcanary.DriftStatistics, u *promptcanary.TestedUnit) float64 {
+	if u.Q > u.P {
+		return u.P * st.Alpha / u.Q
+	}
+	return st.Alpha
+}
+
+// passCount is the pass count of one side of a pair.
+func passCount(s promptcanary.SampleStats) promptcanary.PassCount {
+	return promptcanary.PassCount{Passed: s.Passes, N: s.N}
+}
+
+// SharedOffset returns the median change of the pass rates of rep's
+// pairs that both sides measured (current minus baseline): how far a bad
+// hour moved them all. ok is false when no pair was measured by both.
+func SharedOffset(rep *promptcanary.DriftReport) (offset float64, ok bool) {
+	return medianWithout(pairChanges(rep), "")
+}
+
+// pairChanges returns the pass-rate change, current minus baseline, of
+// each of rep's pairs that both sides measured, by its unit's key.
+func pairChanges(rep *promptcanary.DriftReport) map[string]float64 {
+	out := make(map[string]float64, len(rep.Comparisons))
 	for i := range rep.Comparisons {
 		c := &rep.Comparisons[i]
-		m[promptcanary.PairKey{ProbeID: c.ProbeID, PromptID: c.PromptID}.String()] = c
+		if c.Compared() && c.Baseline.N > 0 && c.Current.N > 0 {
+			out[pairKey(c)] = c.Current.PassRate() - c.Baseline.PassRate()
+		}
 	}
-	return m
+	return out
+}
+
+// medianWithout returns the median of changes leaving out the one of key;
+// ok is false when none is left.
+func medianWithout(changes map[string]float64, key string) (float64, bool) {
+	vs := make([]float64, 0, len(changes))
+	for k, v := range changes {
+		if k != key {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	if n := len(vs); n%2 == 0 {
+		return (vs[n/2-1] + vs[n/2]) / 2, true
+	}
+	return vs[len(vs)/2], true
+}
+
+// comparisonOf returns rep's comparison of the pair unit key.
+func comparisonOf(rep *promptcanary.DriftReport, key string) *promptcanary.Comparison {
+	for i := range rep.Comparisons {
+		if pairKey(&rep.Comparisons[i]) == key {
+			return &rep.Comparisons[i]
+		}
+	}
+	return nil
+}
+
+// pairKey is the key of a comparison's pair unit.
+func pairKey(c *promptcanary.Comparison) string {
+	return promptcanary.PairKey{ProbeID: c.ProbeID, PromptID: c.PromptID}.String()
 }
 
 // FlagsAny reports whether any tested unit of rep is rejected.

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/promptcanary/promptcanary"
@@ -126,65 +128,77 @@ func TestBaselineRunRates(t *testing.T) {
 	}
 }
 
-// offsetReport has two flagged pass-count pairs, one with a few failures
-// and one collapsed, and a flagged score unit of the first.
-func offsetReport() *promptcanary.DriftReport {
+// offsetReport has nine pairs that fell by moved points each (a bad
+// hour, or none with 0), and three flagged pass-count pairs: json/a lost
+// 4 of 30 answers, json/b collapsed, and json/c lost 6 with a q-value
+// below its p-value (a discrete step can give one); json/a has a flagged
+// score unit too.
+func offsetReport(moved int) *promptcanary.DriftReport {
+	side := func(passes int) promptcanary.SampleStats { return promptcanary.SampleStats{N: 30, Passes: passes} }
+	cmp := func(prompt string, cur int) promptcanary.Comparison {
+		return promptcanary.Comparison{ProbeID: "json", PromptID: prompt, Status: promptcanary.StatusStable, Baseline: side(30), Current: side(cur)}
+	}
 	pair := func(key string, p, q float64) promptcanary.TestedUnit {
 		return promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: key, Test: drift.TestFisher, P: p, Q: q, Rejected: true}
 	}
-	return &promptcanary.DriftReport{
-		Comparisons: []promptcanary.Comparison{
-			{ProbeID: "json", PromptID: "a", Baseline: promptcanary.SampleStats{N: 30, Passes: 30}, Current: promptcanary.SampleStats{N: 30, Passes: 26}},
-			{ProbeID: "json", PromptID: "b", Baseline: promptcanary.SampleStats{N: 30, Passes: 30}, Current: promptcanary.SampleStats{N: 30, Passes: 10}},
-		},
+	rep := &promptcanary.DriftReport{
+		Comparisons: []promptcanary.Comparison{cmp("a", 26), cmp("b", 10), cmp("c", 24)},
 		Statistics: &promptcanary.DriftStatistics{Alpha: 0.05, Units: []promptcanary.TestedUnit{
 			pair("json/a", 0.001, 0.02),
 			pair("json/b", 1e-8, 1e-7),
+			pair("json/c", 0.06, 0.03),
 			{Kind: promptcanary.UnitPair, Key: "json/a", Test: "mann_whitney_exact", P: 0.001, Q: 0.02, Rejected: true},
 		}},
 	}
+	for i := range 9 {
+		rep.Comparisons = append(rep.Comparisons, cmp(fmt.Sprint("p", i), 30-moved))
+	}
+	return rep
 }
 
-// In a bad hour a pair that fell no more than the suite is no longer
-// flagged by its pass counts; a collapsed pair and a score unit are, and
-// a run at or above the reference changes nothing. The report given is
-// not changed.
+// rejected lists whether each tested unit of r is rejected.
+func rejected(r *promptcanary.DriftReport) (out []bool) {
+	for _, u := range r.Statistics.Units {
+		out = append(out, u.Rejected)
+	}
+	return out
+}
+
+// In a bad hour (every pair −10 points) a pair that fell little more is
+// no longer flagged by its pass counts, nor is one whose test passes only
+// at a level above α; a collapsed pair and a score unit are. Without the
+// bad hour the collapse alone does not move the median: every unit stays.
+// The report given is not changed.
 func TestBeyondOffset(t *testing.T) {
-	rep := offsetReport()
-	rejected := func(r *promptcanary.DriftReport) (out []bool) {
-		for _, u := range r.Statistics.Units {
-			out = append(out, u.Rejected)
-		}
-		return out
-	}
-	if got := rejected(BeyondOffset(rep, -0.05)); got[0] || !got[1] || !got[2] {
-		t.Errorf("offset −5 points: rejected %v, want [false true true]", got)
-	}
-	if got := rejected(BeyondOffset(rep, 0.01)); !got[0] || !got[1] || !got[2] {
-		t.Errorf("offset +1 point: rejected %v, want all", got)
+	rep := offsetReport(3)
+	if got := rejected(BeyondOffset(rep)); !slices.Equal(got, []bool{false, true, false, true}) {
+		t.Errorf("every pair −10 points: rejected %v, want [false true false true]", got)
 	}
 	if got := rejected(rep); !got[0] {
 		t.Error("BeyondOffset changed the report it was given")
 	}
+	if got := rejected(BeyondOffset(offsetReport(0))); !slices.Equal(got, []bool{true, true, true, true}) {
+		t.Errorf("no bad hour: rejected %v, want all", got)
+	}
+	if o, ok := SharedOffset(rep); !ok || o > -0.099 || o < -0.101 {
+		t.Errorf("shared offset %v %v, want −0.1", o, ok)
+	}
 }
 
-// A confirmation run judged by the window: its pairs beyond the run's
-// offset, the suite by the window's level, pooled units cleared.
+// A confirmation run judged by the window: the suite by the window's
+// level, other pooled units cleared, pairs beyond the run's offset.
 func TestWindowConfirmation(t *testing.T) {
 	w := NewWindow(spreadRuns(6))
-	rep := offsetReport()
-	rep.Statistics.Units = append(rep.Statistics.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitProbe, Key: "json", Rejected: true})
-	conf, offset := w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001})
-	if offset > -0.059 || offset < -0.061 {
-		t.Errorf("a run at 86%% against a mean of 92%%: offset %g, want −0.06", offset)
+	rep := offsetReport(3)
+	rep.Statistics.Units = append(rep.Statistics.Units,
+		promptcanary.TestedUnit{Kind: promptcanary.UnitProbe, Key: "json", Rejected: true},
+		promptcanary.TestedUnit{Kind: promptcanary.UnitSuite, Key: "s", Rejected: false})
+	got := rejected(w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001}))
+	if !slices.Equal(got, []bool{false, true, false, true, false, false}) {
+		t.Errorf("a run 6 points below: rejected %v, want json/b, its score unit kept; the probe and the suite not", got)
 	}
-	got := conf.Statistics.Units
-	if got[0].Rejected || !got[1].Rejected || got[3].Rejected {
-		t.Errorf("a run 6 points below: units %+v, want json/a and the probe cleared, json/b kept", got)
-	}
-	conf, _ = w.Confirmation(rep, drift.RunRate{Rate: 0.95, Var: 0.0001})
-	got = conf.Statistics.Units
-	if !got[0].Rejected {
-		t.Errorf("a run above the reference: json/a cleared, want it kept")
+	got = rejected(w.Confirmation(rep, drift.RunRate{Rate: 0.50, Var: 0.0001}))
+	if !got[5] {
+		t.Errorf("a run 42 points below: the suite unit not flagged (%v)", got)
 	}
 }

@@ -74,6 +74,11 @@ func TestArgumentsChangedInPlace(t *testing.T) {
 	if res := probetest.Eval(p, prompt, r); !res.Passed {
 		t.Fatalf("valid call failed: %s", res.Details)
 	}
+	in := getInput(r)
+	if len(in.calls) != 1 || &in.calls[0].Arguments[0] == &args[0] {
+		t.Fatal("the input shares the caller's arguments buffer")
+	}
+	in.release()
 	copy(args, `{"q": 1  }`) // same length, same buffer
 	res := probetest.Eval(p, prompt, r)
 	if res.Passed || !strings.Contains(res.Details, `"q"`) {
