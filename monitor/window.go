@@ -234,7 +234,7 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 // run's other pairs.
 func withinOffset(rep *promptcanary.DriftReport) string {
 	offset, _ := policy.SharedOffset(rep)
-	return fmt.Sprintf("the confirmation run flagged the same pairs, but none fell significantly more than the run's other pairs (the median pair %.1f points from the baseline): a bad hour, not a pair's drift", 100*offset)
+	return fmt.Sprintf("the confirmation run flagged the same pairs, but none fell significantly more than the run's other pairs (which moved %.1f points from the baseline on average): a bad hour, not a pair's drift", 100*offset)
 }
 
 // windowSummary is the summary of an incident the window opened.

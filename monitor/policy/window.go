@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"slices"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 )
@@ -184,10 +182,10 @@ func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) *p
 
 // BeyondOffset returns rep with each rejected pass-count pair unit
 // (Fisher's test) kept rejected only when the pair fell significantly
-// more than the report's other pairs: its offset is the median change of
+// more than the report's other pairs: its offset is the mean change of
 // their pass rates (current minus baseline, over the pairs both sides
-// measured; the median, so that a few pairs that truly fell do not move
-// it), and when that is negative the pair is tested again with
+// measured, the pair itself left out, so that its own fall does not widen
+// its margin), and when that is negative the pair is tested again with
 // drift.DropBeyond at margin −offset, at the level its rejection used but
 // never above the report's (min(α, p·α/q)). rep is not changed.
 func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
@@ -208,7 +206,7 @@ func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 		if _, ok := changes[u.Key]; !ok {
 			continue
 		}
-		if offset, ok := medianWithout(changes, u.Key); ok && offset < 0 {
+		if offset, ok := meanWithout(changes, u.Key); ok && offset < 0 {
 			c := comparisonOf(rep, u.Key)
 			u.Rejected = drift.DropBeyond(passCount(c.Baseline), passCount(c.Current), -offset) <= rejectionLevel(&st, u)
 		}
@@ -231,11 +229,11 @@ func passCount(s promptcanary.SampleStats) promptcanary.PassCount {
 	return promptcanary.PassCount{Passed: s.Passes, N: s.N}
 }
 
-// SharedOffset returns the median change of the pass rates of rep's
+// SharedOffset returns the mean change of the pass rates of rep's
 // pairs that both sides measured (current minus baseline): how far a bad
 // hour moved them all. ok is false when no pair was measured by both.
 func SharedOffset(rep *promptcanary.DriftReport) (offset float64, ok bool) {
-	return medianWithout(pairChanges(rep), "")
+	return meanWithout(pairChanges(rep), "")
 }
 
 // pairChanges returns the pass-rate change, current minus baseline, of
@@ -251,23 +249,21 @@ func pairChanges(rep *promptcanary.DriftReport) map[string]float64 {
 	return out
 }
 
-// medianWithout returns the median of changes leaving out the one of key;
-// ok is false when none is left.
-func medianWithout(changes map[string]float64, key string) (float64, bool) {
-	vs := make([]float64, 0, len(changes))
+// meanWithout returns the mean of changes leaving out the one of key; ok
+// is false when none is left.
+func meanWithout(changes map[string]float64, key string) (float64, bool) {
+	var sum float64
+	n := 0
 	for k, v := range changes {
 		if k != key {
-			vs = append(vs, v)
+			sum += v
+			n++
 		}
 	}
-	if len(vs) == 0 {
+	if n == 0 {
 		return 0, false
 	}
-	slices.Sort(vs)
-	if n := len(vs); n%2 == 0 {
-		return (vs[n/2-1] + vs[n/2]) / 2, true
-	}
-	return vs[len(vs)/2], true
+	return sum / float64(n), true
 }
 
 // comparisonOf returns rep's comparison of the pair unit key.

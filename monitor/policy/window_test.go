@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -128,31 +129,39 @@ func TestBaselineRunRates(t *testing.T) {
 	}
 }
 
-// offsetReport has nine pairs that fell by moved points each (a bad
-// hour, or none with 0), and three flagged pass-count pairs: json/a lost
-// 4 of 30 answers, json/b collapsed, and json/c lost 6 with a q-value
-// below its p-value (a discrete step can give one); json/a has a flagged
-// score unit too.
-func offsetReport(moved int) *promptcanary.DriftReport {
+// pairsReport is a report over nine pairs that fell by moved of 30
+// answers each (a bad hour, or none with 0) and the flagged pass-count
+// pairs given, each with its current passes of 30, p-value and q-value.
+func pairsReport(moved int, flagged ...flaggedPair) *promptcanary.DriftReport {
 	side := func(passes int) promptcanary.SampleStats { return promptcanary.SampleStats{N: 30, Passes: passes} }
 	cmp := func(prompt string, cur int) promptcanary.Comparison {
 		return promptcanary.Comparison{ProbeID: "json", PromptID: prompt, Status: promptcanary.StatusStable, Baseline: side(30), Current: side(cur)}
 	}
-	pair := func(key string, p, q float64) promptcanary.TestedUnit {
-		return promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: key, Test: drift.TestFisher, P: p, Q: q, Rejected: true}
-	}
-	rep := &promptcanary.DriftReport{
-		Comparisons: []promptcanary.Comparison{cmp("a", 26), cmp("b", 10), cmp("c", 24)},
-		Statistics: &promptcanary.DriftStatistics{Alpha: 0.05, Units: []promptcanary.TestedUnit{
-			pair("json/a", 0.001, 0.02),
-			pair("json/b", 1e-8, 1e-7),
-			pair("json/c", 0.06, 0.03),
-			{Kind: promptcanary.UnitPair, Key: "json/a", Test: "mann_whitney_exact", P: 0.001, Q: 0.02, Rejected: true},
-		}},
+	rep := &promptcanary.DriftReport{Statistics: &promptcanary.DriftStatistics{Alpha: 0.05}}
+	for _, f := range flagged {
+		rep.Comparisons = append(rep.Comparisons, cmp(f.prompt, f.passes))
+		rep.Statistics.Units = append(rep.Statistics.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitPair,
+			Key: "json/" + f.prompt, Test: drift.TestFisher, P: f.p, Q: f.q, Rejected: true})
 	}
 	for i := range 9 {
 		rep.Comparisons = append(rep.Comparisons, cmp(fmt.Sprint("p", i), 30-moved))
 	}
+	return rep
+}
+
+type flaggedPair struct {
+	prompt string
+	passes int
+	p, q   float64
+}
+
+// offsetReport has json/a, which fell to 20 of 30, and json/b, which
+// collapsed to 10, among nine pairs that fell by moved; json/a has a
+// flagged score unit too.
+func offsetReport(moved int) *promptcanary.DriftReport {
+	rep := pairsReport(moved, flaggedPair{"a", 20, 4e-4, 4e-3}, flaggedPair{"b", 10, 1e-8, 1e-7})
+	rep.Statistics.Units = append(rep.Statistics.Units,
+		promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: "json/a", Test: "mann_whitney_exact", P: 0.001, Q: 0.02, Rejected: true})
 	return rep
 }
 
@@ -164,24 +173,34 @@ func rejected(r *promptcanary.DriftReport) (out []bool) {
 	return out
 }
 
-// In a bad hour (every pair −10 points) a pair that fell little more is
-// no longer flagged by its pass counts, nor is one whose test passes only
-// at a level above α; a collapsed pair and a score unit are. Without the
-// bad hour the collapse alone does not move the median: every unit stays.
-// The report given is not changed.
+// In a bad hour (nine pairs −10 points) a pair that fell not much more is
+// no longer flagged by its pass counts; a collapsed pair and a score unit
+// are. Without the bad hour both pairs stay, the collapse of one not
+// hiding the fall of the other. The report given is not changed.
 func TestBeyondOffset(t *testing.T) {
 	rep := offsetReport(3)
-	if got := rejected(BeyondOffset(rep)); !slices.Equal(got, []bool{false, true, false, true}) {
-		t.Errorf("every pair −10 points: rejected %v, want [false true false true]", got)
+	if got := rejected(BeyondOffset(rep)); !slices.Equal(got, []bool{false, true, true}) {
+		t.Errorf("every pair −10 points: rejected %v, want [false true true]", got)
 	}
 	if got := rejected(rep); !got[0] {
 		t.Error("BeyondOffset changed the report it was given")
 	}
-	if got := rejected(BeyondOffset(offsetReport(0))); !slices.Equal(got, []bool{true, true, true, true}) {
+	if got := rejected(BeyondOffset(offsetReport(0))); !slices.Equal(got, []bool{true, true, true}) {
 		t.Errorf("no bad hour: rejected %v, want all", got)
 	}
-	if o, ok := SharedOffset(rep); !ok || o > -0.099 || o < -0.101 {
-		t.Errorf("shared offset %v %v, want −0.1", o, ok)
+	if o, ok := SharedOffset(rep); !ok || math.Abs(o-(-0.9-1.0/3-2.0/3)/11) > 1e-9 {
+		t.Errorf("shared offset %v %v, want the mean change of the 11 pairs", o, ok)
+	}
+}
+
+// The second test's level is the one the rejection used, never above α:
+// a pair rejected with q < p (a discrete step can give one) is judged at
+// α. Here its test beyond 10 points gives p = 0.080, between α = 0.05
+// and p·α/q = 0.1.
+func TestBeyondOffsetLevelAtMostAlpha(t *testing.T) {
+	rep := pairsReport(3, flaggedPair{"c", 24, 0.06, 0.03})
+	if got := rejected(BeyondOffset(rep)); got[0] {
+		t.Error("a pair whose second test gives p = 0.080 is still flagged at α = 0.05")
 	}
 }
 
@@ -194,11 +213,10 @@ func TestWindowConfirmation(t *testing.T) {
 		promptcanary.TestedUnit{Kind: promptcanary.UnitProbe, Key: "json", Rejected: true},
 		promptcanary.TestedUnit{Kind: promptcanary.UnitSuite, Key: "s", Rejected: false})
 	got := rejected(w.Confirmation(rep, drift.RunRate{Rate: 0.86, Var: 0.0001}))
-	if !slices.Equal(got, []bool{false, true, false, true, false, false}) {
-		t.Errorf("a run 6 points below: rejected %v, want json/b, its score unit kept; the probe and the suite not", got)
+	if !slices.Equal(got, []bool{false, true, true, false, false}) {
+		t.Errorf("a run 6 points below: rejected %v, want json/b and the score unit kept; json/a, the probe and the suite not", got)
 	}
-	got = rejected(w.Confirmation(rep, drift.RunRate{Rate: 0.50, Var: 0.0001}))
-	if !got[5] {
+	if got = rejected(w.Confirmation(rep, drift.RunRate{Rate: 0.50, Var: 0.0001})); !got[4] {
 		t.Errorf("a run 42 points below: the suite unit not flagged (%v)", got)
 	}
 }
