@@ -257,7 +257,8 @@ func SamplesToShowNoWorse(margin, alpha float64) int {
 // than margin" (H0: p_cur ≥ p_base − margin, margin a share) for a pair's
 // pass counts before (base) and after (cur): Chan's exact unconditional
 // test of the Farrington–Manning statistic, the test a candidate
-// comparison calls "worse". With margin 0 it tests any drop.
+// comparison calls "worse". With margin 0 it tests any drop; a margin
+// outside [0, 1] is taken as the nearest bound.
 func DropBeyond(base, cur promptcanary.PassCount, margin float64) float64 {
 	worse, _ := fmExact(base, cur, max(0, min(margin, 1)))
 	return worse

@@ -32,10 +32,10 @@ func unitWeight(u *familyUnit) float64 {
 	return 1
 }
 
-// Test names recorded in TestedUnit.Test. TestFisher, a pair's test of
+// Test names recorded in TestedUnit.Test. FisherTest, a pair's test of
 // its pass counts, is the one a caller may test again (see DropBeyond).
 const (
-	TestFisher      = "fisher"
+	FisherTest      = "fisher"
 	testMannWhitney = "mann_whitney"
 	testStratified  = "stratified_exact"
 	testSuite       = "stratified_permutation"
@@ -339,7 +339,7 @@ func (s *statRun) addPairUnits(i int) {
 	h := hyper{total: b.n() + c.n(), succ: b.passes + c.passes, n: c.n()}
 	s.units = append(s.units, familyUnit{
 		support: h.lowerTails(),
-		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: TestFisher,
+		TestedUnit: promptcanary.TestedUnit{Kind: promptcanary.UnitPair, Key: p.key.String(), Test: FisherTest,
 			Statistic: float64(c.passes), P: pv, MinP: minP, Effect: d, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:    []int{i},
 		varying:  vk,

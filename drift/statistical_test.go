@@ -78,7 +78,7 @@ func TestSeverityUsesOneSidedBound(t *testing.T) {
 			rep := compareBinary(t, tc.base, 30, tc.cur, 20)
 			var u *promptcanary.TestedUnit
 			for i := range rep.Statistics.Units {
-				if rep.Statistics.Units[i].Test == TestFisher {
+				if rep.Statistics.Units[i].Test == FisherTest {
 					u = &rep.Statistics.Units[i]
 				}
 			}
@@ -380,7 +380,7 @@ func TestRepeatedUnitsTestedOnce(t *testing.T) {
 	}
 	var pair promptcanary.TestedUnit
 	for _, u := range rep.Statistics.Units {
-		if u.Kind == promptcanary.UnitPair && u.Key == "probe1/prompt2" && u.Test == TestFisher {
+		if u.Kind == promptcanary.UnitPair && u.Key == "probe1/prompt2" && u.Test == FisherTest {
 			pair = u
 		}
 	}

@@ -197,7 +197,7 @@ func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	var changes map[string]float64
 	for i := range st.Units {
 		u := &st.Units[i]
-		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.TestFisher {
+		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.FisherTest {
 			continue
 		}
 		if changes == nil {

@@ -141,7 +141,7 @@ func pairsReport(moved int, flagged ...flaggedPair) *promptcanary.DriftReport {
 	for _, f := range flagged {
 		rep.Comparisons = append(rep.Comparisons, cmp(f.prompt, f.passes))
 		rep.Statistics.Units = append(rep.Statistics.Units, promptcanary.TestedUnit{Kind: promptcanary.UnitPair,
-			Key: "json/" + f.prompt, Test: drift.TestFisher, P: f.p, Q: f.q, Rejected: true})
+			Key: "json/" + f.prompt, Test: drift.FisherTest, P: f.p, Q: f.q, Rejected: true})
 	}
 	for i := range 9 {
 		rep.Comparisons = append(rep.Comparisons, cmp(fmt.Sprint("p", i), 30-moved))
