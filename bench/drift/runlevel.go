@@ -17,9 +17,10 @@ package main
 // drift.Compare's verdict, and with probe and category units of the first
 // run they are confirmed at a later hour by a pair that fell significantly
 // more than that run's other pairs or by the suite unit at AlphaW
-// (policy.Window.Confirmation; "R2s+" of the prototype on h/proto). Where the reference
-// has fewer than MinRuns runs or no spread beyond sampling (τ² = 0) a rule
-// falls back to the monitor's rule with its confirmation at a later hour.
+// (policy.Window.Confirmation; "R2s+" of the prototype on h/proto).
+// Where the reference has fewer than MinRuns runs or no spread beyond
+// sampling (τ² = 0) a rule falls back to the monitor's rule with its
+// confirmation at a later hour.
 
 import (
 	"github.com/promptcanary/promptcanary"

@@ -194,7 +194,7 @@ func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	}
 	out, st := *rep, *rep.Statistics
 	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
-	var changes map[string]float64
+	var changes []pairChange
 	for i := range st.Units {
 		u := &st.Units[i]
 		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.FisherTest {
@@ -203,11 +203,11 @@ func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 		if changes == nil {
 			changes = pairChanges(rep)
 		}
-		if _, ok := changes[u.Key]; !ok {
+		c := comparisonOf(rep, u.Key)
+		if c == nil || !measured(c) {
 			continue
 		}
 		if offset, ok := meanWithout(changes, u.Key); ok && offset < 0 {
-			c := comparisonOf(rep, u.Key)
 			u.Rejected = drift.DropBeyond(passCount(c.Baseline), passCount(c.Current), -offset) <= rejectionLevel(&st, u)
 		}
 	}
@@ -236,27 +236,39 @@ func SharedOffset(rep *promptcanary.DriftReport) (offset float64, ok bool) {
 	return meanWithout(pairChanges(rep), "")
 }
 
-// pairChanges returns the pass-rate change, current minus baseline, of
-// each of rep's pairs that both sides measured, by its unit's key.
-func pairChanges(rep *promptcanary.DriftReport) map[string]float64 {
-	out := make(map[string]float64, len(rep.Comparisons))
+// pairChange is a measured pair's pass-rate change, current minus
+// baseline, by its unit's key.
+type pairChange struct {
+	key    string
+	change float64
+}
+
+// pairChanges returns the changes of rep's pairs that both sides
+// measured, in the report's order (so their sums are the same on every
+// run).
+func pairChanges(rep *promptcanary.DriftReport) []pairChange {
+	out := make([]pairChange, 0, len(rep.Comparisons))
 	for i := range rep.Comparisons {
-		c := &rep.Comparisons[i]
-		if c.Compared() && c.Baseline.N > 0 && c.Current.N > 0 {
-			out[pairKey(c)] = c.Current.PassRate() - c.Baseline.PassRate()
+		if c := &rep.Comparisons[i]; measured(c) {
+			out = append(out, pairChange{pairKey(c), c.Current.PassRate() - c.Baseline.PassRate()})
 		}
 	}
 	return out
 }
 
+// measured reports whether both sides of a compared pair have results.
+func measured(c *promptcanary.Comparison) bool {
+	return c.Compared() && c.Baseline.N > 0 && c.Current.N > 0
+}
+
 // meanWithout returns the mean of changes leaving out the one of key; ok
 // is false when none is left.
-func meanWithout(changes map[string]float64, key string) (float64, bool) {
+func meanWithout(changes []pairChange, key string) (float64, bool) {
 	var sum float64
 	n := 0
-	for k, v := range changes {
-		if k != key {
-			sum += v
+	for _, c := range changes {
+		if c.key != key {
+			sum += c.change
 			n++
 		}
 	}
