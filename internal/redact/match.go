@@ -285,8 +285,9 @@ func equalLower(s, f string) bool {
 
 // pending is the length of the longest tail of str that a later write may
 // extend into a run to replace: a tail that is the start of a gram of a
-// long form or a proper prefix of a short form, in any case, moved back to
-// the start of its character and of any span it overlaps or touches.
+// long form or a proper prefix of a short form, in any case, or a last
+// character cut short (incompleteTail), moved back to the start of its
+// character and of any span it overlaps or touches.
 func (x *index) pending(str string, spans []span) int {
 	keep := 0
 	for k := min(MinRun-1, len(str)); k > 0 && keep == 0; k-- {
@@ -304,7 +305,7 @@ func (x *index) pending(str string, spans []span) int {
 			}
 		}
 	}
-	at := len(str) - keep
+	at := min(len(str)-keep, incompleteTail(str))
 	for at > 0 && at < len(str) && !utf8.RuneStart(str[at]) {
 		at--
 	}
@@ -315,6 +316,22 @@ func (x *index) pending(str string, spans []span) int {
 		}
 	}
 	return len(str) - at
+}
+
+// incompleteTail returns where the character that the end of str cuts
+// short begins, or len(str) when none is: a later write may complete it,
+// and a span that starts within it is widened to its start (spans), so
+// none of it may be written yet.
+func incompleteTail(str string) int {
+	for j := len(str) - 1; j >= 0 && j > len(str)-utf8.UTFMax; j-- {
+		if utf8.RuneStart(str[j]) {
+			if !utf8.FullRuneInString(str[j:]) {
+				return j
+			}
+			break
+		}
+	}
+	return len(str)
 }
 
 // SecretStart returns the offset in secret where the part to guard begins:
