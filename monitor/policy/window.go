@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 )
@@ -203,11 +205,12 @@ func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 		if changes == nil {
 			changes = pairChanges(rep)
 		}
-		c := comparisonOf(rep, u.Key)
-		if c == nil || !measured(c) {
+		j := slices.IndexFunc(changes, func(p pairChange) bool { return p.key == u.Key })
+		if j < 0 {
 			continue
 		}
 		if offset, ok := meanWithout(changes, u.Key); ok && offset < 0 {
+			c := changes[j].c
 			u.Rejected = drift.DropBeyond(passCount(c.Baseline), passCount(c.Current), -offset) <= rejectionLevel(&st, u)
 		}
 	}
@@ -237,8 +240,9 @@ func SharedOffset(rep *promptcanary.DriftReport) (offset float64, ok bool) {
 }
 
 // pairChange is a measured pair's pass-rate change, current minus
-// baseline, by its unit's key.
+// baseline, with its comparison and its unit's key.
 type pairChange struct {
+	c      *promptcanary.Comparison
 	key    string
 	change float64
 }
@@ -250,7 +254,7 @@ func pairChanges(rep *promptcanary.DriftReport) []pairChange {
 	out := make([]pairChange, 0, len(rep.Comparisons))
 	for i := range rep.Comparisons {
 		if c := &rep.Comparisons[i]; measured(c) {
-			out = append(out, pairChange{pairKey(c), c.Current.PassRate() - c.Baseline.PassRate()})
+			out = append(out, pairChange{c, pairName(c), c.Current.PassRate() - c.Baseline.PassRate()})
 		}
 	}
 	return out
@@ -276,21 +280,6 @@ func meanWithout(changes []pairChange, key string) (float64, bool) {
 		return 0, false
 	}
 	return sum / float64(n), true
-}
-
-// comparisonOf returns rep's comparison of the pair unit key.
-func comparisonOf(rep *promptcanary.DriftReport, key string) *promptcanary.Comparison {
-	for i := range rep.Comparisons {
-		if pairKey(&rep.Comparisons[i]) == key {
-			return &rep.Comparisons[i]
-		}
-	}
-	return nil
-}
-
-// pairKey is the key of a comparison's pair unit.
-func pairKey(c *promptcanary.Comparison) string {
-	return promptcanary.PairKey{ProbeID: c.ProbeID, PromptID: c.PromptID}.String()
 }
 
 // FlagsAny reports whether any tested unit of rep is rejected.
