@@ -33,11 +33,13 @@ func unitWeight(u *familyUnit) float64 {
 }
 
 // Test names recorded in TestedUnit.Test. FisherTest, a pair's test of
-// its pass counts, is the one a caller may test again (see DropBeyond).
+// its pass counts, and StratifiedTest, a probe's or category's test of
+// its pairs' pass counts, are the ones a caller may test again on the
+// pooled counts (see DropBeyond).
 const (
 	FisherTest      = "fisher"
+	StratifiedTest  = "stratified_exact"
 	testMannWhitney = "mann_whitney"
-	testStratified  = "stratified_exact"
 	testSuite       = "stratified_permutation"
 )
 
@@ -478,7 +480,7 @@ func (s *statRun) addStratified(kind, key string, pairs []int) {
 		over = fmt.Sprintf("%d prompts", len(prompts))
 	}
 	s.units = append(s.units, familyUnit{
-		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: testStratified, Statistic: float64(obs),
+		TestedUnit: promptcanary.TestedUnit{Kind: kind, Key: key, Test: StratifiedTest, Statistic: float64(obs),
 			P: pv, MinP: minP, Effect: mean, Interval: promptcanary.Interval{Lower: lo, Upper: hi}, EffectBound: bound},
 		pairs:    pairs,
 		varying:  vk,

@@ -193,7 +193,7 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	if !ok {
 		return nil, false
 	}
-	rest := policy.SuiteOff(first.report, true, false)
+	rest, byOffset := policy.FirstRun(first.report)
 	flagged := policy.Flagged(rest)
 	switch {
 	case s.confirmed:
@@ -205,10 +205,14 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	case len(flagged) == 0:
 		cr.Outcome = promptcanary.CheckClean
 		if len(policy.Flagged(first.report)) > 0 {
-			// drift.Compare flagged the suite alone: a drift, left to
-			// the window.
+			// drift.Compare flagged the suite alone, or units that fell
+			// no more than the run's other pairs: a drift, left to the
+			// window.
 			cr.Outcome, cr.Severity = promptcanary.CheckDrift, atLeastLow(first.report.Severity)
 			cr.Reason = windowReason(s)
+			if byOffset {
+				cr.Reason = withinOffset("the run flagged probes or categories", first.report) + "; " + cr.Reason
+			}
 		}
 		return nil, true
 	}
@@ -224,17 +228,18 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	units := policy.Confirm(rest, e.runLevel.confirmation(second.run, second.report))
 	ev = confirmed(cr, first, second, units)
 	if units == nil && policy.Confirm(rest, policy.SuiteOff(second.report, false, false)) != nil {
-		cr.Reason = withinOffset(second.report)
+		cr.Reason = withinOffset("the confirmation run flagged the same pairs", second.report)
 	}
 	return ev, true
 }
 
-// withinOffset says why a confirmation run that flagged the first run's
-// pairs again did not confirm them: none fell significantly more than the
-// run's other pairs.
-func withinOffset(rep *promptcanary.DriftReport) string {
+// withinOffset says why the units a run flagged (what: "the run flagged
+// probes or categories", "the confirmation run flagged the same pairs")
+// are no finding: none fell significantly more than the run's other
+// pairs.
+func withinOffset(what string, rep *promptcanary.DriftReport) string {
 	offset, _ := policy.SharedOffset(rep)
-	return fmt.Sprintf("the confirmation run flagged the same pairs, but none fell significantly more than the run's other pairs (which moved %.1f points from the baseline on average): a bad hour, not a pair's drift", 100*offset)
+	return fmt.Sprintf("%s, but none fell significantly more than the run's other pairs (which moved %.1f points from the baseline on average): a bad hour, not their drift", what, 100*offset)
 }
 
 // windowSummary is the summary of an incident the window opened.

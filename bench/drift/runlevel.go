@@ -55,7 +55,8 @@ func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport)
 	if !c.rl[r].Known() {
 		return rep.HasDrift
 	}
-	return policy.FlagsAny(policy.SuiteOff(rep, true, false))
+	first, _ := policy.FirstRun(rep)
+	return policy.FlagsAny(first)
 }
 
 // runLevelConfirmed decides a run-level rule's finding at one scheduled
@@ -69,7 +70,8 @@ func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport,
 	if confirmed || second == nil {
 		return confirmed
 	}
-	return conf.Confirm(policy.SuiteOff(rep, true, false), w.Confirmation(second.rep, second.obs)) != nil
+	first, _ := policy.FirstRun(rep)
+	return conf.Confirm(first, w.Confirmation(second.rep, second.obs)) != nil
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no

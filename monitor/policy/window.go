@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"slices"
-
 	"github.com/promptcanary/promptcanary"
 	"github.com/promptcanary/promptcanary/drift"
 )
@@ -182,40 +180,119 @@ func (w *Window) Confirmation(rep *promptcanary.DriftReport, o drift.RunRate) *p
 	return BeyondOffset(SuiteOff(rep, false, w.Drops(o, 1, w.AlphaW)))
 }
 
-// BeyondOffset returns rep with each rejected pass-count pair unit
-// (Fisher's test) kept rejected only when the pair fell significantly
-// more than the report's other pairs: its offset is the mean change of
-// their pass rates (current minus baseline, over the pairs both sides
-// measured, the pair itself left out, so that its own fall does not widen
-// its margin), and when that is negative the pair is tested again with
+// FirstRun returns rep, the report of a scheduled run, as the run-level
+// rule judges it before any confirmation: its suite unit cleared (the
+// window judges the suite), and each flagged probe or category tested on
+// its pass counts kept only when its pairs fell significantly more than
+// the run's other pairs (as BeyondOffset tests them). A bad hour flags
+// the probes and categories that pool hundreds of its answers; kept, any
+// pair of theirs that a confirmation at another hour flags by chance
+// would confirm them. Pairs keep drift.Compare's verdict: the
+// confirmation tests them against its own run's offset, with more
+// samples than a scheduled run may have. byOffset is set when the offset
+// test cleared a unit (not only one that holds every pair). rep is not
+// changed.
+func FirstRun(rep *promptcanary.DriftReport) (out *promptcanary.DriftReport, byOffset bool) {
+	return beyondOffset(SuiteOff(rep, true, false), pooledCounts)
+}
+
+// BeyondOffset returns rep with each rejected pass-count unit (a pair's
+// Fisher test, a probe's or category's stratified test) kept rejected
+// only when its pairs fell significantly more than the report's other
+// pairs. A probe or category that holds every measured pair is the
+// suite, which the run-level rule's window judges: it is cleared. The
+// unit's offset is the mean change of the pass rates of the pairs outside
+// it (current minus baseline, over the pairs both sides
+// measured, so that its own fall does not widen its margin); when that is
+// negative, the unit's pooled pass counts are tested again with
 // drift.DropBeyond at margin −offset, at the level its rejection used but
-// never above the report's (min(α, p·α/q)). rep is not changed.
+// never above the report's (min(α, p·α/q)). Pooling pairs of different
+// rates overstates the variance of the pooled rate, so for a probe or a
+// category the test errs towards keeping the verdict out. Score units
+// (Mann–Whitney) keep theirs. rep is not changed.
 func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
+	out, _ := beyondOffset(rep, countsTest)
+	return out
+}
+
+// beyondOffset is BeyondOffset for the rejected units that gated selects;
+// byOffset is set when the offset test cleared one.
+func beyondOffset(rep *promptcanary.DriftReport, gated func(*promptcanary.TestedUnit) bool) (_ *promptcanary.DriftReport, byOffset bool) {
 	if rep.Statistics == nil {
-		return rep
+		return rep, false
 	}
 	out, st := *rep, *rep.Statistics
 	st.Units = append([]promptcanary.TestedUnit(nil), st.Units...)
 	var changes []pairChange
 	for i := range st.Units {
 		u := &st.Units[i]
-		if !u.Rejected || u.Kind != promptcanary.UnitPair || u.Test != drift.FisherTest {
+		if !u.Rejected || !gated(u) {
 			continue
 		}
 		if changes == nil {
 			changes = pairChanges(rep)
 		}
-		j := slices.IndexFunc(changes, func(p pairChange) bool { return p.key == u.Key })
-		if j < 0 {
-			continue
-		}
-		if offset, ok := meanWithout(changes, u.Key); ok && offset < 0 {
-			c := changes[j].c
-			u.Rejected = drift.DropBeyond(passCount(c.Baseline), passCount(c.Current), -offset) <= rejectionLevel(&st, u)
+		switch base, cur, offset, outside := unitOffset(changes, u); {
+		case outside == 0 && u.Kind != promptcanary.UnitPair:
+			u.Rejected = false // the unit holds every pair: it is the suite, which the window judges
+		case outside > 0 && base.N > 0 && offset < 0:
+			u.Rejected = drift.DropBeyond(base, cur, -offset) <= rejectionLevel(&st, u)
+			byOffset = byOffset || !u.Rejected
 		}
 	}
 	out.Statistics = &st
-	return &out
+	return &out, byOffset
+}
+
+// countsTest reports whether u's test is of pass counts that
+// BeyondOffset can test again: a pair's Fisher test, a probe's or a
+// category's stratified test.
+func countsTest(u *promptcanary.TestedUnit) bool {
+	switch u.Kind {
+	case promptcanary.UnitPair:
+		return u.Test == drift.FisherTest
+	case promptcanary.UnitProbe, promptcanary.UnitCategory:
+		return u.Test == drift.StratifiedTest
+	}
+	return false
+}
+
+// pooledCounts reports whether u is a probe's or a category's test of
+// pass counts.
+func pooledCounts(u *promptcanary.TestedUnit) bool {
+	return u.Kind != promptcanary.UnitPair && countsTest(u)
+}
+
+// unitOffset returns the pooled pass counts of the measured pairs in u,
+// the mean change of those outside it, and how many are outside (0 when
+// u holds them all, and then offset is 0).
+func unitOffset(changes []pairChange, u *promptcanary.TestedUnit) (base, cur promptcanary.PassCount, offset float64, outside int) {
+	for _, p := range changes {
+		if !inUnit(p, u) {
+			offset += p.change
+			outside++
+			continue
+		}
+		base.Passed, base.N = base.Passed+p.c.Baseline.Passes, base.N+p.c.Baseline.N
+		cur.Passed, cur.N = cur.Passed+p.c.Current.Passes, cur.N+p.c.Current.N
+	}
+	if outside > 0 {
+		offset /= float64(outside)
+	}
+	return base, cur, offset, outside
+}
+
+// inUnit reports whether the pair of p is one of unit u's.
+func inUnit(p pairChange, u *promptcanary.TestedUnit) bool {
+	switch u.Kind {
+	case promptcanary.UnitPair:
+		return p.key == u.Key
+	case promptcanary.UnitProbe:
+		return p.c.ProbeID == u.Key
+	case promptcanary.UnitCategory:
+		return string(p.c.Category) == u.Key
+	}
+	return false
 }
 
 // rejectionLevel is the level at which u was rejected in a family at
@@ -227,16 +304,18 @@ func rejectionLevel(st *promptcanary.DriftStatistics, u *promptcanary.TestedUnit
 	return st.Alpha
 }
 
-// passCount is the pass count of one side of a pair.
-func passCount(s promptcanary.SampleStats) promptcanary.PassCount {
-	return promptcanary.PassCount{Passed: s.Passes, N: s.N}
-}
-
 // SharedOffset returns the mean change of the pass rates of rep's
 // pairs that both sides measured (current minus baseline): how far a bad
 // hour moved them all. ok is false when no pair was measured by both.
 func SharedOffset(rep *promptcanary.DriftReport) (offset float64, ok bool) {
-	return meanWithout(pairChanges(rep), "")
+	changes := pairChanges(rep)
+	for _, p := range changes {
+		offset += p.change
+	}
+	if len(changes) == 0 {
+		return 0, false
+	}
+	return offset / float64(len(changes)), true
 }
 
 // pairChange is a measured pair's pass-rate change, current minus
@@ -263,23 +342,6 @@ func pairChanges(rep *promptcanary.DriftReport) []pairChange {
 // measured reports whether both sides of a compared pair have results.
 func measured(c *promptcanary.Comparison) bool {
 	return c.Compared() && c.Baseline.N > 0 && c.Current.N > 0
-}
-
-// meanWithout returns the mean of changes leaving out the one of key; ok
-// is false when none is left.
-func meanWithout(changes []pairChange, key string) (float64, bool) {
-	var sum float64
-	n := 0
-	for _, c := range changes {
-		if c.key != key {
-			sum += c.change
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return sum / float64(n), true
 }
 
 // FlagsAny reports whether any tested unit of rep is rejected.

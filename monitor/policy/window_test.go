@@ -220,3 +220,60 @@ func TestWindowConfirmation(t *testing.T) {
 		t.Errorf("a run 42 points below: the suite unit not flagged (%v)", got)
 	}
 }
+
+// probesReport is a report of two probes with every pair of category
+// "format": json's nine pairs fell by jsonMoved of 30 answers, tone's four
+// by toneMoved. Its units: both probes' stratified tests, a category
+// holding every pair, json/p0's Fisher test, a score unit of tone and the
+// suite, all rejected.
+func probesReport(jsonMoved, toneMoved int) *promptcanary.DriftReport {
+	rep := &promptcanary.DriftReport{Statistics: &promptcanary.DriftStatistics{Alpha: 0.05}}
+	add := func(probe string, n, moved int) {
+		for i := range n {
+			rep.Comparisons = append(rep.Comparisons, promptcanary.Comparison{ProbeID: probe, PromptID: fmt.Sprint("p", i),
+				Category: promptcanary.CategoryFormat, Status: promptcanary.StatusStable,
+				Baseline: promptcanary.SampleStats{N: 30, Passes: 30}, Current: promptcanary.SampleStats{N: 30, Passes: 30 - moved}})
+		}
+	}
+	add("json", 9, jsonMoved)
+	add("tone", 4, toneMoved)
+	unit := func(kind, key, test string) promptcanary.TestedUnit {
+		return promptcanary.TestedUnit{Kind: kind, Key: key, Test: test, P: 1e-6, Q: 1e-5, Rejected: true}
+	}
+	rep.Statistics.Units = []promptcanary.TestedUnit{
+		unit(promptcanary.UnitProbe, "json", drift.StratifiedTest),
+		unit(promptcanary.UnitProbe, "tone", drift.StratifiedTest),
+		unit(promptcanary.UnitCategory, string(promptcanary.CategoryFormat), drift.StratifiedTest),
+		unit(promptcanary.UnitPair, "json/p0", drift.FisherTest),
+		unit(promptcanary.UnitProbe, "tone", "mann_whitney_permutation"),
+		unit(promptcanary.UnitSuite, "s", "stratified_permutation_exact"),
+	}
+	return rep
+}
+
+// Before a confirmation, a probe flagged in a bad hour is kept only when
+// its pairs fell significantly more than the others; a category that
+// holds every pair is the suite and, with the suite, left to the window;
+// pairs and score units keep their verdicts. The report is not changed.
+func TestFirstRun(t *testing.T) {
+	first := func(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
+		out, byOffset := FirstRun(rep)
+		if want := slices.ContainsFunc(out.Statistics.Units[:2], func(u promptcanary.TestedUnit) bool { return !u.Rejected }); byOffset != want {
+			t.Errorf("byOffset %v, want %v: whether a probe was cleared by its offset", byOffset, want)
+		}
+		return out
+	}
+	rep := probesReport(3, 15)
+	if got := rejected(first(rep)); !slices.Equal(got, []bool{false, true, false, true, true, false}) {
+		t.Errorf("json −10, tone −50 points: rejected %v, want tone's probe, the pair and the score unit", got)
+	}
+	if got := rejected(rep); slices.Contains(got, false) {
+		t.Errorf("FirstRun changed the report it was given: %v", got)
+	}
+	if got := rejected(first(probesReport(3, 3))); !slices.Equal(got, []bool{false, false, false, true, true, false}) {
+		t.Errorf("every pair −10 points: rejected %v, want no probe", got)
+	}
+	if got := rejected(first(probesReport(3, 0))); !slices.Equal(got, []bool{true, false, false, true, true, false}) {
+		t.Errorf("json −10, tone steady: rejected %v, want json's probe (the others did not fall) and not tone's", got)
+	}
+}
