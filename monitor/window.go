@@ -239,7 +239,7 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 // pairs.
 func withinOffset(what string, rep *promptcanary.DriftReport) string {
 	offset, _ := policy.SharedOffset(rep)
-	return fmt.Sprintf("%s, but none fell significantly more than the run's other pairs (which moved %.1f points from the baseline on average): a bad hour, not their drift", what, 100*offset)
+	return fmt.Sprintf("%s, but none fell significantly more than the run's other pairs (the run's pairs moved %.1f points from the baseline on average): a bad hour, not their drift", what, 100*offset)
 }
 
 // windowSummary is the summary of an incident the window opened.

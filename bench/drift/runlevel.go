@@ -56,7 +56,7 @@ func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport)
 		return rep.HasDrift
 	}
 	first, _ := policy.FirstRun(rep)
-	return policy.FlagsAny(first)
+	return len(policy.Flagged(first)) > 0
 }
 
 // runLevelConfirmed decides a run-level rule's finding at one scheduled

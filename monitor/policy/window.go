@@ -206,10 +206,13 @@ func FirstRun(rep *promptcanary.DriftReport) (out *promptcanary.DriftReport, byO
 // measured, so that its own fall does not widen its margin); when that is
 // negative, the unit's pooled pass counts are tested again with
 // drift.DropBeyond at margin −offset, at the level its rejection used but
-// never above the report's (min(α, p·α/q)). Pooling pairs of different
-// rates overstates the variance of the pooled rate, so for a probe or a
-// category the test errs towards keeping the verdict out. Score units
-// (Mann–Whitney) keep theirs. rep is not changed.
+// never above the report's (min(α, p·α/q)). A unit whose test repeats
+// another's (SameTestAs) takes that unit's verdict. Score units
+// (Mann–Whitney) keep theirs. Pooled counts above drift.DropBeyond's
+// exact reach take the normal approximation of its statistic, which at
+// pass rates near 1 with few current samples gives smaller p-values than
+// the exact test: a probe or category is then kept more readily than the
+// level says. rep is not changed.
 func BeyondOffset(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	out, _ := beyondOffset(rep, countsTest)
 	return out
@@ -226,7 +229,7 @@ func beyondOffset(rep *promptcanary.DriftReport, gated func(*promptcanary.Tested
 	var changes []pairChange
 	for i := range st.Units {
 		u := &st.Units[i]
-		if !u.Rejected || !gated(u) {
+		if !u.Rejected || !gated(u) || u.SameTestAs != "" {
 			continue
 		}
 		if changes == nil {
@@ -240,8 +243,26 @@ func beyondOffset(rep *promptcanary.DriftReport, gated func(*promptcanary.Tested
 			byOffset = byOffset || !u.Rejected
 		}
 	}
+	followRepeated(st.Units)
 	out.Statistics = &st
 	return &out, byOffset
+}
+
+// followRepeated gives each unit whose test repeats another's exactly
+// (SameTestAs) that unit's verdict: one test, one outcome.
+func followRepeated(units []promptcanary.TestedUnit) {
+	for i := range units {
+		u := &units[i]
+		if u.SameTestAs == "" || !u.Rejected {
+			continue
+		}
+		for _, r := range units {
+			if r.Kind+" "+r.Key == u.SameTestAs && r.SameTestAs == "" {
+				u.Rejected = r.Rejected
+				break
+			}
+		}
+	}
 }
 
 // countsTest reports whether u's test is of pass counts that

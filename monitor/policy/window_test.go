@@ -224,8 +224,8 @@ func TestWindowConfirmation(t *testing.T) {
 // probesReport is a report of two probes with every pair of category
 // "format": json's nine pairs fell by jsonMoved of 30 answers, tone's four
 // by toneMoved. Its units: both probes' stratified tests, a category
-// holding every pair, json/p0's Fisher test, a score unit of tone and the
-// suite, all rejected.
+// holding every pair, json/p0's Fisher test, a score unit of tone, the
+// suite and a category whose test repeats json's, all rejected.
 func probesReport(jsonMoved, toneMoved int) *promptcanary.DriftReport {
 	rep := &promptcanary.DriftReport{Statistics: &promptcanary.DriftStatistics{Alpha: 0.05}}
 	add := func(probe string, n, moved int) {
@@ -247,14 +247,17 @@ func probesReport(jsonMoved, toneMoved int) *promptcanary.DriftReport {
 		unit(promptcanary.UnitPair, "json/p0", drift.FisherTest),
 		unit(promptcanary.UnitProbe, "tone", "mann_whitney_permutation"),
 		unit(promptcanary.UnitSuite, "s", "stratified_permutation_exact"),
+		unit(promptcanary.UnitCategory, "reasoning", drift.StratifiedTest),
 	}
+	rep.Statistics.Units[6].SameTestAs = "probe json"
 	return rep
 }
 
 // Before a confirmation, a probe flagged in a bad hour is kept only when
 // its pairs fell significantly more than the others; a category that
 // holds every pair is the suite and, with the suite, left to the window;
-// pairs and score units keep their verdicts. The report is not changed.
+// a unit that repeats another's test takes its verdict; pairs and score
+// units keep theirs. The report is not changed.
 func TestFirstRun(t *testing.T) {
 	first := func(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 		out, byOffset := FirstRun(rep)
@@ -264,16 +267,16 @@ func TestFirstRun(t *testing.T) {
 		return out
 	}
 	rep := probesReport(3, 15)
-	if got := rejected(first(rep)); !slices.Equal(got, []bool{false, true, false, true, true, false}) {
+	if got := rejected(first(rep)); !slices.Equal(got, []bool{false, true, false, true, true, false, false}) {
 		t.Errorf("json −10, tone −50 points: rejected %v, want tone's probe, the pair and the score unit", got)
 	}
 	if got := rejected(rep); slices.Contains(got, false) {
 		t.Errorf("FirstRun changed the report it was given: %v", got)
 	}
-	if got := rejected(first(probesReport(3, 3))); !slices.Equal(got, []bool{false, false, false, true, true, false}) {
+	if got := rejected(first(probesReport(3, 3))); !slices.Equal(got, []bool{false, false, false, true, true, false, false}) {
 		t.Errorf("every pair −10 points: rejected %v, want no probe", got)
 	}
-	if got := rejected(first(probesReport(3, 0))); !slices.Equal(got, []bool{true, false, false, true, true, false}) {
-		t.Errorf("json −10, tone steady: rejected %v, want json's probe (the others did not fall) and not tone's", got)
+	if got := rejected(first(probesReport(3, 0))); !slices.Equal(got, []bool{true, false, false, true, true, false, true}) {
+		t.Errorf("json −10, tone steady: rejected %v, want json's probe (the others did not fall) and its repeat, not tone's", got)
 	}
 }
