@@ -255,9 +255,10 @@ type monitoredCheck struct {
 	thresholds  []policy.Trend // per trend threshold (default rule)
 	thresholdOn []bool
 
-	baseRuns []drift.RunRate                  // the suite rate of each baseline run (-baseline-runs ≥ 2)
-	pairP    map[promptcanary.PairKey]float64 // the baseline's pair rates
-	rl       []*policy.Window                 // per rule: a run-level rule's window and learned runs
+	baseRuns []drift.RunRate                              // the suite rate of each baseline run (-baseline-runs ≥ 2)
+	pairP    map[promptcanary.PairKey]float64             // the baseline's pair rates
+	rl       []*policy.Window                             // per rule: a run-level rule's window and learned runs
+	first    struct{ rep, out *promptcanary.DriftReport } // the last report policy.FirstRun judged, and its verdict
 }
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {

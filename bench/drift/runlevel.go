@@ -55,8 +55,7 @@ func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport)
 	if !c.rl[r].Known() {
 		return rep.HasDrift
 	}
-	first, _ := policy.FirstRun(rep)
-	return len(policy.Flagged(first)) > 0
+	return len(policy.Flagged(c.firstRun(rep))) > 0
 }
 
 // runLevelConfirmed decides a run-level rule's finding at one scheduled
@@ -70,8 +69,18 @@ func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport,
 	if confirmed || second == nil {
 		return confirmed
 	}
-	first, _ := policy.FirstRun(rep)
-	return conf.Confirm(first, w.Confirmation(second.rep, second.obs)) != nil
+	return conf.Confirm(c.firstRun(rep), w.Confirmation(second.rep, second.obs)) != nil
+}
+
+// firstRun is policy.FirstRun of a scheduled run's report, worked out
+// once for every run-level rule that asks (its offset tests may take the
+// exact test).
+func (c *monitoredCheck) firstRun(rep *promptcanary.DriftReport) *promptcanary.DriftReport {
+	if c.first.rep != rep {
+		c.first.rep = rep
+		c.first.out, _ = policy.FirstRun(rep)
+	}
+	return c.first.out
 }
 
 // learnFrom adds a clean run's suite rate to rule r's learned runs: no
