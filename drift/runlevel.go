@@ -47,7 +47,8 @@ var errRunLevel = errors.New("run-level test")
 // RunLevel tests whether the mean rate of the current runs cur is below
 // the reference runs' ref by more than their run-to-run spread allows
 // (see RunLevelTest). It needs at least 2 reference runs and 1 current
-// run, rates in [0, 1] and variances ≥ 0.
+// run, rates in [0, 1] (or differences of rates in [−1, 1], see
+// ArmDifference) and variances ≥ 0.
 func RunLevel(ref, cur []RunRate) (RunLevelTest, error) {
 	if len(ref) < 2 {
 		return RunLevelTest{}, fmt.Errorf("%w: %d reference runs: need at least 2 to know their spread", errRunLevel, len(ref))
@@ -86,8 +87,8 @@ func RunLevel(ref, cur []RunRate) (RunLevelTest, error) {
 
 func checkRunRates(side string, rs []RunRate) error {
 	for i, r := range rs {
-		if !(r.Rate >= 0 && r.Rate <= 1) {
-			return fmt.Errorf("%w: %s run %d: rate %v is not in [0, 1]", errRunLevel, side, i+1, r.Rate)
+		if !(r.Rate >= -1 && r.Rate <= 1) {
+			return fmt.Errorf("%w: %s run %d: rate %v is not in [−1, 1]", errRunLevel, side, i+1, r.Rate)
 		}
 		if !(r.Var >= 0) || math.IsInf(r.Var, 1) {
 			return fmt.Errorf("%w: %s run %d: variance %v is not a finite number ≥ 0", errRunLevel, side, i+1, r.Var)

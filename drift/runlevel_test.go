@@ -277,7 +277,7 @@ func TestRunLevelRefuses(t *testing.T) {
 		{"one reference run", ok[:1], ok, "1 reference runs: need at least 2"},
 		{"no reference run", nil, ok, "0 reference runs"},
 		{"no current run", ok, nil, "no current run"},
-		{"rate above 1", ok, []RunRate{{1.2, 0}}, "current run 1: rate 1.2 is not in [0, 1]"},
+		{"rate above 1", ok, []RunRate{{1.2, 0}}, "current run 1: rate 1.2 is not in [−1, 1]"},
 		{"NaN rate", []RunRate{{0.5, 0}, {math.NaN(), 0}}, ok, "reference run 2: rate NaN"},
 		{"negative variance", ok, []RunRate{{0.5, -1}}, "current run 1: variance -1"},
 		{"infinite variance", []RunRate{{0.5, math.Inf(1)}, {0.5, 0}}, ok, "reference run 1: variance +Inf"},

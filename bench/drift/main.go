@@ -524,8 +524,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	baseN := fs.Int("baseline-samples", baselineN, "monitor mode: a baseline's samples per prompt (a baseline promoted from 30 runs of 10 samples holds 300)")
 	baseRuns := fs.Int("baseline-runs", 1, "monitor mode: runs, each at an hour of its own, a baseline's samples are spread over (1 to 30)")
 	ruleSet := fs.String("rules", "monitor", "monitor mode: the confirmation rules to measure, monitor (the monitor's and none), all, or runlevel (the monitor's, the same at a later hour and the run-level rules R2s+ and R3; use with -baseline-runs 6 or more)")
+	ctlFlag := fs.String("control", "none", "monitor mode with -rules runlevel: give each check a control arm, the model as it was at the baseline, sharing each run's hour (shared) or at an hour of its own (own), and measure rule R3c, which also judges the suite against it")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	ctl, ok := parseControl(*ctlFlag)
+	if !ok {
+		return fmt.Errorf("parse flags: -control %q: want none, shared or own", *ctlFlag)
+	}
+	if ctl != noControl && (!*monitor || *ruleSet != "runlevel") {
+		return fmt.Errorf("parse flags: -control %s: only with -monitor -rules runlevel", *ctlFlag)
 	}
 	if *quick {
 		*trials, *scTrials = 1000, 200
@@ -551,7 +559,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSimMode(stdout, *economics, *identityTrials, *workers, *seed)
 	}
 	if *monitor {
-		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns, baselineSamples: *baseN})
+		runMonitor(stdout, ws, monitorOptions{months: *months, stepTrials: *stepTrials, gradualTrials: *gradualTrials, workers: *workers, seed: *seed, rules: *ruleSet, baselineRuns: *baseRuns, baselineSamples: *baseN, control: ctl})
 		return nil
 	}
 	start := time.Now()

@@ -74,21 +74,24 @@ type rule struct {
 	overlap policy.Overlap
 	later   bool
 	rl      *policy.Window // a run-level rule (runlevel.go): its settings, nil for the others
+	// control: a run-level rule that also judges the suite against the
+	// check's control arm (control.go, -control)
+	control bool
 }
 
 // allRules are the confirmation rules -rules all compares.
 var allRules = []rule{
 	noConfirmation,
-	{"same unit, 10 samples", 10, policy.OverlapSame, false, nil},
-	{"nested units, 10 samples", 10, policy.OverlapNested, false, nil},
-	{"same unit, 20 samples", 20, policy.OverlapSame, false, nil},
-	{"nested units, 20 samples", 20, policy.OverlapNested, false, nil},
-	{"same unit, 30 samples", 30, policy.OverlapSame, false, nil},
-	{"nested units, 30 samples", 30, policy.OverlapNested, false, nil},
-	{"nested units, 30 samples, a later hour", 30, policy.OverlapNested, true, nil},
+	{"same unit, 10 samples", 10, policy.OverlapSame, false, nil, false},
+	{"nested units, 10 samples", 10, policy.OverlapNested, false, nil, false},
+	{"same unit, 20 samples", 20, policy.OverlapSame, false, nil, false},
+	{"nested units, 20 samples", 20, policy.OverlapNested, false, nil, false},
+	{"same unit, 30 samples", 30, policy.OverlapSame, false, nil, false},
+	{"nested units, 30 samples", 30, policy.OverlapNested, false, nil, false},
+	{"nested units, 30 samples, a later hour", 30, policy.OverlapNested, true, nil, false},
 }
 
-var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false, nil}
+var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false, nil, false}
 
 // runLevelRules are the run-level rules -rules runlevel adds to the
 // monitor's (runlevel.go): they need -baseline-runs 2 or more.
@@ -114,7 +117,7 @@ const minRunLevelRuns = 6
 // rlRule is a run-level rule whose pairs confirm like the monitor's rule
 // at a later hour (30 samples, nested units).
 func rlRule(name string, rl policy.Window) rule {
-	return rule{name, 30, policy.OverlapNested, true, &rl}
+	return rule{name, 30, policy.OverlapNested, true, &rl, false}
 }
 
 // rules are the confirmation rules measured (see selectRules); defaultRule
@@ -157,6 +160,9 @@ func selectRules(set string) {
 	}
 	if set == "runlevel" {
 		rules = slices.Concat(rules, runLevelRules)
+		if controlSetting != noControl {
+			rules = append(rules, controlRule())
+		}
 	}
 	defaultRule = slices.IndexFunc(rules, isDefault)
 }
@@ -258,14 +264,19 @@ type monitoredCheck struct {
 	baseRuns []drift.RunRate                              // the suite rate of each baseline run (-baseline-runs ≥ 2)
 	pairP    map[promptcanary.PairKey]float64             // the baseline's pair rates
 	rl       []*policy.Window                             // per rule: a run-level rule's window and learned runs
+	ctl      *controlArm                                  // the control arm (-control), nil for none
+	diff     []*policy.Window                             // per rule: the window of the suite against the control's, nil for none
+	ctlDiff  drift.RunRate                                // the scheduled run's difference from its control (drift.ArmDifference)
 	first    struct{ rep, out *promptcanary.DriftReport } // the last report policy.FirstRun judged, and its verdict
 }
 
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
 	c := &monitoredCheck{w: w, rng: rng, seed: seed}
 	hours := make([]*suiteSpec, baselineRuns)
+	offsets := make([]float64, baselineRuns)
 	for i := range hours {
-		hours[i] = w.hour(spec, rng)
+		offsets[i] = w.offset(rng)
+		hours[i] = w.shift(spec, offsets[i])
 	}
 	base := make([]promptcanary.ProbeResult, 0, numPrompts*numProbes*monitorBaselineN)
 	c.basePerPrompt = make([][]promptcanary.ProbeResult, numPrompts)
@@ -293,6 +304,7 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 			c.rl[r] = ru.rl.Over(c.baseRuns)
 		}
 	}
+	c.newControl(spec, offsets)
 	return c
 }
 
@@ -309,22 +321,7 @@ func passRate(rs []promptcanary.ProbeResult) float64 {
 // measure samples one run of cur with the given stages and compares it
 // with the baseline.
 func (c *monitoredCheck) measure(cur *suiteSpec, stages []int) (*promptcanary.DriftReport, []promptcanary.ProbeResult, int) {
-	var all []promptcanary.ProbeResult
-	taken := 0
-	for m := range numPrompts {
-		var rs []promptcanary.ProbeResult
-		n := 0
-		for si, stage := range stages {
-			for ; n < stage; n++ {
-				rs = sample(rs, cur, m, n, c.w.rho, c.rng)
-			}
-			if si < len(stages)-1 && drift.AcceptEarly(c.basePerPrompt[m], rs) {
-				break
-			}
-		}
-		all = append(all, rs...)
-		taken += n
-	}
+	all, taken := sampleRun(c.w, cur, stages, c.basePerPrompt, c.rng)
 	c.runs++
 	run := &promptcanary.Run{SuiteName: "bench", ProbeResults: all}
 	opts := drift.Options{Seed: c.seed + uint64(c.runs), Now: fixedNow, NewID: fixedID}
@@ -333,6 +330,27 @@ func (c *monitoredCheck) measure(cur *suiteSpec, stages []int) (*promptcanary.Dr
 		panic(err)
 	}
 	return rep, all, taken
+}
+
+// sampleRun samples one run of cur with the given stages, each prompt
+// stopping early as the runner does when its samples so far are accepted
+// against the baseline's (basePerPrompt); taken counts the samples.
+func sampleRun(w world, cur *suiteSpec, stages []int, basePerPrompt [][]promptcanary.ProbeResult, rng *rand.Rand) (all []promptcanary.ProbeResult, taken int) {
+	for m := range numPrompts {
+		var rs []promptcanary.ProbeResult
+		n := 0
+		for si, stage := range stages {
+			for ; n < stage; n++ {
+				rs = sample(rs, cur, m, n, w.rho, rng)
+			}
+			if si < len(stages)-1 && drift.AcceptEarly(basePerPrompt[m], rs) {
+				break
+			}
+		}
+		all = append(all, rs...)
+		taken += n
+	}
+	return all, taken
 }
 
 // step is what one scheduled run concluded, per rule.
@@ -406,9 +424,11 @@ func (c *monitoredCheck) confirmations(cur, now *suiteSpec, rep *promptcanary.Dr
 
 // scheduled runs one scheduled run (and its confirmation when it flags).
 func (c *monitoredCheck) scheduled(cur *suiteSpec) step {
-	now := c.w.hour(cur, c.rng)
+	d := c.w.offset(c.rng)
+	now := c.w.shift(cur, d)
 	rep, rs, calls := c.measure(now, monitorStages)
 	o := c.suiteRate(rs)
+	c.measureControl(rs, d)
 	st := step{flagged: rep.HasDrift, calls: calls,
 		confirmed: make([]bool, len(rules)), trend: make([]bool, len(rules)), opened: make([]bool, len(rules)),
 		threshold: make([]bool, len(trendThresholds)), thAlarm: make([]bool, len(trendThresholds))}
@@ -743,6 +763,7 @@ type monitorOptions struct {
 	baselineRuns, baselineSamples              int // baselineSamples 0: baselineN
 	seed                                       uint64
 	rules                                      string
+	control                                    controlHour // -control
 }
 
 // monitorResult is what the monitor mode measured in one world.
@@ -753,10 +774,13 @@ type monitorResult struct {
 }
 
 func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
+	controlSetting = o.control
 	selectRules(o.rules)
-	defer selectRules("monitor")
 	baselineRuns, monitorBaselineN = o.baselineRuns, cmp.Or(o.baselineSamples, baselineN)
-	defer func() { baselineRuns, monitorBaselineN = 1, baselineN }()
+	defer func() {
+		controlSetting, baselineRuns, monitorBaselineN = noControl, 1, baselineN
+		selectRules("monitor")
+	}()
 	start := time.Now()
 	fmt.Fprintf(stdout, "# Drift benchmark: monitor mode\n\n7 probes (4 binary, 3 continuous) × 8 prompts; baseline %d samples per prompt; each hourly run adaptive %v (the monitor's default of %d samples), a confirmation run with fresh samples when it flags drift; the monitor's rule: %q (policy.Confirm, policy.ConfirmSamples); trend CUSUM threshold %g; an incident resolves after %d clean runs; seed %d.\n",
 		monitorBaselineN, monitorStages, monitorSamples, rules[defaultRule].name, float64(policy.DefaultTrendThreshold), resolveAfter, o.seed)
@@ -764,6 +788,12 @@ func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
 		o.months, monthRuns, o.months*monthRuns, o.stepTrials, stepHorizon, o.gradualTrials, gradualLead, gradualHorizon/24)
 	if baselineRuns > 1 {
 		fmt.Fprintf(stdout, "Each baseline spreads its %d samples per prompt over %d runs at hours of their own.\n\n", monitorBaselineN, baselineRuns)
+	}
+	switch controlSetting {
+	case sharedHour:
+		fmt.Fprint(stdout, "Each check has a control arm (-control shared): the model as it was at the baseline, run in every scheduled run's slot with the same samples, sharing its hour (its offset); a drift moves the target only. Rule R3c also judges the suite's rate less the control's.\n\n")
+	case controlsHour:
+		fmt.Fprint(stdout, "Each check has a control arm (-control own): the model as it was at the baseline, run in every scheduled run's slot with the same samples, at an hour of its own (an offset of its own); a drift moves the target only. Rule R3c also judges the suite's rate less the control's.\n\n")
 	}
 	results := map[string]monitorResult{}
 	for _, w := range ws {

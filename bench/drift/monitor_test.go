@@ -265,3 +265,46 @@ func TestMonitorNoisyWorld(t *testing.T) {
 		}
 	}
 }
+
+// -control gives each check a control arm measured with a random source
+// of its own: every rule but R3c reads as without it, and R3c's row is
+// added. It needs -monitor -rules runlevel, and none, shared or own.
+func TestControlFlag(t *testing.T) {
+	for _, args := range [][]string{{"-monitor", "-quick", "-rules", "runlevel", "-control", "both"}, {"-monitor", "-quick", "-control", "shared"}, {"-quick", "-control", "own"}} {
+		var out, errOut bytes.Buffer
+		if err := run(args, &out, &errOut); err == nil || !strings.Contains(err.Error(), "-control") {
+			t.Errorf("%v: got %v, want an error naming -control", args, err)
+		}
+	}
+	base := []string{"-monitor", "-months", "1", "-step-trials", "2", "-gradual-trials", "1", "-workers", "2", "-seed", strconv.Itoa(smokeSeed),
+		"-worlds", "T0-run±5", "-rules", "runlevel", "-baseline-runs", "6"}
+	rows := func(args ...string) (map[string]string, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := run(append(slices.Clone(base), args...), &out, &errOut); err != nil {
+			t.Fatalf("run %v: %v (stderr %q)", args, err, errOut.String())
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if m := falseRow.FindStringSubmatch(line); m != nil {
+				got[strings.TrimSpace(m[2])] = line
+			}
+		}
+		return got, out.String()
+	}
+	plain, _ := rows()
+	for _, hour := range []string{"shared", "own"} {
+		with, out := rows("-control", hour)
+		if len(with) != len(plain)+1 {
+			t.Fatalf("-control %s: rule rows %d, want %d and R3c", hour, len(with), len(plain))
+		}
+		for name, line := range plain {
+			if with[name] != line {
+				t.Errorf("-control %s changed the row of %q:\n%s\nwas\n%s", hour, name, with[name], line)
+			}
+		}
+		if want := "-control " + hour + "): the model as it was at the baseline"; !strings.Contains(out, want) {
+			t.Errorf("-control %s: output lacks %q", hour, want)
+		}
+	}
+}

@@ -34,10 +34,25 @@ func (w world) noisy() bool { return w.noise.shift > 0 }
 // figures do not depend on this code), else a copy shifted by the run's
 // offset.
 func (w world) hour(s *suiteSpec, rng *rand.Rand) *suiteSpec {
+	return w.shift(s, w.offset(rng))
+}
+
+// offset draws one run's offset: 0, drawing nothing, in a world without
+// run-level noise.
+func (w world) offset(rng *rand.Rand) float64 {
+	if !w.noisy() {
+		return 0
+	}
+	return w.noise.shift * (2*rng.Float64() - 1)
+}
+
+// shift returns s moved by the offset d as the world moves a run: s
+// itself in a world without run-level noise, else a copy with the moving
+// prompts' pass probabilities shifted by d.
+func (w world) shift(s *suiteSpec, d float64) *suiteSpec {
 	if !w.noisy() {
 		return s
 	}
-	d := w.noise.shift * (2*rng.Float64() - 1)
 	moving := numPrompts
 	if w.noise.cluster > 0 {
 		moving = w.noise.cluster

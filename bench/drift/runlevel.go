@@ -59,8 +59,16 @@ func (c *monitoredCheck) wantsConfirmation(r int, rep *promptcanary.DriftReport)
 }
 
 // runLevelConfirmed decides a run-level rule's finding at one scheduled
-// run; second is the confirmation run (nil when none was taken).
+// run; second is the confirmation run (nil when none was taken). A
+// control rule also finds what its difference window confirms.
 func (c *monitoredCheck) runLevelConfirmed(r int, rep *promptcanary.DriftReport, o drift.RunRate, second *confRun) bool {
+	byControl := c.byControl(r)
+	return c.windowConfirmed(r, rep, o, second) || byControl
+}
+
+// windowConfirmed is runLevelConfirmed of the suite's window, pairs,
+// probes and categories (R3).
+func (c *monitoredCheck) windowConfirmed(r int, rep *promptcanary.DriftReport, o drift.RunRate, second *confRun) bool {
 	conf, w := policy.Confirmation{Overlap: policy.OverlapNested}, c.rl[r]
 	confirmed, _, known := w.Step(o)
 	if !known {
@@ -92,4 +100,5 @@ func (c *monitoredCheck) learnFrom(r int, st *step, o drift.RunRate) {
 		return
 	}
 	c.rl[r].LearnRun(o)
+	c.learnControl(r)
 }

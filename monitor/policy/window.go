@@ -31,11 +31,36 @@ type Window struct {
 	AlphaW  float64 // level of the window's mean
 	Learn   int     // the last clean runs that join the reference, 0 for none
 	MinRuns int     // reference runs needed, with τ² > 0, before the rule applies
+	// Sliding, when set, replaces the window that opens and closes: every
+	// run tests the mean of each of its last SlidingFrom to Runs+1 runs
+	// at level AlphaW over the number of those lengths (Bonferroni), so
+	// no run waits for an earlier window to close, and a drift's runs are
+	// not averaged with the runs before it for long. Fewer runs are never
+	// tested: the tails of the mean of one or two runs' differences are
+	// the least like Student's t (docs/statistics.md).
+	Sliding bool
 
+	recent    []drift.RunRate // Sliding: the last Runs+1 runs, oldest first
 	base      []drift.RunRate
 	learned   []drift.RunRate // the last clean runs, oldest first
 	open      int             // runs in the open window, 0 when none
 	sum, vsum float64
+}
+
+// SlidingFrom is the fewest runs whose mean a Sliding window tests.
+const SlidingFrom = 3
+
+// NewControlWindow returns the monitor's Window of a check's difference
+// from its control arm (drift.ArmDifference), with no reference run: it
+// learns the last DefaultWindowLearn clean runs' differences, applies
+// from DefaultWindowMinRuns of them, and tests the mean of each of the
+// last SlidingFrom to DefaultWindowRuns+1 runs (3 and 4) at
+// DefaultWindowAlphaW/2 (Sliding; rule R3c of go run ./bench/drift
+// -monitor -rules runlevel -control shared, see docs/monitor.md "A
+// control arm against bad hours").
+func NewControlWindow() *Window {
+	return &Window{Alpha: DefaultWindowAlpha, Runs: DefaultWindowRuns, AlphaW: DefaultWindowAlphaW,
+		Learn: DefaultWindowLearn, MinRuns: DefaultWindowMinRuns, Sliding: true}
 }
 
 // NewWindow returns the monitor's Window, with the defaults, over the
@@ -49,7 +74,7 @@ func NewWindow(base []drift.RunRate) *Window {
 // Over returns a Window with w's settings over the suite rates of a
 // baseline's runs, with no learned run and no window open.
 func (w *Window) Over(base []drift.RunRate) *Window {
-	return &Window{Alpha: w.Alpha, Runs: w.Runs, AlphaW: w.AlphaW, Learn: w.Learn, MinRuns: w.MinRuns, base: base}
+	return &Window{Alpha: w.Alpha, Runs: w.Runs, AlphaW: w.AlphaW, Learn: w.Learn, MinRuns: w.MinRuns, Sliding: w.Sliding, base: base}
 }
 
 // Reference returns the reference runs: the baseline's, then the learned.
@@ -93,6 +118,9 @@ func (w *Window) Drops(mean drift.RunRate, n int, alpha float64) bool {
 // Alpha. t is the test of the window's mean after o (n = 0 when no window
 // was open nor opened).
 func (w *Window) Observe(o drift.RunRate) (confirmed bool, t drift.RunLevelTest) {
+	if w.Sliding {
+		return w.slide(o)
+	}
 	switch {
 	case w.open > 0:
 		w.open++
@@ -113,6 +141,40 @@ func (w *Window) Observe(o drift.RunRate) (confirmed bool, t drift.RunLevelTest)
 	return confirmed, t
 }
 
+// slide is Observe of a Sliding window: o joins the last runs, and the
+// mean of each of the last SlidingFrom to Runs+1 of them is tested at
+// AlphaW over the number of those lengths; the first that drops
+// confirms, and the runs start afresh. t is the test with the smallest p
+// (n = 0 while fewer than SlidingFrom runs are held).
+func (w *Window) slide(o drift.RunRate) (confirmed bool, t drift.RunLevelTest) {
+	if len(w.recent) > w.Runs {
+		w.recent = append(w.recent[:0], w.recent[1:]...)
+	}
+	w.recent = append(w.recent, o)
+	level := w.AlphaW / float64(max(w.Runs+2-SlidingFrom, 1))
+	var sum, vsum float64
+	for n := 1; n <= len(w.recent); n++ {
+		r := w.recent[len(w.recent)-n]
+		sum, vsum = sum+r.Rate, vsum+r.Var
+		if n < SlidingFrom {
+			continue
+		}
+		mean := drift.RunRate{Rate: sum / float64(n), Var: vsum / float64(n)}
+		tn, err := w.Test(mean, n)
+		if err != nil {
+			continue
+		}
+		if t.N == 0 || tn.P < t.P {
+			t = tn
+		}
+		if tn.T > 0 && tn.P < level {
+			w.recent = w.recent[:0]
+			return true, tn
+		}
+	}
+	return false, t
+}
+
 // Step takes the suite rate o of a scheduled run as a check's rule does:
 // when the rule applies (Known) it observes o (Observe) and known is set;
 // when it does not, the window closes and the caller keeps its usual rule.
@@ -125,11 +187,17 @@ func (w *Window) Step(o drift.RunRate) (confirmed bool, t drift.RunLevelTest, kn
 	return confirmed, t, true
 }
 
-// Open returns how many runs the open window holds, 0 when none is open.
-func (w *Window) Open() int { return w.open }
+// Open returns how many runs the open window holds, 0 when none is open
+// (a Sliding window: the last runs it tests).
+func (w *Window) Open() int {
+	if w.Sliding {
+		return len(w.recent)
+	}
+	return w.open
+}
 
 // Close closes the open window: the rule does not apply at this run.
-func (w *Window) Close() { w.open = 0 }
+func (w *Window) Close() { w.open, w.recent = 0, w.recent[:0] }
 
 // LearnRun adds a clean run's suite rate (no finding, no open incident) to
 // the learned runs, forgetting the oldest beyond Learn. A run that opened

@@ -280,3 +280,64 @@ func TestFirstRun(t *testing.T) {
 		t.Errorf("json −10, tone steady: rejected %v, want json's probe (the others did not fall) and its repeat, not tone's", got)
 	}
 }
+
+// A sliding window (the control's) tests the mean of each of the last
+// SlidingFrom to Runs+1 runs at AlphaW over the number of those lengths:
+// fewer runs never confirm, three low runs in a row do, good runs between
+// low ones do not block the next low ones, and after a confirmation it
+// starts afresh.
+func TestSlidingWindow(t *testing.T) {
+	learned := func() *Window {
+		w := NewControlWindow()
+		for i := range DefaultWindowMinRuns * 4 {
+			w.LearnRun(drift.RunRate{Rate: 0.01 * float64(i%3-1)}) // −1, 0, +1 points
+		}
+		return w
+	}
+	if NewControlWindow().Known() {
+		t.Fatal("no learned run: the rule applies")
+	}
+	w := learned()
+	if !w.Known() {
+		t.Fatal("24 learned differences with a spread: the rule does not apply")
+	}
+	lengths := float64(DefaultWindowRuns + 2 - SlidingFrom)
+	far := drift.RunRate{Rate: -0.2}
+	for i := range SlidingFrom - 1 {
+		if c, tt := w.Observe(far); c || tt.N != 0 || w.Open() != i+1 {
+			t.Fatalf("run %d 20 points below: confirmed %v, n %d, holding %d; want no test of fewer than %d runs", i+1, c, tt.N, w.Open(), SlidingFrom)
+		}
+	}
+	if c, tt := w.Observe(far); !c || tt.N != SlidingFrom || !(tt.P < DefaultWindowAlphaW/lengths) || w.Open() != 0 {
+		t.Fatalf("%d runs 20 points below: confirmed %v, n %d, p %g, holding %d; want confirmed, afresh", SlidingFrom, c, tt.N, tt.P, w.Open())
+	}
+	// Low, then good runs, then low runs: the good runs close nothing
+	// that blocks the last low ones from confirming.
+	low := drift.RunRate{Rate: -0.05}
+	for i, o := range []drift.RunRate{low, {Rate: 0.04}, {Rate: 0.04}, {Rate: 0.04}, low, low} {
+		if c, _ := w.Observe(o); c {
+			t.Fatalf("run %d confirmed", i+1)
+		}
+	}
+	if c, tt := w.Observe(low); !c || tt.N != SlidingFrom {
+		t.Fatalf("%d low runs after good ones: confirmed %v, n %d; want confirmed", SlidingFrom, c, tt.N)
+	}
+	// The level is AlphaW over the lengths tested: runs at p between
+	// AlphaW/lengths and AlphaW do not confirm.
+	between := false
+	for _, rate := range []float64{-0.01, -0.02, -0.022, -0.023, -0.024, -0.025, -0.026, -0.027, -0.03, -0.04} {
+		v := learned()
+		var c bool
+		var tt drift.RunLevelTest
+		for range SlidingFrom {
+			c, tt = v.Observe(drift.RunRate{Rate: rate})
+		}
+		if want := tt.P < DefaultWindowAlphaW/lengths; c != want {
+			t.Errorf("%d runs at %g: p %g, confirmed %v, want %v", SlidingFrom, rate, tt.P, c, want)
+		}
+		between = between || (tt.P > DefaultWindowAlphaW/lengths && tt.P < DefaultWindowAlphaW)
+	}
+	if !between {
+		t.Error("no case with p between AlphaW/lengths and AlphaW: the test does not tell the two levels apart")
+	}
+}
