@@ -76,10 +76,16 @@ type CheckRun struct {
 }
 
 // SuiteRunRate is one run's suite rate (the mean of its pairs' pass
-// rates) and the binomial variance of that rate.
+// rates) and the binomial variance of that rate; for a check with a
+// control arm also the run's difference from the control in the same
+// slot.
 type SuiteRunRate struct {
 	Rate float64 `json:"rate"`
 	Var  float64 `json:"variance"`
+	// ControlDiff is the weighted mean of the run's pair pass rates less
+	// its control arm's (drift.ArmDifference), nil for a check without a
+	// control or a slot whose control measured none of the run's pairs.
+	ControlDiff *float64 `json:"control_difference,omitempty"`
 }
 
 // Measured reports whether the check run measured anything: clean or

@@ -24,6 +24,9 @@ import (
 type measurement struct {
 	run    *promptcanary.Run
 	report *promptcanary.DriftReport
+	// control is the control arm's run in the same slot, nil without a
+	// control or when it measured nothing.
+	control *promptcanary.Run
 	// reason says why nothing usable was measured, "" when it was.
 	reason      string
 	interrupted bool
@@ -272,8 +275,11 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	}
 	// The control arm's calls are the check's too: they count against
 	// the budget like the gate's.
-	if c := out.Control; c != nil && c.Run != nil && c.Run.CostUSD != nil {
-		ms.cost += *c.Run.CostUSD
+	if c := out.Control; c != nil && c.Run != nil {
+		ms.control = c.Run
+		if c.Run.CostUSD != nil {
+			ms.cost += *c.Run.CostUSD
+		}
 	}
 	switch {
 	case len(out.Problems) > 0:

@@ -12,6 +12,7 @@ import (
 	"github.com/promptcanary/promptcanary/monitor/incident"
 	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/monitor/web"
+	"github.com/promptcanary/promptcanary/provider"
 	"github.com/promptcanary/promptcanary/store"
 )
 
@@ -25,14 +26,27 @@ type runLevel struct {
 	pairP      map[promptcanary.PairKey]float64
 	w          *policy.Window
 	baseRuns   int
+	// control is set for a check with a control arm: diff is then the
+	// window of the run's difference from the control in the same slot
+	// (policy.NewControlWindow over drift.ArmDifference with weights,
+	// drift.PairWeights of the baseline at samples per prompt).
+	control bool
+	samples int
+	diff    *policy.Window
+	weights map[promptcanary.PairKey]float64
 	// stored are the clean runs read back on start (oldest first), of
 	// the baseline storedID: they join the window made for it. The last
 	// replay of them are the newest scheduled runs in a row, which the
 	// window observes again as it did live, so that a window open at a
 	// restart stays open.
-	stored   []drift.RunRate
+	stored   []promptcanary.SuiteRunRate
 	storedID string
 	replay   int
+}
+
+// runRate is the window's view of a run-level record.
+func runRate(o *promptcanary.SuiteRunRate) drift.RunRate {
+	return drift.RunRate{Rate: o.Rate, Var: o.Var}
 }
 
 // use makes base the baseline of the rule: a new baseline starts afresh,
@@ -44,17 +58,35 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 	}
 	runs, pairP := policy.BaselineRunRates(base)
 	r.w, r.pairP, r.baselineID, r.baseRuns = policy.NewWindow(runs), pairP, base.SnapshotID, len(runs)
+	r.diff, r.weights = nil, nil
+	if r.control {
+		r.diff, r.weights = policy.NewControlWindow(), drift.PairWeights(base.RunResult.ProbeResults, r.samples)
+	}
 	if r.storedID == base.SnapshotID {
 		learned := len(r.stored) - r.replay
-		for _, o := range r.stored[:learned] {
-			r.w.LearnRun(o)
-		}
-		for _, o := range r.stored[learned:] {
-			r.w.Step(o)
-			r.w.LearnRun(o)
+		for i := range r.stored {
+			r.relearn(&r.stored[i], i >= learned)
 		}
 	}
 	r.stored, r.storedID, r.replay = nil, "", 0
+}
+
+// relearn adds a stored clean run to the learned runs of the windows,
+// after stepping them with it first when replay is set. The caller holds
+// r.mu.
+func (r *runLevel) relearn(o *promptcanary.SuiteRunRate, replay bool) {
+	if replay {
+		r.w.Step(runRate(o))
+	}
+	r.w.LearnRun(runRate(o))
+	if r.diff == nil || o.ControlDiff == nil {
+		return
+	}
+	d := drift.RunRate{Rate: *o.ControlDiff}
+	if replay {
+		r.diff.Step(d)
+	}
+	r.diff.LearnRun(d)
 }
 
 // restore reads back the clean runs of the baseline baselineID from a
@@ -68,7 +100,7 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 // through the window when it is made, so that a window a run opened
 // before a restart is still open after it.
 func (r *runLevel) restore(baselineID string, runs []promptcanary.CheckRun, incs []promptcanary.Incident) {
-	var clean []drift.RunRate
+	var clean []promptcanary.SuiteRunRate
 	replay, inRow := 0, true
 	for i := range runs {
 		cr := &runs[i]
@@ -79,7 +111,7 @@ func (r *runLevel) restore(baselineID string, runs []promptcanary.CheckRun, incs
 			inRow = false
 			continue
 		}
-		clean = append(clean, drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var})
+		clean = append(clean, *cr.RunLevel)
 		if inRow && replay <= policy.DefaultWindowRuns {
 			replay++
 		}
@@ -102,9 +134,10 @@ func duringIncident(cr *promptcanary.CheckRun, incs []promptcanary.Incident) boo
 }
 
 // rate is a run's suite rate and binomial variance, weighed by the
-// baseline's pair rates; nil when the run has no result. The caller holds
-// r.mu.
-func (r *runLevel) rate(run *promptcanary.Run) *promptcanary.SuiteRunRate {
+// baseline's pair rates, and its difference from the control's run in the
+// same slot (nil without one); nil when the run has no result. The
+// caller holds r.mu.
+func (r *runLevel) rate(run, control *promptcanary.Run) *promptcanary.SuiteRunRate {
 	if run == nil {
 		return nil
 	}
@@ -112,7 +145,13 @@ func (r *runLevel) rate(run *promptcanary.Run) *promptcanary.SuiteRunRate {
 	if !ok {
 		return nil
 	}
-	return &promptcanary.SuiteRunRate{Rate: o.Rate, Var: o.Var}
+	out := &promptcanary.SuiteRunRate{Rate: o.Rate, Var: o.Var}
+	if r.diff != nil && control != nil {
+		if d, ok := drift.ArmDifference(run.ProbeResults, control.ProbeResults, r.weights); ok {
+			out.ControlDiff = &d.Rate
+		}
+	}
+	return out
 }
 
 // status returns what the check page shows.
@@ -122,7 +161,11 @@ func (r *runLevel) status() *web.RunLevel {
 	if r.w == nil {
 		return &web.RunLevel{}
 	}
-	return &web.RunLevel{BaselineRuns: r.baseRuns, Learned: r.w.Learned(), Applies: r.w.Known(), Open: r.w.Open()}
+	st := &web.RunLevel{BaselineRuns: r.baseRuns, Learned: r.w.Learned(), Applies: r.w.Known(), Open: r.w.Open()}
+	if r.diff != nil {
+		st.Control = &web.ControlWindow{Learned: r.diff.Learned(), Applies: r.diff.Known(), Held: r.diff.Open()}
+	}
+	return st
 }
 
 // windowStep is what the run-level rule made of a scheduled run.
@@ -130,24 +173,34 @@ type windowStep struct {
 	confirmed bool
 	test      drift.RunLevelTest
 	open      int // runs in the window after the run, 0 when none is open
+	// byControl is set when the control window confirmed a fall of the
+	// run below its control, whose test is controlTest.
+	byControl   bool
+	controlTest drift.RunLevelTest
 }
 
-// observe measures the first run's suite rate onto cr and, when the rule
+// observe measures the first run's suite rate (and its difference from
+// the control's run, control, nil for none) onto cr and, when the rule
 // applies, steps the window with it; ok is false when it does not apply
 // (too few reference runs, no spread beyond sampling, or a run without
-// results), and then the check keeps today's rule.
-func (r *runLevel) observe(base *promptcanary.Baseline, run *promptcanary.Run, cr *promptcanary.CheckRun) (s windowStep, ok bool) {
+// results), and then the check keeps today's rule. The control window
+// is stepped either way: s.byControl is set when it confirmed.
+func (r *runLevel) observe(base *promptcanary.Baseline, run, control *promptcanary.Run, cr *promptcanary.CheckRun) (s windowStep, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.use(base)
-	cr.RunLevel = r.rate(run)
+	cr.RunLevel = r.rate(run, control)
 	if cr.RunLevel == nil {
 		r.w.Close()
+		if r.diff != nil {
+			r.diff.Close()
+		}
 		return windowStep{}, false
 	}
-	o := drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var}
+	s.byControl, s.controlTest = r.stepControl(cr.RunLevel)
+	o := runRate(cr.RunLevel)
 	if s.confirmed, s.test, ok = r.w.Step(o); !ok {
-		return windowStep{}, false
+		return windowStep{byControl: s.byControl, controlTest: s.controlTest}, false
 	}
 	s.open = r.w.Open()
 	if s.test.N == 0 {
@@ -156,17 +209,33 @@ func (r *runLevel) observe(base *promptcanary.Baseline, run *promptcanary.Run, c
 	return s, true
 }
 
+// stepControl steps the control window with o's difference from the
+// control, and reports whether it confirmed a fall below the control; a
+// run without a difference (no control run, or no pair both measured)
+// closes the window. The caller holds r.mu.
+func (r *runLevel) stepControl(o *promptcanary.SuiteRunRate) (confirmed bool, t drift.RunLevelTest) {
+	if r.diff == nil {
+		return false, t
+	}
+	if o.ControlDiff == nil {
+		r.diff.Close()
+		return false, t
+	}
+	confirmed, t, _ = r.diff.Step(drift.RunRate{Rate: *o.ControlDiff})
+	return confirmed, t
+}
+
 // confirmation returns a confirmation run's report as the run-level rule
 // judges it (policy.Window.Confirmation): the suite unit by the window's
 // test of the run's suite rate, pairs beyond the run's shared offset.
 func (r *runLevel) confirmation(run *promptcanary.Run, rep *promptcanary.DriftReport) *promptcanary.DriftReport {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	o := r.rate(run)
+	o := r.rate(run, nil)
 	if o == nil {
 		return policy.BeyondOffset(policy.SuiteOff(rep, false, false))
 	}
-	return r.w.Confirmation(rep, drift.RunRate{Rate: o.Rate, Var: o.Var})
+	return r.w.Confirmation(rep, runRate(o))
 }
 
 // learn adds cr's suite rate to the learned runs when cr is a clean run
@@ -179,7 +248,7 @@ func (r *runLevel) learn(cr *promptcanary.CheckRun, open bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w != nil && r.baselineID == cr.BaselineID {
-		r.w.LearnRun(drift.RunRate{Rate: cr.RunLevel.Rate, Var: cr.RunLevel.Var})
+		r.relearn(cr.RunLevel, false)
 	}
 }
 
@@ -189,7 +258,10 @@ func (r *runLevel) learn(cr *promptcanary.CheckRun, open bool) {
 // suite unit is the window's test of the confirmation run). ok is false
 // when the rule does not apply, and judge goes on as without it.
 func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) (ev *incident.Evidence, ok bool) {
-	s, ok := e.runLevel.observe(base, first.run, cr)
+	s, ok := e.runLevel.observe(base, first.run, first.control, cr)
+	if s.byControl {
+		return belowControl(e, first, cr, s.controlTest), true
+	}
 	if !ok {
 		return nil, false
 	}
@@ -232,6 +304,35 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 	}
 	return ev, true
 }
+
+// belowControl records a run whose control window confirmed that the
+// check's pass rates fell below its control's in the same slots (test t
+// of the mean difference over t.N runs) and returns the evidence: the
+// suite unit, a summary that says so and, unless the suite itself
+// changed, the provider (or the app) as the cause.
+func belowControl(e *entry, first measurement, cr *promptcanary.CheckRun, t drift.RunLevelTest) *incident.Evidence {
+	cr.Outcome, cr.Confirmed = promptcanary.CheckDrift, true
+	cr.Severity = atLeastLow(first.report.Severity)
+	ev := evidenceOf(first, []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: e.c.Suite.Name, Baseline: cr.BaselinePassRate, Current: cr.PassRate}})
+	ev.Summary = controlSummary(e.c.Control, t)
+	if a := ev.Attribution; a == nil || a.Cause != promptcanary.CauseSuite {
+		cause := promptcanary.CauseProvider
+		if provider.CapabilitiesOf(first.report.Provider.ModelID).App {
+			cause = promptcanary.CauseApp
+		}
+		ev.Attribution = &promptcanary.Attribution{Cause: cause, Evidence: []string{"the control " + e.c.Control + " held: " + ev.Summary}}
+	}
+	return ev
+}
+
+// controlSummary is the summary of an incident the control window opened.
+func controlSummary(control string, t drift.RunLevelTest) string {
+	return fmt.Sprintf("pass rates below the control %s's in the same slots over %d runs: %s points from it, where the last %d clean runs were %s points from it on average (t=%.2f, p=%.2g)",
+		control, t.N, signedPoints(t.Current), t.K, signedPoints(t.Reference), t.T, t.P)
+}
+
+// signedPoints writes a difference of rates in points with its sign.
+func signedPoints(d float64) string { return fmt.Sprintf("%+.1f", 100*d) }
 
 // withinOffset says why the units a run flagged (what: "the run flagged
 // probes or categories", "the confirmation run flagged the same pairs")

@@ -24,7 +24,19 @@ type wobble struct {
 	// broken is 1 + the prompt whose every answer fails during the bad
 	// hour, 0 for none.
 	broken atomic.Int64
-	now    func() time.Time
+	// drift makes drift more of every 20 answers of the model "m" fail,
+	// other cells than the bad hour's, bad hour or not: a drift of the
+	// target that its control (any other model) does not share.
+	drift atomic.Int64
+	now   func() time.Time
+}
+
+// wobbleArm is the wobble as one model answers it: "m", the target, or
+// another, a control, which shares the bad hours with other cells
+// failing (as another sample of the same hour would) and not the drift.
+type wobbleArm struct {
+	*wobble
+	control bool
 }
 
 // theWobble is the wobble provider of the test running (the tests that
@@ -32,9 +44,9 @@ type wobble struct {
 var theWobble atomic.Pointer[wobble]
 
 func init() {
-	provider.Register("wobble", func(string, provider.Options) (provider.Provider, error) {
+	provider.Register("wobble", func(model string, _ provider.Options) (provider.Provider, error) {
 		if w := theWobble.Load(); w != nil {
-			return w, nil
+			return wobbleArm{w, model != "m"}, nil
 		}
 		return nil, fmt.Errorf("no wobble provider")
 	})
@@ -52,14 +64,19 @@ func (w *wobble) badHour(fails int, until time.Time) {
 	w.until.Store(until.UnixNano())
 }
 
-func (w *wobble) Generate(_ context.Context, req *provider.Request) (*promptcanary.Response, error) {
+func (w wobbleArm) Generate(_ context.Context, req *provider.Request) (*promptcanary.Response, error) {
 	var p int
 	fmt.Sscanf(req.Prompt.ID, "q%d", &p)
-	content := "yes"
-	if u := w.until.Load(); u != 0 && !w.now().Before(time.Unix(0, u)) {
-		return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
+	cell := int64((16*req.Sample + p) % 20)
+	if w.control {
+		cell = int64((16*req.Sample + p + 3*req.Sample + 1) % 20)
 	}
-	if int64((16*req.Sample+p)%20) < w.fails.Load() || w.broken.Load() == int64(p)+1 {
+	fail := !w.control && cell >= 20-w.drift.Load()
+	if u := w.until.Load(); u == 0 || w.now().Before(time.Unix(0, u)) {
+		fail = fail || cell < w.fails.Load() || w.broken.Load() == int64(p)+1
+	}
+	content := "yes"
+	if fail {
 		content = "no"
 	}
 	return &promptcanary.Response{Content: content, FinishReason: "stop", PromptTokens: 10, CompletionTokens: 1}, nil
@@ -266,3 +283,50 @@ func TestRunLevelPairsBeyondOffset(t *testing.T) {
 
 // hasPrefix reports whether s begins with prefix.
 func hasPrefix(s, prefix string) bool { return len(s) >= len(prefix) && s[:len(prefix)] == prefix }
+
+// With run_level: true and a control, the suite is also judged against
+// the control in the same slots: the runs' differences from the control
+// are learned and restored after a restart; bad hours both arms share
+// open no incident; a persistent drift of the target alone, hidden in
+// bad hours, opens one by the control window within four runs, naming
+// the provider as the cause.
+func TestRunLevelControl(t *testing.T) {
+	f, w := wobbleFixtureWith(t, true, []int{0, 4, 8, 0, 4, 8}, "[expected_keywords]")
+	saveControlBaseline(f, "wobble/pinned")
+	f.extra += "    control: wobble/pinned\n"
+	m := f.monitor(f.config("1h", 5))
+	var warm []int
+	for i := range 60 {
+		warm = append(warm, 4*(i%3))
+	}
+	runs := runWobble(f, m, w, warm)
+	if rl := runs[len(runs)-1].RunLevel; rl == nil || rl.ControlDiff == nil {
+		t.Fatalf("the last warm run's record: got %+v, want a difference from the control", rl)
+	}
+	st := m.Statuses()[0].RunLevel
+	if st == nil || st.Control == nil || st.Control.Learned != 60 || !st.Control.Applies {
+		t.Fatalf("control window: got %+v, want 60 differences learned, applying", st)
+	}
+	m = f.monitor(f.config("1h", 5))
+	if st := m.Statuses()[0].RunLevel; st == nil || st.Control == nil || st.Control.Learned != 60 || !st.Control.Applies {
+		t.Fatalf("control window after a restart: got %+v, want 60 differences learned again", st)
+	}
+	runWobble(f, m, w, []int{8, 8, 8, 0, 4})
+	if incs := f.incidents(false); len(incs) != 0 {
+		t.Fatalf("bad hours both arms share opened %d incidents (%s), want none", len(incs), incs[0].Summary)
+	}
+	w.drift.Store(2) // 10 points, the target alone
+	runs = runWobble(f, m, w, []int{0, 8, 4, 0})
+	incs := f.incidents(true)
+	if len(incs) != 1 || !hasPrefix(incs[0].Summary, "pass rates below the control wobble/pinned's in the same slots over ") {
+		t.Fatalf("the target 10 points down: got incidents %+v, want one opened by the control window", incs)
+	}
+	a := incs[0].Attribution
+	if a == nil || a.Cause != promptcanary.CauseProvider || len(a.Evidence) == 0 || !hasPrefix(a.Evidence[0], "the control wobble/pinned held: ") {
+		t.Errorf("attribution %+v, want provider, the control held", a)
+	}
+	if runs[0].Confirmed {
+		t.Errorf("confirmed at the drift's first run: want a mean of 2 runs or more")
+	}
+	t.Log(incs[0].Summary)
+}

@@ -65,7 +65,7 @@ func TestIncidentAttributionEscaped(t *testing.T) {
 func TestCheckControl(t *testing.T) {
 	srv, _, _, f := newTestServer(t, fixtureOptions{hourly: 24, reports: 2})
 	_, page := get(t, srv, CheckPath(f.check, f.provider))
-	if want := `<div><dt>Control</dt><dd class="mono" title="run in the same slot with the same prompts, against its own baseline">openai/gpt-4o-mini-2024-07-18</dd></div>`; !strings.Contains(page, want) {
+	if want := `<div><dt>Control</dt><dd title="run in the same slot with the same prompts, against its own baseline"><span class="mono">openai/gpt-4o-mini-2024-07-18</span></dd></div>`; !strings.Contains(page, want) {
 		t.Errorf("the check page lacks %q", want)
 	}
 	if _, other := get(t, srv, CheckPath(f.check, f.otherProvider)); strings.Contains(other, "<dt>Control</dt>") {

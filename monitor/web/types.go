@@ -56,6 +56,21 @@ type RunLevel struct {
 	Applies bool
 	// Open is how many runs the open window holds, 0 when none is open.
 	Open int
+	// Control is the window of the check's difference from its control
+	// arm, nil for a check without a control.
+	Control *ControlWindow
+}
+
+// ControlWindow is what the check page shows of the run-level rule's
+// window of a check's difference from its control arm.
+type ControlWindow struct {
+	// Learned are the clean runs' differences it learned.
+	Learned int
+	// Applies is set from 6 learned runs with a spread.
+	Applies bool
+	// Held is how many of the last runs it holds, whose means of 2 or
+	// more it tests.
+	Held int
 }
 
 // Reference returns how many reference runs the rule has.

@@ -247,7 +247,7 @@ func TestIncidentsFilter(t *testing.T) {
 
 // The check page of a check with run_level: true says that the run-level
 // rule judges its suite, with how many reference runs, and whether it
-// applies yet.
+// applies yet; with a control, what its control window learned.
 func TestCheckPageRunLevel(t *testing.T) {
 	src, _, _ := newFixture(t, fixtureOptions{hourly: 2})
 	for i, tc := range []struct {
@@ -257,8 +257,16 @@ func TestCheckPageRunLevel(t *testing.T) {
 		{nil, ""},
 		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Open: 2}, "run-level rule, 66 reference runs (6 of the baseline, 60 clean); window open (2 of at most 4 runs)"},
 		{&RunLevel{BaselineRuns: 1, Learned: 3}, "run-level rule, 4 reference runs (1 of the baseline, 3 clean); not applied yet (needs 6 that spread beyond sampling)"},
+		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Control: &ControlWindow{Learned: 60, Applies: true, Held: 3}},
+			"<span class=\"mono\">sim/stable</span>; the suite is also judged against it (run_level: true): 60 clean runs' differences learned, the means of the last 2 to 3 runs tested"},
+		{&RunLevel{BaselineRuns: 6, Learned: 4, Control: &ControlWindow{Learned: 4}},
+			"the suite is also judged against it (run_level: true): 4 clean runs' differences learned, not applied yet (needs 6 that spread)"},
 	} {
 		src.statuses[0].RunLevel = tc.rl
+		src.statuses[0].Control = ""
+		if tc.rl != nil && tc.rl.Control != nil {
+			src.statuses[0].Control = "sim/stable"
+		}
 		srv := httptest.NewServer(New(Options{Source: src, Now: func() time.Time { return fixtureNow }}))
 		_, body := get(t, srv, CheckPath(src.statuses[0].Check, src.statuses[0].Provider))
 		srv.Close()

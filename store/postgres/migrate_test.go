@@ -98,7 +98,7 @@ func TestRefusesEncoding(t *testing.T) {
 
 // TestMigrateAttributionKeepsIncidents upgrades a schema whose incidents
 // were stored before they had an attribution: the column (and what the
-// later migrations added) is taken away and migrations 5 to 7 forgotten,
+// later migrations added) is taken away and migrations 5 to 8 forgotten,
 // as version 4 left them, and the store opened again: they read back with none.
 func TestMigrateAttributionKeepsIncidents(t *testing.T) {
 	t.Parallel()
@@ -109,13 +109,13 @@ func TestMigrateAttributionKeepsIncidents(t *testing.T) {
 	if err := s.SaveIncident(ctx, inc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `ALTER TABLE incidents DROP COLUMN attribution; DROP TABLE candidate_gates; ALTER TABLE check_runs DROP COLUMN run_level_rate, DROP COLUMN run_level_var; DELETE FROM schema_migrations WHERE version >= 5`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE incidents DROP COLUMN attribution; DROP TABLE candidate_gates; ALTER TABLE check_runs DROP COLUMN run_level_rate, DROP COLUMN run_level_var, DROP COLUMN run_level_control_diff; DELETE FROM schema_migrations WHERE version >= 5`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	s = openDSN(t, dsn)
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 7 { // 7_run_level, the newest
-		t.Fatalf("schema version %d, %v, want 7", v, err)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 8 { // 8_control_diff, the newest
+		t.Fatalf("schema version %d, %v, want 8", v, err)
 	}
 	got, err := s.Incident(ctx, "old-incident")
 	if err != nil {

@@ -99,7 +99,7 @@ func TestEmbeddedMigrations(t *testing.T) {
 		names = append(names, fmt.Sprintf("%04d_%s", m.Version, m.Name))
 	}
 	// Applied databases have these: never renumber them.
-	want := []string{"0001_init", "0002_pending_baselines", "0003_monitor", "0004_fleet", "0005_answers", "0006_attribution", "0007_gates", "0008_run_level"}
+	want := []string{"0001_init", "0002_pending_baselines", "0003_monitor", "0004_fleet", "0005_answers", "0006_attribution", "0007_gates", "0008_run_level", "0009_control_diff"}
 	if !slices.Equal(names, want) || !strings.Contains(ms[0].SQL, "CREATE TABLE runs") {
 		t.Errorf("got migrations %v, want %v, the first creating runs", names, want)
 	}

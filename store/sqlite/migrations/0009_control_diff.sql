@@ -1,0 +1,4 @@
+-- The control arm's difference in a check run's run-level record: the
+-- schema shared by the SQL stores, store/sqlstore/schema/control_diff.sql,
+-- in SQLite's words (dialect.go).
+{{template "control_diff.sql" .}}
