@@ -313,14 +313,18 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 func belowControl(e *entry, first measurement, cr *promptcanary.CheckRun, t drift.RunLevelTest) *incident.Evidence {
 	cr.Outcome, cr.Confirmed = promptcanary.CheckDrift, true
 	cr.Severity = atLeastLow(first.report.Severity)
-	ev := evidenceOf(first, []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: e.c.Suite.Name, Baseline: cr.BaselinePassRate, Current: cr.PassRate}})
+	// The unit's rates are the differences the window tested: the usual
+	// one over the learned runs, and the mean over the last t.N.
+	ev := evidenceOf(first, []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: e.c.Suite.Name + " less the control " + e.c.Control,
+		Baseline: t.Reference, Current: t.Current}})
 	ev.Summary = controlSummary(e.c.Control, t)
 	if a := ev.Attribution; a == nil || a.Cause != promptcanary.CauseSuite {
 		cause := promptcanary.CauseProvider
 		if provider.CapabilitiesOf(first.report.Provider.ModelID).App {
 			cause = promptcanary.CauseApp
 		}
-		ev.Attribution = &promptcanary.Attribution{Cause: cause, Evidence: []string{"the control " + e.c.Control + " held: " + ev.Summary}}
+		held := fmt.Sprintf("the control %s held: over the last %d runs the pass rates fell %.1f points more than the control's in the same slots", e.c.Control, t.N, 100*(t.Reference-t.Current))
+		ev.Attribution = &promptcanary.Attribution{Cause: cause, Evidence: []string{held}}
 	}
 	return ev
 }

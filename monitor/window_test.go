@@ -322,8 +322,11 @@ func TestRunLevelControl(t *testing.T) {
 		t.Fatalf("the target 10 points down: got incidents %+v, want one opened by the control window", incs)
 	}
 	a := incs[0].Attribution
-	if a == nil || a.Cause != promptcanary.CauseProvider || len(a.Evidence) == 0 || !hasPrefix(a.Evidence[0], "the control wobble/pinned held: ") {
+	if a == nil || a.Cause != promptcanary.CauseProvider || len(a.Evidence) == 0 || !hasPrefix(a.Evidence[0], "the control wobble/pinned held: over the last ") {
 		t.Errorf("attribution %+v, want provider, the control held", a)
+	}
+	if u := incs[0].Units; len(u) != 1 || u[0].Name != "canary less the control wobble/pinned" || !(u[0].Current < u[0].Baseline) {
+		t.Errorf("units %+v, want the suite less the control, its difference fallen", u)
 	}
 	if runs[0].Confirmed {
 		t.Errorf("confirmed at the drift's first run: want a mean of 2 runs or more")
