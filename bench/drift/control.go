@@ -12,8 +12,9 @@ package main
 // Rule R3c is R3, and also judges the arms' difference in each slot
 // (drift.ArmDifference: the weighted mean of the target's pair rates less
 // the control's, whose whole spread is learned from the check's last
-// clean runs) with a policy.Window of its own, as the monitor does for a check with run_level: true
-// and a control. The control samples with a random source of its own, so
+// clean runs) with policy.NewControlWindow, as the monitor does for a
+// check with run_level: true and a control. The control takes every
+// sample, as the monitor's does, with a random source of its own, so
 // every other rule's figures are those of a run without -control.
 
 import (
@@ -49,55 +50,42 @@ func parseControl(s string) (controlHour, bool) {
 	return noControl, false
 }
 
-// controlRule is R3 that also judges the suite against the control arm.
+// controlRule is R3 that also judges the check against the control arm
+// with policy.NewControlWindow, as the monitor does.
 func controlRule() rule {
-	r := rlRule("R3c R3, and the difference from the control: sliding means of 3-4 runs at 1e-4/2 (learned runs)", *policy.NewControlWindow())
+	r := rlRule("R3c R3, and the difference from the control: sliding means of 3-4 runs at 1e-4/2 (learned runs)",
+		policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, Learn: 100, MinRuns: minRunLevelRuns})
 	r.control = true
 	return r
 }
 
-// controlArm is a check's control: the behaviour it keeps, its baseline's
-// samples per prompt (which its runs stop early against, as the monitor's
-// control does against its own baseline) and its random source.
+// controlArm is a check's control: the behaviour it keeps, its random
+// source, and the weights of the arms' difference.
 type controlArm struct {
-	spec          suiteSpec
-	basePerPrompt [][]promptcanary.ProbeResult
-	rng           *rand.Rand
-	weights       map[promptcanary.PairKey]float64 // drift.PairWeights of the target's baseline
+	spec    suiteSpec
+	rng     *rand.Rand
+	weights map[promptcanary.PairKey]float64 // drift.PairWeights of the target's baseline
 }
 
-// newControl gives c its control arm when -control asks for one: a
-// baseline of the target's size at the target's baseline hours (offsets),
-// or at hours of its own, and a difference window per control rule.
-func (c *monitoredCheck) newControl(spec *suiteSpec, offsets []float64) {
+// newControl gives c its control arm when -control asks for one, and a
+// difference window per control rule.
+func (c *monitoredCheck) newControl(spec *suiteSpec) {
 	if controlSetting == noControl {
 		return
 	}
-	a := &controlArm{spec: *spec, rng: rand.New(rand.NewPCG(c.seed, 0x3c6ef372fe94f82b))}
-	hours := make([]*suiteSpec, len(offsets))
-	for i, d := range offsets {
-		if controlSetting == controlsHour {
-			d = c.w.offset(a.rng)
-		}
-		hours[i] = c.w.shift(&a.spec, d)
-	}
-	a.basePerPrompt = make([][]promptcanary.ProbeResult, numPrompts)
-	for m := range numPrompts {
-		var rs []promptcanary.ProbeResult
-		for smp := range monitorBaselineN {
-			rs = sample(rs, hours[smp*len(hours)/monitorBaselineN], m, smp, c.w.rho, a.rng)
-		}
-		a.basePerPrompt[m] = rs
-	}
-	a.weights = drift.PairWeights(c.baseline.RunResult.ProbeResults, monitorSamples)
-	c.ctl = a
+	c.ctl = &controlArm{spec: *spec, rng: rand.New(rand.NewPCG(c.seed, 0x3c6ef372fe94f82b)),
+		weights: drift.PairWeights(c.baseline.RunResult.ProbeResults, monitorSamples)}
 	c.diff = make([]*policy.Window, len(rules))
 	for r, ru := range rules {
 		if ru.control {
-			c.diff[r] = ru.rl.Over(nil)
+			c.diff[r] = policy.NewControlWindow()
 		}
 	}
 }
+
+// controlStages are the control's: every sample, as the monitor's control
+// takes (check.CompareRequest: its counts are the samples asked for).
+var controlStages = []int{monitorSamples}
 
 // measureControl runs the control arm in the slot of a scheduled run
 // whose results are target and whose offset is d, and keeps the arms'
@@ -110,7 +98,7 @@ func (c *monitoredCheck) measureControl(target []promptcanary.ProbeResult, d flo
 	if controlSetting == controlsHour {
 		d = c.w.offset(a.rng)
 	}
-	rs, _ := sampleRun(c.w, c.w.shift(&a.spec, d), monitorStages, a.basePerPrompt, a.rng)
+	rs, _ := sampleRun(c.w, c.w.shift(&a.spec, d), controlStages, nil, a.rng)
 	c.ctlDiff, _ = drift.ArmDifference(target, rs, a.weights)
 }
 

@@ -273,10 +273,8 @@ type monitoredCheck struct {
 func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredCheck {
 	c := &monitoredCheck{w: w, rng: rng, seed: seed}
 	hours := make([]*suiteSpec, baselineRuns)
-	offsets := make([]float64, baselineRuns)
 	for i := range hours {
-		offsets[i] = w.offset(rng)
-		hours[i] = w.shift(spec, offsets[i])
+		hours[i] = w.hour(spec, rng)
 	}
 	base := make([]promptcanary.ProbeResult, 0, numPrompts*numProbes*monitorBaselineN)
 	c.basePerPrompt = make([][]promptcanary.ProbeResult, numPrompts)
@@ -304,7 +302,7 @@ func newCheck(w world, spec *suiteSpec, rng *rand.Rand, seed uint64) *monitoredC
 			c.rl[r] = ru.rl.Over(c.baseRuns)
 		}
 	}
-	c.newControl(spec, offsets)
+	c.newControl(spec)
 	return c
 }
 
@@ -791,9 +789,9 @@ func runMonitor(stdout io.Writer, ws []world, o monitorOptions) {
 	}
 	switch controlSetting {
 	case sharedHour:
-		fmt.Fprint(stdout, "Each check has a control arm (-control shared): the model as it was at the baseline, run in every scheduled run's slot with the same samples, sharing its hour (its offset); a drift moves the target only. Rule R3c also judges the suite's rate less the control's.\n\n")
+		fmt.Fprint(stdout, "Each check has a control arm (-control shared): the model as it was at the baseline, run in every scheduled run's slot with every sample, sharing its hour (its offset); a drift moves the target only. Rule R3c also judges the weighted difference of the two arms' pass rates (drift.ArmDifference).\n\n")
 	case controlsHour:
-		fmt.Fprint(stdout, "Each check has a control arm (-control own): the model as it was at the baseline, run in every scheduled run's slot with the same samples, at an hour of its own (an offset of its own); a drift moves the target only. Rule R3c also judges the suite's rate less the control's.\n\n")
+		fmt.Fprint(stdout, "Each check has a control arm (-control own): the model as it was at the baseline, run in every scheduled run's slot with every sample, at an hour of its own (an offset of its own); a drift moves the target only. Rule R3c also judges the weighted difference of the two arms' pass rates (drift.ArmDifference).\n\n")
 	}
 	results := map[string]monitorResult{}
 	for _, w := range ws {

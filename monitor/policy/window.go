@@ -41,6 +41,7 @@ type Window struct {
 	Sliding bool
 
 	recent    []drift.RunRate // Sliding: the last Runs+1 runs, oldest first
+	pending   []drift.RunRate // Sliding: clean runs still in recent, learned once they leave it
 	base      []drift.RunRate
 	learned   []drift.RunRate // the last clean runs, oldest first
 	open      int             // runs in the open window, 0 when none
@@ -144,8 +145,8 @@ func (w *Window) Observe(o drift.RunRate) (confirmed bool, t drift.RunLevelTest)
 // slide is Observe of a Sliding window: o joins the last runs, and the
 // mean of each of the last SlidingFrom to Runs+1 of them is tested at
 // AlphaW over the number of those lengths; the first that drops
-// confirms, and the runs start afresh. t is the test with the smallest p
-// (n = 0 while fewer than SlidingFrom runs are held).
+// confirms. t is the test with the smallest p (n = 0 while fewer than
+// SlidingFrom runs are held).
 func (w *Window) slide(o drift.RunRate) (confirmed bool, t drift.RunLevelTest) {
 	if len(w.recent) > w.Runs {
 		w.recent = append(w.recent[:0], w.recent[1:]...)
@@ -168,7 +169,11 @@ func (w *Window) slide(o drift.RunRate) (confirmed bool, t drift.RunLevelTest) {
 			t = tn
 		}
 		if tn.T > 0 && tn.P < level {
-			w.recent = w.recent[:0]
+			// The runs stay: while the fall lasts the next run confirms
+			// again (an open incident stays open). The clean runs of
+			// the mean that confirmed are part of the fall, not of the
+			// usual spread: they are not learned.
+			w.pending = w.pending[:0]
 			return true, tn
 		}
 	}
@@ -199,14 +204,35 @@ func (w *Window) Open() int {
 // Close closes the open window: the rule does not apply at this run.
 func (w *Window) Close() { w.open, w.recent = 0, w.recent[:0] }
 
+// learnLater is LearnRun of a Sliding window: a clean run joins the
+// learned runs only once it has left the last Runs+1 runs, so that no
+// mean is tested against a reference that holds its own runs.
+func (w *Window) learnLater(o drift.RunRate) {
+	w.pending = append(w.pending, o)
+	if len(w.pending) > w.Runs+1 {
+		o, w.pending = w.pending[0], append(w.pending[:0], w.pending[1:]...)
+		w.learn(o)
+	}
+}
+
 // LearnRun adds a clean run's suite rate (no finding, no open incident) to
 // the learned runs, forgetting the oldest beyond Learn. A run that opened
 // a window is learned too: leaving out the runs below the one-run level
-// would shrink the spread learned and raise the false incidents.
+// would shrink the spread learned and raise the false incidents. A
+// Sliding window learns it once it has left the runs it tests, unless a
+// mean of them confirmed meanwhile.
 func (w *Window) LearnRun(o drift.RunRate) {
-	if w.Learn <= 0 {
-		return
+	switch {
+	case w.Learn <= 0:
+	case w.Sliding:
+		w.learnLater(o)
+	default:
+		w.learn(o)
 	}
+}
+
+// learn adds o to the learned runs, forgetting the oldest beyond Learn.
+func (w *Window) learn(o drift.RunRate) {
 	if len(w.learned) == w.Learn {
 		w.learned = append(w.learned[:0], w.learned[1:]...)
 	}

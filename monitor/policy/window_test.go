@@ -308,9 +308,14 @@ func TestSlidingWindow(t *testing.T) {
 			t.Fatalf("run %d 20 points below: confirmed %v, n %d, holding %d; want no test of fewer than %d runs", i+1, c, tt.N, w.Open(), SlidingFrom)
 		}
 	}
-	if c, tt := w.Observe(far); !c || tt.N != SlidingFrom || !(tt.P < DefaultWindowAlphaW/lengths) || w.Open() != 0 {
-		t.Fatalf("%d runs 20 points below: confirmed %v, n %d, p %g, holding %d; want confirmed, afresh", SlidingFrom, c, tt.N, tt.P, w.Open())
+	if c, tt := w.Observe(far); !c || tt.N != SlidingFrom || !(tt.P < DefaultWindowAlphaW/lengths) || w.Open() != SlidingFrom {
+		t.Fatalf("%d runs 20 points below: confirmed %v, n %d, p %g, holding %d; want confirmed", SlidingFrom, c, tt.N, tt.P, w.Open())
 	}
+	// While the fall lasts every run confirms again.
+	if c, _ := w.Observe(far); !c {
+		t.Fatal("a fourth run 20 points below: not confirmed, want the fall confirmed again")
+	}
+	w = learned()
 	// Low, then good runs, then low runs: the good runs close nothing
 	// that blocks the last low ones from confirming.
 	low := drift.RunRate{Rate: -0.05}
@@ -321,6 +326,32 @@ func TestSlidingWindow(t *testing.T) {
 	}
 	if c, tt := w.Observe(low); !c || tt.N != SlidingFrom {
 		t.Fatalf("%d low runs after good ones: confirmed %v, n %d; want confirmed", SlidingFrom, c, tt.N)
+	}
+	// A clean run is learned once it has left the runs the window tests;
+	// the clean runs of a mean that confirms are not learned.
+	v := learned()
+	before := v.Learned()
+	for range DefaultWindowRuns + 1 {
+		v.Observe(drift.RunRate{})
+		v.LearnRun(drift.RunRate{})
+	}
+	if v.Learned() != before+DefaultWindowRuns+1 {
+		t.Errorf("4 clean runs after 4 pending: learned %d, want %d (the pending ones)", v.Learned(), before+DefaultWindowRuns+1)
+	}
+	before = v.Learned()
+	for range SlidingFrom - 1 {
+		v.Observe(far)
+		v.LearnRun(far) // clean so far
+	}
+	if c, _ := v.Observe(far); !c {
+		t.Fatal("three runs 20 points below: not confirmed")
+	}
+	for range DefaultWindowRuns + 1 {
+		v.LearnRun(drift.RunRate{})
+	}
+	if got := v.Learned() - before; got != 0 {
+		ref := v.Reference()
+		t.Errorf("the runs of the confirmed mean: %d learned (last %v), want none", got, ref[len(ref)-1])
 	}
 	// The level is AlphaW over the lengths tested: runs at p between
 	// AlphaW/lengths and AlphaW do not confirm.
