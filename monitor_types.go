@@ -84,8 +84,10 @@ type SuiteRunRate struct {
 	Var  float64 `json:"variance"`
 	// ControlDiff is the weighted mean of the run's pair pass rates less
 	// its control arm's (drift.ArmDifference), nil for a check without a
-	// control or a slot whose control measured none of the run's pairs.
+	// control or a slot whose control measured none of the run's pairs;
+	// Control is that control's NAME/MODEL.
 	ControlDiff *float64 `json:"control_difference,omitempty"`
+	Control     string   `json:"control,omitempty"`
 }
 
 // Measured reports whether the check run measured anything: clean or

@@ -382,7 +382,7 @@ func (m *Monitor) newEntry(ctx context.Context, i int, o Options, probs *problem
 		freshSeed:   c.Suite.Defaults.Seed == nil,
 	}
 	if c.RunLevel {
-		e.runLevel = &runLevel{control: c.Control != "", samples: n}
+		e.runLevel = &runLevel{control: c.Control, samples: n}
 	}
 	report(m.newControl(ctx, e, o))
 	var b *promptcanary.Baseline

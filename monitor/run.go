@@ -24,9 +24,9 @@ import (
 type measurement struct {
 	run    *promptcanary.Run
 	report *promptcanary.DriftReport
-	// control is the control arm's run in the same slot, nil without a
-	// control or when it measured nothing.
-	control *promptcanary.Run
+	// control is the control arm's run and report in the same slot, nil
+	// without a control or when the compare returned none.
+	control *check.Pair
 	// reason says why nothing usable was measured, "" when it was.
 	reason      string
 	interrupted bool
@@ -276,7 +276,7 @@ func (m *Monitor) measure(ctx context.Context, e *entry, base *promptcanary.Base
 	// The control arm's calls are the check's too: they count against
 	// the budget like the gate's.
 	if c := out.Control; c != nil && c.Run != nil {
-		ms.control = c.Run
+		ms.control = c
 		if c.Run.CostUSD != nil {
 			ms.cost += *c.Run.CostUSD
 		}

@@ -26,11 +26,11 @@ type runLevel struct {
 	pairP      map[promptcanary.PairKey]float64
 	w          *policy.Window
 	baseRuns   int
-	// control is set for a check with a control arm: diff is then the
-	// window of the run's difference from the control in the same slot
-	// (policy.NewControlWindow over drift.ArmDifference with weights,
-	// drift.PairWeights of the baseline at samples per prompt).
-	control bool
+	// control is the NAME/MODEL of the check's control arm, "" for none:
+	// diff is then the window of the run's difference from the control in
+	// the same slot (policy.NewControlWindow over drift.ArmDifference with
+	// weights, drift.PairWeights of the baseline at samples per prompt).
+	control string
 	samples int
 	diff    *policy.Window
 	weights map[promptcanary.PairKey]float64
@@ -59,7 +59,7 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 	runs, pairP := policy.BaselineRunRates(base)
 	r.w, r.pairP, r.baselineID, r.baseRuns = policy.NewWindow(runs), pairP, base.SnapshotID, len(runs)
 	r.diff, r.weights = nil, nil
-	if r.control {
+	if r.control != "" {
 		r.diff, r.weights = policy.NewControlWindow(), drift.PairWeights(base.RunResult.ProbeResults, r.samples)
 	}
 	if r.storedID == base.SnapshotID {
@@ -72,14 +72,21 @@ func (r *runLevel) use(base *promptcanary.Baseline) {
 }
 
 // relearn adds a stored clean run to the learned runs of the windows,
-// after stepping them with it first when replay is set. The caller holds
-// r.mu.
+// after stepping them with it first when replay is set, as live: a run
+// without a difference from the current control (none measured, or one
+// from another control) closes the control window. The caller holds r.mu.
 func (r *runLevel) relearn(o *promptcanary.SuiteRunRate, replay bool) {
 	if replay {
 		r.w.Step(runRate(o))
 	}
 	r.w.LearnRun(runRate(o))
-	if r.diff == nil || o.ControlDiff == nil {
+	if r.diff == nil {
+		return
+	}
+	if o.ControlDiff == nil || o.Control != r.control {
+		if replay {
+			r.diff.Close()
+		}
 		return
 	}
 	d := drift.RunRate{Rate: *o.ControlDiff}
@@ -148,7 +155,7 @@ func (r *runLevel) rate(run, control *promptcanary.Run) *promptcanary.SuiteRunRa
 	out := &promptcanary.SuiteRunRate{Rate: o.Rate, Var: o.Var}
 	if r.diff != nil && control != nil {
 		if d, ok := drift.ArmDifference(run.ProbeResults, control.ProbeResults, r.weights); ok {
-			out.ControlDiff = &d.Rate
+			out.ControlDiff, out.Control = &d.Rate, r.control
 		}
 	}
 	return out
@@ -258,7 +265,11 @@ func (r *runLevel) learn(cr *promptcanary.CheckRun, open bool) {
 // suite unit is the window's test of the confirmation run). ok is false
 // when the rule does not apply, and judge goes on as without it.
 func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanary.Baseline, slot time.Time, first measurement, cr *promptcanary.CheckRun) (ev *incident.Evidence, ok bool) {
-	s, ok := e.runLevel.observe(base, first.run, first.control, cr)
+	var control *promptcanary.Run
+	if first.control != nil {
+		control = first.control.Run
+	}
+	s, ok := e.runLevel.observe(base, first.run, control, cr)
 	if s.byControl {
 		return belowControl(e, first, cr, s.controlTest), true
 	}
@@ -306,33 +317,59 @@ func (m *Monitor) judgeRunLevel(ctx context.Context, e *entry, base *promptcanar
 }
 
 // belowControl records a run whose control window confirmed that the
-// check's pass rates fell below its control's in the same slots (test t
-// of the mean difference over t.N runs) and returns the evidence: the
-// suite unit, a summary that says so and, unless the suite itself
-// changed, the provider (or the app) as the cause.
+// check's pass rates fell further below its control's in the same slots
+// than usual (test t of the mean difference over t.N runs) and returns
+// the evidence: the suite less the control as the unit, with the
+// differences tested, a summary that says so, and the likely cause
+// (controlCause).
 func belowControl(e *entry, first measurement, cr *promptcanary.CheckRun, t drift.RunLevelTest) *incident.Evidence {
 	cr.Outcome, cr.Confirmed = promptcanary.CheckDrift, true
 	cr.Severity = atLeastLow(first.report.Severity)
-	// The unit's rates are the differences the window tested: the usual
-	// one over the learned runs, and the mean over the last t.N.
 	ev := evidenceOf(first, []promptcanary.IncidentUnit{{Unit: promptcanary.UnitSuite, Name: e.c.Suite.Name + " less the control " + e.c.Control,
 		Baseline: t.Reference, Current: t.Current}})
 	ev.Summary = controlSummary(e.c.Control, t)
-	if a := ev.Attribution; a == nil || a.Cause != promptcanary.CauseSuite {
-		cause := promptcanary.CauseProvider
-		if provider.CapabilitiesOf(first.report.Provider.ModelID).App {
-			cause = promptcanary.CauseApp
-		}
-		held := fmt.Sprintf("the control %s held: over the last %d runs the pass rates fell %.1f points more than the control's in the same slots", e.c.Control, t.N, 100*(t.Reference-t.Current))
-		ev.Attribution = &promptcanary.Attribution{Cause: cause, Evidence: []string{held}}
-	}
+	ev.Attribution = controlCause(e.c.Control, first, t, ev.Attribution)
 	return ev
+}
+
+// controlCause is the likely cause of a fall the control window found. A
+// cause the report found from facts of its own (the suite changed, the
+// judge re-judged the baseline's answers alike) stands. Otherwise the
+// check's provider (or its app) changed unless the control rose: a
+// control that improved moves the difference just as a check that fell
+// does, so when the control's pass rate in the slot is above its
+// baseline's by half the fall or more, who moved is unknown. A control
+// that fell with a bad hour is no such sign: the difference takes the
+// hour out.
+func controlCause(control string, first measurement, t drift.RunLevelTest, found *promptcanary.Attribution) *promptcanary.Attribution {
+	if found != nil && (found.Cause == promptcanary.CauseSuite || found.Cause == promptcanary.CauseJudge) {
+		return found
+	}
+	fall := t.Reference - t.Current
+	by := fmt.Sprintf("over the last %d runs the pass rates fell %.1f points further from the control's in the same slots than usual", t.N, 100*fall)
+	var rep *promptcanary.DriftReport
+	if first.control != nil {
+		rep = first.control.Report
+	}
+	if rep == nil || rep.Compared() == 0 {
+		return &promptcanary.Attribution{Cause: promptcanary.CauseUnknown, Evidence: []string{by + ", and the control " + control + " compared nothing against its baseline in this slot"}}
+	}
+	cur, base := rep.PassRates()
+	rate := fmt.Sprintf("its pass rate %.1f%% in the slot against its baseline's %.1f%%", 100*cur, 100*base)
+	if cur-base >= fall/2 {
+		return &promptcanary.Attribution{Cause: promptcanary.CauseUnknown, Evidence: []string{by + ", but the control " + control + " rose: " + rate}}
+	}
+	cause := promptcanary.CauseProvider
+	if provider.CapabilitiesOf(first.report.Provider.ModelID).App {
+		cause = promptcanary.CauseApp
+	}
+	return &promptcanary.Attribution{Cause: cause, Evidence: []string{"the control " + control + " did not rise (" + rate + "): " + by}}
 }
 
 // controlSummary is the summary of an incident the control window opened.
 func controlSummary(control string, t drift.RunLevelTest) string {
-	return fmt.Sprintf("pass rates below the control %s's in the same slots over %d runs: %s points from it, where the last %d clean runs were %s points from it on average (t=%.2f, p=%.2g)",
-		control, t.N, signedPoints(t.Current), t.K, signedPoints(t.Reference), t.T, t.P)
+	return fmt.Sprintf("pass rates %.1f points further below the control %s's than usual over %d runs in the same slots: %s points from it, where the last %d clean runs were %s points from it on average (t=%.2f, p=%.2g)",
+		100*(t.Reference-t.Current), control, t.N, signedPoints(t.Current), t.K, signedPoints(t.Reference), t.T, t.P)
 }
 
 // signedPoints writes a difference of rates in points with its sign.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/promptcanary/promptcanary"
+	"github.com/promptcanary/promptcanary/monitor/policy"
 	"github.com/promptcanary/promptcanary/provider"
 )
 
@@ -303,13 +304,15 @@ func TestRunLevelControl(t *testing.T) {
 	if rl := runs[len(runs)-1].RunLevel; rl == nil || rl.ControlDiff == nil {
 		t.Fatalf("the last warm run's record: got %+v, want a difference from the control", rl)
 	}
+	// The last runs are learned once they leave the runs the window tests.
+	learned := 60 - (policy.DefaultWindowRuns + 1)
 	st := m.Statuses()[0].RunLevel
-	if st == nil || st.Control == nil || st.Control.Learned != 60 || !st.Control.Applies {
-		t.Fatalf("control window: got %+v, want 60 differences learned, applying", st)
+	if st == nil || st.Control == nil || st.Control.Learned != learned || !st.Control.Applies || st.Control.Held != policy.DefaultWindowRuns+1 {
+		t.Fatalf("control window: got %+v, want %d differences learned, applying, holding 4 runs", st.Control, learned)
 	}
 	m = f.monitor(f.config("1h", 5))
-	if st := m.Statuses()[0].RunLevel; st == nil || st.Control == nil || st.Control.Learned != 60 || !st.Control.Applies {
-		t.Fatalf("control window after a restart: got %+v, want 60 differences learned again", st)
+	if st := m.Statuses()[0].RunLevel; st == nil || st.Control == nil || st.Control.Learned != learned || !st.Control.Applies || st.Control.Held != policy.DefaultWindowRuns+1 {
+		t.Fatalf("control window after a restart: got %+v, want %d differences learned again, holding 4 runs", st.Control, learned)
 	}
 	runWobble(f, m, w, []int{8, 8, 8, 0, 4})
 	if incs := f.incidents(false); len(incs) != 0 {
@@ -318,18 +321,53 @@ func TestRunLevelControl(t *testing.T) {
 	w.drift.Store(2) // 10 points, the target alone
 	runs = runWobble(f, m, w, []int{0, 8, 4, 0})
 	incs := f.incidents(true)
-	if len(incs) != 1 || !hasPrefix(incs[0].Summary, "pass rates below the control wobble/pinned's in the same slots over ") {
+	if len(incs) != 1 || !strings.Contains(incs[0].Summary, " points further below the control wobble/pinned's than usual over ") {
 		t.Fatalf("the target 10 points down: got incidents %+v, want one opened by the control window", incs)
 	}
 	a := incs[0].Attribution
-	if a == nil || a.Cause != promptcanary.CauseProvider || len(a.Evidence) == 0 || !hasPrefix(a.Evidence[0], "the control wobble/pinned held: over the last ") {
-		t.Errorf("attribution %+v, want provider, the control held", a)
+	if a == nil || a.Cause != promptcanary.CauseProvider || len(a.Evidence) == 0 || !hasPrefix(a.Evidence[0], "the control wobble/pinned did not rise (its pass rate ") {
+		t.Errorf("attribution %+v, want provider, the control did not rise", a)
 	}
 	if u := incs[0].Units; len(u) != 1 || u[0].Name != "canary less the control wobble/pinned" || !(u[0].Current < u[0].Baseline) {
 		t.Errorf("units %+v, want the suite less the control, its difference fallen", u)
 	}
-	if runs[0].Confirmed {
-		t.Errorf("confirmed at the drift's first run: want a mean of 2 runs or more")
+	if runs[0].Confirmed || runs[1].Confirmed {
+		t.Errorf("confirmed at the drift's first or second run: want a mean of 3 runs or more")
 	}
 	t.Log(incs[0].Summary)
+	// While the drift lasts the incident stays open: no run of it is
+	// clean, so it neither resolves nor opens again.
+	runWobble(f, m, w, []int{8, 0, 4, 0, 8, 4, 0, 0})
+	if all := f.incidents(false); len(all) != 1 || !all[0].Open() {
+		t.Errorf("eight more runs of the drift: %d incidents (open: %v), want the one, open", len(all), len(all) > 0 && all[0].Open())
+	}
+}
+
+// A restart replays the newest stored runs through the control window as
+// they went live: a run without a difference, or with one from another
+// control, closes it, and only the differences from the current control
+// are learned.
+func TestRunLevelControlReplay(t *testing.T) {
+	diff := func(h int, d float64, control string) promptcanary.CheckRun {
+		return promptcanary.CheckRun{ID: fmt.Sprint(h), Outcome: promptcanary.CheckClean, BaselineID: "b", FinishedAt: epoch.Add(time.Duration(h) * time.Hour),
+			RunLevel: &promptcanary.SuiteRunRate{Rate: 0.9, Var: 0.001, ControlDiff: &d, Control: control}}
+	}
+	var runs []promptcanary.CheckRun // newest first
+	for h := 40; h > 0; h-- {
+		runs = append(runs, diff(h, 0.01*float64(h%3-1), "c/new"))
+	}
+	runs[1].RunLevel.ControlDiff = nil // the control did not answer two runs ago
+	runs[20].RunLevel.Control = "c/old"
+	base := &promptcanary.Baseline{SnapshotID: "b"}
+	r := runLevel{control: "c/new", samples: 5}
+	r.restore("b", runs, nil)
+	r.mu.Lock()
+	r.use(base)
+	r.mu.Unlock()
+	st := r.status().Control
+	// 40 stored, one without a difference, one of another control; the
+	// newest 4 are replayed, and the last 4 differences still pending.
+	if st == nil || st.Held != 1 || st.Learned != 38-(policy.DefaultWindowRuns+1) {
+		t.Errorf("control window after the replay: %+v, want 1 run held (the gap closed it) and %d learned", st, 38-(policy.DefaultWindowRuns+1))
+	}
 }

@@ -68,7 +68,7 @@ type ControlWindow struct {
 	Learned int
 	// Applies is set from 6 learned runs with a spread.
 	Applies bool
-	// Held is how many of the last runs it holds, whose means of 2 or
+	// Held is how many of the last runs it holds, whose means of 3 or
 	// more it tests.
 	Held int
 }

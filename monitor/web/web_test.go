@@ -258,7 +258,9 @@ func TestCheckPageRunLevel(t *testing.T) {
 		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Open: 2}, "run-level rule, 66 reference runs (6 of the baseline, 60 clean); window open (2 of at most 4 runs)"},
 		{&RunLevel{BaselineRuns: 1, Learned: 3}, "run-level rule, 4 reference runs (1 of the baseline, 3 clean); not applied yet (needs 6 that spread beyond sampling)"},
 		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Control: &ControlWindow{Learned: 60, Applies: true, Held: 3}},
-			"<span class=\"mono\">sim/stable</span>; the suite is also judged against it (run_level: true): 60 clean runs' differences learned, the means of the last 2 to 3 runs tested"},
+			"<span class=\"mono\">sim/stable</span>; the suite is also judged against it (run_level: true): 60 clean runs' differences learned, the mean of the last 3 runs tested"},
+		{&RunLevel{BaselineRuns: 6, Learned: 60, Applies: true, Control: &ControlWindow{Learned: 60, Applies: true, Held: 4}},
+			"60 clean runs' differences learned, the means of the last 3 to 4 runs tested"},
 		{&RunLevel{BaselineRuns: 6, Learned: 4, Control: &ControlWindow{Learned: 4}},
 			"the suite is also judged against it (run_level: true): 4 clean runs' differences learned, not applied yet (needs 6 that spread)"},
 	} {

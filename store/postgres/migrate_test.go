@@ -109,7 +109,7 @@ func TestMigrateAttributionKeepsIncidents(t *testing.T) {
 	if err := s.SaveIncident(ctx, inc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `ALTER TABLE incidents DROP COLUMN attribution; DROP TABLE candidate_gates; ALTER TABLE check_runs DROP COLUMN run_level_rate, DROP COLUMN run_level_var, DROP COLUMN run_level_control_diff; DELETE FROM schema_migrations WHERE version >= 5`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE incidents DROP COLUMN attribution; DROP TABLE candidate_gates; ALTER TABLE check_runs DROP COLUMN run_level_rate, DROP COLUMN run_level_var, DROP COLUMN run_level_control_diff, DROP COLUMN run_level_control; DELETE FROM schema_migrations WHERE version >= 5`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

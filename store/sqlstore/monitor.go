@@ -18,7 +18,7 @@ var _ store.Monitor = (*DB)(nil)
 // checkRunColumns are the columns scanCheckRun reads, in its order.
 const checkRunColumns = `id, check_name, provider, suite, slot, started_at, finished_at, outcome,
 	run_id, report_id, confirm_run_id, confirm_report_id, baseline_id, confirmed, pass_rate, score,
-	baseline_pass_rate, severity, cost_usd, reason, run_level_rate, run_level_var, run_level_control_diff`
+	baseline_pass_rate, severity, cost_usd, reason, run_level_rate, run_level_var, run_level_control_diff, run_level_control`
 
 // upsertCheckRun writes a check run: SaveCheckRun and FinishSlot use it.
 var upsertCheckRun = upsert("check_runs", checkRunColumns)
@@ -33,29 +33,31 @@ func (s *DB) checkRunArgs(cr *promptcanary.CheckRun) *args {
 		text("severity", string(cr.Severity)).add(finite(cr.CostUSD)).bytes(cr.Reason).add(runLevelArgs(cr.RunLevel))
 }
 
-// runLevelArgs returns the run_level_rate, run_level_var and
-// run_level_control_diff of a check run's run-level record, NULL for none.
-func runLevelArgs(r *promptcanary.SuiteRunRate) (rate, v, diff any) {
+// runLevelArgs returns the run_level_rate, run_level_var,
+// run_level_control_diff and run_level_control of a check run's run-level
+// record, NULL for none.
+func runLevelArgs(r *promptcanary.SuiteRunRate) (rate, v, diff, control any) {
 	if r == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if r.ControlDiff != nil {
-		diff = finite(*r.ControlDiff)
+		diff, control = finite(*r.ControlDiff), r.Control
 	}
-	return finite(r.Rate), finite(r.Var), diff
+	return finite(r.Rate), finite(r.Var), diff, control
 }
 
 // scanCheckRun reads one row of checkRunColumns.
 func scanCheckRun(sc scanner) (promptcanary.CheckRun, error) {
 	var cr promptcanary.CheckRun
 	var rate, v, diff sql.NullFloat64
+	var control sql.NullString
 	err := sc.Scan(&cr.ID, &cr.Check, &cr.Provider, &cr.Suite, At(&cr.Slot), At(&cr.StartedAt), At(&cr.FinishedAt),
 		&cr.Outcome, &cr.RunID, &cr.ReportID, &cr.ConfirmRunID, &cr.ConfirmReportID, &cr.BaselineID, &cr.Confirmed,
-		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason, &rate, &v, &diff)
+		num(&cr.PassRate), num(&cr.Score), num(&cr.BaselinePassRate), &cr.Severity, num(&cr.CostUSD), &cr.Reason, &rate, &v, &diff, &control)
 	if rate.Valid && v.Valid {
 		cr.RunLevel = &promptcanary.SuiteRunRate{Rate: rate.Float64, Var: v.Float64}
 		if diff.Valid {
-			cr.RunLevel.ControlDiff = &diff.Float64
+			cr.RunLevel.ControlDiff, cr.RunLevel.Control = &diff.Float64, control.String
 		}
 	}
 	if err != nil && cr.ID != "" {

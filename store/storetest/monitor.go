@@ -197,7 +197,7 @@ func testCheckRunRoundTrip(t *testing.T, m store.Monitor) {
 		{"run-level record with a control's difference", &promptcanary.CheckRun{
 			ID: "cr-control-diff", Check: "checkout-prod", Provider: "p", Slot: t0.Add(4 * time.Hour), StartedAt: t0, FinishedAt: t0,
 			Outcome: promptcanary.CheckClean, PassRate: 0.9, Score: 0.9, BaselinePassRate: 0.95,
-			RunLevel: &promptcanary.SuiteRunRate{Rate: 0.9, Var: 0.0005, ControlDiff: new(-0.012345678901234567)},
+			RunLevel: &promptcanary.SuiteRunRate{Rate: 0.9, Var: 0.0005, ControlDiff: new(-0.012345678901234567), Control: "openai/gpt-4o-2024-08-06"},
 		}},
 		{"hostile text", &promptcanary.CheckRun{
 			ID: "cr-hostile", Check: `'; DROP TABLE check_runs; --`, Provider: "p/\"q\"", Suite: "s\u202euite <script> 日本語 🦜",
