@@ -308,7 +308,7 @@ func TestSlidingWindow(t *testing.T) {
 			t.Fatalf("run %d 20 points below: confirmed %v, n %d, holding %d; want no test of fewer than %d runs", i+1, c, tt.N, w.Open(), SlidingFrom)
 		}
 	}
-	if c, tt := w.Observe(far); !c || tt.N != SlidingFrom || !(tt.P < DefaultWindowAlphaW/lengths) || w.Open() != SlidingFrom {
+	if c, tt := w.Observe(far); !c || tt.N != SlidingFrom || !(tt.P < DefaultControlAlphaW/lengths) || w.Open() != SlidingFrom {
 		t.Fatalf("%d runs 20 points below: confirmed %v, n %d, p %g, holding %d; want confirmed", SlidingFrom, c, tt.N, tt.P, w.Open())
 	}
 	// While the fall lasts every run confirms again.
@@ -363,10 +363,10 @@ func TestSlidingWindow(t *testing.T) {
 		for range SlidingFrom {
 			c, tt = v.Observe(drift.RunRate{Rate: rate})
 		}
-		if want := tt.P < DefaultWindowAlphaW/lengths; c != want {
+		if want := tt.P < DefaultControlAlphaW/lengths; c != want {
 			t.Errorf("%d runs at %g: p %g, confirmed %v, want %v", SlidingFrom, rate, tt.P, c, want)
 		}
-		between = between || (tt.P > DefaultWindowAlphaW/lengths && tt.P < DefaultWindowAlphaW)
+		between = between || (tt.P > DefaultControlAlphaW/lengths && tt.P < DefaultControlAlphaW)
 	}
 	if !between {
 		t.Error("no case with p between AlphaW/lengths and AlphaW: the test does not tell the two levels apart")
