@@ -1,5 +1,7 @@
 package promptcanary
 
+import "strings"
+
 // DriftStatistics is the evidence behind a statistical drift verdict: the
 // tests run over pairs, probes, categories and the suite, with their
 // multiplicity-adjusted q-values, and the informational change signals.
@@ -188,6 +190,27 @@ const (
 	// SignalOther groups a signal of an unknown kind.
 	SignalOther = "other"
 )
+
+// ScoresTest reports whether u's test is of scores (Mann–Whitney), not
+// of pass counts.
+func (u *TestedUnit) ScoresTest() bool { return strings.HasPrefix(u.Test, "mann_whitney") }
+
+// RepeatedIn returns the unit of units whose test u repeats: SameTestAs
+// names it "kind key", and of the units of that name it is the one whose
+// test is of the same family (pass counts or scores), as a pair can have
+// both. It returns nil when u's test is its own.
+func (u *TestedUnit) RepeatedIn(units []TestedUnit) *TestedUnit {
+	if u.SameTestAs == "" {
+		return nil
+	}
+	for i := range units {
+		o := &units[i]
+		if o.Kind+" "+o.Key == u.SameTestAs && o.ScoresTest() == u.ScoresTest() {
+			return o
+		}
+	}
+	return nil
+}
 
 // SignalGroup returns the group of a change signal kind (ChangeSignal.Kind),
 // SignalOther for an unknown one.

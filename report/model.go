@@ -1264,7 +1264,7 @@ func newUnitRow(units []promptcanary.TestedUnit, u *promptcanary.TestedUnit) (un
 		Kind: orDash(u.Kind), Key: orDash(u.Key), Test: testLabel(u.Test), P: pValue(u.P), Q: qValue(u.Q),
 		Effect: effect(u), Outcome: "not flagged", Severity: "none", Flagged: u.Rejected, Evidence: u.Evidence,
 	}
-	o := repeated(units, u)
+	o := u.RepeatedIn(units)
 	if o == nil {
 		return r, u.P
 	}
@@ -1273,22 +1273,6 @@ func newUnitRow(units []promptcanary.TestedUnit, u *promptcanary.TestedUnit) (un
 		r.Effect = effect(o)
 	}
 	return r, o.P
-}
-
-// repeated returns the unit whose test u repeats (u.SameTestAs names it
-// "kind key"), with a test of the same family (pass counts or scores),
-// nil when u's test is its own.
-func repeated(units []promptcanary.TestedUnit, u *promptcanary.TestedUnit) *promptcanary.TestedUnit {
-	if u.SameTestAs == "" {
-		return nil
-	}
-	for i := range units {
-		o := &units[i]
-		if o.Kind+" "+o.Key == u.SameTestAs && isScoreTest(o.Test) == isScoreTest(u.Test) {
-			return o
-		}
-	}
-	return nil
 }
 
 // decidingTest names the test that decided the flagged pair key: its
@@ -1310,10 +1294,8 @@ func decidingTest(units []promptcanary.TestedUnit, key string) string {
 	return orDefault(name, "other")
 }
 
-func isScoreTest(test string) bool { return strings.HasPrefix(test, "mann_whitney") }
-
 func effect(u *promptcanary.TestedUnit) string {
-	if isScoreTest(u.Test) {
+	if u.ScoresTest() {
 		return fmt.Sprintf("HL %s [%s, %s]", signedFixed(u.Effect, 2), signedFixed(u.Interval.Lower, 2), signedFixed(u.Interval.Upper, 2))
 	}
 	return fmt.Sprintf("%s pts [%s, %s]", signedFixed(100*u.Effect, 1), signedFixed(100*u.Interval.Lower, 1), signedFixed(100*u.Interval.Upper, 1))

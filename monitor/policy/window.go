@@ -353,14 +353,11 @@ func beyondOffset(rep *promptcanary.DriftReport, gated func(*promptcanary.Tested
 func followRepeated(units []promptcanary.TestedUnit) {
 	for i := range units {
 		u := &units[i]
-		if u.SameTestAs == "" || !u.Rejected {
+		if !u.Rejected {
 			continue
 		}
-		for _, r := range units {
-			if r.Kind+" "+r.Key == u.SameTestAs && r.SameTestAs == "" {
-				u.Rejected = r.Rejected
-				break
-			}
+		if r := u.RepeatedIn(units); r != nil {
+			u.Rejected = r.Rejected
 		}
 	}
 }

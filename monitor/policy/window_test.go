@@ -372,3 +372,19 @@ func TestSlidingWindow(t *testing.T) {
 		t.Error("no case with p between AlphaW/lengths and AlphaW: the test does not tell the two levels apart")
 	}
 }
+
+// A repeat takes the verdict of the unit it repeats in its own family: a
+// pair has a pass-count test and, for a continuous probe, a score test of
+// the same name, and a repeated score test does not follow the counts'.
+func TestFollowRepeatedFamily(t *testing.T) {
+	units := []promptcanary.TestedUnit{
+		{Kind: promptcanary.UnitPair, Key: "p/a", Test: drift.FisherTest, Rejected: false},
+		{Kind: promptcanary.UnitPair, Key: "p/a", Test: "mann_whitney_exact", Rejected: true},
+		{Kind: promptcanary.UnitPair, Key: "p/b", Test: "mann_whitney_exact", Rejected: true, SameTestAs: "pair p/a"},
+		{Kind: promptcanary.UnitPair, Key: "p/b", Test: drift.FisherTest, Rejected: true, SameTestAs: "pair p/a"},
+	}
+	followRepeated(units)
+	if !units[2].Rejected || units[3].Rejected {
+		t.Errorf("repeats: score %v, counts %v; want the score repeat kept with its score test, the counts repeat cleared with its counts test", units[2].Rejected, units[3].Rejected)
+	}
+}
