@@ -53,8 +53,7 @@ func parseControl(s string) (controlHour, bool) {
 // controlRule is R3 that also judges the check against the control arm
 // with policy.NewControlWindow, as the monitor does.
 func controlRule() rule {
-	r := rlRule("R3c R3, and the difference from the control: sliding means of 3-4 runs at 5e-5/2 (learned runs)",
-		policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, Learn: 100, MinRuns: minRunLevelRuns})
+	r := rlRule("R3c R3, and the difference from the control: sliding means of 3-4 runs at 5e-5/2 (learned runs)", r3Window)
 	r.control = true
 	return r
 }

@@ -97,8 +97,11 @@ var noConfirmation = rule{"none (incident on the first flag)", 0, 0, false, nil,
 // monitor's (runlevel.go): they need -baseline-runs 2 or more.
 var runLevelRules = []rule{
 	rlRule("R2s+ suite t(components) α=0.05, window ≤3 α=1e-4, baseline runs", policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, MinRuns: minRunLevelRuns}),
-	rlRule("R3 the same, learning the last 100 clean runs", policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, Learn: 100, MinRuns: minRunLevelRuns}),
+	rlRule("R3 the same, learning the last 100 clean runs", r3Window),
 }
+
+// r3Window is R3's window, the monitor's (policy.NewWindow's settings).
+var r3Window = policy.Window{Alpha: 0.05, Runs: 3, AlphaW: 1e-4, Learn: 100, MinRuns: minRunLevelRuns}
 
 // stepLead is how many drift-free runs a step trial simulates before the
 // onset (or the month's start, when the onset is earlier) when a rule
